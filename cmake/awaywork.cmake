@@ -1,0 +1,22 @@
+# aw_target(NAME): the project's own warning and sanitizer flags, applied per target so that
+# third-party headers keep their own rules.
+function(aw_target name)
+  target_compile_options(${name} PRIVATE -Wall -Wextra -Werror)
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+  if(AW_SANITIZE)
+    target_compile_options(${name} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer)
+    target_link_options(${name} PRIVATE -fsanitize=address,undefined)
+  endif()
+endfunction()
+
+# aw_test(NAME SOURCES... LIBS ...): one GoogleTest executable registered with ctest.
+function(aw_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  aw_target(${name})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE
+    AW_BINARY_DIR="${PROJECT_BINARY_DIR}" AW_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  include(GoogleTest)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
+endfunction()

@@ -1,0 +1,84 @@
+// The one schema struct of awaywork's configuration, and its loader. Every key a user may write
+// is a field here; the loader refuses anything else with file:line:col, the key path and a hint.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace aw {
+
+enum class Isolation { none, user, container };
+enum class SandboxMode { off, preferred, required };
+enum class Network { none, allowlist, host };
+enum class PromptMode { stdin_pipe, file };
+
+using Argv = std::vector<std::string>;
+
+struct Limits {
+  uint64_t memory_bytes = 4ull << 30;  // "4G"
+  int pids = 512;
+  double cpus = 2.0;
+};
+
+struct SandboxConfig {
+  // Default flips to `required` once the sandbox (issue 3) enforces it; until then `preferred`
+  // runs unsandboxed and records that it did.
+  SandboxMode mode = SandboxMode::preferred;
+  Network network = Network::none;
+  std::vector<std::string> allow;     // domains for network: allowlist ("example.com", "*.x.org")
+  std::vector<std::string> writable;  // extra read-write paths
+  std::vector<std::string> hidden;    // extra paths masked inside the sandbox
+  Limits limits;
+};
+
+struct AgentConfig {
+  std::string name;
+  Argv command;                      // argv; a YAML string is split into words, never run by a shell
+  PromptMode prompt = PromptMode::stdin_pipe;
+  std::vector<std::string> env;      // names of owner variables handed to this agent
+};
+
+struct RepoConfig {
+  std::string name;
+  std::string path;                  // a local repository, or
+  std::string url;                   // a remote one (exactly one of path/url)
+  std::string base;                  // branch; empty = the source's HEAD
+  Argv setup;                        // may be empty
+  std::vector<Argv> checks;
+  std::string image;                 // for isolation: container
+};
+
+struct Config {
+  std::string file;                  // where it was read from ("" = built-in defaults)
+  Isolation isolation = Isolation::none;
+  SandboxConfig sandbox;
+  int unit_minutes = 60;
+  std::string state_dir;             // default $XDG_STATE_HOME/awaywork or ~/.local/state/awaywork
+  std::string default_agent;         // key `agent`: used when run has no --agent
+  std::map<std::string, AgentConfig> agents;
+  std::map<std::string, RepoConfig> repos;
+};
+
+// $XDG_CONFIG_HOME/awaywork/config.yml, or ~/.config/awaywork/config.yml.
+std::string default_config_path();
+
+// Load path. A missing file at the *default* path gives the built-in defaults; a missing file
+// named by --config is an error (explicit = must exist).
+Result<Config> load_config(const std::string& path, bool explicit_path);
+
+// Parse YAML text; `file` names it in error messages ("config.yml:3:5: ...").
+Result<Config> parse_config(const std::string& text, const std::string& file);
+
+// Split a command string like a POSIX shell splits words (quotes and backslashes), without any
+// expansion: no variables, globs, tilde or command substitution. Unbalanced quotes are an error.
+Result<Argv> split_words(const std::string& command);
+
+const char* to_string(Isolation v);
+const char* to_string(SandboxMode v);
+const char* to_string(Network v);
+
+}  // namespace aw

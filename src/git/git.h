@@ -1,0 +1,83 @@
+// awaywork's own git (DESIGN.md section 5). Every invocation is hardened: no system or global
+// config, no hooks, no fsmonitor, no external diff or textconv, no renames, and it never runs with
+// the agent's clone as its git dir: the patch is made through a *shadow* git dir that awaywork
+// owns (its own config and index, objects borrowed read-only from the source), with the clone only
+// as the work tree.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/fs.h"
+#include "base/result.h"
+#include "proc/capture.h"
+
+namespace aw {
+
+// Run `git ARGS` hardened, with git_dir/work_tree given explicitly (never discovered from cwd).
+struct GitCall {
+  std::string git_dir;            // --git-dir
+  std::string work_tree;          // --work-tree ("" = none)
+  std::string index_file;         // GIT_INDEX_FILE ("" = default)
+  std::string object_dir;         // GIT_OBJECT_DIRECTORY ("" = default)
+  std::vector<std::string> args;
+  std::string stdin_data;
+};
+Result<Captured> git(const GitCall& call);
+// Same, but a non-zero exit is an Error naming the command and its stderr.
+Result<std::string> git_ok(const GitCall& call);
+
+// The owner's repository a unit starts from. Trusted, but awaywork never changes its working
+// tree, index, HEAD or any existing ref.
+struct SourceRepo {
+  std::string git_dir;    // absolute
+  std::string work_tree;  // absolute; "" for a bare repository
+};
+Result<SourceRepo> open_source(const std::string& path);
+// Full commit id of ref (branch, tag, commit) in the source; "" ref = HEAD.
+Result<std::string> resolve_commit(const SourceRepo& src, const std::string& ref);
+
+// The agent's clone and awaywork's shadow of it.
+struct Clone {
+  std::string work;         // runs/<id>/work: the clone (agent-writable)
+  std::string shadow;       // runs/<id>/git: awaywork's bare git dir for collecting the patch
+  std::string base_commit;
+  std::string branch;       // the branch checked out in the clone (the base's name, or "awaywork-base")
+  DirId work_id, dotgit_id;
+  std::string saved_config;  // the clone's .git/config as awaywork wrote it
+};
+// git clone --no-hardlinks (objects copied, never linked), check out base_commit on a branch,
+// then build the shadow: alternates to the source's objects, awaywork's config, a copy of the
+// clone's fresh index (mtime preserved so racy-git detection still works).
+Result<Clone> make_clone(const SourceRepo& src, const std::string& base_commit,
+                         const std::string& branch, const std::string& work_dir,
+                         const std::string& shadow_dir);
+
+// After every phase: the clone and its .git are the same directories (lstat: device, inode, not
+// links); .git has no alternates, commondir or gitdir redirection. Then restore .git/config from
+// the saved copy and remove hooks. An Error means the clone is lost. Notes what was repaired.
+Status verify_and_restore(const Clone& clone, std::vector<std::string>& notes);
+
+struct Patch {
+  std::string text;                 // git diff --cached <base>, hardened; may be empty
+  std::vector<std::string> paths;   // changed paths, in diff order
+  std::string stat;                 // "3 files changed, 10 insertions(+), 2 deletions(-)"
+  std::vector<std::string> omitted;  // untracked binary files left out of the patch
+};
+// Everything in the work tree (tracked changes and untracked, non-ignored files) against base.
+Result<Patch> make_patch(const Clone& clone);
+
+struct Identity {
+  std::string name = "awaywork";
+  std::string email = "awaywork@localhost";
+};
+// The clean side: apply `patch` (text) to base_commit in a scratch git dir awaywork owns (never
+// the agent's clone), commit with identity, then create refs/heads/<branch> in the source
+// without touching its working tree, index or HEAD. Refuses when the branch already exists;
+// never forces. Returns the new commit id.
+Result<std::string> publish_branch(const SourceRepo& src, const std::string& base_commit,
+                                   const std::string& patch, const std::string& branch,
+                                   const Identity& who, const std::string& message,
+                                   const std::string& scratch_dir);
+
+}  // namespace aw

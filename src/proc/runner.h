@@ -1,0 +1,65 @@
+// The process runner: one phase = one process tree started from an argv array with an environment
+// built from nothing, in its own process group and (where one can be made) its own cgroup, watched
+// by a keeper that kills and reaps everything the phase started and proves that none survived.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+
+namespace aw {
+
+enum class Stream { out, err };
+
+struct PhaseSpec {
+  std::string name;                    // "setup", "agent", "check 1": for messages and cgroup names
+  std::vector<std::string> argv;       // argv[0] is looked up in the env's PATH; never a shell
+  std::vector<std::string> env;        // "KEY=VALUE", the complete environment of the phase
+  std::string cwd;
+  std::optional<std::string> stdin_data;  // written to stdin then closed; nullopt = /dev/null
+  std::chrono::milliseconds timeout{60 * 60 * 1000};
+  std::chrono::milliseconds grace{3000};  // between SIGTERM and SIGKILL on timeout or cancel
+  // The one hook every byte of output passes through (redaction plugs in here). Called on the
+  // calling thread, in order, with chunks of arbitrary size.
+  std::function<void(Stream, std::string_view)> on_output;
+  // Polled about every 100 ms while the phase runs; returning true cancels it (Ctrl-C).
+  std::function<bool()> cancelled;
+  // Called once with the phase's pid right after it started (progress display, records).
+  std::function<void(pid_t)> on_start;
+};
+
+enum class PhaseEnd { exited, signaled, timed_out, cancelled, failed_to_start };
+
+struct PhaseResult {
+  PhaseEnd end = PhaseEnd::exited;
+  int exit_code = -1;                  // when exited
+  int signal = 0;                      // when signaled (or the signal that ended it on timeout)
+  std::chrono::milliseconds duration{0};
+  int leftovers_killed = 0;            // processes still alive after the main one ended
+  std::vector<std::string> leftover_names;  // their comm names, for the record
+  bool verified_empty = false;         // proved that no process of the phase survives
+  std::string containment;             // "cgroup v2", "cgroup v1 freezer", "subreaper"
+  std::string start_error;             // when failed_to_start: exec error text
+};
+
+// Run a phase to its end. An Error means the runner itself could not do its job (fork failed,
+// or leftovers could not be proved dead); a phase that merely fails is a PhaseResult.
+Result<PhaseResult> run_phase(const PhaseSpec& spec);
+
+// "exit 0", "exit 3", "killed by SIGKILL", "timed out after 60 s", ...
+std::string describe(const PhaseResult& r);
+
+// The environment of a phase, built from nothing: the allowlisted names that are set in `from`
+// (PATH, LANG, LC_ALL, TERM, HOME, TMPDIR, USER, LOGNAME), the names in `extra_names` that are set
+// in `from`, then `set` (which wins). `from` is typically environ.
+std::vector<std::string> build_env(char** from, const std::vector<std::string>& extra_names,
+                                   const std::vector<std::pair<std::string, std::string>>& set);
+
+}  // namespace aw
