@@ -18,6 +18,21 @@ namespace aw {
 
 enum class Stream { out, err };
 
+// What a launcher needs to start a phase's main process. The runner's keeper calls the launcher;
+// the launcher must return the pid of a *direct child of the caller*, which becomes the phase's
+// main process (its exit ends the phase). The child must dup2 the three fds onto 0/1/2, put itself
+// in the cgroup (write its pid to cgroup_procs, when not empty) before exec, and exec argv with
+// exactly env. The default launcher forks and execs; the sandbox (isolate/) provides another.
+struct ExecRequest {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  std::string cwd;
+  int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
+  std::string cgroup_procs;  // e.g. /sys/fs/cgroup/unified/awaywork/x/cgroup.procs, or ""
+  std::string cgroup_dir;    // the phase's cgroup folder (limits are written here), or ""
+};
+using Launcher = std::function<Result<pid_t>(const ExecRequest&)>;
+
 struct PhaseSpec {
   std::string name;                    // "setup", "agent", "check 1": for messages and cgroup names
   std::vector<std::string> argv;       // argv[0] is looked up in the env's PATH; never a shell
@@ -33,6 +48,8 @@ struct PhaseSpec {
   std::function<bool()> cancelled;
   // Called once with the phase's pid right after it started (progress display, records).
   std::function<void(pid_t)> on_start;
+  // How the main process is started; empty = plain fork/exec in a new process group.
+  Launcher launcher;
 };
 
 enum class PhaseEnd { exited, signaled, timed_out, cancelled, failed_to_start };
