@@ -1,0 +1,52 @@
+// `units` and `show`: reading the record.
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/render.h"
+#include "config/config.h"
+#include "record/store.h"
+#include "unit/pipeline.h"
+
+namespace aw {
+
+namespace {
+
+Result<Store> open_store(const GlobalOptions& g) {
+  AW_TRY(Config cfg, load_config(g.config.empty() ? default_config_path() : g.config,
+                                 !g.config.empty()));
+  AW_TRY(Store store, Store::open(state_dir_of(cfg)));
+  (void)store.mark_orphans_interrupted();
+  return store;
+}
+
+}  // namespace
+
+int cmd_units(const GlobalOptions& g) {
+  auto store = open_store(g);
+  auto units = store ? store->list(200) : tl::unexpected<Error>(store.error());
+  if (!units) {
+    fmt::print(stderr, "awaywork units: {}\n", units.error().message);
+    return kExitUsage;
+  }
+  if (g.json) {
+    auto arr = nlohmann::json::array();
+    for (const auto& u : *units) arr.push_back(to_json(u));
+    fmt::print("{}\n", arr.dump(2));
+  } else {
+    fmt::print("{}", render_table(*units));
+  }
+  return kExitDone;
+}
+
+int cmd_show(const GlobalOptions& g, const std::string& id) {
+  auto store = open_store(g);
+  auto unit = store ? store->get(id) : tl::unexpected<Error>(store.error());
+  if (!unit) {
+    fmt::print(stderr, "awaywork show: {}\n", unit.error().message);
+    return kExitUsage;
+  }
+  fmt::print("{}", g.json ? to_json(*unit).dump(2) + "\n" : render_detail(*unit));
+  return kExitDone;
+}
+
+}  // namespace aw

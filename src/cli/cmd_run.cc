@@ -1,0 +1,76 @@
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "base/fs.h"
+#include "cli/commands.h"
+#include "cli/progress.h"
+#include "cli/render.h"
+#include "cli/signals.h"
+#include "config/config.h"
+#include "unit/pipeline.h"
+
+namespace aw {
+
+namespace {
+
+int exit_for(UnitState s) {
+  switch (s) {
+    case UnitState::done: return kExitDone;
+    case UnitState::timed_out: return kExitTimedOut;
+    case UnitState::lost: return kExitLost;
+    case UnitState::interrupted: return kExitInterrupted;
+    default: return kExitFailed;
+  }
+}
+
+Result<std::string> prompt_text(const RunOptions& o) {
+  if (!o.prompt.empty() && !o.prompt_file.empty())
+    return fail("give --prompt or --prompt-file, not both");
+  if (!o.prompt_file.empty()) {
+    AW_TRY(std::string text, read_file(o.prompt_file, 1 << 20));
+    if (text.empty()) return fail("--prompt-file {} is empty", o.prompt_file);
+    return text;
+  }
+  if (o.prompt.empty()) return fail("a task is required: --prompt TEXT or --prompt-file FILE");
+  return o.prompt;
+}
+
+}  // namespace
+
+int cmd_run(const GlobalOptions& g, const RunOptions& o) {
+  auto interrupted = install_interrupt_handlers();
+  auto cfg = load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+  if (!cfg) {
+    fmt::print(stderr, "awaywork: {}\n", cfg.error().message);
+    return kExitUsage;
+  }
+  auto prompt = prompt_text(o);
+  if (!prompt) {
+    fmt::print(stderr, "awaywork run: {}\n", prompt.error().message);
+    return kExitUsage;
+  }
+  Progress progress(::isatty(STDERR_FILENO) == 1);
+  UnitObserver obs;
+  obs.started = [&](const UnitRecord& u) { progress.started(u); };
+  obs.phase = [&](const std::string& p) { progress.phase(p); };
+  obs.phase_done = [&](const PhaseRecord& p) { progress.phase_done(p); };
+  obs.cancelled = [&] {
+    progress.tick();
+    return interrupted();
+  };
+  RunRequest req{o.repo, *prompt, o.agent, o.base, o.unit_seconds};
+  auto unit = run_unit(*cfg, req, obs);
+  progress.clear();
+  if (!unit) {
+    fmt::print(stderr, "awaywork run: {}\n", unit.error().message);
+    return kExitUsage;
+  }
+  if (g.json)
+    fmt::print("{}\n", to_json(*unit).dump(2));
+  else
+    fmt::print("{}", render_summary(*unit));
+  return exit_for(unit->state);
+}
+
+}  // namespace aw

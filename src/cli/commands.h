@@ -1,0 +1,33 @@
+// The subcommands of `awaywork`. Each returns the process exit code.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace aw {
+
+struct GlobalOptions {
+  std::string config;  // --config; "" = the default path
+  bool json = false;
+};
+
+struct RunOptions {
+  std::string repo, prompt, prompt_file, agent, base;
+  std::optional<int> unit_seconds;
+};
+
+int cmd_run(const GlobalOptions& g, const RunOptions& o);
+int cmd_units(const GlobalOptions& g);
+int cmd_show(const GlobalOptions& g, const std::string& id);
+
+// Exit codes (README "Exit codes").
+enum Exit : int {
+  kExitDone = 0,
+  kExitFailed = 1,
+  kExitUsage = 2,
+  kExitTimedOut = 3,
+  kExitLost = 4,
+  kExitInterrupted = 130,
+};
+
+}  // namespace aw

@@ -1,0 +1,43 @@
+// awaywork: run AI coding agents unattended, isolated, and publish only checked outputs.
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  using namespace aw;
+  CLI::App app{"awaywork: run coding agents unattended, isolated; publish only checked outputs"};
+  app.set_version_flag("--version", "awaywork 0.1.0");
+  app.require_subcommand(1);
+  GlobalOptions g;
+  app.add_option("--config", g.config, "config file (default ~/.config/awaywork/config.yml)");
+
+  RunOptions r;
+  auto* run = app.add_subcommand("run", "run one unit now");
+  run->add_option("--repo", r.repo, "repository: a name from `repos:` or a path")->required();
+  run->add_option("--prompt", r.prompt, "the task text");
+  run->add_option("--prompt-file", r.prompt_file, "read the task from a file");
+  run->add_option("--agent", r.agent, "agent name from `agents:`");
+  run->add_option("--base", r.base, "base branch, tag or commit");
+  run->add_option("--unit-seconds", r.unit_seconds, "time limit of the unit (overrides unit_minutes)")
+      ->check(CLI::Range(1, 7 * 24 * 3600));
+  run->add_flag("--json", g.json, "print the record as JSON");
+
+  auto* units = app.add_subcommand("units", "list recorded units");
+  units->add_flag("--json", g.json, "print JSON");
+
+  std::string id;
+  auto* show = app.add_subcommand("show", "show one unit's record");
+  show->add_option("id", id, "unit id (or a unique prefix)")->required();
+  show->add_flag("--json", g.json, "print JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : kExitUsage;
+  }
+  if (run->parsed()) return cmd_run(g, r);
+  if (units->parsed()) return cmd_units(g);
+  if (show->parsed()) return cmd_show(g, id);
+  return kExitUsage;
+}

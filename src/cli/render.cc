@@ -1,0 +1,63 @@
+#include "cli/render.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace aw {
+
+namespace {
+
+std::string phases_block(const UnitRecord& u) {
+  std::string out;
+  for (const auto& p : u.phases) {
+    out += fmt::format("  {:<10} {:<28} {:>8.2f} s  {}\n", p.name, p.outcome,
+                       p.duration_ms / 1000.0, fmt::join(p.argv, " "));
+    if (p.leftovers_killed > 0)
+      out += fmt::format("  {:<10} killed {} leftover process(es): {}\n", "", p.leftovers_killed,
+                         fmt::join(p.leftover_names, ", "));
+  }
+  return out;
+}
+
+std::string lines(const char* title, const std::vector<std::string>& items) {
+  if (items.empty()) return "";
+  std::string out = fmt::format("{}:\n", title);
+  for (const auto& i : items) out += "  - " + i + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_summary(const UnitRecord& u) {
+  std::string out = fmt::format("unit    {}\nstate   {}\n", u.id, to_string(u.state));
+  if (!u.reason.empty()) out += fmt::format("reason  {}\n", u.reason);
+  out += fmt::format("repo    {} at {} ({})\n", u.repo, u.base_ref, u.base_commit.substr(0, 12));
+  out += fmt::format("agent   {}   isolation {}, {}\n", u.agent, u.isolation, u.sandbox);
+  out += "phases:\n" + phases_block(u);
+  out += fmt::format("patch   {}\n", u.patch_stat.empty() ? "(none)" : u.patch_stat);
+  out += fmt::format("branch  {}\n", u.branch.empty() ? "(none)" : u.branch + " " + u.commit.substr(0, 12));
+  out += lines("omitted (untracked binaries)", u.omitted);
+  out += lines("notes", u.notes);
+  out += fmt::format("record  {}\n", u.run_dir);
+  return out;
+}
+
+std::string render_detail(const UnitRecord& u) {
+  std::string out = render_summary(u);
+  out += fmt::format("created {}\nended   {}\nprompt  {}\n", u.created_at,
+                     u.ended_at.empty() ? "-" : u.ended_at, u.prompt);
+  return out;
+}
+
+std::string render_table(const std::vector<UnitRecord>& units) {
+  if (units.empty()) return "no units yet; start one with `awaywork run --repo R --prompt P`\n";
+  std::string out = fmt::format("{:<44} {:<12} {:<16} {:<10} {}\n", "UNIT", "STATE", "REPO",
+                                "AGENT", "BRANCH");
+  for (const auto& u : units)
+    out += fmt::format("{:<44} {:<12} {:<16} {:<10} {}\n", u.id, to_string(u.state),
+                       u.repo.size() > 16 ? "…" + u.repo.substr(u.repo.size() - 15) : u.repo,
+                       u.agent, u.branch.empty() ? "-" : u.branch);
+  return out;
+}
+
+}  // namespace aw

@@ -1,0 +1,60 @@
+// What lasts of a unit: its record (SQLite, WAL) and its files under runs/<id>/.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace aw {
+
+// A unit's state. `running` only while its runner is alive; a later start turns a `running`
+// record whose runner is gone into `interrupted`.
+enum class UnitState { running, done, failed, timed_out, lost, interrupted };
+const char* to_string(UnitState s);
+
+struct PhaseRecord {
+  std::string name;                 // setup, agent, check 1, ...
+  std::vector<std::string> argv;
+  std::string started_at;           // ISO 8601 UTC
+  int64_t duration_ms = 0;
+  std::string end;                  // exited, signaled, timed_out, cancelled, failed_to_start
+  int exit_code = -1;
+  int signal = 0;
+  int leftovers_killed = 0;
+  std::vector<std::string> leftover_names;
+  std::string containment;
+  std::string outcome;              // describe(): "exit 0", "timed out after 60 s"
+};
+
+struct UnitRecord {
+  std::string id;
+  std::string created_at;           // ISO 8601 UTC
+  std::string ended_at;
+  UnitState state = UnitState::running;
+  std::string reason;               // why it failed / was lost; "" when done
+  std::string repo;                 // config name or path as given
+  std::string source;               // source git dir
+  std::string agent;
+  std::string prompt;               // as given (the record keeps it redacted)
+  std::string base_ref, base_commit;
+  std::string isolation;            // "none", ...
+  std::string sandbox;              // "sandboxed" or "unsandboxed: <reason>"
+  std::string run_dir;
+  std::string branch;               // set when published
+  std::string commit;
+  std::string patch_stat;
+  int patch_files = 0;
+  std::vector<std::string> omitted; // untracked binaries left out of the patch
+  std::vector<std::string> notes;   // repairs, leftovers: things a reader should know
+  std::vector<PhaseRecord> phases;
+  int64_t runner_pid = 0;
+  std::string runner_start;         // /proc/PID/stat start time, to tell a reused pid apart
+};
+
+nlohmann::json to_json(const UnitRecord& u);
+UnitRecord unit_from_json(const nlohmann::json& j);
+
+}  // namespace aw

@@ -1,0 +1,177 @@
+#include "record/store.h"
+
+#include <signal.h>
+#include <sqlite3.h>
+
+#include <cerrno>
+#include <nlohmann/json.hpp>
+
+#include "base/fs.h"
+
+namespace aw {
+
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS units (
+  id TEXT PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  state TEXT NOT NULL,
+  repo TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  branch TEXT NOT NULL,
+  runner_pid INTEGER NOT NULL,
+  runner_start TEXT NOT NULL,
+  record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS units_created ON units(created_at);
+)sql";
+
+// A prepared statement that finalizes itself.
+struct Stmt {
+  sqlite3_stmt* s = nullptr;
+  ~Stmt() { sqlite3_finalize(s); }
+};
+
+Status exec(sqlite3* db, const char* sql) {
+  char* msg = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
+    std::string m = msg ? msg : "unknown error";
+    sqlite3_free(msg);
+    return fail("sqlite: {}", m);
+  }
+  return {};
+}
+
+Result<UnitRecord> row_record(sqlite3_stmt* s) {
+  const unsigned char* text = sqlite3_column_text(s, 0);
+  auto j = nlohmann::json::parse(text ? reinterpret_cast<const char*>(text) : "", nullptr, false);
+  if (j.is_discarded()) return fail("record database holds an unreadable record");
+  return unit_from_json(j);
+}
+
+}  // namespace
+
+std::string process_start_time(int64_t pid) {
+  auto stat = read_file(fmt::format("/proc/{}/stat", pid), 1 << 16);
+  if (!stat) return "";
+  // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
+  size_t p = stat->rfind(')');
+  if (p == std::string::npos) return "";
+  int field = 2;
+  size_t i = p + 1;
+  while (i < stat->size() && field < 22) {
+    if ((*stat)[i] == ' ') ++field;
+    ++i;
+  }
+  size_t end = stat->find(' ', i);
+  return stat->substr(i, end == std::string::npos ? std::string::npos : end - i);
+}
+
+Result<Store> Store::open(const std::string& state_dir) {
+  AW_CHECK(make_dirs(state_dir, 0700));
+  std::string path = state_dir + "/awaywork.db";
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                                             SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
+    std::string m = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return fail("open record database {}: {}", path, m);
+  }
+  sqlite3_busy_timeout(db, 5000);
+  Store store(db);
+  AW_CHECK(with_context(exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"), path));
+  AW_CHECK(with_context(exec(db, kSchema), path));
+  return store;
+}
+
+Store::Store(Store&& o) noexcept : db_(o.db_) { o.db_ = nullptr; }
+Store& Store::operator=(Store&& o) noexcept {
+  std::swap(db_, o.db_);
+  return *this;
+}
+Store::~Store() { sqlite3_close(db_); }
+
+Status Store::save(const UnitRecord& u) {
+  Stmt st;
+  const char* sql =
+      "INSERT OR REPLACE INTO units(id, created_at, state, repo, agent, branch, runner_pid, "
+      "runner_start, record) VALUES(?,?,?,?,?,?,?,?,?)";
+  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
+    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  std::string rec = to_json(u).dump();
+  sqlite3_bind_text(st.s, 1, u.id.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st.s, 2, u.created_at.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st.s, 3, to_string(u.state), -1, SQLITE_STATIC);
+  sqlite3_bind_text(st.s, 4, u.repo.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st.s, 5, u.agent.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st.s, 6, u.branch.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(st.s, 7, u.runner_pid);
+  sqlite3_bind_text(st.s, 8, u.runner_start.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st.s, 9, rec.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(st.s) != SQLITE_DONE) return fail("save unit {}: {}", u.id, sqlite3_errmsg(db_));
+  return {};
+}
+
+Result<UnitRecord> Store::get(const std::string& id) {
+  Stmt st;
+  const char* sql = "SELECT record, id FROM units WHERE id = ?1 OR id LIKE ?2 ORDER BY id LIMIT 3";
+  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
+    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  std::string like;
+  for (char c : id)
+    if (c != '%' && c != '_') like += c;  // a prefix, never a pattern
+  like += '%';
+  sqlite3_bind_text(st.s, 1, id.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st.s, 2, like.c_str(), -1, SQLITE_TRANSIENT);
+  std::vector<UnitRecord> found;
+  while (sqlite3_step(st.s) == SQLITE_ROW) {
+    AW_TRY(UnitRecord u, row_record(st.s));
+    if (u.id == id) return u;
+    found.push_back(std::move(u));
+  }
+  if (found.empty()) return fail("no unit '{}'; `awaywork units` lists them", id);
+  if (found.size() > 1)
+    return fail("'{}' matches several units ({}, {}, ...); give more of the id", id, found[0].id,
+                found[1].id);
+  return found[0];
+}
+
+Result<std::vector<UnitRecord>> Store::list(int limit) {
+  Stmt st;
+  const char* sql = "SELECT record FROM units ORDER BY created_at DESC, id DESC LIMIT ?";
+  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
+    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  sqlite3_bind_int(st.s, 1, limit);
+  std::vector<UnitRecord> out;
+  while (sqlite3_step(st.s) == SQLITE_ROW) {
+    AW_TRY(UnitRecord u, row_record(st.s));
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+Result<int> Store::mark_orphans_interrupted() {
+  std::vector<UnitRecord> orphans;
+  {
+    Stmt st;
+    const char* sql = "SELECT record FROM units WHERE state = 'running'";
+    if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
+      return fail("sqlite: {}", sqlite3_errmsg(db_));
+    while (sqlite3_step(st.s) == SQLITE_ROW) {
+      AW_TRY(UnitRecord u, row_record(st.s));
+      bool alive = u.runner_pid > 0 && !u.runner_start.empty() &&
+                   process_start_time(u.runner_pid) == u.runner_start;
+      if (!alive) orphans.push_back(std::move(u));
+    }
+  }
+  for (auto& u : orphans) {
+    u.state = UnitState::interrupted;
+    u.reason = "awaywork stopped while the unit was running (crash or kill); marked at next start";
+    AW_CHECK(save(u));
+  }
+  return static_cast<int>(orphans.size());
+}
+
+}  // namespace aw

@@ -1,0 +1,134 @@
+// Running the phases of a unit: setup, agent, checks. Each is a fresh process tree started by the
+// runner (proc/), contained and reaped there; after each, the clone's identity is proved and its
+// git metadata restored before anything else happens.
+#include <fmt/ranges.h>
+
+#include "base/fs.h"
+#include "proc/runner.h"
+#include "unit/steps.h"
+#include "unit/unit_id.h"
+
+extern char** environ;
+
+namespace aw {
+
+namespace {
+
+// `{prompt_file}` in an agent's argv becomes the prompt file's path (file mode only).
+Argv substitute(const Argv& argv, const std::string& prompt_file) {
+  Argv out;
+  for (auto a : argv) {
+    for (size_t p; (p = a.find("{prompt_file}")) != std::string::npos;)
+      a.replace(p, 13, prompt_file);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::vector<std::string> phase_env(const PhaseContext& ctx, const PhasePlan& plan) {
+  std::vector<std::pair<std::string, std::string>> set = {
+      {"HOME", ctx.dir.home},
+      {"TMPDIR", ctx.dir.tmp},
+      {"AWAYWORK_UNIT", ctx.unit_id},
+      {"AWAYWORK_OUTPUTS", ctx.dir.outputs},
+      {"AWAYWORK_PHASE", plan.name},
+  };
+  if (plan.agent && ctx.target.agent.prompt == PromptMode::file)
+    set.emplace_back("AWAYWORK_PROMPT_FILE", ctx.dir.prompt());
+  const std::vector<std::string> none;
+  return build_env(environ, plan.agent ? ctx.target.agent.env : none, set);
+}
+
+PhaseRecord to_record(const PhasePlan& plan, const std::string& started, const PhaseResult& r) {
+  static constexpr const char* kEnds[] = {"exited", "signaled", "timed_out", "cancelled",
+                                          "failed_to_start"};
+  PhaseRecord p;
+  p.name = plan.name;
+  p.argv = plan.argv;
+  p.started_at = started;
+  p.duration_ms = r.duration.count();
+  p.end = kEnds[static_cast<int>(r.end)];
+  p.exit_code = r.exit_code;
+  p.signal = r.signal;
+  p.leftovers_killed = r.leftovers_killed;
+  p.leftover_names = r.leftover_names;
+  p.containment = r.containment;
+  p.outcome = describe(r);
+  return p;
+}
+
+PhaseVerdict verdict_of(const PhasePlan& plan, const PhaseResult& r, UnitRecord& u) {
+  switch (r.end) {
+    case PhaseEnd::exited:
+      if (r.exit_code == 0) return PhaseVerdict::ok;
+      u.reason = fmt::format("{} phase failed: exit {} ({})", plan.name, r.exit_code,
+                             fmt::join(plan.argv, " "));
+      return PhaseVerdict::failed;
+    case PhaseEnd::signaled:
+      u.reason = fmt::format("{} phase failed: {}", plan.name, describe(r));
+      return PhaseVerdict::failed;
+    case PhaseEnd::failed_to_start:
+      u.reason = fmt::format("{} phase could not start: {}", plan.name, r.start_error);
+      return PhaseVerdict::failed;
+    case PhaseEnd::timed_out:
+      u.reason = fmt::format("{} phase {}", plan.name, describe(r));
+      return PhaseVerdict::timed_out;
+    case PhaseEnd::cancelled:
+      u.reason = fmt::format("interrupted during the {} phase", plan.name);
+      return PhaseVerdict::cancelled;
+  }
+  return PhaseVerdict::failed;
+}
+
+}  // namespace
+
+std::vector<PhasePlan> plan_phases(const Target& t, const RunDir& dir) {
+  std::vector<PhasePlan> out;
+  if (!t.repo.setup.empty()) out.push_back({"setup", t.repo.setup, false});
+  out.push_back({"agent", substitute(t.agent.command, dir.prompt()), true});
+  for (size_t i = 0; i < t.repo.checks.size(); ++i)
+    out.push_back({fmt::format("check {}", i + 1), t.repo.checks[i], false});
+  return out;
+}
+
+PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, const Clone& clone,
+                           UnitRecord& u) {
+  if (ctx.obs.phase) ctx.obs.phase(plan.name);
+  ctx.transcript.heading(fmt::format("{}: {}", plan.name, fmt::join(plan.argv, " ")));
+  auto left = ctx.deadline - std::chrono::steady_clock::now();
+  PhaseSpec spec;
+  spec.name = plan.name;
+  spec.argv = plan.argv;
+  spec.env = phase_env(ctx, plan);
+  spec.cwd = clone.work;
+  if (plan.agent && ctx.target.agent.prompt == PromptMode::stdin_pipe) spec.stdin_data = ctx.prompt;
+  spec.timeout = std::max(std::chrono::milliseconds(1),
+                          std::chrono::duration_cast<std::chrono::milliseconds>(left));
+  spec.on_output = [&](Stream, std::string_view bytes) { ctx.transcript.write(bytes); };
+  spec.cancelled = ctx.obs.cancelled;
+  std::string started = iso_now();
+  auto result = run_phase(spec);
+  ctx.transcript.flush();
+  if (!result) {
+    // The runner could not prove the phase's processes gone: nothing more may run.
+    u.reason = fmt::format("{} phase: {}", plan.name, result.error().message);
+    return PhaseVerdict::failed;
+  }
+  PhaseRecord rec = to_record(plan, started, *result);
+  if (rec.leftovers_killed > 0)
+    u.notes.push_back(fmt::format("{} phase left {} process(es) running after it ended ({}); "
+                                  "killed, and none survived",
+                                  plan.name, rec.leftovers_killed,
+                                  fmt::join(rec.leftover_names, ", ")));
+  u.phases.push_back(rec);
+  if (ctx.obs.phase_done) ctx.obs.phase_done(rec);
+  std::vector<std::string> repairs;
+  if (auto ok = verify_and_restore(clone, repairs); !ok) {
+    u.reason = fmt::format("clone lost after the {} phase: {}", plan.name, ok.error().message);
+    return PhaseVerdict::lost;
+  }
+  for (auto& r : repairs) u.notes.push_back(fmt::format("after {}: {}", plan.name, r));
+  return verdict_of(plan, *result, u);
+}
+
+}  // namespace aw

@@ -1,0 +1,38 @@
+// One unit, end to end: prepare → phases (setup, agent, checks) → collect → check → apply → record.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "config/config.h"
+#include "record/record.h"
+
+namespace aw {
+
+struct RunRequest {
+  std::string repo;    // a name from config `repos:`, or a path to a git repository
+  std::string prompt;  // the task text
+  std::string agent;   // "" = config `agent:`, or the only agent defined
+  std::string base;    // "" = the repo's `base:`, or the source's HEAD
+  std::optional<int> unit_seconds;  // overrides unit_minutes
+};
+
+// How the caller follows a unit (progress display, Ctrl-C). Every member may be empty.
+struct UnitObserver {
+  std::function<void(const UnitRecord&)> started;        // record exists, before any phase
+  std::function<void(const std::string& phase)> phase;   // a phase begins
+  std::function<void(const PhaseRecord&)> phase_done;
+  std::function<bool()> cancelled;                       // polled ~10 times a second
+};
+
+// An Error means no unit was made (bad repo, unknown agent, unreadable config); once the unit
+// exists every outcome is a record (done, failed, timed_out, lost, interrupted).
+Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const UnitObserver& obs);
+
+// Where the state lives: cfg.state_dir or the XDG default.
+std::string state_dir_of(const Config& cfg);
+
+}  // namespace aw

@@ -1,0 +1,87 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "base/fs.h"
+#include "unit/steps.h"
+
+namespace aw {
+
+namespace {
+
+Result<AgentConfig> pick_agent(const Config& cfg, const std::string& wanted) {
+  std::string name = wanted.empty() ? cfg.default_agent : wanted;
+  if (name.empty() && cfg.agents.size() == 1) name = cfg.agents.begin()->first;
+  if (name.empty()) {
+    if (cfg.agents.empty())
+      return fail("no agent is configured; add one under `agents:` in {} (see docs/config.md)",
+                  cfg.file.empty() ? default_config_path() : cfg.file);
+    return fail("several agents are configured; choose one with --agent NAME or set `agent:`");
+  }
+  auto it = cfg.agents.find(name);
+  if (it == cfg.agents.end()) {
+    std::string names;
+    for (const auto& [n, _] : cfg.agents) names += (names.empty() ? "" : ", ") + n;
+    return fail("unknown agent '{}'; configured agents: {}", name, names.empty() ? "none" : names);
+  }
+  return it->second;
+}
+
+Result<RepoConfig> pick_repo(const Config& cfg, const std::string& wanted) {
+  if (wanted.empty()) return fail("--repo is required: a name from `repos:` or a path");
+  if (auto it = cfg.repos.find(wanted); it != cfg.repos.end()) return it->second;
+  std::error_code ec;
+  if (std::filesystem::is_directory(wanted, ec)) {
+    RepoConfig r;
+    r.name = wanted;
+    r.path = std::filesystem::absolute(wanted, ec).lexically_normal().string();
+    return r;
+  }
+  return fail("--repo '{}' is neither a configured repository nor a folder", wanted);
+}
+
+}  // namespace
+
+Result<Target> resolve_target(const Config& cfg, const RunRequest& req) {
+  Target t;
+  t.label = req.repo;
+  AW_TRY(t.repo, pick_repo(cfg, req.repo));
+  AW_TRY(t.agent, pick_agent(cfg, req.agent));
+  if (!t.repo.url.empty() && t.repo.path.empty())
+    return fail("repo '{}': remote (url:) repositories are not supported yet; clone it and give "
+                "`path:`", t.repo.name);
+  AW_TRY(t.source, with_context(open_source(t.repo.path), "repo " + t.label));
+  t.base_ref = !req.base.empty() ? req.base : t.repo.base;
+  AW_TRY(t.base_commit, with_context(resolve_commit(t.source, t.base_ref),
+                                     fmt::format("base '{}' of repo {}",
+                                                 t.base_ref.empty() ? "HEAD" : t.base_ref, t.label)));
+  if (t.base_ref.empty()) {
+    auto head = git_ok({t.source.git_dir, "", "", "", {"symbolic-ref", "--short", "-q", "HEAD"}, ""});
+    t.base_ref = head && !head->empty() ? head->substr(0, head->find('\n')) : t.base_commit;
+  }
+  bool plain = !t.base_ref.empty() && t.base_ref.find_first_of(" ~^:?*[\\") == std::string::npos &&
+               t.base_ref != t.base_commit;
+  t.clone_branch = plain ? t.base_ref : "awaywork-base";
+  return t;
+}
+
+Result<RunDir> make_run_dir(const std::string& state_dir, const std::string& id) {
+  RunDir d;
+  d.root = state_dir + "/runs/" + id;
+  d.work = d.root + "/work";
+  d.shadow = d.root + "/git";
+  d.home = d.root + "/home";
+  d.tmp = d.root + "/tmp";
+  d.outputs = d.root + "/outputs";
+  d.apply = d.root + "/apply";
+  AW_CHECK(make_dirs(state_dir + "/runs", 0700));
+  if (::mkdir(d.root.c_str(), 0700) != 0)
+    return fail("create run folder {}: {}", d.root, errno_text(errno));
+  for (const auto* sub : {&d.home, &d.tmp, &d.outputs})
+    if (::mkdir(sub->c_str(), 0700) != 0)
+      return fail("create {}: {}", *sub, errno_text(errno));
+  return d;
+}
+
+}  // namespace aw

@@ -1,0 +1,79 @@
+// Ctrl-C and crashes: an interrupted unit's processes die and its record says interrupted; a
+// record left `running` by a dead awaywork is marked interrupted at the next start.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "unit_fixture.h"
+
+namespace aw::test {
+namespace {
+
+class Signals : public UnitTest {
+ protected:
+  // Starts `awaywork run` in the background; returns its pid.
+  pid_t start_run(const std::string& prompt) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      int null = open("/dev/null", O_RDWR);
+      dup2(null, 0), dup2(null, 1), dup2(null, 2);
+      std::string bin = awaywork_binary();
+      execl(bin.c_str(), bin.c_str(), "--config", config.c_str(), "run", "--repo", "src",
+            "--prompt", prompt.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    return pid;
+  }
+  bool wait_for_file(const std::string& path) {
+    for (int i = 0; i < 300; ++i) {
+      if (exists(path)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+};
+
+TEST_F(Signals, CtrlCKillsTheUnitsProcessesAndRecordsInterrupted) {
+  make_repo({{"a.txt", "x\n"}});
+  std::string started = root + "/agent-started";
+  write_config(agent_script("wait", "touch " + started + "\nsleep 615.5 &\nsleep 616.5"));
+  pid_t pid = start_run("wait for ctrl-c");
+  ASSERT_TRUE(wait_for_file(started));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_FALSE(process_alive_with("615.5"));
+  EXPECT_FALSE(process_alive_with("616.5"));
+  auto list = awaywork({"units", "--json"});
+  ASSERT_EQ(list.record.size(), 1u) << list.out;
+  EXPECT_EQ(list.record[0]["state"], "interrupted");
+  EXPECT_NE(list.record[0]["reason"].get<std::string>().find("agent"), std::string::npos);
+}
+
+TEST_F(Signals, ARecordLeftRunningByACrashIsMarkedInterruptedAtTheNextStart) {
+  make_repo({{"a.txt", "x\n"}});
+  std::string started = root + "/agent-started";
+  write_config(agent_script("wait", "touch " + started + "\nsleep 617.5"));
+  pid_t pid = start_run("crash");
+  ASSERT_TRUE(wait_for_file(started));
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  auto list = awaywork({"units", "--json"});
+  ASSERT_EQ(list.record.size(), 1u) << list.out;
+  EXPECT_EQ(list.record[0]["state"], "interrupted");
+  EXPECT_NE(list.record[0]["reason"].get<std::string>().find("crash"), std::string::npos);
+  // The agent was a child of awaywork's keeper, which dies with awaywork and takes it along.
+  for (int i = 0; i < 100 && process_alive_with("617.5"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(process_alive_with("617.5"));
+}
+
+}  // namespace
+}  // namespace aw::test

@@ -1,0 +1,89 @@
+#include "record/store.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+namespace aw {
+namespace {
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char t[] = "/tmp/aw-store-XXXXXX";
+    ASSERT_NE(mkdtemp(t), nullptr);
+    dir = t;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+  std::string dir;
+};
+
+UnitRecord sample(const std::string& id) {
+  UnitRecord u;
+  u.id = id;
+  u.created_at = "2026-11-29T18:00:00.000Z";
+  u.repo = "r";
+  u.agent = "a";
+  u.state = UnitState::done;
+  PhaseRecord p;
+  p.name = "agent";
+  p.exit_code = 0;
+  p.duration_ms = 12;
+  p.argv = {"x", "y"};
+  u.phases.push_back(p);
+  return u;
+}
+
+TEST_F(StoreTest, SavedRecordReadsBackWhole) {
+  auto s = Store::open(dir);
+  ASSERT_TRUE(s) << s.error().message;
+  ASSERT_TRUE(s->save(sample("20261129-180000-x-0001")));
+  auto u = s->get("20261129-180000-x-0001");
+  ASSERT_TRUE(u) << u.error().message;
+  EXPECT_EQ(u->phases.at(0).argv, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(u->state, UnitState::done);
+}
+
+TEST_F(StoreTest, PrefixFindsOneAndRefusesAmbiguity) {
+  auto s = Store::open(dir);
+  ASSERT_TRUE(s->save(sample("20261129-180000-x-0001")));
+  ASSERT_TRUE(s->save(sample("20261129-180000-x-0002")));
+  EXPECT_TRUE(s->get("20261129-180000-x-0002"));
+  auto amb = s->get("20261129-180000");
+  ASSERT_FALSE(amb);
+  EXPECT_NE(amb.error().message.find("several"), std::string::npos);
+  auto like = s->get("%");
+  EXPECT_FALSE(like) << "a % is not a pattern";
+}
+
+TEST_F(StoreTest, RunningRecordOfADeadRunnerBecomesInterrupted) {
+  auto s = Store::open(dir);
+  UnitRecord dead = sample("a");
+  dead.state = UnitState::running;
+  dead.runner_pid = 999999999;  // no such process
+  dead.runner_start = "1";
+  UnitRecord alive = sample("b");
+  alive.state = UnitState::running;
+  alive.runner_pid = getpid();
+  alive.runner_start = process_start_time(getpid());
+  ASSERT_TRUE(s->save(dead));
+  ASSERT_TRUE(s->save(alive));
+  auto n = s->mark_orphans_interrupted();
+  ASSERT_TRUE(n);
+  EXPECT_EQ(*n, 1);
+  EXPECT_EQ(s->get("a")->state, UnitState::interrupted);
+  EXPECT_EQ(s->get("b")->state, UnitState::running);
+}
+
+TEST_F(StoreTest, DatabaseIsInWalModeAndPrivate) {
+  auto s = Store::open(dir);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->save(sample("x")));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/awaywork.db-wal"));
+  auto perms = std::filesystem::status(dir).permissions();
+  EXPECT_EQ(perms & std::filesystem::perms::others_all, std::filesystem::perms::none);
+}
+
+}  // namespace
+}  // namespace aw

@@ -1,0 +1,129 @@
+#include "unit_fixture.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "proc/capture.h"
+
+extern char** environ;
+
+namespace aw::test {
+
+namespace fs = std::filesystem;
+
+std::string awaywork_binary() { return std::string(AW_BINARY_DIR) + "/src/cli/awaywork"; }
+
+void UnitTest::SetUp() {
+  char tmpl[] = "/tmp/aw-unit-test-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  root = tmpl;
+  src = root + "/src";
+  config = root + "/config.yml";
+  fs::create_directories(root + "/agents");
+}
+
+void UnitTest::TearDown() {
+  if (!HasFailure()) fs::remove_all(root);
+  else std::fprintf(stderr, "kept %s for inspection\n", root.c_str());
+}
+
+std::string UnitTest::git(const std::vector<std::string>& args) {
+  CaptureSpec spec;
+  spec.argv = {"git", "-C", src};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = {"PATH=/usr/bin:/bin", "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1",
+              "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@localhost", "GIT_COMMITTER_NAME=t",
+              "GIT_COMMITTER_EMAIL=t@localhost"};
+  auto r = capture(spec);
+  EXPECT_TRUE(r && r->exit_code == 0) << "git failed: " << (r ? r->err : r.error().message);
+  return r ? r->out : "";
+}
+
+void UnitTest::make_repo(const std::map<std::string, std::string>& files) {
+  fs::create_directories(src);
+  for (const auto& [path, content] : files) {
+    fs::create_directories(fs::path(src + "/" + path).parent_path());
+    std::ofstream(src + "/" + path) << content;
+  }
+  git({"init", "-q", "-b", "main"});
+  git({"add", "-A"});
+  git({"commit", "-qm", "initial"});
+}
+
+std::string UnitTest::agent_script(const std::string& name, const std::string& body) {
+  std::string path = root + "/agents/" + name;
+  std::ofstream(path) << "#!/bin/sh\nset -eu\n" << body << "\n";
+  ::chmod(path.c_str(), 0755);
+  return path;
+}
+
+void UnitTest::write_config(const std::string& agent_path, const std::string& repo_extra,
+                            const std::string& agent_extra) {
+  std::ofstream(config) << "state_dir: " << root << "/state\n"
+                        << "agent: test\n"
+                        << "agents:\n  test:\n    command: [" << agent_path << "]\n"
+                        << agent_extra << "repos:\n  src:\n    path: " << src << "\n"
+                        << repo_extra;
+}
+
+RunOutput UnitTest::awaywork(const std::vector<std::string>& args,
+                             const std::vector<std::string>& env) {
+  CaptureSpec spec;
+  spec.argv = {awaywork_binary(), "--config", config};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  for (char** e = environ; *e; ++e) spec.env.emplace_back(*e);
+  spec.env.insert(spec.env.end(), env.begin(), env.end());
+  RunOutput o;
+  auto r = capture(spec);
+  if (!r) {
+    ADD_FAILURE() << r.error().message;
+    return o;
+  }
+  o.exit_code = r->exit_code;
+  o.out = r->out;
+  o.err = r->err;
+  o.record = nlohmann::json::parse(o.out, nullptr, false);
+  return o;
+}
+
+RunOutput UnitTest::run_unit(const std::string& prompt, const std::vector<std::string>& extra,
+                             const std::vector<std::string>& env) {
+  std::vector<std::string> args = {"run", "--repo", "src", "--prompt", prompt, "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return awaywork(args, env);
+}
+
+std::string UnitTest::read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool UnitTest::exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+bool UnitTest::process_alive_with(const std::string& needle) {
+  DIR* d = opendir("/proc");
+  if (!d) return false;
+  bool found = false;
+  while (dirent* e = readdir(d)) {
+    if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
+    std::string cmd = read(std::string("/proc/") + e->d_name + "/cmdline");
+    std::string stat = read(std::string("/proc/") + e->d_name + "/stat");
+    bool zombie = stat.find(") Z ") != std::string::npos;
+    if (!zombie && cmd.find(needle) != std::string::npos) found = true;
+  }
+  closedir(d);
+  return found;
+}
+
+}  // namespace aw::test

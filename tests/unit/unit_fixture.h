@@ -1,0 +1,50 @@
+// Shared by the pipeline tests: a temporary world with a real git repository, a config, and the
+// real awaywork binary run as a child process.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace aw::test {
+
+struct RunOutput {
+  int exit_code = -1;
+  std::string out, err;
+  nlohmann::json record;  // parsed stdout when --json was given and it parsed
+};
+
+class UnitTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // A git repository at root/src with `files` committed on branch main.
+  void make_repo(const std::map<std::string, std::string>& files);
+  // An agent script (sh) written to root/agents/NAME; returns its path.
+  std::string agent_script(const std::string& name, const std::string& body);
+  // config.yml with state under root/state; `extra` is appended verbatim (YAML).
+  void write_config(const std::string& agent_path, const std::string& repo_extra = "",
+                    const std::string& agent_extra = "");
+  // awaywork --config CFG ARGS..., with env = this process's environ plus `env`.
+  RunOutput awaywork(const std::vector<std::string>& args,
+                     const std::vector<std::string>& env = {});
+  RunOutput run_unit(const std::string& prompt, const std::vector<std::string>& extra = {},
+                     const std::vector<std::string>& env = {});
+
+  std::string git(const std::vector<std::string>& args);  // git -C src ..., must succeed
+  std::string read(const std::string& path);
+  bool exists(const std::string& path);
+  // Is any process alive whose command line contains needle?
+  bool process_alive_with(const std::string& needle);
+
+  std::string root, src, config;
+};
+
+// Binary under test.
+std::string awaywork_binary();
+
+}  // namespace aw::test
