@@ -39,6 +39,12 @@ const char* to_string(Network v) {
 }
 
 std::optional<std::string> get_path(const Value& v, const ParseCtx& ctx, std::string_view hint) {
+  if (v.node.IsNull()) {
+    ctx.issues.add(v.mark, v.path,
+                   "expected a path, found nothing (a bare ~ is YAML's null); write \"~\" for "
+                   "your home folder, or a path such as ~/state");
+    return std::nullopt;
+  }
   auto s = get_string(v, hint, ctx.issues);
   if (!s) return std::nullopt;
   auto p = expand_path(*s, ctx.base_dir, ctx.home);
