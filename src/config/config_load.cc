@@ -62,9 +62,10 @@ Result<Config> load_config(const std::string& path, bool explicit_path) {
   auto text = read_config(path, err);
   if (!text && err == ENOENT && !explicit_path) return parse_config("", "");
   if (!text && err == ENOENT)
-    return fail("{}: no such file; create it (see examples/config.yml) or leave out --config to "
-                "use {}",
-                path, default_config_path());
+    return fail(
+        "{}: no such file; create it (see examples/config.yml) or leave out --config to "
+        "use {}",
+        path, default_config_path());
   if (!text) return tl::unexpected(text.error());
   return parse_config(*text, path);
 }

@@ -13,27 +13,36 @@ namespace aw {
 
 const char* to_string(Isolation v) {
   switch (v) {
-    case Isolation::none: return "none";
-    case Isolation::user: return "user";
-    case Isolation::container: return "container";
+    case Isolation::none:
+      return "none";
+    case Isolation::user:
+      return "user";
+    case Isolation::container:
+      return "container";
   }
   return "?";
 }
 
 const char* to_string(SandboxMode v) {
   switch (v) {
-    case SandboxMode::off: return "off";
-    case SandboxMode::preferred: return "preferred";
-    case SandboxMode::required: return "required";
+    case SandboxMode::off:
+      return "off";
+    case SandboxMode::preferred:
+      return "preferred";
+    case SandboxMode::required:
+      return "required";
   }
   return "?";
 }
 
 const char* to_string(Network v) {
   switch (v) {
-    case Network::none: return "none";
-    case Network::allowlist: return "allowlist";
-    case Network::host: return "host";
+    case Network::none:
+      return "none";
+    case Network::allowlist:
+      return "allowlist";
+    case Network::host:
+      return "host";
   }
   return "?";
 }
@@ -87,11 +96,12 @@ void resolve_default_agent(const std::optional<Value>& agent, const ParseCtx& ct
   for (const auto& [n, _] : cfg.agents) names.push_back(n);
   std::string fix = did_you_mean(*name, names);
   if (fix.empty())
-    fix = names.empty() ? fmt::format("; define it under agents:, e.g. agents: {{{}: {{command: "
-                                      "\"...\"}}}}",
-                                      *name)
-                        : fmt::format("; define it under agents: or use one of {}",
-                                      fmt::join(names, ", "));
+    fix = names.empty()
+              ? fmt::format(
+                    "; define it under agents:, e.g. agents: {{{}: {{command: "
+                    "\"...\"}}}}",
+                    *name)
+              : fmt::format("; define it under agents: or use one of {}", fmt::join(names, ", "));
   ctx.issues.add(agent->mark, agent->path,
                  fmt::format("'{}' is not an agent defined under agents{}", *name, fix));
 }

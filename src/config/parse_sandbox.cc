@@ -18,9 +18,9 @@ void parse_memory(const Value& v, const ParseCtx& ctx, uint64_t& out) {
   if (!n) {
     ctx.issues.add(v.mark, v.path, n.error().message);
   } else if (*n < kMinMemory) {
-    ctx.issues.add(v.mark, v.path,
-                   fmt::format("'{}' is {} bytes, below the 1M minimum; write a unit, e.g. 4G",
-                               *s, *n));
+    ctx.issues.add(
+        v.mark, v.path,
+        fmt::format("'{}' is {} bytes, below the 1M minimum; write a unit, e.g. 4G", *s, *n));
   } else {
     out = *n;
   }
@@ -43,7 +43,8 @@ void parse_limits(const Value& v, const ParseCtx& ctx, Limits& out) {
 }
 
 void parse_allow(const Value& v, const ParseCtx& ctx, std::vector<std::string>& out) {
-  constexpr std::string_view hint = "write a list of domains, e.g. allow: [example.com, \"*.pypi.org\"]";
+  constexpr std::string_view hint =
+      "write a list of domains, e.g. allow: [example.com, \"*.pypi.org\"]";
   auto items = get_list(v, hint, ctx.issues);
   if (!items) return;
   for (const auto& item : *items) {

@@ -28,9 +28,13 @@ static std::string xdg_or_home(const char* var, const char* fallback) {
   return (fs::path(home) / fallback / "awaywork").string();
 }
 
-std::string default_state_dir() { return xdg_or_home("XDG_STATE_HOME", ".local/state"); }
+std::string default_state_dir() {
+  return xdg_or_home("XDG_STATE_HOME", ".local/state");
+}
 
-std::string default_config_dir() { return xdg_or_home("XDG_CONFIG_HOME", ".config"); }
+std::string default_config_dir() {
+  return xdg_or_home("XDG_CONFIG_HOME", ".config");
+}
 
 static std::string normal(const fs::path& p) {
   std::string s = p.lexically_normal().string();

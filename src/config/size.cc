@@ -4,15 +4,21 @@
 
 namespace aw {
 
-static constexpr std::string_view kSizeHint = "write a number with an optional unit K, M, G or T, e.g. 4G or 512M";
+static constexpr std::string_view kSizeHint =
+    "write a number with an optional unit K, M, G or T, e.g. 4G or 512M";
 
 static int unit_shift(char c) {
   switch (std::toupper(static_cast<unsigned char>(c))) {
-    case 'K': return 10;
-    case 'M': return 20;
-    case 'G': return 30;
-    case 'T': return 40;
-    default: return -1;
+    case 'K':
+      return 10;
+    case 'M':
+      return 20;
+    case 'G':
+      return 30;
+    case 'T':
+      return 40;
+    default:
+      return -1;
   }
 }
 

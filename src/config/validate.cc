@@ -7,7 +7,9 @@
 namespace aw {
 namespace {
 
-bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+bool alnum(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0;
+}
 bool has_control_or_blank(std::string_view s) {
   for (char c : s)
     if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return true;
@@ -62,18 +64,20 @@ Result<std::string> check_domain(const std::string& domain) {
   for (char c : domain) d += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (d.find("://") != std::string::npos || d.find('/') != std::string::npos ||
       d.find(':') != std::string::npos)
-    return fail("'{}' is not a domain name; write the host name only, e.g. example.com (no "
-                "scheme, port or path)",
-                domain);
+    return fail(
+        "'{}' is not a domain name; write the host name only, e.g. example.com (no "
+        "scheme, port or path)",
+        domain);
   bool wildcard = d.starts_with("*.");
   std::string_view host = wildcard ? std::string_view(d).substr(2) : std::string_view(d);
   auto labels = split(host, '.');
   bool ok = !host.empty() && host.size() <= 253;
   for (auto l : labels) ok = ok && valid_label(l);
   if (!ok)
-    return fail("'{}' is not a domain name; write a name such as example.com, or *.example.com "
-                "for all its subdomains",
-                domain);
+    return fail(
+        "'{}' is not a domain name; write a name such as example.com, or *.example.com "
+        "for all its subdomains",
+        domain);
   if (wildcard && labels.size() < 2)
     return fail("'{}' would allow a whole top-level domain; name the site, e.g. *.example.com",
                 domain);
@@ -84,8 +88,10 @@ Status check_url(const std::string& url) {
   const std::string_view hint =
       "write e.g. https://github.com/owner/repo.git or git@github.com:owner/repo.git";
   if (url.empty()) return fail("empty URL; {}", hint);
-  if (url[0] == '-') return fail("'{}' starts with '-' and would read as a git option; {}", url, hint);
-  if (has_control_or_blank(url)) return fail("'{}' contains a blank or control character; {}", url, hint);
+  if (url[0] == '-')
+    return fail("'{}' starts with '-' and would read as a git option; {}", url, hint);
+  if (has_control_or_blank(url))
+    return fail("'{}' contains a blank or control character; {}", url, hint);
   size_t scheme_end = url.find("://");
   if (scheme_end == std::string::npos) {
     // git's "<helper>::<address>" runs a remote helper; ext:: runs an arbitrary command.
@@ -117,10 +123,10 @@ Status check_branch(const std::string& b) {
   const std::string_view hint = "write a branch name such as main";
   bool bad = b.empty() || b[0] == '-' || b[0] == '/' || b.back() == '/' || b.back() == '.' ||
              b.ends_with(".lock") || b.find("..") != std::string::npos ||
-             b.find("@{") != std::string::npos || b.find("//") != std::string::npos ||
-             b == "@" || has_control_or_blank(b);
-  for (char c : b) bad = bad || c == '~' || c == '^' || c == ':' || c == '?' || c == '*' ||
-                         c == '[' || c == '\\';
+             b.find("@{") != std::string::npos || b.find("//") != std::string::npos || b == "@" ||
+             has_control_or_blank(b);
+  for (char c : b)
+    bad = bad || c == '~' || c == '^' || c == ':' || c == '?' || c == '*' || c == '[' || c == '\\';
   if (bad) return fail("'{}' is not a valid branch name; {}", b, hint);
   return {};
 }

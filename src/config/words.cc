@@ -13,8 +13,12 @@ constexpr std::string_view kNoShell =
     "put the steps in a script and run that, or write a list such as [sh, -c, \"...\"] to ask "
     "for a shell";
 
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
-bool is_operator(char c) { return c == '|' || c == '&' || c == ';' || c == '<' || c == '>'; }
+bool is_blank(char c) {
+  return c == ' ' || c == '\t';
+}
+bool is_operator(char c) {
+  return c == '|' || c == '&' || c == ';' || c == '<' || c == '>';
+}
 
 // The whole operator token starting at i ("&&", "||", ">>", "2>&1" is reported from its '>').
 std::string_view operator_at(std::string_view s, size_t i) {
@@ -34,9 +38,8 @@ class Splitter {
         end_word();
         ++i_;
       } else if (c == '\n' || c == '\r') {
-        return fail(
-            "line break at column {}: a shell would start a new command there, but {}", col(),
-            kNoShell);
+        return fail("line break at column {}: a shell would start a new command there, but {}",
+                    col(), kNoShell);
       } else if (is_operator(c)) {
         return fail("'{}' at column {} is a shell operator, but {}", operator_at(s_, i_), col(),
                     kNoShell);
@@ -128,6 +131,8 @@ class Splitter {
 
 }  // namespace
 
-Result<Argv> split_words(const std::string& command) { return Splitter(command).run(); }
+Result<Argv> split_words(const std::string& command) {
+  return Splitter(command).run();
+}
 
 }  // namespace aw

@@ -18,9 +18,8 @@ void Issues::add(const YAML::Mark& mark, std::string_view path, std::string_view
     ++dropped_;
     return;
   }
-  std::string where = mark.line >= 0
-                          ? fmt::format("{}:{}:{}", file_, mark.line + 1, mark.column + 1)
-                          : file_;
+  std::string where =
+      mark.line >= 0 ? fmt::format("{}:{}:{}", file_, mark.line + 1, mark.column + 1) : file_;
   list_.push_back(path.empty() ? fmt::format("{}: {}", where, what)
                                : fmt::format("{}: {}: {}", where, path, what));
 }
@@ -37,16 +36,21 @@ std::string Issues::joined() const {
 
 std::string kind_of(const YAML::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return fmt::format("'{}'", n.Scalar());
-    default: return "nothing";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return fmt::format("'{}'", n.Scalar());
+    default:
+      return "nothing";
   }
 }
 
 static void wrong_type(const Value& v, std::string_view expected, std::string_view hint,
                        Issues& issues) {
-  issues.add(v.mark, v.path, fmt::format("expected {}, found {}; {}", expected, kind_of(v.node), hint));
+  issues.add(v.mark, v.path,
+             fmt::format("expected {}, found {}; {}", expected, kind_of(v.node), hint));
 }
 
 static std::string join_names(const std::vector<std::string>& names) {
@@ -62,15 +66,17 @@ std::vector<Field> map_fields(const Value& map, const std::vector<std::string>& 
   for (auto it = map.node.begin(); it != map.node.end(); ++it) {
     YAML::Node k = it->first;  // by value: the iterator hands out a temporary pair
     if (!k.IsScalar()) {
-      issues.add(k.Mark(), map.path,
-                 fmt::format("a key must be a plain name, found {}; write name: value", kind_of(k)));
+      issues.add(
+          k.Mark(), map.path,
+          fmt::format("a key must be a plain name, found {}; write name: value", kind_of(k)));
       continue;
     }
     const std::string& key = k.Scalar();
     std::string path = map.path.empty() ? key : map.path + "." + key;
     if (auto [pos, fresh] = first_line.emplace(key, k.Mark().line + 1); !fresh) {
-      issues.add(k.Mark(), path,
-                 fmt::format("duplicate key (first at line {}); keep only one of them", pos->second));
+      issues.add(
+          k.Mark(), path,
+          fmt::format("duplicate key (first at line {}); keep only one of them", pos->second));
       continue;
     }
     if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
@@ -132,8 +138,9 @@ std::optional<size_t> get_enum(const Value& v, const std::vector<std::string>& n
   if (!s) return std::nullopt;
   for (size_t i = 0; i < names.size(); ++i)
     if (*s == names[i]) return i;
-  issues.add(v.mark, v.path,
-             fmt::format("'{}' is not one of {}{}", *s, join_names(names), did_you_mean(*s, names)));
+  issues.add(
+      v.mark, v.path,
+      fmt::format("'{}' is not one of {}{}", *s, join_names(names), did_you_mean(*s, names)));
   return std::nullopt;
 }
 
@@ -169,7 +176,8 @@ std::optional<double> get_number(const Value& v, double max, std::string_view hi
     return std::nullopt;
   }
   if (d <= 0 || d > max) {
-    issues.add(v.mark, v.path, fmt::format("{} is out of range; use more than 0, at most {}", *s, max));
+    issues.add(v.mark, v.path,
+               fmt::format("{} is out of range; use more than 0, at most {}", *s, max));
     return std::nullopt;
   }
   return d;

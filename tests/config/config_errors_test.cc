@@ -60,7 +60,8 @@ TEST_F(ConfigErrors, EmptyValueIsReportedAtItsKey) {
 }
 
 TEST_F(ConfigErrors, NumbersOutOfRangeOrNotNumbers) {
-  EXPECT_EQ(error_of("unit_minutes: 0"), "config.yml:1:15: unit_minutes: 0 is out of range; use 1 to 10080");
+  EXPECT_EQ(error_of("unit_minutes: 0"),
+            "config.yml:1:15: unit_minutes: 0 is out of range; use 1 to 10080");
   EXPECT_EQ(error_of("unit_minutes: 10081"),
             "config.yml:1:15: unit_minutes: 10081 is out of range; use 1 to 10080");
   EXPECT_EQ(error_of("unit_minutes: -5"),
@@ -71,8 +72,9 @@ TEST_F(ConfigErrors, NumbersOutOfRangeOrNotNumbers) {
   EXPECT_EQ(error_of("sandbox: {limits: {cpu: lots}}"),
             "config.yml:1:25: sandbox.limits.cpu: 'lots' is not a number; write a number of "
             "CPUs, e.g. cpu: 2 or cpu: 0.5");
-  EXPECT_EQ(error_of("sandbox: {limits: {cpu: 0}}"),
-            "config.yml:1:25: sandbox.limits.cpu: 0 is out of range; use more than 0, at most 1024");
+  EXPECT_EQ(
+      error_of("sandbox: {limits: {cpu: 0}}"),
+      "config.yml:1:25: sandbox.limits.cpu: 0 is out of range; use more than 0, at most 1024");
 }
 
 TEST_F(ConfigErrors, BadEnumListsTheChoices) {
@@ -136,9 +138,10 @@ TEST_F(ConfigErrors, CommandListItemsMustBeStrings) {
 }
 
 TEST_F(ConfigErrors, DefaultAgentMustBeDefined) {
-  EXPECT_EQ(error_of("agent: claud\nagents:\n  claude: {command: claude}\n  codex: {command: codex}\n"),
-            "config.yml:1:8: agent: 'claud' is not an agent defined under agents; did you mean "
-            "'claude'?");
+  EXPECT_EQ(
+      error_of("agent: claud\nagents:\n  claude: {command: claude}\n  codex: {command: codex}\n"),
+      "config.yml:1:8: agent: 'claud' is not an agent defined under agents; did you mean "
+      "'claude'?");
   EXPECT_EQ(error_of("agent: zzz\nagents: {claude: {command: claude}}\n"),
             "config.yml:1:8: agent: 'zzz' is not an agent defined under agents; define it under "
             "agents: or use one of claude");
@@ -200,8 +203,8 @@ TEST_F(ConfigErrors, BadEntryNames) {
   EXPECT_EQ(error_of("repos:\n  -web: {path: /x}\n"),
             "config.yml:2:3: repos.-web: '-web' is not a valid name; use letters, digits, '_', "
             "'.' and '-', starting with a letter or digit (at most 64 characters)");
-  EXPECT_TRUE(error_of("agents: {'a b': {command: x}}").starts_with(
-      "config.yml:1:10: agents.a b: 'a b' is not a valid name"));
+  EXPECT_TRUE(error_of("agents: {'a b': {command: x}}")
+                  .starts_with("config.yml:1:10: agents.a b: 'a b' is not a valid name"));
 }
 
 TEST_F(ConfigErrors, BadDomains) {
@@ -213,23 +216,27 @@ TEST_F(ConfigErrors, BadDomains) {
             "name the site, e.g. *.example.com");
   for (const char* bad : {"a..b", "-a.com", "a_b.com", "*", "x.*.com", "a b"}) {
     std::string e = error_of(fmt::format("sandbox: {{allow: ['{}']}}", bad));
-    EXPECT_TRUE(e.starts_with(fmt::format("config.yml:1:19: sandbox.allow[0]: '{}' is not a "
-                                          "domain name",
-                                          bad)))
+    EXPECT_TRUE(
+        e.starts_with(fmt::format("config.yml:1:19: sandbox.allow[0]: '{}' is not a "
+                                  "domain name",
+                                  bad)))
         << e;
   }
 }
 
 TEST_F(ConfigErrors, DangerousUrlsAreRefused) {
   const std::string pre = "config.yml:1:18: repos.r.url: ";
-  EXPECT_TRUE(error_of("repos: {r: {url: '--upload-pack=x'}}")
-                  .starts_with(pre + "'--upload-pack=x' starts with '-' and would read as a git option"));
-  EXPECT_TRUE(error_of("repos: {r: {url: 'ext::sh -c id'}}").starts_with(pre + "'ext::sh -c id' contains a blank"));
+  EXPECT_TRUE(
+      error_of("repos: {r: {url: '--upload-pack=x'}}")
+          .starts_with(pre + "'--upload-pack=x' starts with '-' and would read as a git option"));
+  EXPECT_TRUE(error_of("repos: {r: {url: 'ext::sh -c id'}}")
+                  .starts_with(pre + "'ext::sh -c id' contains a blank"));
   EXPECT_TRUE(error_of("repos: {r: {url: 'ext::sh'}}")
                   .starts_with(pre + "'ext::sh' names a git remote helper (::), which is refused"));
   EXPECT_EQ(error_of("repos: {r: {url: 'https://u:ghp_FAKEFAKEFAKEFAKEFAKE@github.com/o/r'}}"),
-            pre + "'https://u:ghp_FAKEFAKEFAKEFAKEFAKE@github.com/o/r' carries a password or token; "
-                  "remove it from the URL and store it with `awaywork secret set`");
+            pre +
+                "'https://u:ghp_FAKEFAKEFAKEFAKEFAKE@github.com/o/r' carries a password or token; "
+                "remove it from the URL and store it with `awaywork secret set`");
   EXPECT_TRUE(error_of("repos: {r: {url: 'ftp://x/y'}}")
                   .starts_with(pre + "'ftp://x/y': scheme 'ftp' is not one of"));
 }

@@ -54,8 +54,10 @@ TEST_F(ConfigLoad, MissingExplicitFileIsAnErrorNamingThePath) {
   auto c = load_config(path, /*explicit_path=*/true);
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().message,
-            path + ": no such file; create it (see examples/config.yml) or leave out --config to "
-                   "use " + dir_ + "/home/.config/awaywork/config.yml");
+            path +
+                ": no such file; create it (see examples/config.yml) or leave out --config to "
+                "use " +
+                dir_ + "/home/.config/awaywork/config.yml");
 }
 
 TEST_F(ConfigLoad, EmptyFileIsTheDefaults) {
@@ -101,7 +103,8 @@ TEST_F(ConfigLoad, ADefaultPathThatExistsButIsNoFileIsAnErrorNotTheDefaults) {
   write("home/.config", "a file where a folder should be");
   c = load_config(default_config_path(), false);
   ASSERT_FALSE(c);
-  EXPECT_TRUE(c.error().message.starts_with(default_config_path() + ": cannot open: Not a directory"))
+  EXPECT_TRUE(
+      c.error().message.starts_with(default_config_path() + ": cannot open: Not a directory"))
       << c.error().message;
 }
 

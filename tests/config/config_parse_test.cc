@@ -146,8 +146,8 @@ TEST_F(ConfigParse, QuotedNumbersAndPlainIntegersBothWorkAsValues) {
 }
 
 TEST_F(ConfigParse, ScpLikeAndSshUrlsAreAccepted) {
-  Config c = parse(
-      "repos:\n  a: {url: 'git@github.com:o/r.git'}\n  b: {url: 'ssh://git@h.example/r'}\n");
+  Config c =
+      parse("repos:\n  a: {url: 'git@github.com:o/r.git'}\n  b: {url: 'ssh://git@h.example/r'}\n");
   EXPECT_EQ(c.repos.at("a").url, "git@github.com:o/r.git");
   EXPECT_EQ(c.repos.at("b").url, "ssh://git@h.example/r");
 }
