@@ -12,6 +12,9 @@ constexpr std::string_view kNoShell =
     "commands are not run through a shell, so it would reach the program as a plain argument; "
     "put the steps in a script and run that, or write a list such as [sh, -c, \"...\"] to ask "
     "for a shell";
+constexpr std::string_view kNoLines =
+    "commands are not run through a shell; put the steps in a script and run that, or make each "
+    "step its own command";
 
 bool is_blank(char c) {
   return c == ' ' || c == '\t';
@@ -20,7 +23,7 @@ bool is_operator(char c) {
   return c == '|' || c == '&' || c == ';' || c == '<' || c == '>';
 }
 
-// The whole operator token starting at i ("&&", "||", ">>", "2>&1" is reported from its '>').
+// The operator token starting at i, at most two characters: "&&", "||", ">>", ">&".
 std::string_view operator_at(std::string_view s, size_t i) {
   size_t j = i;
   while (j < s.size() && is_operator(s[j]) && j - i < 2) ++j;
@@ -39,7 +42,7 @@ class Splitter {
         ++i_;
       } else if (c == '\n' || c == '\r') {
         return fail("line break at column {}: a shell would start a new command there, but {}",
-                    col(), kNoShell);
+                    col(), kNoLines);
       } else if (is_operator(c)) {
         return fail("'{}' at column {} is a shell operator, but {}", operator_at(s_, i_), col(),
                     kNoShell);
