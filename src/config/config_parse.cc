@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include <yaml-cpp/depthguard.h>
+
 #include "config/parse.h"
 #include "config/paths.h"
 #include "config/suggest.h"
@@ -162,6 +164,11 @@ Result<Config> parse_config(const std::string& text, const std::string& file) {
                  "a second YAML document (after ---); keep the whole config in one document");
     else if (!docs.empty() && !docs[0].IsNull())
       parse_top(docs[0], ctx, cfg);
+  } catch (const YAML::DeepRecursion& e) {
+    issues.add(e.mark, "",
+               fmt::format("YAML syntax error: nested more than {} levels deep; the config needs "
+                           "five at most: check the brackets here",
+                           e.depth()));
   } catch (const YAML::Exception& e) {
     // ParserException (and DeepRecursion) carry the position of the syntax error.
     issues.add(e.mark, "",

@@ -170,6 +170,18 @@ TEST_F(ConfigErrors, YamlSyntaxErrorNamesLineAndColumn) {
                   .starts_with("config.yml:2:6: YAML syntax error: illegal map value; "));
 }
 
+TEST_F(ConfigErrors, DeepNestingIsAnErrorNotAStackOverflow) {
+  std::string e = error_of("sandbox: " + std::string(100000, '['));
+  EXPECT_TRUE(e.starts_with("config.yml:1:")) << e;
+  EXPECT_NE(e.find(": YAML syntax error: nested "), std::string::npos) << e;
+}
+
+TEST_F(ConfigErrors, BinaryGarbageIsAnErrorNotACrash) {
+  std::string junk;
+  for (int i = 0; i < 4096; ++i) junk += static_cast<char>((i * 7919) & 0xff);
+  EXPECT_FALSE(parse_config(junk, "config.yml"));
+}
+
 TEST_F(ConfigErrors, MoreThanOneDocumentIsRefused) {
   EXPECT_EQ(error_of("isolation: none\n---\nisolation: user\n"),
             "config.yml:3:1: a second YAML document (after ---); keep the whole config in one "
