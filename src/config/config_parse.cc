@@ -1,0 +1,184 @@
+// parse_config: YAML text -> Config, top level. Every problem in the file is collected so that the
+// user fixes them all in one go; the result is either a complete Config or all the errors.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+
+#include <yaml-cpp/depthguard.h>
+
+#include "config/parse.h"
+#include "config/paths.h"
+#include "config/suggest.h"
+
+namespace aw {
+
+const char* to_string(Isolation v) {
+  switch (v) {
+    case Isolation::none:
+      return "none";
+    case Isolation::user:
+      return "user";
+    case Isolation::container:
+      return "container";
+  }
+  return "?";
+}
+
+const char* to_string(SandboxMode v) {
+  switch (v) {
+    case SandboxMode::off:
+      return "off";
+    case SandboxMode::preferred:
+      return "preferred";
+    case SandboxMode::required:
+      return "required";
+  }
+  return "?";
+}
+
+const char* to_string(Network v) {
+  switch (v) {
+    case Network::none:
+      return "none";
+    case Network::allowlist:
+      return "allowlist";
+    case Network::host:
+      return "host";
+  }
+  return "?";
+}
+
+std::optional<std::string> get_path(const Value& v, const ParseCtx& ctx, std::string_view hint) {
+  if (v.node.IsNull()) {
+    ctx.issues.add(v.mark, v.path,
+                   "expected a path, found nothing (a bare ~ is YAML's null); write \"~\" for "
+                   "your home folder, or a path such as ~/state");
+    return std::nullopt;
+  }
+  auto s = get_string(v, hint, ctx.issues);
+  if (!s) return std::nullopt;
+  auto p = expand_path(*s, ctx.base_dir, ctx.home);
+  if (!p) {
+    ctx.issues.add(v.mark, v.path, p.error().message);
+    return std::nullopt;
+  }
+  return *p;
+}
+
+std::optional<std::vector<std::string>> get_paths(const Value& v, const ParseCtx& ctx,
+                                                  std::string_view hint) {
+  auto items = get_list(v, hint, ctx.issues);
+  if (!items) return std::nullopt;
+  std::vector<std::string> out;
+  for (const auto& item : *items)
+    if (auto p = get_path(item, ctx, hint)) out.push_back(*p);
+  if (out.size() != items->size()) return std::nullopt;
+  return out;
+}
+
+namespace {
+
+const std::vector<std::string> kTopKeys = {"isolation", "agent",  "unit_minutes", "state_dir",
+                                           "sandbox",   "agents", "repos"};
+
+// `agent:` names one of `agents:`; with no `agent:` a single defined agent is the default.
+void resolve_default_agent(const std::optional<Value>& agent, const ParseCtx& ctx, Config& cfg) {
+  if (!agent) {
+    if (cfg.agents.size() == 1) cfg.default_agent = cfg.agents.begin()->first;
+    return;
+  }
+  auto name = get_string(*agent, "write the name of an agent defined under agents:", ctx.issues);
+  if (!name) return;
+  if (cfg.agents.count(*name)) {
+    cfg.default_agent = *name;
+    return;
+  }
+  std::vector<std::string> names;
+  for (const auto& [n, _] : cfg.agents) names.push_back(n);
+  std::string fix = did_you_mean(*name, names);
+  if (fix.empty())
+    fix = names.empty()
+              ? fmt::format(
+                    "; define it under agents:, e.g. agents: {{{}: {{command: "
+                    "\"...\"}}}}",
+                    *name)
+              : fmt::format("; define it under agents: or use one of {}", fmt::join(names, ", "));
+  ctx.issues.add(agent->mark, agent->path,
+                 fmt::format("'{}' is not an agent defined under agents{}", *name, fix));
+}
+
+void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
+  Value top{root, "", root.Mark()};
+  if (!root.IsMap()) {
+    ctx.issues.add(root.Mark(), "",
+                   fmt::format("the file must be a map of keys (isolation:, agents:, repos: ...), "
+                               "found {}; see examples/config.yml",
+                               kind_of(root)));
+    return;
+  }
+  std::optional<Value> agent;
+  for (const Field& f : map_fields(top, kTopKeys, ctx.issues)) {
+    const Value& v = f.value;
+    if (f.key == "isolation") {
+      if (auto i = get_enum(v, {"none", "user", "container"}, ctx.issues))
+        cfg.isolation = static_cast<Isolation>(*i);
+    } else if (f.key == "agent") {
+      agent = v;
+    } else if (f.key == "unit_minutes") {
+      if (auto n = get_int(v, 1, 10080, "write minutes, e.g. unit_minutes: 60", ctx.issues))
+        cfg.unit_minutes = static_cast<int>(*n);
+    } else if (f.key == "state_dir") {
+      if (auto p = get_path(v, ctx, "write a folder, e.g. state_dir: ~/.local/state/awaywork"))
+        cfg.state_dir = *p;
+    } else if (f.key == "sandbox") {
+      parse_sandbox(v, ctx, cfg.sandbox);
+    } else if (f.key == "agents") {
+      parse_agents(v, ctx, cfg.agents);
+    } else if (f.key == "repos") {
+      parse_repos(v, ctx, cfg.repos);
+    }
+  }
+  resolve_default_agent(agent, ctx, cfg);
+}
+
+std::string folder_of(const std::string& file) {
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(file.empty() ? "." : file, ec);
+  if (ec) return "/";
+  return (file.empty() ? abs : abs.parent_path()).lexically_normal().string();
+}
+
+}  // namespace
+
+Result<Config> parse_config(const std::string& text, const std::string& file) {
+  Issues issues(file.empty() ? "<config>" : file);
+  ParseCtx ctx{issues, folder_of(file), home_dir()};
+  Config cfg;
+  cfg.file = file;
+  cfg.state_dir = default_state_dir();
+  try {
+    std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1)
+      issues.add(docs[1].Mark(), "",
+                 "a second YAML document (after ---); keep the whole config in one document");
+    else if (!docs.empty() && !docs[0].IsNull())
+      parse_top(docs[0], ctx, cfg);
+  } catch (const YAML::DeepRecursion& e) {
+    issues.add(e.mark, "",
+               fmt::format("YAML syntax error: nested more than {} levels deep; the config needs "
+                           "five at most: check the brackets here",
+                           e.depth()));
+  } catch (const YAML::Exception& e) {
+    // ParserException (and DeepRecursion) carry the position of the syntax error.
+    issues.add(e.mark, "",
+               fmt::format("YAML syntax error: {}; check the indentation, brackets and quotes "
+                           "here (a value containing ': ' or starting with [ {{ * & ! needs "
+                           "quotes)",
+                           e.msg));
+  }
+  if (!issues.empty()) return fail(issues.joined());
+  return cfg;
+}
+
+}  // namespace aw

@@ -1,0 +1,129 @@
+// The agents: and repos: sections: maps from a user-chosen name to its settings.
+#include <fmt/format.h>
+
+#include "config/parse.h"
+#include "config/validate.h"
+
+namespace aw {
+namespace {
+
+// The named entries of agents:/repos:, with their names checked and each value a map.
+std::vector<Field> entries(const Value& v, std::string_view example, const ParseCtx& ctx) {
+  std::vector<Field> out;
+  if (!expect_map(v, fmt::format("write e.g. {}", example), ctx.issues)) return out;
+  for (Field& f : map_fields(v, {}, ctx.issues)) {
+    if (auto ok = check_entry_name(f.key); !ok) {
+      ctx.issues.add(f.key_mark, f.value.path, ok.error().message);
+      continue;
+    }
+    if (!expect_map(f.value, fmt::format("write e.g. {}", example), ctx.issues)) continue;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// Store s in out when the value check ok passed; report it otherwise.
+void add_checked(const Value& v, const std::optional<std::string>& s, Status ok, std::string& out,
+                 Issues& issues) {
+  if (!s) return;
+  if (!ok)
+    issues.add(v.mark, v.path, ok.error().message);
+  else
+    out = *s;
+}
+
+void parse_env(const Value& v, const ParseCtx& ctx, std::vector<std::string>& out) {
+  constexpr std::string_view hint = "write a list of variable names, e.g. env: [OPENAI_BASE_URL]";
+  auto items = get_list(v, hint, ctx.issues);
+  if (!items) return;
+  for (const auto& item : *items) {
+    auto s = get_string(item, hint, ctx.issues);
+    if (!s) continue;
+    if (auto ok = check_env_name(*s); !ok)
+      ctx.issues.add(item.mark, item.path, ok.error().message);
+    else
+      out.push_back(*s);
+  }
+}
+
+void parse_agent(const Field& e, const ParseCtx& ctx, AgentConfig& a) {
+  bool has_command = false;
+  for (const Field& f : map_fields(e.value, {"command", "prompt", "env"}, ctx.issues)) {
+    if (f.key == "command") {
+      has_command = true;
+      if (auto argv = get_command(f.value, ctx.issues)) a.command = *argv;
+    } else if (f.key == "prompt") {
+      if (auto i = get_enum(f.value, {"stdin", "file"}, ctx.issues))
+        a.prompt = *i == 0 ? PromptMode::stdin_pipe : PromptMode::file;
+    } else if (f.key == "env") {
+      parse_env(f.value, ctx, a.env);
+    }
+  }
+  if (!has_command)
+    ctx.issues.add(e.key_mark, e.value.path,
+                   "missing 'command'; add the program to run, e.g. command: \"claude -p\"");
+}
+
+void parse_checks(const Value& v, const ParseCtx& ctx, std::vector<Argv>& out) {
+  auto items = get_list(v, "write a list of commands, e.g. checks: [\"npm test\", [make, lint]]",
+                        ctx.issues);
+  if (!items) return;
+  for (const auto& item : *items)
+    if (auto argv = get_command(item, ctx.issues)) out.push_back(*argv);
+}
+
+void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
+  const std::vector<std::string> keys = {"path", "url", "base", "setup", "checks", "image"};
+  std::optional<YAML::Mark> path_at, url_at;
+  for (const Field& f : map_fields(e.value, keys, ctx.issues)) {
+    const Value& v = f.value;
+    if (f.key == "path") {
+      path_at = f.key_mark;
+      if (auto p = get_path(v, ctx, "write a folder, e.g. path: ~/src/project")) r.path = *p;
+    } else if (f.key == "url") {
+      url_at = f.key_mark;
+      auto s = get_string(v, "write e.g. url: https://github.com/owner/repo.git", ctx.issues);
+      add_checked(v, s, s ? check_url(*s) : Status{}, r.url, ctx.issues);
+    } else if (f.key == "base") {
+      auto s = get_string(v, "write a branch name, e.g. base: main", ctx.issues);
+      add_checked(v, s, s ? check_branch(*s) : Status{}, r.base, ctx.issues);
+    } else if (f.key == "setup") {
+      if (auto argv = get_command(v, ctx.issues)) r.setup = *argv;
+    } else if (f.key == "checks") {
+      parse_checks(v, ctx, r.checks);
+    } else if (f.key == "image") {
+      auto s = get_string(v, "write an image, e.g. image: debian:bookworm", ctx.issues);
+      add_checked(v, s, s ? check_image(*s) : Status{}, r.image, ctx.issues);
+    }
+  }
+  if (path_at && url_at)
+    ctx.issues.add(*url_at, e.value.path,
+                   "has both 'path' and 'url'; keep exactly one (path: for a local repository, "
+                   "url: for a remote one)");
+  else if (!path_at && !url_at)
+    ctx.issues.add(e.key_mark, e.value.path,
+                   "missing 'path' or 'url'; add path: ~/src/project for a local repository or "
+                   "url: https://... for a remote one");
+}
+
+}  // namespace
+
+void parse_agents(const Value& v, const ParseCtx& ctx, std::map<std::string, AgentConfig>& out) {
+  for (const Field& e : entries(v, "agents: {claude: {command: \"claude -p\"}}", ctx)) {
+    AgentConfig a;
+    a.name = e.key;
+    parse_agent(e, ctx, a);
+    out[e.key] = std::move(a);
+  }
+}
+
+void parse_repos(const Value& v, const ParseCtx& ctx, std::map<std::string, RepoConfig>& out) {
+  for (const Field& e : entries(v, "repos: {web: {path: ~/src/web}}", ctx)) {
+    RepoConfig r;
+    r.name = e.key;
+    parse_repo(e, ctx, r);
+    out[e.key] = std::move(r);
+  }
+}
+
+}  // namespace aw

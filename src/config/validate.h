@@ -1,0 +1,32 @@
+// Checks of single values of the config. Each error is "what is wrong; how to fix it" without the
+// file position, which the caller prefixes.
+#pragma once
+
+#include <string>
+
+#include "base/result.h"
+
+namespace aw {
+
+// Agent and repository names: [A-Za-z0-9][A-Za-z0-9_.-]*, at most 64 characters. They name
+// folders and appear in branch names, so nothing else.
+Status check_entry_name(const std::string& name);
+
+// Environment variable names: [A-Za-z_][A-Za-z0-9_]*.
+Status check_env_name(const std::string& name);
+
+// An allowlist domain: a host name ("example.com") or "*." and a suffix of at least two labels
+// ("*.pypi.org"). Returns it lowercased.
+Result<std::string> check_domain(const std::string& domain);
+
+// A remote to clone: scheme URL (https, http, ssh, git, file) or scp-like user@host:path. Refuses
+// what git would read as an option or a remote helper (ext::) and credentials inside the URL.
+Status check_url(const std::string& url);
+
+// A branch name git would accept, and nothing that could read as an option.
+Status check_branch(const std::string& branch);
+
+// A container image reference: no blanks, no control characters, not an option.
+Status check_image(const std::string& image);
+
+}  // namespace aw
