@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "config/paths.h"
 #include "record/store.h"
 #include "unit/steps.h"
 #include "unit/unit_id.h"
@@ -65,10 +66,7 @@ std::string collect_and_apply(const Target& t, const RunDir& dir, const Clone& c
 }  // namespace
 
 std::string state_dir_of(const Config& cfg) {
-  if (!cfg.state_dir.empty()) return cfg.state_dir;
-  if (const char* x = getenv("XDG_STATE_HOME"); x && *x) return std::string(x) + "/awaywork";
-  const char* home = getenv("HOME");
-  return std::string(home ? home : "/tmp") + "/.local/state/awaywork";
+  return cfg.state_dir.empty() ? default_state_dir() : cfg.state_dir;
 }
 
 Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const UnitObserver& obs) {
