@@ -2,9 +2,9 @@
 
 #include <poll.h>
 #include <signal.h>
-#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -122,7 +122,8 @@ struct Waited {
 // Wait for the main process; on timeout or cancel: SIGTERM everything, wait the grace, SIGKILL.
 Waited wait_main(const KeeperPlan& k, pid_t main, const PhaseCgroup& cg, int sfd, int64_t start) {
   const PhaseSpec& spec = *k.spec;
-  int pidfd = ::pidfd_open(main, 0);  // wakes us even for a child that does not send SIGCHLD
+  // (glibc 2.36's <sys/pidfd.h> lacks extern "C", hence the raw syscall)
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, main, 0));  // wakes us even for a child that does not send SIGCHLD
   int control = k.control_fd;
   Waited w;
   bool done = false, stopping = false, killed = false;

@@ -286,8 +286,8 @@ std::string describe(const PhaseResult& r) {
   auto secs = [](std::chrono::milliseconds d) {
     auto ms = d.count();
     if (ms < 1000) return fmt::format("{} ms", ms);
-    if (ms < 100000) return fmt::format("{:.1f} s", static_cast<double>(ms) / 1000.0);
-    return fmt::format("{} s", ms / 1000);
+    if (ms % 1000 == 0 || ms >= 10000) return fmt::format("{} s", ms / 1000);
+    return fmt::format("{:.1f} s", static_cast<double>(ms) / 1000.0);
   };
   switch (r.end) {
     case PhaseEnd::exited: return fmt::format("exit {}", r.exit_code);

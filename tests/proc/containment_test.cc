@@ -1,0 +1,132 @@
+// After every phase nothing it started survives, on each containment path (cgroup v2, cgroup v1
+// freezer, subreaper only), and this is verified rather than assumed.
+#include <sys/stat.h>
+
+#include "helpers.h"
+
+namespace aw {
+namespace {
+
+using test::contains;
+using test::processes_with;
+using test::run;
+using test::sh;
+
+// Shell text that waits until `sleep <mark>` has been exec'd (so that its name is "sleep").
+std::string until_sleeping(const std::string& mark) {
+  return "until pgrep -f '^sleep " + mark + "$' >/dev/null; do sleep 0.01; done; ";
+}
+
+struct Path {
+  CgroupMode mode;
+  const char* containment;
+  const char* cgroup_line;  // what /proc/self/cgroup of the phase shows, "" for none
+};
+
+class Containment : public ::testing::TestWithParam<Path> {
+ protected:
+  void SetUp() override {
+    if (GetParam().mode != CgroupMode::none) AW_REQUIRE_ROOT();
+  }
+  test::Run go(const std::string& script) { return run(sh(script, "contain"), GetParam().mode); }
+  // The phase's leftovers were found, named, killed, and nothing with the marker lives.
+  void expect_contained(const test::Run& a, const std::string& mark, int at_least) {
+    EXPECT_EQ(a.r.containment, GetParam().containment);
+    EXPECT_GE(a.r.leftovers_killed, at_least);
+    EXPECT_TRUE(contains(a.r.leftover_names, "sleep")) << ::testing::PrintToString(a.r.leftover_names);
+    EXPECT_TRUE(a.r.verified_empty);
+    EXPECT_EQ(processes_with(mark).size(), 0u) << "a process with " << mark << " survived";
+  }
+};
+
+TEST_P(Containment, PhaseRunsInsideItsCgroup) {
+  auto a = go("cat /proc/self/cgroup");
+  EXPECT_EQ(a.r.containment, GetParam().containment);
+  std::string line = GetParam().cgroup_line;
+  if (line.empty()) {
+    EXPECT_EQ(a.out.find("/awaywork/"), std::string::npos) << a.out;
+  } else {
+    EXPECT_NE(a.out.find(line + "/awaywork/contain-" + std::to_string(::getpid()) + "-"),
+              std::string::npos)
+        << a.out;
+  }
+}
+
+TEST_P(Containment, SetsidSleepLeftBehindIsKilled) {
+  std::string m = test::marker();
+  auto a = go("setsid sleep " + m + " & " + until_sleeping(m) + "exit 0");
+  EXPECT_EQ(a.r.end, PhaseEnd::exited);
+  expect_contained(a, m, 1);
+}
+
+TEST_P(Containment, DoubleForkedDaemonIsKilled) {
+  std::string m = test::marker();
+  auto a = go("( sleep " + m + " & ) ; " + until_sleeping(m) + "exit 0");
+  expect_contained(a, m, 1);
+}
+
+TEST_P(Containment, DaemonThatClosedItsOutputIsKilled) {
+  std::string m = test::marker();
+  auto a = go("setsid sh -c 'sleep " + m + " & exit 0' </dev/null >/dev/null 2>&1 & exec >&- 2>&-; " +
+                until_sleeping(m) + "exit 0");
+  expect_contained(a, m, 1);
+}
+
+TEST_P(Containment, TwoHundredBackgroundChildrenAreAllKilled) {
+  std::string m = test::marker();
+  auto a = go("i=0; while [ $i -lt 200 ]; do sleep " + m + " & i=$((i+1)); done; " + until_sleeping(m) + "exit 0");
+  expect_contained(a, m, 200);
+}
+
+TEST_P(Containment, LeftoversOfAKilledMainProcessAreKilled) {
+  std::string m = test::marker();
+  auto a = go("sleep " + m + " & " + until_sleeping(m) + "kill -KILL $$");
+  EXPECT_EQ(a.r.end, PhaseEnd::signaled);
+  expect_contained(a, m, 1);
+}
+
+TEST_P(Containment, AProcessThatKeepsForkingIsStillEnded) {
+  std::string m = test::marker();
+  auto a = go("(while :; do sleep " + m + " & done) & sleep 0.2; exit 0");
+  EXPECT_EQ(a.r.end, PhaseEnd::exited);
+  expect_contained(a, m, 1);
+}
+
+TEST_P(Containment, TimedOutPhaseLeavesNothing) {
+  std::string m = test::marker();
+  PhaseSpec s = sh("trap '' TERM; setsid sleep " + m + " & sleep " + m, "contain");
+  s.timeout = std::chrono::milliseconds(200);
+  s.grace = std::chrono::milliseconds(100);
+  auto a = run(s, GetParam().mode);
+  EXPECT_EQ(a.r.end, PhaseEnd::timed_out);
+  EXPECT_TRUE(a.r.verified_empty);
+  EXPECT_EQ(processes_with(m).size(), 0u);
+}
+
+TEST_P(Containment, CgroupFolderIsRemovedAfterwards) {
+  auto a = go("true");
+  std::string prefix = "contain-" + std::to_string(::getpid()) + "-";
+  for (const char* root : {"/sys/fs/cgroup/unified/awaywork", "/sys/fs/cgroup/awaywork",
+                           "/sys/fs/cgroup/freezer/awaywork", "/sys/fs/cgroup/pids/awaywork"}) {
+    DIR* d = ::opendir(root);
+    while (dirent* e = d ? ::readdir(d) : nullptr)
+      EXPECT_NE(std::string(e->d_name).rfind(prefix, 0), 0u) << root << "/" << e->d_name;
+    if (d) ::closedir(d);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Paths, Containment,
+    ::testing::Values(Path{CgroupMode::automatic, "cgroup v2", "0::"},
+                      Path{CgroupMode::v1_only, "cgroup v1 freezer", "freezer:"},
+                      Path{CgroupMode::none, "subreaper", ""}),
+    [](const auto& info) {
+      switch (info.param.mode) {
+        case CgroupMode::automatic: return std::string("CgroupV2");
+        case CgroupMode::v1_only: return std::string("CgroupV1Freezer");
+        default: return std::string("SubreaperOnly");
+      }
+    });
+
+}  // namespace
+}  // namespace aw
