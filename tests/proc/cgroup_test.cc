@@ -58,7 +58,7 @@ void kill_and_remove(CgroupMode mode, CgroupKind kind) {
   }
 }
 
-TEST(Cgroup, FindsTheV2HierarchyAndTheV1Freezer) {
+TEST(ProcCgroup, FindsTheV2HierarchyAndTheV1Freezer) {
   CgroupRoots all = find_cgroup_roots(CgroupMode::automatic);
   EXPECT_EQ(all.v2, "/sys/fs/cgroup/unified");
   EXPECT_EQ(all.v1_freezer, "/sys/fs/cgroup/freezer");
@@ -69,17 +69,17 @@ TEST(Cgroup, FindsTheV2HierarchyAndTheV1Freezer) {
   EXPECT_TRUE(none.v2.empty() && none.v1_freezer.empty());
 }
 
-TEST(Cgroup, V2FolderHoldsKillsAndIsRemoved) {
+TEST(ProcCgroup, V2FolderHoldsKillsAndIsRemoved) {
   AW_REQUIRE_ROOT();
   kill_and_remove(CgroupMode::v2_only, CgroupKind::v2);
 }
 
-TEST(Cgroup, V1FreezerFolderHoldsKillsAndIsRemoved) {
+TEST(ProcCgroup, V1FreezerFolderHoldsKillsAndIsRemoved) {
   AW_REQUIRE_ROOT();
   kill_and_remove(CgroupMode::v1_only, CgroupKind::v1);
 }
 
-TEST(Cgroup, NoRootsMeansNoCgroup) {
+TEST(ProcCgroup, NoRootsMeansNoCgroup) {
   PhaseCgroup cg = create_phase_cgroup(find_cgroup_roots(CgroupMode::none), "x");
   EXPECT_EQ(cg.kind, CgroupKind::none);
   EXPECT_STREQ(containment_name(cg.kind), "subreaper");
@@ -87,7 +87,7 @@ TEST(Cgroup, NoRootsMeansNoCgroup) {
   EXPECT_TRUE(remove_phase_cgroup(cg));
 }
 
-TEST(Cgroup, AStaleFolderOfTheSameNameIsNotShared) {
+TEST(ProcCgroup, AStaleFolderOfTheSameNameIsNotShared) {
   AW_REQUIRE_ROOT();
   CgroupRoots roots = find_cgroup_roots(CgroupMode::v2_only);
   std::string leaf = "cgstale-" + std::to_string(::getpid());

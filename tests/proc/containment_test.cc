@@ -23,7 +23,7 @@ struct Path {
   const char* cgroup_line;  // what /proc/self/cgroup of the phase shows, "" for none
 };
 
-class Containment : public ::testing::TestWithParam<Path> {
+class ProcContainment : public ::testing::TestWithParam<Path> {
  protected:
   void SetUp() override {
     if (GetParam().mode != CgroupMode::none) AW_REQUIRE_ROOT();
@@ -39,7 +39,7 @@ class Containment : public ::testing::TestWithParam<Path> {
   }
 };
 
-TEST_P(Containment, PhaseRunsInsideItsCgroup) {
+TEST_P(ProcContainment, PhaseRunsInsideItsCgroup) {
   auto a = go("cat /proc/self/cgroup");
   EXPECT_EQ(a.r.containment, GetParam().containment);
   std::string line = GetParam().cgroup_line;
@@ -52,47 +52,47 @@ TEST_P(Containment, PhaseRunsInsideItsCgroup) {
   }
 }
 
-TEST_P(Containment, SetsidSleepLeftBehindIsKilled) {
+TEST_P(ProcContainment, SetsidSleepLeftBehindIsKilled) {
   std::string m = test::marker();
   auto a = go("setsid sleep " + m + " & " + until_sleeping(m) + "exit 0");
   EXPECT_EQ(a.r.end, PhaseEnd::exited);
   expect_contained(a, m, 1);
 }
 
-TEST_P(Containment, DoubleForkedDaemonIsKilled) {
+TEST_P(ProcContainment, DoubleForkedDaemonIsKilled) {
   std::string m = test::marker();
   auto a = go("( sleep " + m + " & ) ; " + until_sleeping(m) + "exit 0");
   expect_contained(a, m, 1);
 }
 
-TEST_P(Containment, DaemonThatClosedItsOutputIsKilled) {
+TEST_P(ProcContainment, DaemonThatClosedItsOutputIsKilled) {
   std::string m = test::marker();
   auto a = go("setsid sh -c 'sleep " + m + " & exit 0' </dev/null >/dev/null 2>&1 & exec >&- 2>&-; " +
                 until_sleeping(m) + "exit 0");
   expect_contained(a, m, 1);
 }
 
-TEST_P(Containment, TwoHundredBackgroundChildrenAreAllKilled) {
+TEST_P(ProcContainment, TwoHundredBackgroundChildrenAreAllKilled) {
   std::string m = test::marker();
   auto a = go("i=0; while [ $i -lt 200 ]; do sleep " + m + " & i=$((i+1)); done; " + until_sleeping(m) + "exit 0");
   expect_contained(a, m, 200);
 }
 
-TEST_P(Containment, LeftoversOfAKilledMainProcessAreKilled) {
+TEST_P(ProcContainment, LeftoversOfAKilledMainProcessAreKilled) {
   std::string m = test::marker();
   auto a = go("sleep " + m + " & " + until_sleeping(m) + "kill -KILL $$");
   EXPECT_EQ(a.r.end, PhaseEnd::signaled);
   expect_contained(a, m, 1);
 }
 
-TEST_P(Containment, AProcessThatKeepsForkingIsStillEnded) {
+TEST_P(ProcContainment, AProcessThatKeepsForkingIsStillEnded) {
   std::string m = test::marker();
   auto a = go("(while :; do sleep " + m + " & done) & sleep 0.2; exit 0");
   EXPECT_EQ(a.r.end, PhaseEnd::exited);
   expect_contained(a, m, 1);
 }
 
-TEST_P(Containment, TimedOutPhaseLeavesNothing) {
+TEST_P(ProcContainment, TimedOutPhaseLeavesNothing) {
   std::string m = test::marker();
   PhaseSpec s = sh("trap '' TERM; setsid sleep " + m + " & sleep " + m, "contain");
   s.timeout = std::chrono::milliseconds(200);
@@ -103,7 +103,7 @@ TEST_P(Containment, TimedOutPhaseLeavesNothing) {
   EXPECT_EQ(processes_with(m).size(), 0u);
 }
 
-TEST_P(Containment, CgroupFolderIsRemovedAfterwards) {
+TEST_P(ProcContainment, CgroupFolderIsRemovedAfterwards) {
   auto a = go("true");
   std::string prefix = "contain-" + std::to_string(::getpid()) + "-";
   for (const char* root : {"/sys/fs/cgroup/unified/awaywork", "/sys/fs/cgroup/awaywork",
@@ -116,7 +116,7 @@ TEST_P(Containment, CgroupFolderIsRemovedAfterwards) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Paths, Containment,
+    Paths, ProcContainment,
     ::testing::Values(Path{CgroupMode::automatic, "cgroup v2", "0::"},
                       Path{CgroupMode::v1_only, "cgroup v1 freezer", "freezer:"},
                       Path{CgroupMode::none, "subreaper", ""}),

@@ -13,7 +13,7 @@ std::vector<char*> env_of(std::vector<std::string>& v) {
   return out;
 }
 
-TEST(BuildEnv, KeepsOnlyTheAllowlistInItsOrder) {
+TEST(ProcBuildEnv, KeepsOnlyTheAllowlistInItsOrder) {
   std::vector<std::string> from = {"GITHUB_TOKEN=ghp_000000000000000000000000000000000000",
                                    "SSH_AUTH_SOCK=/tmp/agent", "HOME=/home/o", "PATH=/usr/bin",
                                    "AWS_SECRET_ACCESS_KEY=x", "LANG=C.UTF-8", "LC_ALL=C",
@@ -24,40 +24,40 @@ TEST(BuildEnv, KeepsOnlyTheAllowlistInItsOrder) {
                                       "HOME=/home/o", "TMPDIR=/tmp", "USER=o", "LOGNAME=o"}));
 }
 
-TEST(BuildEnv, NamesThatAreNotSetAreNotInvented) {
+TEST(ProcBuildEnv, NamesThatAreNotSetAreNotInvented) {
   std::vector<std::string> from = {"PATH=/bin"};
   auto e = env_of(from);
   EXPECT_EQ(build_env(e.data(), {"NOT_SET"}, {}), (std::vector<std::string>{"PATH=/bin"}));
   EXPECT_TRUE(build_env(nullptr, {"PATH"}, {}).empty());
 }
 
-TEST(BuildEnv, ExtraNamesComeFromTheSourceAfterTheAllowlist) {
+TEST(ProcBuildEnv, ExtraNamesComeFromTheSourceAfterTheAllowlist) {
   std::vector<std::string> from = {"CARGO_HOME=/c", "PATH=/bin", "OTHER=1"};
   auto e = env_of(from);
   EXPECT_EQ(build_env(e.data(), {"CARGO_HOME", "PATH"}, {}),
             (std::vector<std::string>{"PATH=/bin", "CARGO_HOME=/c"}));
 }
 
-TEST(BuildEnv, SetWinsOverTheSourceAndIsAddedOtherwise) {
+TEST(ProcBuildEnv, SetWinsOverTheSourceAndIsAddedOtherwise) {
   std::vector<std::string> from = {"HOME=/home/o", "PATH=/bin"};
   auto e = env_of(from);
   EXPECT_EQ(build_env(e.data(), {}, {{"HOME", "/tmp/awaywork-abc"}, {"AWAYWORK_UNIT", "u1"}}),
             (std::vector<std::string>{"PATH=/bin", "HOME=/tmp/awaywork-abc", "AWAYWORK_UNIT=u1"}));
 }
 
-TEST(BuildEnv, FirstOccurrenceOfADuplicatedNameWinsLikeGetenv) {
+TEST(ProcBuildEnv, FirstOccurrenceOfADuplicatedNameWinsLikeGetenv) {
   std::vector<std::string> from = {"PATH=/first", "PATH=/second", "PATHX=/no"};
   auto e = env_of(from);
   EXPECT_EQ(build_env(e.data(), {}, {}), (std::vector<std::string>{"PATH=/first"}));
 }
 
-TEST(BuildEnv, NamePrefixesDoNotMatch) {
+TEST(ProcBuildEnv, NamePrefixesDoNotMatch) {
   std::vector<std::string> from = {"PATHOLOGY=1", "HOMEDIR=/x", "TERM_PROGRAM=y"};
   auto e = env_of(from);
   EXPECT_TRUE(build_env(e.data(), {}, {}).empty());
 }
 
-TEST(BuildEnv, InvalidNamesAreIgnored) {
+TEST(ProcBuildEnv, InvalidNamesAreIgnored) {
   EXPECT_TRUE(build_env(nullptr, {"A=B", ""}, {{"", "x"}, {"X=Y", "z"}}).empty());
 }
 

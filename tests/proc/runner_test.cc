@@ -14,7 +14,7 @@ namespace {
 using test::run;
 using test::sh;
 
-TEST(RunPhase, ReportsExitCodes) {
+TEST(ProcRunPhase, ReportsExitCodes) {
   auto a = run(sh("exit 3"));
   EXPECT_EQ(a.r.end, PhaseEnd::exited);
   EXPECT_EQ(a.r.exit_code, 3);
@@ -26,14 +26,14 @@ TEST(RunPhase, ReportsExitCodes) {
   EXPECT_EQ(b.r.leftovers_killed, 0);
 }
 
-TEST(RunPhase, ReportsTheSignalThatKilledTheMainProcess) {
+TEST(ProcRunPhase, ReportsTheSignalThatKilledTheMainProcess) {
   auto a = run(sh("kill -KILL $$"));
   EXPECT_EQ(a.r.end, PhaseEnd::signaled);
   EXPECT_EQ(a.r.signal, SIGKILL);
   EXPECT_EQ(describe(a.r), "killed by SIGKILL");
 }
 
-TEST(RunPhase, MissingProgramFailsToStartAndTheMessageNamesIt) {
+TEST(ProcRunPhase, MissingProgramFailsToStartAndTheMessageNamesIt) {
   PhaseSpec s = sh("");
   s.argv = {"no-such-program-4711", "x"};
   auto a = run(s);
@@ -42,7 +42,7 @@ TEST(RunPhase, MissingProgramFailsToStartAndTheMessageNamesIt) {
   EXPECT_NE(describe(a.r).find("no-such-program-4711"), std::string::npos);
 }
 
-TEST(RunPhase, ExecFailureComesBackWithTheErrnoText) {
+TEST(ProcRunPhase, ExecFailureComesBackWithTheErrnoText) {
   char dir[] = "/tmp/aw-proc-XXXXXX";
   ASSERT_NE(::mkdtemp(dir), nullptr);
   std::string prog = std::string(dir) + "/garbage";
@@ -59,7 +59,7 @@ TEST(RunPhase, ExecFailureComesBackWithTheErrnoText) {
   ::rmdir(dir);
 }
 
-TEST(RunPhase, MissingWorkingFolderFailsToStartNamingIt) {
+TEST(ProcRunPhase, MissingWorkingFolderFailsToStartNamingIt) {
   PhaseSpec s = sh("true");
   s.cwd = "/nonexistent-aw-folder";
   auto a = run(s);
@@ -68,13 +68,13 @@ TEST(RunPhase, MissingWorkingFolderFailsToStartNamingIt) {
       << a.r.start_error;
 }
 
-TEST(RunPhase, RunsInTheGivenWorkingFolder) {
+TEST(ProcRunPhase, RunsInTheGivenWorkingFolder) {
   PhaseSpec s = sh("pwd");
   s.cwd = "/usr";
   EXPECT_EQ(run(s).out, "/usr\n");
 }
 
-TEST(RunPhase, StdinDataArrivesThenStdinIsClosed) {
+TEST(ProcRunPhase, StdinDataArrivesThenStdinIsClosed) {
   PhaseSpec s = sh("cat; echo; echo after-eof");
   s.stdin_data = "the prompt\nline two";
   auto a = run(s);
@@ -82,19 +82,19 @@ TEST(RunPhase, StdinDataArrivesThenStdinIsClosed) {
   EXPECT_EQ(a.r.exit_code, 0);
 }
 
-TEST(RunPhase, NoStdinDataMeansDevNull) {
+TEST(ProcRunPhase, NoStdinDataMeansDevNull) {
   auto a = run(sh("wc -c; readlink /proc/self/fd/0"));
   EXPECT_EQ(a.out, "0\n/dev/null\n");
 }
 
-TEST(RunPhase, APhaseThatClosesStdinDoesNotKillAwayworkWithSigpipe) {
+TEST(ProcRunPhase, APhaseThatClosesStdinDoesNotKillAwayworkWithSigpipe) {
   PhaseSpec s = sh("exec 0<&-; exit 7");
   s.stdin_data = std::string(4 << 20, 'x');
   auto a = run(s);  // we are still alive: no SIGPIPE reached this process
   EXPECT_EQ(a.r.exit_code, 7);
 }
 
-TEST(RunPhase, EveryByteOfTenMegabytesArrivesInOrderWithStreamsSeparated) {
+TEST(ProcRunPhase, EveryByteOfTenMegabytesArrivesInOrderWithStreamsSeparated) {
   char dir[] = "/tmp/aw-proc-XXXXXX";
   ASSERT_NE(::mkdtemp(dir), nullptr);
   std::string a_path = std::string(dir) + "/a", b_path = std::string(dir) + "/b";
@@ -112,7 +112,7 @@ TEST(RunPhase, EveryByteOfTenMegabytesArrivesInOrderWithStreamsSeparated) {
   ::rmdir(dir);
 }
 
-TEST(RunPhase, OutputHookRunsOnTheCallingThread) {
+TEST(ProcRunPhase, OutputHookRunsOnTheCallingThread) {
   PhaseSpec s = sh("echo hi; echo there >&2");
   std::thread::id seen;
   int calls = 0;
@@ -125,7 +125,7 @@ TEST(RunPhase, OutputHookRunsOnTheCallingThread) {
   EXPECT_EQ(seen, std::this_thread::get_id());
 }
 
-TEST(RunPhase, OnStartGetsTheMainProcessPid) {
+TEST(ProcRunPhase, OnStartGetsTheMainProcessPid) {
   PhaseSpec s = sh("echo $$");
   pid_t started = 0;
   std::string out;
@@ -135,14 +135,14 @@ TEST(RunPhase, OnStartGetsTheMainProcessPid) {
   EXPECT_EQ(out, std::to_string(started) + "\n");
 }
 
-TEST(RunPhase, MainProcessLeadsItsOwnProcessGroup) {
+TEST(ProcRunPhase, MainProcessLeadsItsOwnProcessGroup) {
   auto a = run(sh("ps -o pgid= -p $$ | tr -d ' '; echo $$"));
   auto nl = a.out.find('\n');
   ASSERT_NE(nl, std::string::npos);
   EXPECT_EQ(a.out.substr(0, nl + 1), a.out.substr(nl + 1));
 }
 
-TEST(RunPhase, EnvironmentIsExactlyWhatBuildEnvMade) {
+TEST(ProcRunPhase, EnvironmentIsExactlyWhatBuildEnvMade) {
   ::setenv("AW_TEST_CANARY", "must-not-leak", 1);
   PhaseSpec s = sh("");
   s.env = build_env(environ, {}, {{"AWAYWORK_UNIT", "u1"}});
@@ -160,7 +160,7 @@ TEST(RunPhase, EnvironmentIsExactlyWhatBuildEnvMade) {
   EXPECT_NE(a.out.find("AWAYWORK_UNIT=u1"), std::string::npos);
 }
 
-TEST(RunPhase, TimeoutIgnoringSigtermEndsTimedOutAndDiesBySigkillAfterGrace) {
+TEST(ProcRunPhase, TimeoutIgnoringSigtermEndsTimedOutAndDiesBySigkillAfterGrace) {
   PhaseSpec s = sh("trap '' TERM; echo ready; while :; do sleep 0.05; done");
   s.timeout = std::chrono::milliseconds(300);
   s.grace = std::chrono::milliseconds(300);
@@ -173,7 +173,7 @@ TEST(RunPhase, TimeoutIgnoringSigtermEndsTimedOutAndDiesBySigkillAfterGrace) {
   EXPECT_NE(describe(a.r).find("SIGKILL"), std::string::npos);
 }
 
-TEST(RunPhase, TimeoutEndsAProcessThatHeedsSigtermWithSigterm) {
+TEST(ProcRunPhase, TimeoutEndsAProcessThatHeedsSigtermWithSigterm) {
   PhaseSpec s = sh("exec sleep 600");
   s.timeout = std::chrono::milliseconds(200);
   s.grace = std::chrono::seconds(60);
@@ -182,7 +182,7 @@ TEST(RunPhase, TimeoutEndsAProcessThatHeedsSigtermWithSigterm) {
   EXPECT_EQ(a.r.signal, SIGTERM);
 }
 
-TEST(RunPhase, CancelledCallbackStopsThePhase) {
+TEST(ProcRunPhase, CancelledCallbackStopsThePhase) {
   PhaseSpec s = sh("echo ready; sleep 600; echo not-reached");
   std::atomic<bool> ready{false};
   std::string out;
@@ -201,7 +201,7 @@ TEST(RunPhase, CancelledCallbackStopsThePhase) {
 
 // A keeper forked while another phase runs must not hold that phase's pipes open: phase B's stdin
 // would never reach EOF while phase A lives.
-TEST(RunPhase, ConcurrentPhasesDoNotHoldEachOthersPipes) {
+TEST(ProcRunPhase, ConcurrentPhasesDoNotHoldEachOthersPipes) {
   char dir[] = "/tmp/aw-proc-XXXXXX";
   ASSERT_NE(::mkdtemp(dir), nullptr);
   std::string flag = std::string(dir) + "/go";
@@ -230,7 +230,7 @@ TEST(RunPhase, ConcurrentPhasesDoNotHoldEachOthersPipes) {
   ::rmdir(dir);
 }
 
-TEST(Describe, SaysHowThePhaseEnded) {
+TEST(ProcDescribe, SaysHowThePhaseEnded) {
   PhaseResult r;
   r.end = PhaseEnd::exited;
   r.exit_code = 0;
