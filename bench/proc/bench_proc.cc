@@ -42,13 +42,19 @@ void run_true(benchmark::State& state, CgroupMode mode) {
   }
 }
 
-void BM_RunPhaseTrue(benchmark::State& state) { run_true(state, CgroupMode::automatic); }
+void BM_RunPhaseTrue(benchmark::State& state) {
+  run_true(state, CgroupMode::automatic);
+}
 BENCHMARK(BM_RunPhaseTrue)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
-void BM_RunPhaseTrueCgroupV1(benchmark::State& state) { run_true(state, CgroupMode::v1_only); }
+void BM_RunPhaseTrueCgroupV1(benchmark::State& state) {
+  run_true(state, CgroupMode::v1_only);
+}
 BENCHMARK(BM_RunPhaseTrueCgroupV1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
-void BM_RunPhaseTrueSubreaperOnly(benchmark::State& state) { run_true(state, CgroupMode::none); }
+void BM_RunPhaseTrueSubreaperOnly(benchmark::State& state) {
+  run_true(state, CgroupMode::none);
+}
 BENCHMARK(BM_RunPhaseTrueSubreaperOnly)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace

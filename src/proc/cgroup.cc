@@ -104,7 +104,8 @@ CgroupRoots find_cgroup_roots(CgroupMode mode) {
   }
   if (mode != CgroupMode::v2_only) {
     if (is_cgroup1("/sys/fs/cgroup/freezer")) r.v1_freezer = "/sys/fs/cgroup/freezer";
-    if (!r.v1_freezer.empty() && is_cgroup1("/sys/fs/cgroup/pids")) r.v1_pids = "/sys/fs/cgroup/pids";
+    if (!r.v1_freezer.empty() && is_cgroup1("/sys/fs/cgroup/pids"))
+      r.v1_pids = "/sys/fs/cgroup/pids";
   }
   return r;
 }
@@ -129,6 +130,24 @@ PhaseCgroup create_phase_cgroup(const CgroupRoots& roots, std::string_view leaf)
     std::string pids;
     if (!roots.v1_pids.empty() && make_leaf(roots.v1_pids, leaf, pids)) cg.pids_dir = pids;
   }
+  return cg;
+}
+
+PhaseCgroup existing_phase_cgroup(const CgroupRoots& roots, std::string_view leaf) {
+  PhaseCgroup cg;
+  auto at = [&](const std::string& root) { return root + "/awaywork/" + std::string(leaf); };
+  struct stat st {};
+  if (!roots.v2.empty() && ::lstat(at(roots.v2).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    cg.kind = CgroupKind::v2;
+    cg.dir = at(roots.v2);
+  } else if (!roots.v1_freezer.empty() && ::lstat(at(roots.v1_freezer).c_str(), &st) == 0 &&
+             S_ISDIR(st.st_mode)) {
+    cg.kind = CgroupKind::v1;
+    cg.dir = at(roots.v1_freezer);
+    if (!roots.v1_pids.empty() && ::lstat(at(roots.v1_pids).c_str(), &st) == 0)
+      cg.pids_dir = at(roots.v1_pids);
+  }
+  if (cg.kind != CgroupKind::none) cg.procs = cg.dir + "/cgroup.procs";
   return cg;
 }
 
@@ -182,9 +201,12 @@ bool remove_phase_cgroup(const PhaseCgroup& cg) {
 
 const char* containment_name(CgroupKind kind) {
   switch (kind) {
-    case CgroupKind::v2: return "cgroup v2";
-    case CgroupKind::v1: return "cgroup v1 freezer";
-    case CgroupKind::none: break;
+    case CgroupKind::v2:
+      return "cgroup v2";
+    case CgroupKind::v1:
+      return "cgroup v1 freezer";
+    case CgroupKind::none:
+      break;
   }
   return "subreaper";
 }

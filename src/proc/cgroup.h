@@ -1,6 +1,7 @@
 // The phase's cgroup: where one can be made (cgroup v2 preferred, else the v1 freezer), the keeper
 // creates a fresh folder per phase, the main process joins it before exec, and after the phase the
-// keeper kills whatever is in it, proves it empty and removes it. Internal to proc/ (and its tests).
+// keeper kills whatever is in it, proves it empty and removes it. Internal to proc/ (and its
+// tests).
 #pragma once
 
 #include <sys/types.h>
@@ -35,6 +36,10 @@ struct PhaseCgroup {
 
 // "awaywork/<leaf>" under the first root that accepts a mkdir; kind none when none does.
 PhaseCgroup create_phase_cgroup(const CgroupRoots& roots, std::string_view leaf);
+
+// The folder a keeper made for `leaf`, if it still exists: how the parent cleans up after a keeper
+// that died. Kind none when there is none.
+PhaseCgroup existing_phase_cgroup(const CgroupRoots& roots, std::string_view leaf);
 
 // The processes in the cgroup (v2 cgroup.procs, v1 freezer tasks and pids tasks).
 std::vector<pid_t> cgroup_members(const PhaseCgroup& cg);

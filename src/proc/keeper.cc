@@ -123,7 +123,8 @@ struct Waited {
 Waited wait_main(const KeeperPlan& k, pid_t main, const PhaseCgroup& cg, int sfd, int64_t start) {
   const PhaseSpec& spec = *k.spec;
   // (glibc 2.36's <sys/pidfd.h> lacks extern "C", hence the raw syscall)
-  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, main, 0));  // wakes us even for a child that does not send SIGCHLD
+  int pidfd = static_cast<int>(
+      ::syscall(SYS_pidfd_open, main, 0));  // wakes us even for a child that does not send SIGCHLD
   int control = k.control_fd;
   Waited w;
   bool done = false, stopping = false, killed = false;
@@ -156,7 +157,7 @@ Waited wait_main(const KeeperPlan& k, pid_t main, const PhaseCgroup& cg, int sfd
       char c;
       ssize_t r = ::read(control, &c, 1);
       if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      if (r <= 0) control = -1;      // the parent let go of us: stop too
+      if (r <= 0) control = -1;  // the parent let go of us: stop too
       stop(PhaseEnd::cancelled);
     }
   }

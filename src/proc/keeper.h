@@ -27,7 +27,7 @@ struct KeeperReport {
   int32_t signal = 0;
   int32_t leftovers = 0;
   int32_t verified_empty = 0;
-  int32_t containment = 0;  // CgroupKind
+  int32_t containment = 0;    // CgroupKind
   int32_t runner_failed = 0;  // the tree could not be proved dead: run_phase returns an Error
   int64_t duration_ms = 0;
   char start_error[512] = {};
@@ -42,9 +42,9 @@ struct KeeperPlan {
   ExecRequest req;               // the keeper fills in cgroup_procs and cgroup_dir
   PreparedExec* prep = nullptr;  // the default launcher's data; null when spec->launcher is set
   CgroupRoots roots;
-  std::string leaf_prefix;  // "<phase>-<awaywork pid>-": the keeper appends its own pid
-  int control_fd = -1;      // read: a byte (or EOF) means cancel
-  int report_fd = -1;       // write: KeeperReport records
+  std::string leaf_prefix;    // "<phase>-<awaywork pid>-": the keeper appends its own pid
+  int control_fd = -1;        // read: a byte (or EOF) means cancel
+  int report_fd = -1;         // write: KeeperReport records
   std::vector<int> keep_fds;  // every other inherited fd is closed in the keeper
   pid_t parent = 0;
 };

@@ -85,11 +85,16 @@ bool join_cgroup(const char* procs) {
 
 std::string step_text(const ChildError& e, const PreparedExec& prep, const ExecRequest& req) {
   switch (e.step) {
-    case kCgroup: return "join cgroup " + req.cgroup_procs + ": " + errno_text(e.err);
-    case kFds: return "set up stdin/stdout/stderr: " + errno_text(e.err);
-    case kChdir: return "chdir " + req.cwd + ": " + errno_text(e.err);
-    case kExec: return "exec " + prep.program + ": " + errno_text(e.err);
-    default: return "set up process group: " + errno_text(e.err);
+    case kCgroup:
+      return "join cgroup " + req.cgroup_procs + ": " + errno_text(e.err);
+    case kFds:
+      return "set up stdin/stdout/stderr: " + errno_text(e.err);
+    case kChdir:
+      return "chdir " + req.cwd + ": " + errno_text(e.err);
+    case kExec:
+      return "exec " + prep.program + ": " + errno_text(e.err);
+    default:
+      return "set up process group: " + errno_text(e.err);
   }
 }
 

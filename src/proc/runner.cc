@@ -44,7 +44,9 @@ bool make_pipe(Fd& r, Fd& w) {
   return true;
 }
 
-void set_nonblock(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+void set_nonblock(int fd) {
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
 
 int64_t now_ms() {
   timespec ts{};
@@ -106,6 +108,31 @@ class Pump {
 
   // Runs until the final report; false when the keeper went away without one.
   bool run() {
+    try {
+      return pump();
+    } catch (const std::exception& e) {
+      hook_error_ = e.what();
+    } catch (...) {
+      hook_error_ = "unknown exception";
+    }
+    // A hook threw: stop the phase and keep draining (without hooks) until the keeper has proved
+    // the tree dead, so that the error leaves nothing running behind it.
+    quiet_ = true;
+    cancel();
+    return pump();
+  }
+
+  const std::string& hook_error() const { return hook_error_; }
+
+ private:
+  void cancel() {
+    if (cancel_sent_) return;
+    char b = 'c';
+    write_nosigpipe(c_.ctl_w.fd, &b, 1);
+    cancel_sent_ = true;
+  }
+
+  bool pump() {
     int64_t next_check = now_ms() + kCancelPollMs;
     while (!have_final_) {
       pollfd p[4];
@@ -115,21 +142,19 @@ class Pump {
       if (c_.in_w) p[i_in = n++] = {c_.in_w.fd, POLLOUT, 0};
       if (c_.rep_r) p[i_rep = n++] = {c_.rep_r.fd, POLLIN, 0};
       if (!c_.rep_r) return false;
-      bool polling = spec_.cancelled && !cancel_sent_;
+      bool polling = spec_.cancelled && !cancel_sent_ && !quiet_;
       int timeout = polling ? static_cast<int>(std::max<int64_t>(0, next_check - now_ms())) : -1;
       if (::poll(p, static_cast<nfds_t>(n), timeout) < 0 && errno != EINTR) return false;
-      auto ready = [&](int i, short ev) { return i >= 0 && (p[i].revents & (ev | POLLHUP | POLLERR)); };
+      auto ready = [&](int i, short ev) {
+        return i >= 0 && (p[i].revents & (ev | POLLHUP | POLLERR));
+      };
       if (ready(i_out, POLLIN)) read_output(c_.out_r, Stream::out);
       if (ready(i_err, POLLIN)) read_output(c_.err_r, Stream::err);
       if (ready(i_in, POLLOUT)) feed_stdin();
       if (ready(i_rep, POLLIN)) read_report();
       if (polling && now_ms() >= next_check) {
         next_check = now_ms() + kCancelPollMs;
-        if (spec_.cancelled()) {
-          char b = 'c';
-          write_nosigpipe(c_.ctl_w.fd, &b, 1);
-          cancel_sent_ = true;
-        }
+        if (spec_.cancelled()) cancel();
       }
     }
     // Every writer of the output pipes is dead now, so what is left is already in them. Read it to
@@ -142,6 +167,7 @@ class Pump {
     return true;
   }
 
+ public:
   const KeeperReport& final_report() const { return final_; }
 
  private:
@@ -149,7 +175,8 @@ class Pump {
   bool read_output(Fd& fd, Stream s) {
     ssize_t n = ::read(fd.fd, buf_, sizeof buf_);
     if (n > 0) {
-      if (spec_.on_output) spec_.on_output(s, std::string_view(buf_, static_cast<size_t>(n)));
+      if (spec_.on_output && !quiet_)
+        spec_.on_output(s, std::string_view(buf_, static_cast<size_t>(n)));
       return true;
     }
     if (n < 0 && (errno == EINTR)) return true;
@@ -177,7 +204,7 @@ class Pump {
     rec_len_ += static_cast<size_t>(n);
     if (rec_len_ < sizeof rec_) return;
     rec_len_ = 0;
-    if (rec_.kind == KeeperReport::started && spec_.on_start) spec_.on_start(rec_.pid);
+    if (rec_.kind == KeeperReport::started && spec_.on_start && !quiet_) spec_.on_start(rec_.pid);
     if (rec_.kind == KeeperReport::final) {
       final_ = rec_;
       have_final_ = true;
@@ -189,6 +216,8 @@ class Pump {
   size_t fed_ = 0;
   bool cancel_sent_ = false;
   bool have_final_ = false;
+  bool quiet_ = false;  // a hook threw: call none again
+  std::string hook_error_;
   KeeperReport rec_{}, final_{};
   size_t rec_len_ = 0;
   char buf_[65536];
@@ -220,9 +249,26 @@ std::string status_text(int st) {
   return "unknown status";
 }
 
+// The keeper died (killed from outside): its main process died with it (PDEATHSIG), and whatever
+// else the phase started is still in the phase's cgroup, if it had one. Empty that here.
+std::string sweep_after_keeper(const CgroupRoots& roots, const std::string& leaf) {
+  PhaseCgroup cg = existing_phase_cgroup(roots, leaf);
+  if (cg.kind == CgroupKind::none) return "no cgroup to sweep: processes it started may survive";
+  for (int i = 0; i < 200 && !cgroup_members(cg).empty(); ++i) {
+    cgroup_kill_all(cg, [](pid_t) {});
+    timespec ts{0, 5000000};
+    ::nanosleep(&ts, nullptr);
+  }
+  if (!cgroup_members(cg).empty()) return "its cgroup " + cg.dir + " could not be emptied";
+  remove_phase_cgroup(cg);
+  return "its cgroup was emptied";
+}
+
 }  // namespace
 
-Result<PhaseResult> run_phase(const PhaseSpec& spec) { return run_phase_with(spec, {}); }
+Result<PhaseResult> run_phase(const PhaseSpec& spec) {
+  return run_phase_with(spec, {});
+}
 
 Result<PhaseResult> run_phase_with(const PhaseSpec& spec, const RunnerKnobs& knobs) {
   if (spec.argv.empty()) return fail("phase {}: empty argv", spec.name);
@@ -270,11 +316,15 @@ Result<PhaseResult> run_phase_with(const PhaseSpec& spec, const RunnerKnobs& kno
   pid_t w;
   while ((w = ::waitpid(keeper, &st, __WALL)) < 0 && errno == EINTR) {
   }
-  if (!reported)
-    return fail("phase {}: the keeper ended without a report ({})", spec.name,
-                w == keeper ? status_text(st) : "not waitable");
+  if (!reported) {
+    std::string how = w == keeper ? status_text(st) : "not waitable";
+    return fail("phase {}: the keeper ended without a report ({}); {}", spec.name, how,
+                sweep_after_keeper(plan.roots, plan.leaf_prefix + std::to_string(keeper)));
+  }
   const KeeperReport& rep = pump.final_report();
   if (rep.runner_failed) return fail("phase {}: {}", spec.name, rep.failure);
+  if (!pump.hook_error().empty())
+    return fail("phase {}: a hook threw ({}); the phase was stopped", spec.name, pump.hook_error());
   return to_result(rep);
 }
 
@@ -290,13 +340,18 @@ std::string describe(const PhaseResult& r) {
     return fmt::format("{:.1f} s", static_cast<double>(ms) / 1000.0);
   };
   switch (r.end) {
-    case PhaseEnd::exited: return fmt::format("exit {}", r.exit_code);
-    case PhaseEnd::signaled: return fmt::format("killed by {}", sig(r.signal));
+    case PhaseEnd::exited:
+      return fmt::format("exit {}", r.exit_code);
+    case PhaseEnd::signaled:
+      return fmt::format("killed by {}", sig(r.signal));
     case PhaseEnd::timed_out:
-      return r.signal ? fmt::format("timed out after {} (ended by {})", secs(r.duration), sig(r.signal))
-                      : fmt::format("timed out after {}", secs(r.duration));
-    case PhaseEnd::cancelled: return fmt::format("cancelled after {}", secs(r.duration));
-    case PhaseEnd::failed_to_start: return fmt::format("failed to start: {}", r.start_error);
+      return r.signal
+                 ? fmt::format("timed out after {} (ended by {})", secs(r.duration), sig(r.signal))
+                 : fmt::format("timed out after {}", secs(r.duration));
+    case PhaseEnd::cancelled:
+      return fmt::format("cancelled after {}", secs(r.duration));
+    case PhaseEnd::failed_to_start:
+      return fmt::format("failed to start: {}", r.start_error);
   }
   return "unknown";
 }

@@ -37,9 +37,9 @@ struct ExecRequest {
 using Launcher = std::function<Result<pid_t>(const ExecRequest&)>;
 
 struct PhaseSpec {
-  std::string name;                    // "setup", "agent", "check 1": for messages and cgroup names
-  std::vector<std::string> argv;       // argv[0] is looked up in the env's PATH; never a shell
-  std::vector<std::string> env;        // "KEY=VALUE", the complete environment of the phase
+  std::string name;               // "setup", "agent", "check 1": for messages and cgroup names
+  std::vector<std::string> argv;  // argv[0] is looked up in the env's PATH; never a shell
+  std::vector<std::string> env;   // "KEY=VALUE", the complete environment of the phase
   std::string cwd;
   std::optional<std::string> stdin_data;  // written to stdin then closed; nullopt = /dev/null
   std::chrono::milliseconds timeout{60 * 60 * 1000};
@@ -62,15 +62,15 @@ enum class PhaseEnd { exited, signaled, timed_out, cancelled, failed_to_start };
 
 struct PhaseResult {
   PhaseEnd end = PhaseEnd::exited;
-  int exit_code = -1;                  // when exited
-  int signal = 0;                      // when signaled (or the signal that ended it on timeout)
+  int exit_code = -1;  // when exited
+  int signal = 0;      // when signaled (or the signal that ended it on timeout)
   std::chrono::milliseconds duration{0};
-  int leftovers_killed = 0;            // processes still alive after the main one ended
+  int leftovers_killed = 0;                 // processes still alive after the main one ended
   std::vector<std::string> leftover_names;  // their distinct comm names, for the record
-  bool verified_empty = false;         // proved that no process of the phase survives
-  std::string containment;             // "cgroup v2", "cgroup v1 freezer", "subreaper"; "" when
-                                       // argv[0] was not found (nothing was started)
-  std::string start_error;             // when failed_to_start: exec error text
+  bool verified_empty = false;              // proved that no process of the phase survives
+  std::string containment;  // "cgroup v2", "cgroup v1 freezer", "subreaper"; "" when
+                            // argv[0] was not found (nothing was started)
+  std::string start_error;  // when failed_to_start: exec error text
 };
 
 // Run a phase to its end. An Error means the runner itself could not do its job (fork failed,

@@ -49,7 +49,9 @@ bool read_stat(pid_t pid, Stat& st) {
   return ec == std::errc();
 }
 
-bool dead_state(char s) { return s == 'Z' || s == 'X' || s == 'x'; }
+bool dead_state(char s) {
+  return s == 'Z' || s == 'X' || s == 'x';
+}
 
 }  // namespace
 

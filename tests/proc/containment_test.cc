@@ -1,5 +1,6 @@
 // After every phase nothing it started survives, on each containment path (cgroup v2, cgroup v1
 // freezer, subreaper only), and this is verified rather than assumed.
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "helpers.h"
@@ -33,7 +34,8 @@ class ProcContainment : public ::testing::TestWithParam<Path> {
   void expect_contained(const test::Run& a, const std::string& mark, int at_least) {
     EXPECT_EQ(a.r.containment, GetParam().containment);
     EXPECT_GE(a.r.leftovers_killed, at_least);
-    EXPECT_TRUE(contains(a.r.leftover_names, "sleep")) << ::testing::PrintToString(a.r.leftover_names);
+    EXPECT_TRUE(contains(a.r.leftover_names, "sleep"))
+        << ::testing::PrintToString(a.r.leftover_names);
     EXPECT_TRUE(a.r.verified_empty);
     EXPECT_EQ(processes_with(mark).size(), 0u) << "a process with " << mark << " survived";
   }
@@ -67,14 +69,16 @@ TEST_P(ProcContainment, DoubleForkedDaemonIsKilled) {
 
 TEST_P(ProcContainment, DaemonThatClosedItsOutputIsKilled) {
   std::string m = test::marker();
-  auto a = go("setsid sh -c 'sleep " + m + " & exit 0' </dev/null >/dev/null 2>&1 & exec >&- 2>&-; " +
-                until_sleeping(m) + "exit 0");
+  auto a =
+      go("setsid sh -c 'sleep " + m + " & exit 0' </dev/null >/dev/null 2>&1 & exec >&- 2>&-; " +
+         until_sleeping(m) + "exit 0");
   expect_contained(a, m, 1);
 }
 
 TEST_P(ProcContainment, TwoHundredBackgroundChildrenAreAllKilled) {
   std::string m = test::marker();
-  auto a = go("i=0; while [ $i -lt 200 ]; do sleep " + m + " & i=$((i+1)); done; " + until_sleeping(m) + "exit 0");
+  auto a = go("i=0; while [ $i -lt 200 ]; do sleep " + m + " & i=$((i+1)); done; " +
+              until_sleeping(m) + "exit 0");
   expect_contained(a, m, 200);
 }
 
@@ -115,18 +119,49 @@ TEST_P(ProcContainment, CgroupFolderIsRemovedAfterwards) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Paths, ProcContainment,
-    ::testing::Values(Path{CgroupMode::automatic, "cgroup v2", "0::"},
-                      Path{CgroupMode::v1_only, "cgroup v1 freezer", "freezer:"},
-                      Path{CgroupMode::none, "subreaper", ""}),
-    [](const auto& info) {
-      switch (info.param.mode) {
-        case CgroupMode::automatic: return std::string("CgroupV2");
-        case CgroupMode::v1_only: return std::string("CgroupV1Freezer");
-        default: return std::string("SubreaperOnly");
-      }
-    });
+pid_t parent_of(pid_t pid) {
+  std::string stat = test::read_all("/proc/" + std::to_string(pid) + "/stat");
+  size_t rp = stat.rfind(')');
+  return rp == std::string::npos ? 0 : std::atoi(stat.c_str() + rp + 4);
+}
+
+// Someone kills the keeper: run_phase says so, and the phase's cgroup is still emptied.
+TEST(ProcKeeper, KilledKeeperIsAnErrorAndThePhaseCgroupIsStillEmptied) {
+  AW_REQUIRE_ROOT();
+  std::string m = test::marker();
+  PhaseSpec s = sh("setsid sleep " + m + " & " + until_sleeping(m) + "echo ready; sleep " + m);
+  pid_t main = 0;
+  s.on_start = [&](pid_t p) { main = p; };
+  bool killed = false;
+  s.on_output = [&](Stream, std::string_view d) {
+    if (!killed && d.find("ready") != std::string_view::npos) {
+      killed = ::kill(parent_of(main), SIGKILL) == 0;
+    }
+  };
+  auto r = run_phase(s);
+  ASSERT_TRUE(killed);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("keeper ended without a report"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("cgroup was emptied"), std::string::npos) << r.error().message;
+  EXPECT_TRUE(processes_with(m).empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, ProcContainment,
+                         ::testing::Values(Path{CgroupMode::automatic, "cgroup v2", "0::"},
+                                           Path{CgroupMode::v1_only, "cgroup v1 freezer",
+                                                "freezer:"},
+                                           Path{CgroupMode::none, "subreaper", ""}),
+                         [](const auto& info) {
+                           switch (info.param.mode) {
+                             case CgroupMode::automatic:
+                               return std::string("CgroupV2");
+                             case CgroupMode::v1_only:
+                               return std::string("CgroupV1Freezer");
+                             default:
+                               return std::string("SubreaperOnly");
+                           }
+                         });
 
 }  // namespace
 }  // namespace aw

@@ -15,9 +15,17 @@ std::vector<char*> env_of(std::vector<std::string>& v) {
 
 TEST(ProcBuildEnv, KeepsOnlyTheAllowlistInItsOrder) {
   std::vector<std::string> from = {"GITHUB_TOKEN=ghp_000000000000000000000000000000000000",
-                                   "SSH_AUTH_SOCK=/tmp/agent", "HOME=/home/o", "PATH=/usr/bin",
-                                   "AWS_SECRET_ACCESS_KEY=x", "LANG=C.UTF-8", "LC_ALL=C",
-                                   "TERM=xterm", "TMPDIR=/tmp", "USER=o", "LOGNAME=o", "GH_HOST=x"};
+                                   "SSH_AUTH_SOCK=/tmp/agent",
+                                   "HOME=/home/o",
+                                   "PATH=/usr/bin",
+                                   "AWS_SECRET_ACCESS_KEY=x",
+                                   "LANG=C.UTF-8",
+                                   "LC_ALL=C",
+                                   "TERM=xterm",
+                                   "TMPDIR=/tmp",
+                                   "USER=o",
+                                   "LOGNAME=o",
+                                   "GH_HOST=x"};
   auto e = env_of(from);
   EXPECT_EQ(build_env(e.data(), {}, {}),
             (std::vector<std::string>{"PATH=/usr/bin", "TERM=xterm", "LANG=C.UTF-8", "LC_ALL=C",

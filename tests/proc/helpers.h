@@ -24,12 +24,12 @@ inline bool ci() {
 }
 
 // A test that needs root skips without it, except under CI=true where that is a failure.
-#define AW_REQUIRE_ROOT()                                                 \
-  do {                                                                    \
-    if (::geteuid() != 0) {                                               \
+#define AW_REQUIRE_ROOT()                                                  \
+  do {                                                                     \
+    if (::geteuid() != 0) {                                                \
       if (::aw::test::ci()) FAIL() << "needs root (CI=true: no skipping)"; \
-      GTEST_SKIP() << "needs root";                                       \
-    }                                                                     \
+      GTEST_SKIP() << "needs root";                                        \
+    }                                                                      \
   } while (0)
 
 inline PhaseSpec sh(const std::string& script, const std::string& name = "test") {

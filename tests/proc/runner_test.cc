@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <stdexcept>
 #include <thread>
 
 #include "helpers.h"
@@ -197,6 +198,16 @@ TEST(ProcRunPhase, CancelledCallbackStopsThePhase) {
   EXPECT_EQ(out, "ready\n");
   EXPECT_TRUE(r->verified_empty);
   EXPECT_NE(describe(*r).find("cancelled"), std::string::npos);
+}
+
+TEST(ProcRunPhase, AHookThatThrowsStopsThePhaseAndIsAnError) {
+  std::string m = test::marker();
+  PhaseSpec s = sh("echo hi; sleep " + m);
+  s.on_output = [](Stream, std::string_view) { throw std::runtime_error("redactor broke"); };
+  auto r = run_phase(s);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("redactor broke"), std::string::npos) << r.error().message;
+  EXPECT_TRUE(test::processes_with(m).empty());
 }
 
 // A keeper forked while another phase runs must not hold that phase's pipes open: phase B's stdin
