@@ -1,7 +1,9 @@
 #include "proc/launch.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,6 +85,18 @@ bool join_cgroup(const char* procs) {
   child_fail(err_fd, kExec);
 }
 
+struct ChildArgs {
+  const PreparedExec* prep;
+  const ExecRequest* req;
+  int err_fd;
+  pid_t keeper;
+};
+
+int child_entry(void* arg) {
+  auto* a = static_cast<ChildArgs*>(arg);
+  child(*a->prep, *a->req, a->err_fd, a->keeper);
+}
+
 std::string step_text(const ChildError& e, const PreparedExec& prep, const ExecRequest& req) {
   switch (e.step) {
     case kCgroup:
@@ -116,19 +130,28 @@ Result<std::unique_ptr<PreparedExec>> prepare_exec(const PhaseSpec& spec) {
 Result<pid_t> launch_default(const PreparedExec& prep, const ExecRequest& req) {
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) return fail("pipe: {}", errno_text(errno));
-  pid_t keeper = ::getpid();
-  pid_t pid = ::fork();
-  if (pid < 0) {
+  // Like posix_spawn: the child shares our memory (CLONE_VM) and we sleep until it has exec'd or
+  // exited (CLONE_VFORK), so no page tables are copied. The child only makes system calls and
+  // writes nothing of ours but errno (we are suspended meanwhile), on a stack of its own.
+  constexpr size_t kStack = 256 << 10;
+  void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) {
     int err = errno;
     ::close(p[0]);
     ::close(p[1]);
-    return fail("fork: {}", errno_text(err));
+    return fail("mmap: {}", errno_text(err));
   }
-  if (pid == 0) {
-    ::close(p[0]);
-    child(prep, req, p[1], keeper);
-  }
+  ChildArgs args{&prep, &req, p[1], ::getpid()};
+  pid_t pid = ::clone(child_entry, static_cast<char*>(stack) + kStack,
+                      CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+  int clone_err = errno;
+  ::munmap(stack, kStack);
   ::close(p[1]);
+  if (pid < 0) {
+    ::close(p[0]);
+    return fail("clone: {}", errno_text(clone_err));
+  }
   ChildError e{};
   ssize_t n;
   while ((n = ::read(p[0], &e, sizeof e)) < 0 && errno == EINTR) {
