@@ -1,6 +1,6 @@
-// The default launcher: fork, then in the child a new process group, clean signal state, the three
-// fds, the cgroup, chdir, and execve of the program resolved against the phase's PATH (never a
-// shell). Internal to proc/: the keeper uses it when the PhaseSpec names no launcher.
+// The default launcher: a vfork-style clone, then in the child a new process group, clean signal
+// state, the cgroup, the three fds, chdir, and execve of the program resolved against the phase's
+// PATH (never a shell). Internal to proc/: the keeper uses it when the PhaseSpec names no launcher.
 #pragma once
 
 #include <sys/types.h>

@@ -119,12 +119,6 @@ TEST_P(ProcContainment, CgroupFolderIsRemovedAfterwards) {
   }
 }
 
-pid_t parent_of(pid_t pid) {
-  std::string stat = test::read_all("/proc/" + std::to_string(pid) + "/stat");
-  size_t rp = stat.rfind(')');
-  return rp == std::string::npos ? 0 : std::atoi(stat.c_str() + rp + 4);
-}
-
 // Someone kills the keeper: run_phase says so, and the phase's cgroup is still emptied.
 TEST(ProcKeeper, KilledKeeperIsAnErrorAndThePhaseCgroupIsStillEmptied) {
   AW_REQUIRE_ROOT();
@@ -132,11 +126,16 @@ TEST(ProcKeeper, KilledKeeperIsAnErrorAndThePhaseCgroupIsStillEmptied) {
   PhaseSpec s = sh("setsid sleep " + m + " & " + until_sleeping(m) + "echo ready; sleep " + m);
   pid_t main = 0;
   s.on_start = [&](pid_t p) { main = p; };
-  bool killed = false;
+  bool ready = false, killed = false;
   s.on_output = [&](Stream, std::string_view d) {
-    if (!killed && d.find("ready") != std::string_view::npos) {
-      killed = ::kill(parent_of(main), SIGKILL) == 0;
-    }
+    ready = ready || d.find("ready") != std::string_view::npos;
+  };
+  // Polled on the calling thread; on_start may come after the first output.
+  s.cancelled = [&] {
+    pid_t keeper = main > 0 ? test::parent_of(main) : 0;
+    if (ready && !killed && keeper > 1 && keeper != ::getpid())
+      killed = ::kill(keeper, SIGKILL) == 0;
+    return false;
   };
   auto r = run_phase(s);
   ASSERT_TRUE(killed);

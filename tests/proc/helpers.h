@@ -92,6 +92,12 @@ inline std::vector<pid_t> processes_with(const std::string& text) {
   return out;
 }
 
+inline pid_t parent_of(pid_t pid) {
+  std::string stat = read_all("/proc/" + std::to_string(pid) + "/stat");
+  size_t rp = stat.rfind(')');
+  return rp == std::string::npos ? 0 : std::atoi(stat.c_str() + rp + 4);
+}
+
 inline bool contains(const std::vector<std::string>& v, const std::string& s) {
   for (const auto& x : v)
     if (x == s) return true;

@@ -210,6 +210,76 @@ TEST(ProcRunPhase, AHookThatThrowsStopsThePhaseAndIsAnError) {
   EXPECT_TRUE(test::processes_with(m).empty());
 }
 
+TEST(ProcRunPhase, SigtermToTheKeeperCancelsThePhase) {
+  PhaseSpec s = sh("echo ready; sleep 600");
+  pid_t main = 0;
+  s.on_start = [&](pid_t p) { main = p; };
+  bool sent = false;
+  // Polled on the calling thread after on_start (which may come after the first output).
+  s.cancelled = [&] {
+    pid_t keeper = main > 0 ? test::parent_of(main) : 0;
+    if (!sent && keeper > 1 && keeper != ::getpid()) sent = ::kill(keeper, SIGTERM) == 0;
+    return false;
+  };
+  auto r = run_phase(s);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(sent);
+  EXPECT_EQ(r->end, PhaseEnd::cancelled);
+  EXPECT_TRUE(r->verified_empty);
+}
+
+// A launcher of another room (the sandbox) gets the request and the fds it asked to keep.
+TEST(ProcRunPhase, CustomLauncherGetsTheRequestAndItsInheritedFds) {
+  int side[2];
+  ASSERT_EQ(::pipe2(side, O_CLOEXEC), 0);
+  PhaseSpec s = sh("");
+  s.argv = {"/bin/sh", "-c", "echo custom; cat"};
+  s.stdin_data = "in";
+  s.inherit_fds = {side[1]};
+  s.launcher = [fd = side[1]](const ExecRequest& req) -> Result<pid_t> {
+    std::string note = req.argv[2] + "|" + std::to_string(req.env.size()) + "|" + req.cgroup_dir;
+    if (::write(fd, note.data(), note.size()) < 0) return fail("write");
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::dup2(req.stdin_fd, 0);
+      ::dup2(req.stdout_fd, 1);
+      ::dup2(req.stderr_fd, 2);
+      sigset_t none;
+      sigemptyset(&none);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
+      std::vector<char*> argv, env;
+      for (auto& a : req.argv) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      for (auto& e : req.env) env.push_back(const_cast<char*>(e.c_str()));
+      env.push_back(nullptr);
+      ::execve(argv[0], argv.data(), env.data());
+      ::_exit(127);
+    }
+    return pid;
+  };
+  auto a = run(s);
+  ::close(side[1]);
+  std::string note(4096, '\0');
+  note.resize(static_cast<size_t>(std::max<ssize_t>(0, ::read(side[0], note.data(), note.size()))));
+  ::close(side[0]);
+  EXPECT_EQ(a.r.end, PhaseEnd::exited);
+  EXPECT_EQ(a.out, "custom\nin");
+  EXPECT_EQ(note.substr(0, note.find('|', note.find('|') + 1)),
+            "echo custom; cat|" + std::to_string(s.env.size()));
+  if (::geteuid() == 0) {
+    EXPECT_NE(note.find("|/sys/fs/cgroup/unified/awaywork/test-"), std::string::npos) << note;
+  }
+}
+
+TEST(ProcRunPhase, ALauncherErrorIsAFailureToStart) {
+  PhaseSpec s = sh("true");
+  s.launcher = [](const ExecRequest&) -> Result<pid_t> { return fail("no user namespaces"); };
+  auto a = run(s);
+  EXPECT_EQ(a.r.end, PhaseEnd::failed_to_start);
+  EXPECT_EQ(a.r.start_error, "no user namespaces");
+  EXPECT_TRUE(a.r.verified_empty);
+}
+
 // A keeper forked while another phase runs must not hold that phase's pipes open: phase B's stdin
 // would never reach EOF while phase A lives.
 TEST(ProcRunPhase, ConcurrentPhasesDoNotHoldEachOthersPipes) {
