@@ -12,12 +12,18 @@
 #include <charconv>
 #include <cstring>
 
-#include "base/fs.h"
 #include "proc/capture.h"
 
 namespace aw {
 
 namespace {
+
+// errno_text without strerror: it runs in the keeper, a fork of a possibly threaded process, where
+// strerror's translation lookup could wait on a lock held by a thread that no longer exists.
+std::string errno_desc(int err) {
+  const char* d = ::strerrordesc_np(err);
+  return fmt::format("{} (errno {})", d ? d : "unknown error", err);
+}
 
 enum Step : int { kSetup = 1, kCgroup, kFds, kChdir, kExec };
 
@@ -100,15 +106,15 @@ int child_entry(void* arg) {
 std::string step_text(const ChildError& e, const PreparedExec& prep, const ExecRequest& req) {
   switch (e.step) {
     case kCgroup:
-      return "join cgroup " + req.cgroup_procs + ": " + errno_text(e.err);
+      return "join cgroup " + req.cgroup_procs + ": " + errno_desc(e.err);
     case kFds:
-      return "set up stdin/stdout/stderr: " + errno_text(e.err);
+      return "set up stdin/stdout/stderr: " + errno_desc(e.err);
     case kChdir:
-      return "chdir " + req.cwd + ": " + errno_text(e.err);
+      return "chdir " + req.cwd + ": " + errno_desc(e.err);
     case kExec:
-      return "exec " + prep.program + ": " + errno_text(e.err);
+      return "exec " + prep.program + ": " + errno_desc(e.err);
     default:
-      return "set up process group: " + errno_text(e.err);
+      return "set up process group: " + errno_desc(e.err);
   }
 }
 
@@ -129,7 +135,7 @@ Result<std::unique_ptr<PreparedExec>> prepare_exec(const PhaseSpec& spec) {
 
 Result<pid_t> launch_default(const PreparedExec& prep, const ExecRequest& req) {
   int p[2];
-  if (::pipe2(p, O_CLOEXEC) != 0) return fail("pipe: {}", errno_text(errno));
+  if (::pipe2(p, O_CLOEXEC) != 0) return fail("pipe: {}", errno_desc(errno));
   // Like posix_spawn: the child shares our memory (CLONE_VM) and we sleep until it has exec'd or
   // exited (CLONE_VFORK), so no page tables are copied. The child only makes system calls and
   // writes nothing of ours but errno (we are suspended meanwhile), on a stack of its own.
@@ -140,7 +146,7 @@ Result<pid_t> launch_default(const PreparedExec& prep, const ExecRequest& req) {
     int err = errno;
     ::close(p[0]);
     ::close(p[1]);
-    return fail("mmap: {}", errno_text(err));
+    return fail("mmap: {}", errno_desc(err));
   }
   ChildArgs args{&prep, &req, p[1], ::getpid()};
   pid_t pid = ::clone(child_entry, static_cast<char*>(stack) + kStack,
@@ -150,7 +156,7 @@ Result<pid_t> launch_default(const PreparedExec& prep, const ExecRequest& req) {
   ::close(p[1]);
   if (pid < 0) {
     ::close(p[0]);
-    return fail("clone: {}", errno_text(clone_err));
+    return fail("clone: {}", errno_desc(clone_err));
   }
   ChildError e{};
   ssize_t n;
