@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <unordered_set>
 
 #include "proc/tree.h"
 
@@ -122,9 +123,9 @@ struct Waited {
 // Wait for the main process; on timeout or cancel: SIGTERM everything, wait the grace, SIGKILL.
 Waited wait_main(const KeeperPlan& k, pid_t main, const PhaseCgroup& cg, int sfd, int64_t start) {
   const PhaseSpec& spec = *k.spec;
-  // (glibc 2.36's <sys/pidfd.h> lacks extern "C", hence the raw syscall)
-  int pidfd = static_cast<int>(
-      ::syscall(SYS_pidfd_open, main, 0));  // wakes us even for a child that does not send SIGCHLD
+  // The pidfd wakes us even for a child that does not send SIGCHLD. (glibc 2.36's <sys/pidfd.h>
+  // lacks extern "C", hence the raw syscall.)
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, main, 0));
   int control = k.control_fd;
   Waited w;
   bool done = false, stopping = false, killed = false;
@@ -150,8 +151,10 @@ Waited wait_main(const KeeperPlan& k, pid_t main, const PhaseCgroup& cg, int sfd
     int64_t until = !stopping ? deadline : (!killed ? kill_at : now + 1000);
     int timeout = static_cast<int>(std::clamp<int64_t>(until - now, 0, 60000));
     pollfd p[3] = {{sfd, POLLIN, 0}, {pidfd, POLLIN, 0}, {control, POLLIN, 0}};
-    int n = ::poll(p, control >= 0 ? 3 : 2, timeout);
-    if (n < 0 && errno != EINTR) break;
+    if (::poll(p, control >= 0 ? 3 : 2, timeout) < 0 && errno != EINTR) {
+      timespec pause{0, 10000000};  // should not happen; keep the deadlines, do not spin
+      ::nanosleep(&pause, nullptr);
+    }
     if (drain_signals(sfd)) stop(PhaseEnd::cancelled);
     if (control >= 0 && (p[2].revents & (POLLIN | POLLHUP | POLLERR))) {
       char c;
@@ -167,7 +170,7 @@ Waited wait_main(const KeeperPlan& k, pid_t main, const PhaseCgroup& cg, int sfd
 }
 
 struct Cleanup {
-  std::vector<pid_t> seen;
+  std::unordered_set<pid_t> seen;
   std::vector<std::string> names;  // distinct
   bool verified = false;
 };
@@ -177,10 +180,10 @@ struct Cleanup {
 Cleanup kill_leftovers(const PhaseCgroup& cg, int sfd) {
   Cleanup c;
   auto note = [&](pid_t p) {
-    if (std::find(c.seen.begin(), c.seen.end(), p) != c.seen.end()) return;
+    if (c.seen.count(p)) return;
     std::string name = comm_of(p);  // before the kill: afterwards it may be gone
     if (!is_live(p)) return;
-    c.seen.push_back(p);
+    c.seen.insert(p);
     if (std::find(c.names.begin(), c.names.end(), name) == c.names.end()) c.names.push_back(name);
   };
   const int64_t bound = now_ms() + kCleanupBoundMs;
