@@ -91,6 +91,14 @@ bool wait_frozen(const std::string& dir) {
   return false;
 }
 
+bool wait_v2_frozen(const std::string& dir) {
+  for (int i = 0; i < 200; ++i) {
+    if (read_text(dir + "/cgroup.events").find("frozen 1") != std::string::npos) return true;
+    sleep_ms(1);
+  }
+  return false;
+}
+
 }  // namespace
 
 CgroupRoots find_cgroup_roots(CgroupMode mode) {
@@ -163,6 +171,9 @@ std::vector<pid_t> cgroup_members(const PhaseCgroup& cg) {
 
 void cgroup_kill_all(const PhaseCgroup& cg, const std::function<void(pid_t)>& note) {
   if (cg.kind == CgroupKind::v2) {
+    // Freeze first so that the names are read from a group that cannot fork meanwhile; cgroup.kill
+    // then kills frozen and forking members alike.
+    if (write_text(cg.dir + "/cgroup.freeze", "1")) wait_v2_frozen(cg.dir);
     for (pid_t p : cgroup_members(cg)) note(p);
     write_text(cg.dir + "/cgroup.kill", "1");
     return;
