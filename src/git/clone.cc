@@ -86,6 +86,7 @@ Result<Clone> make_clone(const SourceRepo& src, const std::string& base_commit,
   AW_CHECK(check_branch_name(branch));
   AW_TRY(std::string format, gitx::object_format(src.git_dir));
   AW_TRY(std::string src_objects, gitx::objects_dir(src.git_dir));
+  AW_TRY(std::string src_common, gitx::common_dir(src.git_dir));
 
   Clone c;
   c.work = work_dir;
@@ -94,7 +95,7 @@ Result<Clone> make_clone(const SourceRepo& src, const std::string& base_commit,
   c.branch = branch;
   c.saved_config = gitx::minimal_config(false, format);
   AW_CHECK(with_context(
-      make_work_clone(src.git_dir, exists(src_objects + "/info/alternates"), work_dir),
+      make_work_clone(src_common, exists(src_objects + "/info/alternates"), work_dir),
       "clone"));
   AW_CHECK(with_context(check_out_base(c), "check out base"));
   AW_TRY(c.work_id, dir_id(work_dir));

@@ -19,6 +19,9 @@ Result<std::string> run_ok(const GitCall& call, const std::vector<std::string>& 
 // The absolute objects folder of a git dir (follows commondir for linked worktrees).
 Result<std::string> objects_dir(const std::string& git_dir);
 
+// The absolute common git dir (where refs/heads live; differs for a linked worktree).
+Result<std::string> common_dir(const std::string& git_dir);
+
 // "sha1" or "sha256".
 Result<std::string> object_format(const std::string& git_dir);
 

@@ -57,6 +57,31 @@ Status unstage(const Clone& c, const std::vector<std::string>& paths, const std:
   return {};
 }
 
+// add -A: tracked changes, deletions and untracked non-ignored files into the shadow index.
+// Nested repositories become gitlinks (the check decides about them); a nested repository
+// without a commit cannot be one and would fail the whole add, so it is left out and reported.
+Status stage_all(const Clone& c, std::vector<std::string>& left_out) {
+  const std::string head = "error: '", tail = "' does not have a commit checked out";
+  std::vector<std::string> args = {"add", "-A", "--", ":/"};
+  for (int round = 0; round < 4; ++round) {
+    AW_TRY(Captured r, git(shadow_call(c, args)));
+    if (r.exit_code == 0) return {};
+    size_t found = 0;
+    for (size_t pos = 0; (pos = r.err.find(head, pos)) != std::string::npos;) {
+      size_t end = r.err.find(tail, pos);
+      size_t eol = r.err.find('\n', pos);
+      if (end == std::string::npos || end > eol) break;
+      std::string path = r.err.substr(pos + head.size(), end - pos - head.size());
+      left_out.push_back(path);
+      args.push_back(":(exclude,literal)" + path);
+      ++found;
+      pos = end;
+    }
+    if (found == 0) return fail("git add -A exited {}: {}", r.exit_code, r.err);
+  }
+  return fail("git add -A: too many nested repositories without a commit");
+}
+
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   size_t i = 0;
@@ -72,15 +97,15 @@ Result<Patch> make_patch(const Clone& c) {
   AW_TRY(DirId now, dir_id(c.work));
   if (!(now == c.work_id)) return fail("make patch: {} is not the clone awaywork made", c.work);
 
-  // add -A: tracked changes, deletions and untracked non-ignored files into the shadow index.
-  // Nested repositories become gitlinks; the check decides about them.
-  AW_CHECK(with_context(git_ok(shadow_call(c, {"add", "-A", "--", ":/"})), "make patch"));
+  std::vector<std::string> empty_repos;
+  AW_CHECK(with_context(stage_all(c, empty_repos), "make patch"));
   AW_TRY(std::vector<std::string> omitted, added_binaries(c));
   if (!omitted.empty())
     AW_CHECK(unstage(c, omitted, std::string(c.base_commit.size(), '0')));
 
   Patch p;
   p.omitted = std::move(omitted);
+  p.omitted.insert(p.omitted.end(), empty_repos.begin(), empty_repos.end());
   AW_TRY(p.text, git_ok(shadow_call(c, diff_args(c, {"--patch"}))));
   AW_TRY(std::string names, git_ok(shadow_call(c, diff_args(c, {"--name-only", "-z"}))));
   p.paths = gitx::split_z(names);

@@ -85,12 +85,13 @@ Status branch_absent(const SourceRepo& src, const std::string& ref) {
 // hooks would run without it.
 Status push_new_branch(const GitCall& base, const SourceRepo& src, const std::string& commit,
                        const std::string& ref) {
+  AW_TRY(std::string dest, gitx::common_dir(src.git_dir));
   GitCall g = base;
   g.index_file.clear();
   g.args = {"push", "--porcelain", "--no-verify", "--no-recurse-submodules",
             "--receive-pack=git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
             "-c receive.autogc=false -c receive.updateServerInfo=false receive-pack",
-            "--", src.git_dir, commit + ":" + ref};
+            "--", dest, commit + ":" + ref};
   AW_TRY(Captured c, git(g));
   std::string want = "*\t" + commit + ":" + ref + "\t";
   if (c.exit_code != 0 || c.out.find(want) == std::string::npos)

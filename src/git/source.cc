@@ -58,6 +58,14 @@ Result<std::string> objects_dir(const std::string& git_dir) {
   return dir;
 }
 
+Result<std::string> common_dir(const std::string& git_dir) {
+  AW_TRY(std::string out, run_ok(at(git_dir, {"rev-parse", "--git-common-dir"}), {}));
+  std::string dir = first_line(out);
+  if (dir.empty()) return fail("{}: no common git dir", git_dir);
+  if (dir[0] != '/') dir = git_dir + "/" + dir;
+  return dir;
+}
+
 Result<std::string> object_format(const std::string& git_dir) {
   AW_TRY(std::string out,
          run_ok(at(git_dir, {"rev-parse", "--show-object-format"}), {}));

@@ -90,5 +90,18 @@ TEST_F(GitTest, CloneFromASourceWithAlternatesBorrowsNothing) {
   EXPECT_EQ(slurp(work + "/b.txt"), "bravo\n");
 }
 
+TEST_F(GitTest, CloneFromALinkedWorktreeSource) {
+  std::string wt = tmp.path + "/linked";
+  sh("git worktree add -q -b side " + sq(wt) + " " + base, src_dir);
+  auto linked = open_source(wt);
+  ASSERT_TRUE(linked);
+  auto c = make_clone(*linked, head, "side", work, shadow);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(slurp(work + "/a.txt"), "alpha two\n");
+  auto p = make_patch(*c);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->text, "");
+}
+
 }  // namespace
 }  // namespace aw::test

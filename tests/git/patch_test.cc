@@ -124,6 +124,16 @@ TEST_F(GitTest, SymlinksAndNestedRepositoriesAreLeftForTheCheck) {
   EXPECT_NE(p->text.find("new file mode 160000"), std::string::npos) << p->text;
 }
 
+TEST_F(GitTest, NestedRepositoryWithoutACommitIsOmittedNotFatal) {
+  Clone c = clone_at(base);
+  sh("git init -q scratchrepo && printf 'x\\n' > scratchrepo/f", work);
+  ASSERT_TRUE(write_file(work + "/a.txt", "alpha changed\n", 0644));
+  auto p = make_patch(c);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->paths, std::vector<std::string>{"a.txt"});
+  EXPECT_EQ(p->omitted, std::vector<std::string>{"scratchrepo/"});
+}
+
 TEST_F(GitTest, GitattributesInTheWorkTreeDoNotChangeWhatIsCollected) {
   Clone c = clone_at(base);
   // -diff would hide the change as binary; eol=crlf would rewrite it; both are ignored.

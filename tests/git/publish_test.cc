@@ -109,6 +109,21 @@ TEST_F(PublishTest, SourceHooksDoNotRunOnPublish) {
   EXPECT_TRUE(exists(marker));
 }
 
+TEST_F(PublishTest, SourceThatIsALinkedWorktreeGetsTheBranchInItsRepository) {
+  std::string patch = patch_with_change();
+  std::string wt = tmp.path + "/linked";
+  sh("git worktree add -q -b side " + sq(wt) + " " + base, src_dir);
+  auto linked = open_source(wt);
+  ASSERT_TRUE(linked);
+  EXPECT_NE(linked->git_dir, src.git_dir);
+  EXPECT_EQ(*resolve_commit(*linked, ""), base);
+  auto id = publish_branch(*linked, base, patch, "awaywork/wt", Identity{}, "m", scratch);
+  ASSERT_TRUE(id) << id.error().message;
+  EXPECT_EQ(sh("git rev-parse awaywork/wt", src_dir), *id);
+  EXPECT_EQ(sh("git rev-parse HEAD", wt), base);
+  EXPECT_EQ(sh("git status --porcelain", wt), "");
+}
+
 TEST_F(PublishTest, InvalidBranchNamesAreRefused) {
   std::string patch = patch_with_change();
   for (std::string b : {"-f", "a..b", "x~1", "has space", ""})

@@ -45,6 +45,14 @@ TEST_F(GitTest, DotGitReplacedByASymlinkLosesTheClone) {
   EXPECT_NE(st.error().message.find("link"), std::string::npos) << st.error().message;
 }
 
+TEST_F(GitTest, DotGitReplacedByAGitfileLosesTheClone) {
+  Clone c = clone_at(base);
+  ASSERT_EQ(::rename((work + "/.git").c_str(), (tmp.path + "/moved").c_str()), 0);
+  ASSERT_TRUE(write_file(work + "/.git", "gitdir: " + tmp.path + "/moved\n"));
+  std::vector<std::string> notes;
+  EXPECT_FALSE(verify_and_restore(c, notes));
+}
+
 TEST_F(GitTest, DotGitReplacedByAnotherFolderLosesTheClone) {
   Clone c = clone_at(base);
   ASSERT_EQ(::rename((work + "/.git").c_str(), (tmp.path + "/moved").c_str()), 0);
