@@ -23,6 +23,9 @@ enum class Stream { out, err };
 // main process (its exit ends the phase). The child must dup2 the three fds onto 0/1/2, put itself
 // in the cgroup (write its pid to cgroup_procs, when not empty) before exec, and exec argv with
 // exactly env. The default launcher forks and execs; the sandbox (isolate/) provides another.
+// The keeper calls the launcher with SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT and SIGPIPE blocked
+// and every disposition at its default: the child must reset its signal mask before exec. argv[0]
+// is passed as given (the default launcher resolves it against env's PATH in the parent).
 struct ExecRequest {
   std::vector<std::string> argv;
   std::vector<std::string> env;
@@ -34,9 +37,9 @@ struct ExecRequest {
 using Launcher = std::function<Result<pid_t>(const ExecRequest&)>;
 
 struct PhaseSpec {
-  std::string name;                    // "setup", "agent", "check 1": for messages and cgroup names
-  std::vector<std::string> argv;       // argv[0] is looked up in the env's PATH; never a shell
-  std::vector<std::string> env;        // "KEY=VALUE", the complete environment of the phase
+  std::string name;               // "setup", "agent", "check 1": for messages and cgroup names
+  std::vector<std::string> argv;  // argv[0] is looked up in the env's PATH; never a shell
+  std::vector<std::string> env;   // "KEY=VALUE", the complete environment of the phase
   std::string cwd;
   std::optional<std::string> stdin_data;  // written to stdin then closed; nullopt = /dev/null
   std::chrono::milliseconds timeout{60 * 60 * 1000};
@@ -50,20 +53,24 @@ struct PhaseSpec {
   std::function<void(pid_t)> on_start;
   // How the main process is started; empty = plain fork/exec in a new process group.
   Launcher launcher;
+  // Fds the launcher needs inside the keeper. The keeper closes every other fd it inherited (so
+  // that a phase's pipes are never held open by the keeper of a phase running concurrently).
+  std::vector<int> inherit_fds;
 };
 
 enum class PhaseEnd { exited, signaled, timed_out, cancelled, failed_to_start };
 
 struct PhaseResult {
   PhaseEnd end = PhaseEnd::exited;
-  int exit_code = -1;                  // when exited
-  int signal = 0;                      // when signaled (or the signal that ended it on timeout)
+  int exit_code = -1;  // when exited
+  int signal = 0;      // when signaled (or the signal that ended it on timeout)
   std::chrono::milliseconds duration{0};
-  int leftovers_killed = 0;            // processes still alive after the main one ended
-  std::vector<std::string> leftover_names;  // their comm names, for the record
-  bool verified_empty = false;         // proved that no process of the phase survives
-  std::string containment;             // "cgroup v2", "cgroup v1 freezer", "subreaper"
-  std::string start_error;             // when failed_to_start: exec error text
+  int leftovers_killed = 0;                 // processes still alive after the main one ended
+  std::vector<std::string> leftover_names;  // their distinct comm names, for the record
+  bool verified_empty = false;              // proved that no process of the phase survives
+  std::string containment;  // "cgroup v2", "cgroup v1 freezer", "subreaper"; "" when
+                            // argv[0] was not found (nothing was started)
+  std::string start_error;  // when failed_to_start: exec error text
 };
 
 // Run a phase to its end. An Error means the runner itself could not do its job (fork failed,

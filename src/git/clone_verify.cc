@@ -1,0 +1,101 @@
+// After every phase: is the clone still the folder awaywork made, and does its .git still look
+// like awaywork wrote it? Verification comes first and changes nothing; only a clone that passes
+// is repaired (config rewritten, hooks removed). Nothing here follows a link the agent planted.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "git/git_internal.h"
+
+namespace aw {
+
+namespace {
+
+Status same_dir(const std::string& path, const DirId& want) {
+  AW_TRY(DirId now, dir_id(path));
+  if (!(now == want)) return fail("{} is not the folder awaywork created (other inode)", path);
+  return {};
+}
+
+// These files would make git read objects or a repository from somewhere else.
+Status no_redirection(const std::string& dotgit) {
+  for (const char* rel : {"/objects/info/alternates", "/objects/info/http-alternates",
+                          "/commondir", "/gitdir"}) {
+    std::string p = dotgit + rel;
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) == 0) return fail("{} exists: the clone redirects git", p);
+    if (errno != ENOENT && errno != ENOTDIR) return fail("lstat {}: {}", p, errno_text(errno));
+  }
+  return {};
+}
+
+bool is_sample(const std::string& name) {
+  const std::string suffix = ".sample";
+  return name.size() > suffix.size() &&
+         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// .git/hooks as a real folder holding only *.sample files. A link is replaced, never followed.
+Status clear_hooks(const std::string& dotgit, std::vector<std::string>& notes) {
+  std::string hooks = dotgit + "/hooks";
+  struct stat st {};
+  if (::lstat(hooks.c_str(), &st) != 0) {
+    if (errno == ENOENT) return {};
+    return fail("lstat {}: {}", hooks, errno_text(errno));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    if (::unlink(hooks.c_str()) != 0) return fail("unlink {}: {}", hooks, errno_text(errno));
+    notes.push_back(fmt::format("removed {} (not a folder)", hooks));
+    return {};
+  }
+  int fd = ::open(hooks.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return fail("open {}: {}", hooks, errno_text(errno));
+  DIR* d = ::fdopendir(fd);
+  if (!d) {
+    ::close(fd);
+    return fail("read {}: {}", hooks, errno_text(errno));
+  }
+  std::vector<std::string> doomed;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == ".." || is_sample(name)) continue;
+    doomed.push_back(name);
+  }
+  ::closedir(d);
+  for (const auto& name : doomed) {
+    AW_CHECK(remove_tree(hooks + "/" + name));
+    notes.push_back(fmt::format("removed hook {}", name));
+  }
+  return {};
+}
+
+Status restore_config(const Clone& clone, std::vector<std::string>& notes) {
+  std::string path = clone.work + "/.git/config";
+  struct stat st {};
+  bool present = ::lstat(path.c_str(), &st) == 0;
+  if (present && S_ISLNK(st.st_mode)) notes.push_back("replaced .git/config, which was a link");
+  auto now = present && S_ISREG(st.st_mode) ? read_file(path) : Result<std::string>(fail(""));
+  if (!now || *now != clone.saved_config) {
+    if (present && !S_ISLNK(st.st_mode)) notes.push_back("restored .git/config");
+    if (!present) notes.push_back("recreated missing .git/config");
+    AW_CHECK(write_file(path, clone.saved_config, 0644));
+  }
+  return {};
+}
+
+}  // namespace
+
+Status verify_and_restore(const Clone& clone, std::vector<std::string>& notes) {
+  std::string dotgit = clone.work + "/.git";
+  AW_CHECK(with_context(same_dir(clone.work, clone.work_id), "clone lost"));
+  AW_CHECK(with_context(same_dir(dotgit, clone.dotgit_id), "clone lost"));
+  AW_CHECK(with_context(no_redirection(dotgit), "clone lost"));
+  AW_CHECK(with_context(restore_config(clone, notes), "restore clone"));
+  AW_CHECK(with_context(clear_hooks(dotgit, notes), "restore clone"));
+  return {};
+}
+
+}  // namespace aw

@@ -1,0 +1,48 @@
+// Helpers shared by the files of the git room; not part of its API (see git.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "git/git.h"
+
+namespace aw::gitx {
+
+// A GitCall on git_dir (no work tree, default index).
+GitCall at(const std::string& git_dir, std::vector<std::string> args);
+
+// git() with extra environment entries ("NAME=value"), e.g. the commit identity. Only names that
+// awaywork chooses; the caller's environment is never inherited.
+Result<Captured> run(const GitCall& call, const std::vector<std::string>& extra_env);
+Result<std::string> run_ok(const GitCall& call, const std::vector<std::string>& extra_env);
+
+// The absolute objects folder of a git dir (follows commondir for linked worktrees).
+Result<std::string> objects_dir(const std::string& git_dir);
+
+// The absolute common git dir (where refs/heads live; differs for a linked worktree).
+Result<std::string> common_dir(const std::string& git_dir);
+
+// "sha1" or "sha256".
+Result<std::string> object_format(const std::string& git_dir);
+
+// A config file awaywork writes from nothing: no hooks, no fsmonitor, no filters, stat checks
+// at their strictest. bare selects core.bare.
+std::string minimal_config(bool bare, const std::string& format);
+
+// $GIT_DIR/info/attributes for awaywork's git dirs: it has the highest precedence, so it
+// unsets every attribute that converts content (filters, eol, ident, encodings) or hides a diff,
+// whatever the work tree's .gitattributes say. awaywork sees and publishes the raw bytes.
+extern const char kNeutralAttributes[];
+
+// Write the files of a fresh bare git dir whose objects are borrowed (read-only) from
+// borrow_objects through objects/info/alternates.
+Status make_borrowing_git_dir(const std::string& dir, const std::string& borrow_objects,
+                              const std::string& format);
+
+// Split "a\0b\0" into {"a","b"}.
+std::vector<std::string> split_z(const std::string& s);
+
+// True for a full hex object id.
+bool is_object_id(const std::string& s);
+
+}  // namespace aw::gitx

@@ -1,0 +1,143 @@
+// apply's git part (the clean side): the patch is applied to the base in a scratch git dir that
+// awaywork owns, committed there, and only the new commit is pushed to the source as a new
+// branch. The source's working tree, index, HEAD and existing refs are never written.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "git/git_internal.h"
+
+namespace aw {
+
+namespace {
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+// The paths git itself reads from the patch (no rename detection: apply has none without
+// --3way and the patch was made with --no-renames).
+Result<std::vector<std::string>> patch_paths(const GitCall& base, const std::string& patch) {
+  GitCall g = base;
+  g.args = {"apply", "--numstat", "-z", "-p1"};
+  g.stdin_data = patch;
+  AW_TRY(std::string out, git_ok(g));
+  std::vector<std::string> paths;
+  for (const auto& rec : gitx::split_z(out)) {
+    size_t t1 = rec.find('\t');
+    size_t t2 = t1 == std::string::npos ? t1 : rec.find('\t', t1 + 1);
+    if (t2 == std::string::npos) return fail("unexpected apply --numstat record '{}'", rec);
+    paths.push_back(rec.substr(t2 + 1));
+  }
+  return paths;
+}
+
+Result<std::string> commit_patch(const GitCall& base, const std::string& base_commit,
+                                 const std::string& patch, const Identity& who,
+                                 const std::string& message) {
+  GitCall g = base;
+  g.args = {"read-tree", base_commit};
+  AW_CHECK(git_ok(g));
+  g.args = {"apply", "--cached", "--whitespace=nowarn", "-p1"};
+  g.stdin_data = patch;
+  AW_CHECK(with_context(git_ok(g), "the patch does not apply to the base"));
+  g.stdin_data.clear();
+  g.args = {"write-tree"};
+  AW_TRY(std::string tree_out, git_ok(g));
+  std::string tree = first_line(tree_out);
+  if (!gitx::is_object_id(tree)) return fail("write-tree gave '{}'", tree);
+
+  AW_TRY(std::vector<std::string> want, patch_paths(base, patch));
+  g.args = {"diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv", "--name-only",
+            "-z", base_commit, tree};
+  AW_TRY(std::string got, git_ok(g));
+  if (sorted(gitx::split_z(got)) != sorted(want))
+    return fail("the applied tree changes other paths than the patch names");
+
+  std::vector<std::string> env = {
+      "GIT_AUTHOR_NAME=" + who.name,     "GIT_AUTHOR_EMAIL=" + who.email,
+      "GIT_COMMITTER_NAME=" + who.name,  "GIT_COMMITTER_EMAIL=" + who.email,
+  };
+  g.args = {"commit-tree", tree, "-p", base_commit, "-F", "-"};
+  g.stdin_data = message;
+  AW_TRY(std::string commit_out, gitx::run_ok(g, env));
+  std::string commit = first_line(commit_out);
+  if (!gitx::is_object_id(commit)) return fail("commit-tree gave '{}'", commit);
+  return commit;
+}
+
+Status branch_absent(const SourceRepo& src, const std::string& ref) {
+  AW_TRY(Captured c,
+         git(gitx::at(src.git_dir, {"rev-parse", "--verify", "--quiet", ref})));
+  if (c.exit_code == 0) return fail("{} already exists in {}; not overwritten", ref, src.git_dir);
+  return {};
+}
+
+// A push that can only create: no force flag, and the porcelain line must say "*" (new ref).
+// The receive-pack in the source is started by git through the --receive-pack command, which
+// carries the hardening itself: -c options given to `git push` do not reach a local
+// receive-pack (git drops GIT_CONFIG_PARAMETERS for the other repository), so the source's
+// hooks would run without it.
+Status push_new_branch(const GitCall& base, const SourceRepo& src, const std::string& commit,
+                       const std::string& ref) {
+  AW_TRY(std::string dest, gitx::common_dir(src.git_dir));
+  GitCall g = base;
+  g.index_file.clear();
+  g.args = {"push", "--porcelain", "--no-verify", "--no-recurse-submodules",
+            "--receive-pack=git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
+            "-c receive.autogc=false -c receive.updateServerInfo=false receive-pack",
+            "--", dest, commit + ":" + ref};
+  AW_TRY(Captured c, git(g));
+  std::string want = "*\t" + commit + ":" + ref + "\t";
+  if (c.exit_code != 0 || c.out.find(want) == std::string::npos)
+    return fail("push {} to {} refused (exit {}): {}{}", ref, src.git_dir, c.exit_code, c.out,
+                c.err);
+  return {};
+}
+
+}  // namespace
+
+Result<std::string> publish_branch(const SourceRepo& src, const std::string& base_commit,
+                                   const std::string& patch, const std::string& branch,
+                                   const Identity& who, const std::string& message,
+                                   const std::string& scratch_dir) {
+  if (patch.empty()) return fail("nothing to publish: the patch is empty");
+  if (!gitx::is_object_id(base_commit)) return fail("base '{}' is not a full commit id", base_commit);
+  if (branch.empty() || branch[0] == '-') return fail("invalid branch name '{}'", branch);
+  std::string ref = "refs/heads/" + branch;
+  AW_TRY(Captured fmt_ok, git(gitx::at("", {"check-ref-format", ref})));
+  if (fmt_ok.exit_code != 0) return fail("invalid branch name '{}'", branch);
+  AW_CHECK(branch_absent(src, ref));
+
+  AW_TRY(std::string format, gitx::object_format(src.git_dir));
+  AW_TRY(std::string src_objects, gitx::objects_dir(src.git_dir));
+  AW_CHECK(make_dirs(scratch_dir));
+  // A fresh folder per attempt, removed afterwards: nothing carries over between publishes.
+  std::string tmpl = scratch_dir + "/publish-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) return fail("mkdtemp in {}: {}", scratch_dir, errno_text(errno));
+  struct Cleanup {
+    std::string path;
+    ~Cleanup() { (void)remove_tree(path); }
+  } cleanup{tmpl};
+  std::string dir = tmpl + "/git";
+  AW_CHECK(gitx::make_borrowing_git_dir(dir, src_objects, format));
+  GitCall base = gitx::at(dir, {});
+  base.index_file = dir + "/publish-index";
+
+  AW_TRY(std::string commit, with_context(commit_patch(base, base_commit, patch, who, message),
+                                          "publish"));
+  AW_CHECK(branch_absent(src, ref));  // again, as late as possible before the push
+  AW_CHECK(push_new_branch(base, src, commit, ref));
+
+  AW_TRY(Captured now, git(gitx::at(src.git_dir, {"rev-parse", "--verify", "--quiet", ref + "^{commit}"})));
+  if (now.exit_code != 0 || first_line(now.out) != commit)
+    return fail("after push, {} in {} is not {}", ref, src.git_dir, commit);
+  return commit;
+}
+
+}  // namespace aw

@@ -1,0 +1,78 @@
+// The owner's repository: found once (the only time git discovers a repository from a folder),
+// then always addressed by its absolute git dir.
+#include <sys/stat.h>
+
+#include "git/git_internal.h"
+
+namespace aw {
+
+namespace {
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+}  // namespace
+
+Result<SourceRepo> open_source(const std::string& path) {
+  struct stat st {};
+  if (path.empty() || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return fail("source {}: not a folder", path);
+  // Discovery reads the source's own config: trusted (it is the owner's), but its hooks and
+  // fsmonitor stay off like everywhere else.
+  auto out = git_ok(gitx::at("", {"-C", path, "rev-parse", "--absolute-git-dir",
+                                  "--is-bare-repository"}));
+  if (!out) return fail("source {} is not a git repository: {}", path, out.error().message);
+  auto lines = gitx::split_z([&] {
+    std::string s = *out;
+    for (char& c : s)
+      if (c == '\n') c = '\0';
+    return s;
+  }());
+  if (lines.size() < 2) return fail("source {}: unexpected rev-parse output", path);
+  SourceRepo src{.git_dir = lines[0], .work_tree = ""};
+  if (lines[1] == "false") {
+    AW_TRY(std::string t, git_ok(gitx::at("", {"-C", path, "rev-parse", "--show-toplevel"})));
+    src.work_tree = first_line(t);
+  }
+  return src;
+}
+
+Result<std::string> resolve_commit(const SourceRepo& src, const std::string& ref) {
+  std::string name = ref.empty() ? "HEAD" : ref;
+  if (name[0] == '-') return fail("ref '{}' must not start with '-'", name);
+  AW_TRY(Captured c,
+         git(gitx::at(src.git_dir, {"rev-parse", "--verify", "--quiet", name + "^{commit}"})));
+  std::string id = first_line(c.out);
+  if (c.exit_code != 0 || !gitx::is_object_id(id))
+    return fail("'{}' is not a commit in {}", name, src.git_dir);
+  return id;
+}
+
+namespace gitx {
+
+Result<std::string> objects_dir(const std::string& git_dir) {
+  AW_TRY(std::string out,
+         run_ok(at(git_dir, {"rev-parse", "--git-path", "objects"}), {}));
+  std::string dir = first_line(out);
+  if (dir.empty()) return fail("{}: no objects folder", git_dir);
+  if (dir[0] != '/') dir = git_dir + "/" + dir;
+  return dir;
+}
+
+Result<std::string> common_dir(const std::string& git_dir) {
+  AW_TRY(std::string out, run_ok(at(git_dir, {"rev-parse", "--git-common-dir"}), {}));
+  std::string dir = first_line(out);
+  if (dir.empty()) return fail("{}: no common git dir", git_dir);
+  if (dir[0] != '/') dir = git_dir + "/" + dir;
+  return dir;
+}
+
+Result<std::string> object_format(const std::string& git_dir) {
+  AW_TRY(std::string out,
+         run_ok(at(git_dir, {"rev-parse", "--show-object-format"}), {}));
+  std::string f = first_line(out);
+  if (f != "sha1" && f != "sha256") return fail("{}: unknown object format '{}'", git_dir, f);
+  return f;
+}
+
+}  // namespace gitx
+}  // namespace aw

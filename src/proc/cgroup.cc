@@ -1,0 +1,225 @@
+#include "proc/cgroup.h"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <ctime>
+
+namespace aw {
+
+namespace {
+
+bool is_cgroup2(const char* path) {
+  struct statfs fs {};
+  return ::statfs(path, &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+bool is_cgroup1(const char* path) {
+  struct statfs fs {};
+  return ::statfs(path, &fs) == 0 && fs.f_type == CGROUP_SUPER_MAGIC;
+}
+
+void sleep_ms(int ms) {
+  timespec ts{0, ms * 1000000L};
+  while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+// Small reads and writes of control files; no stdio (the keeper may be a child of a threaded
+// process, so it sticks to syscalls and the allocator).
+bool write_text(const std::string& path, std::string_view text) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t n = ::write(fd, text.data(), text.size());
+  ::close(fd);
+  return n == static_cast<ssize_t>(text.size());
+}
+
+std::string read_text(const std::string& path) {
+  std::string out;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+void append_pids(const std::string& path, std::vector<pid_t>& out) {
+  std::string text = read_text(path);
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end) {
+    pid_t pid = 0;
+    auto [next, ec] = std::from_chars(p, end, pid);
+    if (ec == std::errc() && pid > 0) {
+      bool dup = false;
+      for (pid_t q : out) dup = dup || q == pid;
+      if (!dup) out.push_back(pid);
+    }
+    p = next;
+    while (p < end && (*p == '\n' || *p == ' ')) ++p;
+    if (ec != std::errc()) ++p;
+  }
+}
+
+// mkdir root/awaywork, then root/awaywork/leaf. EEXIST on the leaf means a stale folder from a
+// keeper that died with our pid number: refuse it rather than share it.
+bool make_leaf(const std::string& root, std::string_view leaf, std::string& dir) {
+  std::string parent = root + "/awaywork";
+  if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) return false;
+  dir = parent + "/" + std::string(leaf);
+  return ::mkdir(dir.c_str(), 0755) == 0;
+}
+
+bool wait_frozen(const std::string& dir) {
+  for (int i = 0; i < 200; ++i) {
+    if (read_text(dir + "/freezer.state").rfind("FROZEN", 0) == 0) return true;
+    sleep_ms(1);
+  }
+  return false;
+}
+
+bool wait_v2_frozen(const std::string& dir) {
+  for (int i = 0; i < 200; ++i) {
+    if (read_text(dir + "/cgroup.events").find("frozen 1") != std::string::npos) return true;
+    sleep_ms(1);
+  }
+  return false;
+}
+
+}  // namespace
+
+CgroupRoots find_cgroup_roots(CgroupMode mode) {
+  CgroupRoots r;
+  if (mode == CgroupMode::none) return r;
+  if (mode != CgroupMode::v1_only) {
+    if (is_cgroup2("/sys/fs/cgroup"))
+      r.v2 = "/sys/fs/cgroup";
+    else if (is_cgroup2("/sys/fs/cgroup/unified"))
+      r.v2 = "/sys/fs/cgroup/unified";
+  }
+  if (mode != CgroupMode::v2_only) {
+    if (is_cgroup1("/sys/fs/cgroup/freezer")) r.v1_freezer = "/sys/fs/cgroup/freezer";
+    if (!r.v1_freezer.empty() && is_cgroup1("/sys/fs/cgroup/pids"))
+      r.v1_pids = "/sys/fs/cgroup/pids";
+  }
+  return r;
+}
+
+PhaseCgroup create_phase_cgroup(const CgroupRoots& roots, std::string_view leaf) {
+  PhaseCgroup cg;
+  std::string dir;
+  if (!roots.v2.empty() && make_leaf(roots.v2, leaf, dir)) {
+    // cgroup.kill (Linux 5.14) is what makes v2 worth preferring; without it use v1.
+    if (::access((dir + "/cgroup.kill").c_str(), W_OK) == 0) {
+      cg.kind = CgroupKind::v2;
+      cg.dir = dir;
+      cg.procs = dir + "/cgroup.procs";
+      return cg;
+    }
+    ::rmdir(dir.c_str());
+  }
+  if (!roots.v1_freezer.empty() && make_leaf(roots.v1_freezer, leaf, dir)) {
+    cg.kind = CgroupKind::v1;
+    cg.dir = dir;
+    cg.procs = dir + "/cgroup.procs";
+    std::string pids;
+    if (!roots.v1_pids.empty() && make_leaf(roots.v1_pids, leaf, pids)) cg.pids_dir = pids;
+  }
+  return cg;
+}
+
+PhaseCgroup existing_phase_cgroup(const CgroupRoots& roots, std::string_view leaf) {
+  PhaseCgroup cg;
+  auto at = [&](const std::string& root) { return root + "/awaywork/" + std::string(leaf); };
+  struct stat st {};
+  if (!roots.v2.empty() && ::lstat(at(roots.v2).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    cg.kind = CgroupKind::v2;
+    cg.dir = at(roots.v2);
+  } else if (!roots.v1_freezer.empty() && ::lstat(at(roots.v1_freezer).c_str(), &st) == 0 &&
+             S_ISDIR(st.st_mode)) {
+    cg.kind = CgroupKind::v1;
+    cg.dir = at(roots.v1_freezer);
+    if (!roots.v1_pids.empty() && ::lstat(at(roots.v1_pids).c_str(), &st) == 0)
+      cg.pids_dir = at(roots.v1_pids);
+  }
+  if (cg.kind != CgroupKind::none) cg.procs = cg.dir + "/cgroup.procs";
+  return cg;
+}
+
+std::vector<pid_t> cgroup_members(const PhaseCgroup& cg) {
+  std::vector<pid_t> out;
+  if (cg.kind == CgroupKind::v2) append_pids(cg.dir + "/cgroup.procs", out);
+  if (cg.kind == CgroupKind::v1) {
+    append_pids(cg.dir + "/tasks", out);
+    if (!cg.pids_dir.empty()) append_pids(cg.pids_dir + "/tasks", out);
+  }
+  return out;
+}
+
+void cgroup_kill_all(const PhaseCgroup& cg, const std::function<void(pid_t)>& note) {
+  if (cg.kind == CgroupKind::v2) {
+    // Freeze first so that the names are read from a group that cannot fork meanwhile; cgroup.kill
+    // then kills frozen and forking members alike.
+    if (write_text(cg.dir + "/cgroup.freeze", "1")) wait_v2_frozen(cg.dir);
+    for (pid_t p : cgroup_members(cg)) note(p);
+    write_text(cg.dir + "/cgroup.kill", "1");
+    return;
+  }
+  if (cg.kind != CgroupKind::v1) return;
+  // Frozen tasks cannot fork, so the list read while frozen is complete. A freeze that does not
+  // settle (a task in uninterruptible sleep) still gets the kill; the caller's loop retries.
+  if (write_text(cg.dir + "/freezer.state", "FROZEN")) wait_frozen(cg.dir);
+  for (pid_t p : cgroup_members(cg)) {
+    note(p);
+    ::kill(p, SIGKILL);
+  }
+  // SIGKILL is delivered to frozen tasks only once they thaw.
+  write_text(cg.dir + "/freezer.state", "THAWED");
+}
+
+bool remove_phase_cgroup(const PhaseCgroup& cg) {
+  if (cg.kind == CgroupKind::none) return true;
+  bool ok = true;
+  for (const std::string* dir : {&cg.dir, &cg.pids_dir}) {
+    if (dir->empty()) continue;
+    bool gone = false;
+    // Members that were killed leave the cgroup as they finish exiting: a short EBUSY is normal.
+    for (int i = 0; i < 500 && !gone; ++i) {
+      if (::rmdir(dir->c_str()) == 0 || errno == ENOENT)
+        gone = true;
+      else if (errno == EBUSY)
+        sleep_ms(i < 10 ? 1 : 5);
+      else
+        break;
+    }
+    ok = ok && gone;
+  }
+  return ok;
+}
+
+const char* containment_name(CgroupKind kind) {
+  switch (kind) {
+    case CgroupKind::v2:
+      return "cgroup v2";
+    case CgroupKind::v1:
+      return "cgroup v1 freezer";
+    case CgroupKind::none:
+      break;
+  }
+  return "subreaper";
+}
+
+}  // namespace aw
