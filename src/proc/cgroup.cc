@@ -1,5 +1,6 @@
 #include "proc/cgroup.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
@@ -208,6 +209,42 @@ bool remove_phase_cgroup(const PhaseCgroup& cg) {
     ok = ok && gone;
   }
   return ok;
+}
+
+int sweep_orphaned_phase_cgroups(const CgroupRoots& roots) {
+  int removed = 0;
+  for (const std::string* root : {&roots.v2, &roots.v1_freezer, &roots.v1_pids}) {
+    if (root->empty()) continue;
+    std::string parent = *root + "/awaywork";
+    std::vector<std::string> leaves;
+    if (DIR* d = ::opendir(parent.c_str())) {
+      while (dirent* e = ::readdir(d))
+        if (e->d_type == DT_DIR && e->d_name[0] != '.') leaves.emplace_back(e->d_name);
+      ::closedir(d);
+    }
+    for (const auto& leaf : leaves) {
+      size_t dash = leaf.rfind('-');
+      pid_t keeper = 0;
+      if (dash == std::string::npos) continue;
+      auto [end, ec] = std::from_chars(leaf.data() + dash + 1, leaf.data() + leaf.size(), keeper);
+      if (ec != std::errc() || end != leaf.data() + leaf.size() || keeper <= 0) continue;
+      if (::kill(keeper, 0) == 0 || errno != ESRCH) continue;
+      PhaseCgroup cg;
+      cg.kind = root == &roots.v2 ? CgroupKind::v2 : CgroupKind::v1;
+      cg.dir = parent + "/" + leaf;
+      cg.procs = cg.dir + "/cgroup.procs";
+      for (int i = 0; i < 100 && !cgroup_members(cg).empty(); ++i) {
+        if (root == &roots.v1_pids) {
+          for (pid_t p : cgroup_members(cg)) ::kill(p, SIGKILL);
+        } else {
+          cgroup_kill_all(cg, [](pid_t) {});
+        }
+        sleep_ms(5);
+      }
+      if (cgroup_members(cg).empty() && remove_phase_cgroup(cg)) ++removed;
+    }
+  }
+  return removed;
 }
 
 const char* containment_name(CgroupKind kind) {

@@ -51,6 +51,12 @@ void cgroup_kill_all(const PhaseCgroup& cg, const std::function<void(pid_t)>& no
 // rmdir the folder(s), retrying briefly while the last members finish exiting. True when gone.
 bool remove_phase_cgroup(const PhaseCgroup& cg);
 
+// Empty and remove the phase folders under awaywork/ whose keeper (the pid at the end of the
+// leaf name) is gone: what phases of an awaywork that was killed outright left behind. A folder
+// whose keeper pid is in use is left alone (it may be a live keeper). Returns how many were
+// removed.
+int sweep_orphaned_phase_cgroups(const CgroupRoots& roots);
+
 // "cgroup v2", "cgroup v1 freezer", "subreaper".
 const char* containment_name(CgroupKind kind);
 

@@ -1,5 +1,6 @@
 #include "proc/keeper.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -210,6 +211,15 @@ Cleanup kill_leftovers(const PhaseCgroup& cg, int sfd) {
   return c;
 }
 
+void join_pids(const std::string& dir, pid_t pid) {
+  std::string procs = dir + "/cgroup.procs", text = std::to_string(pid);
+  int fd = ::open(procs.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t n = ::write(fd, text.data(), text.size());
+  (void)n;
+  ::close(fd);
+}
+
 Result<pid_t> launch(KeeperPlan& k) {
   if (k.prep) return launch_default(*k.prep, k.req);
   try {
@@ -247,6 +257,9 @@ void keeper_main(KeeperPlan& k) {
     rep.end = static_cast<int32_t>(PhaseEnd::failed_to_start);
     copy_text(rep.start_error, sizeof rep.start_error, main.error().message);
   } else {
+    // The default launcher's child joined the v1 pids folder itself; another launcher's main
+    // process is put there now (limits only: the freezer folder is what contains).
+    if (!k.prep && !cg.pids_dir.empty()) join_pids(cg.pids_dir, *main);
     KeeperReport started;
     started.kind = KeeperReport::started;
     started.pid = *main;

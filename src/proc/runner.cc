@@ -328,6 +328,10 @@ Result<PhaseResult> run_phase_with(const PhaseSpec& spec, const RunnerKnobs& kno
   return to_result(rep);
 }
 
+int sweep_orphaned_phases() {
+  return sweep_orphaned_phase_cgroups(find_cgroup_roots(CgroupMode::automatic));
+}
+
 std::string describe(const PhaseResult& r) {
   auto sig = [](int s) {
     const char* abbrev = ::sigabbrev_np(s);

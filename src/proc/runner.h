@@ -77,6 +77,10 @@ struct PhaseResult {
 // or leftovers could not be proved dead); a phase that merely fails is a PhaseResult.
 Result<PhaseResult> run_phase(const PhaseSpec& spec);
 
+// At startup: kill what the phases of an earlier awaywork that was killed outright (its keepers
+// died with it) left in their cgroups, and remove those folders. Returns how many were removed.
+int sweep_orphaned_phases();
+
 // "exit 0", "exit 3", "killed by SIGKILL", "timed out after 60 s", ...
 std::string describe(const PhaseResult& r);
 

@@ -105,6 +105,35 @@ TEST(ProcCgroup, NoRootsMeansNoCgroup) {
   EXPECT_TRUE(remove_phase_cgroup(cg));
 }
 
+pid_t dead_pid() {
+  pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  ::waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+// What a killed awaywork left: a phase folder whose keeper is gone, with a process still in it.
+TEST(ProcCgroup, OrphanedPhaseFoldersAreEmptiedAndRemovedLiveOnesAreNot) {
+  AW_REQUIRE_ROOT();
+  CgroupRoots roots = find_cgroup_roots(CgroupMode::automatic);
+  if (roots.v2.empty()) GTEST_SKIP() << "no cgroup v2 here";
+  std::string tag = std::to_string(::getpid());
+  PhaseCgroup orphan =
+      create_phase_cgroup(roots, "sweep-" + tag + "-" + std::to_string(dead_pid()));
+  PhaseCgroup live = create_phase_cgroup(roots, "sweep-" + tag + "-" + tag);
+  ASSERT_EQ(orphan.kind, CgroupKind::v2);
+  ASSERT_EQ(live.kind, CgroupKind::v2);
+  pid_t pid = child_in(orphan);
+  ASSERT_GT(pid, 0);
+  EXPECT_GE(sweep_orphaned_phases(), 1);
+  int st = 0;
+  ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+  EXPECT_FALSE(exists(orphan.dir));
+  EXPECT_TRUE(exists(live.dir));
+  EXPECT_TRUE(remove_phase_cgroup(live));
+}
+
 TEST(ProcCgroup, AStaleFolderOfTheSameNameIsNotShared) {
   AW_REQUIRE_ROOT();
   CgroupRoots roots = find_cgroup_roots(CgroupMode::v2_only);
