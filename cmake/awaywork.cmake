@@ -18,5 +18,5 @@ function(aw_test name)
   target_compile_definitions(${name} PRIVATE
     AW_BINARY_DIR="${PROJECT_BINARY_DIR}" AW_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   include(GoogleTest)
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
+  gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
 endfunction()

@@ -79,7 +79,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   AW_TRY(Target t, resolve_target(cfg, req));
   std::string state = state_dir_of(cfg);
   AW_TRY(Store store, Store::open(state));
-  (void)store.mark_orphans_interrupted();
+  recover_abandoned(store);
 
   UnitRecord u;
   u.id = new_unit_id(req.prompt);

@@ -32,6 +32,11 @@ struct UnitObserver {
 // exists every outcome is a record (done, failed, timed_out, lost, interrupted).
 Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const UnitObserver& obs);
 
+class Store;
+// Kill what a crashed awaywork left running (phase cgroups whose keeper is gone) and mark its
+// `running` records interrupted. Called by every command that opens the record.
+int recover_abandoned(Store& store);
+
 // Where the state lives: cfg.state_dir or the XDG default.
 std::string state_dir_of(const Config& cfg);
 

@@ -55,6 +55,7 @@ TEST_F(Hostile, GitHooksConfigAndFiltersPlantedByTheAgentNeverRun) {
   std::string marker = root + "/MARKER";
   std::string evil = agent_script("evil", "touch " + marker + "\ncat");
   write_config(agent_script("plant", R"(
+mkdir -p .git/hooks
 for h in pre-commit post-commit post-checkout pre-push reference-transaction pre-receive \
          post-receive update post-index-change fsmonitor-watchman; do
   cp EVIL .git/hooks/$h; chmod +x .git/hooks/$h
