@@ -1,0 +1,97 @@
+// The engine as doctor sees it: which client answers, which images are present, and removal.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include "fixture.h"
+
+namespace aw {
+namespace {
+
+using test::kImage;
+
+TEST(ContainerEngine, FindsTheEngineThatAnswersWithItsVersion) {
+  AW_NEED_ENGINE(e);
+  EXPECT_FALSE(e.version.empty());
+  EXPECT_EQ(e.client[0], '/');
+  auto again = find_engine(e.client);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->version, e.version);
+}
+
+TEST(ContainerEngine, RefusesAnEngineItDoesNotKnow) {
+  auto e = find_engine("lxc");
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message.find("docker or podman"), std::string::npos) << e.error().message;
+}
+
+TEST(ContainerEngine, ClientEnvironmentCarriesNoSecretOfTheOwner) {
+  AW_NEED_ENGINE(e);
+  for (const auto& kv : e.client_env) {
+    auto name = kv.substr(0, kv.find('='));
+    EXPECT_TRUE(name == "PATH" || name == "HOME" || name.rfind("DOCKER_", 0) == 0 ||
+                name == "CONTAINER_HOST" || name == "XDG_RUNTIME_DIR")
+        << kv;
+  }
+}
+
+TEST(ContainerEngine, TheTestImageIsPresentAndAMissingOneIsSaidSo) {
+  AW_NEED_ENGINE(e);
+  EXPECT_TRUE(image_present(e, kImage));
+  auto missing = image_present(e, "awaywork-absent:never");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("not present"), std::string::npos);
+}
+
+TEST(ContainerEngine, PullingWithoutARegistryFailsWithAClearMessage) {
+  AW_NEED_ENGINE(e);
+  auto pulled = pull_image(e, "awaywork-absent/nothing:never", std::chrono::seconds(60));
+  ASSERT_FALSE(pulled);
+  EXPECT_NE(pulled.error().message.find("build or load the image locally"), std::string::npos)
+      << pulled.error().message;
+}
+
+TEST(ContainerEngine, FindsAProgramInsideTheImageAndSaysWhenOneIsMissing) {
+  AW_NEED_ENGINE(e);
+  auto git = program_in_image(e, kImage, "git");
+  ASSERT_TRUE(git) << git.error().message;
+  EXPECT_EQ(*git, "/usr/bin/git");
+  auto claude = program_in_image(e, kImage, "claude");
+  ASSERT_FALSE(claude);
+  EXPECT_NE(claude.error().message.find("claude is not found in image"), std::string::npos);
+}
+
+TEST(ContainerEngine, RemovingAContainerThatDoesNotExistSucceeds) {
+  AW_NEED_ENGINE(e);
+  EXPECT_TRUE(remove_container(e, test::unique_name("never")));
+}
+
+TEST(ContainerEngine, AnEngineThatDoesNotAnswerIsAnErrorWithinTheDeadline) {
+  AW_NEED_ENGINE(e);
+  Engine dead = e;
+  // A socket nobody listens on: the client cannot reach any engine.
+  dead.client_env.push_back(e.kind == EngineKind::docker
+                                ? "DOCKER_HOST=unix:///nonexistent/awaywork.sock"
+                                : "CONTAINER_HOST=unix:///nonexistent/awaywork.sock");
+  if (e.kind == EngineKind::podman) GTEST_SKIP() << "podman has no daemon to be unreachable";
+  auto gone = remove_container(dead, "anything", std::chrono::seconds(5));
+  ASSERT_FALSE(gone);
+}
+
+TEST(ContainerEngine, FittingUlimitsStayUnderOurHardLimits) {
+  auto u = fitting_ulimits();
+  ASSERT_EQ(u.size(), 2u);
+  rlimit nofile{}, nproc{};
+  ::getrlimit(RLIMIT_NOFILE, &nofile);
+  ::getrlimit(RLIMIT_NPROC, &nproc);
+  auto hard = [](const std::string& s) { return std::stoull(s.substr(s.find(':') + 1)); };
+  if (nofile.rlim_max != RLIM_INFINITY) {
+    EXPECT_LE(hard(u[0]), nofile.rlim_max);
+  }
+  if (nproc.rlim_max != RLIM_INFINITY) {
+    EXPECT_LE(hard(u[1]), nproc.rlim_max);
+  }
+  EXPECT_LE(hard(u[1]), 32768u);
+}
+
+}  // namespace
+}  // namespace aw
