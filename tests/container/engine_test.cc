@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include "base/fs.h"
 #include "fixture.h"
 
 namespace aw {
@@ -67,14 +68,24 @@ TEST(ContainerEngine, RemovingAContainerThatDoesNotExistSucceeds) {
 
 TEST(ContainerEngine, AnEngineThatDoesNotAnswerIsAnErrorWithinTheDeadline) {
   AW_NEED_ENGINE(e);
-  Engine dead = e;
-  // A socket nobody listens on: the client cannot reach any engine.
-  dead.client_env.push_back(e.kind == EngineKind::docker
-                                ? "DOCKER_HOST=unix:///nonexistent/awaywork.sock"
-                                : "CONTAINER_HOST=unix:///nonexistent/awaywork.sock");
-  if (e.kind == EngineKind::podman) GTEST_SKIP() << "podman has no daemon to be unreachable";
-  auto gone = remove_container(dead, "anything", std::chrono::seconds(5));
+  test::Scratch s;
+  // A client that hangs, as one talking to a wedged daemon does.
+  Engine hung = e;
+  hung.client = s.root + "/" + to_string(e.kind);
+  ASSERT_TRUE(write_file(hung.client, "#!/bin/sh\nexec sleep 600\n", 0755));
+  auto gone = remove_container(hung, "anything", std::chrono::seconds(2));
   ASSERT_FALSE(gone);
+  EXPECT_NE(gone.error().message.find("did not answer within"), std::string::npos)
+      << gone.error().message;
+}
+
+TEST(ContainerEngine, AnEngineWithNoDaemonBehindItIsAnErrorNotAnEmptyAnswer) {
+  AW_NEED_ENGINE(e);
+  if (e.kind != EngineKind::docker) GTEST_SKIP() << "only docker has a daemon to be missing";
+  Engine dead = e;
+  dead.client_env.push_back("DOCKER_HOST=unix:///nonexistent/awaywork.sock");
+  EXPECT_FALSE(remove_container(dead, "anything", std::chrono::seconds(3)));
+  EXPECT_FALSE(image_present(dead, test::kImage));
 }
 
 TEST(ContainerEngine, FittingUlimitsStayUnderOurHardLimits) {

@@ -132,6 +132,14 @@ std::vector<std::string> fitting_ulimits() {
   return {fmt::format("nofile={}:{}", nofile, nofile), fmt::format("nproc={}:{}", nproc, nproc)};
 }
 
+std::vector<std::string> hardening_args(const Engine& e) {
+  std::vector<std::string> a = {"--pull",     "never", "--log-driver",   "none",
+                                "--cap-drop", "ALL",   "--security-opt", "no-new-privileges"};
+  if (e.kind == EngineKind::podman)
+    for (const auto& u : fitting_ulimits()) a.insert(a.end(), {"--ulimit", u});
+  return a;
+}
+
 Result<std::vector<std::string>> container_run_argv(const ContainerPlan& p, const std::string& name,
                                                     const ExecRequest& req) {
   AW_CHECK(check_plan(p));
@@ -139,17 +147,11 @@ Result<std::vector<std::string>> container_run_argv(const ContainerPlan& p, cons
   if (!valid_container_name(name)) return fail("bad container name '{}'", name);
   std::string home = p.home.empty() ? p.clone + "/.away/home" : p.home;
   std::string workdir = inside(req.cwd, p.clone) ? req.cwd : p.clone;
-  std::vector<std::string> a = {p.engine.client,  "run",
-                                "--rm",           "-i",
-                                "--name",         name,
-                                "--pull",         "never",
-                                "--log-driver",   "none",
-                                "--user",         fmt::format("{}:{}", p.uid, p.gid),
-                                "--cap-drop",     "ALL",
-                                "--security-opt", "no-new-privileges",
-                                "--ipc",          "private",
-                                "--hostname",     "awaywork",
-                                "--pids-limit",   std::to_string(p.pids)};
+  std::vector<std::string> a = {p.engine.client, "run", "--rm", "-i", "--name", name};
+  auto hard = hardening_args(p.engine);
+  a.insert(a.end(), hard.begin(), hard.end());
+  a.insert(a.end(), {"--user", fmt::format("{}:{}", p.uid, p.gid), "--ipc", "private", "--hostname",
+                     "awaywork", "--pids-limit", std::to_string(p.pids)});
   if (p.memory_bytes > 0) {
     a.insert(a.end(), {"--memory", std::to_string(p.memory_bytes), "--memory-swap",
                        std::to_string(p.memory_bytes)});
@@ -166,8 +168,6 @@ Result<std::vector<std::string>> container_run_argv(const ContainerPlan& p, cons
       a.insert(a.end(), {"--network", "host"});
       break;
   }
-  if (p.engine.kind == EngineKind::podman)
-    for (const auto& u : fitting_ulimits()) a.insert(a.end(), {"--ulimit", u});
   if (!p.unit.empty()) a.insert(a.end(), {"--label", "awaywork.unit=" + p.unit});
   a.insert(a.end(), {"--mount", fmt::format("type=bind,source={0},target={0}", p.clone)});
   if (!p.plugin_dir.empty())

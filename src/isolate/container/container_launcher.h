@@ -61,6 +61,11 @@ Result<Launcher> make_container_launcher(const ContainerPlan& plan, std::string 
 // phase, after the clone is made. Returns its path.
 Result<std::string> prepare_home(const std::string& clone);
 
+// The hardening every container of awaywork gets, whatever it runs (phases, doctor's probes):
+// no capabilities, no-new-privileges, never a pull, no log kept by the engine, and for podman the
+// ulimits that fit.
+std::vector<std::string> hardening_args(const Engine& e);
+
 // `--ulimit` values that fit under awaywork's own hard limits (podman's defaults exceed them on
 // some machines): {"nofile=N:N", "nproc=M:M"}.
 std::vector<std::string> fitting_ulimits();

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "isolate/container/container_launcher.h"
 #include "proc/capture.h"
 
 namespace aw {
@@ -128,12 +129,12 @@ Status pull_image(const Engine& e, const std::string& image, std::chrono::second
 
 Result<std::string> program_in_image(const Engine& e, const std::string& image,
                                      const std::string& program) {
-  AW_TRY(auto o, engine_command(
-                     e,
-                     {"run", "--rm", "--pull", "never", "--network", "none", "--cap-drop", "ALL",
-                      "--security-opt", "no-new-privileges", "--log-driver", "none", "--entrypoint",
-                      "/bin/sh", image, "-c", "command -v \"$1\"", "sh", program},
-                     std::chrono::seconds(60)));
+  std::vector<std::string> args = {"run", "--rm", "--network", "none"};
+  auto hard = hardening_args(e);
+  args.insert(args.end(), hard.begin(), hard.end());
+  args.insert(args.end(),
+              {"--entrypoint", "/bin/sh", image, "-c", "command -v \"$1\"", "sh", program});
+  AW_TRY(auto o, engine_command(e, args, std::chrono::seconds(60)));
   std::string where = trim(o.out);
   if (o.exit_code != 0 || where.empty())
     return fail("{} is not found in image {}{}", program, image,
