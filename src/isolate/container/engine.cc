@@ -150,17 +150,27 @@ Status remove_container(const Engine& e, const std::string& name,
     return std::chrono::duration_cast<std::chrono::milliseconds>(end - clock::now());
   };
   std::string last;
-  // `run --rm` may be removing it concurrently ("removal already in progress"): repeat until the
-  // engine says it does not know the name.
+  auto known = [&]() -> Result<bool> {
+    AW_TRY(
+        auto in,
+        engine_command(e, {"container", "inspect", "--format", "{{.State.Status}}", name}, left()));
+    if (in.exit_code != 0 && says_unknown(in)) return false;
+    last = in.exit_code == 0 ? "still " + trim(in.out) : trim(in.err);
+    return true;
+  };
+  // The common case is a phase that ended by itself: `run --rm` has removed it already, and one
+  // question proves it. Otherwise `rm -f` until the engine no longer knows the name (a removal
+  // `--rm` started may be in progress concurrently).
+  auto there = known();
+  if (!there) return fail("remove container {}: {}", name, there.error().message);
+  if (!*there) return {};
   while (left().count() > 0) {
     auto rm = engine_command(e, {"rm", "-f", name}, left());
     if (!rm) return fail("remove container {}: {}", name, rm.error().message);
     if (left().count() <= 0) break;
-    auto in =
-        engine_command(e, {"container", "inspect", "--format", "{{.State.Status}}", name}, left());
-    if (!in) return fail("remove container {}: {}", name, in.error().message);
-    if (in->exit_code != 0 && says_unknown(*in)) return {};
-    last = in->exit_code == 0 ? "still " + trim(in->out) : trim(in->err);
+    there = known();
+    if (!there) return fail("remove container {}: {}", name, there.error().message);
+    if (!*there) return {};
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return fail("remove container {}: not gone after {} ms ({})", name, deadline.count(), last);
