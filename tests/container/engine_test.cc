@@ -4,6 +4,7 @@
 
 #include "base/fs.h"
 #include "fixture.h"
+#include "isolate/container/doctor.h"
 
 namespace aw {
 namespace {
@@ -102,6 +103,46 @@ TEST(ContainerEngine, FittingUlimitsStayUnderOurHardLimits) {
     EXPECT_LE(hard(u[1]), nproc.rlim_max);
   }
   EXPECT_LE(hard(u[1]), 32768u);
+}
+
+std::string text_of(const std::vector<ContainerCheck>& v) {
+  std::string s;
+  for (const auto& c : v)
+    s += fmt::format("[{}] {} | {}\n", static_cast<int>(c.level), c.what, c.fix);
+  return s;
+}
+
+TEST(ContainerDoctor, AllGreenForThePresentImageAndAProgramInIt) {
+  AW_NEED_ENGINE(e);
+  auto checks = check_container_setup({e.client, {kImage}, {"git"}, 1000});
+  for (const auto& c : checks) EXPECT_NE(c.level, ContainerCheck::failure) << text_of(checks);
+  EXPECT_NE(text_of(checks).find("git is in image"), std::string::npos) << text_of(checks);
+}
+
+TEST(ContainerDoctor, SaysPlainlyThatAMissingImageCannotBePulledAndHowToFixIt) {
+  AW_NEED_ENGINE(e);
+  auto checks = check_container_setup({e.client, {"awaywork-absent:never"}, {"git"}, 1000});
+  auto text = text_of(checks);
+  EXPECT_NE(text.find("is not present locally and could not be pulled"), std::string::npos) << text;
+  EXPECT_NE(text.find(" load -i FILE.tar"), std::string::npos) << text;
+}
+
+TEST(ContainerDoctor, NamesAnAgentMissingFromTheImage) {
+  AW_NEED_ENGINE(e);
+  auto checks = check_container_setup({e.client, {kImage}, {"codex"}, 1000});
+  auto text = text_of(checks);
+  EXPECT_NE(text.find("codex is not found in image"), std::string::npos) << text;
+}
+
+TEST(ContainerDoctor, WarnsWhenContainersWouldRunAsRoot) {
+  AW_NEED_ENGINE(e);
+  auto text = text_of(check_container_setup({e.client, {kImage}, {}, 0}));
+  EXPECT_NE(text.find("containers run as uid 0"), std::string::npos) << text;
+}
+
+TEST(ContainerDoctor, AnEngineThatDoesNotAnswerIsAFailureWithTheFix) {
+  auto text = text_of(check_container_setup({"/nonexistent/docker", {kImage}, {}, 1000}));
+  EXPECT_NE(text.find("scripts/engine-up"), std::string::npos) << text;
 }
 
 }  // namespace
