@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
     same.push_back(time_ms([&] {
       CaptureSpec s;
       s.argv = *same_argv;
-      s.argv[5] = "aw-bench-same-" + std::to_string(::getpid()) + "-" + std::to_string(i);
+      s.argv[4] = "--name=aw-bench-same-" + std::to_string(::getpid()) + "-" + std::to_string(i);
       s.env = container_client_env(plan, req);
       auto c = capture(s);
       return c && c->exit_code == 0;

@@ -46,11 +46,11 @@ TEST(ContainerPlan, ArgvHasTheHardeningAndSecretsOnlyByName) {
   ASSERT_TRUE(a) << a.error().message;
   std::string s = joined(*a);
   for (const char* want :
-       {"run --rm -i --name aw-u1-agent ", "--pull never", "--user 1000:1000 ", "--cap-drop ALL ",
+       {"run --rm -i --name=aw-u1-agent ", "--pull never", "--user 1000:1000 ", "--cap-drop ALL ",
         "--security-opt no-new-privileges ", "--network none ", "--pids-limit 512 ",
-        "--mount type=bind,source=/tmp/runs/u1/work,target=/tmp/runs/u1/work --workdir",
-        "--env HOME=/tmp/runs/u1/work/.away/home ", "--env AWAYWORK_UNIT=u1 ",
-        "--env ANTHROPIC_API_KEY --entrypoint claude img:1 -p "})
+        "--mount=type=bind,source=/tmp/runs/u1/work,target=/tmp/runs/u1/work --workdir=",
+        "--env=HOME=/tmp/runs/u1/work/.away/home ", "--env=AWAYWORK_UNIT=u1 ",
+        "--env=ANTHROPIC_API_KEY --entrypoint=claude img:1 -p "})
     EXPECT_NE(s.find(want), std::string::npos) << want << "\n in: " << s;
   EXPECT_EQ(s.find("sk-ant-fake"), std::string::npos);
   EXPECT_EQ(s.find("GITHUB_TOKEN"), std::string::npos) << "not named: not passed";
@@ -71,7 +71,7 @@ TEST(ContainerPlan, ASecretMissingFromTheEnvironmentIsNotNamed) {
   p.secret_names = {"OPENAI_API_KEY"};
   auto a = container_run_argv(p, "n", request());
   ASSERT_TRUE(a);
-  EXPECT_FALSE(has(*a, "OPENAI_API_KEY"));
+  EXPECT_FALSE(has(*a, "--env=OPENAI_API_KEY"));
 }
 
 TEST(ContainerPlan, RefusesSecretNamesThatWouldSteerTheClient) {
@@ -109,7 +109,7 @@ TEST(ContainerPlan, AllowlistWithoutTheEgressProxyIsRefused) {
   p.proxy_network = "awaywork-egress";
   auto a = container_run_argv(p, "n", request());
   ASSERT_TRUE(a);
-  EXPECT_NE(joined(*a).find("--network awaywork-egress "), std::string::npos);
+  EXPECT_NE(joined(*a).find("--network=awaywork-egress "), std::string::npos);
 }
 
 TEST(ContainerPlan, AWorkingFolderOutsideTheCloneFallsBackToTheClone) {
@@ -117,10 +117,10 @@ TEST(ContainerPlan, AWorkingFolderOutsideTheCloneFallsBackToTheClone) {
   r.cwd = "/root";
   auto a = container_run_argv(plan(), "n", r);
   ASSERT_TRUE(a);
-  EXPECT_NE(joined(*a).find("--workdir /tmp/runs/u1/work "), std::string::npos);
+  EXPECT_NE(joined(*a).find("--workdir=/tmp/runs/u1/work "), std::string::npos);
   r.cwd = "/tmp/runs/u1/workother";
   a = container_run_argv(plan(), "n", r);
-  EXPECT_NE(joined(*a).find("--workdir /tmp/runs/u1/work "), std::string::npos);
+  EXPECT_NE(joined(*a).find("--workdir=/tmp/runs/u1/work "), std::string::npos);
 }
 
 TEST(ContainerPlan, PodmanGetsUlimitsThatFitAndDockerKeepsItsOwn) {
@@ -130,6 +130,26 @@ TEST(ContainerPlan, PodmanGetsUlimitsThatFitAndDockerKeepsItsOwn) {
   p.engine.kind = EngineKind::podman;
   a = container_run_argv(p, "n", request());
   EXPECT_NE(joined(*a).find("--ulimit " + fitting_ulimits()[0]), std::string::npos);
+}
+
+TEST(ContainerPlan, NoValueFromOutsideCanBecomeAFlagOfTheClient) {
+  auto p = plan();
+  p.image = "--privileged";
+  EXPECT_FALSE(make_container_launcher(p, "n"));
+  p = plan();
+  p.placeholders = {{"AWAYWORK_PHASE", "--privileged"}};
+  auto r = request();
+  r.argv = {"--privileged", "--network=host"};
+  auto a = container_run_argv(p, "n", r);
+  ASSERT_TRUE(a);
+  EXPECT_FALSE(has(*a, "--privileged"));
+  EXPECT_TRUE(has(*a, "--env=AWAYWORK_PHASE=--privileged"));
+  EXPECT_TRUE(has(*a, "--entrypoint=--privileged"));
+  // After the image, words are the command's own: the client parses no flag there.
+  auto image_at = std::find(a->begin(), a->end(), "img:1");
+  ASSERT_NE(image_at, a->end());
+  EXPECT_EQ(*(image_at + 1), "--network=host");
+  EXPECT_EQ(image_at + 2, a->end());
 }
 
 }  // namespace

@@ -66,7 +66,8 @@ std::string value_of(const std::vector<std::string>& env, const std::string& nam
 }
 
 Status check_plan(const ContainerPlan& p) {
-  if (p.image.empty()) return fail("no image");
+  if (p.image.empty() || p.image[0] == '-' || p.image.find_first_of(" \t\r\n") != std::string::npos)
+    return fail("image name '{}'", p.image);
   if (p.engine.client.empty()) return fail("no engine client");
   if (!mountable(p.clone)) return fail("clone path {} cannot be mounted", p.clone);
   if (!p.plugin_dir.empty() && !mountable(p.plugin_dir))
@@ -147,7 +148,7 @@ Result<std::vector<std::string>> container_run_argv(const ContainerPlan& p, cons
   if (!valid_container_name(name)) return fail("bad container name '{}'", name);
   std::string home = p.home.empty() ? p.clone + "/.away/home" : p.home;
   std::string workdir = inside(req.cwd, p.clone) ? req.cwd : p.clone;
-  std::vector<std::string> a = {p.engine.client, "run", "--rm", "-i", "--name", name};
+  std::vector<std::string> a = {p.engine.client, "run", "--rm", "-i", "--name=" + name};
   auto hard = hardening_args(p.engine);
   a.insert(a.end(), hard.begin(), hard.end());
   a.insert(a.end(), {"--user", fmt::format("{}:{}", p.uid, p.gid), "--ipc", "private", "--hostname",
@@ -162,27 +163,28 @@ Result<std::vector<std::string>> container_run_argv(const ContainerPlan& p, cons
       a.insert(a.end(), {"--network", "none"});
       break;
     case Network::allowlist:
-      a.insert(a.end(), {"--network", p.proxy_network});
+      a.push_back("--network=" + p.proxy_network);
       break;
     case Network::host:
       a.insert(a.end(), {"--network", "host"});
       break;
   }
-  if (!p.unit.empty()) a.insert(a.end(), {"--label", "awaywork.unit=" + p.unit});
-  a.insert(a.end(), {"--mount", fmt::format("type=bind,source={0},target={0}", p.clone)});
+  // Every value that comes from outside is joined to its flag with '=': a value starting with '-'
+  // cannot become a flag of its own.
+  if (!p.unit.empty()) a.push_back("--label=awaywork.unit=" + p.unit);
+  a.push_back(fmt::format("--mount=type=bind,source={0},target={0}", p.clone));
   if (!p.plugin_dir.empty())
-    a.insert(a.end(),
-             {"--mount", fmt::format("type=bind,source={0},target={0},readonly", p.plugin_dir)});
-  a.insert(a.end(), {"--workdir", workdir, "--env", "HOME=" + home});
+    a.push_back(fmt::format("--mount=type=bind,source={0},target={0},readonly", p.plugin_dir));
+  a.insert(a.end(), {"--workdir=" + workdir, "--env=HOME=" + home});
   for (const auto& [k, v] : p.placeholders)
-    if (k != "HOME") a.insert(a.end(), {"--env", k + "=" + v});
+    if (k != "HOME") a.push_back("--env=" + k + "=" + v);
   for (const auto& n : p.secret_names) {
     bool found = false;
     value_of(req.env, n, &found);
-    if (found) a.insert(a.end(), {"--env", n});  // by name: the value is in the client's env
+    if (found) a.push_back("--env=" + n);  // by name: the value is in the client's env
   }
   // Whatever the image names as entrypoint would run before our argv: the phase runs argv only.
-  a.insert(a.end(), {"--entrypoint", req.argv[0], p.image});
+  a.insert(a.end(), {"--entrypoint=" + req.argv[0], p.image});
   a.insert(a.end(), req.argv.begin() + 1, req.argv.end());
   return a;
 }
