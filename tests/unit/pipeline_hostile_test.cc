@@ -60,8 +60,9 @@ for h in pre-commit post-commit post-checkout pre-push reference-transaction pre
          post-receive update post-index-change fsmonitor-watchman; do
   cp EVIL .git/hooks/$h; chmod +x .git/hooks/$h
 done
-mkdir -p hooks2 && cp EVIL hooks2/pre-commit && cp EVIL hooks2/reference-transaction
-git config core.hooksPath "$PWD/hooks2"
+mkdir -p "$HOME/hooks2" && cp EVIL "$HOME/hooks2/pre-commit"
+cp EVIL "$HOME/hooks2/reference-transaction"
+git config core.hooksPath "$HOME/hooks2"
 git config core.fsmonitor EVIL
 git config diff.external EVIL
 git config filter.evil.clean EVIL
