@@ -22,8 +22,8 @@ Status same_dir(const std::string& path, const DirId& want) {
 
 // These files would make git read objects or a repository from somewhere else.
 Status no_redirection(const std::string& dotgit) {
-  for (const char* rel : {"/objects/info/alternates", "/objects/info/http-alternates",
-                          "/commondir", "/gitdir"}) {
+  for (const char* rel :
+       {"/objects/info/alternates", "/objects/info/http-alternates", "/commondir", "/gitdir"}) {
     std::string p = dotgit + rel;
     struct stat st {};
     if (::lstat(p.c_str(), &st) == 0) return fail("{} exists: the clone redirects git", p);

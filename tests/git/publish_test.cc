@@ -39,8 +39,8 @@ class PublishTest : public GitTest {
 
 TEST_F(PublishTest, PublishCreatesTheBranchWithTheChangeOnTopOfBase) {
   std::string patch = patch_with_change();
-  auto id = publish_branch(src, base, patch, "awaywork/u1", Identity{}, "Agent change\n\nbody",
-                           scratch);
+  auto id =
+      publish_branch(src, base, patch, "awaywork/u1", Identity{}, "Agent change\n\nbody", scratch);
   ASSERT_TRUE(id) << id.error().message;
   EXPECT_EQ(sh("git rev-parse refs/heads/awaywork/u1", src_dir), *id);
   EXPECT_EQ(sh("git rev-parse awaywork/u1^", src_dir), base);

@@ -30,8 +30,7 @@ TEST_F(GitTest, NothingTheAgentPlantedInTheCloneRunsOnCollectOrPublish) {
                          c.saved_config + "[core]\n\thooksPath = " + hooks_dir +
                              "\n\tfsmonitor = " + fsmon + "\n[diff]\n\texternal = " + ext +
                              "\n[filter \"x\"]\n\tclean = " + clean + "\n\tsmudge = " + clean +
-                             "\n\trequired = true\n[diff \"t\"]\n\ttextconv = " + textconv +
-                             "\n"));
+                             "\n\trequired = true\n[diff \"t\"]\n\ttextconv = " + textconv + "\n"));
   ASSERT_TRUE(write_file(work + "/.gitattributes", "* filter=x diff=t\n", 0644));
   ASSERT_TRUE(write_file(work + "/a.txt", "agent\n", 0644));
 
@@ -78,9 +77,9 @@ TEST(GitRules, SourceHasNoDestructiveGitArguments) {
   ASSERT_GE(files.size(), 5u);
   const std::regex literal("\"([^\"\\\\]|\\\\.)*\"");
   const std::vector<std::string> forbidden = {
-      "\"reset\"", "\"clean\"",  "\"--hard\"",   "\"--force\"", "\"-f\"",
-      "\"-D\"",    "\"-d\"",     "\"--delete\"", "\"--mirror\"", "\"--prune\"",
-      "\"checkout\"", "\"restore\"", "\"stash\"", "\"-B\"",     "\"--force-with-lease\""};
+      "\"reset\"",    "\"clean\"",   "\"--hard\"",   "\"--force\"",  "\"-f\"",
+      "\"-D\"",       "\"-d\"",      "\"--delete\"", "\"--mirror\"", "\"--prune\"",
+      "\"checkout\"", "\"restore\"", "\"stash\"",    "\"-B\"",       "\"--force-with-lease\""};
   for (const auto& f : files) {
     std::ifstream in(f);
     std::stringstream ss;
@@ -107,11 +106,11 @@ TEST(GitRules, EveryInvocationIsHardened) {
                        .args = {"config", "--list", "--show-scope"},
                        .stdin_data = ""});
   ASSERT_TRUE(r);
-  for (std::string want : {"command\tcore.hookspath=/dev/null", "command\tcore.fsmonitor=false",
-                           "command\tdiff.external=", "command\tcore.sshcommand=/bin/false",
-                           "command\tprotocol.ext.allow=never",
-                           "command\tcore.attributesfile=/dev/null",
-                           "command\tcore.askpass=/bin/false"})
+  for (std::string want :
+       {"command\tcore.hookspath=/dev/null", "command\tcore.fsmonitor=false",
+        "command\tdiff.external=", "command\tcore.sshcommand=/bin/false",
+        "command\tprotocol.ext.allow=never", "command\tcore.attributesfile=/dev/null",
+        "command\tcore.askpass=/bin/false"})
     EXPECT_NE(r->out.find(want), std::string::npos) << want << "\n" << r->out;
   EXPECT_EQ(r->out.find("global\t"), std::string::npos) << r->out;
   EXPECT_EQ(r->out.find("system\t"), std::string::npos) << r->out;
