@@ -83,6 +83,11 @@ Status branch_absent(const SourceRepo& src, const std::string& ref) {
 }
 
 // A push that can only create: no force flag, and the porcelain line must say "*" (new ref).
+// When the ref is not advertised, the client sends old-id zero and receive-pack's transaction
+// then requires the ref to still be absent, so a branch created after the advertisement is not
+// overwritten. Left open: a branch created between branch_absent() and the advertisement at a
+// commit that is an ancestor of ours would be fast-forwarded; the porcelain flag (" " instead
+// of "*") then makes this an Error, but after the fact.
 // The receive-pack in the source is started by git through the --receive-pack command, which
 // carries the hardening itself: -c options given to `git push` do not reach a local
 // receive-pack (git drops GIT_CONFIG_PARAMETERS for the other repository), so the source's
