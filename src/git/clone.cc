@@ -79,7 +79,8 @@ Status make_shadow(const Clone& c, const std::string& src_objects, const std::st
 Result<Clone> make_clone(const SourceRepo& src, const std::string& base_commit,
                          const std::string& branch, const std::string& work_dir,
                          const std::string& shadow_dir) {
-  if (!gitx::is_object_id(base_commit)) return fail("base '{}' is not a full commit id", base_commit);
+  if (!gitx::is_object_id(base_commit))
+    return fail("base '{}' is not a full commit id", base_commit);
   if (work_dir.empty() || work_dir[0] != '/' || shadow_dir.empty() || shadow_dir[0] != '/')
     return fail("clone folders must be absolute paths");
   if (exists(work_dir)) return fail("{} already exists", work_dir);
@@ -95,8 +96,7 @@ Result<Clone> make_clone(const SourceRepo& src, const std::string& base_commit,
   c.branch = branch;
   c.saved_config = gitx::minimal_config(false, format);
   AW_CHECK(with_context(
-      make_work_clone(src_common, exists(src_objects + "/info/alternates"), work_dir),
-      "clone"));
+      make_work_clone(src_common, exists(src_objects + "/info/alternates"), work_dir), "clone"));
   AW_CHECK(with_context(check_out_base(c), "check out base"));
   AW_TRY(c.work_id, dir_id(work_dir));
   AW_TRY(c.dotgit_id, dir_id(work_dir + "/.git"));

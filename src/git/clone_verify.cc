@@ -22,8 +22,8 @@ Status same_dir(const std::string& path, const DirId& want) {
 
 // These files would make git read objects or a repository from somewhere else.
 Status no_redirection(const std::string& dotgit) {
-  for (const char* rel : {"/objects/info/alternates", "/objects/info/http-alternates",
-                          "/commondir", "/gitdir"}) {
+  for (const char* rel :
+       {"/objects/info/alternates", "/objects/info/http-alternates", "/commondir", "/gitdir"}) {
     std::string p = dotgit + rel;
     struct stat st {};
     if (::lstat(p.c_str(), &st) == 0) return fail("{} exists: the clone redirects git", p);
@@ -72,18 +72,20 @@ Status clear_hooks(const std::string& dotgit, std::vector<std::string>& notes) {
   return {};
 }
 
+// Rewritten whenever it differs; write_file replaces a link or file, never writes through it.
 Status restore_config(const Clone& clone, std::vector<std::string>& notes) {
   std::string path = clone.work + "/.git/config";
   struct stat st {};
-  bool present = ::lstat(path.c_str(), &st) == 0;
-  if (present && S_ISLNK(st.st_mode)) notes.push_back("replaced .git/config, which was a link");
-  auto now = present && S_ISREG(st.st_mode) ? read_file(path) : Result<std::string>(fail(""));
-  if (!now || *now != clone.saved_config) {
-    if (present && !S_ISLNK(st.st_mode)) notes.push_back("restored .git/config");
-    if (!present) notes.push_back("recreated missing .git/config");
-    AW_CHECK(write_file(path, clone.saved_config, 0644));
+  if (::lstat(path.c_str(), &st) != 0) {
+    notes.push_back("recreated missing .git/config");
+  } else if (S_ISLNK(st.st_mode)) {
+    notes.push_back("replaced .git/config, which was a link");
+  } else {
+    auto now = S_ISREG(st.st_mode) ? read_file(path) : Result<std::string>(fail("not a file"));
+    if (now && *now == clone.saved_config) return {};
+    notes.push_back("restored .git/config");
   }
-  return {};
+  return write_file(path, clone.saved_config, 0644);
 }
 
 }  // namespace

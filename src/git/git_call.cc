@@ -14,15 +14,27 @@ namespace {
 // -c options placed before the subcommand. Command-line config overrides whatever the git dir's
 // config says, so even a repository config we did not write cannot name a program to run.
 constexpr std::string_view kHardening[] = {
-    "core.hooksPath=/dev/null",     "core.fsmonitor=false",
-    "diff.external=",               "core.sshCommand=/bin/false",
-    "protocol.ext.allow=never",     "core.attributesFile=/dev/null",
-    "core.askPass=/bin/false",      "core.excludesFile=/dev/null",
-    "core.untrackedCache=false",    "credential.helper=",
-    "gc.auto=0",                    "maintenance.auto=false",
-    "core.pager=cat",               "color.ui=false",
-    "submodule.recurse=false",      "fetch.recurseSubmodules=false",
-    "core.splitIndex=false",        "receive.autogc=false",
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "diff.external=",
+    "core.sshCommand=/bin/false",
+    "protocol.ext.allow=never",
+    // awaywork's git only ever talks to local repositories.
+    "protocol.allow=never",
+    "protocol.file.allow=always",
+    "core.attributesFile=/dev/null",
+    "core.askPass=/bin/false",
+    "core.excludesFile=/dev/null",
+    "core.untrackedCache=false",
+    "credential.helper=",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "core.pager=cat",
+    "color.ui=false",
+    "submodule.recurse=false",
+    "fetch.recurseSubmodules=false",
+    "core.splitIndex=false",
+    "receive.autogc=false",
 };
 
 std::vector<std::string> environment(const GitCall& call, const std::vector<std::string>& extra) {
@@ -115,8 +127,12 @@ bool is_object_id(const std::string& s) {
 
 }  // namespace gitx
 
-Result<Captured> git(const GitCall& call) { return gitx::run(call, {}); }
+Result<Captured> git(const GitCall& call) {
+  return gitx::run(call, {});
+}
 
-Result<std::string> git_ok(const GitCall& call) { return gitx::run_ok(call, {}); }
+Result<std::string> git_ok(const GitCall& call) {
+  return gitx::run_ok(call, {});
+}
 
 }  // namespace aw

@@ -18,9 +18,15 @@ GitCall shadow_call(const Clone& c, std::vector<std::string> args) {
 
 // diff --cached against base, hardened; fmt adds the output format options.
 std::vector<std::string> diff_args(const Clone& c, std::vector<std::string> fmt) {
-  std::vector<std::string> a = {"diff",          "--cached",     "--no-renames",
-                                "--no-ext-diff", "--no-textconv", "--no-color",
-                                "--full-index",  "--src-prefix=a/", "--dst-prefix=b/",
+  std::vector<std::string> a = {"diff",
+                                "--cached",
+                                "--no-renames",
+                                "--no-ext-diff",
+                                "--no-textconv",
+                                "--no-color",
+                                "--full-index",
+                                "--src-prefix=a/",
+                                "--dst-prefix=b/",
                                 "--ignore-submodules=none"};
   a.insert(a.end(), fmt.begin(), fmt.end());
   a.push_back(c.base_commit);
@@ -100,8 +106,7 @@ Result<Patch> make_patch(const Clone& c) {
   std::vector<std::string> empty_repos;
   AW_CHECK(with_context(stage_all(c, empty_repos), "make patch"));
   AW_TRY(std::vector<std::string> omitted, added_binaries(c));
-  if (!omitted.empty())
-    AW_CHECK(unstage(c, omitted, std::string(c.base_commit.size(), '0')));
+  if (!omitted.empty()) AW_CHECK(unstage(c, omitted, std::string(c.base_commit.size(), '0')));
 
   Patch p;
   p.omitted = std::move(omitted);

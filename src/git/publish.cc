@@ -12,7 +12,9 @@ namespace aw {
 
 namespace {
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
 
 std::vector<std::string> sorted(std::vector<std::string> v) {
   std::sort(v.begin(), v.end());
@@ -53,15 +55,18 @@ Result<std::string> commit_patch(const GitCall& base, const std::string& base_co
   if (!gitx::is_object_id(tree)) return fail("write-tree gave '{}'", tree);
 
   AW_TRY(std::vector<std::string> want, patch_paths(base, patch));
-  g.args = {"diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv", "--name-only",
-            "-z", base_commit, tree};
+  g.args = {
+      "diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv", "--name-only", "-z",
+      base_commit, tree};
   AW_TRY(std::string got, git_ok(g));
   if (sorted(gitx::split_z(got)) != sorted(want))
     return fail("the applied tree changes other paths than the patch names");
 
   std::vector<std::string> env = {
-      "GIT_AUTHOR_NAME=" + who.name,     "GIT_AUTHOR_EMAIL=" + who.email,
-      "GIT_COMMITTER_NAME=" + who.name,  "GIT_COMMITTER_EMAIL=" + who.email,
+      "GIT_AUTHOR_NAME=" + who.name,
+      "GIT_AUTHOR_EMAIL=" + who.email,
+      "GIT_COMMITTER_NAME=" + who.name,
+      "GIT_COMMITTER_EMAIL=" + who.email,
   };
   g.args = {"commit-tree", tree, "-p", base_commit, "-F", "-"};
   g.stdin_data = message;
@@ -72,13 +77,17 @@ Result<std::string> commit_patch(const GitCall& base, const std::string& base_co
 }
 
 Status branch_absent(const SourceRepo& src, const std::string& ref) {
-  AW_TRY(Captured c,
-         git(gitx::at(src.git_dir, {"rev-parse", "--verify", "--quiet", ref})));
+  AW_TRY(Captured c, git(gitx::at(src.git_dir, {"rev-parse", "--verify", "--quiet", ref})));
   if (c.exit_code == 0) return fail("{} already exists in {}; not overwritten", ref, src.git_dir);
   return {};
 }
 
 // A push that can only create: no force flag, and the porcelain line must say "*" (new ref).
+// When the ref is not advertised, the client sends old-id zero and receive-pack's transaction
+// then requires the ref to still be absent, so a branch created after the advertisement is not
+// overwritten. Left open: a branch created between branch_absent() and the advertisement at a
+// commit that is an ancestor of ours would be fast-forwarded; the porcelain flag (" " instead
+// of "*") then makes this an Error, but after the fact.
 // The receive-pack in the source is started by git through the --receive-pack command, which
 // carries the hardening itself: -c options given to `git push` do not reach a local
 // receive-pack (git drops GIT_CONFIG_PARAMETERS for the other repository), so the source's
@@ -88,10 +97,15 @@ Status push_new_branch(const GitCall& base, const SourceRepo& src, const std::st
   AW_TRY(std::string dest, gitx::common_dir(src.git_dir));
   GitCall g = base;
   g.index_file.clear();
-  g.args = {"push", "--porcelain", "--no-verify", "--no-recurse-submodules",
+  g.args = {"push",
+            "--porcelain",
+            "--no-verify",
+            "--no-recurse-submodules",
             "--receive-pack=git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
             "-c receive.autogc=false -c receive.updateServerInfo=false receive-pack",
-            "--", dest, commit + ":" + ref};
+            "--",
+            dest,
+            commit + ":" + ref};
   AW_TRY(Captured c, git(g));
   std::string want = "*\t" + commit + ":" + ref + "\t";
   if (c.exit_code != 0 || c.out.find(want) == std::string::npos)
@@ -107,7 +121,8 @@ Result<std::string> publish_branch(const SourceRepo& src, const std::string& bas
                                    const Identity& who, const std::string& message,
                                    const std::string& scratch_dir) {
   if (patch.empty()) return fail("nothing to publish: the patch is empty");
-  if (!gitx::is_object_id(base_commit)) return fail("base '{}' is not a full commit id", base_commit);
+  if (!gitx::is_object_id(base_commit))
+    return fail("base '{}' is not a full commit id", base_commit);
   if (branch.empty() || branch[0] == '-') return fail("invalid branch name '{}'", branch);
   std::string ref = "refs/heads/" + branch;
   AW_TRY(Captured fmt_ok, git(gitx::at("", {"check-ref-format", ref})));
@@ -129,12 +144,13 @@ Result<std::string> publish_branch(const SourceRepo& src, const std::string& bas
   GitCall base = gitx::at(dir, {});
   base.index_file = dir + "/publish-index";
 
-  AW_TRY(std::string commit, with_context(commit_patch(base, base_commit, patch, who, message),
-                                          "publish"));
+  AW_TRY(std::string commit,
+         with_context(commit_patch(base, base_commit, patch, who, message), "publish"));
   AW_CHECK(branch_absent(src, ref));  // again, as late as possible before the push
   AW_CHECK(push_new_branch(base, src, commit, ref));
 
-  AW_TRY(Captured now, git(gitx::at(src.git_dir, {"rev-parse", "--verify", "--quiet", ref + "^{commit}"})));
+  AW_TRY(Captured now,
+         git(gitx::at(src.git_dir, {"rev-parse", "--verify", "--quiet", ref + "^{commit}"})));
   if (now.exit_code != 0 || first_line(now.out) != commit)
     return fail("after push, {} in {} is not {}", ref, src.git_dir, commit);
   return commit;

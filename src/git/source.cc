@@ -2,31 +2,40 @@
 // then always addressed by its absolute git dir.
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
 #include "git/git_internal.h"
 
 namespace aw {
 
 namespace {
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
 
 }  // namespace
 
-Result<SourceRepo> open_source(const std::string& path) {
+Result<SourceRepo> open_source(const std::string& given) {
+  // git runs with cwd "/", so a relative path is made absolute against our own cwd here.
+  std::error_code ec;
+  std::string path = given.empty() ? given : std::filesystem::absolute(given, ec).string();
   struct stat st {};
   if (path.empty() || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return fail("source {}: not a folder", path);
   // Discovery reads the source's own config: trusted (it is the owner's), but its hooks and
   // fsmonitor stay off like everywhere else.
-  auto out = git_ok(gitx::at("", {"-C", path, "rev-parse", "--absolute-git-dir",
-                                  "--is-bare-repository"}));
+  auto out =
+      git_ok(gitx::at("", {"-C", path, "rev-parse", "--absolute-git-dir", "--is-bare-repository"}));
   if (!out) return fail("source {} is not a git repository: {}", path, out.error().message);
-  auto lines = gitx::split_z([&] {
-    std::string s = *out;
-    for (char& c : s)
-      if (c == '\n') c = '\0';
-    return s;
-  }());
+  std::vector<std::string> lines;
+  for (size_t start = 0; start < out->size();) {
+    size_t end = std::min(out->find('\n', start), out->size());
+    lines.push_back(out->substr(start, end - start));
+    start = end + 1;
+  }
   if (lines.size() < 2) return fail("source {}: unexpected rev-parse output", path);
   SourceRepo src{.git_dir = lines[0], .work_tree = ""};
   if (lines[1] == "false") {
@@ -50,8 +59,7 @@ Result<std::string> resolve_commit(const SourceRepo& src, const std::string& ref
 namespace gitx {
 
 Result<std::string> objects_dir(const std::string& git_dir) {
-  AW_TRY(std::string out,
-         run_ok(at(git_dir, {"rev-parse", "--git-path", "objects"}), {}));
+  AW_TRY(std::string out, run_ok(at(git_dir, {"rev-parse", "--git-path", "objects"}), {}));
   std::string dir = first_line(out);
   if (dir.empty()) return fail("{}: no objects folder", git_dir);
   if (dir[0] != '/') dir = git_dir + "/" + dir;
@@ -67,8 +75,7 @@ Result<std::string> common_dir(const std::string& git_dir) {
 }
 
 Result<std::string> object_format(const std::string& git_dir) {
-  AW_TRY(std::string out,
-         run_ok(at(git_dir, {"rev-parse", "--show-object-format"}), {}));
+  AW_TRY(std::string out, run_ok(at(git_dir, {"rev-parse", "--show-object-format"}), {}));
   std::string f = first_line(out);
   if (f != "sha1" && f != "sha256") return fail("{}: unknown object format '{}'", git_dir, f);
   return f;

@@ -1,5 +1,6 @@
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <set>
@@ -22,6 +23,11 @@ TEST_F(GitTest, OpenSourceFindsGitDirAndWorkTree) {
   EXPECT_EQ(src.git_dir, src_dir + "/.git");
   EXPECT_EQ(src.work_tree, src_dir);
   EXPECT_FALSE(open_source(tmp.path + "/nothing"));
+  ASSERT_EQ(::chdir(tmp.path.c_str()), 0);
+  auto rel = open_source("source/dir");
+  ASSERT_EQ(::chdir("/"), 0);
+  ASSERT_TRUE(rel) << rel.error().message;
+  EXPECT_EQ(rel->git_dir, src.git_dir);
   EXPECT_FALSE(open_source(tmp.path + "/run"));
 }
 
@@ -61,7 +67,8 @@ TEST_F(GitTest, ShadowBorrowsSourceObjectsAndKeepsTheIndexMtime) {
   EXPECT_EQ(slurp(c.shadow + "/objects/info/alternates"), src.git_dir + "/objects\n");
   EXPECT_EQ(slurp(c.shadow + "/HEAD"), base + "\n");
   EXPECT_EQ(slurp(c.shadow + "/index"), slurp(c.work + "/.git/index"));
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   ASSERT_EQ(::stat((c.work + "/.git/index").c_str(), &a), 0);
   ASSERT_EQ(::stat((c.shadow + "/index").c_str(), &b), 0);
   EXPECT_EQ(a.st_mtim.tv_sec, b.st_mtim.tv_sec);

@@ -35,10 +35,15 @@ struct TempDir {
 inline Captured sh_capture(const std::string& cmd, const std::string& cwd = "/") {
   CaptureSpec spec;
   spec.argv = {"/bin/sh", "-c", cmd};
-  spec.env = {"PATH=/usr/bin:/bin", "HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1",
-              "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=Owner",
-              "GIT_AUTHOR_EMAIL=owner@example.com", "GIT_COMMITTER_NAME=Owner",
-              "GIT_COMMITTER_EMAIL=owner@example.com", "LC_ALL=C"};
+  spec.env = {"PATH=/usr/bin:/bin",
+              "HOME=/nonexistent",
+              "GIT_CONFIG_NOSYSTEM=1",
+              "GIT_CONFIG_GLOBAL=/dev/null",
+              "GIT_AUTHOR_NAME=Owner",
+              "GIT_AUTHOR_EMAIL=owner@example.com",
+              "GIT_COMMITTER_NAME=Owner",
+              "GIT_COMMITTER_EMAIL=owner@example.com",
+              "LC_ALL=C"};
   spec.cwd = cwd;
   auto r = capture(spec);
   return r ? *r : Captured{-1, "", r.error().message};

@@ -124,6 +124,21 @@ TEST_F(GitTest, SymlinksAndNestedRepositoriesAreLeftForTheCheck) {
   EXPECT_NE(p->text.find("new file mode 160000"), std::string::npos) << p->text;
 }
 
+TEST_F(GitTest, DirectorySwappedForALinkOutsideIsALinkNotItsContentAndFifosAreSkipped) {
+  Clone c = clone_at(base);
+  std::string outside = tmp.path + "/outside";
+  ASSERT_TRUE(make_dirs(outside));
+  ASSERT_TRUE(write_file(outside + "/secret.txt", "owner secret\n", 0600));
+  ASSERT_TRUE(remove_tree(work + "/dir"));
+  ASSERT_EQ(::symlink(outside.c_str(), (work + "/dir").c_str()), 0);
+  ASSERT_EQ(::mkfifo((work + "/pipe").c_str(), 0600), 0);  // would block a reader forever
+  auto p = make_patch(c);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->paths, (std::vector<std::string>{"dir", "dir/c.txt"}));
+  EXPECT_EQ(p->text.find("owner secret"), std::string::npos);
+  EXPECT_NE(p->text.find("new file mode 120000"), std::string::npos);
+}
+
 TEST_F(GitTest, NestedRepositoryWithoutACommitIsOmittedNotFatal) {
   Clone c = clone_at(base);
   sh("git init -q scratchrepo && printf 'x\\n' > scratchrepo/f", work);

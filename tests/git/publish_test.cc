@@ -39,8 +39,8 @@ class PublishTest : public GitTest {
 
 TEST_F(PublishTest, PublishCreatesTheBranchWithTheChangeOnTopOfBase) {
   std::string patch = patch_with_change();
-  auto id = publish_branch(src, base, patch, "awaywork/u1", Identity{}, "Agent change\n\nbody",
-                           scratch);
+  auto id =
+      publish_branch(src, base, patch, "awaywork/u1", Identity{}, "Agent change\n\nbody", scratch);
   ASSERT_TRUE(id) << id.error().message;
   EXPECT_EQ(sh("git rev-parse refs/heads/awaywork/u1", src_dir), *id);
   EXPECT_EQ(sh("git rev-parse awaywork/u1^", src_dir), base);
@@ -122,6 +122,28 @@ TEST_F(PublishTest, SourceThatIsALinkedWorktreeGetsTheBranchInItsRepository) {
   EXPECT_EQ(sh("git rev-parse awaywork/wt", src_dir), *id);
   EXPECT_EQ(sh("git rev-parse HEAD", wt), base);
   EXPECT_EQ(sh("git status --porcelain", wt), "");
+}
+
+TEST_F(PublishTest, Sha256SourceWorksEndToEnd) {
+  std::string dir = tmp.path + "/sha256";
+  sh("git init -q --object-format=sha256 -b main " + sq(dir) + " && cd " + sq(dir) +
+     " && printf 'x\\n' > x.txt && git add -A && git commit -q -m one");
+  auto s = open_source(dir);
+  ASSERT_TRUE(s);
+  auto b = resolve_commit(*s, "");
+  ASSERT_TRUE(b) << b.error().message;
+  EXPECT_EQ(b->size(), 64u);
+  auto c = make_clone(*s, *b, "main", work, shadow);
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE(write_file(work + "/x.txt", "y\n", 0644));
+  ASSERT_TRUE(write_file(work + "/bin.dat", std::string("\0\1", 2), 0644));
+  auto p = make_patch(*c);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->paths, std::vector<std::string>{"x.txt"});
+  EXPECT_EQ(p->omitted, std::vector<std::string>{"bin.dat"});
+  auto id = publish_branch(*s, *b, p->text, "awaywork/sha", Identity{}, "m", scratch);
+  ASSERT_TRUE(id) << id.error().message;
+  EXPECT_EQ(sh("git show awaywork/sha:x.txt", dir), "y");
 }
 
 TEST_F(PublishTest, InvalidBranchNamesAreRefused) {

@@ -2,7 +2,6 @@
 #include <dirent.h>
 
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "git_fixture.h"
@@ -30,8 +29,7 @@ TEST_F(GitTest, NothingTheAgentPlantedInTheCloneRunsOnCollectOrPublish) {
                          c.saved_config + "[core]\n\thooksPath = " + hooks_dir +
                              "\n\tfsmonitor = " + fsmon + "\n[diff]\n\texternal = " + ext +
                              "\n[filter \"x\"]\n\tclean = " + clean + "\n\tsmudge = " + clean +
-                             "\n\trequired = true\n[diff \"t\"]\n\ttextconv = " + textconv +
-                             "\n"));
+                             "\n\trequired = true\n[diff \"t\"]\n\ttextconv = " + textconv + "\n"));
   ASSERT_TRUE(write_file(work + "/.gitattributes", "* filter=x diff=t\n", 0644));
   ASSERT_TRUE(write_file(work + "/a.txt", "agent\n", 0644));
 
@@ -57,6 +55,23 @@ TEST_F(GitTest, NothingTheAgentPlantedInTheCloneRunsOnCollectOrPublish) {
   EXPECT_FALSE(exists(work + "/.git/hooks/pre-commit"));
 }
 
+// The string literals of a C++ source, quotes included (escapes kept as written).
+std::vector<std::string> string_literals(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\'' && i + 2 < text.size()) {  // skip character literals like '"'
+      i += text[i + 1] == '\\' ? 3 : 2;
+      continue;
+    }
+    if (text[i] != '"') continue;
+    size_t j = i + 1;
+    while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+    out.push_back(text.substr(i, j - i + 1));
+    i = j;
+  }
+  return out;
+}
+
 std::vector<std::string> room_sources() {
   std::vector<std::string> out;
   std::string dir = std::string(AW_SOURCE_DIR) + "/src/git";
@@ -76,29 +91,31 @@ std::vector<std::string> room_sources() {
 TEST(GitRules, SourceHasNoDestructiveGitArguments) {
   auto files = room_sources();
   ASSERT_GE(files.size(), 5u);
-  const std::regex literal("\"([^\"\\\\]|\\\\.)*\"");
   const std::vector<std::string> forbidden = {
-      "\"reset\"", "\"clean\"",  "\"--hard\"",   "\"--force\"", "\"-f\"",
-      "\"-D\"",    "\"-d\"",     "\"--delete\"", "\"--mirror\"", "\"--prune\"",
-      "\"checkout\"", "\"restore\"", "\"stash\"", "\"-B\"",     "\"--force-with-lease\""};
+      "\"reset\"",    "\"clean\"",   "\"--hard\"",   "\"--force\"",  "\"-f\"",
+      "\"-D\"",       "\"-d\"",      "\"--delete\"", "\"--mirror\"", "\"--prune\"",
+      "\"checkout\"", "\"restore\"", "\"stash\"",    "\"-B\"",       "\"--force-with-lease\""};
+  int seen_git_args = 0;  // the scanner does see git arguments
   for (const auto& f : files) {
     std::ifstream in(f);
     std::stringstream ss;
     ss << in.rdbuf();
     std::string text = ss.str();
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), literal);
-         it != std::sregex_iterator(); ++it) {
-      std::string lit = it->str();
+    auto literals = string_literals(text);
+    for (const auto& lit : literals)
+      if (lit == "\"push\"" || lit == "\"add\"") ++seen_git_args;
+    for (const auto& lit : literals) {
       for (const auto& bad : forbidden) EXPECT_NE(lit, bad) << f;
       EXPECT_EQ(lit.find("--force"), std::string::npos) << f << ": " << lit;
       EXPECT_EQ(lit.find("reset --hard"), std::string::npos) << f << ": " << lit;
       EXPECT_FALSE(lit.size() > 2 && lit[1] == '+') << f << ": forced refspec " << lit;
     }
   }
+  EXPECT_EQ(seen_git_args, 2);
 }
 
 TEST(GitRules, EveryInvocationIsHardened) {
-  // A git that echoes its argv and environment shows what awaywork passes.
+  // git itself lists the config it runs with and where each value came from.
   TempDir t;
   auto r = git(GitCall{.git_dir = t.path,
                        .work_tree = "",
@@ -107,11 +124,11 @@ TEST(GitRules, EveryInvocationIsHardened) {
                        .args = {"config", "--list", "--show-scope"},
                        .stdin_data = ""});
   ASSERT_TRUE(r);
-  for (std::string want : {"command\tcore.hookspath=/dev/null", "command\tcore.fsmonitor=false",
-                           "command\tdiff.external=", "command\tcore.sshcommand=/bin/false",
-                           "command\tprotocol.ext.allow=never",
-                           "command\tcore.attributesfile=/dev/null",
-                           "command\tcore.askpass=/bin/false"})
+  for (std::string want :
+       {"command\tcore.hookspath=/dev/null", "command\tcore.fsmonitor=false",
+        "command\tdiff.external=", "command\tcore.sshcommand=/bin/false",
+        "command\tprotocol.ext.allow=never", "command\tcore.attributesfile=/dev/null",
+        "command\tcore.askpass=/bin/false"})
     EXPECT_NE(r->out.find(want), std::string::npos) << want << "\n" << r->out;
   EXPECT_EQ(r->out.find("global\t"), std::string::npos) << r->out;
   EXPECT_EQ(r->out.find("system\t"), std::string::npos) << r->out;
