@@ -223,12 +223,18 @@ int sweep_orphaned_phase_cgroups(const CgroupRoots& roots) {
       ::closedir(d);
     }
     for (const auto& leaf : leaves) {
+      // <phase>-<awaywork pid>-<keeper pid>: orphaned when either is gone. A keeper whose
+      // awaywork died is itself about to die (parent-death signal) and cannot clean up any more.
+      pid_t keeper = 0, runner = 0;
       size_t dash = leaf.rfind('-');
-      pid_t keeper = 0;
-      if (dash == std::string::npos) continue;
+      if (dash == std::string::npos || dash == 0) continue;
+      size_t dash2 = leaf.rfind('-', dash - 1);
       auto [end, ec] = std::from_chars(leaf.data() + dash + 1, leaf.data() + leaf.size(), keeper);
       if (ec != std::errc() || end != leaf.data() + leaf.size() || keeper <= 0) continue;
-      if (::kill(keeper, 0) == 0 || errno != ESRCH) continue;
+      if (dash2 != std::string::npos)
+        std::from_chars(leaf.data() + dash2 + 1, leaf.data() + dash, runner);
+      auto gone = [](pid_t p) { return p > 0 && ::kill(p, 0) != 0 && errno == ESRCH; };
+      if (!gone(keeper) && !gone(runner)) continue;
       PhaseCgroup cg;
       cg.kind = root == &roots.v2 ? CgroupKind::v2 : CgroupKind::v1;
       cg.dir = parent + "/" + leaf;
