@@ -208,3 +208,25 @@ TEST(Doctor, RenderShowsMarksAndFixes) {
 
 }  // namespace
 }  // namespace aw
+
+namespace aw {
+namespace {
+
+TEST(UserDoctor, ProviderAndSetupUseTheCallerAsOwner) {
+  AW_NEED_USERS(u);
+  std::string out = test::run_as(u->owner_uid, u->owner_gid, [&] {
+    Registry r;
+    r.add("user", user_provider(u->worker.name));
+    auto cs = r.run("user");
+    auto setup = setup_for_current_owner(u->worker.name);
+    return fmt::format("{}|{}", cs.size(), setup ? *setup : setup.error().message);
+  });
+  EXPECT_EQ(out.rfind("0|", 0), std::string::npos) << out;
+  EXPECT_NE(out.find(fmt::format("{} ALL=({}) NOPASSWD:SETENV: ALL", u->owner, u->worker.name)),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("chmod o-rwx " + u->owner_home), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace aw

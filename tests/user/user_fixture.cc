@@ -40,7 +40,8 @@ class Machine : public ::testing::Environment {
     if (!ready_) return;
     sh(fmt::format("pkill -9 -u {0} 2>/dev/null; userdel -r {0} >/dev/null 2>&1; "
                    "userdel {1} >/dev/null 2>&1; groupdel {1} >/dev/null 2>&1; rm -f {2}; "
-                   "sed -i '/^{1}$/d' /etc/cron.deny /etc/at.deny",
+                   "sed -i '/^{1}$/d' /etc/cron.deny /etc/at.deny; "
+                   "for f in /etc/cron.deny /etc/at.deny; do [ -s $f ] || rm -f $f; done",
                    kOwner, kWorker, kSudoers));
     write_sysctl("protected_symlinks", old_symlinks_);
     write_sysctl("protected_hardlinks", old_hardlinks_);

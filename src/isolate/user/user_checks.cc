@@ -266,6 +266,21 @@ std::vector<Check> user_checks(const UserCheckInput& in) {
   return out;
 }
 
+Registry::Provider user_provider(const std::string& worker) {
+  return [worker] {
+    auto in = current_owner(worker);
+    if (!in) return std::vector<Check>{failed("the owner is known", in.error().message, "")};
+    return user_checks(*in);
+  };
+}
+
+Result<std::string> setup_for_current_owner(const std::string& worker) {
+  AW_TRY(UserCheckInput in, current_owner(worker));
+  if (!is_plain_user_name(in.owner) || !is_plain_user_name(worker))
+    return fail("user names '{}' / '{}' cannot be written into sudoers lines", in.owner, worker);
+  return print_setup({in.owner, in.owner_uid, in.owner_gid, worker}, in.owner_home);
+}
+
 Status user_isolation_ready(const UserCheckInput& in) {
   auto checks = user_checks(in);
   if (all_ok(checks)) return {};

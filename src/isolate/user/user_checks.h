@@ -33,6 +33,12 @@ Result<UserCheckInput> current_owner(const std::string& worker);
 // Runs `sudo -n -l` as the caller, so call it as the owner.
 std::vector<Check> user_checks(const UserCheckInput& in);
 
+// The provider `awaywork doctor` registers for "user": the caller as owner, `worker` as worker.
+Registry::Provider user_provider(const std::string& worker);
+
+// `awaywork doctor --print-setup` for the caller as owner.
+Result<std::string> setup_for_current_owner(const std::string& worker);
+
 // What `run` calls before a unit with isolation `user`: an Error listing every failing check and
 // its fix when any fails (e.g. fs.protected_symlinks=0).
 Status user_isolation_ready(const UserCheckInput& in);
