@@ -10,7 +10,7 @@
 namespace aw {
 
 struct Check {
-  std::string name;    // "worker user awaywork exists"
+  std::string name;  // "worker user awaywork exists"
   bool ok = false;
   std::string detail;  // what was found ("shell is /bin/bash")
   std::string fix;     // the exact command(s) that fix it; empty when ok

@@ -30,12 +30,12 @@ UserCheckInput input_for(const test::Users& u) {
 
 // The checks as the owner would run them, serialized through run_as.
 std::vector<Check> checks_as_owner(const test::Users& u, const UserCheckInput& in) {
-  std::string j = test::run_as(u.owner_uid, u.owner_gid, [&] { return render_json(user_checks(in)); });
+  std::string j =
+      test::run_as(u.owner_uid, u.owner_gid, [&] { return render_json(user_checks(in)); });
   std::vector<Check> out;
   auto doc = nlohmann::json::parse(j, nullptr, false);
   if (doc.is_discarded()) return out;
-  for (const auto& c : doc["checks"])
-    out.push_back({c["name"], c["ok"], c["detail"], c["fix"]});
+  for (const auto& c : doc["checks"]) out.push_back({c["name"], c["ok"], c["detail"], c["fix"]});
   return out;
 }
 
@@ -77,10 +77,11 @@ TEST(UserDoctor, ProtectedSymlinksZeroIsCaughtAndRunRefuses) {
 TEST(UserDoctor, OpenHomeEnvFileAndPathUnderHomeAreFlaggedWithFixes) {
   AW_NEED_USERS(u);
   std::string env_dir = u->owner_home + "/.config/awaywork";
-  ASSERT_EQ(test::sh(fmt::format("mkdir -p {0} {1}/.local/bin && echo K=v > {0}/env && chmod 644 "
-                                 "{0}/env && chown -R {2}:{3} {1}/.config {1}/.local && chmod 755 {1}",
-                                 env_dir, u->owner_home, u->owner_uid, u->owner_gid)),
-            0);
+  ASSERT_EQ(
+      test::sh(fmt::format("mkdir -p {0} {1}/.local/bin && echo K=v > {0}/env && chmod 644 "
+                           "{0}/env && chown -R {2}:{3} {1}/.config {1}/.local && chmod 755 {1}",
+                           env_dir, u->owner_home, u->owner_uid, u->owner_gid)),
+      0);
   auto in = input_for(*u);
   in.path_value = u->owner_home + "/.local/bin:/usr/bin:/bin";
   // Home open: the worker reaches ~/.local/bin, so only the home and env file fail.
@@ -109,9 +110,10 @@ TEST(UserDoctor, OpenHomeEnvFileAndPathUnderHomeAreFlaggedWithFixes) {
 TEST(UserDoctor, BadlyShapedWorkerGetsOneFixPerProblem) {
   AW_NEED_USERS(u);
   const char* bad = "aw-worker-bad";
-  test::sh(fmt::format("userdel -r {0} >/dev/null 2>&1; useradd --create-home --shell /bin/bash "
-                       "--groups users {0}",
-                       bad));
+  test::sh(
+      fmt::format("userdel -r {0} >/dev/null 2>&1; useradd --create-home --shell /bin/bash "
+                  "--groups users {0}",
+                  bad));
   auto in = input_for(*u);
   in.worker = bad;
   auto cs = checks_as_owner(*u, in);
@@ -125,8 +127,9 @@ TEST(UserDoctor, BadlyShapedWorkerGetsOneFixPerProblem) {
                         Want{"its own group only", "sudo gpasswd -d aw-worker-bad users"},
                         Want{"/etc/cron.deny", "echo aw-worker-bad | sudo tee -a /etc/cron.deny"},
                         Want{"/etc/at.deny", "echo aw-worker-bad | sudo tee -a /etc/at.deny"},
-                        Want{"sudoers lines", "sudo EDITOR=tee visudo -f "
-                                              "/etc/sudoers.d/awaywork-aw-worker-bad"}}) {
+                        Want{"sudoers lines",
+                             "sudo EDITOR=tee visudo -f "
+                             "/etc/sudoers.d/awaywork-aw-worker-bad"}}) {
     const Check* c = find(cs, w.name);
     ASSERT_NE(c, nullptr) << w.name;
     EXPECT_FALSE(c->ok) << w.name;
@@ -144,10 +147,11 @@ TEST(UserDoctor, MissingWorkerAndBroaderRuleAreFlagged) {
   EXPECT_FALSE(c->ok);
   EXPECT_NE(c->fix.find("useradd --system --user-group --no-create-home"), std::string::npos);
   // A broader rule for the worker itself, then for the owner.
-  ASSERT_EQ(test::sh(fmt::format("echo '{} ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/aw-user-test-x "
-                                 "&& chmod 440 /etc/sudoers.d/aw-user-test-x",
-                                 u->worker.name)),
-            0);
+  ASSERT_EQ(
+      test::sh(fmt::format("echo '{} ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/aw-user-test-x "
+                           "&& chmod 440 /etc/sudoers.d/aw-user-test-x",
+                           u->worker.name)),
+      0);
   cs = checks_as_owner(*u, input_for(*u));
   c = find(cs, "can run nothing with sudo");
   ASSERT_NE(c, nullptr);
@@ -184,10 +188,11 @@ TEST(UserDoctor, PrintedSetupMakesDoctorPass) {
   auto in = input_for(*u);
   in.worker = w;
   auto cs = checks_as_owner(*u, in);
-  test::sh(fmt::format("userdel {0} >/dev/null 2>&1; groupdel {0} >/dev/null 2>&1; rm -f "
-                       "/etc/sudoers.d/awaywork-{0} /tmp/aw-user-setup.sh; sed -i '/^{0}$/d' "
-                       "/etc/cron.deny /etc/at.deny",
-                       w));
+  test::sh(
+      fmt::format("userdel {0} >/dev/null 2>&1; groupdel {0} >/dev/null 2>&1; rm -f "
+                  "/etc/sudoers.d/awaywork-{0} /tmp/aw-user-setup.sh; sed -i '/^{0}$/d' "
+                  "/etc/cron.deny /etc/at.deny",
+                  w));
   EXPECT_TRUE(all_ok(cs)) << failing(cs) << script;
 }
 

@@ -80,11 +80,12 @@ TEST(UserHandoff, RoundTripHandsEverythingOverAndBackClosed) {
   EXPECT_EQ(lstat_of(clone + "/src/deep/a.txt").uid, u->worker.uid);
   EXPECT_EQ(lstat_of(home).uid, u->worker.uid);
   // The phase: the worker writes and opens everything to the world.
-  EXPECT_EQ(as_worker(*u, fmt::format("echo x > {0}/new.txt && mkdir {1}/.cache && "
-                                      "chmod 777 {0} {0}/.git {1} {1}/.cache && chmod 666 {0}/new.txt "
-                                      "&& chmod 4777 {0}/run.sh",
-                                      clone, home)),
-            "0");
+  EXPECT_EQ(
+      as_worker(*u, fmt::format("echo x > {0}/new.txt && mkdir {1}/.cache && "
+                                "chmod 777 {0} {0}/.git {1} {1}/.cache && chmod 666 {0}/new.txt "
+                                "&& chmod 4777 {0}/run.sh",
+                                clone, home)),
+      "0");
   ASSERT_EQ(as_owner(*u, [&] { return after_phase(h); }), "");
   for (const auto& p : {clone, home}) {
     EXPECT_EQ(lstat_of(p).uid, u->owner_uid) << p;
@@ -110,10 +111,11 @@ void swap_for_link(const test::Users& u, int which) {
   Handoff h = make_unit(u);
   ASSERT_EQ(h.folders.size(), 2u);
   std::string other = u.owner_home + "/other-repo";
-  ASSERT_EQ(test::sh(fmt::format("rm -rf {0} && mkdir -p {0}/.git && printf '[core]\\n' > "
-                                 "{0}/.git/config && chown -R {1}:{2} {0} && chmod 644 {0}/.git/config",
-                                 other, u.owner_uid, u.owner_gid)),
-            0);
+  ASSERT_EQ(
+      test::sh(fmt::format("rm -rf {0} && mkdir -p {0}/.git && printf '[core]\\n' > "
+                           "{0}/.git/config && chown -R {1}:{2} {0} && chmod 644 {0}/.git/config",
+                           other, u.owner_uid, u.owner_gid)),
+      0);
   Stat before = lstat_of(other + "/.git/config");
   std::string target = h.folders[static_cast<size_t>(which)].path;
   ASSERT_EQ(as_owner(u, [&] { return before_phase(h); }), "");
@@ -195,9 +197,8 @@ TEST(UserHandoff, HardlinksInsideTheUnitAreFine) {
 
 TEST(UserHandoff, DetachedWorkerProcessesAreKilledAndProvedGone) {
   AW_NEED_USERS(u);
-  std::string pid_text = run_as(u->worker.uid, u->worker.gid, [] {
-    return std::to_string(start_detached_sleep());
-  });
+  std::string pid_text =
+      run_as(u->worker.uid, u->worker.gid, [] { return std::to_string(start_detached_sleep()); });
   pid_t pid = std::atoi(pid_text.c_str());
   ASSERT_GT(pid, 0);
   auto alive = worker_processes(u->worker.uid);

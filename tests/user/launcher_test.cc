@@ -22,9 +22,19 @@ TEST(UserLauncher, ArgvCarriesNamesNeverValues) {
   r.cwd = "/tmp/awaywork-abc123";
   auto argv = worker_argv(w, r);
   ASSERT_TRUE(argv.has_value()) << argv.error().message;
-  std::vector<std::string> want = {"/usr/bin/sudo", "-n", "-u", "awaywork",
-                                   "--preserve-env=PATH,API_TOKEN", "--", "/usr/bin/env", "-C",
-                                   "/tmp/awaywork-abc123", "--", "/usr/bin/sh", "-c", "echo hi"};
+  std::vector<std::string> want = {"/usr/bin/sudo",
+                                   "-n",
+                                   "-u",
+                                   "awaywork",
+                                   "--preserve-env=PATH,API_TOKEN",
+                                   "--",
+                                   "/usr/bin/env",
+                                   "-C",
+                                   "/tmp/awaywork-abc123",
+                                   "--",
+                                   "/usr/bin/sh",
+                                   "-c",
+                                   "echo hi"};
   EXPECT_EQ(*argv, want);
   for (const auto& a : *argv) EXPECT_EQ(a.find("sk-test"), std::string::npos);
 }
@@ -49,7 +59,8 @@ TEST(UserLauncher, RunsAsWorkerInItsCloneWithTheGivenEnvironment) {
     if (!pid) return pid.error().message;
     std::string got;
     char buf[512];
-    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+      got.append(buf, static_cast<size_t>(n));
     int status = 0;
     ::waitpid(*pid, &status, 0);
     if (!after_phase(h)) got += "after_phase failed";

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
-#include <map>
 #include <gtest/gtest.h>
+#include <map>
 
 #include "base/fs.h"
 #include "isolate/user/handoff.h"
@@ -30,7 +30,8 @@ struct OwnerThings {
   explicit OwnerThings(const test::Users& users) : u(users) {
     std::string h = u.owner_home;
     test::sh(fmt::format(
-        "mkdir -p {0}/.config/awaywork {0}/.config/gh && echo 'ANTHROPIC_API_KEY=sk-ant-test-FAKE' > "
+        "mkdir -p {0}/.config/awaywork {0}/.config/gh && echo 'ANTHROPIC_API_KEY=sk-ant-test-FAKE' "
+        "> "
         "{0}/.config/awaywork/env && echo 'github.com: {{oauth_token: gho_FAKE000}}' > "
         "{0}/.config/gh/hosts.yml && chmod 600 {0}/.config/awaywork/env {0}/.config/gh/hosts.yml "
         "&& chown -R {1}:{2} {0}/.config && chmod 750 {0}",
@@ -68,7 +69,8 @@ struct OwnerThings {
     ::kill(awaywork, SIGKILL);
     ::waitpid(awaywork, nullptr, 0);
     ::close(ssh_fd);
-    test::sh(fmt::format("rm -rf {} {}/.config; chmod 750 {}", ssh_dir, u.owner_home, u.owner_home));
+    test::sh(
+        fmt::format("rm -rf {} {}/.config; chmod 750 {}", ssh_dir, u.owner_home, u.owner_home));
   }
 };
 
@@ -96,8 +98,8 @@ TEST(UserProbes, AllOkAsTheWorker) {
     EXPECT_FALSE(r[name].leak) << r[name].what;
   }
   pid_t sleep_pid = std::atoi(test::run_as(u->worker.uid, u->worker.gid, [] {
-    return std::to_string(start_detached_sleep());
-  }).c_str());
+                                return std::to_string(start_detached_sleep());
+                              }).c_str());
   std::string killed = test::run_as(u->owner_uid, u->owner_gid, [&] {
     auto s = kill_worker_processes(u->worker);
     return s ? std::string() : s.error().message;
@@ -111,13 +113,15 @@ TEST(UserProbes, EachLeaksWithItsProtectionRemoved) {
   OwnerThings things(*u);
   const std::string h = u->owner_home;
   // Files readable by others, home open: env file, gh hosts and the home leak.
-  test::sh(fmt::format("chmod 755 {0} {0}/.config {0}/.config/awaywork {0}/.config/gh && chmod 644 "
-                       "{0}/.config/awaywork/env {0}/.config/gh/hosts.yml",
-                       h));
+  test::sh(
+      fmt::format("chmod 755 {0} {0}/.config {0}/.config/awaywork {0}/.config/gh && chmod 644 "
+                  "{0}/.config/awaywork/env {0}/.config/gh/hosts.yml",
+                  h));
   test::sh(fmt::format("chmod 777 {0} {0}/agent.4242", things.ssh_dir));
-  test::sh(fmt::format("echo '{} ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/aw-user-test-leak && "
-                       "chmod 440 /etc/sudoers.d/aw-user-test-leak && sed -i '/^{}$/d' /etc/cron.deny",
-                       u->worker.name, u->worker.name));
+  test::sh(
+      fmt::format("echo '{} ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/aw-user-test-leak && "
+                  "chmod 440 /etc/sudoers.d/aw-user-test-leak && sed -i '/^{}$/d' /etc/cron.deny",
+                  u->worker.name, u->worker.name));
   auto r = probe_as(u->worker.uid, u->worker.gid, things.t);
   test::sh(fmt::format("rm -f /etc/sudoers.d/aw-user-test-leak; echo {} >> /etc/cron.deny",
                        u->worker.name));
@@ -132,8 +136,8 @@ TEST(UserProbes, EachLeaksWithItsProtectionRemoved) {
   EXPECT_TRUE(same["any-environ"].leak) << same["any-environ"].what;
   // No kill after the phase: the detached sleep is left behind.
   pid_t sleep_pid = std::atoi(test::run_as(u->worker.uid, u->worker.gid, [] {
-    return std::to_string(start_detached_sleep());
-  }).c_str());
+                                return std::to_string(start_detached_sleep());
+                              }).c_str());
   EXPECT_TRUE(check_left_behind(sleep_pid).leak);
   ::kill(sleep_pid, SIGKILL);
 }

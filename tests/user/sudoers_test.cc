@@ -58,8 +58,11 @@ TEST(UserSudoers, TheTwoChownsOfAUnitFolderAreAllowed) {
   ASSERT_TRUE(is_unit_path(path)) << path;
   std::string c = chown_path();
   std::string back = fmt::format("{}:{}", u->owner_uid, u->owner_gid);
-  EXPECT_EQ(sudo_as(u->owner_uid, u->owner_gid, {"-l", c, "-R", "-h", "-P", u->worker.name + ":", path}), 0);
-  EXPECT_EQ(sudo_as(u->owner_uid, u->owner_gid, {c, "-R", "-h", "-P", u->worker.name + ":", path}), 0);
+  EXPECT_EQ(
+      sudo_as(u->owner_uid, u->owner_gid, {"-l", c, "-R", "-h", "-P", u->worker.name + ":", path}),
+      0);
+  EXPECT_EQ(sudo_as(u->owner_uid, u->owner_gid, {c, "-R", "-h", "-P", u->worker.name + ":", path}),
+            0);
   EXPECT_EQ(owner_of(path), u->worker.uid);
   EXPECT_EQ(sudo_as(u->owner_uid, u->owner_gid, {c, "-R", "-h", "-P", back, path}), 0);
   EXPECT_EQ(owner_of(path), u->owner_uid);
@@ -82,17 +85,17 @@ TEST(UserSudoers, EveryOtherFormIsRefused) {
   const std::vector<std::vector<std::string>> refused = {
       {c, "-R", "-h", "-P", w, "/etc/shadow"},
       {c, "-R", "-h", "-P", back, "/etc/shadow"},
-      {c, "-R", "-h", "-P", w, "/tmp/awaywork-abcdefg"},              // a seventh character
-      {c, "-R", "-h", "-P", w, "/tmp/awaywork-abcde"},                // five
+      {c, "-R", "-h", "-P", w, "/tmp/awaywork-abcdefg"},                  // a seventh character
+      {c, "-R", "-h", "-P", w, "/tmp/awaywork-abcde"},                    // five
       {c, "-R", "-h", "-P", w, "/tmp/awaywork-abcdef/../aw-user-decoy"},  // ../
       {c, "-R", "-h", "-P", w, "/tmp/awaywork-../aw-user-decoy"},
-      {c, "-R", "-h", "-P", w, "/tmp/awaywork-ab def"},               // a space
+      {c, "-R", "-h", "-P", w, "/tmp/awaywork-ab def"},                        // a space
       {c, "-R", "-h", "-P", w, "/tmp/awaywork-abcdef", "/tmp/aw-user-decoy"},  // a second path
       {c, "-R", "-h", "-P", w, "/tmp/aw-user-decoy", "/tmp/awaywork-abcdef"},
-      {c, "-R", "-h", "-L", w, "/tmp/awaywork-abcdef"},               // -L follows links
+      {c, "-R", "-h", "-L", w, "/tmp/awaywork-abcdef"},  // -L follows links
       {c, "-R", "-L", "-P", w, "/tmp/awaywork-abcdef"},
-      {c, "-R", "-P", w, "/tmp/awaywork-abcdef"},                     // without -h
-      {c, "-R", "-h", "-P", "root:", "/tmp/awaywork-abcdef"},          // root:
+      {c, "-R", "-P", w, "/tmp/awaywork-abcdef"},              // without -h
+      {c, "-R", "-h", "-P", "root:", "/tmp/awaywork-abcdef"},  // root:
       {c, "-R", "-h", "-P", "root:root", "/tmp/awaywork-abcdef"},
       {c, "-R", "-h", "-P", "0:0", "/tmp/awaywork-abcdef"},
       {c, "-R", "-h", "-P", w + "root", "/tmp/awaywork-abcdef"},
@@ -100,8 +103,8 @@ TEST(UserSudoers, EveryOtherFormIsRefused) {
       {c, "--reference=/etc/shadow", "/tmp/awaywork-abcdef"},
       {"/bin/chown", "-R", "-h", "-P", "root:", "/tmp/awaywork-abcdef"},
       {"/usr/bin/chmod", "-R", "777", "/tmp/awaywork-abcdef"},
-      {"-u", "root", "/usr/bin/id"},                                  // -u root
-      {"-g", "root", "/usr/bin/id"},                                  // -g root
+      {"-u", "root", "/usr/bin/id"},  // -u root
+      {"-g", "root", "/usr/bin/id"},  // -g root
       {"-u", u->worker.name, "-g", "root", "/usr/bin/id"},
       {"/usr/bin/id"},
       {"-s"},
@@ -139,8 +142,8 @@ TEST(UserSudoers, EveryOtherFormIsRefused) {
 TEST(UserSudoers, WorkerRuleRunsAnythingAsTheWorkerOnly) {
   AW_NEED_USERS(u);
   std::string out = run_as(u->owner_uid, u->owner_gid, [&] {
-    auto c = capture({{"/usr/bin/sudo", "-n", "-u", u->worker.name, "--", "/usr/bin/id", "-u"},
-                      kEnv, "/", ""});
+    auto c = capture(
+        {{"/usr/bin/sudo", "-n", "-u", u->worker.name, "--", "/usr/bin/id", "-u"}, kEnv, "/", ""});
     return c ? c->out : std::string();
   });
   EXPECT_EQ(out, fmt::format("{}\n", u->worker.uid));

@@ -38,11 +38,12 @@ class Machine : public ::testing::Environment {
  public:
   void TearDown() override {
     if (!ready_) return;
-    sh(fmt::format("pkill -9 -u {0} 2>/dev/null; userdel -r {0} >/dev/null 2>&1; "
-                   "userdel {1} >/dev/null 2>&1; groupdel {1} >/dev/null 2>&1; rm -f {2}; "
-                   "sed -i '/^{1}$/d' /etc/cron.deny /etc/at.deny; "
-                   "for f in /etc/cron.deny /etc/at.deny; do [ -s $f ] || rm -f $f; done",
-                   kOwner, kWorker, kSudoers));
+    sh(
+        fmt::format("pkill -9 -u {0} 2>/dev/null; userdel -r {0} >/dev/null 2>&1; "
+                    "userdel {1} >/dev/null 2>&1; groupdel {1} >/dev/null 2>&1; rm -f {2}; "
+                    "sed -i '/^{1}$/d' /etc/cron.deny /etc/at.deny; "
+                    "for f in /etc/cron.deny /etc/at.deny; do [ -s $f ] || rm -f $f; done",
+                    kOwner, kWorker, kSudoers));
     write_sysctl("protected_symlinks", old_symlinks_);
     write_sysctl("protected_hardlinks", old_hardlinks_);
     if (lock_ >= 0) ::close(lock_);
@@ -56,17 +57,18 @@ class Machine : public ::testing::Environment {
     old_symlinks_ = read_sysctl("protected_symlinks");
     old_hardlinks_ = read_sysctl("protected_hardlinks");
     // Leftovers of an interrupted run first.
-    sh(fmt::format("pkill -9 -u {0} 2>/dev/null; pkill -9 -u {1} 2>/dev/null; userdel -r {0} "
-                   ">/dev/null 2>&1; userdel {1} >/dev/null 2>&1; groupdel {1} >/dev/null 2>&1; "
-                   "rm -f /etc/sudoers.d/aw-user-test*",
-                   kOwner, kWorker));
-    int rc = sh(fmt::format(
-        "useradd --create-home --shell /bin/bash {0} && chmod 750 /home/{0} && "
-        "useradd --system --user-group --no-create-home --home-dir /nonexistent "
-        "--shell /usr/sbin/nologin {1} && "
-        "(grep -qx {1} /etc/cron.deny 2>/dev/null || echo {1} >> /etc/cron.deny) && "
-        "(grep -qx {1} /etc/at.deny 2>/dev/null || echo {1} >> /etc/at.deny)",
-        kOwner, kWorker));
+    sh(
+        fmt::format("pkill -9 -u {0} 2>/dev/null; pkill -9 -u {1} 2>/dev/null; userdel -r {0} "
+                    ">/dev/null 2>&1; userdel {1} >/dev/null 2>&1; groupdel {1} >/dev/null 2>&1; "
+                    "rm -f /etc/sudoers.d/aw-user-test*",
+                    kOwner, kWorker));
+    int rc =
+        sh(fmt::format("useradd --create-home --shell /bin/bash {0} && chmod 750 /home/{0} && "
+                       "useradd --system --user-group --no-create-home --home-dir /nonexistent "
+                       "--shell /usr/sbin/nologin {1} && "
+                       "(grep -qx {1} /etc/cron.deny 2>/dev/null || echo {1} >> /etc/cron.deny) && "
+                       "(grep -qx {1} /etc/at.deny 2>/dev/null || echo {1} >> /etc/at.deny)",
+                       kOwner, kWorker));
     if (rc != 0) return nullptr;
     struct passwd* pw = ::getpwnam(kOwner);
     if (!pw) return nullptr;
@@ -78,7 +80,8 @@ class Machine : public ::testing::Environment {
     users_.worker = *w;
     SudoersParams p{kOwner, users_.owner_uid, users_.owner_gid, kWorker};
     auto lines = sudoers_lines(p);
-    if (!write_file("/tmp/aw-user-test.sudoers", lines[0] + "\n" + lines[1] + "\n", 0440)) return nullptr;
+    if (!write_file("/tmp/aw-user-test.sudoers", lines[0] + "\n" + lines[1] + "\n", 0440))
+      return nullptr;
     if (sh(fmt::format("visudo -cqf /tmp/aw-user-test.sudoers && "
                        "install -m 0440 /tmp/aw-user-test.sudoers {}",
                        kSudoers)) != 0)
@@ -146,7 +149,8 @@ std::string run_as(uid_t uid, gid_t gid, const std::function<std::string()>& fn)
   ::close(fds[1]);
   std::string out;
   char buf[4096];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    out.append(buf, static_cast<size_t>(n));
   ::close(fds[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);
@@ -170,6 +174,8 @@ std::string sh_out(const std::string& command) {
 SysctlScope::SysctlScope(const std::string& key, int value) : key_(key), old_(read_sysctl(key)) {
   write_sysctl(key, std::to_string(value));
 }
-SysctlScope::~SysctlScope() { write_sysctl(key_, old_); }
+SysctlScope::~SysctlScope() {
+  write_sysctl(key_, old_);
+}
 
 }  // namespace aw::test

@@ -32,12 +32,12 @@ const Users* users(std::string& why);
 bool in_ci();
 
 // AW_NEED_USERS(u): bind `const Users* u` or skip the test (a failure under CI=true).
-#define AW_NEED_USERS(u)                                      \
-  std::string u##_why;                                        \
-  const ::aw::test::Users* u = ::aw::test::users(u##_why);    \
-  if (!u) {                                                   \
+#define AW_NEED_USERS(u)                                            \
+  std::string u##_why;                                              \
+  const ::aw::test::Users* u = ::aw::test::users(u##_why);          \
+  if (!u) {                                                         \
     if (::aw::test::in_ci() || ::geteuid() == 0) FAIL() << u##_why; \
-    GTEST_SKIP() << u##_why;                                  \
+    GTEST_SKIP() << u##_why;                                        \
   }
 
 // Run fn in a child process as uid/gid (with only gid as group), cwd "/", and return what it

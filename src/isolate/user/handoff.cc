@@ -55,7 +55,8 @@ Result<UnitFolder> make_unit_folder() {
   char tmpl[] = "/tmp/awaywork-XXXXXX";
   if (!::mkdtemp(tmpl)) return fail("mkdtemp /tmp/awaywork-XXXXXX: {}", errno_text(errno));
   std::string path = tmpl;
-  if (!is_unit_path(path)) return fail("mkdtemp made {}, which the sudoers rules do not match", path);
+  if (!is_unit_path(path))
+    return fail("mkdtemp made {}, which the sudoers rules do not match", path);
   AW_TRY(DirId id, dir_id(path));
   return UnitFolder{path, id};
 }

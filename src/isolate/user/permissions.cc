@@ -129,7 +129,8 @@ Status close_permissions(const std::vector<UnitFolder>& folders, uid_t owner) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 || st.st_ino != was.st_ino || S_ISLNK(st.st_mode))
       return fail("{} changed during the walk", path);
-    if (::chmod(path.c_str(), wanted(was)) != 0) return fail("chmod {}: {}", path, errno_text(errno));
+    if (::chmod(path.c_str(), wanted(was)) != 0)
+      return fail("chmod {}: {}", path, errno_text(errno));
   }
   return {};
 }

@@ -25,7 +25,9 @@ namespace {
 
 const std::vector<std::string> kEnv = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C"};
 
-ProbeResult ok(std::string name, std::string why) { return {std::move(name), false, std::move(why)}; }
+ProbeResult ok(std::string name, std::string why) {
+  return {std::move(name), false, std::move(why)};
+}
 ProbeResult leak(std::string name, std::string what) {
   return {std::move(name), true, std::move(what)};
 }
@@ -189,7 +191,8 @@ ProbeResult check_left_behind(pid_t pid) {
   if (!status) return ok("leftover-sleep", fmt::format("pid {} is gone", pid));
   bool zombie = status->find("State:\tZ") != std::string::npos;
   bool sleep = status->find("Name:\tsleep") != std::string::npos;
-  if (sleep && !zombie) return leak("leftover-sleep", fmt::format("sleep {} survived the phase", pid));
+  if (sleep && !zombie)
+    return leak("leftover-sleep", fmt::format("sleep {} survived the phase", pid));
   return ok("leftover-sleep", fmt::format("pid {} is gone", pid));
 }
 

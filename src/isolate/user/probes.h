@@ -17,10 +17,10 @@ struct ProbeResult {
 };
 
 struct ProbeTargets {
-  std::string env_file;      // the owner's ~/.config/awaywork/env
+  std::string env_file;  // the owner's ~/.config/awaywork/env
   std::string owner_home;
-  pid_t awaywork_pid = 0;    // the owner's awaywork process
-  std::string gh_hosts;      // the owner's ~/.config/gh/hosts.yml
+  pid_t awaywork_pid = 0;  // the owner's awaywork process
+  std::string gh_hosts;    // the owner's ~/.config/gh/hosts.yml
   std::string ssh_glob = "/tmp/ssh-*/agent.*";
 };
 

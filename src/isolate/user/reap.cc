@@ -21,8 +21,8 @@ bool live_with_uid(const std::string& pid, uid_t uid) {
   std::istringstream in(*text);
   bool zombie = false, match = false;
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("State:", 0) == 0) zombie = line.find('Z') != std::string::npos ||
-                                                line.find('X') != std::string::npos;
+    if (line.rfind("State:", 0) == 0)
+      zombie = line.find('Z') != std::string::npos || line.find('X') != std::string::npos;
     if (line.rfind("Uid:", 0) == 0) {
       std::istringstream ids(line.substr(4));
       for (unsigned long v; ids >> v;)
@@ -52,9 +52,15 @@ Result<std::vector<pid_t>> worker_processes(uid_t worker_uid) {
 }
 
 Status kill_worker_processes(const WorkerUser& worker) {
-  std::vector<std::string> argv = {"/usr/bin/sudo", "-n", "-u", worker.name, "--",
-                                   ::access("/usr/bin/kill", X_OK) == 0 ? "/usr/bin/kill" : "/bin/kill",
-                                   "-9", "-1"};
+  std::vector<std::string> argv = {
+      "/usr/bin/sudo",
+      "-n",
+      "-u",
+      worker.name,
+      "--",
+      ::access("/usr/bin/kill", X_OK) == 0 ? "/usr/bin/kill" : "/bin/kill",
+      "-9",
+      "-1"};
   std::vector<std::string> env = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C"};
   std::vector<pid_t> left;
   for (int round = 0; round < 100; ++round) {
@@ -65,7 +71,9 @@ Status kill_worker_processes(const WorkerUser& worker) {
     AW_TRY(Captured c, capture({argv, env, "/", ""}));
     if (c.exit_code != 0 && c.err.find("password") != std::string::npos)
       return fail("cannot run kill as {}: {}", worker.name, c.err);
-    struct timespec ts {0, 20 * 1000 * 1000};
+    struct timespec ts {
+      0, 20 * 1000 * 1000
+    };
     ::nanosleep(&ts, nullptr);
   }
   std::string pids;

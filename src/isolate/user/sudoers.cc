@@ -27,7 +27,9 @@ std::vector<std::string> sudoers_lines(const SudoersParams& p) {
   };
 }
 
-std::string sudoers_file(const std::string& worker) { return "/etc/sudoers.d/awaywork-" + worker; }
+std::string sudoers_file(const std::string& worker) {
+  return "/etc/sudoers.d/awaywork-" + worker;
+}
 
 std::string sudoers_install_command(const SudoersParams& p) {
   // visudo with `tee` as its editor writes stdin into its temporary copy, then validates it and

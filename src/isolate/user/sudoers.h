@@ -13,7 +13,7 @@
 namespace aw {
 
 struct SudoersParams {
-  std::string owner;   // the owner's user name
+  std::string owner;  // the owner's user name
   uid_t owner_uid = 0;
   gid_t owner_gid = 0;
   std::string worker;  // the worker's user name

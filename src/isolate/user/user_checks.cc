@@ -44,8 +44,10 @@ std::vector<std::string> sudo_entries(const std::string& listing) {
       continue;
     }
     if (!in_list || trim(line).empty()) continue;
-    if (line.rfind("        ", 0) == 0 && !out.empty()) out.back() += " " + trim(line);
-    else out.push_back(trim(line));
+    if (line.rfind("        ", 0) == 0 && !out.empty())
+      out.back() += " " + trim(line);
+    else
+      out.push_back(trim(line));
   }
   return out;
 }
@@ -69,13 +71,14 @@ std::vector<Check> worker_checks(const UserCheckInput& in, const WorkerUser& w) 
   std::vector<Check> out;
   std::string n = w.name;
   if (w.uid == in.owner_uid)
-    out.push_back(failed("worker " + n + " is not the owner", "it is the owner's own uid",
-                         "set `worker_user` to a dedicated user (see awaywork doctor --print-setup)"));
+    out.push_back(
+        failed("worker " + n + " is not the owner", "it is the owner's own uid",
+               "set `worker_user` to a dedicated user (see awaywork doctor --print-setup)"));
   struct stat st {};
   if (::lstat(w.home.c_str(), &st) == 0)
-    out.push_back(failed("worker " + n + " has no home", "home " + w.home + " exists",
-                         fmt::format("sudo usermod -d /nonexistent {0} && sudo rm -rf -- '{1}'", n,
-                                     w.home)));
+    out.push_back(
+        failed("worker " + n + " has no home", "home " + w.home + " exists",
+               fmt::format("sudo usermod -d /nonexistent {0} && sudo rm -rf -- '{1}'", n, w.home)));
   else
     out.push_back(pass("worker " + n + " has no home", w.home + " does not exist"));
   if (w.shell == "/usr/sbin/nologin")
@@ -99,7 +102,8 @@ std::vector<Check> worker_checks(const UserCheckInput& in, const WorkerUser& w) 
   }
   for (const char* f : {"/etc/cron.deny", "/etc/at.deny"}) {
     std::string name = fmt::format("worker {} is listed in {}", n, f);
-    if (listed_in(f, n)) out.push_back(pass(name));
+    if (listed_in(f, n))
+      out.push_back(pass(name));
     else
       out.push_back(failed(name, "not listed", fmt::format("echo {} | sudo tee -a {}", n, f)));
   }
@@ -132,18 +136,20 @@ std::vector<Check> sudoers_checks(const UserCheckInput& in, const WorkerUser& w)
     for (const auto& x : extra) detail += (detail.empty() ? "" : "; ") + ("broader: " + x);
     std::string fix = sudoers_install_command(p);
     if (!extra.empty())
-      fix += "\n# and remove the broader rule(s) from /etc/sudoers and /etc/sudoers.d/ (sudo visudo)";
+      fix +=
+          "\n# and remove the broader rule(s) from /etc/sudoers and /etc/sudoers.d/ (sudo visudo)";
     out.push_back(failed(name, detail, fix));
   }
   // The worker itself may run nothing through sudo (only checkable once the first line works).
   // A worker without NOPASSWD rules hears "a password is required" (it has no password).
   std::string wname = fmt::format("worker {} can run nothing with sudo", w.name);
-  auto reach = capture({{"/usr/bin/sudo", "-n", "-u", w.name, "--", "/usr/bin/true"}, kEnv, "/", ""});
-  auto as_worker = capture({{"/usr/bin/sudo", "-n", "-u", w.name, "--", "/usr/bin/sudo", "-n", "-l"},
-                            kEnv, "/", ""});
+  auto reach =
+      capture({{"/usr/bin/sudo", "-n", "-u", w.name, "--", "/usr/bin/true"}, kEnv, "/", ""});
+  auto as_worker = capture(
+      {{"/usr/bin/sudo", "-n", "-u", w.name, "--", "/usr/bin/sudo", "-n", "-l"}, kEnv, "/", ""});
   if (!reach || reach->exit_code != 0 || !as_worker)
-    out.push_back(failed(wname, "cannot tell: running as the worker failed",
-                         sudoers_install_command(p)));
+    out.push_back(
+        failed(wname, "cannot tell: running as the worker failed", sudoers_install_command(p)));
   else if (as_worker->exit_code != 0 &&
            (as_worker->err.find("password is required") != std::string::npos ||
             as_worker->err.find("may not run sudo") != std::string::npos))
@@ -171,13 +177,13 @@ std::vector<Check> owner_checks(const UserCheckInput& in, const WorkerUser* w) {
   for (const char* key : {"protected_hardlinks", "protected_symlinks"}) {
     int v = read_sysctl(in.sysctl_dir, key);
     std::string name = fmt::format("fs.{} is 1", key);
-    if (v == 1 || v == 2) out.push_back(pass(name));
+    if (v == 1 || v == 2)
+      out.push_back(pass(name));
     else
-      out.push_back(failed(
-          name, fmt::format("it is {}", v),
-          fmt::format("sudo sysctl -w fs.{0}=1 && echo 'fs.{0} = 1' | sudo tee -a "
-                      "/etc/sysctl.d/60-awaywork.conf",
-                      key)));
+      out.push_back(failed(name, fmt::format("it is {}", v),
+                           fmt::format("sudo sysctl -w fs.{0}=1 && echo 'fs.{0} = 1' | sudo tee -a "
+                                       "/etc/sysctl.d/60-awaywork.conf",
+                                       key)));
   }
   if (w) {
     std::vector<gid_t> gids = {w->gid};
@@ -191,10 +197,12 @@ std::vector<Check> owner_checks(const UserCheckInput& in, const WorkerUser* w) {
         kept += (kept.empty() ? "" : ":") + dir;
     }
     std::string name = "every PATH entry is runnable by worker " + w->name;
-    if (unreachable.empty()) out.push_back(pass(name));
+    if (unreachable.empty())
+      out.push_back(pass(name));
     else
-      out.push_back(failed(name, "under the owner's closed home: " + unreachable +
-                                     " (install those tools outside your home, e.g. /usr/local/bin)",
+      out.push_back(failed(name,
+                           "under the owner's closed home: " + unreachable +
+                               " (install those tools outside your home, e.g. /usr/local/bin)",
                            "export PATH='" + kept + "'"));
   }
   std::string ename = "the env file " + in.env_file + " is 0600";
@@ -221,8 +229,10 @@ bool can_reach(const std::string& path, uid_t uid, const std::vector<gid_t>& gid
     struct stat st {};
     if (::stat(cur.c_str(), &st) != 0) return false;
     mode_t bit = 01;
-    if (st.st_uid == uid) bit = 0100;
-    else if (std::find(gids.begin(), gids.end(), st.st_gid) != gids.end()) bit = 010;
+    if (st.st_uid == uid)
+      bit = 0100;
+    else if (std::find(gids.begin(), gids.end(), st.st_gid) != gids.end())
+      bit = 010;
     if (!(st.st_mode & bit)) return false;
     if (i < comps.size()) cur += (cur == "/" ? "" : "/") + comps[i];
   }
@@ -247,15 +257,18 @@ Result<UserCheckInput> current_owner(const std::string& worker) {
 
 std::vector<Check> user_checks(const UserCheckInput& in) {
   std::vector<Check> out;
-  if (::access("/usr/bin/sudo", X_OK) == 0) out.push_back(pass("sudo is installed"));
-  else out.push_back(failed("sudo is installed", "/usr/bin/sudo is missing",
-                            "apt-get install -y sudo  # as root"));
+  if (::access("/usr/bin/sudo", X_OK) == 0)
+    out.push_back(pass("sudo is installed"));
+  else
+    out.push_back(failed("sudo is installed", "/usr/bin/sudo is missing",
+                         "apt-get install -y sudo  # as root"));
   auto w = lookup_worker(in.worker);
   if (!w) {
     SudoersParams p{in.owner, in.owner_uid, in.owner_gid, in.worker};
     out.push_back(failed("worker user " + in.worker + " exists", w.error().message,
                          "sudo useradd --system --user-group --no-create-home --home-dir "
-                         "/nonexistent --shell /usr/sbin/nologin " + in.worker));
+                         "/nonexistent --shell /usr/sbin/nologin " +
+                             in.worker));
     auto rest = owner_checks(in, nullptr);
     out.insert(out.end(), rest.begin(), rest.end());
     return out;

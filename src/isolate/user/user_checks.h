@@ -17,8 +17,8 @@ struct UserCheckInput {
   uid_t owner_uid = 0;
   gid_t owner_gid = 0;
   std::string owner_home;
-  std::string path_value;           // the PATH phases get
-  std::string env_file;             // ~/.config/awaywork/env
+  std::string path_value;                   // the PATH phases get
+  std::string env_file;                     // ~/.config/awaywork/env
   std::string sysctl_dir = "/proc/sys/fs";  // where protected_* are read
 };
 

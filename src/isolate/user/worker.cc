@@ -22,12 +22,14 @@ bool is_plain_user_name(const std::string& name) {
 Result<WorkerUser> lookup_worker(const std::string& name) {
   if (!is_plain_user_name(name))
     return fail("worker user name '{}' is not a plain user name ([A-Za-z0-9_.-])", name);
-  struct passwd pw {}, *found = nullptr;
+  struct passwd pw {
+  }, *found = nullptr;
   std::vector<char> buf(16384);
   if (::getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || !found)
     return fail("worker user '{}' does not exist", name);
-  WorkerUser w{name, pw.pw_uid, pw.pw_gid, pw.pw_dir ? pw.pw_dir : "", pw.pw_shell ? pw.pw_shell : "",
-               "", {}};
+  WorkerUser w{
+      name, pw.pw_uid, pw.pw_gid, pw.pw_dir ? pw.pw_dir : "", pw.pw_shell ? pw.pw_shell : "",
+      "",   {}};
   if (w.uid == 0 || w.gid == 0) return fail("worker user '{}' is root", name);
   if (struct group* g = ::getgrgid(w.gid)) w.group = g->gr_name;
   int n = 64;

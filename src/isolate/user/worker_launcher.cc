@@ -78,7 +78,8 @@ Result<std::vector<std::string>> worker_argv(const WorkerUser& worker, const Exe
   if (prog.find('=') != std::string::npos) return fail("program path '{}' contains '='", prog);
   std::vector<std::string> argv = {"/usr/bin/sudo", "-n", "-u", worker.name};
   if (!names.empty()) argv.push_back("--preserve-env=" + names);
-  argv.insert(argv.end(), {"--", "/usr/bin/env", "-C", req.cwd.empty() ? "/" : req.cwd, "--", prog});
+  argv.insert(argv.end(),
+              {"--", "/usr/bin/env", "-C", req.cwd.empty() ? "/" : req.cwd, "--", prog});
   argv.insert(argv.end(), req.argv.begin() + 1, req.argv.end());
   return argv;
 }
