@@ -75,17 +75,28 @@ struct OwnerThings {
 };
 
 std::map<std::string, ProbeResult> probe_as(uid_t uid, gid_t gid, const ProbeTargets& t) {
-  std::string text = test::run_as(uid, gid, [&] { return render_probes(run_worker_probes(t)); });
+  // One "L|NAME|WHAT" line per probe (WHAT kept for failure messages, also for ok ones).
+  std::string text = test::run_as(uid, gid, [&] {
+    std::string out;
+    for (const auto& r : run_worker_probes(t))
+      out += fmt::format("{}|{}|{}\n", r.leak ? 1 : 0, r.name, r.what);
+    return out;
+  });
   std::map<std::string, ProbeResult> out;
   for (size_t a = 0, b; a < text.size(); a = b + 1) {
     b = text.find('\n', a);
     std::string line = text.substr(a, b - a);
-    bool leak = line.rfind("LEAK ", 0) == 0;
-    std::string rest = line.substr(leak ? 5 : 3);
-    std::string name = rest.substr(0, rest.find_first_of(" :"));
-    out[name] = {name, leak, rest};
+    size_t bar = line.find('|', 2);
+    if (bar == std::string::npos) continue;
+    std::string name = line.substr(2, bar - 2);
+    out[name] = {name, line[0] == '1', line.substr(bar + 1)};
   }
   return out;
+}
+
+TEST(UserProbes, RenderUsesTheProbeFrameworkFormat) {
+  EXPECT_EQ(render_probes({{"sudo", false, "exit 1"}, {"env-file", true, "read /x"}}),
+            "ok sudo\nLEAK env-file: read /x\n");
 }
 
 TEST(UserProbes, AllOkAsTheWorker) {

@@ -199,8 +199,7 @@ ProbeResult check_left_behind(pid_t pid) {
 std::string render_probes(const std::vector<ProbeResult>& results) {
   std::string out;
   for (const auto& r : results)
-    out += r.leak ? fmt::format("LEAK {}: {}\n", r.name, r.what)
-                  : fmt::format("ok {} ({})\n", r.name, r.what);
+    out += r.leak ? fmt::format("LEAK {}: {}\n", r.name, r.what) : fmt::format("ok {}\n", r.name);
   return out;
 }
 

@@ -33,7 +33,7 @@ pid_t start_detached_sleep();
 // ... and after the phase's kill, awaywork checks that it is gone.
 ProbeResult check_left_behind(pid_t sleep_pid);
 
-// "ok NAME (why)" / "LEAK NAME: what", one per line.
+// "ok NAME" / "LEAK NAME: what", one per line: the format of the general probe framework.
 std::string render_probes(const std::vector<ProbeResult>& results);
 
 }  // namespace aw
