@@ -185,6 +185,12 @@ std::vector<Check> owner_checks(const UserCheckInput& in, const WorkerUser* w) {
                                        "/etc/sysctl.d/60-awaywork.conf",
                                        key)));
   }
+  // After each phase awaywork proves by /proc that no process of the worker is left.
+  std::string pname = "/proc shows other users' processes (no hidepid)";
+  if (::stat("/proc/1/status", &st) == 0) out.push_back(pass(pname));
+  else
+    out.push_back(failed(pname, "pid 1 is hidden: the worker's processes could not be proved gone",
+                         "sudo mount -o remount,hidepid=0 /proc"));
   if (w) {
     std::vector<gid_t> gids = {w->gid};
     std::string unreachable, kept;

@@ -29,7 +29,8 @@ Result<UserCheckInput> current_owner(const std::string& worker);
 // only, is in cron.deny and at.deny; the owner's two sudoers lines exact and nothing else naming
 // the worker or the unit folders; the worker itself may run nothing with sudo; the owner's home
 // closed; fs.protected_hardlinks and fs.protected_symlinks 1; PATH entries under the owner's home
-// that the worker cannot reach; the env file 0600.
+// that the worker cannot reach; the env file 0600; /proc not hidepid (needed to prove the
+// worker's processes gone).
 // Runs `sudo -n -l` as the caller, so call it as the owner.
 std::vector<Check> user_checks(const UserCheckInput& in);
 
