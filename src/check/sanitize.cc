@@ -117,7 +117,12 @@ std::string reduce_html(std::string_view in) {
     if (c == '&') {
       size_t j = i + 1;
       while (j < in.size() && j - i < 32 && (is_alnum(in[j]) || in[j] == '#')) ++j;
-      out += (j > i + 1 && j < in.size() && in[j] == ';') ? "&amp;" : "&";
+      std::string_view name = in.substr(i + 1, j - i - 1);
+      bool entity = j > i + 1 && j < in.size() && in[j] == ';';
+      // Named escapes of plain ASCII stay (keeps sanitizing idempotent); any other entity could
+      // spell a bidi or invisible character, so its `&` is escaped.
+      bool harmless = name == "lt" || name == "gt" || name == "amp" || name == "quot";
+      out += (entity && !harmless) ? "&amp;" : "&";
       continue;
     }
     if (c != '<') {
