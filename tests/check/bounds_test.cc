@@ -6,7 +6,7 @@
 namespace aw {
 namespace {
 
-TEST(Bounds, DefaultsAreTheIssuesDefaults) {
+TEST(CheckBounds, DefaultsAreTheIssuesDefaults) {
   Bounds b;
   EXPECT_EQ(b.max_patch_bytes, 1u << 20);
   EXPECT_EQ(b.max_patch_files, 100);
@@ -21,7 +21,7 @@ TEST(Bounds, DefaultsAreTheIssuesDefaults) {
   EXPECT_EQ(empty->max_patch_files, 100);
 }
 
-TEST(Bounds, ReadsEveryKey) {
+TEST(CheckBounds, ReadsEveryKey) {
   auto b = parse_bounds(
       "max_patch_bytes: 512K\n"
       "max_patch_files: 7\n"
@@ -45,14 +45,14 @@ TEST(Bounds, ReadsEveryKey) {
   EXPECT_TRUE(b->allow_binary);
 }
 
-TEST(Bounds, UnknownKeyNamesFileLineColumnAndSuggests) {
+TEST(CheckBounds, UnknownKeyNamesFileLineColumnAndSuggests) {
   auto b = parse_bounds("max_patch_files: 3\nmax_pach_bytes: 10\n", "repo.yml");
   ASSERT_FALSE(b);
   EXPECT_EQ(b.error().message,
             "repo.yml:2:1: unknown key `max_pach_bytes` (did you mean `max_patch_bytes`?)");
 }
 
-TEST(Bounds, NestedErrorsCarryTheKeyPath) {
+TEST(CheckBounds, NestedErrorsCarryTheKeyPath) {
   YAML::Node n = YAML::Load("requests:\n  add_comment: many\n");
   auto b = bounds_from_yaml(n, "config.yml", "repos.web.bounds");
   ASSERT_FALSE(b);
@@ -60,7 +60,7 @@ TEST(Bounds, NestedErrorsCarryTheKeyPath) {
             "config.yml:2:16: repos.web.bounds.requests.add_comment: expected a whole number");
 }
 
-TEST(Bounds, WrongTypesAreRefused) {
+TEST(CheckBounds, WrongTypesAreRefused) {
   EXPECT_FALSE(parse_bounds("allow_binary: yes\n", "b.yml"));
   EXPECT_FALSE(parse_bounds("max_patch_files: -1\n", "b.yml"));
   EXPECT_FALSE(parse_bounds("protected: infra\n", "b.yml"));
@@ -70,7 +70,7 @@ TEST(Bounds, WrongTypesAreRefused) {
   EXPECT_FALSE(parse_bounds("a: [\n", "b.yml"));
 }
 
-TEST(Bounds, UnprotectTakesOnlyTopLevelDotFolderNames) {
+TEST(CheckBounds, UnprotectTakesOnlyTopLevelDotFolderNames) {
   EXPECT_FALSE(parse_bounds("unprotect: [.github/workflows]\n", "b.yml"));
   EXPECT_FALSE(parse_bounds("unprotect: [github]\n", "b.yml"));
   EXPECT_FALSE(parse_bounds("unprotect: [.git]\n", "b.yml"));
@@ -79,7 +79,7 @@ TEST(Bounds, UnprotectTakesOnlyTopLevelDotFolderNames) {
   EXPECT_TRUE(parse_bounds("unprotect: [.github]\n", "b.yml"));
 }
 
-TEST(Bounds, MissingFileIsAnError) { EXPECT_FALSE(load_bounds("/nonexistent/bounds.yml")); }
+TEST(CheckBounds, MissingFileIsAnError) { EXPECT_FALSE(load_bounds("/nonexistent/bounds.yml")); }
 
 }  // namespace
 }  // namespace aw

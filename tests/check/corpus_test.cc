@@ -76,10 +76,10 @@ Verdict run(const Loaded& l) {
   return check_outputs(l.patch, rv, *l.bounds, l.ctx);
 }
 
-class Hostile : public testing::TestWithParam<Case> {};
-class Benign : public testing::TestWithParam<Case> {};
+class CheckHostile : public testing::TestWithParam<Case> {};
+class CheckBenign : public testing::TestWithParam<Case> {};
 
-TEST_P(Hostile, RefusedWithExactlyTheExpectedRules) {
+TEST_P(CheckHostile, RefusedWithExactlyTheExpectedRules) {
   const Case& c = GetParam();
   auto expect_lines = lines_of(slurp(fs::path(AW_CORPUS_DIR) / "hostile" / (c.name + ".expect")));
   std::set<std::string> expected(expect_lines.begin(), expect_lines.end());
@@ -106,7 +106,7 @@ TEST_P(Hostile, RefusedWithExactlyTheExpectedRules) {
   EXPECT_NO_THROW(to_json(v).dump());
 }
 
-TEST_P(Benign, Accepted) {
+TEST_P(CheckBenign, Accepted) {
   Loaded l = load(GetParam());
   ASSERT_TRUE(l.bounds) << l.bounds.error().message;
   Verdict v = run(l);
@@ -119,10 +119,10 @@ TEST_P(Benign, Accepted) {
 
 std::string name_of(const testing::TestParamInfo<Case>& i) { return i.param.name; }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, Hostile, testing::ValuesIn(cases("hostile")), name_of);
-INSTANTIATE_TEST_SUITE_P(Corpus, Benign, testing::ValuesIn(cases("benign")), name_of);
+INSTANTIATE_TEST_SUITE_P(CheckCorpus, CheckHostile, testing::ValuesIn(cases("hostile")), name_of);
+INSTANTIATE_TEST_SUITE_P(CheckCorpus, CheckBenign, testing::ValuesIn(cases("benign")), name_of);
 
-TEST(Corpus, HasAtLeastSixtyHostileAndTwentyBenignCases) {
+TEST(CheckCorpus, HasAtLeastSixtyHostileAndTwentyBenignCases) {
   EXPECT_GE(cases("hostile").size(), 60u);
   EXPECT_GE(cases("benign").size(), 20u);
 }

@@ -26,7 +26,7 @@ std::string sh(const std::string& cmd) {
   return out;
 }
 
-class RealGit : public testing::Test {
+class CheckRealGit : public testing::Test {
  protected:
   std::string dir = fs::temp_directory_path() / ("aw-patch-" + std::to_string(getpid()));
   std::string git = "GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git -c user.name=t "
@@ -53,7 +53,7 @@ class RealGit : public testing::Test {
   }
 };
 
-TEST_F(RealGit, ParsesEveryKindOfChange) {
+TEST_F(CheckRealGit, ParsesEveryKindOfChange) {
   write("keep.txt", "1\nTWO\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\nFOURTEEN\n15\n");
   fs::remove(dir + "/gone.txt");
   write("space name.txt", "a\nb\n");
@@ -82,7 +82,7 @@ TEST_F(RealGit, ParsesEveryKindOfChange) {
   EXPECT_EQ(to_json(v)["paths"].size(), 6u);
 }
 
-TEST_F(RealGit, RemovingAnyOneLineIsRefused) {
+TEST_F(CheckRealGit, RemovingAnyOneLineIsRefused) {
   write("keep.txt", "1\nTWO\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\nFOURTEEN\n15\n");
   write("space name.txt", "a\nb\n");
   fs::remove(dir + "/gone.txt");
@@ -102,7 +102,7 @@ TEST_F(RealGit, RemovingAnyOneLineIsRefused) {
   }
 }
 
-TEST_F(RealGit, CheckFilesReadsTheThreeFiles) {
+TEST_F(CheckRealGit, CheckFilesReadsTheThreeFiles) {
   write("keep.txt", "changed\n");
   std::string patch = diff();
   dir += "-files";  // outside the repository
@@ -122,12 +122,12 @@ TEST_F(RealGit, CheckFilesReadsTheThreeFiles) {
   dir.resize(dir.size() - 6);
 }
 
-TEST(PathShape, PlainNamesPass) {
+TEST(CheckPathShape, PlainNamesPass) {
   for (const char* p : {"a", "src/main.c", "docs/café.md", "a b/c d", "日本語/ファイル.txt", "x.y-z_1"})
     EXPECT_FALSE(check_path_shape(p)) << p;
 }
 
-TEST(PathShape, EachBadShapeHasItsRule) {
+TEST(CheckPathShape, EachBadShapeHasItsRule) {
   std::vector<std::pair<std::string, std::string>> cases = {
       {"../x", "path.traversal"},     {"a/../../x", "path.traversal"}, {"/etc/x", "path.absolute"},
       {"a\\b", "path.backslash"},     {"a//b", "path.malformed"},     {"a/./b", "path.malformed"},
@@ -144,7 +144,7 @@ TEST(PathShape, EachBadShapeHasItsRule) {
   }
 }
 
-TEST(Protected, BuiltInListAndBounds) {
+TEST(CheckProtected, BuiltInListAndBounds) {
   Bounds b;
   for (const char* p : {".git/config", "x/.git/HEAD", ".gitmodules", "a/.gitattributes", ".GIT/x",
                         ".github/workflows/ci.yml", ".husky/pre-commit", ".pre-commit-config.yaml",
@@ -163,7 +163,7 @@ TEST(Protected, BuiltInListAndBounds) {
   EXPECT_EQ(protected_reason("src/infra.c", b), "");
 }
 
-TEST(Glob, Semantics) {
+TEST(CheckGlob, Semantics) {
   EXPECT_TRUE(glob_match("*.pem", "a/b/c.pem"));
   EXPECT_TRUE(glob_match("deploy/**", "deploy/x/y"));
   EXPECT_TRUE(glob_match("deploy/**", "deploy"));
@@ -176,7 +176,7 @@ TEST(Glob, Semantics) {
   EXPECT_TRUE(glob_match("secret?", "a/secret1"));
 }
 
-TEST(Unquote, GitCStyle) {
+TEST(CheckUnquote, GitCStyle) {
   std::string out;
   ASSERT_TRUE(unquote_c("\"a/caf\\303\\251\\t\\\"x\\\\\"", out));
   EXPECT_EQ(out, "a/caf\xC3\xA9\t\"x\\");
@@ -185,7 +185,7 @@ TEST(Unquote, GitCStyle) {
   EXPECT_FALSE(unquote_c("\"a\\\"", out));
 }
 
-TEST(Verdict, JsonIsValidEvenForUnprintablePaths) {
+TEST(CheckVerdict, JsonIsValidEvenForUnprintablePaths) {
   std::string patch =
       "diff --git \"a/\\377\" \"b/\\377\"\nnew file mode 100644\nindex "
       "0000000000000000000000000000000000000000..1111111111111111111111111111111111111111\n"

@@ -41,14 +41,14 @@ void expect_clean(const std::string& out) {
   EXPECT_EQ(out.find("b3BlbnNzaC1"), std::string::npos);
 }
 
-TEST(Redactor, RemovesEveryPatternAndLiteral) {
+TEST(CheckRedactor, RemovesEveryPatternAndLiteral) {
   std::string out = redact_all(sample(), {kLiteral});
   expect_clean(out);
   EXPECT_NE(out.find("[REDACTED]"), std::string::npos);
   EXPECT_NE(out.find("start\n"), std::string::npos) << "ordinary text is kept";
 }
 
-TEST(Redactor, SameOutputForEveryChunkSize) {
+TEST(CheckRedactor, SameOutputForEveryChunkSize) {
   std::string text = sample();
   std::string whole = redact_all(text, {kLiteral});
   for (size_t chunk = 1; chunk <= 97; ++chunk) {
@@ -60,7 +60,7 @@ TEST(Redactor, SameOutputForEveryChunkSize) {
   }
 }
 
-TEST(Redactor, SameOutputForRandomSplits) {
+TEST(CheckRedactor, SameOutputForRandomSplits) {
   std::string text;
   for (int i = 0; i < 20; ++i) text += sample();
   std::string whole = redact_all(text, {kLiteral});
@@ -80,35 +80,35 @@ TEST(Redactor, SameOutputForRandomSplits) {
   expect_clean(whole);
 }
 
-TEST(Redactor, JsonEscapedLiteralIsRedacted) {
+TEST(CheckRedactor, JsonEscapedLiteralIsRedacted) {
   std::string secret = "pa\"ss/word\\value";
   std::string out = redact_all(R"({"a":"pa\"ss\/word\\value","b":"pa\"ss/word\\value"})", {secret});
   EXPECT_EQ(out, R"({"a":"[REDACTED]","b":"[REDACTED]"})");
 }
 
-TEST(Redactor, OverlappingLiteralsAreUnioned) {
+TEST(CheckRedactor, OverlappingLiteralsAreUnioned) {
   EXPECT_EQ(redact_all("xxabcdefghijklyy", {"abcdefgh", "efghijkl"}), "xx[REDACTED]yy");
 }
 
-TEST(Redactor, ShortLiteralsAreIgnored) {
+TEST(CheckRedactor, ShortLiteralsAreIgnored) {
   EXPECT_EQ(redact_all("the cat sat", {"cat"}), "the cat sat");
 }
 
-TEST(Redactor, UnterminatedPemIsRedactedToTheEnd) {
+TEST(CheckRedactor, UnterminatedPemIsRedactedToTheEnd) {
   std::string out = redact_all("before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEsecret\n", {});
   EXPECT_EQ(out, "before\n[REDACTED]");
 }
 
-TEST(Redactor, OrdinaryWordsWithPrefixesStay) {
+TEST(CheckRedactor, OrdinaryWordsWithPrefixesStay) {
   std::string text = "ask-questions-about-everything-here, skeleton, AKIA short, eyJ alone";
   EXPECT_EQ(redact_all(text, {}), text);
 }
 
-TEST(Redactor, OpenAiKeyAfterJsonEscapeIsRedacted) {
+TEST(CheckRedactor, OpenAiKeyAfterJsonEscapeIsRedacted) {
   EXPECT_EQ(redact_all("\"x\\n" + kOpenai + "\"", {}), "\"x\\n[REDACTED]\"");
 }
 
-TEST(FindSecrets, ReportsOffsetsAndKinds) {
+TEST(CheckFindSecrets, ReportsOffsetsAndKinds) {
   std::string t = "a " + kGhp + " b " + kAws;
   auto hits = find_secrets(t, {});
   ASSERT_EQ(hits.size(), 2u);

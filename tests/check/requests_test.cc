@@ -18,41 +18,41 @@ namespace {
 const std::vector<std::string> kGithub = {"github.com", "*.github.com"};
 std::string S(std::string_view in, size_t max = 10000) { return sanitize_text(in, kGithub, max); }
 
-TEST(Sanitize, NormalizesToNfc) { EXPECT_EQ(S("cafe\xCC\x81"), "caf\xC3\xA9"); }
+TEST(CheckSanitize, NormalizesToNfc) { EXPECT_EQ(S("cafe\xCC\x81"), "caf\xC3\xA9"); }
 
-TEST(Sanitize, RemovesZeroWidthBidiAndControls) {
+TEST(CheckSanitize, RemovesZeroWidthBidiAndControls) {
   EXPECT_EQ(S("a\u200Bb\u202Ec\u2066d\x01" "e\x7F" "f\u00ADg\U000E0041h"), "abcdefgh");
   EXPECT_EQ(S("line1\r\nline2\rline3\ttab"), "line1\nline2\nline3\ttab");
 }
 
-TEST(Sanitize, RemovesAnsiEscapes) {
+TEST(CheckSanitize, RemovesAnsiEscapes) {
   EXPECT_EQ(S("\x1b[31mred\x1b[0m \x1b]0;title\x07ok \x1b" "c"), "red ok ");
 }
 
-TEST(Sanitize, InvalidUtf8BecomesReplacementCharacter) {
+TEST(CheckSanitize, InvalidUtf8BecomesReplacementCharacter) {
   EXPECT_EQ(S("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
 }
 
-TEST(Sanitize, NeutralizesMentionsButNotEmails) {
+TEST(CheckSanitize, NeutralizesMentionsButNotEmails) {
   EXPECT_EQ(S("hi @alice and @org/team-x, mail bob@example.com"),
             "hi `@alice` and `@org/team-x`, mail bob@example.com");
 }
 
-TEST(Sanitize, NeutralizesClosingKeywords) {
+TEST(CheckSanitize, NeutralizesClosingKeywords) {
   EXPECT_EQ(S("Fixes #12. closes: #3, resolved o/r#4"),
             "`Fixes #12`. `closes: #3`, `resolved o/r#4`");
   EXPECT_EQ(S("fixes https://github.com/o/r/issues/9"), "`fixes https://github.com/o/r/issues/9`");
   EXPECT_EQ(S("a fix for #12 and prefixes #1"), "a fix for #12 and prefixes #1");
 }
 
-TEST(Sanitize, ReducesHtmlToASafeSet) {
+TEST(CheckSanitize, ReducesHtmlToASafeSet) {
   EXPECT_EQ(S("<b onclick=x>bold</b><!-- hidden instructions --><script>x</script>"),
             "<b>bold</b>&lt;script>x&lt;/script>");
   EXPECT_EQ(S("<img src=x onerror=alert(1)>"), "&lt;img src=x onerror=alert(1)>");
   EXPECT_EQ(S("&#x202E;&rlm; &lt;ok&gt;"), "&amp;#x202E;&amp;rlm; &lt;ok&gt;");
 }
 
-TEST(Sanitize, RedactsLinksThatAreNotHttpsOnAllowedHosts) {
+TEST(CheckSanitize, RedactsLinksThatAreNotHttpsOnAllowedHosts) {
   EXPECT_EQ(S("see https://github.com/o/r/pull/1 and https://docs.github.com/x"),
             "see https://github.com/o/r/pull/1 and https://docs.github.com/x");
   EXPECT_EQ(S("http://github.com/x https://evil.com/a https://github.com.evil.com/ "
@@ -61,19 +61,19 @@ TEST(Sanitize, RedactsLinksThatAreNotHttpsOnAllowedHosts) {
             "[y]((link removed)) (link removed)");
 }
 
-TEST(Sanitize, CapsOnACodePointBoundary) {
+TEST(CheckSanitize, CapsOnACodePointBoundary) {
   std::string out = S("ééééé", 7);  // 10 bytes in; 7 allowed: 2 é (4 bytes) + … (3 bytes)
   EXPECT_EQ(out, "éé\xE2\x80\xA6");
 }
 
-TEST(Sanitize, IsIdempotent) {
+TEST(CheckSanitize, IsIdempotent) {
   std::string nasty =
       "Fixes #1 @bob <i x=1>i</i> &lt; http://x.org \u202E <!--c--> <div>d</div> `@carol`";
   std::string once = S(nasty);
   EXPECT_EQ(S(once), once);
 }
 
-TEST(HostAllowed, ExactAndWildcard) {
+TEST(CheckHostAllowed, ExactAndWildcard) {
   EXPECT_TRUE(host_allowed("github.com", kGithub));
   EXPECT_TRUE(host_allowed("api.github.com", kGithub));
   EXPECT_FALSE(host_allowed("evilgithub.com", kGithub));
@@ -92,7 +92,7 @@ Parsed parse(std::string_view text, Bounds b = {}, RequestContext ctx = {}) {
   return p;
 }
 
-TEST(Requests, ParsesEveryTypeWithItsFields) {
+TEST(CheckRequests, ParsesEveryTypeWithItsFields) {
   Bounds b;
   b.allowed_labels = {"bug"};
   b.max_requests["create_issue"] = 1;
@@ -114,7 +114,7 @@ TEST(Requests, ParsesEveryTypeWithItsFields) {
   EXPECT_EQ(to_json(p.requests[0])["title"], "T");
 }
 
-TEST(Requests, RetargetFieldEqualToTheUnitsOwnIsAccepted) {
+TEST(CheckRequests, RetargetFieldEqualToTheUnitsOwnIsAccepted) {
   RequestContext ctx;
   ctx.repo = "o/r";
   ctx.issue = 7;
@@ -127,7 +127,7 @@ TEST(Requests, RetargetFieldEqualToTheUnitsOwnIsAccepted) {
   EXPECT_EQ(q.refusals[0].line, 1);
 }
 
-TEST(Requests, EveryBadLineIsReportedWithItsNumber) {
+TEST(CheckRequests, EveryBadLineIsReportedWithItsNumber) {
   auto p = parse("{\"type\":\"noop\",\"message\":\"a\"}\nnot json\n{\"type\":\"x\"}\n");
   ASSERT_EQ(p.refusals.size(), 2u);
   EXPECT_EQ(p.refusals[0].line, 2);
@@ -136,7 +136,7 @@ TEST(Requests, EveryBadLineIsReportedWithItsNumber) {
   EXPECT_EQ(p.refusals[1].rule, "request.type");
 }
 
-TEST(Requests, SecretsInTextAreRedacted) {
+TEST(CheckRequests, SecretsInTextAreRedacted) {
   RequestContext ctx;
   ctx.secrets = {"my-literal-secret-value"};
   auto p = parse("{\"type\":\"add_comment\",\"body\":\"k=my-literal-\\u200bsecret-value "
@@ -146,41 +146,41 @@ TEST(Requests, SecretsInTextAreRedacted) {
   EXPECT_EQ(p.requests[0].body, "k=[REDACTED] [REDACTED]");
 }
 
-TEST(Requests, ARefusedVerdictKeepsNoRequests) {
+TEST(CheckRequests, ARefusedVerdictKeepsNoRequests) {
   Verdict v = check_outputs("", std::string_view("{\"type\":\"noop\",\"message\":\"a\"}\n{}\n"),
                             Bounds{}, RequestContext{});
   EXPECT_FALSE(v.accepted);
   EXPECT_TRUE(v.requests.empty());
 }
 
-class RequestsFile : public testing::Test {
+class CheckRequestsFile : public testing::Test {
  protected:
   std::string dir = std::filesystem::temp_directory_path() / ("aw-req-" + std::to_string(getpid()));
   void SetUp() override { std::filesystem::create_directories(dir); }
   void TearDown() override { std::filesystem::remove_all(dir); }
 };
 
-TEST_F(RequestsFile, ReadsARegularFile) {
+TEST_F(CheckRequestsFile, ReadsARegularFile) {
   std::ofstream(dir + "/r.jsonl") << "{}\n";
   auto r = read_requests_file(dir + "/r.jsonl");
   ASSERT_TRUE(r);
   EXPECT_EQ(*r, "{}\n");
 }
 
-TEST_F(RequestsFile, RefusesALink) {
+TEST_F(CheckRequestsFile, RefusesALink) {
   std::ofstream(dir + "/real") << "{}\n";
   std::filesystem::create_symlink(dir + "/real", dir + "/r.jsonl");
   EXPECT_FALSE(read_requests_file(dir + "/r.jsonl"));
 }
 
-TEST_F(RequestsFile, RefusesAFifoWithoutBlocking) {
+TEST_F(CheckRequestsFile, RefusesAFifoWithoutBlocking) {
   ASSERT_EQ(mkfifo((dir + "/r.jsonl").c_str(), 0600), 0);
   auto r = read_requests_file(dir + "/r.jsonl");
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("not a regular file"), std::string::npos);
 }
 
-TEST_F(RequestsFile, RefusesMoreThanOneMebibyte) {
+TEST_F(CheckRequestsFile, RefusesMoreThanOneMebibyte) {
   std::ofstream(dir + "/r.jsonl") << std::string((1u << 20) + 1, ' ');
   EXPECT_FALSE(read_requests_file(dir + "/r.jsonl"));
   std::filesystem::resize_file(dir + "/r.jsonl", 1u << 20);
