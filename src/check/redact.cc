@@ -34,6 +34,11 @@ inline uint32_t load4(const char* p) {
   std::memcpy(&w, p, 4);
   return w;
 }
+inline uint16_t load2(const char* p) {
+  uint16_t w;
+  std::memcpy(&w, p, 2);
+  return w;
+}
 inline uint32_t hash4(uint32_t w) { return (w * 0x9E3779B1u) >> (32 - kBits); }
 
 bool alnum(char c) {
@@ -80,7 +85,8 @@ class SecretMatcher {
     size_t stop;              // positions from here on were not decided
   };
 
-  explicit SecretMatcher(const std::vector<std::string>& literals) : bits_((1u << kBits) / 64) {
+  explicit SecretMatcher(const std::vector<std::string>& literals)
+      : pairs_(1u << 16, 0), bits_((1u << kBits) / 64) {
     for (const auto& l : literals) {
       if (l.size() < Redactor::kMinLiteral) continue;
       add_literal(l);
@@ -112,10 +118,17 @@ class SecretMatcher {
     size_t n = buf.size();
     size_t i = 0;
     bool stopped = false;
+    const uint8_t* pairs = pairs_.data();
     for (; i + 4 <= n; ++i) {
+      // Level 1, four positions at a time: is any two-byte window the start of a pattern?
+      while (i + 7 <= n && (pairs[load2(b + i)] | pairs[load2(b + i + 1)] |
+                            pairs[load2(b + i + 2)] | pairs[load2(b + i + 3)]) == 0)
+        i += 4;
+      if (i + 4 > n) break;
+      if (!pairs[load2(b + i)]) continue;
+      // Level 2: the four-byte window's bit.
       uint32_t h = hash4(load4(b + i));
-      if (!((bits_[h >> 6] >> (h & 63)) & 1)) [[likely]]
-        continue;
+      if (!((bits_[h >> 6] >> (h & 63)) & 1)) continue;
       auto it = cands_.find(load4(b + i));
       if (it == cands_.end()) continue;
       size_t best = 0;
@@ -143,12 +156,14 @@ class SecretMatcher {
   }
 
  private:
+  std::vector<uint8_t> pairs_;  // 64 KiB: 1 where a pattern starts with these two bytes
   std::vector<uint64_t> bits_;
   std::unordered_map<uint32_t, std::vector<Candidate>> cands_;
   std::vector<std::string> literals_;
 
   void add(const std::string& prefix4, Candidate c) {
     uint32_t w = load4(prefix4.data());
+    pairs_[load2(prefix4.data())] = 1;
     uint32_t h = hash4(w);
     bits_[h >> 6] |= uint64_t(1) << (h & 63);
     auto& v = cands_[w];
