@@ -272,18 +272,25 @@ std::string neutralize_closing(std::string_view in) {
     }
     size_t ref_end = r;
     while (ref_end < in.size() && !url_char_stop(in[ref_end])) ++ref_end;
-    std::string_view ref = in.substr(r, ref_end - r);
-    while (!ref.empty() && std::string_view(".,;:!?").find(ref.back()) != std::string_view::npos)
-      ref.remove_suffix(1);
-    size_t hash = ref.find('#');
-    bool is_ref = false;
-    if (hash != std::string_view::npos && hash + 1 < ref.size()) {
-      std::string_view num = ref.substr(hash + 1);
-      is_ref = num.find_first_not_of("0123456789") == std::string_view::npos;
+    std::string_view tok = in.substr(r, ref_end - r);
+    // The reference itself: #N, owner/repo#N (digits end at a non-word character), or an
+    // issue/pull URL (the whole link token).
+    std::string_view ref;
+    size_t hash = tok.find('#');
+    if (hash != std::string_view::npos) {
+      std::string_view owner_repo = tok.substr(0, hash);
+      bool prefix_ok = owner_repo.empty() ||
+                       (owner_repo.find('/') != std::string_view::npos &&
+                        owner_repo.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/") ==
+                            std::string_view::npos);
+      size_t d = hash + 1;
+      while (d < tok.size() && tok[d] >= '0' && tok[d] <= '9') ++d;
+      bool bounded = d == tok.size() || !(is_alnum(tok[d]) || tok[d] == '_');
+      if (prefix_ok && d > hash + 1 && bounded) ref = tok.substr(0, d);
     }
-    if (!is_ref && (ref.find("/issues/") != ref.npos || ref.find("/pull/") != ref.npos))
-      is_ref = true;
-    if (!is_ref) {
+    if (ref.empty() && (tok.find("/issues/") != tok.npos || tok.find("/pull/") != tok.npos))
+      ref = tok;
+    if (ref.empty()) {
       i = w;
       continue;
     }

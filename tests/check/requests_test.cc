@@ -43,6 +43,8 @@ TEST(CheckSanitize, NeutralizesClosingKeywords) {
             "`Fixes #12`. `closes: #3`, `resolved o/r#4`");
   EXPECT_EQ(S("fixes https://github.com/o/r/issues/9"), "`fixes https://github.com/o/r/issues/9`");
   EXPECT_EQ(S("a fix for #12 and prefixes #1"), "a fix for #12 and prefixes #1");
+  EXPECT_EQ(S("fixes #3;@bob"), "`fixes #3`;`@bob`") << "found by fuzz_requests";
+  EXPECT_EQ(S("fixes #3x"), "fixes #3x");
 }
 
 TEST(CheckSanitize, ReducesHtmlToASafeSet) {
