@@ -12,7 +12,8 @@ namespace {
 
 bool has_forbidden(const std::string& s) {
   // Bidi controls, zero-width characters and ESC must never survive sanitizing.
-  for (std::string_view bad : {"\xE2\x80\xAE", "\xE2\x80\x8B", "\xE2\x81\xA6", "\x1b", "\xEF\xBB\xBF"})
+  for (std::string_view bad :
+       {"\xE2\x80\xAE", "\xE2\x80\x8B", "\xE2\x81\xA6", "\x1b", "\xEF\xBB\xBF"})
     if (s.find(bad) != std::string::npos) return true;
   return false;
 }

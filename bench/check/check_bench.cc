@@ -34,16 +34,24 @@ std::string make_patch(size_t target) {
   for (unsigned f = 0; p.size() < target; ++f) {
     std::string path = "src/module" + std::to_string(f) + "/file.c";
     if (f % 4 == 3) {
-      p += "diff --git a/" + path + " b/" + path + "\nnew file mode 100644\nindex " + hex40(0).replace(0, 40, 40, '0') + ".." + hex40(f) + "\n--- /dev/null\n+++ b/" + path + "\n@@ -0,0 +1,200 @@\n";
-      for (int i = 0; i < 200; ++i) p += "+static int value_" + std::to_string(i) + " = compute(" + std::to_string(i * f) + ");\n";
+      p += "diff --git a/" + path + " b/" + path + "\nnew file mode 100644\nindex " +
+           hex40(0).replace(0, 40, 40, '0') + ".." + hex40(f) + "\n--- /dev/null\n+++ b/" + path +
+           "\n@@ -0,0 +1,200 @@\n";
+      for (int i = 0; i < 200; ++i)
+        p += "+static int value_" + std::to_string(i) + " = compute(" + std::to_string(i * f) +
+             ");\n";
       continue;
     }
-    p += "diff --git a/" + path + " b/" + path + "\nindex " + hex40(f) + ".." + hex40(f + 100000) + " 100644\n--- a/" + path + "\n+++ b/" + path + "\n";
+    p += "diff --git a/" + path + " b/" + path + "\nindex " + hex40(f) + ".." + hex40(f + 100000) +
+         " 100644\n--- a/" + path + "\n+++ b/" + path + "\n";
     for (int h = 0; h < 20; ++h) {
       int start = 1 + h * 40;
-      p += "@@ -" + std::to_string(start) + ",7 +" + std::to_string(start) + ",8 @@ int function_" + std::to_string(h) + "(void)\n";
-      for (int i = 0; i < 3; ++i) p += "   context line " + std::to_string(start + i) + " of the file;\n";
-      p += "-  old_call(" + std::to_string(h) + ");\n+  new_call(" + std::to_string(h) + ");\n+  extra_call();\n";
+      p += "@@ -" + std::to_string(start) + ",7 +" + std::to_string(start) + ",8 @@ int function_" +
+           std::to_string(h) + "(void)\n";
+      for (int i = 0; i < 3; ++i)
+        p += "   context line " + std::to_string(start + i) + " of the file;\n";
+      p += "-  old_call(" + std::to_string(h) + ");\n+  new_call(" + std::to_string(h) +
+           ");\n+  extra_call();\n";
       for (int i = 0; i < 3; ++i) p += "   trailing context " + std::to_string(i) + ";\n";
     }
   }
@@ -68,7 +76,10 @@ void BM_CheckPatch1MiB(benchmark::State& state) {
   state.counters["patch_bytes"] = double(patch.size());
   state.counters["files"] = double(v.stats.files);
 }
-BENCHMARK(BM_CheckPatch1MiB)->Unit(benchmark::kMillisecond)->Repetitions(10)->ReportAggregatesOnly(true);
+BENCHMARK(BM_CheckPatch1MiB)
+    ->Unit(benchmark::kMillisecond)
+    ->Repetitions(10)
+    ->ReportAggregatesOnly(true);
 
 std::vector<std::string> fake_literals() {
   std::vector<std::string> out;
@@ -85,9 +96,10 @@ std::vector<std::string> fake_literals() {
 // Near-miss soup: every fourth word starts like a secret (sk, ey, gi, AK, --): a worst case
 // for the prefilter, kept to show how the figure degrades.
 std::string near_miss_stream(size_t size) {
-  static const char* words[] = {"the", "agent", "read", "file", "src/main.c", "{\"type\":", "\"text\"",
-                                "error:", "build", "passed", "ok", "function", "return", "0x7f",
-                                "skip", "token", "key", "github", "install", "--", "AKI", "eyJ"};
+  static const char* words[] = {"the",      "agent",  "read",  "file",   "src/main.c", "{\"type\":",
+                                "\"text\"", "error:", "build", "passed", "ok",         "function",
+                                "return",   "0x7f",   "skip",  "token",  "key",        "github",
+                                "install",  "--",     "AKI",   "eyJ"};
   std::mt19937 rng(1);
   std::string s;
   s.reserve(size + 64);
@@ -105,7 +117,8 @@ std::string near_miss_stream(size_t size) {
 std::string transcript_stream(size_t size) {
   std::string text;
   for (const char* dir : {"src", "tests/check", "bench"}) {
-    for (auto& e : std::filesystem::recursive_directory_iterator(std::string(AW_SOURCE_DIR) + "/" + dir)) {
+    for (auto& e :
+         std::filesystem::recursive_directory_iterator(std::string(AW_SOURCE_DIR) + "/" + dir)) {
       if (!e.is_regular_file()) continue;
       std::ifstream f(e.path(), std::ios::binary);
       std::stringstream ss;
@@ -137,7 +150,8 @@ void redact_bench(benchmark::State& state, std::string in) {
   auto literals = fake_literals();
   // Plant each literal and a token shape once per 4 MiB so matches happen along the way.
   for (size_t at = 1000, k = 0; at + 200 < size; at += 4u << 20, ++k) {
-    std::string plant = " " + literals[k % literals.size()] + " ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8 ";
+    std::string plant =
+        " " + literals[k % literals.size()] + " ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8 ";
     in.replace(at, plant.size(), plant);
   }
   std::string copy(size, '\0');
@@ -154,7 +168,8 @@ void redact_bench(benchmark::State& state, std::string in) {
     for (size_t i = 0; i < size; i += chunk) {
       o = r.feed(std::string_view(in).substr(i, chunk));
       out += o.size();
-      for (size_t p = o.find("[REDACTED]"); p != std::string::npos; p = o.find("[REDACTED]", p + 1)) ++redactions;
+      for (size_t p = o.find("[REDACTED]"); p != std::string::npos; p = o.find("[REDACTED]", p + 1))
+        ++redactions;
     }
     out += r.finish().size();
     benchmark::DoNotOptimize(out);
@@ -170,13 +185,23 @@ void redact_bench(benchmark::State& state, std::string in) {
   state.counters["redactions"] = double(redactions) / double(state.iterations());
 }
 
-void BM_Redact256MiB(benchmark::State& state) { redact_bench(state, transcript_stream(256u << 20)); }
-BENCHMARK(BM_Redact256MiB)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(3)->Repetitions(3);
+void BM_Redact256MiB(benchmark::State& state) {
+  redact_bench(state, transcript_stream(256u << 20));
+}
+BENCHMARK(BM_Redact256MiB)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(3)
+    ->Repetitions(3);
 
 void BM_Redact256MiB_NearMisses(benchmark::State& state) {
   redact_bench(state, near_miss_stream(256u << 20));
 }
-BENCHMARK(BM_Redact256MiB_NearMisses)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(3)->Repetitions(3);
+BENCHMARK(BM_Redact256MiB_NearMisses)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(3)
+    ->Repetitions(3);
 
 }  // namespace
 }  // namespace aw

@@ -131,16 +131,18 @@ Status read_requests(const YAML::Node& n, Ctx c, Bounds& b) {
 
 Status valid_unprotect(const std::vector<std::string>& names, const YAML::Node& n, const Ctx& c) {
   for (const auto& s : names) {
-    bool ok = s.size() > 1 && s[0] == '.' && s != ".." &&
-              s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
-                  std::string::npos;
+    bool ok =
+        s.size() > 1 && s[0] == '.' && s != ".." &&
+        s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+            std::string::npos;
     std::string low = s;
     for (char& ch : low) ch = char(std::tolower(static_cast<unsigned char>(ch)));
     if (low.rfind(".git", 0) == 0 && low != ".github") ok = false;
     if (!ok)
-      return fail("{}`{}` is not a top-level dot-folder name (like .github); git's own files "
-                  "cannot be unprotected",
-                  where(c, n), s);
+      return fail(
+          "{}`{}` is not a top-level dot-folder name (like .github); git's own files "
+          "cannot be unprotected",
+          where(c, n), s);
   }
   return {};
 }

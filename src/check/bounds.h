@@ -18,11 +18,12 @@ struct Bounds {
   int max_patch_files = 100;
   // Per request type, the most that may be asked for. Types absent here may not be asked at all.
   std::map<std::string, int> max_requests = {
-      {"create_pull_request", 1}, {"add_comment", 1}, {"add_labels", 3}, {"create_issue", 0},
-      {"noop", 1},                {"missing_tool", 10}, {"missing_data", 10}};
-  std::vector<std::string> allowed_labels;  // add_labels/create_issue labels; empty = none
-  std::vector<std::string> protected_globs; // the owner's extra protected paths
-  std::vector<std::string> unprotect;       // exact top-level dot-folder names, e.g. ".github"
+      {"create_pull_request", 1}, {"add_comment", 1}, {"add_labels", 3},
+      {"create_issue", 0},        {"noop", 1},        {"missing_tool", 10},
+      {"missing_data", 10}};
+  std::vector<std::string> allowed_labels;   // add_labels/create_issue labels; empty = none
+  std::vector<std::string> protected_globs;  // the owner's extra protected paths
+  std::vector<std::string> unprotect;        // exact top-level dot-folder names, e.g. ".github"
   bool allow_executables = false;
   bool allow_binary = false;
 };

@@ -46,7 +46,9 @@ class Lines {
   int line_ = 1;
 };
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool starts_with(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
 
 bool is_hex(std::string_view s) {
   if (s.size() != 40 && s.size() != 64) return false;
@@ -55,7 +57,9 @@ bool is_hex(std::string_view s) {
   return true;
 }
 
-bool all_zero(std::string_view s) { return s.find_first_not_of('0') == std::string_view::npos; }
+bool all_zero(std::string_view s) {
+  return s.find_first_not_of('0') == std::string_view::npos;
+}
 
 std::optional<unsigned> parse_mode(std::string_view s) {
   if (s.size() != 6) return std::nullopt;
@@ -91,18 +95,38 @@ std::string printed(std::string_view prefix, const std::string& path, bool quote
   std::string q = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '\a': q += "\\a"; break;
-      case '\b': q += "\\b"; break;
-      case '\t': q += "\\t"; break;
-      case '\n': q += "\\n"; break;
-      case '\v': q += "\\v"; break;
-      case '\f': q += "\\f"; break;
-      case '\r': q += "\\r"; break;
-      case '"': q += "\\\""; break;
-      case '\\': q += "\\\\"; break;
+      case '\a':
+        q += "\\a";
+        break;
+      case '\b':
+        q += "\\b";
+        break;
+      case '\t':
+        q += "\\t";
+        break;
+      case '\n':
+        q += "\\n";
+        break;
+      case '\v':
+        q += "\\v";
+        break;
+      case '\f':
+        q += "\\f";
+        break;
+      case '\r':
+        q += "\\r";
+        break;
+      case '"':
+        q += "\\\"";
+        break;
+      case '\\':
+        q += "\\\\";
+        break;
       default:
-        if (c < 0x20 || c >= 0x7f) q += fmt::format("\\{:03o}", c);
-        else q += char(c);
+        if (c < 0x20 || c >= 0x7f)
+          q += fmt::format("\\{:03o}", c);
+        else
+          q += char(c);
     }
   }
   return q + "\"";
@@ -260,7 +284,8 @@ class Parser {
       return fail_at("header.index", "unexpected mode on the `index` line");
     }
     bool zero_old = all_zero(old_hash), zero_new = all_zero(new_hash);
-    if (zero_old != (f.change == FileChange::added) || zero_new != (f.change == FileChange::deleted))
+    if (zero_old != (f.change == FileChange::added) ||
+        zero_new != (f.change == FileChange::deleted))
       return fail_at("header.index", "object names contradict the added/deleted header");
     if (old_hash == new_hash) return fail_at("header.index", "`index` shows no change");
     has_index = true;
@@ -270,8 +295,9 @@ class Parser {
 
   bool names(const FileRecord& f, bool quoted) {
     bool space = f.path.find(' ') != std::string::npos;
-    std::string a = f.change == FileChange::added ? "/dev/null"
-                                                  : printed("a/", f.path, quoted) + (space ? "\t" : "");
+    std::string a = f.change == FileChange::added
+                        ? "/dev/null"
+                        : printed("a/", f.path, quoted) + (space ? "\t" : "");
     std::string b = f.change == FileChange::deleted
                         ? "/dev/null"
                         : printed("b/", f.path, quoted) + (space ? "\t" : "");
@@ -327,7 +353,8 @@ class Parser {
           (f.change == FileChange::deleted && (ns != 0 || nc != 0 || !first)))
         return fail_at("hunk.header", "a new or deleted file must be one whole-file hunk");
       if (oc + nc == 0) return fail_at("hunk.header", "an empty hunk");
-      if (!first && os < next_old) return fail_at("hunk.order", "hunks overlap or are out of order");
+      if (!first && os < next_old)
+        return fail_at("hunk.order", "hunks overlap or are out of order");
       next_old = os + oc;
       first = false;
       in_.next();
@@ -373,7 +400,7 @@ class Parser {
         "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
     if (l.size() < 6) return false;
     char c = l[0];
-    size_t n = (c >= 'A' && c <= 'Z') ? size_t(c - 'A' + 1)
+    size_t n = (c >= 'A' && c <= 'Z')   ? size_t(c - 'A' + 1)
                : (c >= 'a' && c <= 'z') ? size_t(c - 'a' + 27)
                                         : 0;
     if (n == 0 || l.size() - 1 != (n + 3) / 4 * 5) return false;
@@ -383,9 +410,12 @@ class Parser {
   bool binary_block() {
     std::string_view l = in_.peek();
     std::string_view num;
-    if (starts_with(l, "literal ")) num = l.substr(8);
-    else if (starts_with(l, "delta ")) num = l.substr(6);
-    else return fail_at("binary.malformed", "expected `literal N` or `delta N`");
+    if (starts_with(l, "literal "))
+      num = l.substr(8);
+    else if (starts_with(l, "delta "))
+      num = l.substr(6);
+    else
+      return fail_at("binary.malformed", "expected `literal N` or `delta N`");
     unsigned long v;
     if (!number(num, v) || !num.empty()) return fail_at("binary.malformed", "bad binary size");
     in_.next();
@@ -423,8 +453,10 @@ class Parser {
     if (l == "GIT binary patch") {
       f.binary = f.binary_data = true;
       in_.next();
-      if (in_.done() || !binary_block()) return fail_at("binary.malformed", "truncated binary patch");
-      if (in_.done() || !binary_block()) return fail_at("binary.malformed", "missing reverse binary");
+      if (in_.done() || !binary_block())
+        return fail_at("binary.malformed", "truncated binary patch");
+      if (in_.done() || !binary_block())
+        return fail_at("binary.malformed", "missing reverse binary");
       return true;
     }
     if (starts_with(l, "--- ")) return names(f, quoted) && hunks(f);
@@ -458,15 +490,33 @@ bool unquote_c(std::string_view q, std::string& out) {
     }
     if (++i >= q.size()) return false;
     switch (q[i]) {
-      case 'a': out += '\a'; break;
-      case 'b': out += '\b'; break;
-      case 't': out += '\t'; break;
-      case 'n': out += '\n'; break;
-      case 'v': out += '\v'; break;
-      case 'f': out += '\f'; break;
-      case 'r': out += '\r'; break;
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
+      case 'a':
+        out += '\a';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'v':
+        out += '\v';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case '"':
+        out += '"';
+        break;
+      case '\\':
+        out += '\\';
+        break;
       default: {
         if (i + 2 >= q.size()) return false;
         unsigned v = 0;
@@ -494,7 +544,8 @@ ParsedPatch parse_patch(std::string_view patch) {
   }
   if (!patch.empty() && patch.back() != '\n') {
     int line = 1 + int(std::count(patch.begin(), patch.end(), '\n'));
-    out.refusals.push_back({"patch.syntax", "", line, "the patch does not end with a newline", "patch"});
+    out.refusals.push_back(
+        {"patch.syntax", "", line, "the patch does not end with a newline", "patch"});
     return out;
   }
   out = Parser(patch).run();

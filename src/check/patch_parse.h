@@ -14,13 +14,13 @@ namespace aw {
 enum class FileChange { added, deleted, modified };
 
 struct FileRecord {
-  std::string path;           // unquoted bytes, as git printed them
-  int line = 0;               // line of its `diff --git` header
+  std::string path;  // unquoted bytes, as git printed them
+  int line = 0;      // line of its `diff --git` header
   FileChange change = FileChange::modified;
   unsigned old_mode = 0, new_mode = 0;  // octal values (0100644...); 0 = absent side
-  bool mode_changed = false;  // old mode/new mode headers
-  bool binary = false;        // "Binary files ... differ" or "GIT binary patch"
-  bool binary_data = false;   // "GIT binary patch" (appliable)
+  bool mode_changed = false;            // old mode/new mode headers
+  bool binary = false;                  // "Binary files ... differ" or "GIT binary patch"
+  bool binary_data = false;             // "GIT binary patch" (appliable)
   bool renamed = false, copied = false;
   size_t added = 0, removed = 0;
 };

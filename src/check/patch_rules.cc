@@ -34,8 +34,8 @@ bool is_invisible(int32_t c) {
 enum Script { kNone = 0, kLatin = 1, kGreek = 2, kCyrillic = 4, kArmenian = 8, kCherokee = 16 };
 
 int script_of(int32_t c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F && c != 0xD7 &&
-                                                         c != 0xF7) || (c >= 0x1E00 && c <= 0x1EFF))
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+      (c >= 0xC0 && c <= 0x24F && c != 0xD7 && c != 0xF7) || (c >= 0x1E00 && c <= 0x1EFF))
     return kLatin;
   if ((c >= 0x370 && c <= 0x3FF) || (c >= 0x1F00 && c <= 0x1FFF)) return kGreek;
   if (c >= 0x400 && c <= 0x52F) return kCyrillic;
@@ -47,8 +47,8 @@ int script_of(int32_t c) {
 // Fullwidth forms and mathematical letters exist only to look like ASCII.
 bool is_lookalike(int32_t c) {
   return (c >= 0xFF01 && c <= 0xFF5E) || (c >= 0x1D400 && c <= 0x1D7FF) ||
-         (c >= 0x2100 && c <= 0x214F) || c == 0x2215 || c == 0x2044 || c == 0xFF0F ||
-         c == 0x29F8 || c == 0x2024 || c == 0xFE52 || c == 0xFF0E;
+         (c >= 0x2100 && c <= 0x214F) || c == 0x2215 || c == 0x2044 || c == 0xFF0F || c == 0x29F8 ||
+         c == 0x2024 || c == 0xFE52 || c == 0xFF0E;
 }
 
 std::string lower(std::string_view s) {
@@ -100,11 +100,25 @@ bool glob_parts(const std::vector<std::string_view>& pat, size_t pi,
   return glob_here(pat[pi], path[si]) && glob_parts(pat, pi + 1, path, si + 1);
 }
 
-constexpr std::string_view kProtectedNames[] = {
-    ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "lefthook.yml", "lefthook.yaml",
-    ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", ".gitlab-ci.yml", ".travis.yml",
-    "Jenkinsfile", ".envrc", "CODEOWNERS", ".husky", ".circleci", "azure-pipelines.yml",
-    ".drone.yml", "bitbucket-pipelines.yml", "appveyor.yml", ".appveyor.yml"};
+constexpr std::string_view kProtectedNames[] = {".pre-commit-config.yaml",
+                                                ".pre-commit-hooks.yaml",
+                                                "lefthook.yml",
+                                                "lefthook.yaml",
+                                                ".lefthook.yml",
+                                                ".lefthook.yaml",
+                                                "lefthook-local.yml",
+                                                ".gitlab-ci.yml",
+                                                ".travis.yml",
+                                                "Jenkinsfile",
+                                                ".envrc",
+                                                "CODEOWNERS",
+                                                ".husky",
+                                                ".circleci",
+                                                "azure-pipelines.yml",
+                                                ".drone.yml",
+                                                "bitbucket-pipelines.yml",
+                                                "appveyor.yml",
+                                                ".appveyor.yml"};
 
 }  // namespace
 
@@ -113,8 +127,10 @@ bool glob_match(std::string_view pattern, std::string_view path) {
   bool dir = pattern.back() == '/';
   std::string pat(pattern);
   if (dir) pat += "**";
-  if (pat.find('/') == std::string::npos) pat = "**/" + pat + "/**";  // a name at any depth
-  else if (pat.front() == '/') pat.erase(0, 1);
+  if (pat.find('/') == std::string::npos)
+    pat = "**/" + pat + "/**";  // a name at any depth
+  else if (pat.front() == '/')
+    pat.erase(0, 1);
   auto pp = split(pat), sp = split(path);
   // "x/**" also matches x itself; a name pattern matches the file or anything below it.
   if (pp.size() > 1 && pp.back() == "**" && glob_parts(pp, 0, sp, 0)) return true;
@@ -154,7 +170,8 @@ std::optional<Refusal> check_path_shape(std::string_view path) {
     return path_refusal("path.backslash", path, "a backslash in the path");
   for (auto c : split(path)) {
     if (c == "..") return path_refusal("path.traversal", path, "a `..` component");
-    if (c.empty() || c == ".") return path_refusal("path.malformed", path, "an empty or `.` component");
+    if (c.empty() || c == ".")
+      return path_refusal("path.malformed", path, "an empty or `.` component");
     if (c.size() > 255) return path_refusal("path.too_long", path, "a component over 255 bytes");
   }
   if (any_non_ascii) {
@@ -196,10 +213,10 @@ void check_patch_rules(const ParsedPatch& parsed, size_t patch_bytes, const Boun
                    fmt::format("{} bytes, the bound is {}", patch_bytes, bounds.max_patch_bytes),
                    "patch"});
   if (parsed.files.size() > size_t(bounds.max_patch_files))
-    out.push_back({"patch.too_many_files", "", 0,
-                   fmt::format("{} files, the bound is {}", parsed.files.size(),
-                               bounds.max_patch_files),
-                   "patch"});
+    out.push_back(
+        {"patch.too_many_files", "", 0,
+         fmt::format("{} files, the bound is {}", parsed.files.size(), bounds.max_patch_files),
+         "patch"});
   std::set<std::string> seen;
   std::map<std::string, std::string> folded;
   for (const auto& f : parsed.files) {
@@ -220,9 +237,12 @@ void check_patch_rules(const ParsedPatch& parsed, size_t patch_bytes, const Boun
       add(f, "mode.change", fmt::format("mode {:o} -> {:o}", f.old_mode, f.new_mode));
     for (unsigned m : {f.old_mode, f.new_mode}) {
       if (m == 0 || m == 0100644 || m == 0100755) continue;
-      if (m == 0120000) add(f, "file.symlink", "symbolic links are not allowed");
-      else if (m == 0160000) add(f, "file.submodule", "submodules are not allowed");
-      else add(f, "mode.invalid", fmt::format("mode {:o} is not a file mode git writes", m));
+      if (m == 0120000)
+        add(f, "file.symlink", "symbolic links are not allowed");
+      else if (m == 0160000)
+        add(f, "file.submodule", "submodules are not allowed");
+      else
+        add(f, "mode.invalid", fmt::format("mode {:o} is not a file mode git writes", m));
       break;
     }
     bool becomes_exec = f.new_mode == 0100755 && (f.change == FileChange::added || f.mode_changed);

@@ -12,11 +12,22 @@ namespace aw {
 namespace {
 
 constexpr int kBits = 18;
-constexpr size_t kMaxToken = 4096;   // longer tokens are redacted up to here
-constexpr size_t kMaxPem = 64 << 10; // a PEM block without END is redacted up to here
+constexpr size_t kMaxToken = 4096;    // longer tokens are redacted up to here
+constexpr size_t kMaxPem = 64 << 10;  // a PEM block without END is redacted up to here
 constexpr std::string_view kRedacted = "[REDACTED]";
 
-enum class Kind : uint8_t { literal, github, github_pat, anthropic, openai, aws, gitlab, slack, jwt, pem };
+enum class Kind : uint8_t {
+  literal,
+  github,
+  github_pat,
+  anthropic,
+  openai,
+  aws,
+  gitlab,
+  slack,
+  jwt,
+  pem
+};
 
 struct Candidate {
   Kind kind;
@@ -39,26 +50,48 @@ inline uint16_t load2(const char* p) {
   std::memcpy(&w, p, 2);
   return w;
 }
-inline uint32_t hash4(uint32_t w) { return (w * 0x9E3779B1u) >> (32 - kBits); }
+inline uint32_t hash4(uint32_t w) {
+  return (w * 0x9E3779B1u) >> (32 - kBits);
+}
 
 bool alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
-bool alnum_us(char c) { return alnum(c) || c == '_'; }
-bool alnum_us_dash(char c) { return alnum(c) || c == '_' || c == '-'; }
-bool alnum_dash(char c) { return alnum(c) || c == '-'; }
-bool upper_digit(char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+bool alnum_us(char c) {
+  return alnum(c) || c == '_';
+}
+bool alnum_us_dash(char c) {
+  return alnum(c) || c == '_' || c == '-';
+}
+bool alnum_dash(char c) {
+  return alnum(c) || c == '-';
+}
+bool upper_digit(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
 
 std::string json_escaped(std::string_view s) {
   std::string o;
   for (unsigned char c : s) {
     switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '/': o += "\\/"; break;
-      case '\n': o += "\\n"; break;
-      case '\r': o += "\\r"; break;
-      case '\t': o += "\\t"; break;
+      case '"':
+        o += "\\\"";
+        break;
+      case '\\':
+        o += "\\\\";
+        break;
+      case '/':
+        o += "\\/";
+        break;
+      case '\n':
+        o += "\\n";
+        break;
+      case '\r':
+        o += "\\r";
+        break;
+      case '\t':
+        o += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char b[8];
@@ -103,8 +136,7 @@ class SecretMatcher {
     add("glpa", {Kind::gitlab});
     for (char c : std::string_view("abprs")) add(std::string("xox") + c, {Kind::slack});
     add("----", {Kind::pem});
-    const std::string_view cls =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+    const std::string_view cls = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
     for (char c : cls) {
       add(std::string("sk-") + c, {c == 'a' ? Kind::anthropic : Kind::openai});
       if (c == 'a') add(std::string("sk-") + c, {Kind::openai});
@@ -220,7 +252,8 @@ class SecretMatcher {
         const auto& l = literals_[c.literal];
         return starts(b, i, l, final, o) ? Match{Outcome::yes, l.size()} : Match{o, 0};
       }
-      case Kind::github: return token(b, i, 4, 20, final, alnum);
+      case Kind::github:
+        return token(b, i, 4, 20, final, alnum);
       case Kind::github_pat:
         if (!starts(b, i, "github_pat_", final, o)) return {o, 0};
         return token(b, i, 11, 20, final, alnum_us);
@@ -252,8 +285,10 @@ class SecretMatcher {
         if (i + 5 > b.size()) return {final ? Outcome::no : Outcome::more, 0};
         if (b[i + 4] != '-') return {};
         return token(b, i, 5, 10, final, alnum_dash);
-      case Kind::jwt: return jwt(b, i, final, p2, p1);
-      case Kind::pem: return pem(b, i, final);
+      case Kind::jwt:
+        return jwt(b, i, final, p2, p1);
+      case Kind::pem:
+        return pem(b, i, final);
     }
     return {};
   }
@@ -288,7 +323,8 @@ class SecretMatcher {
     size_t end = b.find("-----END ", line_end + 5);
     if (end != std::string_view::npos && end - i <= kMaxPem) {
       size_t close = b.find("-----", end + 9);
-      if (close != std::string_view::npos && close - i <= kMaxPem) return {Outcome::yes, close + 5 - i};
+      if (close != std::string_view::npos && close - i <= kMaxPem)
+        return {Outcome::yes, close + 5 - i};
     }
     // No END yet: wait for it while the block could still end within the cap, else redact the
     // rest of what we have (over-redacting is the safe mistake).
@@ -308,7 +344,9 @@ std::string Redactor::feed(std::string_view chunk) {
   return run(false);
 }
 
-std::string Redactor::finish() { return run(true); }
+std::string Redactor::finish() {
+  return run(true);
+}
 
 std::string Redactor::run(bool final) {
   auto scan = matcher_->scan(pending_, final, prev_[0], prev_[1]);
@@ -326,10 +364,14 @@ std::string Redactor::run(bool final) {
     out += kRedacted;
     at = s.end;
   }
-  if (boundary > at) out.append(pending_, at, boundary - at);
-  else boundary = std::max(boundary, at);
-  if (boundary >= 2) prev_[0] = pending_[boundary - 2], prev_[1] = pending_[boundary - 1];
-  else if (boundary == 1) prev_[0] = prev_[1], prev_[1] = pending_[0];
+  if (boundary > at)
+    out.append(pending_, at, boundary - at);
+  else
+    boundary = std::max(boundary, at);
+  if (boundary >= 2)
+    prev_[0] = pending_[boundary - 2], prev_[1] = pending_[boundary - 1];
+  else if (boundary == 1)
+    prev_[0] = prev_[1], prev_[1] = pending_[0];
   pending_.erase(0, boundary);
   return out;
 }

@@ -38,7 +38,7 @@ class Redactor {
 
  private:
   std::shared_ptr<const SecretMatcher> matcher_;
-  std::string pending_;  // bytes not yet emitted
+  std::string pending_;    // bytes not yet emitted
   char prev_[2] = {0, 0};  // the two bytes emitted just before pending_ (token boundaries)
   std::string run(bool final);
 };
@@ -47,6 +47,7 @@ class Redactor {
 std::string redact_all(std::string_view text, const std::vector<std::string>& literals);
 
 // Every secret in text (literals and patterns), in order of offset, overlapping hits merged.
-std::vector<SecretHit> find_secrets(std::string_view text, const std::vector<std::string>& literals);
+std::vector<SecretHit> find_secrets(std::string_view text,
+                                    const std::vector<std::string>& literals);
 
 }  // namespace aw

@@ -37,7 +37,8 @@ constexpr int kMaxMentions = 5, kMaxLinks = 20, kMaxDepth = 4;
 
 const std::vector<TypeSpec>& types() {
   static const std::vector<TypeSpec> t = {
-      {"create_pull_request", {{"title", Kind::text, true, kTitle}, {"body", Kind::text, false, kBody}}},
+      {"create_pull_request",
+       {{"title", Kind::text, true, kTitle}, {"body", Kind::text, false, kBody}}},
       {"add_comment", {{"body", Kind::text, true, kBody}}},
       {"add_labels", {{"labels", Kind::labels, true, kLabel}}},
       {"create_issue",
@@ -52,11 +53,18 @@ const std::vector<TypeSpec>& types() {
 }
 
 // Names that point a request somewhere other than the unit's own repository, branch or issue.
-constexpr std::string_view kRetarget[] = {
-    "repo",         "repository", "owner",     "base",       "head",        "branch",
-    "issue",        "issue_number", "number",  "pull_number", "pull_request", "pr",
-    "pr_number",    "comment_id", "target",    "target_repo", "in_reply_to", "url",
-    "html_url",     "api_url",    "discussion", "discussion_number", "commit", "sha"};
+constexpr std::string_view kRetarget[] = {"repo",         "repository",
+                                          "owner",        "base",
+                                          "head",         "branch",
+                                          "issue",        "issue_number",
+                                          "number",       "pull_number",
+                                          "pull_request", "pr",
+                                          "pr_number",    "comment_id",
+                                          "target",       "target_repo",
+                                          "in_reply_to",  "url",
+                                          "html_url",     "api_url",
+                                          "discussion",   "discussion_number",
+                                          "commit",       "sha"};
 
 struct LineCheck {
   int line;
@@ -76,8 +84,10 @@ std::optional<nlohmann::json> parse_line(std::string_view text, LineCheck& lc) {
   auto cb = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
     depth_seen = std::max(depth_seen, depth);
     using E = nlohmann::json::parse_event_t;
-    if (ev == E::object_start) keys.emplace_back();
-    else if (ev == E::object_end && !keys.empty()) keys.pop_back();
+    if (ev == E::object_start)
+      keys.emplace_back();
+    else if (ev == E::object_end && !keys.empty())
+      keys.pop_back();
     else if (ev == E::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
       dup = true;
     return true;
@@ -130,6 +140,9 @@ void text_field(const Field& f, const nlohmann::json& v, Request& r, const Reque
   }
   SanitizeStats st;
   std::string s = clean(raw, ctx, f.max_bytes, st);
+  if (f.max_bytes <= kTitle)  // one-line fields (title, tool): line breaks become spaces
+    for (char& c : s)
+      if (c == '\n' || c == '\t') c = ' ';
   if (st.mentions > kMaxMentions)
     lc.refuse("request.mention_flood",
               fmt::format("`{}` has {} @mentions, at most {}", f.name, st.mentions, kMaxMentions));
@@ -138,12 +151,18 @@ void text_field(const Field& f, const nlohmann::json& v, Request& r, const Reque
               fmt::format("`{}` has {} links, at most {}", f.name, st.links, kMaxLinks));
   if (f.required && s.find_first_not_of(" \n\t") == std::string::npos)
     lc.refuse("request.empty", fmt::format("`{}` is empty after sanitizing", f.name));
-  if (f.name == "title") r.title = std::move(s);
-  else if (f.name == "body") r.body = std::move(s);
-  else if (f.name == "message") r.message = std::move(s);
-  else if (f.name == "tool") r.tool = std::move(s);
-  else if (f.name == "reason") r.reason = std::move(s);
-  else if (f.name == "what") r.what = std::move(s);
+  if (f.name == "title")
+    r.title = std::move(s);
+  else if (f.name == "body")
+    r.body = std::move(s);
+  else if (f.name == "message")
+    r.message = std::move(s);
+  else if (f.name == "tool")
+    r.tool = std::move(s);
+  else if (f.name == "reason")
+    r.reason = std::move(s);
+  else if (f.name == "what")
+    r.what = std::move(s);
 }
 
 void labels_field(const Field& f, const nlohmann::json& v, Request& r, const Bounds& bounds,
@@ -199,7 +218,8 @@ std::optional<Request> one_request(const nlohmann::json& j, const Bounds& bounds
     for (auto name : kRetarget) retarget = retarget || key == name;
     if (retarget) {
       if (!retarget_ok(key, v, ctx))
-        lc.refuse("request.retarget", fmt::format("field `{}` would point elsewhere", key.substr(0, 40)));
+        lc.refuse("request.retarget",
+                  fmt::format("field `{}` would point elsewhere", key.substr(0, 40)));
       continue;
     }
     const Field* f = nullptr;
@@ -210,8 +230,10 @@ std::optional<Request> one_request(const nlohmann::json& j, const Bounds& bounds
                 fmt::format("`{}` has no field `{}`", spec->type, key.substr(0, 40)));
       continue;
     }
-    if (f->kind == Kind::text) text_field(*f, v, r, ctx, lc);
-    else labels_field(*f, v, r, bounds, lc);
+    if (f->kind == Kind::text)
+      text_field(*f, v, r, ctx, lc);
+    else
+      labels_field(*f, v, r, bounds, lc);
   }
   for (const auto& f : spec->fields)
     if (f.required && !j.contains(std::string(f.name)))

@@ -16,9 +16,9 @@ struct Refusal;
 
 // What the unit is about; a request naming another target is refused (rule request.retarget).
 struct RequestContext {
-  std::string repo;                  // "owner/name"; a request's `repo` must equal it if present
-  std::string base;                  // base branch; a request's `base` must equal it if present
-  std::optional<long long> issue;    // the unit's issue number, if the unit came from one
+  std::string repo;                // "owner/name"; a request's `repo` must equal it if present
+  std::string base;                // base branch; a request's `base` must equal it if present
+  std::optional<long long> issue;  // the unit's issue number, if the unit came from one
   // Link hosts kept in text: exact names or "*.domain" for any subdomain. Others are redacted.
   std::vector<std::string> allowed_domains = {"github.com", "*.github.com"};
   std::vector<std::string> secrets;  // literal secret values of the unit (redacted, patch refused)

@@ -14,7 +14,9 @@ namespace {
 bool is_alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
-char lower_c(char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c; }
+char lower_c(char c) {
+  return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
+}
 std::string lower(std::string_view s) {
   std::string o(s);
   for (char& c : o) c = lower_c(c);
@@ -39,8 +41,8 @@ std::string strip_ansi(std::string_view in) {
       i = j - 1;
     } else if (k == ']' || k == 'P' || k == 'X' || k == '^' || k == '_') {  // string to BEL/ST
       size_t j = i + 2;
-      while (j < in.size() && in[j] != '\x07' && !(in[j] == '\x1b' && j + 1 < in.size() &&
-                                                    in[j + 1] == '\\'))
+      while (j < in.size() && in[j] != '\x07' &&
+             !(in[j] == '\x1b' && j + 1 < in.size() && in[j + 1] == '\\'))
         ++j;
       i = (j < in.size() && in[j] == '\x1b') ? j + 1 : j;
     } else {
@@ -103,10 +105,9 @@ std::string clean_unicode(std::string_view in) {
   return out;
 }
 
-constexpr std::string_view kSafeTags[] = {"b",    "i",       "em",      "strong",     "code",
-                                          "pre",  "br",      "p",       "ul",         "ol",
-                                          "li",   "details", "summary", "blockquote", "hr",
-                                          "sub",  "sup",     "kbd",     "del"};
+constexpr std::string_view kSafeTags[] = {
+    "b",  "i",       "em",      "strong",     "code", "pre", "br",  "p",   "ul", "ol",
+    "li", "details", "summary", "blockquote", "hr",   "sub", "sup", "kbd", "del"};
 
 // 4. HTML: comments hide text from readers; other tags and entities can smuggle anything.
 std::string reduce_html(std::string_view in) {
@@ -197,21 +198,21 @@ std::string filter_urls(std::string_view in, const std::vector<std::string>& all
       start = www, body = www, scheme = "http";
     } else if (cand == sep) {
       size_t b = sep;
-      while (b > i && (is_alnum(in[b - 1]) || in[b - 1] == '+' || in[b - 1] == '.' ||
-                       in[b - 1] == '-'))
+      while (b > i &&
+             (is_alnum(in[b - 1]) || in[b - 1] == '+' || in[b - 1] == '.' || in[b - 1] == '-'))
         --b;
       while (b < sep && !((in[b] >= 'a' && in[b] <= 'z') || (in[b] >= 'A' && in[b] <= 'Z'))) ++b;
       scheme = lower(in.substr(b, sep - b));
-      bool dangerous = scheme == "javascript" || scheme == "data" || scheme == "vbscript" ||
-                       scheme == "file";
+      bool dangerous =
+          scheme == "javascript" || scheme == "data" || scheme == "vbscript" || scheme == "file";
       bool hier = in.substr(sep + 1, 2) == "//";
       if (!scheme.empty() && (hier || dangerous)) {
         start = b;
         body = hier ? sep + 3 : sep + 1;
       }
     } else {  // scheme-relative "//host" after an opening bracket or quote
-      bool opener = slashes == 0 || std::string_view("(<\"' \n").find(in[slashes - 1]) !=
-                                        std::string_view::npos;
+      bool opener = slashes == 0 ||
+                    std::string_view("(<\"' \n").find(in[slashes - 1]) != std::string_view::npos;
       bool after_colon = slashes > 0 && in[slashes - 1] == ':';
       if (opener && !after_colon && slashes + 2 < in.size() && is_alnum(in[slashes + 2]))
         start = slashes, body = slashes + 2, scheme = "";
@@ -243,8 +244,8 @@ std::string filter_urls(std::string_view in, const std::vector<std::string>& all
 
 // 7. "fixes #12" would close an issue when the pull request merges.
 std::string neutralize_closing(std::string_view in) {
-  static constexpr std::string_view kWords[] = {"close",  "closes", "closed",  "fix",     "fixes",
-                                                "fixed",  "resolve", "resolves", "resolved"};
+  static constexpr std::string_view kWords[] = {"close", "closes",  "closed",   "fix",     "fixes",
+                                                "fixed", "resolve", "resolves", "resolved"};
   std::string out;
   size_t i = 0, copied = 0;
   while (i < in.size()) {
@@ -281,7 +282,8 @@ std::string neutralize_closing(std::string_view in) {
       std::string_view owner_repo = tok.substr(0, hash);
       bool prefix_ok = owner_repo.empty() ||
                        (owner_repo.find('/') != std::string_view::npos &&
-                        owner_repo.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/") ==
+                        owner_repo.find_first_not_of(
+                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/") ==
                             std::string_view::npos);
       size_t d = hash + 1;
       while (d < tok.size() && tok[d] >= '0' && tok[d] <= '9') ++d;

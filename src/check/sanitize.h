@@ -21,8 +21,8 @@
 namespace aw {
 
 struct SanitizeStats {
-  int mentions = 0;       // @mentions neutralized
-  int links = 0;          // URLs seen (kept or removed)
+  int mentions = 0;  // @mentions neutralized
+  int links = 0;     // URLs seen (kept or removed)
   int links_removed = 0;
   bool truncated = false;
 };

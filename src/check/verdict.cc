@@ -10,8 +10,10 @@ namespace {
 std::string printable(std::string_view s) {
   std::string o;
   for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7f) o += fmt::format("\\x{:02x}", c);
-    else o += char(c);
+    if (c < 0x20 || c == 0x7f)
+      o += fmt::format("\\x{:02x}", c);
+    else
+      o += char(c);
   }
   return o;
 }
@@ -43,7 +45,8 @@ std::vector<std::string> utf8(const std::vector<std::string>& v) {
 }  // namespace
 
 std::string render_text(const Verdict& v) {
-  std::string out = v.accepted ? "accepted" : fmt::format("refused ({} reasons)", v.refusals.size());
+  std::string out =
+      v.accepted ? "accepted" : fmt::format("refused ({} reasons)", v.refusals.size());
   out += fmt::format("\npatch: {} files, {} bytes, +{} -{}\n", v.stats.files, v.stats.bytes,
                      v.stats.added_lines, v.stats.removed_lines);
   for (const auto& r : v.refusals) {
@@ -54,7 +57,8 @@ std::string render_text(const Verdict& v) {
   }
   if (v.accepted)
     for (const auto& p : v.paths) out += fmt::format("  changed {}\n", printable(p));
-  for (const auto& p : v.omitted) out += fmt::format("  omitted (untracked binary) {}\n", printable(p));
+  for (const auto& p : v.omitted)
+    out += fmt::format("  omitted (untracked binary) {}\n", printable(p));
   for (const auto& r : v.requests) out += fmt::format("  request {} (line {})\n", r.type, r.line);
   return out;
 }

@@ -15,7 +15,7 @@ namespace aw {
 // `line` is 1-based in the patch or the requests file, 0 when the reason is about the whole input.
 struct Refusal {
   std::string rule;
-  std::string path;    // the patch path it is about, "" if none
+  std::string path;  // the patch path it is about, "" if none
   int line = 0;
   std::string detail;  // one sentence for a human; never contains a secret
   std::string source;  // "patch", "requests" or "bounds"
@@ -31,9 +31,9 @@ struct PatchStats {
 struct Verdict {
   bool accepted = false;
   std::vector<Refusal> refusals;
-  std::vector<std::string> paths;     // checked changed paths, in patch order (apply compares)
-  std::vector<std::string> omitted;   // untracked binaries collect left out (passed through)
-  std::vector<Request> requests;      // sanitized, counted requests (empty when refused)
+  std::vector<std::string> paths;    // checked changed paths, in patch order (apply compares)
+  std::vector<std::string> omitted;  // untracked binaries collect left out (passed through)
+  std::vector<Request> requests;     // sanitized, counted requests (empty when refused)
   PatchStats stats;
 };
 

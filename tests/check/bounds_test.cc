@@ -79,7 +79,9 @@ TEST(CheckBounds, UnprotectTakesOnlyTopLevelDotFolderNames) {
   EXPECT_TRUE(parse_bounds("unprotect: [.github]\n", "b.yml"));
 }
 
-TEST(CheckBounds, MissingFileIsAnError) { EXPECT_FALSE(load_bounds("/nonexistent/bounds.yml")); }
+TEST(CheckBounds, MissingFileIsAnError) {
+  EXPECT_FALSE(load_bounds("/nonexistent/bounds.yml"));
+}
 
 }  // namespace
 }  // namespace aw

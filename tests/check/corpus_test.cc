@@ -34,13 +34,16 @@ std::vector<std::string> lines_of(const std::string& s) {
 struct Case {
   std::string kind, name;
 };
-void PrintTo(const Case& c, std::ostream* os) { *os << c.kind << "/" << c.name; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.kind << "/" << c.name;
+}
 
 std::vector<Case> cases(const std::string& kind) {
   std::vector<Case> out;
   for (const auto& e : fs::directory_iterator(fs::path(AW_CORPUS_DIR) / kind)) {
     auto n = e.path().filename().string();
-    if (n.size() > 6 && n.substr(n.size() - 6) == ".patch") out.push_back({kind, n.substr(0, n.size() - 6)});
+    if (n.size() > 6 && n.substr(n.size() - 6) == ".patch")
+      out.push_back({kind, n.substr(0, n.size() - 6)});
   }
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });
   return out;
@@ -57,13 +60,15 @@ Loaded load(const Case& c) {
   fs::path base = fs::path(AW_CORPUS_DIR) / c.kind / c.name;
   Loaded l;
   l.patch = slurp(base.string() + ".patch");
-  if (fs::exists(base.string() + ".bounds.yml")) l.bounds = load_bounds(base.string() + ".bounds.yml");
+  if (fs::exists(base.string() + ".bounds.yml"))
+    l.bounds = load_bounds(base.string() + ".bounds.yml");
   if (fs::exists(base.string() + ".requests.jsonl")) {
     auto r = read_requests_file(base.string() + ".requests.jsonl");
     EXPECT_TRUE(r) << r.error().message;
     if (r) l.requests = *r;
   }
-  if (fs::exists(base.string() + ".secrets")) l.ctx.secrets = lines_of(slurp(base.string() + ".secrets"));
+  if (fs::exists(base.string() + ".secrets"))
+    l.ctx.secrets = lines_of(slurp(base.string() + ".secrets"));
   l.ctx.repo = "owner/repo";
   l.ctx.base = "main";
   l.ctx.issue = 7;
@@ -117,7 +122,9 @@ TEST_P(CheckBenign, Accepted) {
   }
 }
 
-std::string name_of(const testing::TestParamInfo<Case>& i) { return i.param.name; }
+std::string name_of(const testing::TestParamInfo<Case>& i) {
+  return i.param.name;
+}
 
 INSTANTIATE_TEST_SUITE_P(CheckCorpus, CheckHostile, testing::ValuesIn(cases("hostile")), name_of);
 INSTANTIATE_TEST_SUITE_P(CheckCorpus, CheckBenign, testing::ValuesIn(cases("benign")), name_of);

@@ -29,8 +29,9 @@ std::string sh(const std::string& cmd) {
 class CheckRealGit : public testing::Test {
  protected:
   std::string dir = fs::temp_directory_path() / ("aw-patch-" + std::to_string(getpid()));
-  std::string git = "GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git -c user.name=t "
-                    "-c user.email=t@t -c core.hooksPath=/dev/null -C ";
+  std::string git =
+      "GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git -c user.name=t "
+      "-c user.email=t@t -c core.hooksPath=/dev/null -C ";
   void SetUp() override {
     fs::create_directories(dir);
     git += dir + " ";
@@ -38,8 +39,8 @@ class CheckRealGit : public testing::Test {
     write("gone.txt", "bye\n");
     write("space name.txt", "a\n");
     write("café.txt", "b\n");
-    ASSERT_EQ(system((git + "init -q . && " + git + "add -A && " + git + "commit -qm base").c_str()),
-              0);
+    ASSERT_EQ(
+        system((git + "init -q . && " + git + "add -A && " + git + "commit -qm base").c_str()), 0);
   }
   void TearDown() override { fs::remove_all(dir); }
   void write(const std::string& p, const std::string& s) {
@@ -123,18 +124,33 @@ TEST_F(CheckRealGit, CheckFilesReadsTheThreeFiles) {
 }
 
 TEST(CheckPathShape, PlainNamesPass) {
-  for (const char* p : {"a", "src/main.c", "docs/café.md", "a b/c d", "日本語/ファイル.txt", "x.y-z_1"})
+  for (const char* p :
+       {"a", "src/main.c", "docs/café.md", "a b/c d", "日本語/ファイル.txt", "x.y-z_1"})
     EXPECT_FALSE(check_path_shape(p)) << p;
 }
 
 TEST(CheckPathShape, EachBadShapeHasItsRule) {
   std::vector<std::pair<std::string, std::string>> cases = {
-      {"../x", "path.traversal"},     {"a/../../x", "path.traversal"}, {"/etc/x", "path.absolute"},
-      {"a\\b", "path.backslash"},     {"a//b", "path.malformed"},     {"a/./b", "path.malformed"},
-      {"a/", "path.malformed"},       {std::string("a\0b", 3), "path.nul"},
-      {"a\tb", "path.control"},       {"a\xC2\x85" "b", "path.control"},
-      {"a\xE2\x80\xAE" "b", "path.bidi"}, {"a\xE2\x80\x8B" "b", "path.invisible"},
-      {"\xFF", "path.utf8"},          {"e\xCC\x81", "path.not_nfc"},
+      {"../x", "path.traversal"},
+      {"a/../../x", "path.traversal"},
+      {"/etc/x", "path.absolute"},
+      {"a\\b", "path.backslash"},
+      {"a//b", "path.malformed"},
+      {"a/./b", "path.malformed"},
+      {"a/", "path.malformed"},
+      {std::string("a\0b", 3), "path.nul"},
+      {"a\tb", "path.control"},
+      {"a\xC2\x85"
+       "b",
+       "path.control"},
+      {"a\xE2\x80\xAE"
+       "b",
+       "path.bidi"},
+      {"a\xE2\x80\x8B"
+       "b",
+       "path.invisible"},
+      {"\xFF", "path.utf8"},
+      {"e\xCC\x81", "path.not_nfc"},
       {"p\xD0\xB0ypal", "path.homoglyph"},  // Cyrillic a among Latin letters
       {std::string(256, 'a'), "path.too_long"}};
   for (const auto& [p, rule] : cases) {

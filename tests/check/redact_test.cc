@@ -29,7 +29,9 @@ std::vector<std::string> all_secrets() {
 std::string sample() {
   std::string s = "start\n";
   for (const auto& x : all_secrets()) s += "token=" + x + " and text\n";
-  s += R"({"env": "TOKEN=)" + kGhp + R"(\nnext"})" "\n";  // JSON-escaped context
+  s += R"({"env": "TOKEN=)" + kGhp +
+       R"(\nnext"})"
+       "\n";  // JSON-escaped context
   return s;
 }
 
@@ -54,7 +56,8 @@ TEST(CheckRedactor, SameOutputForEveryChunkSize) {
   for (size_t chunk = 1; chunk <= 97; ++chunk) {
     Redactor r({kLiteral});
     std::string out;
-    for (size_t i = 0; i < text.size(); i += chunk) out += r.feed(std::string_view(text).substr(i, chunk));
+    for (size_t i = 0; i < text.size(); i += chunk)
+      out += r.feed(std::string_view(text).substr(i, chunk));
     out += r.finish();
     ASSERT_EQ(out, whole) << "chunk size " << chunk;
   }

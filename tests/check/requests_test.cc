@@ -16,21 +16,33 @@ namespace aw {
 namespace {
 
 const std::vector<std::string> kGithub = {"github.com", "*.github.com"};
-std::string S(std::string_view in, size_t max = 10000) { return sanitize_text(in, kGithub, max); }
+std::string S(std::string_view in, size_t max = 10000) {
+  return sanitize_text(in, kGithub, max);
+}
 
-TEST(CheckSanitize, NormalizesToNfc) { EXPECT_EQ(S("cafe\xCC\x81"), "caf\xC3\xA9"); }
+TEST(CheckSanitize, NormalizesToNfc) {
+  EXPECT_EQ(S("cafe\xCC\x81"), "caf\xC3\xA9");
+}
 
 TEST(CheckSanitize, RemovesZeroWidthBidiAndControls) {
-  EXPECT_EQ(S("a\u200Bb\u202Ec\u2066d\x01" "e\x7F" "f\u00ADg\U000E0041h"), "abcdefgh");
+  EXPECT_EQ(S("a\u200Bb\u202Ec\u2066d\x01"
+              "e\x7F"
+              "f\u00ADg\U000E0041h"),
+            "abcdefgh");
   EXPECT_EQ(S("line1\r\nline2\rline3\ttab"), "line1\nline2\nline3\ttab");
 }
 
 TEST(CheckSanitize, RemovesAnsiEscapes) {
-  EXPECT_EQ(S("\x1b[31mred\x1b[0m \x1b]0;title\x07ok \x1b" "c"), "red ok ");
+  EXPECT_EQ(S("\x1b[31mred\x1b[0m \x1b]0;title\x07ok \x1b"
+              "c"),
+            "red ok ");
 }
 
 TEST(CheckSanitize, InvalidUtf8BecomesReplacementCharacter) {
-  EXPECT_EQ(S("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(S("a\xFF"
+              "b"),
+            "a\xEF\xBF\xBD"
+            "b");
 }
 
 TEST(CheckSanitize, NeutralizesMentionsButNotEmails) {
@@ -141,9 +153,10 @@ TEST(CheckRequests, EveryBadLineIsReportedWithItsNumber) {
 TEST(CheckRequests, SecretsInTextAreRedacted) {
   RequestContext ctx;
   ctx.secrets = {"my-literal-secret-value"};
-  auto p = parse("{\"type\":\"add_comment\",\"body\":\"k=my-literal-\\u200bsecret-value "
-                 "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8\"}\n",
-                 {}, ctx);
+  auto p = parse(
+      "{\"type\":\"add_comment\",\"body\":\"k=my-literal-\\u200bsecret-value "
+      "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8\"}\n",
+      {}, ctx);
   ASSERT_EQ(p.requests.size(), 1u);
   EXPECT_EQ(p.requests[0].body, "k=[REDACTED] [REDACTED]");
 }
