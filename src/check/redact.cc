@@ -341,7 +341,12 @@ Redactor& Redactor::operator=(Redactor&&) noexcept = default;
 
 std::string Redactor::feed(std::string_view chunk) {
   pending_.append(chunk);
-  return run(false);
+  // A held-back tail (an open PEM block, a token at the end) is rescanned only once the input
+  // has doubled, so tiny chunks cost amortized linear time, not quadratic.
+  if (pending_.size() < hold_until_) return {};
+  std::string out = run(false);
+  hold_until_ = pending_.size() > 256 ? 2 * pending_.size() : 0;
+  return out;
 }
 
 std::string Redactor::finish() {

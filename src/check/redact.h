@@ -39,6 +39,7 @@ class Redactor {
  private:
   std::shared_ptr<const SecretMatcher> matcher_;
   std::string pending_;    // bytes not yet emitted
+  size_t hold_until_ = 0;  // skip scanning until pending_ is this long
   char prev_[2] = {0, 0};  // the two bytes emitted just before pending_ (token boundaries)
   std::string run(bool final);
 };

@@ -102,6 +102,18 @@ TEST(CheckRedactor, UnterminatedPemIsRedactedToTheEnd) {
   EXPECT_EQ(out, "before\n[REDACTED]");
 }
 
+TEST(CheckRedactor, ByteAtATimeOpenPemStaysLinearAndCorrect) {
+  // 1-byte feeds of an unterminated key block: each feed must not rescan the whole tail.
+  std::string text = "log\n-----BEGIN EC PRIVATE KEY-----\n" + std::string(150 << 10, 'Q');
+  Redactor r({});
+  std::string out;
+  for (char c : text) out += r.feed(std::string_view(&c, 1));
+  out += r.finish();
+  EXPECT_EQ(out, redact_all(text, {}));
+  EXPECT_EQ(out.find("QQQQ", out.find("[REDACTED]")), out.find("[REDACTED]") + 10)
+      << "after the 64 KiB cap the rest of the block is plain text again";
+}
+
 TEST(CheckRedactor, OrdinaryWordsWithPrefixesStay) {
   std::string text = "ask-questions-about-everything-here, skeleton, AKIA short, eyJ alone";
   EXPECT_EQ(redact_all(text, {}), text);
