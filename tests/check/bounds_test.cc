@@ -1,0 +1,87 @@
+// Bounds loading: defaults, every key, and errors that say where and what.
+#include <gtest/gtest.h>
+
+#include "check/bounds.h"
+
+namespace aw {
+namespace {
+
+TEST(CheckBounds, DefaultsAreTheIssuesDefaults) {
+  Bounds b;
+  EXPECT_EQ(b.max_patch_bytes, 1u << 20);
+  EXPECT_EQ(b.max_patch_files, 100);
+  EXPECT_EQ(b.max_requests.at("create_pull_request"), 1);
+  EXPECT_EQ(b.max_requests.at("add_comment"), 1);
+  EXPECT_EQ(b.max_requests.at("add_labels"), 3);
+  EXPECT_EQ(b.max_requests.at("create_issue"), 0);
+  EXPECT_FALSE(b.allow_executables);
+  EXPECT_FALSE(b.allow_binary);
+  auto empty = parse_bounds("", "b.yml");
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(empty->max_patch_files, 100);
+}
+
+TEST(CheckBounds, ReadsEveryKey) {
+  auto b = parse_bounds(
+      "max_patch_bytes: 512K\n"
+      "max_patch_files: 7\n"
+      "requests:\n"
+      "  create_issue: 2\n"
+      "  add_labels: {max: 1, allowed: [bug, docs]}\n"
+      "protected: ['infra/**']\n"
+      "unprotect: [.github, .devcontainer]\n"
+      "allow_executables: true\n"
+      "allow_binary: true\n",
+      "b.yml");
+  ASSERT_TRUE(b) << b.error().message;
+  EXPECT_EQ(b->max_patch_bytes, 512u << 10);
+  EXPECT_EQ(b->max_patch_files, 7);
+  EXPECT_EQ(b->max_requests.at("create_issue"), 2);
+  EXPECT_EQ(b->max_requests.at("add_labels"), 1);
+  EXPECT_EQ(b->allowed_labels, (std::vector<std::string>{"bug", "docs"}));
+  EXPECT_EQ(b->protected_globs, std::vector<std::string>{"infra/**"});
+  EXPECT_EQ(b->unprotect, (std::vector<std::string>{".github", ".devcontainer"}));
+  EXPECT_TRUE(b->allow_executables);
+  EXPECT_TRUE(b->allow_binary);
+}
+
+TEST(CheckBounds, UnknownKeyNamesFileLineColumnAndSuggests) {
+  auto b = parse_bounds("max_patch_files: 3\nmax_pach_bytes: 10\n", "repo.yml");
+  ASSERT_FALSE(b);
+  EXPECT_EQ(b.error().message,
+            "repo.yml:2:1: unknown key `max_pach_bytes` (did you mean `max_patch_bytes`?)");
+}
+
+TEST(CheckBounds, NestedErrorsCarryTheKeyPath) {
+  YAML::Node n = YAML::Load("requests:\n  add_comment: many\n");
+  auto b = bounds_from_yaml(n, "config.yml", "repos.web.bounds");
+  ASSERT_FALSE(b);
+  EXPECT_EQ(b.error().message,
+            "config.yml:2:16: repos.web.bounds.requests.add_comment: expected a whole number");
+}
+
+TEST(CheckBounds, WrongTypesAreRefused) {
+  EXPECT_FALSE(parse_bounds("allow_binary: yes\n", "b.yml"));
+  EXPECT_FALSE(parse_bounds("max_patch_files: -1\n", "b.yml"));
+  EXPECT_FALSE(parse_bounds("protected: infra\n", "b.yml"));
+  EXPECT_FALSE(parse_bounds("requests: {merge: 1}\n", "b.yml"));
+  EXPECT_FALSE(parse_bounds("max_patch_bytes: 99999999999999999999\n", "b.yml"));
+  EXPECT_FALSE(parse_bounds("[1, 2]\n", "b.yml"));
+  EXPECT_FALSE(parse_bounds("a: [\n", "b.yml"));
+}
+
+TEST(CheckBounds, UnprotectTakesOnlyTopLevelDotFolderNames) {
+  EXPECT_FALSE(parse_bounds("unprotect: [.github/workflows]\n", "b.yml"));
+  EXPECT_FALSE(parse_bounds("unprotect: [github]\n", "b.yml"));
+  EXPECT_FALSE(parse_bounds("unprotect: [.git]\n", "b.yml"));
+  EXPECT_FALSE(parse_bounds("unprotect: [.gitmodules]\n", "b.yml"));
+  EXPECT_FALSE(parse_bounds("unprotect: ['..']\n", "b.yml"));
+  EXPECT_TRUE(parse_bounds("unprotect: [.github]\n", "b.yml"));
+}
+
+TEST(CheckBounds, MissingFileIsAnError) {
+  EXPECT_FALSE(load_bounds("/nonexistent/bounds.yml"));
+}
+
+}  // namespace
+}  // namespace aw
