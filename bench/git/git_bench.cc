@@ -64,6 +64,10 @@ int main(int argc, char** argv) {
   int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
   char tmpl[] = "/tmp/aw-git-bench-XXXXXX";
   std::string root = ::mkdtemp(tmpl);
+  struct Cleanup {
+    std::string path;
+    ~Cleanup() { (void)aw::remove_tree(path); }
+  } cleanup{root};  // also on the early returns of a failed round
   std::string src_dir = root + "/source";
   std::printf("generating %d files in %s\n", files, src_dir.c_str());
   if (!make_repo(src_dir, files)) return 1;
@@ -112,7 +116,6 @@ int main(int argc, char** argv) {
     ::sync();
     std::printf("round %d: awaywork %.3fs  plain %.3fs\n", r + 1, ours.back(), plain.back());
   }
-  (void)aw::remove_tree(root);
   double a = median(ours), b = median(plain);
   std::printf("median awaywork (make_clone + make_patch): %.3fs\n", a);
   std::printf("median plain (clone --no-hardlinks + status): %.3fs\n", b);
