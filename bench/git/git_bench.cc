@@ -75,6 +75,9 @@ int main(int argc, char** argv) {
   auto base = src ? aw::resolve_commit(*src, "") : aw::Result<std::string>(aw::fail("no source"));
   if (!base) return 1;
 
+  // The one file each side changes: an existing one, in the middle of the tree.
+  int k = files / 2;
+  std::string changed = "/d" + std::to_string(k / 100) + "/f" + std::to_string(k) + ".txt";
   std::vector<double> ours, plain;
   for (int r = 0; r < rounds; ++r) {
     std::string run_dir = root + "/run" + std::to_string(r);
@@ -87,7 +90,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "make_clone: %s\n", c.error().message.c_str());
         return false;
       }
-      if (!aw::write_file(run_dir + "/work/d7/f700.txt", "changed\n", 0644)) return false;
+      if (!aw::write_file(run_dir + "/work" + changed, "changed\n", 0644)) return false;
       double clone_s = seconds_since(t);
       auto p = aw::make_patch(*c);
       if (!p || p->paths.size() != 1) {
@@ -104,7 +107,7 @@ int main(int argc, char** argv) {
       ::sync();
       auto t = Clock::now();
       if (!run({"git", "clone", "-q", "--no-hardlinks", src_dir, dst})) return false;
-      if (!aw::write_file(dst + "/d7/f700.txt", "changed\n", 0644)) return false;
+      if (!aw::write_file(dst + changed, "changed\n", 0644)) return false;
       if (!run({"git", "status", "--porcelain"}, dst)) return false;
       plain.push_back(seconds_since(t));
       return true;
