@@ -64,6 +64,10 @@ int main(int argc, char** argv) {
   int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
   char tmpl[] = "/tmp/aw-git-bench-XXXXXX";
   std::string root = ::mkdtemp(tmpl);
+  struct Cleanup {
+    std::string path;
+    ~Cleanup() { (void)aw::remove_tree(path); }
+  } cleanup{root};  // also on the early returns of a failed round
   std::string src_dir = root + "/source";
   std::printf("generating %d files in %s\n", files, src_dir.c_str());
   if (!make_repo(src_dir, files)) return 1;
@@ -71,6 +75,9 @@ int main(int argc, char** argv) {
   auto base = src ? aw::resolve_commit(*src, "") : aw::Result<std::string>(aw::fail("no source"));
   if (!base) return 1;
 
+  // The one file each side changes: an existing one, in the middle of the tree.
+  int k = files / 2;
+  std::string changed = "/d" + std::to_string(k / 100) + "/f" + std::to_string(k) + ".txt";
   std::vector<double> ours, plain;
   for (int r = 0; r < rounds; ++r) {
     std::string run_dir = root + "/run" + std::to_string(r);
@@ -83,7 +90,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "make_clone: %s\n", c.error().message.c_str());
         return false;
       }
-      if (!aw::write_file(run_dir + "/work/d7/f700.txt", "changed\n", 0644)) return false;
+      if (!aw::write_file(run_dir + "/work" + changed, "changed\n", 0644)) return false;
       double clone_s = seconds_since(t);
       auto p = aw::make_patch(*c);
       if (!p || p->paths.size() != 1) {
@@ -100,7 +107,7 @@ int main(int argc, char** argv) {
       ::sync();
       auto t = Clock::now();
       if (!run({"git", "clone", "-q", "--no-hardlinks", src_dir, dst})) return false;
-      if (!aw::write_file(dst + "/d7/f700.txt", "changed\n", 0644)) return false;
+      if (!aw::write_file(dst + changed, "changed\n", 0644)) return false;
       if (!run({"git", "status", "--porcelain"}, dst)) return false;
       plain.push_back(seconds_since(t));
       return true;
@@ -112,7 +119,6 @@ int main(int argc, char** argv) {
     ::sync();
     std::printf("round %d: awaywork %.3fs  plain %.3fs\n", r + 1, ours.back(), plain.back());
   }
-  (void)aw::remove_tree(root);
   double a = median(ours), b = median(plain);
   std::printf("median awaywork (make_clone + make_patch): %.3fs\n", a);
   std::printf("median plain (clone --no-hardlinks + status): %.3fs\n", b);
