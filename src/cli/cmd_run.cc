@@ -19,6 +19,7 @@ int exit_for(UnitState s) {
     case UnitState::done: return kExitDone;
     case UnitState::timed_out: return kExitTimedOut;
     case UnitState::lost: return kExitLost;
+    case UnitState::refused: return kExitRefused;
     case UnitState::interrupted: return kExitInterrupted;
     default: return kExitFailed;
   }

@@ -20,6 +20,11 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o);
 int cmd_units(const GlobalOptions& g);
 int cmd_show(const GlobalOptions& g, const std::string& id);
 
+struct CheckOptions {
+  std::string bounds, patch, requests;
+};
+int cmd_check(const GlobalOptions& g, const CheckOptions& o);
+
 // Exit codes (README "Exit codes").
 enum Exit : int {
   kExitDone = 0,
@@ -27,6 +32,7 @@ enum Exit : int {
   kExitUsage = 2,
   kExitTimedOut = 3,
   kExitLost = 4,
+  kExitRefused = 5,
   kExitInterrupted = 130,
 };
 

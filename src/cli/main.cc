@@ -30,6 +30,13 @@ int main(int argc, char** argv) {
   show->add_option("id", id, "unit id (or a unique prefix)")->required();
   show->add_flag("--json", g.json, "print JSON");
 
+  CheckOptions c;
+  auto* check = app.add_subcommand("check", "run the output check on a patch (and requests)");
+  check->add_option("--bounds", c.bounds, "bounds file (YAML)")->required();
+  check->add_option("--patch", c.patch, "the patch (git diff output)")->required();
+  check->add_option("--requests", c.requests, "requests.jsonl");
+  check->add_flag("--json", g.json, "print the verdict as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -39,5 +46,6 @@ int main(int argc, char** argv) {
   if (run->parsed()) return cmd_run(g, r);
   if (units->parsed()) return cmd_units(g);
   if (show->parsed()) return cmd_show(g, id);
+  if (check->parsed()) return cmd_check(g, c);
   return kExitUsage;
 }

@@ -36,6 +36,10 @@ std::string render_summary(const UnitRecord& u) {
   out += "phases:\n" + phases_block(u);
   out += fmt::format("patch   {}\n", u.patch_stat.empty() ? "(none)" : u.patch_stat);
   out += fmt::format("branch  {}\n", u.branch.empty() ? "(none)" : u.branch + " " + u.commit.substr(0, 12));
+  if (!u.verdict.empty())
+    out += fmt::format("check   {}{}\n", u.verdict,
+                       u.requests ? fmt::format(", {} request(s) kept", u.requests) : "");
+  out += lines("refused because", u.refusals);
   out += lines("omitted (untracked binaries)", u.omitted);
   out += lines("notes", u.notes);
   out += fmt::format("record  {}\n", u.run_dir);

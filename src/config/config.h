@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "check/bounds.h"
 
 namespace aw {
 
@@ -50,6 +51,7 @@ struct RepoConfig {
   Argv setup;                        // may be empty
   std::vector<Argv> checks;
   std::string image;                 // for isolation: container
+  Bounds bounds;                     // what the output check lets through (check/bounds.h)
 };
 
 struct Config {
@@ -59,6 +61,9 @@ struct Config {
   int unit_minutes = 60;
   std::string state_dir;             // default $XDG_STATE_HOME/awaywork or ~/.local/state/awaywork
   std::string default_agent;         // key `agent`: used when run has no --agent
+  std::string worker_user = "awaywork";  // isolation user: the worker's name
+  std::string container_engine;      // isolation container: docker | podman | a client path; ""=find
+  std::string container_image;       // isolation container: default image (repos.X.image wins)
   std::map<std::string, AgentConfig> agents;
   std::map<std::string, RepoConfig> repos;
 };

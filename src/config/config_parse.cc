@@ -8,6 +8,7 @@
 #include <yaml-cpp/depthguard.h>
 
 #include "config/parse.h"
+#include "config/validate.h"
 #include "config/paths.h"
 #include "config/suggest.h"
 
@@ -79,8 +80,26 @@ std::optional<std::vector<std::string>> get_paths(const Value& v, const ParseCtx
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"isolation", "agent",  "unit_minutes", "state_dir",
-                                           "sandbox",   "agents", "repos"};
+const std::vector<std::string> kTopKeys = {
+    "isolation", "agent",       "unit_minutes",     "state_dir",      "sandbox",
+    "agents",    "repos",       "worker_user",      "container_engine", "container_image"};
+
+// A value checked by one of validate.h's checks; the check's message is the error.
+std::optional<std::string> get_checked(const Value& v, std::string_view hint,
+                                       Status (*check)(const std::string&), Issues& issues) {
+  auto s = get_string(v, hint, issues);
+  if (!s) return std::nullopt;
+  if (auto ok = check(*s); !ok) {
+    issues.add(v.mark, v.path, ok.error().message);
+    return std::nullopt;
+  }
+  return s;
+}
+
+Status check_engine(const std::string& e) {
+  if (e == "docker" || e == "podman" || (e.size() > 1 && e[0] == '/')) return {};
+  return fail("'{}' is not docker, podman or an absolute path to an engine client", e);
+}
 
 // `agent:` names one of `agents:`; with no `agent:` a single defined agent is the default.
 void resolve_default_agent(const std::optional<Value>& agent, const ParseCtx& ctx, Config& cfg) {
@@ -137,6 +156,17 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
       parse_agents(v, ctx, cfg.agents);
     } else if (f.key == "repos") {
       parse_repos(v, ctx, cfg.repos);
+    } else if (f.key == "worker_user") {
+      if (auto n = get_checked(v, "write a user name, e.g. worker_user: awaywork", check_user_name,
+                               ctx.issues))
+        cfg.worker_user = *n;
+    } else if (f.key == "container_engine") {
+      if (auto e = get_checked(v, "write docker or podman", check_engine, ctx.issues))
+        cfg.container_engine = *e;
+    } else if (f.key == "container_image") {
+      if (auto i = get_checked(v, "write an image name, e.g. debian:bookworm", check_image,
+                               ctx.issues))
+        cfg.container_image = *i;
     }
   }
   resolve_default_agent(agent, ctx, cfg);

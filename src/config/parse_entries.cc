@@ -1,6 +1,7 @@
 // The agents: and repos: sections: maps from a user-chosen name to its settings.
 #include <fmt/format.h>
 
+#include "check/bounds.h"
 #include "config/parse.h"
 #include "config/validate.h"
 
@@ -73,7 +74,8 @@ void parse_checks(const Value& v, const ParseCtx& ctx, std::vector<Argv>& out) {
 }
 
 void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
-  const std::vector<std::string> keys = {"path", "url", "base", "setup", "checks", "image"};
+  const std::vector<std::string> keys = {"path",   "url",   "base",  "setup",
+                                         "checks", "image", "bounds"};
   std::optional<YAML::Mark> path_at, url_at;
   for (const Field& f : map_fields(e.value, keys, ctx.issues)) {
     const Value& v = f.value;
@@ -94,6 +96,13 @@ void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
     } else if (f.key == "image") {
       auto s = get_string(v, "write an image, e.g. image: debian:bookworm", ctx.issues);
       add_checked(v, s, s ? check_image(*s) : Status{}, r.image, ctx.issues);
+    } else if (f.key == "bounds") {
+      // The output check owns the bounds schema; its messages already carry file:line:col.
+      auto b = bounds_from_yaml(v.node, ctx.issues.file(), v.path);
+      if (b)
+        r.bounds = *b;
+      else
+        ctx.issues.add_formatted(b.error().message);
     }
   }
   if (path_at && url_at)

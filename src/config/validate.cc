@@ -137,4 +137,14 @@ Status check_image(const std::string& image) {
   return {};
 }
 
+Status check_user_name(const std::string& name) {
+  bool ok = !name.empty() && name.size() <= 32 && (std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (unsigned char c : name)
+    ok = ok && (std::islower(c) || std::isdigit(c) || c == '_' || c == '-');
+  if (!ok)
+    return fail("'{}' is not a plain user name: use lowercase letters, digits, _ and -, starting "
+                "with a letter (e.g. awaywork)", name);
+  return {};
+}
+
 }  // namespace aw

@@ -29,4 +29,7 @@ Status check_branch(const std::string& branch);
 // A container image reference: no blanks, no control characters, not an option.
 Status check_image(const std::string& image);
 
+// A Unix user name that can go into a sudoers line: [a-z_][a-z0-9_-]*, at most 32 characters.
+Status check_user_name(const std::string& name);
+
 }  // namespace aw

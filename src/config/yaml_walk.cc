@@ -24,6 +24,21 @@ void Issues::add(const YAML::Mark& mark, std::string_view path, std::string_view
                                : fmt::format("{}: {}: {}", where, path, what));
 }
 
+void Issues::add_formatted(std::string_view lines) {
+  size_t start = 0;
+  while (start < lines.size()) {
+    size_t end = lines.find('\n', start);
+    if (end == std::string_view::npos) end = lines.size();
+    if (end > start) {
+      if (list_.size() >= kMaxIssues)
+        ++dropped_;
+      else
+        list_.emplace_back(lines.substr(start, end - start));
+    }
+    start = end + 1;
+  }
+}
+
 std::string Issues::joined() const {
   std::string out;
   for (const auto& l : list_) {

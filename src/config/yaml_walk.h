@@ -19,6 +19,9 @@ class Issues {
   explicit Issues(std::string file) : file_(std::move(file)) {}
   // mark is yaml-cpp's (0-based); printed 1-based. A mark without a line prints the file only.
   void add(const YAML::Mark& mark, std::string_view path, std::string_view what);
+  // Lines another parser already formatted as FILE:LINE:COL: path: what (e.g. bounds:).
+  void add_formatted(std::string_view lines);
+  const std::string& file() const { return file_; }
   bool empty() const { return list_.empty(); }
   std::string joined() const;
 

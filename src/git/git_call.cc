@@ -34,6 +34,10 @@ constexpr std::string_view kHardening[] = {
     "submodule.recurse=false",
     "fetch.recurseSubmodules=false",
     "core.splitIndex=false",
+    // The output check parses paths exactly as git prints them by default (quoted, a/ b/).
+    "core.quotePath=true",
+    "diff.noprefix=false",
+    "diff.mnemonicPrefix=false",
     "receive.autogc=false",
 };
 

@@ -12,13 +12,14 @@ const char* to_string(UnitState s) {
     case UnitState::timed_out: return "timed_out";
     case UnitState::lost: return "lost";
     case UnitState::interrupted: return "interrupted";
+    case UnitState::refused: return "refused";
   }
   return "unknown";
 }
 
 static UnitState state_from(const std::string& s) {
   for (auto v : {UnitState::running, UnitState::done, UnitState::failed, UnitState::timed_out,
-                 UnitState::lost, UnitState::interrupted})
+                 UnitState::lost, UnitState::interrupted, UnitState::refused})
     if (s == to_string(v)) return v;
   return UnitState::failed;
 }
@@ -70,6 +71,9 @@ nlohmann::json to_json(const UnitRecord& u) {
           {"patch_stat", u.patch_stat},
           {"patch_files", u.patch_files},
           {"omitted", u.omitted},
+          {"verdict", u.verdict},
+          {"refusals", u.refusals},
+          {"requests", u.requests},
           {"notes", u.notes},
           {"phases", phases},
           {"runner_pid", u.runner_pid},
@@ -98,6 +102,9 @@ UnitRecord unit_from_json(const nlohmann::json& j) {
   u.patch_files = j.value("patch_files", 0);
   u.omitted = j.value("omitted", std::vector<std::string>{});
   u.notes = j.value("notes", std::vector<std::string>{});
+  u.verdict = j.value("verdict", "");
+  u.refusals = j.value("refusals", std::vector<std::string>{});
+  u.requests = j.value("requests", 0);
   if (j.contains("phases"))
     for (const auto& p : j["phases"]) u.phases.push_back(phase_from(p));
   u.runner_pid = j.value("runner_pid", int64_t{0});

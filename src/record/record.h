@@ -12,7 +12,8 @@ namespace aw {
 
 // A unit's state. `running` only while its runner is alive; a later start turns a `running`
 // record whose runner is gone into `interrupted`.
-enum class UnitState { running, done, failed, timed_out, lost, interrupted };
+// `refused`: the output check refused the patch or the requests; nothing was published.
+enum class UnitState { running, done, failed, timed_out, lost, interrupted, refused };
 const char* to_string(UnitState s);
 
 struct PhaseRecord {
@@ -48,6 +49,9 @@ struct UnitRecord {
   std::string patch_stat;
   int patch_files = 0;
   std::vector<std::string> omitted; // untracked binaries left out of the patch
+  std::string verdict;              // "", "accepted" or "refused"
+  std::vector<std::string> refusals;  // "rule path:line: detail", every reason
+  int requests = 0;                 // checked requests kept (runs/<id>/requests.json)
   std::vector<std::string> notes;   // repairs, leftovers: things a reader should know
   std::vector<PhaseRecord> phases;
   int64_t runner_pid = 0;

@@ -27,14 +27,15 @@ Argv substitute(const Argv& argv, const std::string& prompt_file) {
 
 std::vector<std::string> phase_env(const PhaseContext& ctx, const PhasePlan& plan) {
   std::vector<std::pair<std::string, std::string>> set = {
-      {"HOME", ctx.dir.home},
-      {"TMPDIR", ctx.dir.tmp},
+      {"HOME", ctx.paths.home},
+      {"TMPDIR", ctx.paths.tmp},
       {"AWAYWORK_UNIT", ctx.unit_id},
-      {"AWAYWORK_OUTPUTS", ctx.dir.outputs},
+      {"AWAYWORK_OUTPUTS", ctx.paths.outputs},
       {"AWAYWORK_PHASE", plan.name},
   };
   if (plan.agent && ctx.target.agent.prompt == PromptMode::file)
-    set.emplace_back("AWAYWORK_PROMPT_FILE", ctx.dir.prompt());
+    set.emplace_back("AWAYWORK_PROMPT_FILE", ctx.paths.prompt_file);
+  for (auto& kv : ctx.isolator.extra_env()) set.push_back(kv);
   const std::vector<std::string> none;
   return build_env(environ, plan.agent ? ctx.target.agent.env : none, set);
 }
@@ -82,18 +83,33 @@ PhaseVerdict verdict_of(const PhasePlan& plan, const PhaseResult& r, UnitRecord&
 
 }  // namespace
 
-std::vector<PhasePlan> plan_phases(const Target& t, const RunDir& dir) {
+std::vector<PhasePlan> plan_phases(const Target& t, const UnitPaths& paths) {
   std::vector<PhasePlan> out;
   if (!t.repo.setup.empty()) out.push_back({"setup", t.repo.setup, false});
-  out.push_back({"agent", substitute(t.agent.command, dir.prompt()), true});
+  out.push_back({"agent", substitute(t.agent.command, paths.prompt_file), true});
   for (size_t i = 0; i < t.repo.checks.size(); ++i)
     out.push_back({fmt::format("check {}", i + 1), t.repo.checks[i], false});
   return out;
 }
 
-PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, const Clone& clone,
-                           UnitRecord& u) {
+// The isolator's side of a phase failed: the unit cannot go on and is treated as lost.
+PhaseVerdict isolation_failed(const PhasePlan& plan, const char* when, const Error& e,
+                              UnitRecord& u) {
+  u.reason = fmt::format("clone lost {} the {} phase: {}", when, plan.name, e.message);
+  return PhaseVerdict::lost;
+}
+
+PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int index,
+                           const Clone& clone, UnitRecord& u) {
   if (ctx.obs.phase) ctx.obs.phase(plan.name);
+  if (auto ok = ctx.isolator.before_phase(); !ok)
+    return isolation_failed(plan, "before", ok.error(), u);
+  auto launcher = ctx.isolator.launcher(plan, index);
+  if (!launcher) {
+    u.reason = fmt::format("{} phase could not be started: {}", plan.name,
+                           launcher.error().message);
+    return PhaseVerdict::failed;
+  }
   ctx.transcript.heading(fmt::format("{}: {}", plan.name, fmt::join(plan.argv, " ")));
   auto left = ctx.deadline - std::chrono::steady_clock::now();
   PhaseSpec spec;
@@ -106,9 +122,13 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, const
                           std::chrono::duration_cast<std::chrono::milliseconds>(left));
   spec.on_output = [&](Stream, std::string_view bytes) { ctx.transcript.write(bytes); };
   spec.cancelled = ctx.obs.cancelled;
+  spec.launcher = std::move(*launcher);
   std::string started = iso_now();
   auto result = run_phase(spec);
   ctx.transcript.flush();
+  std::vector<std::string> repairs;
+  if (auto ok = ctx.isolator.after_phase(index, repairs); !ok)
+    return isolation_failed(plan, "after", ok.error(), u);
   if (!result) {
     // The runner could not prove the phase's processes gone: nothing more may run.
     u.reason = fmt::format("{} phase: {}", plan.name, result.error().message);
@@ -122,7 +142,6 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, const
                                   fmt::join(rec.leftover_names, ", ")));
   u.phases.push_back(rec);
   if (ctx.obs.phase_done) ctx.obs.phase_done(rec);
-  std::vector<std::string> repairs;
   if (auto ok = verify_and_restore(clone, repairs); !ok) {
     u.reason = fmt::format("clone lost after the {} phase: {}", plan.name, ok.error().message);
     return PhaseVerdict::lost;

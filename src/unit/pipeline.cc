@@ -5,8 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "check/redact.h"
 #include "config/paths.h"
 #include "record/store.h"
+#include "unit/isolator.h"
 #include "unit/steps.h"
 #include "unit/unit_id.h"
 
@@ -25,43 +27,25 @@ UnitState state_for(PhaseVerdict v) {
   return UnitState::failed;
 }
 
-// The record's end: state, files, database. The clone stays for inspection; the unit's HOME and
-// TMPDIR go with the unit.
-void finish(Store& store, const RunDir& dir, UnitRecord& u, UnitState state) {
-  u.state = state;
-  u.ended_at = iso_now();
-  (void)write_file(dir.summary(), to_json(u).dump(2) + "\n", 0600);
-  if (state != UnitState::lost) {
-    (void)remove_tree(dir.home);
-    (void)remove_tree(dir.tmp);
-  }
-  if (auto ok = store.save(u); !ok)
-    u.notes.push_back("could not save the record: " + ok.error().message);
-}
+// The end of a unit: state, summary file, database; the isolator tidies up (HOME goes, the
+// clone stays for inspection; a lost unit's folders all stay).
+struct Unit {
+  Store& store;
+  const RunDir& dir;
+  Isolator& iso;
+  UnitRecord& u;
 
-// Collect the patch and publish it as awaywork/<id> in the source. Returns the failure reason.
-std::string collect_and_apply(const Target& t, const RunDir& dir, const Clone& clone,
-                              UnitRecord& u) {
-  auto patch = make_patch(clone);
-  if (!patch) return "collect: " + patch.error().message;
-  (void)write_file(dir.patch(), patch->text, 0600);
-  u.patch_stat = patch->stat;
-  u.patch_files = static_cast<int>(patch->paths.size());
-  u.omitted = patch->omitted;
-  if (patch->text.empty()) {
-    u.notes.push_back("the agent changed nothing: no branch made");
-    return "";
+  UnitRecord end(UnitState state, const std::string& reason) {
+    u.state = state;
+    u.reason = reason;
+    u.ended_at = iso_now();
+    iso.finish(state == UnitState::lost);
+    (void)write_file(dir.summary(), to_json(u).dump(2) + "\n", 0600);
+    if (auto ok = store.save(u); !ok)
+      u.notes.push_back("could not save the record: " + ok.error().message);
+    return u;
   }
-  std::string branch = "awaywork/" + u.id;
-  std::string message = fmt::format("awaywork: {}\n\nUnit {} on {} at {}.\n", u.prompt.substr(0, 60),
-                                    u.id, t.label, u.base_commit.substr(0, 12));
-  auto commit = publish_branch(t.source, u.base_commit, patch->text, branch, Identity{}, message,
-                               dir.apply);
-  if (!commit) return "apply: " + commit.error().message;
-  u.branch = branch;
-  u.commit = *commit;
-  return "";
-}
+};
 
 }  // namespace
 
@@ -70,12 +54,6 @@ std::string state_dir_of(const Config& cfg) {
 }
 
 Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const UnitObserver& obs) {
-  if (cfg.isolation != Isolation::none)
-    return fail("isolation '{}' is not available yet; set `isolation: none`",
-                to_string(cfg.isolation));
-  if (cfg.sandbox.mode == SandboxMode::required)
-    return fail("sandbox mode `required`, but this build cannot sandbox yet; set `sandbox: {{mode: "
-                "preferred}}` to run unsandboxed (recorded on the unit)");
   AW_TRY(Target t, resolve_target(cfg, req));
   std::string state = state_dir_of(cfg);
   AW_TRY(Store store, Store::open(state));
@@ -83,17 +61,16 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
 
   UnitRecord u;
   u.id = new_unit_id(req.prompt);
+  AW_TRY(std::unique_ptr<Isolator> iso, make_isolator(cfg, t, u.id));
   u.created_at = iso_now();
   u.repo = t.label;
   u.source = t.source.work_tree.empty() ? t.source.git_dir : t.source.work_tree;
   u.agent = t.agent.name;
-  u.prompt = req.prompt;
+  u.prompt = redact_all(req.prompt, {});
   u.base_ref = t.base_ref;
   u.base_commit = t.base_commit;
   u.isolation = to_string(cfg.isolation);
-  u.sandbox = cfg.sandbox.mode == SandboxMode::off
-                  ? "unsandboxed: sandbox mode off"
-                  : "unsandboxed: this build has no sandbox yet (mode preferred)";
+  u.sandbox = iso->sandbox_note();
   u.runner_pid = ::getpid();
   u.runner_start = process_start_time(u.runner_pid);
   AW_TRY(RunDir dir, make_run_dir(state, u.id));
@@ -101,36 +78,37 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   AW_CHECK(store.save(u));
   if (obs.started) obs.started(u);
 
-  auto clone = make_clone(t.source, t.base_commit, t.clone_branch, dir.work, dir.shadow);
-  if (!clone) {
-    u.reason = "prepare: " + clone.error().message;
-    finish(store, dir, u, UnitState::failed);
-    return u;
-  }
-  (void)write_file(dir.prompt(), req.prompt, 0600);
-  auto transcript = Transcript::open(dir.transcript(), nullptr);
-  if (!transcript) {
-    u.reason = transcript.error().message;
-    finish(store, dir, u, UnitState::failed);
-    return u;
-  }
+  Unit unit{store, dir, *iso, u};
+  auto paths = iso->layout(dir);
+  if (!paths) return unit.end(UnitState::failed, "prepare: " + paths.error().message);
+  auto clone = make_clone(t.source, t.base_commit, t.clone_branch, paths->work, dir.shadow);
+  if (!clone) return unit.end(UnitState::failed, "prepare: " + clone.error().message);
+  if (auto ok = write_file(paths->prompt_file, req.prompt, 0600); !ok)
+    return unit.end(UnitState::failed, "prepare: " + ok.error().message);
+  if (auto ok = iso->ready(*clone, *paths); !ok)
+    return unit.end(UnitState::failed, "prepare: " + ok.error().message);
+  // Every byte the phases print passes the redactor before it is recorded.
+  auto redactor = std::make_shared<Redactor>(std::vector<std::string>{});
+  auto transcript = Transcript::open(dir.transcript(), [redactor](std::string_view b, bool last) {
+    return last ? redactor->finish() : redactor->feed(b);
+  });
+  if (!transcript) return unit.end(UnitState::failed, transcript.error().message);
+
   int seconds = req.unit_seconds.value_or(cfg.unit_minutes * 60);
-  PhaseContext ctx{t,      dir,         u.id,
-                   req.prompt, std::chrono::steady_clock::now() + std::chrono::seconds(seconds),
-                   *transcript, obs};
-  for (const auto& plan : plan_phases(t, dir)) {
-    PhaseVerdict v = run_one_phase(ctx, plan, *clone, u);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  PhaseContext ctx{t, *paths, *iso, u.id, req.prompt, deadline, *transcript, obs};
+  int index = 0;
+  for (const auto& plan : plan_phases(t, *paths)) {
+    PhaseVerdict v = run_one_phase(ctx, plan, index++, *clone, u);
     (void)store.save(u);
     if (v != PhaseVerdict::ok) {
       transcript->close();
-      finish(store, dir, u, state_for(v));
-      return u;
+      return unit.end(state_for(v), u.reason);
     }
   }
   transcript->close();
-  u.reason = collect_and_apply(t, dir, *clone, u);
-  finish(store, dir, u, u.reason.empty() ? UnitState::done : UnitState::failed);
-  return u;
+  Outcome out = collect_check_apply(t, dir, *paths, *clone, u);
+  return unit.end(out.state, out.reason);
 }
 
 }  // namespace aw

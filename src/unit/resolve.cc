@@ -71,16 +71,10 @@ Result<RunDir> make_run_dir(const std::string& state_dir, const std::string& id)
   d.root = state_dir + "/runs/" + id;
   d.work = d.root + "/work";
   d.shadow = d.root + "/git";
-  d.home = d.root + "/home";
-  d.tmp = d.root + "/tmp";
-  d.outputs = d.root + "/outputs";
   d.apply = d.root + "/apply";
   AW_CHECK(make_dirs(state_dir + "/runs", 0700));
   if (::mkdir(d.root.c_str(), 0700) != 0)
     return fail("create run folder {}: {}", d.root, errno_text(errno));
-  for (const auto* sub : {&d.home, &d.tmp, &d.outputs})
-    if (::mkdir(sub->c_str(), 0700) != 0)
-      return fail("create {}: {}", *sub, errno_text(errno));
   return d;
 }
 

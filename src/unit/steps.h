@@ -10,6 +10,7 @@
 #include "git/git.h"
 #include "record/record.h"
 #include "unit/pipeline.h"
+#include "unit/isolator.h"
 #include "unit/transcript.h"
 
 namespace aw {
@@ -26,13 +27,15 @@ struct Target {
 };
 Result<Target> resolve_target(const Config& cfg, const RunRequest& req);
 
-// The run folder of a unit: runs/<id>/{work,git,home,tmp,outputs,apply}.
+// The run folder of a unit, always the owner's: runs/<id>/. The folders phases use (clone,
+// HOME, outputs) are placed by the isolator (UnitPaths); by default they are here too.
 struct RunDir {
-  std::string root, work, shadow, home, tmp, outputs, apply;
+  std::string root, work, shadow, apply;
   std::string transcript() const { return root + "/transcript.log"; }
   std::string patch() const { return root + "/patch.diff"; }
   std::string summary() const { return root + "/summary.json"; }
-  std::string prompt() const { return root + "/prompt.md"; }
+  std::string verdict() const { return root + "/verdict.json"; }
+  std::string requests() const { return root + "/requests.json"; }
 };
 Result<RunDir> make_run_dir(const std::string& state_dir, const std::string& id);
 
@@ -41,14 +44,15 @@ struct PhasePlan {
   Argv argv;
   bool agent = false;
 };
-std::vector<PhasePlan> plan_phases(const Target& t, const RunDir& dir);
+std::vector<PhasePlan> plan_phases(const Target& t, const UnitPaths& paths);
 
 // How a phase ended, as the unit sees it.
 enum class PhaseVerdict { ok, failed, timed_out, cancelled, lost };
 
 struct PhaseContext {
   const Target& target;
-  const RunDir& dir;
+  const UnitPaths& paths;
+  Isolator& isolator;
   const std::string& unit_id;
   const std::string& prompt;
   std::chrono::steady_clock::time_point deadline;
@@ -56,7 +60,15 @@ struct PhaseContext {
   const UnitObserver& obs;
 };
 // Runs one phase, appends its PhaseRecord to u, sets u.reason on anything but ok.
-PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, const Clone& clone,
-                           UnitRecord& u);
+PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int index,
+                           const Clone& clone, UnitRecord& u);
+
+// After the last phase: the patch and requests collected, checked, and published when accepted.
+struct Outcome {
+  UnitState state;
+  std::string reason;
+};
+Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths& paths,
+                            const Clone& clone, UnitRecord& u);
 
 }  // namespace aw

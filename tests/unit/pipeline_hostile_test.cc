@@ -16,6 +16,8 @@ TEST_F(Hostile, DetachedSetsidSleepIsKilledAndTheRecordSaysSo) {
   make_repo({{"a.txt", "x\n"}});
   write_config(agent_script("daemon", R"(setsid sleep 613.77 </dev/null >/dev/null 2>&1 &
 ( setsid sh -c 'sleep 614.77 & exit 0' </dev/null >/dev/null 2>&1 & )
+# leave only once both daemons are really running (exec'd), so their names are "sleep"
+until pgrep -f 'sleep 613[.]77' >/dev/null && pgrep -f 'sleep 614[.]77' >/dev/null; do sleep 0.05; done
 echo y > a.txt)"));
   auto r = run_unit("leave a daemon");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;

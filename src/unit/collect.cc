@@ -1,0 +1,91 @@
+// After the last phase: collect the patch and the requests (as data), check them against the
+// repository's bounds, and publish only what the check accepted.
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "base/fs.h"
+#include "check/check.h"
+#include "unit/steps.h"
+
+namespace aw {
+
+namespace {
+
+// requests.jsonl is optional; when present it is read without following links, size-capped.
+Result<std::optional<std::string>> read_requests(const UnitPaths& paths) {
+  std::string file = paths.outputs + "/requests.jsonl";
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0 && errno == ENOENT) return std::optional<std::string>{};
+  AW_TRY(std::string text, read_requests_file(file));
+  return std::optional<std::string>(std::move(text));
+}
+
+std::string refusal_line(const Refusal& r) {
+  std::string where = r.path.empty() ? r.source : r.path;
+  if (r.line > 0) where += fmt::format(":{}", r.line);
+  return fmt::format("{} {}: {}", r.rule, where, r.detail);
+}
+
+Verdict check(const Target& t, const Patch& patch, const std::optional<std::string>& requests,
+              const RunDir& dir, UnitRecord& u) {
+  RequestContext ctx;
+  ctx.repo = t.label;
+  ctx.base = t.base_ref;
+  ctx.omitted = patch.omitted;
+  std::optional<std::string_view> req;
+  if (requests) req = *requests;
+  Verdict v = check_outputs(patch.text, req, t.repo.bounds, ctx);
+  (void)write_file(dir.verdict(), to_json(v).dump(2) + "\n", 0600);
+  u.verdict = v.accepted ? "accepted" : "refused";
+  for (const auto& r : v.refusals) u.refusals.push_back(refusal_line(r));
+  if (v.accepted) {
+    auto arr = nlohmann::json::array();
+    for (const auto& r : v.requests) arr.push_back(to_json(r));
+    (void)write_file(dir.requests(), arr.dump(2) + "\n", 0600);
+    u.requests = static_cast<int>(v.requests.size());
+  }
+  return v;
+}
+
+}  // namespace
+
+Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths& paths,
+                            const Clone& clone, UnitRecord& u) {
+  auto patch = make_patch(clone);
+  if (!patch) return {UnitState::failed, "collect: " + patch.error().message};
+  (void)write_file(dir.patch(), patch->text, 0600);
+  u.patch_stat = patch->stat;
+  u.patch_files = static_cast<int>(patch->paths.size());
+  u.omitted = patch->omitted;
+  auto requests = read_requests(paths);
+  if (!requests) {
+    u.verdict = "refused";
+    u.refusals.push_back("request.file requests.jsonl: " + requests.error().message);
+    return {UnitState::refused, "the output check refused the requests file"};
+  }
+  Verdict v = check(t, *patch, *requests, dir, u);
+  if (!v.accepted)
+    return {UnitState::refused,
+            fmt::format("the output check refused the agent's outputs ({} reason{}); nothing "
+                        "was published",
+                        v.refusals.size(), v.refusals.size() == 1 ? "" : "s")};
+  if (patch->text.empty()) {
+    u.notes.push_back("the agent changed nothing: no branch made");
+    return {UnitState::done, ""};
+  }
+  if (v.paths != patch->paths)
+    return {UnitState::failed, "apply: the checked paths differ from the collected patch's paths"};
+  std::string branch = "awaywork/" + u.id;
+  std::string message = fmt::format("awaywork: {}\n\nUnit {} on {} at {}.\n",
+                                    u.prompt.substr(0, u.prompt.find('\n')).substr(0, 60), u.id,
+                                    t.label, u.base_commit.substr(0, 12));
+  auto commit = publish_branch(t.source, u.base_commit, patch->text, branch, Identity{}, message,
+                               dir.apply);
+  if (!commit) return {UnitState::failed, "apply: " + commit.error().message};
+  u.branch = branch;
+  u.commit = *commit;
+  return {UnitState::done, ""};
+}
+
+}  // namespace aw

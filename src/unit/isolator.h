@@ -1,0 +1,70 @@
+// Who a unit's phases run as, and what happens around each phase. One implementation per
+// isolation (isolator_none.cc, isolator_user.cc, isolator_container.cc); the pipeline sees only
+// this interface.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "config/config.h"
+#include "git/git.h"
+#include "proc/runner.h"
+
+namespace aw {
+
+struct Target;
+struct RunDir;
+struct PhasePlan;
+
+// The folders a unit's phases use. Everything a phase may write is here; where each lives
+// depends on the isolation (the user worker cannot enter the owner's state folder; a container
+// sees only the clone).
+struct UnitPaths {
+  std::string work;         // the clone
+  std::string home;         // a fresh HOME
+  std::string tmp;          // TMPDIR
+  std::string outputs;      // AWAYWORK_OUTPUTS (requests.jsonl)
+  std::string prompt_file;  // the prompt, for agents with `prompt: file`
+};
+
+class Isolator {
+ public:
+  virtual ~Isolator() = default;
+  // Where the unit's folders go. Called once, before the clone is made; creates home, tmp and
+  // outputs (the clone's folder is made by the clone).
+  virtual Result<UnitPaths> layout(const RunDir& dir) = 0;
+  // The clone exists and the prompt is written; nothing has run yet.
+  virtual Status ready(const Clone& clone, const UnitPaths& paths) = 0;
+  // Just before a phase (user: hand the folders to the worker).
+  virtual Status before_phase() = 0;
+  // How to start this phase's main process; an empty Launcher = the runner's fork/exec.
+  virtual Result<Launcher> launcher(const PhasePlan& plan, int index) = 0;
+  // Extra "KEY=VALUE" for the phase environment (e.g. the sandbox's proxy variables).
+  virtual std::vector<std::pair<std::string, std::string>> extra_env() const { return {}; }
+  // Right after a phase, before anything reads the clone (user: kill the worker's processes and
+  // take the folders back; container: remove the container). An Error loses the unit.
+  virtual Status after_phase(int index, std::vector<std::string>& notes) = 0;
+  // The unit is over. When lost, folders are left for inspection.
+  virtual void finish(bool lost) = 0;
+  // For the record: "sandboxed: ..." or "unsandboxed: <reason>".
+  virtual std::string sandbox_note() const = 0;
+};
+
+// The isolation the config asks for, or an Error that says what is missing and how to fix it
+// (policy `required` refuses here). Dispatches to one of the backends below.
+Result<std::unique_ptr<Isolator>> make_isolator(const Config& cfg, const Target& target,
+                                                const std::string& unit_id);
+
+Result<std::unique_ptr<Isolator>> make_none_isolator(const Config& cfg, const Target& target,
+                                                     const std::string& unit_id);
+Result<std::unique_ptr<Isolator>> make_user_isolator(const Config& cfg, const Target& target,
+                                                     const std::string& unit_id);
+Result<std::unique_ptr<Isolator>> make_container_isolator(const Config& cfg, const Target& target,
+                                                          const std::string& unit_id);
+
+// The default layout: everything under the unit's run folder (isolation none).
+Result<UnitPaths> run_folder_layout(const RunDir& dir);
+
+}  // namespace aw

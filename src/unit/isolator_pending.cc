@@ -1,0 +1,17 @@
+// Backends that exist as rooms (isolate/user, isolate/container) but are not yet wired into
+// units: they refuse with a message instead of running unisolated.
+#include "unit/isolator.h"
+
+namespace aw {
+
+Result<std::unique_ptr<Isolator>> make_user_isolator(const Config&, const Target&,
+                                                     const std::string&) {
+  return fail("isolation `user` is not wired into units yet; set `isolation: none`");
+}
+
+Result<std::unique_ptr<Isolator>> make_container_isolator(const Config&, const Target&,
+                                                          const std::string&) {
+  return fail("isolation `container` is not wired into units yet; set `isolation: none`");
+}
+
+}  // namespace aw

@@ -1,0 +1,113 @@
+// The output check inside a unit: nothing it refuses is published, every reason is recorded,
+// and every recorded byte is redacted. Also `awaywork check` on files.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "unit_fixture.h"
+
+namespace aw::test {
+namespace {
+
+class Checked : public UnitTest {};
+
+// Shaped like a GitHub token, not one: 36 characters of filler.
+const std::string kFakeToken = "ghp_" + std::string("Zq7fakeFAKEfake0123456789abcdefABCD");
+
+TEST_F(Checked, WorkflowFileIsRefusedAndNothingPublished) {
+  make_repo({{"a.txt", "x\n"}});
+  write_config(agent_script("ci", "mkdir -p .github/workflows\necho 'on: push' > "
+                                  ".github/workflows/x.yml\necho y > a.txt"));
+  auto r = run_unit("touch ci");
+  EXPECT_EQ(r.exit_code, 5) << r.err << r.out;
+  EXPECT_EQ(r.record["state"], "refused");
+  EXPECT_EQ(r.record["verdict"], "refused");
+  std::string why = r.record["refusals"].dump();
+  EXPECT_NE(why.find("path.protected"), std::string::npos) << why;
+  EXPECT_NE(why.find(".github/workflows/x.yml"), std::string::npos) << why;
+  EXPECT_EQ(git({"branch", "--list", "awaywork/*"}), "");
+}
+
+TEST_F(Checked, WorkflowFileIsPublishedWhenTheRepoUnprotectsGithub) {
+  make_repo({{"a.txt", "x\n"}});
+  write_config(agent_script("ci", "mkdir -p .github/workflows\necho 'on: push' > "
+                                  ".github/workflows/x.yml"),
+               "    bounds: {unprotect: [.github]}\n");
+  auto r = run_unit("touch ci");
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.record["verdict"], "accepted");
+  EXPECT_NE(r.record["branch"], "");
+}
+
+TEST_F(Checked, RetargetingRequestIsRefusedWithItsLine) {
+  make_repo({{"a.txt", "x\n"}});
+  write_config(agent_script("req", R"(echo y > a.txt
+echo '{"type":"noop","message":"fine"}' >> "$AWAYWORK_OUTPUTS/requests.jsonl"
+echo '{"type":"add_comment","body":"hi","issue_number":999}' >> "$AWAYWORK_OUTPUTS/requests.jsonl")"));
+  auto r = run_unit("retarget");
+  EXPECT_EQ(r.record["state"], "refused") << r.out;
+  std::string why = r.record["refusals"].dump();
+  EXPECT_NE(why.find("request."), std::string::npos) << why;
+  EXPECT_NE(why.find(":2"), std::string::npos) << "line number of the bad request: " << why;
+  EXPECT_EQ(git({"branch", "--list", "awaywork/*"}), "");
+}
+
+TEST_F(Checked, AcceptedRequestsAreKeptSanitized) {
+  make_repo({{"a.txt", "x\n"}});
+  write_config(agent_script("req", R"(echo y > a.txt
+printf '%s\n' '{"type":"create_pull_request","title":"Fix it @everyone","body":"closes #12"}' \
+  >> "$AWAYWORK_OUTPUTS/requests.jsonl")"));
+  auto r = run_unit("pr");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.record["requests"], 1);
+  std::string kept = read(r.record["run_dir"].get<std::string>() + "/requests.json");
+  EXPECT_NE(kept.find("create_pull_request"), std::string::npos) << kept;
+  // Neutralized as code spans: GitHub neither notifies nor closes from inside one.
+  EXPECT_NE(kept.find("`@everyone`"), std::string::npos) << kept;
+  EXPECT_NE(kept.find("`closes #12`"), std::string::npos) << kept;
+}
+
+TEST_F(Checked, SecretInThePatchIsRefusedAndRedactedFromTheTranscript) {
+  make_repo({{"a.txt", "x\n"}});
+  write_config(agent_script("leak", "echo 'token " + kFakeToken + "' > leak.txt\necho 'I used " +
+                                        kFakeToken + "'"));
+  auto r = run_unit("leak");
+  EXPECT_EQ(r.record["state"], "refused") << r.out;
+  EXPECT_NE(r.record["refusals"].dump().find("patch.secret"), std::string::npos);
+  std::string dir = r.record["run_dir"];
+  std::string transcript = read(dir + "/transcript.log");
+  EXPECT_NE(transcript.find("I used"), std::string::npos);
+  EXPECT_EQ(transcript.find(kFakeToken), std::string::npos) << transcript;
+  EXPECT_EQ(r.out.find(kFakeToken), std::string::npos);
+  EXPECT_EQ(read(dir + "/verdict.json").find(kFakeToken), std::string::npos);
+}
+
+TEST_F(Checked, CheckCommandGivesTheVerdictOnFiles) {
+  make_repo({{"a.txt", "x\n"}});
+  std::ofstream(root + "/bounds.yml") << "max_patch_files: 10\n";
+  std::ofstream(root + "/ok.patch") << "diff --git a/a.txt b/a.txt\n"
+                                       "index 587be6b4c3f93f93c489c0111bba5596147a26cb.."
+                                       "975fbec8256d3e8a3797e7a3611380f27c49f4ac 100644\n"
+                                       "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n";
+  std::ofstream(root + "/bad.patch") << "diff --git a/.git/config b/.git/config\n"
+                                        "new file mode 100644\n"
+                                        "index 0000000000000000000000000000000000000000.."
+                                        "975fbec8256d3e8a3797e7a3611380f27c49f4ac\n"
+                                        "--- /dev/null\n+++ b/.git/config\n@@ -0,0 +1 @@\n+y\n";
+  write_config("/bin/true");
+  auto ok = awaywork({"check", "--bounds", root + "/bounds.yml", "--patch", root + "/ok.patch",
+                      "--json"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_EQ(ok.record["accepted"], true) << ok.out;
+  auto bad = awaywork({"check", "--bounds", root + "/bounds.yml", "--patch", root + "/bad.patch"});
+  EXPECT_EQ(bad.exit_code, 5) << bad.out << bad.err;
+  EXPECT_NE(bad.out.find("path.protected"), std::string::npos) << bad.out;
+  std::ofstream(root + "/typo.yml") << "max_patch_filez: 10\n";
+  auto typo = awaywork({"check", "--bounds", root + "/typo.yml", "--patch", root + "/ok.patch"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("typo.yml:1:1"), std::string::npos) << typo.err;
+  EXPECT_NE(typo.err.find("max_patch_files"), std::string::npos) << typo.err;
+}
+
+}  // namespace
+}  // namespace aw::test
