@@ -25,6 +25,9 @@ struct CheckOptions {
 };
 int cmd_check(const GlobalOptions& g, const CheckOptions& o);
 
+// `doctor [--print-setup] [--json]`: exit 0 when every check passes, 1 otherwise.
+int cmd_doctor(const GlobalOptions& g, bool print_setup);
+
 // Exit codes (README "Exit codes").
 enum Exit : int {
   kExitDone = 0,

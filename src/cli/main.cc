@@ -37,6 +37,12 @@ int main(int argc, char** argv) {
   check->add_option("--requests", c.requests, "requests.jsonl");
   check->add_flag("--json", g.json, "print the verdict as JSON");
 
+  bool print_setup = false;
+  auto* doctor = app.add_subcommand("doctor", "check every prerequisite of the configured isolation");
+  doctor->add_flag("--print-setup", print_setup,
+                   "print the whole setup (worker user, deny lists, sudoers) to paste as root");
+  doctor->add_flag("--json", g.json, "print JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -47,5 +53,6 @@ int main(int argc, char** argv) {
   if (units->parsed()) return cmd_units(g);
   if (show->parsed()) return cmd_show(g, id);
   if (check->parsed()) return cmd_check(g, c);
+  if (doctor->parsed()) return cmd_doctor(g, print_setup);
   return kExitUsage;
 }

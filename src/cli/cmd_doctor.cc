@@ -1,0 +1,83 @@
+// `awaywork doctor`: every prerequisite of the configured isolation, with the exact fix for each.
+// Each isolation registers its checks here; the general ones apply to all.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "cli/commands.h"
+#include "config/config.h"
+#include "config/paths.h"
+#include "doctor/doctor.h"
+#include "isolate/user/user_checks.h"
+#include "proc/capture.h"
+#include "unit/pipeline.h"
+
+namespace aw {
+
+namespace {
+
+Check state_dir_check(const Config& cfg) {
+  std::string dir = state_dir_of(cfg);
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0)
+    return {"state folder " + dir, true, "not created yet; the first unit makes it (0700)", ""};
+  bool ok = S_ISDIR(st.st_mode) && (st.st_mode & 077) == 0 && st.st_uid == ::getuid();
+  return {"state folder " + dir + " is private", ok,
+          fmt::format("mode {:o}, owner uid {}", st.st_mode & 07777, st.st_uid),
+          ok ? "" : fmt::format("chmod 700 '{}'", dir)};
+}
+
+Check git_check() {
+  auto r = capture({{"/usr/bin/git", "--version"}, {"PATH=/usr/bin:/bin"}, "", ""});
+  bool ok = r && r->exit_code == 0;
+  return {"git is installed", ok, ok ? r->out.substr(0, r->out.find('\n')) : "not found",
+          ok ? "" : "sudo apt-get install git"};
+}
+
+Check isolation_check(const Config& cfg) {
+  bool none = cfg.isolation == Isolation::none;
+  bool open = none && cfg.sandbox.mode == SandboxMode::off;
+  return {"isolation " + std::string(to_string(cfg.isolation)), !open,
+          open ? "isolation none with sandbox off: the agent runs as you, with your files and "
+                 "network; there is no isolation at all"
+               : fmt::format("sandbox {}", to_string(cfg.sandbox.mode)),
+          open ? "set `isolation: user` or `sandbox: {mode: required}` in " +
+                     (cfg.file.empty() ? default_config_path() : cfg.file)
+               : ""};
+}
+
+Registry registry_for(const Config& cfg) {
+  Registry reg;
+  for (const char* iso : {"none", "user", "container"}) {
+    reg.add(iso, [&cfg] {
+      return std::vector<Check>{git_check(), state_dir_check(cfg), isolation_check(cfg)};
+    });
+  }
+  reg.add("user", user_provider(cfg.worker_user));
+  return reg;
+}
+
+}  // namespace
+
+int cmd_doctor(const GlobalOptions& g, bool print_setup) {
+  auto cfg = load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+  if (!cfg) {
+    fmt::print(stderr, "awaywork doctor: {}\n", cfg.error().message);
+    return kExitUsage;
+  }
+  if (print_setup) {
+    auto setup = setup_for_current_owner(cfg->worker_user);
+    if (!setup) {
+      fmt::print(stderr, "awaywork doctor: {}\n", setup.error().message);
+      return kExitUsage;
+    }
+    fmt::print("{}", *setup);
+    return kExitDone;
+  }
+  Registry reg = registry_for(*cfg);
+  auto checks = reg.run(to_string(cfg->isolation));
+  fmt::print("{}", g.json ? render_json(checks) + "\n" : render(checks));
+  return all_ok(checks) ? kExitDone : kExitFailed;
+}
+
+}  // namespace aw
