@@ -1,0 +1,358 @@
+// The probes. Each tries to reach one thing the sandbox must keep out of reach and reports what
+// it got; none relies on the sandbox to tell it (no "am I sandboxed?" shortcut).
+#include "isolate/probe/probes.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/io_uring.h>
+#include <linux/keyctl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "base/fs.h"
+
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+
+namespace aw {
+namespace {
+
+ProbeResult ok(std::string name, std::string why) { return {std::move(name), false, std::move(why)}; }
+ProbeResult leak(std::string name, std::string what) { return {std::move(name), true, std::move(what)}; }
+std::string err_text(int e) { return std::strerror(e); }
+
+ProbeResult probe_secret(const std::string& name, const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return ok(name, err_text(errno));
+  char buf[256];
+  ssize_t n = ::read(fd, buf, sizeof buf);
+  if (n > 0) {
+    ::close(fd);
+    return leak(name, fmt::format("read {} bytes of {}", n, path));
+  }
+  DIR* d = ::fdopendir(fd);
+  int entries = 0;
+  while (d && ::readdir(d)) ++entries;
+  if (d) ::closedir(d);
+  else ::close(fd);
+  if (entries > 2) return leak(name, fmt::format("listed {} entries of {}", entries - 2, path));
+  return ok(name, "empty");
+}
+
+ProbeResult probe_write(const std::string& name, const std::string& dir) {
+  std::string path = fmt::format("{}/.aw-probe-{}", dir, ::getpid());
+  int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return ok(name, err_text(errno));
+  ::close(fd);
+  ::unlink(path.c_str());
+  return leak(name, "created " + path);
+}
+
+ProbeResult probe_socket(const std::string& name, const std::string& path) {
+  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return ok(name, err_text(errno));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  int rc = ::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  int e = errno;
+  ::close(s);
+  return rc == 0 ? leak(name, "connected to " + path) : ok(name, err_text(e));
+}
+
+ProbeResult probe_tcp(const std::string& name, const std::string& where) {
+  auto colon = where.rfind(':');
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(std::atoi(where.c_str() + colon + 1)));
+  if (colon == std::string::npos || ::inet_pton(AF_INET, where.substr(0, colon).c_str(), &addr.sin_addr) != 1)
+    return leak(name, "bad target " + where);  // a probe that cannot run must not pass
+  int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (s < 0) return ok(name, err_text(errno));
+  int rc = ::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  int e = errno;
+  if (rc != 0 && e == EINPROGRESS) {
+    pollfd p{s, POLLOUT, 0};
+    rc = ::poll(&p, 1, 2000) == 1 ? 0 : -1;
+    socklen_t len = sizeof e;
+    e = ETIMEDOUT;
+    if (rc == 0 && ::getsockopt(s, SOL_SOCKET, SO_ERROR, &e, &len) == 0 && e != 0) rc = -1;
+  }
+  ::close(s);
+  return rc == 0 ? leak(name, "connected to " + where) : ok(name, err_text(e));
+}
+
+ProbeResult probe_proc(const std::string& marker) {
+  DIR* d = ::opendir("/proc");
+  if (!d) return ok("proc.owner_processes", err_text(errno));
+  std::string found;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    for (const char* f : {"environ", "cmdline"}) {
+      auto text = read_file(fmt::format("/proc/{}/{}", e->d_name, f), 1 << 20);
+      if (text && text->find(marker) != std::string::npos) found = fmt::format("/proc/{}/{}", e->d_name, f);
+    }
+  }
+  ::closedir(d);
+  return found.empty() ? ok("proc.owner_processes", "marker not visible")
+                       : leak("proc.owner_processes", "read the marker in " + found);
+}
+
+ProbeResult probe_ptrace() {
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  long rc = ::ptrace(PTRACE_ATTACH, child, nullptr, nullptr);
+  int e = errno;
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  return rc == 0 ? leak("ptrace", "attached to another process") : ok("ptrace", err_text(e));
+}
+
+ProbeResult probe_io_uring() {
+  io_uring_params params{};
+  long fd = ::syscall(__NR_io_uring_setup, 4, &params);
+  if (fd >= 0) {
+    ::close(static_cast<int>(fd));
+    return leak("io_uring", "io_uring_setup gave a ring");
+  }
+  return ok("io_uring", err_text(errno));
+}
+
+// Whether the phase has a controlling terminal at all (the owner's, without a new session).
+ProbeResult probe_ctty() {
+  int fd = ::open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return ok("tty.controlling", err_text(errno));
+  ::close(fd);
+  return leak("tty.controlling", "opened /dev/tty: the caller's terminal");
+}
+
+// TIOCSTI on a terminal of our own making: only a syscall filter stops this one.
+ProbeResult probe_tiocsti() {
+  int master = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0)
+    return leak("tiocsti", "no pty to test with: " + err_text(errno));
+  std::string slave = ::ptsname(master);
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::setsid();
+    int fd = ::open(slave.c_str(), O_RDWR);  // becomes our controlling terminal
+    char c = 'x';
+    ::_exit(fd >= 0 && ::ioctl(fd, TIOCSTI, &c) == 0 ? 1 : 0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(master);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 1 ? leak("tiocsti", "injected into a terminal")
+                                                        : ok("tiocsti", "refused");
+}
+
+ProbeResult probe_vsock() {
+  int s = ::socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return ok("socket.vsock", err_text(errno));
+  ::close(s);
+  return leak("socket.vsock", "made an AF_VSOCK socket");
+}
+
+ProbeResult probe_userns() {
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(::unshare(CLONE_NEWUSER) == 0 ? 1 : 0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 1 ? leak("userns.nested", "made a user namespace")
+                                                        : ok("userns.nested", "refused");
+}
+
+ProbeResult probe_keyring(const std::string& desc) {
+  long id = ::syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, "user", desc.c_str(), 0);
+  if (id < 0) return ok("keyring.owner", err_text(errno));
+  char buf[128];
+  long n = ::syscall(SYS_keyctl, KEYCTL_READ, id, buf, sizeof buf);
+  return leak("keyring.owner", fmt::format("found key {} ({} bytes readable)", desc, n));
+}
+
+ProbeResult probe_sudo() {
+  pid_t child = ::fork();
+  if (child == 0) {
+    int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    const char* argv[] = {"sudo", "-n", "true", nullptr};
+    for (const char* p : {"/usr/bin/sudo", "/bin/sudo", "/usr/local/bin/sudo"})
+      ::execv(p, const_cast<char**>(argv));
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return leak("sudo", "sudo -n true succeeded");
+  return ok("sudo", fmt::format("sudo -n true: status {}", status));
+}
+
+ProbeResult probe_fork_bomb(int n) {
+  std::vector<pid_t> kids;
+  int e = 0;
+  for (int i = 0; i < n; ++i) {
+    pid_t p = ::fork();
+    if (p == 0) {
+      ::pause();
+      ::_exit(0);
+    }
+    if (p < 0) {
+      e = errno;
+      break;
+    }
+    kids.push_back(p);
+  }
+  for (pid_t p : kids) ::kill(p, SIGKILL);
+  for (pid_t p : kids) ::waitpid(p, nullptr, 0);
+  if (static_cast<int>(kids.size()) >= n) return leak("limits.pids", fmt::format("started {} processes", n));
+  return ok("limits.pids", fmt::format("stopped after {} processes: {}", kids.size(), err_text(e)));
+}
+
+ProbeResult probe_memory_hog(uint64_t bytes) {
+  pid_t child = ::fork();
+  if (child == 0) {
+    char* p = static_cast<char*>(::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
+    if (p == MAP_FAILED) ::_exit(2);
+    for (uint64_t i = 0; i < bytes; i += 4096) p[i] = 1;
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return leak("limits.memory", fmt::format("touched {} MiB", bytes >> 20));
+  return ok("limits.memory", fmt::format("hog ended with status {}", status));
+}
+
+ProbeResult probe_sys(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return ok("write.sys", err_text(errno));
+  ::close(fd);  // opened for writing is enough: never change the host's setting
+  return leak("write.sys", "opened " + path + " for writing");
+}
+
+}  // namespace
+
+std::string format_probe_targets(const ProbeTargets& t) {
+  std::string out;
+  auto named = [&](const char* kind, const ProbeTargets::Named& v) {
+    for (const auto& [n, x] : v) out += fmt::format("{}\t{}\t{}\n", kind, n, x);
+  };
+  named("secret", t.secrets);
+  named("write", t.writes);
+  named("socket", t.sockets);
+  named("tcp", t.tcp);
+  if (!t.proc_marker.empty()) out += "marker\t-\t" + t.proc_marker + "\n";
+  if (!t.keyring_key.empty()) out += "keyring\t-\t" + t.keyring_key + "\n";
+  if (!t.sys_file.empty()) out += "sys\t-\t" + t.sys_file + "\n";
+  out += fmt::format("forkbomb\t-\t{}\nmemhog\t-\t{}\nsudo\t-\t{}\nsyscalls\t-\t{}\n", t.fork_bomb,
+                     t.memory_hog, t.sudo ? 1 : 0, t.syscalls ? 1 : 0);
+  return out;
+}
+
+Result<ProbeTargets> parse_probe_targets(const std::string& text) {
+  ProbeTargets t;
+  std::istringstream in(text);
+  std::string line;
+  int no = 0;
+  while (std::getline(in, line)) {
+    ++no;
+    if (line.empty()) continue;
+    auto a = line.find('\t'), b = line.find('\t', a + 1);
+    if (a == std::string::npos || b == std::string::npos)
+      return fail("probe targets line {}: expected kind<TAB>name<TAB>value", no);
+    std::string kind = line.substr(0, a), name = line.substr(a + 1, b - a - 1), value = line.substr(b + 1);
+    if (kind == "secret") t.secrets.emplace_back(name, value);
+    else if (kind == "write") t.writes.emplace_back(name, value);
+    else if (kind == "socket") t.sockets.emplace_back(name, value);
+    else if (kind == "tcp") t.tcp.emplace_back(name, value);
+    else if (kind == "marker") t.proc_marker = value;
+    else if (kind == "keyring") t.keyring_key = value;
+    else if (kind == "sys") t.sys_file = value;
+    else if (kind == "forkbomb") t.fork_bomb = std::atoi(value.c_str());
+    else if (kind == "memhog") t.memory_hog = std::strtoull(value.c_str(), nullptr, 10);
+    else if (kind == "sudo") t.sudo = value == "1";
+    else if (kind == "syscalls") t.syscalls = value == "1";
+    else return fail("probe targets line {}: unknown kind '{}'", no, kind);
+  }
+  return t;
+}
+
+std::vector<ProbeResult> run_probe_suite(const ProbeTargets& t) {
+  std::vector<ProbeResult> r;
+  for (const auto& [n, p] : t.secrets) r.push_back(probe_secret(n, p));
+  for (const auto& [n, p] : t.writes) r.push_back(probe_write(n, p));
+  for (const auto& [n, p] : t.sockets) r.push_back(probe_socket(n, p));
+  for (const auto& [n, p] : t.tcp) r.push_back(probe_tcp(n, p));
+  if (!t.proc_marker.empty()) r.push_back(probe_proc(t.proc_marker));
+  if (!t.keyring_key.empty()) r.push_back(probe_keyring(t.keyring_key));
+  if (!t.sys_file.empty()) r.push_back(probe_sys(t.sys_file));
+  if (t.syscalls) {
+    r.push_back(probe_ptrace());
+    r.push_back(probe_io_uring());
+    r.push_back(probe_ctty());
+    r.push_back(probe_tiocsti());
+    r.push_back(probe_vsock());
+    r.push_back(probe_userns());
+  }
+  if (t.sudo) r.push_back(probe_sudo());
+  if (t.fork_bomb > 0) r.push_back(probe_fork_bomb(t.fork_bomb));
+  if (t.memory_hog > 0) r.push_back(probe_memory_hog(t.memory_hog));
+  return r;
+}
+
+namespace {
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
+    else if (c < 0x20) out += fmt::format("\\u{:04x}", c);
+    else out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
+}  // namespace
+
+int run_probes(const ProbeTargets& t, bool json, std::ostream& out) {
+  auto results = run_probe_suite(t);
+  int leaks = 0;
+  if (json) out << "[";
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    leaks += r.leaked ? 1 : 0;
+    if (json) {
+      out << (i ? "," : "") << "{\"name\":" << json_string(r.name) << ",\"ok\":" << (r.leaked ? "false" : "true")
+          << ",\"detail\":" << json_string(r.detail) << "}";
+    } else if (r.leaked) {
+      out << "LEAK " << r.name << ": " << r.detail << "\n";
+    } else {
+      out << "ok " << r.name << "\n";
+    }
+  }
+  if (json) out << "]\n";
+  out.flush();
+  return leaks;
+}
+
+}  // namespace aw

@@ -1,0 +1,60 @@
+// The OS sandbox: awaywork's own in-process launcher (the nsjail model). It plugs into the process
+// runner as a Launcher: called in the runner's keeper, it clones the phase's init into new user,
+// mount, pid, ipc, uts, cgroup and (unless network is host) net namespaces, builds the filesystem
+// view with pivot_root, applies limits, drops every privilege, then execs the phase's argv.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "isolate/sandbox/plan.h"
+#include "proc/runner.h"
+
+namespace aw {
+
+// Protections a mutation test may turn off one at a time (SandboxPlan::disable_for_test).
+inline const std::vector<std::string> kProtections = {
+    "netns",     // no network namespace: host loopback and host network reachable
+    "pidns",     // no pid namespace: host /proc, leftovers survive the phase
+    "hidden",    // hidden paths not masked
+    "readonly",  // "/" stays writable where the host allows it
+    "tmp",       // the host's /tmp instead of a private one
+    "run",       // the host's /run (session bus, docker.sock) instead of an empty one
+    "seccomp",   // no syscall filter
+    "landlock",  // no landlock ruleset
+    "nnp",       // no no_new_privs and capabilities kept
+    "setsid",    // no new session (TIOCSTI into the caller's terminal)
+    "limits",    // no cgroup limits
+};
+
+// Start the phase described by req inside the sandbox. Returns the pid of the namespace's init,
+// a direct child of the caller: it reaps, forwards SIGTERM/SIGINT/SIGHUP, and exits with the main
+// process's status (128+N when killed by signal N); the namespace and everything left in it dies
+// with it. Errors of any setup step (with the step's name) come back before the phase runs.
+Launcher make_sandbox_launcher(const SandboxPlan& plan);
+
+// One missing kernel feature or permission, with the command or setting that fixes it.
+struct MissingFeature {
+  std::string feature;
+  std::string fix;
+};
+
+// What of the plan this machine cannot build (empty = everything). Tries the real thing (clones a
+// throwaway child into the namespaces) instead of reading sysctls.
+std::vector<MissingFeature> probe_sandbox(const SandboxPlan& plan);
+
+// Policy: ok when the plan can be built; else an error naming each missing feature and its fix.
+Status sandbox_available(const SandboxPlan& plan);
+
+// What the record says for mode off/preferred when the sandbox is not used: "" when it is used,
+// else "unsandboxed: <reason>". Error (for required) when it cannot be used.
+Result<std::string> sandbox_decision(const SandboxPlan& plan);
+
+// The landlock ABI of this kernel (0 = none).
+int landlock_abi();
+
+// Remove the v1 cgroups the launcher made for phases that have ended (they are only removable
+// once empty). Call after every phase; the launcher also sweeps before it makes new ones.
+Status sweep_sandbox_cgroups();
+
+}  // namespace aw
