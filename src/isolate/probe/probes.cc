@@ -245,6 +245,19 @@ ProbeResult probe_memory_hog(uint64_t bytes) {
   return ok("limits.memory", fmt::format("hog ended with status {}", status));
 }
 
+// Capabilities kept inside (a user namespace gives all of them until they are dropped).
+ProbeResult probe_caps() {
+  auto status = read_file("/proc/self/status", 1 << 16);
+  if (!status) return leak("caps.none", "cannot read /proc/self/status: " + status.error().message);
+  std::istringstream in(*status);
+  std::string line, held;
+  while (std::getline(in, line))
+    for (const char* k : {"CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"})
+      if (line.rfind(k, 0) == 0 && line.find_first_not_of("0\t ", std::strlen(k)) != std::string::npos)
+        held += line + " ";
+  return held.empty() ? ok("caps.none", "no capabilities") : leak("caps.none", "holds " + held);
+}
+
 ProbeResult probe_sys(const std::string& path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) return ok("write.sys", err_text(errno));
@@ -315,6 +328,7 @@ std::vector<ProbeResult> run_probe_suite(const ProbeTargets& t) {
     r.push_back(probe_tiocsti());
     r.push_back(probe_vsock());
     r.push_back(probe_userns());
+    r.push_back(probe_caps());
   }
   if (t.sudo) r.push_back(probe_sudo());
   if (t.fork_bomb > 0) r.push_back(probe_fork_bomb(t.fork_bomb));

@@ -112,6 +112,10 @@ void child_main(const Prepared& p, int sock) {
   ::signal(SIGCHLD, no_op);
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die(sock, step_error("die-with-parent", "prctl", errno));
+  // A caller that changed uid (sudo, setpriv) is not dumpable, which makes our /proc files root's
+  // and the parent could not write our id maps.
+  ::prctl(PR_SET_DUMPABLE, 1);
+  if (::write(sock, "R", 1) != 1) ::_exit(126);
   char go = 0;
   if (::read(sock, &go, 1) != 1 || go != 'G') ::_exit(126);  // the parent gave up or died
   if (plan.enabled("setsid") && ::setsid() < 0) die(sock, step_error("session", "setsid", errno));

@@ -67,6 +67,9 @@ std::string read_report(int fd) {
 
 Status parent_steps(const SandboxPlan& plan, const ExecRequest& req, const Prepared& p, pid_t child,
                     int sock) {
+  // Handshake 1: the child is ready (dumpable, so its /proc files are ours to write).
+  char ready = 0;
+  if (::read(sock, &ready, 1) != 1 || ready != 'R') return fail("the child died before the handshake");
   AW_CHECK(with_context(write_id_maps(child, p.uid, p.gid), "user namespace id maps"));
   if (!req.cgroup_procs.empty()) {
     auto st = write_existing(req.cgroup_procs, std::to_string(child));
