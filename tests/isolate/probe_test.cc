@@ -246,7 +246,7 @@ std::set<std::string> leaks(const std::map<std::string, bool>& m) {
     }                                                             \
   } while (0)
 
-TEST(Probe, TargetsRoundTripThroughTheirTextForm) {
+TEST(IsolateProbe, TargetsRoundTripThroughTheirTextForm) {
   World w;
   auto back = parse_probe_targets(format_probe_targets(w.full()));
   ASSERT_TRUE(back) << back.error().message;
@@ -254,7 +254,7 @@ TEST(Probe, TargetsRoundTripThroughTheirTextForm) {
   EXPECT_FALSE(parse_probe_targets("nonsense\n"));
 }
 
-TEST(Probe, EveryProbeIsOkInTheFullSandboxAsRoot) {
+TEST(IsolateProbe, EveryProbeIsOkInTheFullSandboxAsRoot) {
   NEED_ROOT();
   World w;
   std::string raw;
@@ -263,7 +263,7 @@ TEST(Probe, EveryProbeIsOkInTheFullSandboxAsRoot) {
   EXPECT_GE(r.size(), 25u) << raw;  // every probe ran
 }
 
-TEST(Probe, EveryProbeIsOkInTheFullSandboxAsAnUnprivilegedUser) {
+TEST(IsolateProbe, EveryProbeIsOkInTheFullSandboxAsAnUnprivilegedUser) {
   NEED_ROOT();  // to plant canaries and switch to nobody; the sandbox itself runs unprivileged
   World w;
   ASSERT_EQ(::chmod(w.dir.path.c_str(), 0755), 0);
@@ -284,7 +284,7 @@ struct Mutation {
   std::set<std::string> must_leak;
 };
 
-TEST(Probe, EachProtectionTurnedOffMakesItsProbeLeak) {
+TEST(IsolateProbe, EachProtectionTurnedOffMakesItsProbeLeak) {
   NEED_ROOT();
   World w;
   const std::set<std::string> writes = {"write.home", "write.etc", "write.usr_local_bin",
@@ -319,7 +319,7 @@ TEST(Probe, EachProtectionTurnedOffMakesItsProbeLeak) {
 
 // Which probes can find their target on this machine at all (no sandbox): the suite's own
 // positive control, so that a probe that cannot fail here is noticed.
-TEST(Probe, WithoutAnySandboxEveryProbeFindsItsTarget) {
+TEST(IsolateProbe, WithoutAnySandboxEveryProbeFindsItsTarget) {
   NEED_ROOT();
   World w;
   std::ostringstream out;
@@ -338,7 +338,7 @@ TEST(Probe, WithoutAnySandboxEveryProbeFindsItsTarget) {
   EXPECT_EQ(ok, std::set<std::string>{});
 }
 
-TEST(Probe, JsonOutputIsOneArrayWithNameOkAndDetail) {
+TEST(IsolateProbe, JsonOutputIsOneArrayWithNameOkAndDetail) {
   ProbeTargets t;
   t.syscalls = false;
   t.secrets = {{"hidden.none", "/nonexistent/aw"}};
@@ -347,7 +347,7 @@ TEST(Probe, JsonOutputIsOneArrayWithNameOkAndDetail) {
   EXPECT_EQ(out.str(), "[{\"name\":\"hidden.none\",\"ok\":true,\"detail\":\"No such file or directory\"}]\n");
 }
 
-TEST(Sandbox, LeftoverProcessesDieOnlyBecauseOfThePidNamespace) {
+TEST(IsolateSandbox, LeftoverProcessesDieOnlyBecauseOfThePidNamespace) {
   // With the pid namespace a background process dies with the phase; without it, it survives:
   // the check the runner relies on is the namespace, not luck.
   TempDir d;

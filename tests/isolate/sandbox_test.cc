@@ -36,9 +36,9 @@ struct Fixture : ::testing::Test {
   }
 };
 
-using Sandbox = Fixture;
+using IsolateSandbox = Fixture;
 
-TEST_F(Sandbox, ReturnsTheMainProcessExitCodeAndOutput) {
+TEST_F(IsolateSandbox, ReturnsTheMainProcessExitCodeAndOutput) {
   auto r = sh("echo hello; echo err >&2; exit 3");
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.exit_code(), 3);
@@ -46,26 +46,26 @@ TEST_F(Sandbox, ReturnsTheMainProcessExitCodeAndOutput) {
   EXPECT_EQ(r.err, "err\n");
 }
 
-TEST_F(Sandbox, MainProcessRunsInNewPidUtsAndNetworkNamespaces) {
+TEST_F(IsolateSandbox, MainProcessRunsInNewPidUtsAndNetworkNamespaces) {
   auto r = sh("echo $$; hostname; ls /sys/class/net >/dev/null; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '");
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.out, "2\nawaywork\nlo\n") << r.err;
 }
 
-TEST_F(Sandbox, SignalDeathIsReportedAs128PlusSignal) {
+TEST_F(IsolateSandbox, SignalDeathIsReportedAs128PlusSignal) {
   auto r = sh("kill -9 $$");
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.exit_code(), 128 + 9);
 }
 
-TEST_F(Sandbox, ExecFailureComesBackAsALaunchError) {
+TEST_F(IsolateSandbox, ExecFailureComesBackAsALaunchError) {
   auto r = run_with(make_sandbox_launcher(plan), {"no-such-program-aw"}, clone);
   EXPECT_FALSE(r.started);
   EXPECT_NE(r.start_error.find("exec"), std::string::npos) << r.start_error;
   EXPECT_NE(r.start_error.find("no-such-program-aw"), std::string::npos) << r.start_error;
 }
 
-TEST_F(Sandbox, BadWritablePathIsRefusedBeforeThePhaseRuns) {
+TEST_F(IsolateSandbox, BadWritablePathIsRefusedBeforeThePhaseRuns) {
   ASSERT_EQ(::symlink(clone.c_str(), (dir.path + "/link").c_str()), 0);
   plan.writable.push_back(dir.path + "/link");
   auto r = sh("true");
@@ -73,7 +73,7 @@ TEST_F(Sandbox, BadWritablePathIsRefusedBeforeThePhaseRuns) {
   EXPECT_NE(r.start_error.find("filesystem view"), std::string::npos) << r.start_error;
 }
 
-TEST_F(Sandbox, RootIsReadOnlyCloneHomeAndTmpAreWritable) {
+TEST_F(IsolateSandbox, RootIsReadOnlyCloneHomeAndTmpAreWritable) {
   auto r = sh("touch /etc/aw-x 2>/dev/null && echo etc; touch /usr/aw-x 2>/dev/null && echo usr;"
               "touch " + dir.path + "/aw-x 2>/dev/null && echo parent;"
               "touch ./c && echo clone; touch " + home + "/h && echo home; touch /tmp/t && echo tmp");
@@ -84,7 +84,7 @@ TEST_F(Sandbox, RootIsReadOnlyCloneHomeAndTmpAreWritable) {
   EXPECT_NE(::stat("/etc/aw-x", &st), 0);
 }
 
-TEST_F(Sandbox, TmpIsPrivateAndEmpty) {
+TEST_F(IsolateSandbox, TmpIsPrivateAndEmpty) {
   ASSERT_TRUE(write_file("/tmp/aw-sbx-host-canary", "x"));
   auto r = sh("ls -A /tmp | grep -c . ; test -e /tmp/aw-sbx-host-canary && echo seen");
   ::unlink("/tmp/aw-sbx-host-canary");
@@ -92,7 +92,7 @@ TEST_F(Sandbox, TmpIsPrivateAndEmpty) {
   EXPECT_EQ(r.out, "0\n") << r.err;
 }
 
-TEST_F(Sandbox, HiddenFolderFileAndLinkTargetAreEmptyReadOnlyMasks) {
+TEST_F(IsolateSandbox, HiddenFolderFileAndLinkTargetAreEmptyReadOnlyMasks) {
   std::string secret_dir = dir.path + "/owner/.ssh", secret_file = dir.path + "/owner/.netrc";
   ASSERT_TRUE(make_dirs(secret_dir));
   ASSERT_TRUE(write_file(secret_dir + "/id_canary", "PRIVATE"));
@@ -107,7 +107,7 @@ TEST_F(Sandbox, HiddenFolderFileAndLinkTargetAreEmptyReadOnlyMasks) {
   EXPECT_EQ(r.out, "end\n") << r.err;
 }
 
-TEST_F(Sandbox, MissingHiddenPathStaysHiddenWhenTheHostCreatesItLater) {
+TEST_F(IsolateSandbox, MissingHiddenPathStaysHiddenWhenTheHostCreatesItLater) {
   std::string owner = dir.path + "/owner";
   ASSERT_TRUE(make_dirs(owner + "/.config"));
   ASSERT_TRUE(write_file(owner + "/visible", "v"));
@@ -139,7 +139,7 @@ TEST_F(Sandbox, MissingHiddenPathStaysHiddenWhenTheHostCreatesItLater) {
   EXPECT_EQ(out, "v\nend\n");
 }
 
-TEST_F(Sandbox, HiddenStateFolderStillExposesTheCloneInsideIt) {
+TEST_F(IsolateSandbox, HiddenStateFolderStillExposesTheCloneInsideIt) {
   // awaywork's state folder is hidden, but the unit's clone lives in it: the clone stays usable.
   std::string state = dir.path + "/state";
   std::string unit_clone = state + "/runs/u1/work";
@@ -154,14 +154,14 @@ TEST_F(Sandbox, HiddenStateFolderStillExposesTheCloneInsideIt) {
   EXPECT_EQ(r.out, "u1\nok\n") << r.err;
 }
 
-TEST_F(Sandbox, NothingOutlivesTheMainProcess) {
+TEST_F(IsolateSandbox, NothingOutlivesTheMainProcess) {
   // The background sleeper holds stdout: if it survived, run_with would never see EOF.
   auto r = sh("(setsid sleep 1000 &) ; (sleep 1000 &); echo started");
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.out, "started\n");
 }
 
-TEST_F(Sandbox, PhaseHasNoCapabilitiesAndNoNewPrivs) {
+TEST_F(IsolateSandbox, PhaseHasNoCapabilitiesAndNoNewPrivs) {
   auto r = sh("grep -E '^(CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status | tr -s '\\t' ' '");
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.out,
@@ -169,13 +169,13 @@ TEST_F(Sandbox, PhaseHasNoCapabilitiesAndNoNewPrivs) {
             "CapAmb: 0000000000000000\nNoNewPrivs: 1\nSeccomp: 2\n");
 }
 
-TEST_F(Sandbox, EnvironmentIsExactlyTheRequestedOne) {
+TEST_F(IsolateSandbox, EnvironmentIsExactlyTheRequestedOne) {
   auto r = run_with(make_sandbox_launcher(plan), {"env"}, clone, {"PATH=/usr/bin:/bin", "ONLY=1"});
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.out, "PATH=/usr/bin:/bin\nONLY=1\n");
 }
 
-TEST_F(Sandbox, RequiredPolicyRefusesWhatItCannotBuildAndNamesTheFix) {
+TEST_F(IsolateSandbox, RequiredPolicyRefusesWhatItCannotBuildAndNamesTheFix) {
   plan.mode = SandboxMode::required;
   plan.network = Network::allowlist;
   auto d = sandbox_decision(plan);
@@ -193,7 +193,7 @@ TEST_F(Sandbox, RequiredPolicyRefusesWhatItCannotBuildAndNamesTheFix) {
   EXPECT_EQ(*sandbox_decision(plan), "");
 }
 
-TEST(SandboxPlan, ExpandsHomeResolvesLinksAndAlwaysHidesAwayworksOwnFolders) {
+TEST(IsolatePlan, ExpandsHomeResolvesLinksAndAlwaysHidesAwayworksOwnFolders) {
   TempDir d;
   ASSERT_TRUE(make_dirs(d.path + "/real"));
   ASSERT_EQ(::symlink((d.path + "/real").c_str(), (d.path + "/.aws").c_str()), 0);
