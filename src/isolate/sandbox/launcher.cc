@@ -95,7 +95,6 @@ Result<pid_t> launch(const SandboxPlan& plan, const std::vector<sock_filter>& fi
   p.argv.push_back(nullptr);
   for (const auto& e : req.env) p.envp.push_back(const_cast<char*>(e.c_str()));
   p.envp.push_back(nullptr);
-  (void)sweep_sandbox_cgroups();
 
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)

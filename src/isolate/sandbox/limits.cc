@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cctype>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
@@ -75,26 +76,46 @@ Status v2_limits(const SandboxPlan& plan, const std::string& dir) {
   return {};
 }
 
+// "awaywork-sandbox-<unit>" when the plan names its unit (one group per unit, reused by each
+// phase: creating v1 memory groups is the slow part), else one per launch.
+std::string group_name(const SandboxPlan& plan, pid_t child) {
+  std::string name = plan.cgroup_name;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  return kPrefix + (name.empty() ? std::to_string(child) : name);
+}
+
+Status v1_group(const SandboxPlan& plan, const char* controller, const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0755) != 0) {
+    if (errno == EEXIST) return {};  // made by an earlier phase of the unit, limits already set
+    return fail("mkdir {}: {} (run as root, or give awaywork a delegated cgroup v2 subtree)", dir,
+                errno_text(errno));
+  }
+  std::string name = controller;
+  if (name == "memory") {
+    AW_CHECK(write_existing(dir + "/memory.limit_in_bytes", std::to_string(plan.limits.memory_bytes)));
+    if (exists(dir + "/memory.memsw.limit_in_bytes"))
+      (void)write_existing(dir + "/memory.memsw.limit_in_bytes", std::to_string(plan.limits.memory_bytes));
+    return {};
+  }
+  if (name == "pids") return write_existing(dir + "/pids.max", std::to_string(plan.limits.pids));
+  AW_CHECK(write_existing(dir + "/cpu.cfs_period_us", "100000"));
+  return write_existing(dir + "/cpu.cfs_quota_us",
+                        std::to_string(static_cast<long>(std::ceil(plan.limits.cpus * 100000))));
+}
+
 Status v1_limits(const SandboxPlan& plan, pid_t child) {
   for (const char* c : kV1Controllers) {
     std::string base = v1_dir(c);
     if (!exists(base)) return fail("no cgroup v1 {} hierarchy at {} (and no cgroup v2 controllers)", c, base);
-    std::string dir = fmt::format("{}/{}{}", base, kPrefix, child);
-    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
-      return fail("mkdir {}: {} (run as root, or give awaywork a delegated cgroup v2 subtree)", dir, errno_text(errno));
-    std::string name = c;
-    if (name == "memory") {
-      AW_CHECK(write_existing(dir + "/memory.limit_in_bytes", std::to_string(plan.limits.memory_bytes)));
-      if (exists(dir + "/memory.memsw.limit_in_bytes"))
-        (void)write_existing(dir + "/memory.memsw.limit_in_bytes", std::to_string(plan.limits.memory_bytes));
-    } else if (name == "pids") {
-      AW_CHECK(write_existing(dir + "/pids.max", std::to_string(plan.limits.pids)));
-    } else {
-      AW_CHECK(write_existing(dir + "/cpu.cfs_period_us", "100000"));
-      AW_CHECK(write_existing(dir + "/cpu.cfs_quota_us",
-                              std::to_string(static_cast<long>(std::ceil(plan.limits.cpus * 100000)))));
+    std::string dir = fmt::format("{}/{}", base, group_name(plan, child));
+    // A sweep elsewhere may remove an empty group between our mkdir and our join: make it again.
+    Status joined = fail("not tried");
+    for (int attempt = 0; attempt < 3 && !joined; ++attempt) {
+      AW_CHECK(v1_group(plan, c, dir));
+      joined = write_existing(dir + "/cgroup.procs", std::to_string(child));
     }
-    AW_CHECK(write_existing(dir + "/cgroup.procs", std::to_string(child)));
+    AW_CHECK(joined);
   }
   return {};
 }

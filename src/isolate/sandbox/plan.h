@@ -30,6 +30,9 @@ struct SandboxPlan {
   std::vector<std::string> hidden;    // absolute paths masked (they need not exist)
   Limits limits;
   bool apply_limits = true;           // false: no cgroup limits (an unprivileged owner has none)
+  // Names the unit's cgroup v1 groups (one per unit, reused by each phase; the lead removes them
+  // with sweep_sandbox_cgroups when the unit ends). Empty: one group per launch.
+  std::string cgroup_name;
   std::string hostname = "awaywork";
   // Test-only: names of protections to leave out, so that a probe can show it would see the leak
   // (mutation tests). Never set from configuration. Names: see kProtections in sandbox.h.

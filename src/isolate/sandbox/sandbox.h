@@ -53,8 +53,8 @@ Result<std::string> sandbox_decision(const SandboxPlan& plan);
 // The landlock ABI of this kernel (0 = none).
 int landlock_abi();
 
-// Remove the v1 cgroups the launcher made for phases that have ended (they are only removable
-// once empty). Call after every phase; the launcher also sweeps before it makes new ones.
+// Remove the v1 cgroups the launcher made (only empty ones can be removed, so a running phase
+// keeps its own). Call after every phase, or when the unit ends for plans with a cgroup_name.
 Status sweep_sandbox_cgroups();
 
 }  // namespace aw
