@@ -7,8 +7,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <atomic>
 #include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/fs.h"
@@ -94,6 +102,55 @@ struct TempDir {
     path = ::mkdtemp(tmpl);
   }
   ~TempDir() { (void)remove_tree(path); }
+};
+
+// A tiny upstream server on 127.0.0.1: reads until a blank line (or any bytes that are not HTTP),
+// records what it got, answers "200 hello" and closes.
+struct Upstream {
+  int fd = -1;
+  uint16_t port = 0;
+  std::thread thread;
+  std::mutex mu;
+  std::vector<std::string> got;
+  Upstream() {
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 16) != 0) std::abort();
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    port = ntohs(a.sin_port);
+    thread = std::thread([this] {
+      for (;;) {
+        int c = ::accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
+        if (c < 0) return;
+        std::string req;
+        char buf[4096];
+        ssize_t n;
+        while (req.find("\r\n\r\n") == std::string::npos && (n = ::read(c, buf, sizeof buf)) > 0) {
+          req.append(buf, static_cast<size_t>(n));
+          if (static_cast<unsigned char>(req[0]) == 0x16) break;  // a TLS hello: answer anyway
+        }
+        {
+          std::lock_guard<std::mutex> l(mu);
+          got.push_back(req);
+        }
+        const char* resp = "HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+        (void)!::write(c, resp, std::strlen(resp));
+        ::close(c);
+      }
+    });
+  }
+  ~Upstream() {
+    ::shutdown(fd, SHUT_RDWR);
+    thread.join();
+    ::close(fd);
+  }
+  std::vector<std::string> requests() {
+    std::lock_guard<std::mutex> l(mu);
+    return got;
+  }
 };
 
 }  // namespace aw::test

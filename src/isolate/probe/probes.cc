@@ -265,7 +265,102 @@ ProbeResult probe_sys(const std::string& path) {
   return leak("write.sys", "opened " + path + " for writing");
 }
 
+// The proxy from HTTP_PROXY ("http://127.0.0.1:3128"), connected; -1 when there is none.
+int connect_proxy(std::string* why) {
+  const char* env = std::getenv("HTTP_PROXY");
+  std::string url = env ? env : "";
+  if (url.rfind("http://", 0) == 0) url = url.substr(7);
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  if (url.empty()) {
+    *why = "no HTTP_PROXY";
+    return -1;
+  }
+  int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  auto colon = url.rfind(':');
+  a.sin_port = htons(static_cast<uint16_t>(std::atoi(url.c_str() + colon + 1)));
+  ::inet_pton(AF_INET, url.substr(0, colon).c_str(), &a.sin_addr);
+  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    *why = "connect to proxy " + url + ": " + err_text(errno);
+    ::close(s);
+    return -1;
+  }
+  timeval tv{5, 0};
+  ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return s;
+}
+
+// Send, then read until the end of a response head (the tunnel stays open after it).
+std::string exchange_head(int s, const std::string& send) {
+  (void)!::write(s, send.data(), send.size());
+  std::string got;
+  char c;
+  while (got.size() < 8192 && got.find("\r\n\r\n") == std::string::npos && ::read(s, &c, 1) == 1) got += c;
+  return got;
+}
+
+std::string send_and_read(int s, const std::string& send) {
+  (void)!::write(s, send.data(), send.size());
+  std::string got;
+  char buf[4096];
+  ssize_t n;
+  while (got.size() < 65536 && (n = ::read(s, buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+  return got;
+}
+
+// GET through the proxy; the status line, or why there is none.
+std::string http_get(const std::string& host_port, std::string* why) {
+  int s = connect_proxy(why);
+  if (s < 0) return "";
+  std::string got = send_and_read(s, fmt::format("GET http://{}/probe?token=probe HTTP/1.1\r\nHost: {}\r\n"
+                                            "Connection: close\r\n\r\n", host_port, host_port));
+  ::close(s);
+  *why = got.empty() ? "no answer" : got.substr(0, got.find("\r\n"));
+  return got.substr(0, got.find("\r\n"));
+}
+
+ProbeResult probe_http_allowed(const std::string& name, const std::string& target) {
+  std::string why, status = http_get(target, &why);
+  if (status.find(" 200 ") != std::string::npos) return ok(name, status);
+  return leak(name, "broken: an allowed host did not answer through the proxy: " + why);
+}
+
+ProbeResult probe_http_denied(const std::string& name, const std::string& target) {
+  std::string why, status = http_get(target, &why);
+  if (status.find(" 2") != std::string::npos) return leak(name, "reached " + target + ": " + status);
+  return ok(name, why);
+}
+
+ProbeResult probe_fronting(const std::string& name, const std::string& target) {
+  auto space = target.find(' ');
+  std::string host_port = target.substr(0, space), sni = target.substr(space + 1);
+  std::string why;
+  int s = connect_proxy(&why);
+  if (s < 0) return ok(name, why);
+  std::string head = exchange_head(s, fmt::format("CONNECT {} HTTP/1.1\r\nHost: {}\r\n\r\n", host_port, host_port));
+  if (head.find(" 200 ") == std::string::npos) {
+    ::close(s);
+    return leak(name, "broken: CONNECT to the allowed host refused: " + head.substr(0, head.find('\r')));
+  }
+  std::string got = send_and_read(s, make_client_hello(sni));
+  ::close(s);
+  if (!got.empty()) return leak(name, fmt::format("tunnel to {} carried SNI {} ({} bytes back)", host_port, sni, got.size()));
+  return ok(name, "closed");
+}
+
 }  // namespace
+
+std::string make_client_hello(const std::string& sni) {
+  auto be16 = [](size_t v) { return std::string{static_cast<char>(v >> 8), static_cast<char>(v & 0xff)}; };
+  std::string name_ext = be16(sni.size() + 3) + std::string(1, '\0') + be16(sni.size()) + sni;
+  std::string ext = be16(0) + be16(name_ext.size()) + name_ext;
+  std::string body = std::string("\x03\x03", 2) + std::string(32, 'r') + std::string(1, '\0') +
+                     be16(2) + std::string("\x13\x01", 2) + std::string("\x01\x00", 2) +
+                     be16(ext.size()) + ext;
+  std::string hs = std::string(1, '\x01') + std::string(1, '\0') + be16(body.size()) + body;
+  return std::string("\x16\x03\x01", 3) + be16(hs.size()) + hs;
+}
 
 std::string format_probe_targets(const ProbeTargets& t) {
   std::string out;
@@ -276,6 +371,9 @@ std::string format_probe_targets(const ProbeTargets& t) {
   named("write", t.writes);
   named("socket", t.sockets);
   named("tcp", t.tcp);
+  named("http_allowed", t.http_allowed);
+  named("http_denied", t.http_denied);
+  named("fronting", t.fronting);
   if (!t.proc_marker.empty()) out += "marker\t-\t" + t.proc_marker + "\n";
   if (!t.keyring_key.empty()) out += "keyring\t-\t" + t.keyring_key + "\n";
   if (!t.sys_file.empty()) out += "sys\t-\t" + t.sys_file + "\n";
@@ -300,6 +398,9 @@ Result<ProbeTargets> parse_probe_targets(const std::string& text) {
     else if (kind == "write") t.writes.emplace_back(name, value);
     else if (kind == "socket") t.sockets.emplace_back(name, value);
     else if (kind == "tcp") t.tcp.emplace_back(name, value);
+    else if (kind == "http_allowed") t.http_allowed.emplace_back(name, value);
+    else if (kind == "http_denied") t.http_denied.emplace_back(name, value);
+    else if (kind == "fronting") t.fronting.emplace_back(name, value);
     else if (kind == "marker") t.proc_marker = value;
     else if (kind == "keyring") t.keyring_key = value;
     else if (kind == "sys") t.sys_file = value;
@@ -318,6 +419,9 @@ std::vector<ProbeResult> run_probe_suite(const ProbeTargets& t) {
   for (const auto& [n, p] : t.writes) r.push_back(probe_write(n, p));
   for (const auto& [n, p] : t.sockets) r.push_back(probe_socket(n, p));
   for (const auto& [n, p] : t.tcp) r.push_back(probe_tcp(n, p));
+  for (const auto& [n, p] : t.http_allowed) r.push_back(probe_http_allowed(n, p));
+  for (const auto& [n, p] : t.http_denied) r.push_back(probe_http_denied(n, p));
+  for (const auto& [n, p] : t.fronting) r.push_back(probe_fronting(n, p));
   if (!t.proc_marker.empty()) r.push_back(probe_proc(t.proc_marker));
   if (!t.keyring_key.empty()) r.push_back(probe_keyring(t.keyring_key));
   if (!t.sys_file.empty()) r.push_back(probe_sys(t.sys_file));

@@ -19,6 +19,10 @@ struct ProbeTargets {
   Named writes;        // folders where creating a file must fail: "write.home", "write.etc"...
   Named sockets;       // host unix sockets that must not accept: "socket.ssh_agent"...
   Named tcp;           // "ip:port" listeners on the host that must not accept: "net.host_loopback"
+  // Through the egress proxy named by HTTP_PROXY (network: allowlist): "host:port" targets.
+  Named http_allowed;  // must answer 200 through the proxy ("net.allowed_host")
+  Named http_denied;   // must be refused ("net.denied_host")
+  Named fronting;      // "host:port sni": CONNECT to an allowed host with another SNI must fail
   std::string proc_marker;  // a string in an owner process's environ and cmdline
   std::string keyring_key;  // description of a "user" key in the owner's session keyring
   std::string sys_file;     // a /sys file that must not open for writing
@@ -36,6 +40,8 @@ struct ProbeResult {
 
 // Text form: one "kind<TAB>name<TAB>value" line per entry; what travels into the sandbox.
 std::string format_probe_targets(const ProbeTargets& t);
+// A minimal TLS ClientHello record naming sni (for the fronting probe and tests).
+std::string make_client_hello(const std::string& sni);
 Result<ProbeTargets> parse_probe_targets(const std::string& text);
 
 std::vector<ProbeResult> run_probe_suite(const ProbeTargets& t);

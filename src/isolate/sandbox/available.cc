@@ -55,9 +55,9 @@ std::vector<MissingFeature> probe_sandbox(const SandboxPlan& plan) {
     missing.push_back({"cgroup limits (memory, pids, cpu)",
                        "run awaywork as root, delegate a cgroup v2 subtree (systemd-run --user "
                        "--scope -p Delegate=yes), or set sandbox.limits off for this owner"});
-  if (plan.network == Network::allowlist)
-    missing.push_back({"network allowlist (egress proxy)",
-                       "not built yet: use network: none, or host with sandbox: preferred"});
+  if (plan.network == Network::allowlist && (plan.proxy_socket.empty() || ::access(plan.proxy_socket.c_str(), F_OK) != 0))
+    missing.push_back({"network allowlist: the egress proxy's socket",
+                       "start EgressProxy (isolate/proxy/egress_proxy.h) and set the plan's proxy_socket"});
   return missing;
 }
 

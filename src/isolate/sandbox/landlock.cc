@@ -37,6 +37,11 @@ struct PathBeneath {
   int32_t parent_fd;
 } __attribute__((packed));
 
+struct NetPort {
+  uint64_t allowed_access;
+  uint64_t port;
+} __attribute__((packed));
+
 uint64_t fs_rights(int abi) {
   uint64_t all = (1ULL << 13) - 1;  // EXECUTE .. MAKE_SYM (ABI 1)
   if (abi >= 2) all |= LANDLOCK_ACCESS_FS_REFER;
@@ -82,6 +87,10 @@ std::string apply_landlock(const SandboxPlan& plan, int abi) {
   ok = ok && allow_path(rs, "/dev", LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 5 ? kIoctlDev : 0) |
                                         (abi >= 3 ? kTruncate : 0));
   ok = ok && allow_path(rs, "/proc", LANDLOCK_ACCESS_FS_WRITE_FILE);  // /proc/self/* of our own
+  if (ok && attr.handled_access_net && plan.network == Network::allowlist) {
+    NetPort rule{kNetConnectTcp, plan.proxy_port};  // the bridge to the egress proxy, nothing else
+    ok = ::syscall(SYS_landlock_add_rule, rs, kRuleNetPort, &rule, 0) == 0;
+  }
   if (!ok) {
     int e = errno;
     ::close(rs);

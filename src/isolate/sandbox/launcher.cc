@@ -90,10 +90,17 @@ Result<pid_t> launch(const SandboxPlan& plan, const std::vector<sock_filter>& fi
   p.uid = ::geteuid();
   p.gid = ::getegid();
   p.landlock_abi = plan.enabled("landlock") ? landlock_abi() : 0;
+  if (plan.network == Network::allowlist) {
+    if (plan.proxy_socket.empty()) return fail("sandbox: network allowlist needs the egress proxy's socket");
+    std::string url = fmt::format("http://127.0.0.1:{}", plan.proxy_port);
+    for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY"})
+      p.proxy_env.push_back(std::string(name) + "=" + url);
+  }
   AW_TRY(p.exec_paths, exec_candidates(req));
   for (const auto& a : req.argv) p.argv.push_back(const_cast<char*>(a.c_str()));
   p.argv.push_back(nullptr);
   for (const auto& e : req.env) p.envp.push_back(const_cast<char*>(e.c_str()));
+  for (const auto& e : p.proxy_env) p.envp.push_back(const_cast<char*>(e.c_str()));
   p.envp.push_back(nullptr);
 
   int sv[2];

@@ -2,6 +2,7 @@
 // Built from the owner's SandboxConfig plus the unit's paths by make_plan; the launcher only reads it.
 #pragma once
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,7 +26,11 @@ struct UnitPaths {
 struct SandboxPlan {
   SandboxMode mode = SandboxMode::required;
   Network network = Network::none;
-  std::vector<std::string> allow;     // for allowlist (not enforced yet: see sandbox.h)
+  std::vector<std::string> allow;     // for allowlist: enforced by the EgressProxy (proxy/)
+  // network: allowlist: the running EgressProxy's unix socket, and the port its bridge listens on
+  // inside (HTTP_PROXY/HTTPS_PROXY point there; landlock lets TCP connect reach only it).
+  std::string proxy_socket;
+  uint16_t proxy_port = 3128;
   std::vector<std::string> writable;  // absolute, link-free paths bound read-write
   std::vector<std::string> hidden;    // absolute paths masked (they need not exist)
   Limits limits;

@@ -21,7 +21,8 @@ struct Prepared {
   const ExecRequest* req = nullptr;
   std::vector<sock_filter> seccomp;        // the compiled filter (empty when disabled)
   std::vector<std::string> exec_paths;     // candidates for argv[0] along the env's PATH
-  std::vector<char*> argv, envp;           // pointers into req
+  std::vector<std::string> proxy_env;      // HTTP_PROXY... for network: allowlist
+  std::vector<char*> argv, envp;           // pointers into req and proxy_env
   uid_t uid = 0;                           // inside = outside: files keep their owners
   gid_t gid = 0;
   int landlock_abi = 0;
@@ -40,6 +41,8 @@ Status write_existing(const std::string& path, const std::string& data);  // lim
 [[noreturn]] void child_main(const Prepared& p, int sock);                    // child.cc
 std::string build_fs_view(const SandboxPlan& plan);                           // mounts.cc
 std::string bring_up_loopback();                                              // net.cc
+std::string open_proxy_listener(const SandboxPlan& plan, int* listen_fd);     // bridge.cc
+[[noreturn]] void run_bridge(const Prepared& p, int listen_fd, int proxy_fd);  // bridge.cc
 std::string apply_rlimits(const SandboxPlan& plan);                           // limits.cc
 std::string drop_privileges(const SandboxPlan& plan);                         // caps.cc
 std::string apply_landlock(const SandboxPlan& plan, int abi);                 // landlock.cc
