@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "isolate/probe/probes.h"
+#include "isolate/proxy/egress_proxy.h"
 
 namespace aw {
 namespace {
@@ -336,6 +337,43 @@ TEST(IsolateProbe, WithoutAnySandboxEveryProbeFindsItsTarget) {
   for (auto it = ok.begin(); it != ok.end();)
     it = it->rfind("tty.controlling", 0) == 0 ? ok.erase(it) : ++it;
   EXPECT_EQ(ok, std::set<std::string>{});
+}
+
+// network: allowlist, end to end: the phase reaches an allowed host only through the bridge and
+// the egress proxy; another host, fronting by SNI, and the host's loopback stay out of reach.
+// Positive controls: the same probes leak when the proxy allows the other host / skips the SNI check.
+TEST(IsolateProbe, AllowlistReachesOnlyAllowedHostsThroughTheProxy) {
+  NEED_ROOT();
+  World w;
+  test::Upstream up;
+  ProbeTargets t = w.t;
+  t.http_allowed = {{"net.allowed_host", fmt::format("allowed.test:{}", up.port)}};
+  t.http_denied = {{"net.denied_host", fmt::format("other.test:{}", up.port)}};
+  t.fronting = {{"net.fronting", fmt::format("allowed.test:{} other.test", up.port)}};
+  struct Case {
+    std::vector<std::string> allow;
+    bool check_sni;
+    std::set<std::string> must_leak;
+  };
+  for (const auto& c : {Case{{"allowed.test"}, true, {}},
+                        Case{{"allowed.test", "other.test"}, true, {"net.denied_host"}},
+                        Case{{"allowed.test"}, false, {"net.fronting"}}}) {
+    EgressProxyOptions o;
+    o.socket_path = w.dir.path + "/proxy.sock";
+    o.allow = c.allow;
+    o.static_hosts = {{"allowed.test", "127.0.0.1"}, {"other.test", "127.0.0.1"}};
+    o.allow_private_upstream = true;  // the test's upstream is on the host's loopback
+    o.check_sni = c.check_sni;
+    auto proxy = EgressProxy::start(o);
+    ASSERT_TRUE(proxy) << proxy.error().message;
+    SandboxPlan plan = w.plan();
+    plan.network = Network::allowlist;
+    plan.proxy_socket = o.socket_path;
+    std::string raw;
+    auto r = w.probe(plan, t, 0, &raw);
+    EXPECT_EQ(leaks(r), c.must_leak) << raw;
+    EXPECT_EQ(r.count("net.allowed_host"), 1u) << raw;
+  }
 }
 
 TEST(IsolateProbe, JsonOutputIsOneArrayWithNameOkAndDetail) {
