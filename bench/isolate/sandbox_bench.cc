@@ -86,12 +86,16 @@ int main(int argc, char** argv) {
       return WIFEXITED(st) && WEXITSTATUS(st) == 0;
     };
   };
+  auto unit_ns = aw::UnitNetns::create();  // root only; else the case is skipped
+  aw::SandboxPlan unitnet = plan;
+  if (unit_ns) unitnet.unit_netns_fd = unit_ns->fd();
   aw::SandboxPlan hostnet = plan;
   hostnet.network = aw::Network::host;
   std::vector<Case> cases;
   cases.push_back({"bare", [] { return spawn({"/bin/true", nullptr}); }, {}});
   cases.push_back({"sandbox", sandboxed(plan), {}});
   cases.push_back({"sandbox-hostnet", sandboxed(hostnet), {}});
+  cases.push_back({"sandbox-unitnet", sandboxed(unitnet), {}});
   bool have_bwrap = ::access("/usr/bin/bwrap", X_OK) == 0;
   if (have_bwrap)
     cases.push_back({"bwrap", [] {
@@ -99,6 +103,7 @@ int main(int argc, char** argv) {
                                      "/", "/", "--dev", "/dev", "--proc", "/proc", "true", nullptr});
                      }, {}});
   // Where the time goes: the same run with one protection left out (bench only).
+  if (std::getenv("AW_BENCH_BREAKDOWN")) cases.push_back({"  same as sandbox", sandboxed(plan), {}});
   if (std::getenv("AW_BENCH_BREAKDOWN"))
     for (const auto& knob : aw::kProtections) {
       aw::SandboxPlan p = plan;
@@ -108,18 +113,22 @@ int main(int argc, char** argv) {
   measure(cases, runs);
   (void)aw::sweep_sandbox_cgroups();
   (void)aw::remove_tree(dir);
-  double bare = median(cases[0].ms), sbx = median(cases[1].ms), host = median(cases[2].ms);
+  double bare = median(cases[0].ms), sbx = median(cases[1].ms), host = median(cases[2].ms),
+         unit = median(cases[3].ms);
   std::printf("runs per case: %d, interleaved (medians)\n", runs);
   std::printf("bare fork+exec         %7.3f ms\n", bare);
   std::printf("sandbox (net none)     %7.3f ms   overhead %+.3f ms\n", sbx, sbx - bare);
   std::printf("sandbox (net host)     %7.3f ms   overhead %+.3f ms\n", host, host - bare);
+  std::printf("sandbox (unit netns)   %7.3f ms   overhead %+.3f ms%s\n", unit, unit - bare,
+              unit_ns ? "" : "  (no unit netns: not root)");
   if (have_bwrap) {
-    double bw = median(cases[3].ms);
-    std::printf("bwrap --unshare-all    %7.3f ms   sandbox/bwrap %.2fx\n", bw, sbx / bw);
+    double bw = median(cases[4].ms);
+    std::printf("bwrap --unshare-all    %7.3f ms   sandbox/bwrap %.2fx, unit-netns/bwrap %.2fx\n", bw,
+                sbx / bw, unit / bw);
   } else {
     std::printf("bwrap: not installed (apt-get install bubblewrap)\n");
   }
-  for (size_t i = have_bwrap ? 4 : 3; i < cases.size(); ++i)
+  for (size_t i = have_bwrap ? 5 : 4; i < cases.size(); ++i)
     std::printf("%-20s %7.3f ms (%+.3f)\n", cases[i].name.c_str(), median(cases[i].ms), median(cases[i].ms) - sbx);
   return 0;
 }

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "isolate/sandbox/sandbox.h"
 #include "harness.h"
 
@@ -50,6 +52,25 @@ TEST_F(IsolateSandbox, MainProcessRunsInNewPidUtsAndNetworkNamespaces) {
   auto r = sh("echo $$; hostname; ls /sys/class/net >/dev/null; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '");
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.out, "2\nawaywork\nlo\n") << r.err;
+}
+
+TEST_F(IsolateSandbox, PhasesOfAUnitShareOneEmptyNetworkNamespace) {
+  NEED_ROOT();
+  auto ns = UnitNetns::create();
+  ASSERT_TRUE(ns) << ns.error().message;
+  plan.unit_netns_fd = ns->fd();
+  std::string script = "readlink /proc/self/ns/net; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '";
+  auto a = sh(script), b = sh(script);
+  ASSERT_TRUE(a.started && b.started) << a.start_error << b.start_error;
+  char host[64] = {};
+  ASSERT_GT(::readlink("/proc/self/ns/net", host, sizeof host - 1), 0);
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(a.out.find(host), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("\nlo\n"), std::string::npos) << a.out;
+  EXPECT_EQ(std::count(a.out.begin(), a.out.end(), '\n'), 2) << a.out;  // the link and lo only
+  char after[64] = {};
+  ::readlink("/proc/self/ns/net", after, sizeof after - 1);
+  EXPECT_STREQ(host, after);  // the launcher went back to its own namespace
 }
 
 TEST_F(IsolateSandbox, SignalDeathIsReportedAs128PlusSignal) {

@@ -122,7 +122,7 @@ void child_main(const Prepared& p, int sock) {
   if (::unshare(CLONE_NEWCGROUP) != 0) die(sock, step_error("cgroup namespace", "unshare", errno));
   if (::sethostname(plan.hostname.data(), plan.hostname.size()) != 0)
     die(sock, step_error("uts namespace", "sethostname", errno));
-  if (plan.network != Network::host && plan.enabled("netns")) {
+  if (plan.network != Network::host && plan.enabled("netns") && !p.joined_unit_netns) {
     std::string err = bring_up_loopback();
     if (!err.empty()) die(sock, err);
   }

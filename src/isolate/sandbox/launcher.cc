@@ -45,10 +45,14 @@ std::string step_error(const char* step, const std::string& what, int err) {
 
 namespace {
 
-unsigned long clone_flags(const SandboxPlan& plan) {
+bool wants_netns(const SandboxPlan& plan) {
+  return plan.network != Network::host && plan.enabled("netns");
+}
+
+unsigned long clone_flags(const SandboxPlan& plan, bool joined_unit_netns) {
   unsigned long f = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS;
   if (plan.enabled("pidns")) f |= CLONE_NEWPID;
-  if (plan.network != Network::host && plan.enabled("netns")) f |= CLONE_NEWNET;
+  if (wants_netns(plan) && !joined_unit_netns) f |= CLONE_NEWNET;
   return f;
 }
 
@@ -108,7 +112,11 @@ Result<pid_t> launch(const SandboxPlan& plan, const std::vector<sock_filter>& fi
     return fail("socketpair: {}", errno_text(errno));
   // A raw clone behaves like fork (child continues here on a copy of the stack) but can enter
   // the pid namespace as its init, which is what the runner must get back as its direct child.
-  long pid = ::syscall(SYS_clone, clone_flags(plan) | SIGCHLD, nullptr, nullptr, nullptr, 0);
+  // With a unit namespace we step into it just for the clone (the child inherits it), then back.
+  int own_netns = wants_netns(plan) && plan.unit_netns_fd >= 0 ? enter_unit_netns(plan.unit_netns_fd) : -1;
+  p.joined_unit_netns = own_netns >= 0;
+  long pid = ::syscall(SYS_clone, clone_flags(plan, p.joined_unit_netns) | SIGCHLD, nullptr, nullptr, nullptr, 0);
+  if (pid != 0) leave_unit_netns(own_netns);
   if (pid < 0) {
     int e = errno;
     ::close(sv[0]);

@@ -38,6 +38,9 @@ struct SandboxPlan {
   // Names the unit's cgroup v1 groups (one per unit, reused by each phase; the lead removes them
   // with sweep_sandbox_cgroups when the unit ends). Empty: one group per launch.
   std::string cgroup_name;
+  // An empty network namespace kept for the whole unit (see UnitNetns in sandbox.h), joined by
+  // every phase instead of creating one each time; -1 = a fresh one per phase.
+  int unit_netns_fd = -1;
   std::string hostname = "awaywork";
   // Test-only: names of protections to leave out, so that a probe can show it would see the leak
   // (mutation tests). Never set from configuration. Names: see kProtections in sandbox.h.

@@ -33,6 +33,23 @@ inline const std::vector<std::string> kProtections = {
 // with it. Errors of any setup step (with the step's name) come back before the phase runs.
 Launcher make_sandbox_launcher(const SandboxPlan& plan);
 
+// An empty network namespace (loopback up) for one unit. Creating and destroying a network
+// namespace is the slow, kernel-serialized part of a launch; a unit keeps one and each phase
+// joins it (set SandboxPlan::unit_netns_fd = fd()). Needs root (CAP_SYS_ADMIN over the owner's
+// namespaces): an unprivileged owner gets a fresh namespace per phase instead.
+class UnitNetns {
+ public:
+  static Result<UnitNetns> create();
+  UnitNetns(UnitNetns&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  UnitNetns& operator=(UnitNetns&&) = delete;
+  ~UnitNetns();
+  int fd() const { return fd_; }
+
+ private:
+  explicit UnitNetns(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
 // One missing kernel feature or permission, with the command or setting that fixes it.
 struct MissingFeature {
   std::string feature;

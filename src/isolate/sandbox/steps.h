@@ -26,6 +26,7 @@ struct Prepared {
   uid_t uid = 0;                           // inside = outside: files keep their owners
   gid_t gid = 0;
   int landlock_abi = 0;
+  bool joined_unit_netns = false;          // joined the unit's namespace: lo is already up
 };
 
 // ---- parent side ----
@@ -33,6 +34,9 @@ Result<std::vector<sock_filter>> build_seccomp(const SandboxPlan& plan);  // sec
 Status write_id_maps(pid_t child, uid_t uid, gid_t gid);                  // userns.cc
 Status apply_cgroup_limits(const SandboxPlan& plan, const ExecRequest& req, pid_t child);  // limits.cc
 Result<std::vector<std::string>> exec_candidates(const ExecRequest& req);  // launcher.cc
+// Join the unit's network namespace around the clone; returns our own to go back to (or -1).
+int enter_unit_netns(int unit_fd);                                         // net.cc
+void leave_unit_netns(int own_fd);                                         // net.cc
 // Write to a file that must already exist (cgroup and /proc files): no create, no truncate.
 Status write_existing(const std::string& path, const std::string& data);  // limits.cc
 
