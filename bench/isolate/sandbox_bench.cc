@@ -98,12 +98,16 @@ int main(int argc, char** argv) {
   cases.push_back({"sandbox-unitnet", sandboxed(unitnet), {}});
   bool have_bwrap = ::access("/usr/bin/bwrap", X_OK) == 0;
   if (have_bwrap)
-    cases.push_back({"bwrap", [] {
-                       return spawn({"/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--ro-bind",
-                                     "/", "/", "--dev", "/dev", "--proc", "/proc", "true", nullptr});
-                     }, {}});
+    cases.push_back({"bwrap",
+                     [] {
+                       return spawn({"/usr/bin/bwrap", "--unshare-all", "--die-with-parent",
+                                     "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                                     "true", nullptr});
+                     },
+                     {}});
   // Where the time goes: the same run with one protection left out (bench only).
-  if (std::getenv("AW_BENCH_BREAKDOWN")) cases.push_back({"  same as sandbox", sandboxed(plan), {}});
+  if (std::getenv("AW_BENCH_BREAKDOWN"))
+    cases.push_back({"  same as sandbox", sandboxed(plan), {}});
   if (std::getenv("AW_BENCH_BREAKDOWN"))
     for (const auto& knob : aw::kProtections) {
       aw::SandboxPlan p = plan;
@@ -123,12 +127,13 @@ int main(int argc, char** argv) {
               unit_ns ? "" : "  (no unit netns: not root)");
   if (have_bwrap) {
     double bw = median(cases[4].ms);
-    std::printf("bwrap --unshare-all    %7.3f ms   sandbox/bwrap %.2fx, unit-netns/bwrap %.2fx\n", bw,
-                sbx / bw, unit / bw);
+    std::printf("bwrap --unshare-all    %7.3f ms   sandbox/bwrap %.2fx, unit-netns/bwrap %.2fx\n",
+                bw, sbx / bw, unit / bw);
   } else {
     std::printf("bwrap: not installed (apt-get install bubblewrap)\n");
   }
   for (size_t i = have_bwrap ? 5 : 4; i < cases.size(); ++i)
-    std::printf("%-20s %7.3f ms (%+.3f)\n", cases[i].name.c_str(), median(cases[i].ms), median(cases[i].ms) - sbx);
+    std::printf("%-20s %7.3f ms (%+.3f)\n", cases[i].name.c_str(), median(cases[i].ms),
+                median(cases[i].ms) - sbx);
   return 0;
 }

@@ -2,13 +2,13 @@
 // the host; and the mutation tests: each protection turned off alone (or with the second layer
 // that also covers it) must make its probe report LEAK, so that no probe passes by construction.
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <ifaddrs.h>
 #include <linux/keyctl.h>
 #include <netinet/in.h>
 #include <pwd.h>
-#include <grp.h>
-#include <dirent.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -58,7 +58,8 @@ std::string host_ip() {
   std::string ip;
   if (::getifaddrs(&list) != 0) return ip;
   for (ifaddrs* i = list; i; i = i->ifa_next) {
-    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || std::string(i->ifa_name) == "lo") continue;
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || std::string(i->ifa_name) == "lo")
+      continue;
     char buf[INET_ADDRSTRLEN];
     ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, buf, sizeof buf);
     ip = buf;
@@ -82,8 +83,8 @@ struct World {
   std::string marker = fmt::format("aw-marker-{}-{}", ::getpid(), ::time(nullptr));
 
   World() {
-    for (const auto& d : {owner + "/.ssh", owner + "/projects", owner + "/.config/awaywork", clone, home, state, source,
-                          run_dir + "/user", tmp_dir})
+    for (const auto& d : {owner + "/.ssh", owner + "/projects", owner + "/.config/awaywork", clone,
+                          home, state, source, run_dir + "/user", tmp_dir})
       EXPECT_TRUE(make_dirs(d, 0755));
     auto plant = [&](const std::string& name, const std::string& path) {
       EXPECT_TRUE(write_file(path, "CANARY " + name, 0644));
@@ -94,7 +95,9 @@ struct World {
     plant("hidden.env_file", owner + "/.config/awaywork/env");
     plant("hidden.database", state + "/awaywork.db");
     plant("hidden.secrets", state + "/secrets.enc");
-    t.writes = {{"write.home", owner + "/projects"}, {"write.etc", "/etc"}, {"write.usr_local_bin", "/usr/local/bin"},
+    t.writes = {{"write.home", owner + "/projects"},
+                {"write.etc", "/etc"},
+                {"write.usr_local_bin", "/usr/local/bin"},
                 {"write.source_repo", source}};
     auto sock = [&](const std::string& name, const std::string& path) {
       int s = listen_unix(path);
@@ -128,8 +131,13 @@ struct World {
     // A key in a session keyring of our own, which the phase inherits.
     ::syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr);
     t.keyring_key = marker;
-    EXPECT_GE(::syscall(SYS_add_key, "user", marker.c_str(), "KEYCANARY", 9, KEY_SPEC_SESSION_KEYRING), 0);
-    ::syscall(SYS_keyctl, KEYCTL_SETPERM, ::syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, "user", marker.c_str(), 0), 0x3f3f3f3f);
+    EXPECT_GE(
+        ::syscall(SYS_add_key, "user", marker.c_str(), "KEYCANARY", 9, KEY_SPEC_SESSION_KEYRING),
+        0);
+    ::syscall(
+        SYS_keyctl, KEYCTL_SETPERM,
+        ::syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, "user", marker.c_str(), 0),
+        0x3f3f3f3f);
     t.sys_file = "/sys/kernel/mm/transparent_hugepage/enabled";
     t.sudo = true;
     EXPECT_TRUE(write_file(clone + "/targets", "", 0644));
@@ -147,8 +155,8 @@ struct World {
   SandboxPlan plan() const {
     SandboxPlan p;
     p.writable = {clone, home};
-    p.hidden = {owner + "/.ssh", owner + "/.netrc", owner + "/.config/awaywork", state,
-                owner + "/.kube", owner + "/.config/gh"};
+    p.hidden = {owner + "/.ssh", owner + "/.netrc", owner + "/.config/awaywork",
+                state,           owner + "/.kube",  owner + "/.config/gh"};
     p.limits = Limits{128ull << 20, 64, 1.0};
     p.apply_limits = ::geteuid() == 0;
     return p;
@@ -171,7 +179,8 @@ struct World {
       int slave = ::open(::ptsname(master), O_RDWR);  // our controlling terminal now
       if (as != 0) {
         gid_t g = 65534;
-        if (::setgroups(0, nullptr) != 0 || ::setresgid(g, g, g) != 0 || ::setresuid(as, as, as) != 0)
+        if (::setgroups(0, nullptr) != 0 || ::setresgid(g, g, g) != 0 ||
+            ::setresuid(as, as, as) != 0)
           ::_exit(3);
       }
       auto launch = make_sandbox_launcher(plan);
@@ -204,9 +213,12 @@ struct World {
     std::istringstream in(text);
     std::string line;
     while (std::getline(in, line)) {
-      if (line.rfind("ok ", 0) == 0) leaked[line.substr(3)] = false;
-      else if (line.rfind("LEAK ", 0) == 0) leaked[line.substr(5, line.find(':') - 5)] = true;
-      else ADD_FAILURE() << "unexpected probe output: " << line;
+      if (line.rfind("ok ", 0) == 0)
+        leaked[line.substr(3)] = false;
+      else if (line.rfind("LEAK ", 0) == 0)
+        leaked[line.substr(5, line.find(':') - 5)] = true;
+      else
+        ADD_FAILURE() << "unexpected probe output: " << line;
     }
     return leaked;
   }
@@ -239,12 +251,12 @@ std::set<std::string> leaks(const std::map<std::string, bool>& m) {
   return out;
 }
 
-#define NEED_ROOT()                                               \
-  do {                                                            \
-    if (::geteuid() != 0) {                                       \
-      if (test::ci()) FAIL() << "needs root (CI=true)";           \
+#define NEED_ROOT()                                                  \
+  do {                                                               \
+    if (::geteuid() != 0) {                                          \
+      if (test::ci()) FAIL() << "needs root (CI=true)";              \
       GTEST_SKIP() << "needs root: plants canaries in /run, limits"; \
-    }                                                             \
+    }                                                                \
   } while (0)
 
 TEST(IsolateProbe, TargetsRoundTripThroughTheirTextForm) {
@@ -293,7 +305,8 @@ TEST(IsolateProbe, EachProtectionTurnedOffMakesItsProbeLeak) {
   std::set<std::string> net = {"net.host_loopback"};
   if (w.t.tcp.size() > 1) net.insert("net.egress");
   const std::vector<Mutation> table = {
-      {{"hidden"}, {"hidden.ssh", "hidden.netrc", "hidden.env_file", "hidden.database", "hidden.secrets"}},
+      {{"hidden"},
+       {"hidden.ssh", "hidden.netrc", "hidden.env_file", "hidden.database", "hidden.secrets"}},
       {{"pidns"}, {"proc.owner_processes"}},
       {{"readonly"}, {}},  // landlock alone still refuses every write
       {{"landlock"}, {}},  // the read-only mounts alone still refuse every write
@@ -302,7 +315,8 @@ TEST(IsolateProbe, EachProtectionTurnedOffMakesItsProbeLeak) {
       {{"netns", "landlock"}, net},
       {{"tmp"}, {"socket.ssh_agent"}},
       {{"run"}, {"socket.docker", "socket.dbus_session"}},
-      {{"seccomp"}, {"ptrace", "io_uring", "tiocsti", "socket.vsock", "userns.nested", "keyring.owner"}},
+      {{"seccomp"},
+       {"ptrace", "io_uring", "tiocsti", "socket.vsock", "userns.nested", "keyring.owner"}},
       {{"setsid"}, {"tty.controlling"}},
       {{"nnp"}, {"caps.none"}},
       {{"limits"}, {"limits.pids", "limits.memory"}},
@@ -325,7 +339,7 @@ TEST(IsolateProbe, WithoutAnySandboxEveryProbeFindsItsTarget) {
   World w;
   std::ostringstream out;
   ProbeTargets t = w.full();
-  t.fork_bomb = 0;    // unlimited here: shown by the mutation test under limits instead
+  t.fork_bomb = 0;  // unlimited here: shown by the mutation test under limits instead
   t.memory_hog = 0;
   auto results = run_probe_suite(t);
   std::set<std::string> ok;
@@ -341,7 +355,8 @@ TEST(IsolateProbe, WithoutAnySandboxEveryProbeFindsItsTarget) {
 
 // network: allowlist, end to end: the phase reaches an allowed host only through the bridge and
 // the egress proxy; another host, fronting by SNI, and the host's loopback stay out of reach.
-// Positive controls: the same probes leak when the proxy allows the other host / skips the SNI check.
+// Positive controls: the same probes leak when the proxy allows the other host / skips the SNI
+// check.
 TEST(IsolateProbe, AllowlistReachesOnlyAllowedHostsThroughTheProxy) {
   NEED_ROOT();
   World w;
@@ -382,7 +397,8 @@ TEST(IsolateProbe, JsonOutputIsOneArrayWithNameOkAndDetail) {
   t.secrets = {{"hidden.none", "/nonexistent/aw"}};
   std::ostringstream out;
   EXPECT_EQ(run_probes(t, true, out), 0);
-  EXPECT_EQ(out.str(), "[{\"name\":\"hidden.none\",\"ok\":true,\"detail\":\"No such file or directory\"}]\n");
+  EXPECT_EQ(out.str(),
+            "[{\"name\":\"hidden.none\",\"ok\":true,\"detail\":\"No such file or directory\"}]\n");
 }
 
 TEST(IsolateSandbox, LeftoverProcessesDieOnlyBecauseOfThePidNamespace) {
@@ -397,9 +413,10 @@ TEST(IsolateSandbox, LeftoverProcessesDieOnlyBecauseOfThePidNamespace) {
     plan.apply_limits = false;
     if (!pidns) plan.disable_for_test = {"pidns"};
     std::string marker = fmt::format("aw-leftover-{}-{}", ::getpid(), pidns);
-    auto r = test::run_with(make_sandbox_launcher(plan),
-                            {"/bin/sh", "-c", "sh -c 'sleep 1000' " + marker + " </dev/null >/dev/null 2>&1 & echo ok"},
-                            clone);
+    auto r = test::run_with(
+        make_sandbox_launcher(plan),
+        {"/bin/sh", "-c", "sh -c 'sleep 1000' " + marker + " </dev/null >/dev/null 2>&1 & echo ok"},
+        clone);
     ASSERT_TRUE(r.started) << r.start_error;
     // With the namespace, init's exit has already killed and reaped everything in it; without,
     // the sleeper may still be exec'ing: give it up to a second to show up.
@@ -410,6 +427,52 @@ TEST(IsolateSandbox, LeftoverProcessesDieOnlyBecauseOfThePidNamespace) {
     }
     EXPECT_EQ(found.empty(), pidns);
     for (pid_t p : found) ::kill(p, SIGKILL);
+  }
+}
+
+TEST(IsolateSandbox, ThePhaseDiesWithTheProcessThatLaunchedIt) {
+  // die-with-parent: if the runner's keeper is killed, the namespace goes with it (and, as the
+  // positive control, without the protection the phase survives the keeper).
+  for (bool protect : {true, false}) {
+    TempDir d;
+    std::string clone = d.path + "/clone";
+    ASSERT_TRUE(make_dirs(clone));
+    SandboxPlan plan;
+    plan.writable = {clone};
+    plan.apply_limits = false;
+    if (!protect) plan.disable_for_test = {"diewithparent"};
+    std::string marker = fmt::format("aw-orphan-{}-{}", ::getpid(), protect);
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    pid_t keeper = ::fork();
+    if (keeper == 0) {
+      ExecRequest req;
+      req.argv = {"/bin/sh", "-c", "sleep 1000; : " + marker};
+      req.env = {"PATH=/usr/bin:/bin"};
+      req.cwd = clone;
+      auto pid = make_sandbox_launcher(plan)(req);
+      (void)!::write(ready[1], pid ? "Y" : "N", 1);
+      ::pause();
+      ::_exit(0);
+    }
+    ::close(ready[1]);
+    char c = 0;
+    ASSERT_EQ(::read(ready[0], &c, 1), 1);
+    ::close(ready[0]);
+    ASSERT_EQ(c, 'Y');
+    for (int i = 0; i < 200 && pids_with(marker).empty(); ++i) ::usleep(5000);  // exec of sh
+    ASSERT_FALSE(pids_with(marker).empty());
+    ::kill(keeper, SIGKILL);
+    ::waitpid(keeper, nullptr, 0);
+    if (!protect) ::usleep(300000);  // long past when a death signal would have landed
+    std::vector<pid_t> left = pids_with(marker);
+    for (int i = 0; i < 250 && !left.empty() && protect; ++i) {  // SIGKILL delivery is asynchronous
+      ::usleep(20000);
+      left = pids_with(marker);
+    }
+    EXPECT_EQ(left.empty(), protect);
+    // The orphaned init was reparented away from us: kill its namespace through it.
+    for (pid_t p : left) ::kill(p, SIGKILL);
   }
 }
 

@@ -87,25 +87,32 @@ using IsolateEgressProxy = ProxyFixture;
 
 TEST_F(IsolateEgressProxy, ForwardsAllowedPlainHttpInOriginFormAndLogsWithoutQuery) {
   start();
-  auto got = roundtrip("GET http://" + hp("allowed.test") + "/path?token=SECRET HTTP/1.1\r\nHost: " +
-                       hp("allowed.test") + "\r\n\r\n");
+  auto got = roundtrip("GET http://" + hp("allowed.test") +
+                       "/path?token=SECRET HTTP/1.1\r\nHost: " + hp("allowed.test") + "\r\n\r\n");
   EXPECT_EQ(got.substr(0, 15), "HTTP/1.0 200 OK");
   ASSERT_EQ(up.requests().size(), 1u);
   EXPECT_EQ(up.requests()[0].substr(0, 30), "GET /path?token=SECRET HTTP/1.");
   auto l = lines();
   ASSERT_EQ(l.size(), 1u);
-  EXPECT_EQ(l[0], fmt::format(R"({{"method":"GET","host":"allowed.test","port":{},"path":"/path","allowed":true,"rule":"allow allowed.test"}})", up.port));
+  EXPECT_EQ(
+      l[0],
+      fmt::format(
+          R"({{"method":"GET","host":"allowed.test","port":{},"path":"/path","allowed":true,"rule":"allow allowed.test"}})",
+          up.port));
 }
 
 TEST_F(IsolateEgressProxy, RefusesOtherHostsIpLiteralsAndFrontedHostHeadersWith403) {
   start();
-  auto other = roundtrip("GET http://" + hp("other.test") + "/ HTTP/1.1\r\nHost: " + hp("other.test") + "\r\n\r\n");
+  auto other = roundtrip("GET http://" + hp("other.test") +
+                         "/ HTTP/1.1\r\nHost: " + hp("other.test") + "\r\n\r\n");
   EXPECT_EQ(other.substr(0, 12), "HTTP/1.1 403");
   EXPECT_NE(other.find("X-Awaywork-Refused: deny not-listed"), std::string::npos) << other;
   auto ip = roundtrip("CONNECT " + hp("127.0.0.1") + " HTTP/1.1\r\n\r\n");
   EXPECT_NE(ip.find("X-Awaywork-Refused: deny ip-literal"), std::string::npos) << ip;
-  auto fronted = roundtrip("GET http://" + hp("allowed.test") + "/ HTTP/1.1\r\nHost: other.test\r\n\r\n");
-  EXPECT_NE(fronted.find("X-Awaywork-Refused: deny host-header-mismatch"), std::string::npos) << fronted;
+  auto fronted =
+      roundtrip("GET http://" + hp("allowed.test") + "/ HTTP/1.1\r\nHost: other.test\r\n\r\n");
+  EXPECT_NE(fronted.find("X-Awaywork-Refused: deny host-header-mismatch"), std::string::npos)
+      << fronted;
   auto junk = roundtrip("POST /relative HTTP/1.1\r\n\r\n");
   EXPECT_EQ(junk.substr(0, 12), "HTTP/1.1 403");
   EXPECT_TRUE(up.requests().empty());
@@ -127,8 +134,10 @@ TEST_F(IsolateEgressProxy, TunnelsConnectOnlyWhenTheSniNamesTheConnectHost) {
     std::string rest;
     test::drain(s, rest);
     ::close(s);
-    if (sni == "allowed.test") EXPECT_EQ(rest.substr(0, 15), "HTTP/1.0 200 OK");
-    else EXPECT_EQ(rest, "");
+    if (sni == "allowed.test")
+      EXPECT_EQ(rest.substr(0, 15), "HTTP/1.0 200 OK");
+    else
+      EXPECT_EQ(rest, "");
   }
   EXPECT_EQ(up.requests().size(), 1u);  // the fronted hello never reached the upstream
   auto l = lines();
@@ -144,7 +153,8 @@ TEST_F(IsolateEgressProxy, NamesResolvingToPrivateAddressesAreRefused) {
   auto p = EgressProxy::start(o);
   ASSERT_TRUE(p) << p.error().message;
   proxy = std::move(*p);
-  auto got = roundtrip("GET http://" + hp("allowed.test") + "/ HTTP/1.1\r\nHost: " + hp("allowed.test") + "\r\n\r\n");
+  auto got = roundtrip("GET http://" + hp("allowed.test") +
+                       "/ HTTP/1.1\r\nHost: " + hp("allowed.test") + "\r\n\r\n");
   EXPECT_NE(got.find("X-Awaywork-Refused: deny private-address"), std::string::npos) << got;
   EXPECT_TRUE(up.requests().empty());
 }

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "isolate/sandbox/sandbox.h"
 #include "harness.h"
+#include "isolate/sandbox/sandbox.h"
 
 namespace aw {
 namespace {
@@ -14,12 +14,12 @@ namespace {
 using test::run_with;
 using test::TempDir;
 
-#define NEED_ROOT()                                                            \
-  do {                                                                         \
-    if (::geteuid() != 0) {                                                    \
-      if (test::ci()) FAIL() << "needs root (CI=true)";                        \
-      GTEST_SKIP() << "needs root for cgroup limits";                          \
-    }                                                                          \
+#define NEED_ROOT()                                     \
+  do {                                                  \
+    if (::geteuid() != 0) {                             \
+      if (test::ci()) FAIL() << "needs root (CI=true)"; \
+      GTEST_SKIP() << "needs root for cgroup limits";   \
+    }                                                   \
   } while (0)
 
 struct Fixture : ::testing::Test {
@@ -49,7 +49,9 @@ TEST_F(IsolateSandbox, ReturnsTheMainProcessExitCodeAndOutput) {
 }
 
 TEST_F(IsolateSandbox, MainProcessRunsInNewPidUtsAndNetworkNamespaces) {
-  auto r = sh("echo $$; hostname; ls /sys/class/net >/dev/null; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '");
+  auto r =
+      sh("echo $$; hostname; ls /sys/class/net >/dev/null; cat /proc/net/dev | tail -n +3 | cut "
+         "-d: -f1 | tr -d ' '");
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.out, "2\nawaywork\nlo\n") << r.err;
 }
@@ -59,7 +61,8 @@ TEST_F(IsolateSandbox, PhasesOfAUnitShareOneEmptyNetworkNamespace) {
   auto ns = UnitNetns::create();
   ASSERT_TRUE(ns) << ns.error().message;
   plan.unit_netns_fd = ns->fd();
-  std::string script = "readlink /proc/self/ns/net; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '";
+  std::string script =
+      "readlink /proc/self/ns/net; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '";
   auto a = sh(script), b = sh(script);
   ASSERT_TRUE(a.started && b.started) << a.start_error << b.start_error;
   char host[64] = {};
@@ -95,9 +98,13 @@ TEST_F(IsolateSandbox, BadWritablePathIsRefusedBeforeThePhaseRuns) {
 }
 
 TEST_F(IsolateSandbox, RootIsReadOnlyCloneHomeAndTmpAreWritable) {
-  auto r = sh("touch /etc/aw-x 2>/dev/null && echo etc; touch /usr/aw-x 2>/dev/null && echo usr;"
-              "touch " + dir.path + "/aw-x 2>/dev/null && echo parent;"
-              "touch ./c && echo clone; touch " + home + "/h && echo home; touch /tmp/t && echo tmp");
+  auto r =
+      sh("touch /etc/aw-x 2>/dev/null && echo etc; touch /usr/aw-x 2>/dev/null && echo usr;"
+         "touch " +
+         dir.path +
+         "/aw-x 2>/dev/null && echo parent;"
+         "touch ./c && echo clone; touch " +
+         home + "/h && echo home; touch /tmp/t && echo tmp");
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.out, "clone\nhome\ntmp\n") << r.err;
   struct stat st {};
@@ -122,8 +129,10 @@ TEST_F(IsolateSandbox, HiddenFolderFileAndLinkTargetAreEmptyReadOnlyMasks) {
   ASSERT_EQ(::symlink(secret_dir.c_str(), (clone + "/sneaky").c_str()), 0);
   plan.hidden = {secret_dir, secret_file};
   auto r = sh("cat " + secret_dir + "/id_canary 2>/dev/null; ls -A " + secret_dir + "; cat " +
-              secret_file + "; ls -A sneaky/; touch " + secret_dir + "/new 2>/dev/null && echo wrote;"
-              "echo x > " + secret_file + " 2>/dev/null && echo wrote2; echo end");
+              secret_file + "; ls -A sneaky/; touch " + secret_dir +
+              "/new 2>/dev/null && echo wrote;"
+              "echo x > " +
+              secret_file + " 2>/dev/null && echo wrote2; echo end");
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.out, "end\n") << r.err;
 }
@@ -134,9 +143,10 @@ TEST_F(IsolateSandbox, MissingHiddenPathStaysHiddenWhenTheHostCreatesItLater) {
   ASSERT_TRUE(write_file(owner + "/visible", "v"));
   plan.hidden = {owner + "/.kube/config", owner + "/.config/gh"};
   // The phase waits until the host has created both paths, then looks.
-  std::string script = "while [ ! -e go ]; do sleep 0.01; done; cat " + owner + "/visible; echo; ls -A " +
-                       owner + "/.kube; ls -A " + owner + "/.config/gh; cat " + owner +
-                       "/.kube/config 2>/dev/null; mkdir " + owner + "/.kube/x 2>/dev/null && echo made; echo end";
+  std::string script = "while [ ! -e go ]; do sleep 0.01; done; cat " + owner +
+                       "/visible; echo; ls -A " + owner + "/.kube; ls -A " + owner +
+                       "/.config/gh; cat " + owner + "/.kube/config 2>/dev/null; mkdir " + owner +
+                       "/.kube/x 2>/dev/null && echo made; echo end";
   std::string out;
   int fds[2];
   ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
@@ -169,7 +179,8 @@ TEST_F(IsolateSandbox, HiddenStateFolderStillExposesTheCloneInsideIt) {
   plan.writable = {unit_clone, home};
   plan.hidden = {state};
   auto r = run_with(make_sandbox_launcher(plan),
-                    {"/bin/sh", "-c", "cat " + state + "/awaywork.db; ls -A " + state + "/runs; touch f && echo ok"},
+                    {"/bin/sh", "-c",
+                     "cat " + state + "/awaywork.db; ls -A " + state + "/runs; touch f && echo ok"},
                     unit_clone);
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.out, "u1\nok\n") << r.err;
@@ -183,7 +194,9 @@ TEST_F(IsolateSandbox, NothingOutlivesTheMainProcess) {
 }
 
 TEST_F(IsolateSandbox, PhaseHasNoCapabilitiesAndNoNewPrivs) {
-  auto r = sh("grep -E '^(CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status | tr -s '\\t' ' '");
+  auto r =
+      sh("grep -E '^(CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status | tr -s "
+         "'\\t' ' '");
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.out,
             "CapPrm: 0000000000000000\nCapEff: 0000000000000000\nCapBnd: 0000000000000000\n"
@@ -220,8 +233,8 @@ TEST(IsolatePlan, ExpandsHomeResolvesLinksAndAlwaysHidesAwayworksOwnFolders) {
   ASSERT_EQ(::symlink((d.path + "/real").c_str(), (d.path + "/.aws").c_str()), 0);
   SandboxConfig cfg;
   cfg.hidden = {"~/extra"};
-  UnitPaths u{d.path + "/clone", d.path + "/home", {d.path + "/claude"}, d.path,
-              d.path + "/cfg", d.path + "/state", {d.path + "/secrets.bin"}};
+  UnitPaths u{d.path + "/clone", d.path + "/home",  {d.path + "/claude"},     d.path,
+              d.path + "/cfg",   d.path + "/state", {d.path + "/secrets.bin"}};
   auto plan = make_plan(cfg, u);
   ASSERT_TRUE(plan) << plan.error().message;
   auto has = [&](const std::string& p) {
@@ -234,7 +247,8 @@ TEST(IsolatePlan, ExpandsHomeResolvesLinksAndAlwaysHidesAwayworksOwnFolders) {
   EXPECT_TRUE(has(d.path + "/cfg"));
   EXPECT_TRUE(has(d.path + "/state"));
   EXPECT_TRUE(has(d.path + "/secrets.bin"));
-  EXPECT_EQ(plan->writable, (std::vector<std::string>{d.path + "/clone", d.path + "/home", d.path + "/claude"}));
+  EXPECT_EQ(plan->writable,
+            (std::vector<std::string>{d.path + "/clone", d.path + "/home", d.path + "/claude"}));
 }
 
 }  // namespace

@@ -10,8 +10,10 @@ int main(int argc, char** argv) {
   bool json = false;
   const char* file = nullptr;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0) json = true;
-    else file = argv[i];
+    if (std::strcmp(argv[i], "--json") == 0)
+      json = true;
+    else
+      file = argv[i];
   }
   if (!file) {
     std::cerr << "usage: aw_probe_inside [--json] TARGETS_FILE\n";

@@ -34,9 +34,15 @@
 namespace aw {
 namespace {
 
-ProbeResult ok(std::string name, std::string why) { return {std::move(name), false, std::move(why)}; }
-ProbeResult leak(std::string name, std::string what) { return {std::move(name), true, std::move(what)}; }
-std::string err_text(int e) { return std::strerror(e); }
+ProbeResult ok(std::string name, std::string why) {
+  return {std::move(name), false, std::move(why)};
+}
+ProbeResult leak(std::string name, std::string what) {
+  return {std::move(name), true, std::move(what)};
+}
+std::string err_text(int e) {
+  return std::strerror(e);
+}
 
 ProbeResult probe_secret(const std::string& name, const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -50,8 +56,10 @@ ProbeResult probe_secret(const std::string& name, const std::string& path) {
   DIR* d = ::fdopendir(fd);
   int entries = 0;
   while (d && ::readdir(d)) ++entries;
-  if (d) ::closedir(d);
-  else ::close(fd);
+  if (d)
+    ::closedir(d);
+  else
+    ::close(fd);
   if (entries > 2) return leak(name, fmt::format("listed {} entries of {}", entries - 2, path));
   return ok(name, "empty");
 }
@@ -82,7 +90,8 @@ ProbeResult probe_tcp(const std::string& name, const std::string& where) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(std::atoi(where.c_str() + colon + 1)));
-  if (colon == std::string::npos || ::inet_pton(AF_INET, where.substr(0, colon).c_str(), &addr.sin_addr) != 1)
+  if (colon == std::string::npos ||
+      ::inet_pton(AF_INET, where.substr(0, colon).c_str(), &addr.sin_addr) != 1)
     return leak(name, "bad target " + where);  // a probe that cannot run must not pass
   int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (s < 0) return ok(name, err_text(errno));
@@ -107,7 +116,8 @@ ProbeResult probe_proc(const std::string& marker) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
     for (const char* f : {"environ", "cmdline"}) {
       auto text = read_file(fmt::format("/proc/{}/{}", e->d_name, f), 1 << 20);
-      if (text && text->find(marker) != std::string::npos) found = fmt::format("/proc/{}/{}", e->d_name, f);
+      if (text && text->find(marker) != std::string::npos)
+        found = fmt::format("/proc/{}/{}", e->d_name, f);
     }
   }
   ::closedir(d);
@@ -163,7 +173,7 @@ ProbeResult probe_tiocsti() {
   ::waitpid(child, &status, 0);
   ::close(master);
   return WIFEXITED(status) && WEXITSTATUS(status) == 1 ? leak("tiocsti", "injected into a terminal")
-                                                        : ok("tiocsti", "refused");
+                                                       : ok("tiocsti", "refused");
 }
 
 ProbeResult probe_vsock() {
@@ -178,8 +188,9 @@ ProbeResult probe_userns() {
   if (child == 0) ::_exit(::unshare(CLONE_NEWUSER) == 0 ? 1 : 0);
   int status = 0;
   ::waitpid(child, &status, 0);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 1 ? leak("userns.nested", "made a user namespace")
-                                                        : ok("userns.nested", "refused");
+  return WIFEXITED(status) && WEXITSTATUS(status) == 1
+             ? leak("userns.nested", "made a user namespace")
+             : ok("userns.nested", "refused");
 }
 
 ProbeResult probe_keyring(const std::string& desc) {
@@ -225,7 +236,8 @@ ProbeResult probe_fork_bomb(int n) {
   }
   for (pid_t p : kids) ::kill(p, SIGKILL);
   for (pid_t p : kids) ::waitpid(p, nullptr, 0);
-  if (static_cast<int>(kids.size()) >= n) return leak("limits.pids", fmt::format("started {} processes", n));
+  if (static_cast<int>(kids.size()) >= n)
+    return leak("limits.pids", fmt::format("started {} processes", n));
   return ok("limits.pids", fmt::format("stopped after {} processes: {}", kids.size(), err_text(e)));
 }
 
@@ -253,7 +265,8 @@ ProbeResult probe_caps() {
   std::string line, held;
   while (std::getline(in, line))
     for (const char* k : {"CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"})
-      if (line.rfind(k, 0) == 0 && line.find_first_not_of("0\t ", std::strlen(k)) != std::string::npos)
+      if (line.rfind(k, 0) == 0 &&
+          line.find_first_not_of("0\t ", std::strlen(k)) != std::string::npos)
         held += line + " ";
   return held.empty() ? ok("caps.none", "no capabilities") : leak("caps.none", "holds " + held);
 }
@@ -296,7 +309,8 @@ std::string exchange_head(int s, const std::string& send) {
   (void)!::write(s, send.data(), send.size());
   std::string got;
   char c;
-  while (got.size() < 8192 && got.find("\r\n\r\n") == std::string::npos && ::read(s, &c, 1) == 1) got += c;
+  while (got.size() < 8192 && got.find("\r\n\r\n") == std::string::npos && ::read(s, &c, 1) == 1)
+    got += c;
   return got;
 }
 
@@ -305,7 +319,8 @@ std::string send_and_read(int s, const std::string& send) {
   std::string got;
   char buf[4096];
   ssize_t n;
-  while (got.size() < 65536 && (n = ::read(s, buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+  while (got.size() < 65536 && (n = ::read(s, buf, sizeof buf)) > 0)
+    got.append(buf, static_cast<size_t>(n));
   return got;
 }
 
@@ -313,8 +328,10 @@ std::string send_and_read(int s, const std::string& send) {
 std::string http_get(const std::string& host_port, std::string* why) {
   int s = connect_proxy(why);
   if (s < 0) return "";
-  std::string got = send_and_read(s, fmt::format("GET http://{}/probe?token=probe HTTP/1.1\r\nHost: {}\r\n"
-                                            "Connection: close\r\n\r\n", host_port, host_port));
+  std::string got =
+      send_and_read(s, fmt::format("GET http://{}/probe?token=probe HTTP/1.1\r\nHost: {}\r\n"
+                                   "Connection: close\r\n\r\n",
+                                   host_port, host_port));
   ::close(s);
   *why = got.empty() ? "no answer" : got.substr(0, got.find("\r\n"));
   return got.substr(0, got.find("\r\n"));
@@ -328,7 +345,8 @@ ProbeResult probe_http_allowed(const std::string& name, const std::string& targe
 
 ProbeResult probe_http_denied(const std::string& name, const std::string& target) {
   std::string why, status = http_get(target, &why);
-  if (status.find(" 2") != std::string::npos) return leak(name, "reached " + target + ": " + status);
+  if (status.find(" 2") != std::string::npos)
+    return leak(name, "reached " + target + ": " + status);
   return ok(name, why);
 }
 
@@ -338,21 +356,27 @@ ProbeResult probe_fronting(const std::string& name, const std::string& target) {
   std::string why;
   int s = connect_proxy(&why);
   if (s < 0) return ok(name, why);
-  std::string head = exchange_head(s, fmt::format("CONNECT {} HTTP/1.1\r\nHost: {}\r\n\r\n", host_port, host_port));
+  std::string head = exchange_head(
+      s, fmt::format("CONNECT {} HTTP/1.1\r\nHost: {}\r\n\r\n", host_port, host_port));
   if (head.find(" 200 ") == std::string::npos) {
     ::close(s);
-    return leak(name, "broken: CONNECT to the allowed host refused: " + head.substr(0, head.find('\r')));
+    return leak(name,
+                "broken: CONNECT to the allowed host refused: " + head.substr(0, head.find('\r')));
   }
   std::string got = send_and_read(s, make_client_hello(sni));
   ::close(s);
-  if (!got.empty()) return leak(name, fmt::format("tunnel to {} carried SNI {} ({} bytes back)", host_port, sni, got.size()));
+  if (!got.empty())
+    return leak(name, fmt::format("tunnel to {} carried SNI {} ({} bytes back)", host_port, sni,
+                                  got.size()));
   return ok(name, "closed");
 }
 
 }  // namespace
 
 std::string make_client_hello(const std::string& sni) {
-  auto be16 = [](size_t v) { return std::string{static_cast<char>(v >> 8), static_cast<char>(v & 0xff)}; };
+  auto be16 = [](size_t v) {
+    return std::string{static_cast<char>(v >> 8), static_cast<char>(v & 0xff)};
+  };
   std::string name_ext = be16(sni.size() + 3) + std::string(1, '\0') + be16(sni.size()) + sni;
   std::string ext = be16(0) + be16(name_ext.size()) + name_ext;
   std::string body = std::string("\x03\x03", 2) + std::string(32, 'r') + std::string(1, '\0') +
@@ -393,22 +417,38 @@ Result<ProbeTargets> parse_probe_targets(const std::string& text) {
     auto a = line.find('\t'), b = line.find('\t', a + 1);
     if (a == std::string::npos || b == std::string::npos)
       return fail("probe targets line {}: expected kind<TAB>name<TAB>value", no);
-    std::string kind = line.substr(0, a), name = line.substr(a + 1, b - a - 1), value = line.substr(b + 1);
-    if (kind == "secret") t.secrets.emplace_back(name, value);
-    else if (kind == "write") t.writes.emplace_back(name, value);
-    else if (kind == "socket") t.sockets.emplace_back(name, value);
-    else if (kind == "tcp") t.tcp.emplace_back(name, value);
-    else if (kind == "http_allowed") t.http_allowed.emplace_back(name, value);
-    else if (kind == "http_denied") t.http_denied.emplace_back(name, value);
-    else if (kind == "fronting") t.fronting.emplace_back(name, value);
-    else if (kind == "marker") t.proc_marker = value;
-    else if (kind == "keyring") t.keyring_key = value;
-    else if (kind == "sys") t.sys_file = value;
-    else if (kind == "forkbomb") t.fork_bomb = std::atoi(value.c_str());
-    else if (kind == "memhog") t.memory_hog = std::strtoull(value.c_str(), nullptr, 10);
-    else if (kind == "sudo") t.sudo = value == "1";
-    else if (kind == "syscalls") t.syscalls = value == "1";
-    else return fail("probe targets line {}: unknown kind '{}'", no, kind);
+    std::string kind = line.substr(0, a), name = line.substr(a + 1, b - a - 1),
+                value = line.substr(b + 1);
+    if (kind == "secret")
+      t.secrets.emplace_back(name, value);
+    else if (kind == "write")
+      t.writes.emplace_back(name, value);
+    else if (kind == "socket")
+      t.sockets.emplace_back(name, value);
+    else if (kind == "tcp")
+      t.tcp.emplace_back(name, value);
+    else if (kind == "http_allowed")
+      t.http_allowed.emplace_back(name, value);
+    else if (kind == "http_denied")
+      t.http_denied.emplace_back(name, value);
+    else if (kind == "fronting")
+      t.fronting.emplace_back(name, value);
+    else if (kind == "marker")
+      t.proc_marker = value;
+    else if (kind == "keyring")
+      t.keyring_key = value;
+    else if (kind == "sys")
+      t.sys_file = value;
+    else if (kind == "forkbomb")
+      t.fork_bomb = std::atoi(value.c_str());
+    else if (kind == "memhog")
+      t.memory_hog = std::strtoull(value.c_str(), nullptr, 10);
+    else if (kind == "sudo")
+      t.sudo = value == "1";
+    else if (kind == "syscalls")
+      t.syscalls = value == "1";
+    else
+      return fail("probe targets line {}: unknown kind '{}'", no, kind);
   }
   return t;
 }
@@ -444,9 +484,12 @@ namespace {
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
-    else if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-    else out += static_cast<char>(c);
+    if (c == '"' || c == '\\')
+      out += '\\', out += static_cast<char>(c);
+    else if (c < 0x20)
+      out += fmt::format("\\u{:04x}", c);
+    else
+      out += static_cast<char>(c);
   }
   return out + "\"";
 }
@@ -460,8 +503,9 @@ int run_probes(const ProbeTargets& t, bool json, std::ostream& out) {
     const auto& r = results[i];
     leaks += r.leaked ? 1 : 0;
     if (json) {
-      out << (i ? "," : "") << "{\"name\":" << json_string(r.name) << ",\"ok\":" << (r.leaked ? "false" : "true")
-          << ",\"detail\":" << json_string(r.detail) << "}";
+      out << (i ? "," : "") << "{\"name\":" << json_string(r.name)
+          << ",\"ok\":" << (r.leaked ? "false" : "true") << ",\"detail\":" << json_string(r.detail)
+          << "}";
     } else if (r.leaked) {
       out << "LEAK " << r.name << ": " << r.detail << "\n";
     } else {

@@ -33,7 +33,8 @@ EgressDecision decide_host(const std::vector<std::string>& allow, std::string_vi
     if (e == host) return {true, "allow " + entry};
     if (!ip && e.size() > 2 && e.rfind("*.", 0) == 0) {
       std::string suffix = e.substr(1);  // ".example.com"
-      if (host.size() > suffix.size() && host.compare(host.size() - suffix.size(), suffix.size(), suffix) == 0)
+      if (host.size() > suffix.size() &&
+          host.compare(host.size() - suffix.size(), suffix.size(), suffix) == 0)
         return {true, "allow " + entry};
     }
   }

@@ -11,7 +11,8 @@ namespace aw {
 
 struct EgressDecision {
   bool allowed = false;
-  std::string rule;  // "allow example.com", "allow *.x.org", "deny ip-literal", "deny not-listed"...
+  std::string
+      rule;  // "allow example.com", "allow *.x.org", "deny ip-literal", "deny not-listed"...
 };
 
 // allow entries: "example.com" (exactly that host), "*.example.com" (any subdomain of it, not the

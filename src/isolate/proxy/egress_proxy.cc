@@ -27,9 +27,12 @@ constexpr size_t kMaxHead = 16384;
 std::string json_escape(const std::string& s) {
   std::string out;
   for (unsigned char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
-    else if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-    else out += static_cast<char>(c);
+    if (c == '"' || c == '\\')
+      out += '\\', out += static_cast<char>(c);
+    else if (c < 0x20)
+      out += fmt::format("\\u{:04x}", c);
+    else
+      out += static_cast<char>(c);
   }
   return out;
 }
@@ -38,7 +41,8 @@ bool private_address(const asio::ip::address& a) {
   if (a.is_loopback() || a.is_unspecified() || a.is_multicast()) return true;
   if (a.is_v6()) {
     auto v6 = a.to_v6();
-    if (v6.is_v4_mapped()) return private_address(asio::ip::make_address_v4(asio::ip::v4_mapped, v6));
+    if (v6.is_v4_mapped())
+      return private_address(asio::ip::make_address_v4(asio::ip::v4_mapped, v6));
     auto b = v6.to_bytes();
     return v6.is_link_local() || (b[0] & 0xfe) == 0xfc;
   }
@@ -101,9 +105,10 @@ struct EgressProxy::Impl {
   void log(const Request& r, const EgressDecision& d) {
     if (!opt.log) return;
     std::string path = r.path.substr(0, r.path.find('?'));  // never the query string
-    opt.log(fmt::format(R"({{"method":"{}","host":"{}","port":{},"path":"{}","allowed":{},"rule":"{}"}})",
-                        json_escape(r.method), json_escape(r.host), r.port, json_escape(path),
-                        d.allowed ? "true" : "false", json_escape(d.rule)));
+    opt.log(fmt::format(
+        R"({{"method":"{}","host":"{}","port":{},"path":"{}","allowed":{},"rule":"{}"}})",
+        json_escape(r.method), json_escape(r.host), r.port, json_escape(path),
+        d.allowed ? "true" : "false", json_escape(d.rule)));
   }
 
   // Parameters are references and callers pass named objects: GCC 12 destroys temporaries in a
@@ -113,13 +118,16 @@ struct EgressProxy::Impl {
     std::string body = "refused by awaywork's egress policy: " + d.rule + "\n";
     std::string resp = fmt::format(
         "HTTP/1.1 403 Forbidden\r\nX-Awaywork-Refused: {}\r\nContent-Type: text/plain\r\n"
-        "Content-Length: {}\r\nConnection: close\r\n\r\n{}", d.rule, body.size(), body);
+        "Content-Length: {}\r\nConnection: close\r\n\r\n{}",
+        d.rule, body.size(), body);
     error_code ec;
-    co_await asio::async_write(client, asio::buffer(resp), asio::redirect_error(asio::use_awaitable, ec));
+    co_await asio::async_write(client, asio::buffer(resp),
+                               asio::redirect_error(asio::use_awaitable, ec));
   }
 
   // Connect to host:port, refusing private addresses unless the allow rule names an IP.
-  awaitable<error_code> connect_upstream(tcp::socket& up, const Request& r, bool ip_rule, std::string& why) {
+  awaitable<error_code> connect_upstream(tcp::socket& up, const Request& r, bool ip_rule,
+                                         std::string& why) {
     error_code ec;
     std::string name = r.host;
     if (auto it = opt.static_hosts.find(r.host); it != opt.static_hosts.end()) name = it->second;
@@ -148,9 +156,11 @@ struct EgressProxy::Impl {
     char buf[16384];
     for (;;) {
       error_code ec;
-      size_t n = co_await from->async_read_some(asio::buffer(buf), asio::redirect_error(asio::use_awaitable, ec));
+      size_t n = co_await from->async_read_some(asio::buffer(buf),
+                                                asio::redirect_error(asio::use_awaitable, ec));
       if (ec || n == 0) break;
-      co_await asio::async_write(*to, asio::buffer(buf, n), asio::redirect_error(asio::use_awaitable, ec));
+      co_await asio::async_write(*to, asio::buffer(buf, n),
+                                 asio::redirect_error(asio::use_awaitable, ec));
       if (ec) break;
     }
     error_code ignored;
@@ -161,8 +171,9 @@ struct EgressProxy::Impl {
     auto client = std::make_shared<Local::socket>(std::move(sock));
     std::string data;
     error_code ec;
-    size_t head_len = co_await asio::async_read_until(*client, asio::dynamic_buffer(data, kMaxHead), "\r\n\r\n",
-                                                      asio::redirect_error(asio::use_awaitable, ec));
+    size_t head_len =
+        co_await asio::async_read_until(*client, asio::dynamic_buffer(data, kMaxHead), "\r\n\r\n",
+                                        asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return;
     Request r;
     std::string bad = parse_head(data.substr(0, head_len), r);
@@ -192,12 +203,14 @@ struct EgressProxy::Impl {
     if (r.method == "CONNECT") {
       // Promise the tunnel, then read the ClientHello before any upstream connection is made.
       static const std::string ok = "HTTP/1.1 200 Connection established\r\n\r\n";
-      co_await asio::async_write(*client, asio::buffer(ok), asio::redirect_error(asio::use_awaitable, ec));
+      co_await asio::async_write(*client, asio::buffer(ok),
+                                 asio::redirect_error(asio::use_awaitable, ec));
       first = data.substr(head_len);
       bool complete = false;
       char buf[4096];
       while (!ec && (client_hello_sni(first, &complete), !complete) && first.size() < kMaxHead) {
-        size_t n = co_await client->async_read_some(asio::buffer(buf), asio::redirect_error(asio::use_awaitable, ec));
+        size_t n = co_await client->async_read_some(asio::buffer(buf),
+                                                    asio::redirect_error(asio::use_awaitable, ec));
         first.append(buf, n);
       }
       auto sni = client_hello_sni(first, &complete);
@@ -217,12 +230,15 @@ struct EgressProxy::Impl {
     error_code up_ec = co_await connect_upstream(*up, r, ip_rule, why);
     if (up_ec) {
       EgressDecision no{false, why};
-      if (r.method == "CONNECT") log(r, no);  // after the 200, closing is all that is left
-      else co_await refuse(*client, r, no);
+      if (r.method == "CONNECT")
+        log(r, no);  // after the 200, closing is all that is left
+      else
+        co_await refuse(*client, r, no);
       co_return;
     }
     log(r, d);
-    co_await asio::async_write(*up, asio::buffer(first), asio::redirect_error(asio::use_awaitable, ec));
+    co_await asio::async_write(*up, asio::buffer(first),
+                               asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return;
     asio::co_spawn(io, pump(client, up), asio::detached);
     asio::co_spawn(io, pump(up, client), asio::detached);
@@ -231,7 +247,8 @@ struct EgressProxy::Impl {
   awaitable<void> accept_loop() {
     for (;;) {
       error_code ec;
-      Local::socket s = co_await acceptor.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+      Local::socket s =
+          co_await acceptor.async_accept(asio::redirect_error(asio::use_awaitable, ec));
       if (ec == asio::error::operation_aborted) co_return;
       if (!ec) asio::co_spawn(io, session(std::move(s)), asio::detached);
     }
@@ -269,6 +286,8 @@ EgressProxy::~EgressProxy() {
   ::unlink(impl_->opt.socket_path.c_str());
 }
 
-const std::string& EgressProxy::socket_path() const { return impl_->opt.socket_path; }
+const std::string& EgressProxy::socket_path() const {
+  return impl_->opt.socket_path;
+}
 
 }  // namespace aw

@@ -34,9 +34,10 @@ bool cgroup_writable(const SandboxPlan&) {
 std::vector<MissingFeature> probe_sandbox(const SandboxPlan& plan) {
   std::vector<MissingFeature> missing;
   if (!can_clone(CLONE_NEWUSER))
-    missing.push_back({"user namespaces",
-                       "sysctl -w kernel.unprivileged_userns_clone=1 user.max_user_namespaces=15000 "
-                       "(and kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu)"});
+    missing.push_back(
+        {"user namespaces",
+         "sysctl -w kernel.unprivileged_userns_clone=1 user.max_user_namespaces=15000 "
+         "(and kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu)"});
   struct Ns {
     unsigned long flag;
     const char* name;
@@ -55,9 +56,11 @@ std::vector<MissingFeature> probe_sandbox(const SandboxPlan& plan) {
     missing.push_back({"cgroup limits (memory, pids, cpu)",
                        "run awaywork as root, delegate a cgroup v2 subtree (systemd-run --user "
                        "--scope -p Delegate=yes), or set sandbox.limits off for this owner"});
-  if (plan.network == Network::allowlist && (plan.proxy_socket.empty() || ::access(plan.proxy_socket.c_str(), F_OK) != 0))
-    missing.push_back({"network allowlist: the egress proxy's socket",
-                       "start EgressProxy (isolate/proxy/egress_proxy.h) and set the plan's proxy_socket"});
+  if (plan.network == Network::allowlist &&
+      (plan.proxy_socket.empty() || ::access(plan.proxy_socket.c_str(), F_OK) != 0))
+    missing.push_back(
+        {"network allowlist: the egress proxy's socket",
+         "start EgressProxy (isolate/proxy/egress_proxy.h) and set the plan's proxy_socket"});
   return missing;
 }
 
@@ -70,12 +73,15 @@ Status sandbox_available(const SandboxPlan& plan) {
 }
 
 Result<std::string> sandbox_decision(const SandboxPlan& plan) {
-  if (plan.mode == SandboxMode::off) return std::string("unsandboxed: sandbox is off in the config");
+  if (plan.mode == SandboxMode::off)
+    return std::string("unsandboxed: sandbox is off in the config");
   auto ok = sandbox_available(plan);
   if (ok) return std::string();
   if (plan.mode == SandboxMode::required)
-    return fail("{} (sandbox: required refuses to run the unit; set sandbox: preferred to run it "
-                "unsandboxed)", ok.error().message);
+    return fail(
+        "{} (sandbox: required refuses to run the unit; set sandbox: preferred to run it "
+        "unsandboxed)",
+        ok.error().message);
   return "unsandboxed: " + ok.error().message;
 }
 

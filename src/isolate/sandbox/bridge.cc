@@ -79,7 +79,8 @@ std::string open_proxy_listener(const SandboxPlan& plan, int* listen_fd) {
     }
     if (::fork() == 0) {
       int u = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      if (u >= 0 && ::connect(u, reinterpret_cast<sockaddr*>(&target), sizeof target) == 0) relay(c, u);
+      if (u >= 0 && ::connect(u, reinterpret_cast<sockaddr*>(&target), sizeof target) == 0)
+        relay(c, u);
       ::_exit(0);
     }
     ::close(c);

@@ -61,7 +61,9 @@ std::string setup_stdio(const ExecRequest& req) {
   if (err.empty()) err = apply_rlimits(plan);
   if (err.empty()) err = drop_privileges(plan);
   if (err.empty() && p.landlock_abi > 0) err = apply_landlock(plan, p.landlock_abi);
-  if (err.empty()) err = apply_seccomp(p.seccomp, plan.enabled("nnp"));  // last: it forbids what the steps above use
+  if (err.empty())
+    err =
+        apply_seccomp(p.seccomp, plan.enabled("nnp"));  // last: it forbids what the steps above use
   if (!err.empty()) die(sock, err);
   int last = ENOENT;
   for (const auto& path : p.exec_paths) {
@@ -111,7 +113,8 @@ void child_main(const Prepared& p, int sock) {
   }
   ::signal(SIGCHLD, no_op);
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die(sock, step_error("die-with-parent", "prctl", errno));
+  if (plan.enabled("diewithparent") && ::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+    die(sock, step_error("die-with-parent", "prctl", errno));
   // A caller that changed uid (sudo, setpriv) is not dumpable, which makes our /proc files root's
   // and the parent could not write our id maps.
   ::prctl(PR_SET_DUMPABLE, 1);

@@ -81,11 +81,14 @@ std::string apply_landlock(const SandboxPlan& plan, int abi) {
   bool ok = allow_path(rs, "/", kReadRights);
   uint64_t writable = all & ~LANDLOCK_ACCESS_FS_EXECUTE;
   writable &= ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK);
-  for (const auto& p : plan.writable) ok = ok && allow_path(rs, p.c_str(), writable | LANDLOCK_ACCESS_FS_EXECUTE);
-  for (const char* p : {"/tmp", "/dev/shm"}) ok = ok && allow_path(rs, p, writable | LANDLOCK_ACCESS_FS_EXECUTE);
+  for (const auto& p : plan.writable)
+    ok = ok && allow_path(rs, p.c_str(), writable | LANDLOCK_ACCESS_FS_EXECUTE);
+  for (const char* p : {"/tmp", "/dev/shm"})
+    ok = ok && allow_path(rs, p, writable | LANDLOCK_ACCESS_FS_EXECUTE);
   // Writing to /dev/null and the tty, and terminal ioctls on devices.
-  ok = ok && allow_path(rs, "/dev", LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 5 ? kIoctlDev : 0) |
-                                        (abi >= 3 ? kTruncate : 0));
+  ok = ok && allow_path(rs, "/dev",
+                        LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 5 ? kIoctlDev : 0) |
+                            (abi >= 3 ? kTruncate : 0));
   ok = ok && allow_path(rs, "/proc", LANDLOCK_ACCESS_FS_WRITE_FILE);  // /proc/self/* of our own
   if (ok && attr.handled_access_net && plan.network == Network::allowlist) {
     NetPort rule{kNetConnectTcp, plan.proxy_port};  // the bridge to the egress proxy, nothing else
@@ -96,7 +99,8 @@ std::string apply_landlock(const SandboxPlan& plan, int abi) {
     ::close(rs);
     return step_error("landlock", "add rule", e);
   }
-  if (plan.enabled("nnp") && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return step_error("landlock", "no_new_privs", errno);
+  if (plan.enabled("nnp") && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    return step_error("landlock", "no_new_privs", errno);
   long rc = ::syscall(SYS_landlock_restrict_self, rs, 0);
   int e = errno;
   ::close(rs);

@@ -73,7 +73,8 @@ Status parent_steps(const SandboxPlan& plan, const ExecRequest& req, const Prepa
                     int sock) {
   // Handshake 1: the child is ready (dumpable, so its /proc files are ours to write).
   char ready = 0;
-  if (::read(sock, &ready, 1) != 1 || ready != 'R') return fail("the child died before the handshake");
+  if (::read(sock, &ready, 1) != 1 || ready != 'R')
+    return fail("the child died before the handshake");
   AW_CHECK(with_context(write_id_maps(child, p.uid, p.gid), "user namespace id maps"));
   if (!req.cgroup_procs.empty()) {
     auto st = write_existing(req.cgroup_procs, std::to_string(child));
@@ -95,7 +96,8 @@ Result<pid_t> launch(const SandboxPlan& plan, const std::vector<sock_filter>& fi
   p.gid = ::getegid();
   p.landlock_abi = plan.enabled("landlock") ? landlock_abi() : 0;
   if (plan.network == Network::allowlist) {
-    if (plan.proxy_socket.empty()) return fail("sandbox: network allowlist needs the egress proxy's socket");
+    if (plan.proxy_socket.empty())
+      return fail("sandbox: network allowlist needs the egress proxy's socket");
     std::string url = fmt::format("http://127.0.0.1:{}", plan.proxy_port);
     for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY"})
       p.proxy_env.push_back(std::string(name) + "=" + url);
@@ -113,9 +115,11 @@ Result<pid_t> launch(const SandboxPlan& plan, const std::vector<sock_filter>& fi
   // A raw clone behaves like fork (child continues here on a copy of the stack) but can enter
   // the pid namespace as its init, which is what the runner must get back as its direct child.
   // With a unit namespace we step into it just for the clone (the child inherits it), then back.
-  int own_netns = wants_netns(plan) && plan.unit_netns_fd >= 0 ? enter_unit_netns(plan.unit_netns_fd) : -1;
+  int own_netns =
+      wants_netns(plan) && plan.unit_netns_fd >= 0 ? enter_unit_netns(plan.unit_netns_fd) : -1;
   p.joined_unit_netns = own_netns >= 0;
-  long pid = ::syscall(SYS_clone, clone_flags(plan, p.joined_unit_netns) | SIGCHLD, nullptr, nullptr, nullptr, 0);
+  long pid = ::syscall(SYS_clone, clone_flags(plan, p.joined_unit_netns) | SIGCHLD, nullptr,
+                       nullptr, nullptr, 0);
   if (pid != 0) leave_unit_netns(own_netns);
   if (pid < 0) {
     int e = errno;
@@ -153,7 +157,8 @@ Launcher make_sandbox_launcher(const SandboxPlan& plan) {
   auto shared = std::make_shared<const SandboxPlan>(plan);
   auto filter = sandbox::build_seccomp(plan);
   auto filter_error = filter ? std::string() : filter.error().message;
-  auto prog = std::make_shared<const std::vector<sock_filter>>(filter ? *filter : std::vector<sock_filter>{});
+  auto prog = std::make_shared<const std::vector<sock_filter>>(filter ? *filter
+                                                                      : std::vector<sock_filter>{});
   return [shared, prog, filter_error](const ExecRequest& req) -> Result<pid_t> {
     if (!filter_error.empty()) return fail("sandbox: seccomp filter: {}", filter_error);
     return sandbox::launch(*shared, *prog, req);

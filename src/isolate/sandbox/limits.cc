@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
@@ -72,7 +72,8 @@ Status v2_limits(const SandboxPlan& plan, const std::string& dir) {
   AW_CHECK(write_existing(dir + "/memory.max", std::to_string(plan.limits.memory_bytes)));
   if (exists(dir + "/memory.swap.max")) AW_CHECK(write_existing(dir + "/memory.swap.max", "0"));
   AW_CHECK(write_existing(dir + "/pids.max", std::to_string(plan.limits.pids)));
-  if (exists(dir + "/cpu.max")) AW_CHECK(write_existing(dir + "/cpu.max", cpu_max(plan.limits.cpus)));
+  if (exists(dir + "/cpu.max"))
+    AW_CHECK(write_existing(dir + "/cpu.max", cpu_max(plan.limits.cpus)));
   return {};
 }
 
@@ -93,9 +94,11 @@ Status v1_group(const SandboxPlan& plan, const char* controller, const std::stri
   }
   std::string name = controller;
   if (name == "memory") {
-    AW_CHECK(write_existing(dir + "/memory.limit_in_bytes", std::to_string(plan.limits.memory_bytes)));
+    AW_CHECK(
+        write_existing(dir + "/memory.limit_in_bytes", std::to_string(plan.limits.memory_bytes)));
     if (exists(dir + "/memory.memsw.limit_in_bytes"))
-      (void)write_existing(dir + "/memory.memsw.limit_in_bytes", std::to_string(plan.limits.memory_bytes));
+      (void)write_existing(dir + "/memory.memsw.limit_in_bytes",
+                           std::to_string(plan.limits.memory_bytes));
     return {};
   }
   if (name == "pids") return write_existing(dir + "/pids.max", std::to_string(plan.limits.pids));
@@ -107,7 +110,8 @@ Status v1_group(const SandboxPlan& plan, const char* controller, const std::stri
 Status v1_limits(const SandboxPlan& plan, pid_t child) {
   for (const char* c : kV1Controllers) {
     std::string base = v1_dir(c);
-    if (!exists(base)) return fail("no cgroup v1 {} hierarchy at {} (and no cgroup v2 controllers)", c, base);
+    if (!exists(base))
+      return fail("no cgroup v1 {} hierarchy at {} (and no cgroup v2 controllers)", c, base);
     std::string dir = fmt::format("{}/{}", base, group_name(plan, child));
     // A sweep elsewhere may remove an empty group between our mkdir and our join: make it again.
     Status joined = fail("not tried");
@@ -130,7 +134,9 @@ Status apply_cgroup_limits(const SandboxPlan& plan, const ExecRequest& req, pid_
 }
 
 std::string apply_rlimits(const SandboxPlan&) {
-  struct rlimit core {0, 0};
+  struct rlimit core {
+    0, 0
+  };
   if (::setrlimit(RLIMIT_CORE, &core) != 0) return step_error("rlimits", "core", errno);
   // Keep nofile within the hard limit we were given (it cannot be raised without privilege).
   struct rlimit nofile {};

@@ -46,9 +46,8 @@ int open_beneath(int root_fd, const std::string& abs, int flags) {
   struct open_how how {};
   how.flags = static_cast<uint64_t>(flags | O_CLOEXEC | O_NOFOLLOW);
   how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-  std::string rel = abs.substr(abs.find_first_not_of('/') == std::string::npos
-                                   ? abs.size()
-                                   : abs.find_first_not_of('/'));
+  std::string rel = abs.substr(
+      abs.find_first_not_of('/') == std::string::npos ? abs.size() : abs.find_first_not_of('/'));
   if (rel.empty()) rel = ".";
   return static_cast<int>(::syscall(SYS_openat2, root_fd, rel.c_str(), &how, sizeof how));
 }
@@ -88,7 +87,8 @@ bool make_path(int dir_fd, const std::string& rel) {
     size_t end = rel.find('/', pos);
     if (end == std::string::npos) end = rel.size();
     std::string part = rel.substr(0, end);
-    if (!part.empty() && ::mkdirat(dir_fd, part.c_str(), 0755) != 0 && errno != EEXIST) return false;
+    if (!part.empty() && ::mkdirat(dir_fd, part.c_str(), 0755) != 0 && errno != EEXIST)
+      return false;
     pos = end + 1;
   }
   return true;
@@ -114,7 +114,8 @@ class ViewBuilder {
   }
 
   std::string enter_staging() {
-    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return fail("make-rprivate", "/");
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+      return fail("make-rprivate", "/");
     if (::mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") != 0)
       return fail("mount staging tmpfs on", "/tmp");
     if (::chdir("/tmp") != 0 || ::mkdir("newroot", 0755) != 0 || ::mkdir("oldroot", 0755) != 0)
@@ -168,17 +169,23 @@ class ViewBuilder {
         return fail("bind", source);
     }
     for (const char* dir : {"shm", "pts"})
-      if (::mkdir((std::string("/newroot/dev/") + dir).c_str(), 0755) != 0) return fail("mkdir /dev/", dir);
+      if (::mkdir((std::string("/newroot/dev/") + dir).c_str(), 0755) != 0)
+        return fail("mkdir /dev/", dir);
     err = mount_at("/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
     if (err.empty())
-      err = mount_at("/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620");
+      err = mount_at("/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+                     "newinstance,ptmxmode=0666,mode=620");
     if (!err.empty()) return err;
-    const char* links[][2] = {{"pts/ptmx", "ptmx"}, {"/proc/self/fd", "fd"},
-                              {"/proc/self/fd/0", "stdin"}, {"/proc/self/fd/1", "stdout"},
+    const char* links[][2] = {{"pts/ptmx", "ptmx"},
+                              {"/proc/self/fd", "fd"},
+                              {"/proc/self/fd/0", "stdin"},
+                              {"/proc/self/fd/1", "stdout"},
                               {"/proc/self/fd/2", "stderr"}};
     for (auto& l : links)
-      if (::symlink(l[0], (std::string("/newroot/dev/") + l[1]).c_str()) != 0) return fail("symlink /dev/", l[1]);
-    if (set_attr(AT_FDCWD, "/newroot/dev", 0, MOUNT_ATTR_RDONLY) != 0) return fail("make read-only", "/dev");
+      if (::symlink(l[0], (std::string("/newroot/dev/") + l[1]).c_str()) != 0)
+        return fail("symlink /dev/", l[1]);
+    if (set_attr(AT_FDCWD, "/newroot/dev", 0, MOUNT_ATTR_RDONLY) != 0)
+      return fail("make read-only", "/dev");
     return {};
   }
 
@@ -188,9 +195,11 @@ class ViewBuilder {
     for (const auto& path : plan_.writable) {
       Fd src(open_beneath(old_.fd, path, O_PATH | O_DIRECTORY));
       if (!src) return fail("open writable path (must be a real folder, not a link)", path);
-      Fd tree(::open_tree(src.fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
+      Fd tree(::open_tree(src.fd, "",
+                          OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
       if (!tree) return fail("clone mount of", path);
-      if (set_attr(tree.fd, "", AT_EMPTY_PATH, 0, MOUNT_ATTR_RDONLY) != 0) return fail("make writable", path);
+      if (set_attr(tree.fd, "", AT_EMPTY_PATH, 0, MOUNT_ATTR_RDONLY) != 0)
+        return fail("make writable", path);
       Fd dst(open_beneath(root_.fd, path, O_PATH | O_DIRECTORY));
       if (!dst && errno == ENOENT) {
         make_path(root_.fd, path.substr(1));  // only succeeds inside a writable tmpfs
@@ -209,14 +218,16 @@ class ViewBuilder {
     if (::fstat(fd, &st) != 0) return fail("stat", path);
     if (!S_ISDIR(st.st_mode)) {
       Fd null(::open_tree(AT_FDCWD, "/newroot/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
-      if (!null || set_attr(null.fd, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY) != 0 || attach(null.fd, fd) != 0)
+      if (!null || set_attr(null.fd, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY) != 0 ||
+          attach(null.fd, fd) != 0)
         return fail("mask file", path);
       return {};
     }
     std::vector<std::pair<std::string, Fd>> keep;
     for (const auto& w : plan_.writable) {
       if (!under(w, path) || w == path) continue;
-      Fd t(::open_tree(root_.fd, w.substr(1).c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW));
+      Fd t(::open_tree(root_.fd, w.substr(1).c_str(),
+                       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW));
       if (!t) return fail("keep writable path", w);
       keep.emplace_back(w.substr(path.size() + 1), std::move(t));
     }
@@ -259,17 +270,20 @@ class ViewBuilder {
         continue;
       }
       bool is_dir = S_ISDIR(st.st_mode);
-      int rc = is_dir ? ::mkdirat(mirror.fd, name.c_str(), 0755)
-                      : ::close(::openat(mirror.fd, name.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+      int rc =
+          is_dir ? ::mkdirat(mirror.fd, name.c_str(), 0755)
+                 : ::close(::openat(mirror.fd, name.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
       if (rc == 0) entries.emplace_back(name, is_dir);
     }
     ::closedir(d);
     for (const auto& n : names)
-      if (::mkdirat(mirror.fd, n.c_str(), 0555) != 0 && errno != EEXIST) return fail("mask name", dir + "/" + n);
+      if (::mkdirat(mirror.fd, n.c_str(), 0555) != 0 && errno != EEXIST)
+        return fail("mask name", dir + "/" + n);
     Fd target(open_beneath(root_.fd, dir, O_PATH | O_DIRECTORY));
     if (!target || attach(mirror.fd, target.fd) != 0) return fail("mount mirror on", dir);
     for (const auto& [name, is_dir] : entries) {
-      Fd t(::open_tree(orig.fd, name.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW));
+      Fd t(::open_tree(orig.fd, name.c_str(),
+                       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW));
       Fd dst(open_beneath(root_.fd, dir + "/" + name, O_PATH | (is_dir ? O_DIRECTORY : 0)));
       if (!t || !dst || attach(t.fd, dst.fd) != 0) return fail("mirror entry", dir + "/" + name);
     }
@@ -284,7 +298,8 @@ class ViewBuilder {
     std::map<std::string, std::set<std::string>> missing;  // parent -> names
     std::vector<std::string> done;
     for (const auto& path : hidden) {
-      if (path == "/" || std::any_of(done.begin(), done.end(), [&](auto& d) { return under(path, d); }))
+      if (path == "/" ||
+          std::any_of(done.begin(), done.end(), [&](auto& d) { return under(path, d); }))
         continue;  // already inside a mask
       done.push_back(path);
       Fd fd(open_beneath(root_.fd, path, O_PATH));
@@ -293,7 +308,8 @@ class ViewBuilder {
         if (!err.empty()) return err;
         continue;
       }
-      if (errno != ENOENT && errno != ELOOP && errno != ENOTDIR) return fail("look up hidden path", path);
+      if (errno != ENOENT && errno != ELOOP && errno != ENOTDIR)
+        return fail("look up hidden path", path);
       // Find the deepest folder that exists; its next component is what gets masked.
       std::string parent = path.substr(0, path.rfind('/'));
       std::string name = path.substr(path.rfind('/') + 1);
@@ -331,6 +347,8 @@ class ViewBuilder {
 
 }  // namespace
 
-std::string build_fs_view(const SandboxPlan& plan) { return ViewBuilder(plan).build(); }
+std::string build_fs_view(const SandboxPlan& plan) {
+  return ViewBuilder(plan).build();
+}
 
 }  // namespace aw::sandbox

@@ -77,7 +77,9 @@ Result<UnitNetns> UnitNetns::create() {
     ::kill(pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
   }
-  if (fd < 0) return fail("make the unit's network namespace: {} (needs root)", ok == 'Y' ? errno_text(e) : "unshare failed");
+  if (fd < 0)
+    return fail("make the unit's network namespace: {} (needs root)",
+                ok == 'Y' ? errno_text(e) : "unshare failed");
   return UnitNetns(fd);
 }
 

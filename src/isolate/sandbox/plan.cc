@@ -10,10 +10,24 @@
 namespace aw {
 
 const std::vector<std::string>& builtin_hidden_in_home() {
-  static const std::vector<std::string> paths = {
-      ".ssh", ".gnupg", ".netrc", ".git-credentials", ".docker", ".kube", ".aws", ".azure",
-      ".config/gh", ".password-store", ".claude", ".claude.json", ".codex", ".config/gcloud",
-      ".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml"};
+  static const std::vector<std::string> paths = {".ssh",
+                                                 ".gnupg",
+                                                 ".netrc",
+                                                 ".git-credentials",
+                                                 ".docker",
+                                                 ".kube",
+                                                 ".aws",
+                                                 ".azure",
+                                                 ".config/gh",
+                                                 ".password-store",
+                                                 ".claude",
+                                                 ".claude.json",
+                                                 ".codex",
+                                                 ".config/gcloud",
+                                                 ".npmrc",
+                                                 ".pypirc",
+                                                 ".cargo/credentials",
+                                                 ".cargo/credentials.toml"};
   return paths;
 }
 
@@ -54,7 +68,8 @@ std::string resolved(const std::string& path) {
   std::string head = path, tail;
   char buf[PATH_MAX];
   while (!head.empty() && head != "/") {
-    if (::realpath(head.c_str(), buf)) return std::string(buf == std::string("/") ? "" : buf) + tail;
+    if (::realpath(head.c_str(), buf))
+      return std::string(buf == std::string("/") ? "" : buf) + tail;
     size_t slash = head.rfind('/');
     tail = head.substr(slash) + tail;
     head = head.substr(0, slash);

@@ -1,5 +1,6 @@
 // What one sandboxed phase may see and do, with every path already resolved on the host side.
-// Built from the owner's SandboxConfig plus the unit's paths by make_plan; the launcher only reads it.
+// Built from the owner's SandboxConfig plus the unit's paths by make_plan; the launcher only reads
+// it.
 #pragma once
 
 #include <cstdint>
@@ -19,14 +20,14 @@ struct UnitPaths {
   std::vector<std::string> provider_state;  // per-unit provider folders (read-write)
   std::string owner_home;                   // for "~/" in hidden: and the built-in secret list
   std::string config_dir;                   // awaywork's config folder (always hidden)
-  std::string state_dir;                    // awaywork's state folder: database, runs (always hidden)
-  std::vector<std::string> secret_files;    // awaywork's secret store, key file... (always hidden)
+  std::string state_dir;                  // awaywork's state folder: database, runs (always hidden)
+  std::vector<std::string> secret_files;  // awaywork's secret store, key file... (always hidden)
 };
 
 struct SandboxPlan {
   SandboxMode mode = SandboxMode::required;
   Network network = Network::none;
-  std::vector<std::string> allow;     // for allowlist: enforced by the EgressProxy (proxy/)
+  std::vector<std::string> allow;  // for allowlist: enforced by the EgressProxy (proxy/)
   // network: allowlist: the running EgressProxy's unix socket, and the port its bridge listens on
   // inside (HTTP_PROXY/HTTPS_PROXY point there; landlock lets TCP connect reach only it).
   std::string proxy_socket;
@@ -34,7 +35,7 @@ struct SandboxPlan {
   std::vector<std::string> writable;  // absolute, link-free paths bound read-write
   std::vector<std::string> hidden;    // absolute paths masked (they need not exist)
   Limits limits;
-  bool apply_limits = true;           // false: no cgroup limits (an unprivileged owner has none)
+  bool apply_limits = true;  // false: no cgroup limits (an unprivileged owner has none)
   // Names the unit's cgroup v1 groups (one per unit, reused by each phase; the lead removes them
   // with sweep_sandbox_cgroups when the unit ends). Empty: one group per launch.
   std::string cgroup_name;

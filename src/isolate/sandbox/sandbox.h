@@ -14,17 +14,18 @@ namespace aw {
 
 // Protections a mutation test may turn off one at a time (SandboxPlan::disable_for_test).
 inline const std::vector<std::string> kProtections = {
-    "netns",     // no network namespace: host loopback and host network reachable
-    "pidns",     // no pid namespace: host /proc, leftovers survive the phase
-    "hidden",    // hidden paths not masked
-    "readonly",  // "/" stays writable where the host allows it
-    "tmp",       // the host's /tmp instead of a private one
-    "run",       // the host's /run (session bus, docker.sock) instead of an empty one
-    "seccomp",   // no syscall filter
-    "landlock",  // no landlock ruleset
-    "nnp",       // no no_new_privs and capabilities kept
-    "setsid",    // no new session (TIOCSTI into the caller's terminal)
-    "limits",    // no cgroup limits
+    "netns",          // no network namespace: host loopback and host network reachable
+    "pidns",          // no pid namespace: host /proc, leftovers survive the phase
+    "hidden",         // hidden paths not masked
+    "readonly",       // "/" stays writable where the host allows it
+    "tmp",            // the host's /tmp instead of a private one
+    "run",            // the host's /run (session bus, docker.sock) instead of an empty one
+    "seccomp",        // no syscall filter
+    "landlock",       // no landlock ruleset
+    "nnp",            // no no_new_privs and capabilities kept
+    "setsid",         // no new session (TIOCSTI into the caller's terminal)
+    "limits",         // no cgroup limits
+    "diewithparent",  // the phase outlives a killed keeper
 };
 
 // Start the phase described by req inside the sandbox. Returns the pid of the namespace's init,

@@ -25,20 +25,57 @@ struct Ctx {
 
 // Syscalls denied outright with EPERM.
 constexpr const char* kDenied[] = {
-    "io_uring_setup", "io_uring_enter", "io_uring_register",  // a second syscall surface
-    "ptrace", "process_vm_readv", "process_vm_writev",      // other processes' memory
-    "keyctl", "add_key", "request_key",                       // the owner's kernel keyrings
-    "bpf", "perf_event_open", "userfaultfd",
-    "mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig",
-    "fspick", "mount_setattr", "open_tree_attr",
-    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-    "setns", "swapon", "swapoff", "reboot", "acct", "quotactl", "lookup_dcookie",
-    "name_to_handle_at", "open_by_handle_at", "iopl", "ioperm", "personality",
-    "syslog", "vhangup", "nfsservctl", "uselib", "landlock_create_ruleset",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",  // a second syscall surface
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",  // other processes' memory
+    "keyctl",
+    "add_key",
+    "request_key",  // the owner's kernel keyrings
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsmount",
+    "fsconfig",
+    "fspick",
+    "mount_setattr",
+    "open_tree_attr",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "setns",
+    "swapon",
+    "swapoff",
+    "reboot",
+    "acct",
+    "quotactl",
+    "lookup_dcookie",
+    "name_to_handle_at",
+    "open_by_handle_at",
+    "iopl",
+    "ioperm",
+    "personality",
+    "syslog",
+    "vhangup",
+    "nfsservctl",
+    "uselib",
+    "landlock_create_ruleset",
 };
 
 // Socket families an agent uses; every other one (AF_VSOCK, AF_PACKET, AF_BLUETOOTH...) is refused.
-bool family_allowed(int f) { return f == AF_UNIX || f == AF_INET || f == AF_INET6 || f == AF_NETLINK; }
+bool family_allowed(int f) {
+  return f == AF_UNIX || f == AF_INET || f == AF_INET6 || f == AF_NETLINK;
+}
 
 Status add(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned n, const scmp_arg_cmp* args) {
   int rc = seccomp_rule_add_array(ctx, action, nr, n, args);
@@ -54,7 +91,8 @@ Status add_rules(scmp_filter_ctx ctx) {
     AW_CHECK(add(ctx, deny, nr, 0, nullptr));
   }
   // Terminal injection and console tricks, whatever the tty.
-  for (unsigned long req : {static_cast<unsigned long>(TIOCSTI), static_cast<unsigned long>(TIOCLINUX)}) {
+  for (unsigned long req :
+       {static_cast<unsigned long>(TIOCSTI), static_cast<unsigned long>(TIOCLINUX)}) {
     scmp_arg_cmp a = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, req);
     AW_CHECK(add(ctx, deny, SCMP_SYS(ioctl), 1, &a));
   }
@@ -107,8 +145,10 @@ std::string apply_seccomp(const std::vector<sock_filter>& prog, bool set_nnp) {
   struct sock_fprog fprog {};
   fprog.len = static_cast<unsigned short>(prog.size());
   fprog.filter = const_cast<sock_filter*>(prog.data());
-  if (set_nnp && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return step_error("seccomp", "no_new_privs", errno);
-  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) != 0) return step_error("seccomp", "load filter", errno);
+  if (set_nnp && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    return step_error("seccomp", "no_new_privs", errno);
+  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) != 0)
+    return step_error("seccomp", "load filter", errno);
   return {};
 }
 
