@@ -186,6 +186,24 @@ TEST_F(IsolateSandbox, HiddenStateFolderStillExposesTheCloneInsideIt) {
   EXPECT_EQ(r.out, "u1\nok\n") << r.err;
 }
 
+TEST_F(IsolateSandbox, CloneInsideAMirroredHomeStaysWritable) {
+  // The owner's home gets mirrored (a missing hidden name in it) while the clone lives below it.
+  std::string owner = dir.path + "/owner", work = owner + "/src/repo";
+  ASSERT_TRUE(make_dirs(work));
+  ASSERT_TRUE(write_file(owner + "/notes.txt", "n"));
+  plan.writable = {work, home};
+  plan.hidden = {owner + "/.kube"};
+  auto r = run_with(make_sandbox_launcher(plan),
+                    {"/bin/sh", "-c",
+                     "touch f && echo wrote; cat " + owner + "/notes.txt; echo; ls -A " + owner +
+                         "/.kube; touch " + owner + "/x 2>/dev/null && echo home"},
+                    work);
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "wrote\nn\n") << r.err;
+  struct stat st {};
+  EXPECT_EQ(::stat((work + "/f").c_str(), &st), 0);
+}
+
 TEST_F(IsolateSandbox, NothingOutlivesTheMainProcess) {
   // The background sleeper holds stdout: if it survived, run_with would never see EOF.
   auto r = sh("(setsid sleep 1000 &) ; (sleep 1000 &); echo started");
@@ -225,6 +243,17 @@ TEST_F(IsolateSandbox, RequiredPolicyRefusesWhatItCannotBuildAndNamesTheFix) {
   plan.mode = SandboxMode::required;
   plan.network = Network::none;
   EXPECT_EQ(*sandbox_decision(plan), "");
+}
+
+TEST(IsolatePlan, DoctorWarnsAboutHostNetworkAndMissingLimits) {
+  SandboxPlan plan;
+  EXPECT_TRUE(sandbox_warnings(plan).empty());
+  plan.network = Network::host;
+  plan.apply_limits = false;
+  auto w = sandbox_warnings(plan);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_NE(w[0].find("network: host"), std::string::npos);
+  EXPECT_NE(w[1].find("limits are off"), std::string::npos);
 }
 
 TEST(IsolatePlan, ExpandsHomeResolvesLinksAndAlwaysHidesAwayworksOwnFolders) {

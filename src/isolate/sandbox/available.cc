@@ -64,6 +64,19 @@ std::vector<MissingFeature> probe_sandbox(const SandboxPlan& plan) {
   return missing;
 }
 
+std::vector<std::string> sandbox_warnings(const SandboxPlan& plan) {
+  std::vector<std::string> w;
+  if (plan.network == Network::host)
+    w.push_back(
+        "sandbox network: host: phases share the host's network (its loopback services, "
+        "cloud metadata endpoints, the whole internet); use none or allowlist");
+  if (!plan.apply_limits)
+    w.push_back("sandbox limits are off: a phase can exhaust memory and processes");
+  if (plan.network != Network::host && landlock_abi() == 0)
+    w.push_back("landlock is not available on this kernel: one layer of the sandbox is missing");
+  return w;
+}
+
 Status sandbox_available(const SandboxPlan& plan) {
   auto missing = probe_sandbox(plan);
   if (missing.empty()) return {};

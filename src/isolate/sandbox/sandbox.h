@@ -2,6 +2,20 @@
 // runner as a Launcher: called in the runner's keeper, it clones the phase's init into new user,
 // mount, pid, ipc, uts, cgroup and (unless network is host) net namespaces, builds the filesystem
 // view with pivot_root, applies limits, drops every privilege, then execs the phase's argv.
+//
+// How a unit uses it (the lead's side):
+//   SandboxPlan plan = *make_plan(config.sandbox, UnitPaths{clone, home, {state...}, owner_home,
+//                                                          config_dir, state_dir, {secret files}});
+//   plan.cgroup_name = unit_id;                       // one set of v1 groups per unit
+//   auto netns = UnitNetns::create();                 // root: one network namespace per unit
+//   if (netns) plan.unit_netns_fd = netns->fd();
+//   std::unique_ptr<EgressProxy> proxy;               // network: allowlist only (proxy/)
+//   if (plan.network == Network::allowlist) { proxy = *EgressProxy::start({sock, plan.allow, log});
+//                                             plan.proxy_socket = sock; }
+//   auto decision = sandbox_decision(plan);           // required: error; preferred/off: reason
+//   if (!decision) refuse the unit; else if (!decision->empty()) record it and run unsandboxed;
+//   else spec.launcher = make_sandbox_launcher(plan);  // for each phase's PhaseSpec
+//   ... after each phase (or at the unit's end): sweep_sandbox_cgroups();
 #pragma once
 
 #include <string>
@@ -60,6 +74,10 @@ struct MissingFeature {
 // What of the plan this machine cannot build (empty = everything). Tries the real thing (clones a
 // throwaway child into the namespaces) instead of reading sysctls.
 std::vector<MissingFeature> probe_sandbox(const SandboxPlan& plan);
+
+// What doctor should say about a plan that is built but weaker than the default (network: host,
+// no cgroup limits). Empty for the default plan.
+std::vector<std::string> sandbox_warnings(const SandboxPlan& plan);
 
 // Policy: ok when the plan can be built; else an error naming each missing feature and its fix.
 Status sandbox_available(const SandboxPlan& plan);
