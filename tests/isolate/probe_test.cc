@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "harness.h"
+#include "isolate/probe/probe_host.h"
 #include "isolate/probe/probes.h"
 #include "isolate/proxy/egress_proxy.h"
 
@@ -388,6 +389,35 @@ TEST(IsolateProbe, AllowlistReachesOnlyAllowedHostsThroughTheProxy) {
     auto r = w.probe(plan, t, 0, &raw);
     EXPECT_EQ(leaks(r), c.must_leak) << raw;
     EXPECT_EQ(r.count("net.allowed_host"), 1u) << raw;
+  }
+}
+
+// What `awaywork probe` runs: the targets ProbeHost sets up, all ok inside, and found with the
+// matching protection off.
+TEST(IsolateProbe, ProbeHostTargetsAreOkInsideAndFoundWithTheProtectionOff) {
+  NEED_ROOT();
+  World w;
+  SandboxPlan plan = w.plan();
+  auto host =
+      ProbeHost::start(plan, {w.owner + "/projects", w.source, w.owner + "/.config/awaywork/env",
+                              w.state + "/awaywork.db", w.state + "/secrets.enc"});
+  ASSERT_TRUE(host) << host.error().message;
+  const ProbeTargets& t = (*host)->targets();
+  EXPECT_FALSE(t.proc_marker.empty());
+  EXPECT_FALSE(t.keyring_key.empty());
+  std::string raw;
+  auto r = w.probe(plan, t, 0, &raw);
+  EXPECT_EQ(leaks(r), std::set<std::string>{}) << raw;
+  EXPECT_EQ(r.count("hidden.database"), 1u) << raw;
+  for (const auto& [off, leak] : std::vector<std::pair<std::set<std::string>, std::string>>{
+           {{"netns", "landlock"}, "net.host_loopback"},
+           {{"pidns"}, "proc.owner_processes"},
+           {{"seccomp"}, "keyring.owner"},
+           {{"hidden"}, "hidden.database"}}) {
+    SandboxPlan p = plan;
+    p.disable_for_test = off;
+    auto m = w.probe(p, t, 0, &raw);
+    EXPECT_TRUE(m[leak]) << leak << "\n" << raw;
   }
 }
 
