@@ -1,9 +1,12 @@
 // isolate_bench [RUNS]: median start-to-exit of /bin/true, in one run, for
 //   bare      fork + execve + waitpid
 //   sandbox   the sandbox launcher (network none: all namespaces, view, seccomp, landlock, limits)
-//   sandbox-hostnet  the same without a network namespace (what a kept per-unit netns would save)
+//   sandbox-hostnet  the same without a network namespace
+//   sandbox-unitnet  the same joining a UnitNetns kept for the unit (the recommended setup)
+//   sandbox-nolimits a fresh network namespace but no cgroup v1 groups (an unprivileged owner)
 //   bwrap     bwrap --unshare-all --die-with-parent --ro-bind / / --dev /dev --proc /proc true
-// and the overhead (sandbox - bare) and ratio (sandbox / bwrap).
+// and the overhead (sandbox - bare) and ratio (sandbox / bwrap). AW_BENCH_BREAKDOWN=1 adds one
+// case per protection left out. Run as root for the limits and the unit namespace.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,6 +92,8 @@ int main(int argc, char** argv) {
   auto unit_ns = aw::UnitNetns::create();  // root only; else the case is skipped
   aw::SandboxPlan unitnet = plan;
   if (unit_ns) unitnet.unit_netns_fd = unit_ns->fd();
+  aw::SandboxPlan nolimits = plan;
+  nolimits.apply_limits = false;
   aw::SandboxPlan hostnet = plan;
   hostnet.network = aw::Network::host;
   std::vector<Case> cases;
@@ -96,6 +101,7 @@ int main(int argc, char** argv) {
   cases.push_back({"sandbox", sandboxed(plan), {}});
   cases.push_back({"sandbox-hostnet", sandboxed(hostnet), {}});
   cases.push_back({"sandbox-unitnet", sandboxed(unitnet), {}});
+  cases.push_back({"sandbox-nolimits", sandboxed(nolimits), {}});
   bool have_bwrap = ::access("/usr/bin/bwrap", X_OK) == 0;
   if (have_bwrap)
     cases.push_back({"bwrap",
@@ -118,21 +124,23 @@ int main(int argc, char** argv) {
   (void)aw::sweep_sandbox_cgroups();
   (void)aw::remove_tree(dir);
   double bare = median(cases[0].ms), sbx = median(cases[1].ms), host = median(cases[2].ms),
-         unit = median(cases[3].ms);
+         unit = median(cases[3].ms), nolim = median(cases[4].ms);
   std::printf("runs per case: %d, interleaved (medians)\n", runs);
   std::printf("bare fork+exec         %7.3f ms\n", bare);
   std::printf("sandbox (net none)     %7.3f ms   overhead %+.3f ms\n", sbx, sbx - bare);
   std::printf("sandbox (net host)     %7.3f ms   overhead %+.3f ms\n", host, host - bare);
   std::printf("sandbox (unit netns)   %7.3f ms   overhead %+.3f ms%s\n", unit, unit - bare,
               unit_ns ? "" : "  (no unit netns: not root)");
+  std::printf("sandbox (no cgroups)    %7.3f ms   overhead %+.3f ms (net none, fresh netns)\n",
+              nolim, nolim - bare);
   if (have_bwrap) {
-    double bw = median(cases[4].ms);
+    double bw = median(cases[5].ms);
     std::printf("bwrap --unshare-all    %7.3f ms   sandbox/bwrap %.2fx, unit-netns/bwrap %.2fx\n",
                 bw, sbx / bw, unit / bw);
   } else {
     std::printf("bwrap: not installed (apt-get install bubblewrap)\n");
   }
-  for (size_t i = have_bwrap ? 5 : 4; i < cases.size(); ++i)
+  for (size_t i = have_bwrap ? 6 : 5; i < cases.size(); ++i)
     std::printf("%-20s %7.3f ms (%+.3f)\n", cases[i].name.c_str(), median(cases[i].ms),
                 median(cases[i].ms) - sbx);
   return 0;
