@@ -245,6 +245,20 @@ TEST_F(IsolateSandbox, RequiredPolicyRefusesWhatItCannotBuildAndNamesTheFix) {
   EXPECT_EQ(*sandbox_decision(plan), "");
 }
 
+TEST(IsolatePlan, RefusesWritablePathsThatExposeTheOwnersSecretsOrHome) {
+  TempDir d;
+  UnitPaths u{d.path + "/clone", d.path + "/home", {}, d.path + "/owner", "", "", {}};
+  SandboxConfig cfg;
+  for (const auto& bad : {d.path + "/owner/.claude", d.path + "/owner", d.path + "/owner/.config",
+                          std::string("/")}) {
+    u.provider_state = {bad};
+    auto plan = make_plan(cfg, u);
+    EXPECT_FALSE(plan) << bad;
+  }
+  u.provider_state = {d.path + "/home/.claude"};
+  EXPECT_TRUE(make_plan(cfg, u));
+}
+
 TEST(IsolatePlan, DoctorWarnsAboutHostNetworkAndMissingLimits) {
   SandboxPlan plan;
   EXPECT_TRUE(sandbox_warnings(plan).empty());

@@ -79,6 +79,26 @@ std::string resolved(const std::string& path) {
 
 }  // namespace
 
+bool inside(const std::string& path, const std::string& dir) {
+  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+                         path[dir.size()] == '/');
+}
+
+// A writable path must never open up the owner's own secrets or whole home: a provider's state
+// folder is per unit, never the owner's real ~/.claude or ~/.codex.
+Status check_writable(const std::string& path, const UnitPaths& unit) {
+  if (path == "/" || (!unit.owner_home.empty() && resolved(unit.owner_home) == path))
+    return fail("sandbox writable path {} would make the whole home or root writable", path);
+  if (!unit.owner_home.empty())
+    for (const auto& h : builtin_hidden_in_home()) {
+      std::string secret = resolved(unit.owner_home + "/" + h);
+      if (inside(path, secret) || inside(secret, path))
+        return fail("sandbox writable path {} would expose the owner's {} (use a per-unit folder)",
+                    path, secret);
+    }
+  return {};
+}
+
 Result<SandboxPlan> make_plan(const SandboxConfig& config, const UnitPaths& unit) {
   SandboxPlan plan;
   plan.mode = config.mode;
@@ -92,7 +112,9 @@ Result<SandboxPlan> make_plan(const SandboxConfig& config, const UnitPaths& unit
     if (w.empty()) continue;
     AW_TRY(auto p, with_context(expand(w, unit.owner_home), "sandbox writable path"));
     // Bound by fd without following links: store the real path the host has now.
-    plan.writable.push_back(resolved(p));
+    std::string r = resolved(p);
+    AW_CHECK(check_writable(r, unit));
+    plan.writable.push_back(r);
   }
   std::vector<std::string> hidden = config.hidden;
   if (!unit.owner_home.empty())
