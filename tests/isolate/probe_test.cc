@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 
+#include <cstddef>
 #include <map>
 #include <set>
 #include <sstream>
@@ -33,9 +34,15 @@ int listen_unix(const std::string& path) {
   int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un a{};
   a.sun_family = AF_UNIX;
-  std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
-  ::unlink(path.c_str());
-  if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(s, 16) != 0) return -1;
+  socklen_t len = sizeof a;
+  if (path[0] == '@') {  // abstract
+    std::memcpy(a.sun_path + 1, path.data() + 1, path.size() - 1);
+    len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size());
+  } else {
+    std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+    ::unlink(path.c_str());
+  }
+  if (::bind(s, reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(s, 16) != 0) return -1;
   ::chmod(path.c_str(), 0777);
   return s;
 }
@@ -109,6 +116,7 @@ struct World {
     sock("socket.ssh_agent", tmp_dir + "/agent.1");
     sock("socket.docker", run_dir + "/docker.sock");
     sock("socket.dbus_session", run_dir + "/user/bus");
+    sock("socket.abstract", fmt::format("@aw-sbx-test-{}", ::getpid()));
     t.tcp.emplace_back("net.host_loopback", listen_tcp("127.0.0.1", fds));
     if (auto ip = host_ip(); !ip.empty()) t.tcp.emplace_back("net.egress", listen_tcp(ip, fds));
     t.proc_marker = marker;
@@ -245,6 +253,11 @@ std::vector<pid_t> pids_with(const std::string& marker) {
   return out;
 }
 
+std::set<std::string> with(std::set<std::string> s, const std::string& more) {
+  s.insert(more);
+  return s;
+}
+
 std::set<std::string> leaks(const std::map<std::string, bool>& m) {
   std::set<std::string> out;
   for (const auto& [n, l] : m)
@@ -312,8 +325,8 @@ TEST(IsolateProbe, EachProtectionTurnedOffMakesItsProbeLeak) {
       {{"readonly"}, {}},  // landlock alone still refuses every write
       {{"landlock"}, {}},  // the read-only mounts alone still refuse every write
       {{"readonly", "landlock"}, writes},
-      {{"netns"}, {}},  // landlock alone still refuses TCP connect
-      {{"netns", "landlock"}, net},
+      {{"netns"}, {}},  // landlock alone still refuses TCP connect and abstract sockets
+      {{"netns", "landlock"}, with(net, "socket.abstract")},
       {{"tmp"}, {"socket.ssh_agent"}},
       {{"run"}, {"socket.docker", "socket.dbus_session"}},
       {{"seccomp"},

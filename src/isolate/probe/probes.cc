@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <sstream>
 
@@ -78,8 +79,15 @@ ProbeResult probe_socket(const std::string& name, const std::string& path) {
   if (s < 0) return ok(name, err_text(errno));
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-  int rc = ::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  if (!path.empty() && path[0] == '@') {  // abstract: "@name" is "\0name", length-delimited
+    size_t n = std::min(path.size() - 1, sizeof addr.sun_path - 1);
+    std::memcpy(addr.sun_path + 1, path.data() + 1, n);
+    len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+  } else {
+    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  }
+  int rc = ::connect(s, reinterpret_cast<sockaddr*>(&addr), len);
   int e = errno;
   ::close(s);
   return rc == 0 ? leak(name, "connected to " + path) : ok(name, err_text(e));
