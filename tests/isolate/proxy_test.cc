@@ -91,7 +91,8 @@ TEST_F(IsolateEgressProxy, ForwardsAllowedPlainHttpInOriginFormAndLogsWithoutQue
                        "/path?token=SECRET HTTP/1.1\r\nHost: " + hp("allowed.test") + "\r\n\r\n");
   EXPECT_EQ(got.substr(0, 15), "HTTP/1.0 200 OK");
   ASSERT_EQ(up.requests().size(), 1u);
-  EXPECT_EQ(up.requests()[0].substr(0, 30), "GET /path?token=SECRET HTTP/1.");
+  EXPECT_EQ(up.requests()[0], "GET /path?token=SECRET HTTP/1.1\r\nHost: " + hp("allowed.test") +
+                                  "\r\nConnection: close\r\n\r\n");
   auto l = lines();
   ASSERT_EQ(l.size(), 1u);
   EXPECT_EQ(

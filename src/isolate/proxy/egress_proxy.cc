@@ -94,6 +94,23 @@ std::string parse_head(const std::string& head, Request& r) {
   return r.port ? "" : "bad URL";
 }
 
+// The request in origin form, with "Connection: close": one request per tunnel, so a second
+// request on a kept-alive connection cannot name another virtual host of the same server.
+std::string origin_form(const Request& r, const std::string& data, size_t head_len) {
+  std::string out = fmt::format("{} {} {}\r\n", r.method, r.path, r.version);
+  size_t p = data.find("\r\n") + 2;
+  while (p < head_len - 2) {
+    size_t next = data.find("\r\n", p);
+    std::string h = data.substr(p, next - p);
+    bool hop = strncasecmp(h.c_str(), "connection:", 11) == 0 ||
+               strncasecmp(h.c_str(), "proxy-connection:", 17) == 0 ||
+               strncasecmp(h.c_str(), "keep-alive:", 11) == 0;
+    if (!hop && !h.empty()) out += h + "\r\n";
+    p = next + 2;
+  }
+  return out + "Connection: close\r\n\r\n" + data.substr(head_len);
+}
+
 }  // namespace
 
 struct EgressProxy::Impl {
@@ -221,8 +238,7 @@ struct EgressProxy::Impl {
         co_return;  // the tunnel was promised: closing is the refusal
       }
     } else {
-      size_t eol = data.find("\r\n");
-      first = fmt::format("{} {} {}", r.method, r.path, r.version) + data.substr(eol);
+      first = origin_form(r, data, head_len);
     }
     auto up = std::make_shared<tcp::socket>(io);
     std::string why;
