@@ -1,0 +1,147 @@
+// isolate_bench [RUNS]: median start-to-exit of /bin/true, in one run, for
+//   bare      fork + execve + waitpid
+//   sandbox   the sandbox launcher (network none: all namespaces, view, seccomp, landlock, limits)
+//   sandbox-hostnet  the same without a network namespace
+//   sandbox-unitnet  the same joining a UnitNetns kept for the unit (the recommended setup)
+//   sandbox-nolimits a fresh network namespace but no cgroup v1 groups (an unprivileged owner)
+//   bwrap     bwrap --unshare-all --die-with-parent --ro-bind / / --dev /dev --proc /proc true
+// and the overhead (sandbox - bare) and ratio (sandbox / bwrap). AW_BENCH_BREAKDOWN=1 adds one
+// case per protection left out. Run as root for the limits and the unit namespace.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/fs.h"
+#include "isolate/sandbox/sandbox.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Case {
+  std::string name;
+  std::function<bool()> once;
+  std::vector<double> ms;
+};
+
+// Round-robin over the cases so that load from other processes on the machine spreads evenly.
+void measure(std::vector<Case>& cases, int runs) {
+  for (int i = 0; i < runs; ++i)
+    for (auto& c : cases) {
+      auto a = Clock::now();
+      if (!c.once()) {
+        std::fprintf(stderr, "%s: run failed\n", c.name.c_str());
+        std::exit(1);
+      }
+      c.ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
+    }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+bool spawn(const std::vector<const char*>& argv) {
+  pid_t p = ::fork();
+  if (p == 0) {
+    ::execv(argv[0], const_cast<char**>(argv.data()));
+    ::_exit(127);
+  }
+  int st = 0;
+  ::waitpid(p, &st, 0);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = argc > 1 ? std::atoi(argv[1]) : 200;
+  char tmpl[] = "/var/tmp/aw-bench-XXXXXX";
+  std::string dir = ::mkdtemp(tmpl);
+  aw::SandboxPlan plan;
+  plan.writable = {dir};
+  plan.hidden = {"/root/.ssh", "/root/.aws", "/root/.config/gh"};
+  plan.apply_limits = ::geteuid() == 0;
+  plan.cgroup_name = "bench-unit";  // one group per unit, as the lead configures it
+  if (std::getenv("AW_BENCH_NO_LIMITS")) plan.apply_limits = false;
+  auto sandboxed = [&](const aw::SandboxPlan& p) {
+    auto launch = aw::make_sandbox_launcher(p);
+    return [launch, dir]() {
+      aw::ExecRequest req;
+      req.argv = {"/bin/true"};
+      req.env = {"PATH=/usr/bin:/bin"};
+      req.cwd = dir;
+      auto pid = launch(req);
+      if (!pid) {
+        std::fprintf(stderr, "%s\n", pid.error().message.c_str());
+        return false;
+      }
+      int st = 0;
+      ::waitpid(*pid, &st, 0);
+      return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    };
+  };
+  auto unit_ns = aw::UnitNetns::create();  // root only; else the case is skipped
+  aw::SandboxPlan unitnet = plan;
+  if (unit_ns) unitnet.unit_netns_fd = unit_ns->fd();
+  aw::SandboxPlan nolimits = plan;
+  nolimits.apply_limits = false;
+  aw::SandboxPlan hostnet = plan;
+  hostnet.network = aw::Network::host;
+  std::vector<Case> cases;
+  cases.push_back({"bare", [] { return spawn({"/bin/true", nullptr}); }, {}});
+  cases.push_back({"sandbox", sandboxed(plan), {}});
+  cases.push_back({"sandbox-hostnet", sandboxed(hostnet), {}});
+  cases.push_back({"sandbox-unitnet", sandboxed(unitnet), {}});
+  cases.push_back({"sandbox-nolimits", sandboxed(nolimits), {}});
+  bool have_bwrap = ::access("/usr/bin/bwrap", X_OK) == 0;
+  if (have_bwrap)
+    cases.push_back({"bwrap",
+                     [] {
+                       return spawn({"/usr/bin/bwrap", "--unshare-all", "--die-with-parent",
+                                     "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                                     "true", nullptr});
+                     },
+                     {}});
+  // Where the time goes: the same run with one protection left out (bench only).
+  if (std::getenv("AW_BENCH_BREAKDOWN"))
+    cases.push_back({"  same as sandbox", sandboxed(plan), {}});
+  if (std::getenv("AW_BENCH_BREAKDOWN"))
+    for (const auto& knob : aw::kProtections) {
+      aw::SandboxPlan p = plan;
+      p.disable_for_test = {knob};
+      cases.push_back({"  without " + knob, sandboxed(p), {}});
+    }
+  measure(cases, runs);
+  (void)aw::sweep_sandbox_cgroups();
+  (void)aw::remove_tree(dir);
+  double bare = median(cases[0].ms), sbx = median(cases[1].ms), host = median(cases[2].ms),
+         unit = median(cases[3].ms), nolim = median(cases[4].ms);
+  std::printf("runs per case: %d, interleaved (medians)\n", runs);
+  std::printf("bare fork+exec         %7.3f ms\n", bare);
+  std::printf("sandbox (net none)     %7.3f ms   overhead %+.3f ms\n", sbx, sbx - bare);
+  std::printf("sandbox (net host)     %7.3f ms   overhead %+.3f ms\n", host, host - bare);
+  std::printf("sandbox (unit netns)   %7.3f ms   overhead %+.3f ms%s\n", unit, unit - bare,
+              unit_ns ? "" : "  (no unit netns: not root)");
+  std::printf("sandbox (no cgroups)    %7.3f ms   overhead %+.3f ms (net none, fresh netns)\n",
+              nolim, nolim - bare);
+  if (have_bwrap) {
+    double bw = median(cases[5].ms);
+    std::printf("bwrap --unshare-all    %7.3f ms   sandbox/bwrap %.2fx, unit-netns/bwrap %.2fx\n",
+                bw, sbx / bw, unit / bw);
+  } else {
+    std::printf("bwrap: not installed (apt-get install bubblewrap)\n");
+  }
+  for (size_t i = have_bwrap ? 6 : 5; i < cases.size(); ++i)
+    std::printf("%-20s %7.3f ms (%+.3f)\n", cases[i].name.c_str(), median(cases[i].ms),
+                median(cases[i].ms) - sbx);
+  return 0;
+}

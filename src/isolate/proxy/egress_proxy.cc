@@ -1,0 +1,309 @@
+// The proxy server (Boost.Asio, C++20 coroutines, one thread). Errors are error_codes, never
+// exceptions; a connection that misbehaves is closed.
+#include "isolate/proxy/egress_proxy.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/asio.hpp>
+#include <chrono>
+#include <thread>
+
+#include "base/fs.h"
+#include "isolate/proxy/egress_policy.h"
+
+namespace aw {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using asio::ip::tcp;
+using Local = asio::local::stream_protocol;
+using boost::system::error_code;
+
+namespace {
+
+constexpr size_t kMaxHead = 16384;
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\', out += static_cast<char>(c);
+    else if (c < 0x20)
+      out += fmt::format("\\u{:04x}", c);
+    else
+      out += static_cast<char>(c);
+  }
+  return out;
+}
+
+bool private_address(const asio::ip::address& a) {
+  if (a.is_loopback() || a.is_unspecified() || a.is_multicast()) return true;
+  if (a.is_v6()) {
+    auto v6 = a.to_v6();
+    if (v6.is_v4_mapped())
+      return private_address(asio::ip::make_address_v4(asio::ip::v4_mapped, v6));
+    auto b = v6.to_bytes();
+    return v6.is_link_local() || (b[0] & 0xfe) == 0xfc;
+  }
+  auto b = a.to_v4().to_bytes();
+  return b[0] == 10 || b[0] == 0 || (b[0] == 172 && (b[1] & 0xf0) == 16) ||
+         (b[0] == 192 && b[1] == 168) || (b[0] == 169 && b[1] == 254) ||
+         (b[0] == 100 && (b[1] & 0xc0) == 64);
+}
+
+struct Request {
+  std::string method, host, path, version, host_header;
+  uint16_t port = 0;
+};
+
+// Parse the request head; "" on success, else why it is refused.
+std::string parse_head(const std::string& head, Request& r) {
+  size_t eol = head.find("\r\n");
+  std::string line = head.substr(0, eol);
+  size_t a = line.find(' '), b = line.rfind(' ');
+  if (a == std::string::npos || b == a) return "bad request line";
+  r.method = line.substr(0, a);
+  std::string target = line.substr(a + 1, b - a - 1);
+  r.version = line.substr(b + 1);
+  for (size_t p = eol; p != std::string::npos && p + 2 < head.size();) {
+    size_t next = head.find("\r\n", p + 2);
+    std::string h = head.substr(p + 2, next - p - 2);
+    if (h.size() > 5 && strncasecmp(h.c_str(), "host:", 5) == 0)
+      r.host_header = h.substr(h.find_first_not_of(' ', 5));
+    p = next;
+  }
+  auto split_port = [&](const std::string& hp, uint16_t def) {
+    size_t c = hp.rfind(':');
+    if (c != std::string::npos && hp.find(']', c) == std::string::npos) {
+      r.host = hp.substr(0, c);
+      r.port = static_cast<uint16_t>(std::atoi(hp.c_str() + c + 1));
+    } else {
+      r.host = hp;
+      r.port = def;
+    }
+  };
+  if (r.method == "CONNECT") {
+    split_port(target, 443);
+    return r.port ? "" : "bad CONNECT target";
+  }
+  if (target.rfind("http://", 0) != 0) return "only CONNECT and absolute http:// URLs";
+  size_t slash = target.find('/', 7);
+  split_port(target.substr(7, slash == std::string::npos ? std::string::npos : slash - 7), 80);
+  r.path = slash == std::string::npos ? "/" : target.substr(slash);
+  return r.port ? "" : "bad URL";
+}
+
+// The request in origin form, with "Connection: close": one request per tunnel, so a second
+// request on a kept-alive connection cannot name another virtual host of the same server.
+std::string origin_form(const Request& r, const std::string& data, size_t head_len) {
+  std::string out = fmt::format("{} {} {}\r\n", r.method, r.path, r.version);
+  size_t p = data.find("\r\n") + 2;
+  while (p < head_len - 2) {
+    size_t next = data.find("\r\n", p);
+    std::string h = data.substr(p, next - p);
+    bool hop = strncasecmp(h.c_str(), "connection:", 11) == 0 ||
+               strncasecmp(h.c_str(), "proxy-connection:", 17) == 0 ||
+               strncasecmp(h.c_str(), "keep-alive:", 11) == 0;
+    if (!hop && !h.empty()) out += h + "\r\n";
+    p = next + 2;
+  }
+  return out + "Connection: close\r\n\r\n" + data.substr(head_len);
+}
+
+}  // namespace
+
+struct EgressProxy::Impl {
+  EgressProxyOptions opt;
+  asio::io_context io;
+  Local::acceptor acceptor{io};
+  std::thread thread;
+
+  void log(const Request& r, const EgressDecision& d) {
+    if (!opt.log) return;
+    std::string path = r.path.substr(0, r.path.find('?'));  // never the query string
+    opt.log(fmt::format(
+        R"({{"method":"{}","host":"{}","port":{},"path":"{}","allowed":{},"rule":"{}"}})",
+        json_escape(r.method), json_escape(r.host), r.port, json_escape(path),
+        d.allowed ? "true" : "false", json_escape(d.rule)));
+  }
+
+  // Parameters are references and callers pass named objects: GCC 12 destroys temporaries in a
+  // co_await expression twice.
+  awaitable<void> refuse(Local::socket& client, const Request& r, const EgressDecision& d) {
+    log(r, d);
+    std::string body = "refused by awaywork's egress policy: " + d.rule + "\n";
+    std::string resp = fmt::format(
+        "HTTP/1.1 403 Forbidden\r\nX-Awaywork-Refused: {}\r\nContent-Type: text/plain\r\n"
+        "Content-Length: {}\r\nConnection: close\r\n\r\n{}",
+        d.rule, body.size(), body);
+    error_code ec;
+    co_await asio::async_write(client, asio::buffer(resp),
+                               asio::redirect_error(asio::use_awaitable, ec));
+  }
+
+  // Connect to host:port, refusing private addresses unless the allow rule names an IP.
+  awaitable<error_code> connect_upstream(tcp::socket& up, const Request& r, bool ip_rule,
+                                         std::string& why) {
+    error_code ec;
+    std::string name = r.host;
+    if (auto it = opt.static_hosts.find(r.host); it != opt.static_hosts.end()) name = it->second;
+    tcp::resolver resolver(io);
+    auto results = co_await resolver.async_resolve(name, std::to_string(r.port),
+                                                   asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) {
+      why = "deny resolve-failed";
+      co_return ec;
+    }
+    for (const auto& entry : results) {
+      if (!ip_rule && !opt.allow_private_upstream && private_address(entry.endpoint().address())) {
+        why = "deny private-address";
+        continue;
+      }
+      up = tcp::socket(io);
+      co_await up.async_connect(entry.endpoint(), asio::redirect_error(asio::use_awaitable, ec));
+      if (!ec) co_return ec;
+      why = "deny connect-failed";
+    }
+    co_return asio::error::host_unreachable;
+  }
+
+  template <class From, class To>
+  static awaitable<void> pump(std::shared_ptr<From> from, std::shared_ptr<To> to) {
+    char buf[16384];
+    for (;;) {
+      error_code ec;
+      size_t n = co_await from->async_read_some(asio::buffer(buf),
+                                                asio::redirect_error(asio::use_awaitable, ec));
+      if (ec || n == 0) break;
+      co_await asio::async_write(*to, asio::buffer(buf, n),
+                                 asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) break;
+    }
+    error_code ignored;
+    to->shutdown(asio::socket_base::shutdown_send, ignored);
+  }
+
+  awaitable<void> session(Local::socket sock) {
+    auto client = std::make_shared<Local::socket>(std::move(sock));
+    std::string data;
+    error_code ec;
+    size_t head_len =
+        co_await asio::async_read_until(*client, asio::dynamic_buffer(data, kMaxHead), "\r\n\r\n",
+                                        asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return;
+    Request r;
+    std::string bad = parse_head(data.substr(0, head_len), r);
+    if (!bad.empty()) {
+      EgressDecision no{false, "deny " + bad};
+      co_await refuse(*client, r, no);
+      co_return;
+    }
+    EgressDecision d = decide_host(opt.allow, r.host);
+    if (!d.allowed) {
+      co_await refuse(*client, r, d);
+      co_return;
+    }
+    if (r.method != "CONNECT") {
+      // Plain HTTP: the Host header must name the same host (no fronting), then origin-form.
+      std::string hh = r.host_header.substr(0, r.host_header.rfind(':') == std::string::npos ||
+                                                       r.host_header.find(']') != std::string::npos
+                                                   ? std::string::npos
+                                                   : r.host_header.rfind(':'));
+      if (!hh.empty() && strcasecmp(hh.c_str(), r.host.c_str()) != 0) {
+        EgressDecision no{false, "deny host-header-mismatch"};
+        co_await refuse(*client, r, no);
+        co_return;
+      }
+    }
+    std::string first;  // what goes upstream before relaying
+    if (r.method == "CONNECT") {
+      // Promise the tunnel, then read the ClientHello before any upstream connection is made.
+      static const std::string ok = "HTTP/1.1 200 Connection established\r\n\r\n";
+      co_await asio::async_write(*client, asio::buffer(ok),
+                                 asio::redirect_error(asio::use_awaitable, ec));
+      first = data.substr(head_len);
+      bool complete = false;
+      char buf[4096];
+      while (!ec && (client_hello_sni(first, &complete), !complete) && first.size() < kMaxHead) {
+        size_t n = co_await client->async_read_some(asio::buffer(buf),
+                                                    asio::redirect_error(asio::use_awaitable, ec));
+        first.append(buf, n);
+      }
+      auto sni = client_hello_sni(first, &complete);
+      bool tls = !first.empty() && static_cast<unsigned char>(first[0]) == 0x16;
+      if (ec || (opt.check_sni && tls && (!sni || !decide_host({r.host}, *sni).allowed))) {
+        r.path = sni ? "sni=" + *sni : "sni=none";
+        log(r, {false, "deny sni-mismatch"});
+        co_return;  // the tunnel was promised: closing is the refusal
+      }
+    } else {
+      first = origin_form(r, data, head_len);
+    }
+    auto up = std::make_shared<tcp::socket>(io);
+    std::string why;
+    bool ip_rule = is_ip_literal(r.host);
+    error_code up_ec = co_await connect_upstream(*up, r, ip_rule, why);
+    if (up_ec) {
+      EgressDecision no{false, why};
+      if (r.method == "CONNECT")
+        log(r, no);  // after the 200, closing is all that is left
+      else
+        co_await refuse(*client, r, no);
+      co_return;
+    }
+    log(r, d);
+    co_await asio::async_write(*up, asio::buffer(first),
+                               asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return;
+    asio::co_spawn(io, pump(client, up), asio::detached);
+    asio::co_spawn(io, pump(up, client), asio::detached);
+  }
+
+  awaitable<void> accept_loop() {
+    for (;;) {
+      error_code ec;
+      Local::socket s =
+          co_await acceptor.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+      if (ec == asio::error::operation_aborted) co_return;
+      if (!ec) asio::co_spawn(io, session(std::move(s)), asio::detached);
+    }
+  }
+};
+
+EgressProxy::EgressProxy(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Result<std::unique_ptr<EgressProxy>> EgressProxy::start(EgressProxyOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->opt = std::move(options);
+  const std::string& path = impl->opt.socket_path;
+  ::unlink(path.c_str());
+  error_code ec;
+  impl->acceptor.open(Local(), ec);
+  mode_t old = ::umask(0177);
+  if (!ec) impl->acceptor.bind(Local::endpoint(path), ec);
+  ::umask(old);
+  if (!ec) impl->acceptor.listen(128, ec);
+  if (ec) return fail("egress proxy: listen on {}: {}", path, ec.message());
+  asio::co_spawn(impl->io, impl->accept_loop(), asio::detached);
+  Impl* raw = impl.get();
+  impl->thread = std::thread([raw] {
+    try {
+      raw->io.run();
+    } catch (...) {  // nothing may escape the proxy thread
+    }
+  });
+  return std::unique_ptr<EgressProxy>(new EgressProxy(std::move(impl)));
+}
+
+EgressProxy::~EgressProxy() {
+  impl_->io.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+  ::unlink(impl_->opt.socket_path.c_str());
+}
+
+const std::string& EgressProxy::socket_path() const {
+  return impl_->opt.socket_path;
+}
+
+}  // namespace aw

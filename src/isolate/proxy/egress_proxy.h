@@ -1,0 +1,41 @@
+// awaywork's egress proxy (network: allowlist): an HTTP proxy on a unix socket, outside the
+// sandbox, which the sandbox reaches through a bridge on 127.0.0.1 inside its network namespace.
+// It allows CONNECT and plain absolute-URI HTTP only to allowed hosts, refuses with 403 and an
+// X-Awaywork-Refused header naming the rule, refuses a TLS ClientHello whose SNI differs from the
+// CONNECT host, never connects to loopback/private addresses a name resolves to (unless that
+// address is itself listed), and logs one JSON line per request (no bodies, no query strings).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace aw {
+
+struct EgressProxyOptions {
+  std::string socket_path;                          // created (replaced) with mode 0600
+  std::vector<std::string> allow;                   // see decide_host
+  std::function<void(const std::string&)> log;      // one JSON object per call, no newline
+  std::map<std::string, std::string> static_hosts;  // host -> IP, looked up before DNS (tests)
+  bool allow_private_upstream = false;              // tests: let names resolve to 127.0.0.1
+  bool check_sni = true;                            // false only in mutation tests
+};
+
+class EgressProxy {
+ public:
+  static Result<std::unique_ptr<EgressProxy>> start(EgressProxyOptions options);
+  ~EgressProxy();  // stops the proxy and its thread, removes the socket
+  const std::string& socket_path() const;
+
+  struct Impl;
+
+ private:
+  explicit EgressProxy(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace aw

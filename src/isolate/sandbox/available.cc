@@ -1,0 +1,101 @@
+// Policy: can this machine build the plan? Each check tries the real thing and, when it fails,
+// names the missing feature and the fix.
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "isolate/sandbox/sandbox.h"
+
+namespace aw {
+namespace {
+
+// Clone a child into the namespaces; it reports nothing and exits. The exit tells.
+bool can_clone(unsigned long flags) {
+  long pid = ::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0);
+  if (pid < 0) return false;
+  if (pid == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(static_cast<pid_t>(pid), &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+bool cgroup_writable(const SandboxPlan&) {
+  // v1 groups are made below our own; root (or a delegated tree) can do that.
+  return ::access("/sys/fs/cgroup/memory", W_OK) == 0 || ::geteuid() == 0;
+}
+
+}  // namespace
+
+std::vector<MissingFeature> probe_sandbox(const SandboxPlan& plan) {
+  std::vector<MissingFeature> missing;
+  if (!can_clone(CLONE_NEWUSER))
+    missing.push_back(
+        {"user namespaces",
+         "sysctl -w kernel.unprivileged_userns_clone=1 user.max_user_namespaces=15000 "
+         "(and kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu)"});
+  struct Ns {
+    unsigned long flag;
+    const char* name;
+  };
+  for (Ns ns : {Ns{CLONE_NEWNS, "mount namespaces"}, Ns{CLONE_NEWPID, "pid namespaces"},
+                Ns{CLONE_NEWIPC, "ipc namespaces"}, Ns{CLONE_NEWUTS, "uts namespaces"},
+                Ns{CLONE_NEWCGROUP, "cgroup namespaces"}, Ns{CLONE_NEWNET, "network namespaces"}}) {
+    if (ns.flag == CLONE_NEWNET && plan.network == Network::host) continue;
+    if (!missing.empty() && missing[0].feature == "user namespaces") break;
+    if (!can_clone(CLONE_NEWUSER | ns.flag))
+      missing.push_back({ns.name, "a kernel built with CONFIG_NAMESPACES and this namespace type"});
+  }
+  if (::prctl(PR_GET_SECCOMP) < 0)
+    missing.push_back({"seccomp filters", "a kernel built with CONFIG_SECCOMP_FILTER"});
+  if (plan.apply_limits && !cgroup_writable(plan))
+    missing.push_back({"cgroup limits (memory, pids, cpu)",
+                       "run awaywork as root, delegate a cgroup v2 subtree (systemd-run --user "
+                       "--scope -p Delegate=yes), or set sandbox.limits off for this owner"});
+  if (plan.network == Network::allowlist &&
+      (plan.proxy_socket.empty() || ::access(plan.proxy_socket.c_str(), F_OK) != 0))
+    missing.push_back(
+        {"network allowlist: the egress proxy's socket",
+         "start EgressProxy (isolate/proxy/egress_proxy.h) and set the plan's proxy_socket"});
+  return missing;
+}
+
+std::vector<std::string> sandbox_warnings(const SandboxPlan& plan) {
+  std::vector<std::string> w;
+  if (plan.network == Network::host)
+    w.push_back(
+        "sandbox network: host: phases share the host's network (its loopback services, "
+        "cloud metadata endpoints, the whole internet); use none or allowlist");
+  if (!plan.apply_limits)
+    w.push_back("sandbox limits are off: a phase can exhaust memory and processes");
+  if (plan.network != Network::host && landlock_abi() == 0)
+    w.push_back("landlock is not available on this kernel: one layer of the sandbox is missing");
+  return w;
+}
+
+Status sandbox_available(const SandboxPlan& plan) {
+  auto missing = probe_sandbox(plan);
+  if (missing.empty()) return {};
+  std::string text = "the sandbox cannot be built here:";
+  for (const auto& m : missing) text += fmt::format(" missing {} (fix: {});", m.feature, m.fix);
+  return fail(text);
+}
+
+Result<std::string> sandbox_decision(const SandboxPlan& plan) {
+  if (plan.mode == SandboxMode::off)
+    return std::string("unsandboxed: sandbox is off in the config");
+  auto ok = sandbox_available(plan);
+  if (ok) return std::string();
+  if (plan.mode == SandboxMode::required)
+    return fail(
+        "{} (sandbox: required refuses to run the unit; set sandbox: preferred to run it "
+        "unsandboxed)",
+        ok.error().message);
+  return "unsandboxed: " + ok.error().message;
+}
+
+}  // namespace aw

@@ -1,0 +1,174 @@
+// Limits: cgroup v2 when the phase's cgroup has controllers, else cgroup v1 memory/pids/cpu
+// groups made here (and removed by sweep_sandbox_cgroups); rlimits in the child.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "base/fs.h"
+#include "isolate/sandbox/sandbox.h"
+#include "isolate/sandbox/steps.h"
+
+namespace aw {
+namespace sandbox {
+
+Status write_existing(const std::string& path, const std::string& data) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return fail("open {}: {}", path, errno_text(errno));
+  ssize_t n = ::write(fd, data.data(), data.size());
+  int e = errno;
+  ::close(fd);
+  if (n != static_cast<ssize_t>(data.size())) return fail("write {}: {}", path, errno_text(e));
+  return {};
+}
+
+namespace {
+
+constexpr const char* kV1Root = "/sys/fs/cgroup";
+constexpr const char* kPrefix = "awaywork-sandbox-";
+constexpr const char* kV1Controllers[] = {"memory", "pids", "cpu"};
+
+bool exists(const std::string& p) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0;
+}
+
+// Our own group in a v1 hierarchy ("/process_api/x" from "4:memory:/process_api/x"): new groups
+// go below it, where whoever confined us delegated.
+std::string own_v1_group(const std::string& controller) {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    auto a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::stringstream names(line.substr(a + 1, b - a - 1));
+    std::string n;
+    while (std::getline(names, n, ','))
+      if (n == controller) return line.substr(b + 1) == "/" ? "" : line.substr(b + 1);
+  }
+  return "";
+}
+
+std::string v1_dir(const std::string& controller) {
+  return fmt::format("{}/{}{}", kV1Root, controller, own_v1_group(controller));
+}
+
+std::string cpu_max(double cpus) {
+  long period = 100000;
+  return fmt::format("{} {}", static_cast<long>(std::ceil(cpus * period)), period);
+}
+
+Status v2_limits(const SandboxPlan& plan, const std::string& dir) {
+  AW_CHECK(write_existing(dir + "/memory.max", std::to_string(plan.limits.memory_bytes)));
+  if (exists(dir + "/memory.swap.max")) AW_CHECK(write_existing(dir + "/memory.swap.max", "0"));
+  AW_CHECK(write_existing(dir + "/pids.max", std::to_string(plan.limits.pids)));
+  if (exists(dir + "/cpu.max"))
+    AW_CHECK(write_existing(dir + "/cpu.max", cpu_max(plan.limits.cpus)));
+  return {};
+}
+
+// "awaywork-sandbox-<unit>" when the plan names its unit (one group per unit, reused by each
+// phase: creating v1 memory groups is the slow part), else one per launch.
+std::string group_name(const SandboxPlan& plan, pid_t child) {
+  std::string name = plan.cgroup_name;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  return kPrefix + (name.empty() ? std::to_string(child) : name);
+}
+
+Status v1_group(const SandboxPlan& plan, const char* controller, const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0755) != 0) {
+    if (errno == EEXIST) return {};  // made by an earlier phase of the unit, limits already set
+    return fail("mkdir {}: {} (run as root, or give awaywork a delegated cgroup v2 subtree)", dir,
+                errno_text(errno));
+  }
+  std::string name = controller;
+  if (name == "memory") {
+    AW_CHECK(
+        write_existing(dir + "/memory.limit_in_bytes", std::to_string(plan.limits.memory_bytes)));
+    if (exists(dir + "/memory.memsw.limit_in_bytes"))
+      (void)write_existing(dir + "/memory.memsw.limit_in_bytes",
+                           std::to_string(plan.limits.memory_bytes));
+    return {};
+  }
+  if (name == "pids") return write_existing(dir + "/pids.max", std::to_string(plan.limits.pids));
+  AW_CHECK(write_existing(dir + "/cpu.cfs_period_us", "100000"));
+  return write_existing(dir + "/cpu.cfs_quota_us",
+                        std::to_string(static_cast<long>(std::ceil(plan.limits.cpus * 100000))));
+}
+
+Status v1_limits(const SandboxPlan& plan, pid_t child) {
+  for (const char* c : kV1Controllers) {
+    std::string base = v1_dir(c);
+    if (!exists(base))
+      return fail("no cgroup v1 {} hierarchy at {} (and no cgroup v2 controllers)", c, base);
+    std::string dir = fmt::format("{}/{}", base, group_name(plan, child));
+    // A sweep elsewhere may remove an empty group between our mkdir and our join: make it again.
+    Status joined = fail("not tried");
+    for (int attempt = 0; attempt < 3 && !joined; ++attempt) {
+      AW_CHECK(v1_group(plan, c, dir));
+      joined = write_existing(dir + "/cgroup.procs", std::to_string(child));
+    }
+    AW_CHECK(joined);
+  }
+  return {};
+}
+
+}  // namespace
+
+Status apply_cgroup_limits(const SandboxPlan& plan, const ExecRequest& req, pid_t child) {
+  if (!req.cgroup_dir.empty() && exists(req.cgroup_dir + "/memory.max") &&
+      exists(req.cgroup_dir + "/pids.max"))
+    return v2_limits(plan, req.cgroup_dir);
+  return v1_limits(plan, child);
+}
+
+std::string apply_rlimits(const SandboxPlan&) {
+  struct rlimit core {
+    0, 0
+  };
+  if (::setrlimit(RLIMIT_CORE, &core) != 0) return step_error("rlimits", "core", errno);
+  // Keep nofile within the hard limit we were given (it cannot be raised without privilege).
+  struct rlimit nofile {};
+  if (::getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
+    nofile.rlim_cur = std::min<rlim_t>(nofile.rlim_max, 8192);
+    if (::setrlimit(RLIMIT_NOFILE, &nofile) != 0) return step_error("rlimits", "nofile", errno);
+  }
+  return {};
+}
+
+}  // namespace sandbox
+
+Status sweep_sandbox_cgroups() {
+  std::string errors;
+  for (const char* c : sandbox::kV1Controllers) {
+    std::string base = sandbox::v1_dir(c);
+    DIR* d = ::opendir(base.c_str());
+    if (!d) continue;
+    while (dirent* e = ::readdir(d)) {
+      std::string name = e->d_name;
+      if (name.rfind(sandbox::kPrefix, 0) != 0) continue;
+      // A group whose init still lives may be mid-setup (not yet joined): leave it alone.
+      pid_t owner = static_cast<pid_t>(std::atol(name.c_str() + std::strlen(sandbox::kPrefix)));
+      if (owner > 0 && ::kill(owner, 0) == 0) continue;
+      // rmdir of a v1 group only succeeds once it is empty: a running phase keeps its own.
+      if (::rmdir((base + "/" + name).c_str()) != 0 && errno != EBUSY && errno != ENOENT)
+        errors += fmt::format(" {}/{}: {};", base, name, errno_text(errno));
+    }
+    ::closedir(d);
+  }
+  if (!errors.empty()) return fail("remove sandbox cgroups:{}", errors);
+  return {};
+}
+
+}  // namespace aw

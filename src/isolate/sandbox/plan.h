@@ -1,0 +1,62 @@
+// What one sandboxed phase may see and do, with every path already resolved on the host side.
+// Built from the owner's SandboxConfig plus the unit's paths by make_plan; the launcher only reads
+// it.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "config/config.h"
+
+namespace aw {
+
+// The unit's own places, as the prepare step made them.
+struct UnitPaths {
+  std::string clone;                        // runs/<unit>/work (read-write)
+  std::string home;                         // the unit's fresh HOME (read-write)
+  std::vector<std::string> provider_state;  // per-unit provider folders (read-write)
+  std::string owner_home;                   // for "~/" in hidden: and the built-in secret list
+  std::string config_dir;                   // awaywork's config folder (always hidden)
+  std::string state_dir;                  // awaywork's state folder: database, runs (always hidden)
+  std::vector<std::string> secret_files;  // awaywork's secret store, key file... (always hidden)
+};
+
+struct SandboxPlan {
+  SandboxMode mode = SandboxMode::required;
+  Network network = Network::none;
+  std::vector<std::string> allow;  // for allowlist: enforced by the EgressProxy (proxy/)
+  // network: allowlist: the running EgressProxy's unix socket, and the port its bridge listens on
+  // inside (HTTP_PROXY/HTTPS_PROXY point there; landlock lets TCP connect reach only it).
+  std::string proxy_socket;
+  uint16_t proxy_port = 3128;
+  std::vector<std::string> writable;  // absolute, link-free paths bound read-write
+  std::vector<std::string> hidden;    // absolute paths masked (they need not exist)
+  Limits limits;
+  bool apply_limits = true;  // false: no cgroup limits (an unprivileged owner has none)
+  // Names the unit's cgroup v1 groups (one per unit, reused by each phase; the lead removes them
+  // with sweep_sandbox_cgroups when the unit ends). Empty: one group per launch.
+  std::string cgroup_name;
+  // An empty network namespace kept for the whole unit (see UnitNetns in sandbox.h), joined by
+  // every phase instead of creating one each time; -1 = a fresh one per phase.
+  int unit_netns_fd = -1;
+  std::string hostname = "awaywork";
+  // Test-only: names of protections to leave out, so that a probe can show it would see the leak
+  // (mutation tests). Never set from configuration. Names: see kProtections in sandbox.h.
+  std::set<std::string> disable_for_test;
+
+  bool enabled(const std::string& protection) const {
+    return disable_for_test.count(protection) == 0;
+  }
+};
+
+// The secret folders every sandbox hides, relative to the owner's home (DESIGN.md section 3).
+const std::vector<std::string>& builtin_hidden_in_home();
+
+// Resolve config + unit paths into a plan: "~/" expanded against owner_home, links in existing
+// paths resolved (a hidden link hides its target too), awaywork's own folders always hidden.
+Result<SandboxPlan> make_plan(const SandboxConfig& config, const UnitPaths& unit);
+
+}  // namespace aw

@@ -1,0 +1,298 @@
+// The sandbox launcher, called directly as the runner's keeper would call it: namespaces, the
+// filesystem view, hidden paths, the init that reaps, errors from the child, policy.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "harness.h"
+#include "isolate/sandbox/sandbox.h"
+
+namespace aw {
+namespace {
+
+using test::run_with;
+using test::TempDir;
+
+#define NEED_ROOT()                                     \
+  do {                                                  \
+    if (::geteuid() != 0) {                             \
+      if (test::ci()) FAIL() << "needs root (CI=true)"; \
+      GTEST_SKIP() << "needs root for cgroup limits";   \
+    }                                                   \
+  } while (0)
+
+struct Fixture : ::testing::Test {
+  TempDir dir;
+  std::string clone = dir.path + "/clone", home = dir.path + "/home";
+  SandboxPlan plan;
+  void SetUp() override {
+    ASSERT_TRUE(make_dirs(clone));
+    ASSERT_TRUE(make_dirs(home));
+    plan.writable = {clone, home};
+    plan.limits = Limits{256ull << 20, 128, 1.0};
+    plan.apply_limits = ::geteuid() == 0;
+  }
+  test::Ran sh(const std::string& script) {
+    return run_with(make_sandbox_launcher(plan), {"/bin/sh", "-c", script}, clone);
+  }
+};
+
+using IsolateSandbox = Fixture;
+
+TEST_F(IsolateSandbox, ReturnsTheMainProcessExitCodeAndOutput) {
+  auto r = sh("echo hello; echo err >&2; exit 3");
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.exit_code(), 3);
+  EXPECT_EQ(r.out, "hello\n");
+  EXPECT_EQ(r.err, "err\n");
+}
+
+TEST_F(IsolateSandbox, MainProcessRunsInNewPidUtsAndNetworkNamespaces) {
+  auto r =
+      sh("echo $$; hostname; ls /sys/class/net >/dev/null; cat /proc/net/dev | tail -n +3 | cut "
+         "-d: -f1 | tr -d ' '");
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "2\nawaywork\nlo\n") << r.err;
+}
+
+TEST_F(IsolateSandbox, PhasesOfAUnitShareOneEmptyNetworkNamespace) {
+  NEED_ROOT();
+  auto ns = UnitNetns::create();
+  ASSERT_TRUE(ns) << ns.error().message;
+  plan.unit_netns_fd = ns->fd();
+  std::string script =
+      "readlink /proc/self/ns/net; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '";
+  auto a = sh(script), b = sh(script);
+  ASSERT_TRUE(a.started && b.started) << a.start_error << b.start_error;
+  char host[64] = {};
+  ASSERT_GT(::readlink("/proc/self/ns/net", host, sizeof host - 1), 0);
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(a.out.find(host), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("\nlo\n"), std::string::npos) << a.out;
+  EXPECT_EQ(std::count(a.out.begin(), a.out.end(), '\n'), 2) << a.out;  // the link and lo only
+  char after[64] = {};
+  ::readlink("/proc/self/ns/net", after, sizeof after - 1);
+  EXPECT_STREQ(host, after);  // the launcher went back to its own namespace
+}
+
+TEST_F(IsolateSandbox, SignalDeathIsReportedAs128PlusSignal) {
+  auto r = sh("kill -9 $$");
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.exit_code(), 128 + 9);
+}
+
+TEST_F(IsolateSandbox, ExecFailureComesBackAsALaunchError) {
+  auto r = run_with(make_sandbox_launcher(plan), {"no-such-program-aw"}, clone);
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.start_error.find("exec"), std::string::npos) << r.start_error;
+  EXPECT_NE(r.start_error.find("no-such-program-aw"), std::string::npos) << r.start_error;
+}
+
+TEST_F(IsolateSandbox, BadWritablePathIsRefusedBeforeThePhaseRuns) {
+  ASSERT_EQ(::symlink(clone.c_str(), (dir.path + "/link").c_str()), 0);
+  plan.writable.push_back(dir.path + "/link");
+  auto r = sh("true");
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.start_error.find("filesystem view"), std::string::npos) << r.start_error;
+}
+
+TEST_F(IsolateSandbox, RootIsReadOnlyCloneHomeAndTmpAreWritable) {
+  auto r =
+      sh("touch /etc/aw-x 2>/dev/null && echo etc; touch /usr/aw-x 2>/dev/null && echo usr;"
+         "touch " +
+         dir.path +
+         "/aw-x 2>/dev/null && echo parent;"
+         "touch ./c && echo clone; touch " +
+         home + "/h && echo home; touch /tmp/t && echo tmp");
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "clone\nhome\ntmp\n") << r.err;
+  struct stat st {};
+  EXPECT_EQ(::stat((clone + "/c").c_str(), &st), 0);
+  EXPECT_NE(::stat("/etc/aw-x", &st), 0);
+}
+
+TEST_F(IsolateSandbox, TmpIsPrivateAndEmpty) {
+  ASSERT_TRUE(write_file("/tmp/aw-sbx-host-canary", "x"));
+  auto r = sh("ls -A /tmp | grep -c . ; test -e /tmp/aw-sbx-host-canary && echo seen");
+  ::unlink("/tmp/aw-sbx-host-canary");
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "0\n") << r.err;
+}
+
+TEST_F(IsolateSandbox, HiddenFolderFileAndLinkTargetAreEmptyReadOnlyMasks) {
+  std::string secret_dir = dir.path + "/owner/.ssh", secret_file = dir.path + "/owner/.netrc";
+  ASSERT_TRUE(make_dirs(secret_dir));
+  ASSERT_TRUE(write_file(secret_dir + "/id_canary", "PRIVATE"));
+  ASSERT_TRUE(write_file(secret_file, "machine x password canary"));
+  // A link in the clone pointing at the hidden folder reaches the mask, not the folder.
+  ASSERT_EQ(::symlink(secret_dir.c_str(), (clone + "/sneaky").c_str()), 0);
+  plan.hidden = {secret_dir, secret_file};
+  auto r = sh("cat " + secret_dir + "/id_canary 2>/dev/null; ls -A " + secret_dir + "; cat " +
+              secret_file + "; ls -A sneaky/; touch " + secret_dir +
+              "/new 2>/dev/null && echo wrote;"
+              "echo x > " +
+              secret_file + " 2>/dev/null && echo wrote2; echo end");
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "end\n") << r.err;
+}
+
+TEST_F(IsolateSandbox, MissingHiddenPathStaysHiddenWhenTheHostCreatesItLater) {
+  std::string owner = dir.path + "/owner";
+  ASSERT_TRUE(make_dirs(owner + "/.config"));
+  ASSERT_TRUE(write_file(owner + "/visible", "v"));
+  plan.hidden = {owner + "/.kube/config", owner + "/.config/gh"};
+  // The phase waits until the host has created both paths, then looks.
+  std::string script = "while [ ! -e go ]; do sleep 0.01; done; cat " + owner +
+                       "/visible; echo; ls -A " + owner + "/.kube; ls -A " + owner +
+                       "/.config/gh; cat " + owner + "/.kube/config 2>/dev/null; mkdir " + owner +
+                       "/.kube/x 2>/dev/null && echo made; echo end";
+  std::string out;
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  ExecRequest req;
+  req.argv = {"/bin/sh", "-c", script};
+  req.env = {"PATH=/usr/bin:/bin"};
+  req.cwd = clone;
+  req.stdout_fd = fds[1];
+  auto pid = make_sandbox_launcher(plan)(req);
+  ::close(fds[1]);
+  ASSERT_TRUE(pid) << pid.error().message;
+  ASSERT_TRUE(make_dirs(owner + "/.kube"));
+  ASSERT_TRUE(write_file(owner + "/.kube/config", "token: canary"));
+  ASSERT_TRUE(make_dirs(owner + "/.config/gh"));
+  ASSERT_TRUE(write_file(owner + "/.config/gh/hosts.yml", "oauth_token: canary"));
+  ASSERT_TRUE(write_file(clone + "/go", ""));
+  test::drain(fds[0], out);
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(*pid, &status, 0);
+  EXPECT_EQ(out, "v\nend\n");
+}
+
+TEST_F(IsolateSandbox, HiddenStateFolderStillExposesTheCloneInsideIt) {
+  // awaywork's state folder is hidden, but the unit's clone lives in it: the clone stays usable.
+  std::string state = dir.path + "/state";
+  std::string unit_clone = state + "/runs/u1/work";
+  ASSERT_TRUE(make_dirs(unit_clone));
+  ASSERT_TRUE(write_file(state + "/awaywork.db", "DATABASE"));
+  plan.writable = {unit_clone, home};
+  plan.hidden = {state};
+  auto r = run_with(make_sandbox_launcher(plan),
+                    {"/bin/sh", "-c",
+                     "cat " + state + "/awaywork.db; ls -A " + state + "/runs; touch f && echo ok"},
+                    unit_clone);
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "u1\nok\n") << r.err;
+}
+
+TEST_F(IsolateSandbox, CloneInsideAMirroredHomeStaysWritable) {
+  // The owner's home gets mirrored (a missing hidden name in it) while the clone lives below it.
+  std::string owner = dir.path + "/owner", work = owner + "/src/repo";
+  ASSERT_TRUE(make_dirs(work));
+  ASSERT_TRUE(write_file(owner + "/notes.txt", "n"));
+  plan.writable = {work, home};
+  plan.hidden = {owner + "/.kube"};
+  auto r = run_with(make_sandbox_launcher(plan),
+                    {"/bin/sh", "-c",
+                     "touch f && echo wrote; cat " + owner + "/notes.txt; echo; ls -A " + owner +
+                         "/.kube; touch " + owner + "/x 2>/dev/null && echo home"},
+                    work);
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "wrote\nn\n") << r.err;
+  struct stat st {};
+  EXPECT_EQ(::stat((work + "/f").c_str(), &st), 0);
+}
+
+TEST_F(IsolateSandbox, NothingOutlivesTheMainProcess) {
+  // The background sleeper holds stdout: if it survived, run_with would never see EOF.
+  auto r = sh("(setsid sleep 1000 &) ; (sleep 1000 &); echo started");
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "started\n");
+}
+
+TEST_F(IsolateSandbox, PhaseHasNoCapabilitiesAndNoNewPrivs) {
+  auto r =
+      sh("grep -E '^(CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status | tr -s "
+         "'\\t' ' '");
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out,
+            "CapPrm: 0000000000000000\nCapEff: 0000000000000000\nCapBnd: 0000000000000000\n"
+            "CapAmb: 0000000000000000\nNoNewPrivs: 1\nSeccomp: 2\n");
+}
+
+TEST_F(IsolateSandbox, EnvironmentIsExactlyTheRequestedOne) {
+  auto r = run_with(make_sandbox_launcher(plan), {"env"}, clone, {"PATH=/usr/bin:/bin", "ONLY=1"});
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "PATH=/usr/bin:/bin\nONLY=1\n");
+}
+
+TEST_F(IsolateSandbox, RequiredPolicyRefusesWhatItCannotBuildAndNamesTheFix) {
+  plan.mode = SandboxMode::required;
+  plan.network = Network::allowlist;
+  auto d = sandbox_decision(plan);
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.error().message.find("network allowlist"), std::string::npos) << d.error().message;
+  EXPECT_NE(d.error().message.find("fix:"), std::string::npos);
+  plan.mode = SandboxMode::preferred;
+  auto p = sandbox_decision(plan);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->rfind("unsandboxed: ", 0), 0u) << *p;
+  plan.mode = SandboxMode::off;
+  EXPECT_EQ(*sandbox_decision(plan), "unsandboxed: sandbox is off in the config");
+  plan.mode = SandboxMode::required;
+  plan.network = Network::none;
+  EXPECT_EQ(*sandbox_decision(plan), "");
+}
+
+TEST(IsolatePlan, RefusesWritablePathsThatExposeTheOwnersSecretsOrHome) {
+  TempDir d;
+  UnitPaths u{d.path + "/clone", d.path + "/home", {}, d.path + "/owner", "", "", {}};
+  SandboxConfig cfg;
+  for (const auto& bad : {d.path + "/owner/.claude", d.path + "/owner", d.path + "/owner/.config",
+                          std::string("/")}) {
+    u.provider_state = {bad};
+    auto plan = make_plan(cfg, u);
+    EXPECT_FALSE(plan) << bad;
+  }
+  u.provider_state = {d.path + "/home/.claude"};
+  EXPECT_TRUE(make_plan(cfg, u));
+}
+
+TEST(IsolatePlan, DoctorWarnsAboutHostNetworkAndMissingLimits) {
+  SandboxPlan plan;
+  EXPECT_TRUE(sandbox_warnings(plan).empty());
+  plan.network = Network::host;
+  plan.apply_limits = false;
+  auto w = sandbox_warnings(plan);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_NE(w[0].find("network: host"), std::string::npos);
+  EXPECT_NE(w[1].find("limits are off"), std::string::npos);
+}
+
+TEST(IsolatePlan, ExpandsHomeResolvesLinksAndAlwaysHidesAwayworksOwnFolders) {
+  TempDir d;
+  ASSERT_TRUE(make_dirs(d.path + "/real"));
+  ASSERT_EQ(::symlink((d.path + "/real").c_str(), (d.path + "/.aws").c_str()), 0);
+  SandboxConfig cfg;
+  cfg.hidden = {"~/extra"};
+  UnitPaths u{d.path + "/clone", d.path + "/home",  {d.path + "/claude"},     d.path,
+              d.path + "/cfg",   d.path + "/state", {d.path + "/secrets.bin"}};
+  auto plan = make_plan(cfg, u);
+  ASSERT_TRUE(plan) << plan.error().message;
+  auto has = [&](const std::string& p) {
+    return std::find(plan->hidden.begin(), plan->hidden.end(), p) != plan->hidden.end();
+  };
+  EXPECT_TRUE(has(d.path + "/extra"));
+  EXPECT_TRUE(has(d.path + "/.ssh"));
+  EXPECT_TRUE(has(d.path + "/.aws"));
+  EXPECT_TRUE(has(d.path + "/real"));  // the target of a hidden link
+  EXPECT_TRUE(has(d.path + "/cfg"));
+  EXPECT_TRUE(has(d.path + "/state"));
+  EXPECT_TRUE(has(d.path + "/secrets.bin"));
+  EXPECT_EQ(plan->writable,
+            (std::vector<std::string>{d.path + "/clone", d.path + "/home", d.path + "/claude"}));
+}
+
+}  // namespace
+}  // namespace aw
