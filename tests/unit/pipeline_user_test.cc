@@ -68,6 +68,7 @@ class UserPipeline : public UnitTest {
     o.out = r->out;
     o.err = r->err;
     o.record = nlohmann::json::parse(o.out, nullptr, false);
+    if (std::getenv("AW_SHOW")) std::fprintf(stderr, "%s\n%s\n", o.out.c_str(), o.err.c_str());
     return o;
   }
 
@@ -128,7 +129,9 @@ TEST_F(UserPipeline, CloneMovedAwayForALinkToAnotherRepositoryLosesTheUnit) {
   AW_NEED_USERS(u);
   world(*u, {{"a.txt", "x\n"}});
   std::string victim = root + "/victim";
-  ASSERT_EQ(sh(fmt::format("runuser -u {} -- git clone -q {} {}", u->owner, src, victim)), 0);
+  ASSERT_EQ(sh(fmt::format("mkdir -m 700 {1} && chown {0}: {1} && runuser -u {0} -- git clone -q {2} {1}",
+                           u->owner, victim, src)),
+            0);
   std::string victim_config = read(victim + "/.git/config");
   configure(agent_script("swap", "echo y > a.txt\ncd ..\nmv work work.moved\nln -s " + victim +
                                      " work"));
