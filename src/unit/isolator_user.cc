@@ -24,8 +24,7 @@ namespace {
 
 class UserIsolator : public Isolator {
  public:
-  UserIsolator(WorkerUser worker, uid_t uid, gid_t gid, std::string note)
-      : note_(std::move(note)) {
+  UserIsolator(WorkerUser worker, uid_t uid, gid_t gid, std::string note) : note_(std::move(note)) {
     handoff_.worker = std::move(worker);
     handoff_.owner_uid = uid;
     handoff_.owner_gid = gid;
@@ -42,8 +41,7 @@ class UserIsolator : public Isolator {
     paths_ = {clone.path + "/work", home.path, home.path + "/tmp", home.path + "/outputs",
               home.path + "/prompt.md"};
     for (const auto* sub : {&paths_.tmp, &paths_.outputs})
-      if (::mkdir(sub->c_str(), 0700) != 0)
-        return fail("create {}: {}", *sub, errno_text(errno));
+      if (::mkdir(sub->c_str(), 0700) != 0) return fail("create {}: {}", *sub, errno_text(errno));
     AW_TRY(outputs_id_, dir_id(paths_.outputs));
     write_locations(false);
     return paths_;
@@ -76,16 +74,17 @@ class UserIsolator : public Isolator {
     if (rep.killed > 0) {
       std::string names;
       for (const auto& n : rep.names) names += (names.empty() ? "" : ", ") + n;
-      notes.push_back(fmt::format("the phase left {} process(es) of worker {} running ({}); "
-                                  "killed, and none survived",
-                                  rep.killed, handoff_.worker.name, names));
+      notes.push_back(
+          fmt::format("the phase left {} process(es) of worker {} running ({}); "
+                      "killed, and none survived",
+                      rep.killed, handoff_.worker.name, names));
     }
     // What collect reads must still be what layout made: a link or another folder in their
     // place loses the unit (git's own checks come next, in the pipeline).
     auto out = dir_id(paths_.outputs);
     if (!out || !(*out == outputs_id_))
-      return fail("unit lost: {} was replaced; folders left for inspection: {}, {}",
-                  paths_.outputs, handoff_.folders[0].path, handoff_.folders[1].path);
+      return fail("unit lost: {} was replaced; folders left for inspection: {}, {}", paths_.outputs,
+                  handoff_.folders[0].path, handoff_.folders[1].path);
     if (work_id_) {
       auto w = dir_id(paths_.work);
       if (!w || !(*w == *work_id_))
@@ -143,9 +142,10 @@ class UserIsolator : public Isolator {
 Result<std::unique_ptr<Isolator>> make_user_isolator(const Config& cfg, const Target&,
                                                      const std::string&) {
   if (cfg.sandbox.mode == SandboxMode::required)
-    return fail("sandbox mode `required`, but isolation `user` does not layer the OS sandbox "
-                "yet; set `sandbox: {{mode: preferred}}` to run as the worker unsandboxed "
-                "(recorded on the unit)");
+    return fail(
+        "sandbox mode `required`, but isolation `user` does not layer the OS sandbox "
+        "yet; set `sandbox: {{mode: preferred}}` to run as the worker unsandboxed "
+        "(recorded on the unit)");
   AW_TRY(UserCheckInput in, current_owner(cfg.worker_user));
   AW_CHECK(user_isolation_ready(in));
   AW_TRY(WorkerUser worker, lookup_worker(cfg.worker_user));

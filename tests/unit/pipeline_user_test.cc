@@ -38,7 +38,8 @@ class UserPipeline : public UnitTest {
   }
 
   // awaywork run, as the owner, with an environment of the owner's plus `env`.
-  RunOutput run_as_owner(const std::string& prompt, const std::vector<std::string>& env = {}) {
+  RunOutput run_as_owner(const std::string& prompt, const std::vector<std::string>& env = {},
+                         const std::vector<std::string>& extra = {}) {
     CaptureSpec spec;
     spec.argv = {"/usr/bin/setpriv",
                  fmt::format("--reuid={}", users_->owner_uid),
@@ -54,6 +55,7 @@ class UserPipeline : public UnitTest {
                  "--prompt",
                  prompt,
                  "--json"};
+    spec.argv.insert(spec.argv.end(), extra.begin(), extra.end());
     spec.env = {"PATH=/usr/bin:/bin", "HOME=" + users_->owner_home, "LANG=C",
                 "USER=" + users_->owner, "LOGNAME=" + users_->owner};
     spec.env.insert(spec.env.end(), env.begin(), env.end());
@@ -100,8 +102,7 @@ TEST_F(UserPipeline, AgentRunsAsTheWorkerAndTheBranchIsPublished) {
   EXPECT_EQ(r.record["isolation"], "user");
   EXPECT_EQ(r.record["sandbox"], "unsandboxed: isolation user does not layer the OS sandbox yet");
   std::string branch = r.record["branch"];
-  EXPECT_EQ(owner_git(src, "show " + branch + ":whoami.txt"),
-            std::to_string(u->worker.uid) + "\n");
+  EXPECT_EQ(owner_git(src, "show " + branch + ":whoami.txt"), std::to_string(u->worker.uid) + "\n");
   EXPECT_EQ(owner_git(src, "show " + branch + ":a.txt"), "y\n");
   // HOME went with the unit; the clone stays for inspection, the owner's and closed.
   auto where = locations(r);
@@ -129,12 +130,13 @@ TEST_F(UserPipeline, CloneMovedAwayForALinkToAnotherRepositoryLosesTheUnit) {
   AW_NEED_USERS(u);
   world(*u, {{"a.txt", "x\n"}});
   std::string victim = root + "/victim";
-  ASSERT_EQ(sh(fmt::format("mkdir -m 700 {1} && chown {0}: {1} && runuser -u {0} -- git clone -q {2} {1}",
-                           u->owner, victim, src)),
-            0);
+  ASSERT_EQ(
+      sh(fmt::format("mkdir -m 700 {1} && chown {0}: {1} && runuser -u {0} -- git clone -q {2} {1}",
+                     u->owner, victim, src)),
+      0);
   std::string victim_config = read(victim + "/.git/config");
-  configure(agent_script("swap", "echo y > a.txt\ncd ..\nmv work work.moved\nln -s " + victim +
-                                     " work"));
+  configure(
+      agent_script("swap", "echo y > a.txt\ncd ..\nmv work work.moved\nln -s " + victim + " work"));
   auto r = run_as_owner("swap the clone");
   EXPECT_EQ(r.record["state"], "lost") << r.out << r.err;
   EXPECT_NE(r.record.value("reason", "").find("lost"), std::string::npos) << r.out;
@@ -157,8 +159,7 @@ TEST_F(UserPipeline, CloneMovedAwayForALinkToAnotherRepositoryLosesTheUnit) {
 TEST_F(UserPipeline, PermissionsOpenedByTheWorkerAreClosedAfterThePhase) {
   AW_NEED_USERS(u);
   world(*u, {{"a.txt", "x\n"}});
-  std::string check = agent_script(
-      "modes", "stat -c %a \"$HOME\" . .git > modes.txt");
+  std::string check = agent_script("modes", "stat -c %a \"$HOME\" . .git > modes.txt");
   configure(agent_script("open", "chmod 777 . .git \"$HOME\" .git/config\necho y > a.txt"),
             "    checks:\n      - [" + check + "]\n");
   auto r = run_as_owner("open everything");
@@ -211,10 +212,13 @@ TEST_F(UserPipeline, TheOwnersEnvironmentCanaryIsNotVisibleToTheWorker) {
   AW_NEED_USERS(u);
   world(*u, {{"a.txt", "x\n"}});
   // Its own environment, and whatever /proc shows of the owner's processes (awaywork's own).
-  configure(agent_script("env", "env > env.txt\n"
-                                "for p in $(pgrep -u " + std::string(kOwner) + "); do "
-                                "cat /proc/$p/environ 2>/dev/null || true; done | tr '\\0' '\\n' "
-                                "> proc.txt\necho end >> proc.txt\necho y > a.txt"));
+  configure(agent_script("env",
+                         "env > env.txt\n"
+                         "for p in $(pgrep -u " +
+                             std::string(kOwner) +
+                             "); do "
+                             "cat /proc/$p/environ 2>/dev/null || true; done | tr '\\0' '\\n' "
+                             "> proc.txt\necho end >> proc.txt\necho y > a.txt"));
   auto r = run_as_owner("dump env", {"AW_TEST_CANARY=canary-value-6621"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   std::string branch = r.record["branch"];
@@ -224,6 +228,20 @@ TEST_F(UserPipeline, TheOwnersEnvironmentCanaryIsNotVisibleToTheWorker) {
   EXPECT_EQ(owner_git(src, "show " + branch + ":proc.txt").find("canary-value-6621"),
             std::string::npos);
   fs::remove_all(fs::path(locations(r)["clone"].get<std::string>()).parent_path());
+}
+
+// On timeout the keeper's SIGTERM reaches sudo, which passes it to the command; one that ignores
+// it is killed by the warden as the worker, before the keeper's SIGKILL could orphan it.
+TEST_F(UserPipeline, TimedOutPhaseThatIgnoresSigtermEndsWithNothingLeft) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  configure(agent_script("stubborn", "trap '' TERM\nsleep 815.77 &\nwait || true\nwait"));
+  auto r = run_as_owner("never ends", {}, {"--unit-seconds", "2"});
+  EXPECT_EQ(r.record["state"], "timed_out") << r.out << r.err;
+  EXPECT_FALSE(process_alive_with("815.77"));
+  EXPECT_FALSE(process_alive_with("/agents/stubborn"));
+  auto where = locations(r);
+  if (where.is_object()) fs::remove_all(fs::path(where["clone"].get<std::string>()).parent_path());
 }
 
 }  // namespace

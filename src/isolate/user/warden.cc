@@ -99,8 +99,8 @@ void clean_up(const WorkerUser& worker, const std::string& report) {
 }
 
 // The warden itself: the phase's main process, a direct child of the keeper.
-[[noreturn]] void warden(const WorkerUser& worker, const std::string& report,
-                         const ExecRequest& r, char* const* argv, char* const* envp) {
+[[noreturn]] void warden(const WorkerUser& worker, const std::string& report, const ExecRequest& r,
+                         char* const* argv, char* const* envp) {
   ::setsid();  // the keeper signals -main: the warden's group, which sudo stays in
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   if (!r.cgroup_procs.empty()) {
