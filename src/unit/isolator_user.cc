@@ -4,6 +4,8 @@
 // in the owner's run folder and is never handed over. Around every phase the two folders are
 // handed to the worker and taken back (handoff.h); the phase itself runs under a warden
 // (warden.h) that kills whatever the worker left, which the owner's keeper could not.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,11 +26,16 @@ namespace {
 
 class UserIsolator : public Isolator {
  public:
-  UserIsolator(WorkerUser worker, uid_t uid, gid_t gid, std::string note) : note_(std::move(note)) {
+  UserIsolator(WorkerUser worker, uid_t uid, gid_t gid, int lock, std::string note)
+      : note_(std::move(note)), lock_(lock) {
     handoff_.worker = std::move(worker);
     handoff_.owner_uid = uid;
     handoff_.owner_gid = gid;
   }
+
+  ~UserIsolator() override { ::close(lock_); }
+  UserIsolator(const UserIsolator&) = delete;
+  UserIsolator& operator=(const UserIsolator&) = delete;
 
   // The clone goes INTO its unit folder (make_clone refuses an existing folder), so the worker
   // can never rename the folder the chown rule names; HOME is a unit folder of its own.
@@ -135,7 +142,28 @@ class UserIsolator : public Isolator {
   DirId outputs_id_{};
   std::optional<DirId> work_id_;
   bool handed_ = false;
+  int lock_;
 };
+
+// After every phase all processes of the worker are killed (kill -1 as the worker): a second
+// unit with the same worker would lose its phase. One unit per worker at a time, then; the lock
+// is in the owner's state folder (the worker cannot reach it) and held for the unit's life.
+Result<int> lock_worker(const Config& cfg, const std::string& worker) {
+  std::string path = state_dir_of(cfg) + "/worker-" + worker + ".lock";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return fail("open {}: {}", path, errno_text(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int e = errno;
+    ::close(fd);
+    if (e == EWOULDBLOCK)
+      return fail(
+          "another unit is running as worker {} (lock {}); isolation `user` runs one "
+          "unit at a time per worker user",
+          worker, path);
+    return fail("lock {}: {}", path, errno_text(e));
+  }
+  return fd;
+}
 
 }  // namespace
 
@@ -149,8 +177,9 @@ Result<std::unique_ptr<Isolator>> make_user_isolator(const Config& cfg, const Ta
   AW_TRY(UserCheckInput in, current_owner(cfg.worker_user));
   AW_CHECK(user_isolation_ready(in));
   AW_TRY(WorkerUser worker, lookup_worker(cfg.worker_user));
+  AW_TRY(int lock, lock_worker(cfg, worker.name));
   return std::unique_ptr<Isolator>(
-      new UserIsolator(std::move(worker), in.owner_uid, in.owner_gid,
+      new UserIsolator(std::move(worker), in.owner_uid, in.owner_gid, lock,
                        "unsandboxed: isolation user does not layer the OS sandbox yet"));
 }
 

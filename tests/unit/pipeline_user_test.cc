@@ -1,7 +1,10 @@
 // The pipeline under isolation `user`, end to end: real owner and worker users, the real sudoers
 // lines (tests/user's fixture), and the real awaywork binary run AS THE OWNER (never root). Needs
 // root to set that up; skips otherwise (FAIL under CI=true).
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -242,6 +245,36 @@ TEST_F(UserPipeline, TimedOutPhaseThatIgnoresSigtermEndsWithNothingLeft) {
   EXPECT_FALSE(process_alive_with("/agents/stubborn"));
   auto where = locations(r);
   if (where.is_object()) fs::remove_all(fs::path(where["clone"].get<std::string>()).parent_path());
+}
+
+// Never unsandboxed under `required`: refused before anything else (no users needed for that).
+TEST_F(UserPipeline, SandboxRequiredIsRefused) {
+  make_repo({{"a.txt", "x\n"}});
+  std::string marker = root + "/ran";
+  write_config(agent_script("never", "touch " + marker),
+               "isolation: user\nworker_user: aw-worker-test\nsandbox:\n  mode: required\n");
+  auto r = awaywork({"run", "--repo", "src", "--prompt", "must not run"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("does not layer the OS sandbox yet"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists(marker));
+}
+
+// The kill after a phase reaches every process of the worker: a second unit waits its turn.
+TEST_F(UserPipeline, SecondUnitOnTheSameWorkerIsRefusedWhileOneRuns) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  std::string marker = root + "/ran";
+  configure(agent_script("never", "touch " + marker));
+  std::string lock = root + "/state/worker-" + std::string(kWorker) + ".lock";
+  int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::fchown(fd, u->owner_uid, u->owner_gid), 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  auto r = run_as_owner("must wait");
+  ::close(fd);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("another unit is running as worker"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists(marker));
 }
 
 }  // namespace
