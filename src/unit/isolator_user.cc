@@ -104,7 +104,10 @@ class UserIsolator : public Isolator {
   // HOME goes with the unit unless it was lost; the clone's folder stays for inspection, like
   // the clone of isolation none (its path is in the run folder's isolation.json).
   void finish(bool lost) override {
-    if (handoff_.folders.size() < 2) return;
+    if (handoff_.folders.size() < 2) {  // layout failed half-way: nothing ran
+      for (const auto& f : handoff_.folders) (void)remove_unit_folder(f);
+      return;
+    }
     if (handed_ && !take_back()) lost = true;  // a phase ended before after_phase ran
     if (!lost) {
       (void)remove_unit_folder(handoff_.folders[1]);
