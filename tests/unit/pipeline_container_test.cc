@@ -3,12 +3,17 @@
 // fails under CI=true. The agents are scripts committed in the repository (tools/), since the
 // container sees only the clone.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <thread>
 
 #include "isolate/container/engine.h"
 #include "proc/capture.h"
@@ -201,6 +206,51 @@ echo planted > "$AWAYWORK_OUTPUTS/planted")",
   EXPECT_EQ(patch.find("b/.away"), std::string::npos) << patch;
   EXPECT_NE(r.record["notes"].dump().find("not a folder"), std::string::npos)
       << r.record["notes"].dump();
+}
+
+TEST_F(ContainerPipeline, PromptFileModeGivesTheAgentThePromptInsideTheClone) {
+  setup({{"a.txt", "x\n"}}, R"(
+cp "$1" "$AWAYWORK_OUTPUTS/from-argv"
+cp "$AWAYWORK_PROMPT_FILE" "$AWAYWORK_OUTPUTS/from-env"
+echo "$AWAYWORK_PROMPT_FILE" > "$AWAYWORK_OUTPUTS/path")");
+  write_config("sh, tools/agent.sh, \"{prompt_file}\"",
+               std::string("    image: ") + kImage + "\nisolation: container\n",
+               "    prompt: file\n");
+  auto r = run_unit("the plan 4471");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string work = r.record["run_dir"].get<std::string>() + "/work";
+  EXPECT_EQ(read(work + "/.away/outputs/from-argv"), "the plan 4471");
+  EXPECT_EQ(read(work + "/.away/outputs/from-env"), "the plan 4471");
+  EXPECT_EQ(read(work + "/.away/outputs/path"), work + "/.away/prompt.md\n");
+}
+
+TEST_F(ContainerPipeline, CtrlCStopsThePhaseAndRemovesItsContainer) {
+  setup({{"a.txt", "x\n"}}, "touch \"$AWAYWORK_OUTPUTS/started\"\nsleep 618.5");
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_RDWR);
+    dup2(null, 0), dup2(null, 1), dup2(null, 2);
+    std::string bin = awaywork_binary();
+    execl(bin.c_str(), bin.c_str(), "--config", config.c_str(), "run", "--repo", "src",
+          "--prompt", "wait for ctrl-c", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::string unit;
+  for (int i = 0; i < 600 && unit.empty(); ++i) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(root + "/state/runs", ec))
+      if (exists(e.path().string() + "/work/.away/outputs/started"))
+        unit = e.path().filename().string();
+    if (unit.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(unit.empty()) << "the agent never started";
+  EXPECT_EQ(containers_of(unit).size(), 1u);
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << status;
+  EXPECT_TRUE(containers_of(unit).empty());
+  EXPECT_FALSE(process_alive_with("618.5"));
 }
 
 TEST_F(ContainerPipeline, MissingImageFailsBeforeAnyPhaseAndSaysHowToGetIt) {
