@@ -142,23 +142,23 @@ echo "agent done")",
 
 TEST_F(ContainerPipeline, DetachedProcessInsideDiesWithItsContainer) {
   setup({{"a.txt", "x\n"}}, R"(
-setsid sleep 600.5 </dev/null >/dev/null 2>&1 &
-nohup sleep 600.5 </dev/null >/dev/null 2>&1 &
+setsid sleep 622.5 </dev/null >/dev/null 2>&1 &
+nohup sleep 622.5 </dev/null >/dev/null 2>&1 &
 echo y > a.txt)");
   auto r = run_unit("detach");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(r.record["state"], "done");
-  EXPECT_FALSE(process_alive_with("600.5"));
+  EXPECT_FALSE(process_alive_with("622.5"));
   EXPECT_TRUE(containers_of(r.record["id"]).empty());
 }
 
 TEST_F(ContainerPipeline, HangingAgentIsStoppedAtTheUnitTimeAndItsContainerRemoved) {
-  setup({{"a.txt", "x\n"}}, "trap '' TERM\nsleep 611.25");
+  setup({{"a.txt", "x\n"}}, "trap '' TERM\nsleep 621.25");
   auto r = run_unit("hang", {"--unit-seconds", "3"});
   EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
   EXPECT_EQ(r.record["state"], "timed_out");
   EXPECT_EQ(r.record["phases"][0]["end"], "timed_out");
-  EXPECT_FALSE(process_alive_with("611.25"));
+  EXPECT_FALSE(process_alive_with("621.25"));
   EXPECT_TRUE(containers_of(r.record["id"]).empty());
   EXPECT_EQ(git({"branch", "--list", "awaywork/*"}), "");
 }
