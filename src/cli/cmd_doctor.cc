@@ -3,11 +3,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "base/fs.h"
 #include "cli/commands.h"
 #include "config/config.h"
 #include "config/paths.h"
 #include "doctor/doctor.h"
+#include "isolate/container/doctor.h"
 #include "isolate/user/user_checks.h"
 #include "proc/capture.h"
 #include "unit/pipeline.h"
@@ -46,6 +49,39 @@ Check isolation_check(const Config& cfg) {
                : ""};
 }
 
+// The container room's checks in doctor's terms. A warning passes (it does not stop a unit) but
+// says so, with its fix, in the detail.
+Registry::Provider container_provider(const Config& cfg) {
+  return [&cfg] {
+    ContainerSetup s;
+    s.engine = cfg.container_engine;
+    s.owner = ::getuid();
+    auto add = [](std::vector<std::string>& v, const std::string& x) {
+      if (!x.empty() && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+    };
+    add(s.images, cfg.container_image);
+    for (const auto& [name, repo] : cfg.repos) {
+      add(s.images, repo.image.empty() ? cfg.container_image : repo.image);
+      for (const auto& check : repo.checks)
+        if (!check.empty()) add(s.programs, check[0]);
+      if (!repo.setup.empty()) add(s.programs, repo.setup[0]);
+    }
+    for (const auto& [name, agent] : cfg.agents)
+      if (!agent.command.empty()) add(s.programs, agent.command[0]);
+    // A relative path runs from the clone, not the image: nothing to look for there.
+    std::erase_if(s.programs, [](const std::string& p) {
+      return p[0] != '/' && p.find('/') != std::string::npos;
+    });
+    std::vector<Check> out;
+    for (const auto& c : check_container_setup(s)) {
+      bool warn = c.level == ContainerCheck::warning;
+      out.push_back({c.what, c.level != ContainerCheck::failure, warn ? "warning; " + c.fix : "",
+                     warn ? "" : c.fix});
+    }
+    return out;
+  };
+}
+
 Registry registry_for(const Config& cfg) {
   Registry reg;
   for (const char* iso : {"none", "user", "container"}) {
@@ -54,6 +90,7 @@ Registry registry_for(const Config& cfg) {
     });
   }
   reg.add("user", user_provider(cfg.worker_user));
+  reg.add("container", container_provider(cfg));
   return reg;
 }
 
