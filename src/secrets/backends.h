@@ -1,0 +1,22 @@
+// The two backends behind open_secret_store (store.cc chooses). Internal to src/secrets.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "secrets/store.h"
+
+namespace aw {
+
+// The encrypted file in dir: a passphrase (argon2id) when given, else a random key in dir/key.
+Result<std::unique_ptr<SecretStore>> open_file_store(const std::string& dir,
+                                                     std::optional<std::string> passphrase);
+
+// Whether the Secret Service answers on the session bus with a default collection; why not when
+// it does not (said by `doctor` and by a forced backend that is missing).
+Status secret_service_answers();
+
+Result<std::unique_ptr<SecretStore>> open_secret_service_store();
+
+}  // namespace aw
