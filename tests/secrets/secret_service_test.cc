@@ -1,0 +1,79 @@
+// The Secret Service backend against a real gnome-keyring on a private session bus
+// (dbus-run-session). The outer test starts the bus and the keyring, unlocks it, and re-runs this
+// binary inside the session for the DISABLED_ inner test, which does the round trip.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "secrets/store.h"
+#include "helpers.h"
+
+namespace aw {
+namespace {
+
+constexpr const char* kInside = "AW_SECRETS_TEST_INSIDE_SESSION";
+constexpr const char* kToken = "glpat-FAKE0123456789abcdefXYZ";
+
+std::string self_exe() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+}
+
+TEST(SecretService, RoundTripUnderGnomeKeyringOnAPrivateSessionBus) {
+  for (const char* prog : {"dbus-run-session", "gnome-keyring-daemon"}) {
+    if (!test::on_path(prog)) {
+      if (test::ci()) FAIL() << prog << " is missing (CI=true: no skipping); apt-get install gnome-keyring dbus";
+      GTEST_SKIP() << prog << " is missing; apt-get install gnome-keyring dbus";
+    }
+  }
+  test::TempDir tmp;
+  std::string run = tmp.path + "/run";
+  ASSERT_EQ(::mkdir(run.c_str(), 0700), 0);
+  // The keyring daemon forks away: its output goes to a file, or it would hold the pipes open.
+  std::string script =
+      "printf %s fake-keyring-password | gnome-keyring-daemon --unlock --components=secrets "
+      ">\"$HOME/keyring.log\" 2>&1 </dev/stdin || exit 90\n"
+      "exec \"$0\" --gtest_also_run_disabled_tests --gtest_filter=SecretServiceInside.*\n";
+  auto r = test::run({"dbus-run-session", "--", "sh", "-c", script, self_exe()}, "", tmp.path,
+                     {{"HOME", tmp.path},
+                      {"XDG_RUNTIME_DIR", run},
+                      {"XDG_DATA_HOME", tmp.path + "/data"},
+                      {"XDG_CONFIG_HOME", tmp.path + "/config"},
+                      {"AWAYWORK_SECRET_BACKEND", std::nullopt},
+                      {"AWAYWORK_SECRETS_PASSPHRASE", std::nullopt},
+                      {kInside, "1"}});
+  EXPECT_EQ(r.code, 0) << r.out << r.err << test::slurp(tmp.path + "/keyring.log");
+  EXPECT_NE(r.out.find("[  PASSED  ] 1 test"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ((r.out + r.err).find(kToken), std::string::npos);
+}
+
+TEST(SecretServiceInside, DISABLED_RoundTrip) {
+  ASSERT_TRUE(std::getenv(kInside)) << "run by SecretService.RoundTripUnderGnomeKeyringOnAPrivateSessionBus";
+  std::string dir = std::string(std::getenv("HOME")) + "/file-store";
+  auto s = open_secret_store({dir});  // chosen automatically: the bus answers
+  ASSERT_TRUE(s) << s.error().message;
+  auto& store = **s;
+  ASSERT_EQ(store.backend(), "secret-service");
+  ASSERT_TRUE(store.set("GITLAB_TOKEN", kToken));
+  ASSERT_TRUE(store.set("OTHER", "xoxb-FAKE-000"));
+  ASSERT_TRUE(store.set("OTHER", "xoxb-FAKE-111"));  // replaces, does not duplicate
+  EXPECT_EQ(store.get("GITLAB_TOKEN").value_or(""), kToken);
+  EXPECT_EQ(store.get("OTHER").value_or(""), "xoxb-FAKE-111");
+  EXPECT_EQ(store.names().value_or(std::vector<std::string>{}), (std::vector<std::string>{"GITLAB_TOKEN", "OTHER"}));
+  ASSERT_TRUE(store.remove("GITLAB_TOKEN"));
+  auto gone = store.get("GITLAB_TOKEN");
+  ASSERT_FALSE(gone);
+  EXPECT_NE(gone.error().message.find("no secret named GITLAB_TOKEN"), std::string::npos);
+  EXPECT_FALSE(store.remove("GITLAB_TOKEN"));
+  EXPECT_EQ(test::mode_of(dir), 0) << "the file backend was used as well";
+  // Forcing the file backend still works with a bus present.
+  setenv("AWAYWORK_SECRET_BACKEND", "file", 1);
+  auto f = open_secret_store({dir});
+  ASSERT_TRUE(f) << f.error().message;
+  EXPECT_EQ((*f)->backend().rfind("encrypted-file", 0), 0u);
+  unsetenv("AWAYWORK_SECRET_BACKEND");
+}
+
+}  // namespace
+}  // namespace aw
