@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "secrets/store.h"
 #include "helpers.h"
+#include "secrets/store.h"
 
 namespace aw {
 namespace {
@@ -42,7 +42,8 @@ TEST_F(SecretCli, SetFromStdinThenListShowsNameAndBackendNeverTheValue) {
   auto list = aw({"secret", "list"});
   ASSERT_EQ(list.code, 0) << list.err;
   EXPECT_NE(list.out.find("GH_TOKEN"), std::string::npos);
-  EXPECT_NE(list.out.find("encrypted-file (" + dir() + "/secrets.enc)"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("encrypted-file (" + dir() + "/secrets.enc)"), std::string::npos)
+      << list.out;
   EXPECT_EQ((list.out + list.err).find(kToken), std::string::npos);
 
   auto json = aw({"secret", "list", "--json"});
@@ -61,8 +62,9 @@ TEST_F(SecretCli, OnlyOneTrailingNewlineIsStripped) {
 }
 
 TEST_F(SecretCli, ValueGivenAsAnArgumentIsRefusedAndNotEchoed) {
-  for (auto args : std::vector<std::vector<std::string>>{{"secret", "set", "GH_TOKEN", kToken},
-                                                         {"secret", "set", "GH_TOKEN", std::string("--value=") + kToken}}) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"secret", "set", "GH_TOKEN", kToken},
+           {"secret", "set", "GH_TOKEN", std::string("--value=") + kToken}}) {
     auto r = aw(args, "ignored-stdin\n");
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("never from the command line"), std::string::npos) << r.err;

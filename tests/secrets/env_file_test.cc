@@ -1,8 +1,8 @@
 // The compatibility env file is read only when private to the caller (0600).
 #include <gtest/gtest.h>
 
-#include "secrets/store.h"
 #include "helpers.h"
+#include "secrets/store.h"
 
 namespace aw {
 namespace {

@@ -2,8 +2,8 @@
 // file modes, no plaintext on disk, links not followed, bad modes and keys refused with the fix.
 #include <gtest/gtest.h>
 
-#include "secrets/store.h"
 #include "helpers.h"
+#include "secrets/store.h"
 
 namespace aw {
 namespace {
@@ -126,7 +126,8 @@ TEST_F(FileStore, KeyFileReadableByOthersIsRefusedWithTheChmodFix) {
   ASSERT_EQ(::chmod(key_file().c_str(), 0644), 0);
   auto s = open_secret_store({dir()});
   ASSERT_FALSE(s);
-  EXPECT_NE(s.error().message.find("chmod 600 " + key_file()), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("chmod 600 " + key_file()), std::string::npos)
+      << s.error().message;
 }
 
 TEST_F(FileStore, StoreFileReadableByOthersIsRefusedWithTheChmodFix) {
@@ -134,7 +135,8 @@ TEST_F(FileStore, StoreFileReadableByOthersIsRefusedWithTheChmodFix) {
   ASSERT_EQ(::chmod(store_file().c_str(), 0640), 0);
   auto s = open_secret_store({dir()});
   ASSERT_FALSE(s);
-  EXPECT_NE(s.error().message.find("chmod 600 " + store_file()), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("chmod 600 " + store_file()), std::string::npos)
+      << s.error().message;
 }
 
 TEST_F(FileStore, FolderWritableByOthersIsRefusedWithTheChmodFix) {
