@@ -13,10 +13,6 @@ namespace aw {
 Result<std::unique_ptr<SecretStore>> open_file_store(const std::string& dir,
                                                      std::optional<std::string> passphrase);
 
-// Whether the Secret Service answers on the session bus with a default collection; why not when
-// it does not (said by `doctor` and by a forced backend that is missing).
-Status secret_service_answers();
-
 Result<std::unique_ptr<SecretStore>> open_secret_service_store();
 
 }  // namespace aw

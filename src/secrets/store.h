@@ -36,6 +36,10 @@ SecretStorePaths default_secret_store_paths();
 // AWAYWORK_SECRET_BACKEND=file|secret-service forces one. An empty paths.dir means the default.
 Result<std::unique_ptr<SecretStore>> open_secret_store(const SecretStorePaths& paths);
 
+// Whether the Secret Service answers on the session bus (org.freedesktop.secrets owned, with a
+// default collection); the Error says why not. For `doctor`, to show why the file was chosen.
+Status secret_service_answers();
+
 // Secret names: [A-Za-z_][A-Za-z0-9_]{0,63} (they become environment variable names). The error
 // never repeats the name: a mistyped `NAME=value` must not echo the value.
 Status check_secret_name(const std::string& name);

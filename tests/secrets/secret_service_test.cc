@@ -7,7 +7,6 @@
 #include <cstdlib>
 
 #include "helpers.h"
-#include "secrets/backends.h"
 #include "secrets/store.h"
 
 namespace aw {
