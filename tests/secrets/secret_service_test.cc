@@ -81,6 +81,15 @@ void round_trip_inside_the_session() {
   EXPECT_EQ(store.get("OTHER").value_or(""), "xoxb-FAKE-111");
   EXPECT_EQ(store.names().value_or(std::vector<std::string>{}),
             (std::vector<std::string>{"GITLAB_TOKEN", "OTHER"}));
+  // The CLI chooses the same backend and lists names, never values.
+  // Its own scratch folder: the outer test captures our output in HOME.
+  std::string scratch = std::string(std::getenv("HOME")) + "/cli";
+  ASSERT_EQ(::mkdir(scratch.c_str(), 0700), 0);
+  auto list = test::run({AW_BINARY_DIR "/src/cli/awaywork", "secret", "list"}, "", scratch);
+  EXPECT_EQ(list.code, 0) << list.err;
+  EXPECT_NE(list.out.find("backend: secret-service\nGITLAB_TOKEN\nOTHER\n"), std::string::npos)
+      << list.out;
+  EXPECT_EQ((list.out + list.err).find(kToken), std::string::npos);
   ASSERT_TRUE(store.remove("GITLAB_TOKEN"));
   auto gone = store.get("GITLAB_TOKEN");
   ASSERT_FALSE(gone);
