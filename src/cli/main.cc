@@ -1,6 +1,7 @@
 // awaywork: run AI coding agents unattended, isolated, and publish only checked outputs.
 #include <CLI/CLI.hpp>
 
+#include "cli/cmd_secret.h"
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
@@ -43,6 +44,9 @@ int main(int argc, char** argv) {
                    "print the whole setup (worker user, deny lists, sudoers) to paste as root");
   doctor->add_flag("--json", g.json, "print JSON");
 
+  std::optional<int> secret_exit;  // `secret set|list|rm` run inside parse (cli/cmd_secret.cc)
+  add_secret_commands(app, g, &secret_exit);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -54,5 +58,6 @@ int main(int argc, char** argv) {
   if (show->parsed()) return cmd_show(g, id);
   if (check->parsed()) return cmd_check(g, c);
   if (doctor->parsed()) return cmd_doctor(g, print_setup);
+  if (secret_exit) return *secret_exit;
   return kExitUsage;
 }
