@@ -13,6 +13,7 @@
 #include "isolate/container/doctor.h"
 #include "isolate/user/user_checks.h"
 #include "proc/capture.h"
+#include "secrets/store.h"
 #include "unit/pipeline.h"
 
 namespace aw {
@@ -82,11 +83,30 @@ Registry::Provider container_provider(const Config& cfg) {
   };
 }
 
+// Where secrets live, and the compatibility env file (read only when 0600).
+std::vector<Check> secret_checks() {
+  std::vector<Check> out;
+  auto store = open_secret_store(default_secret_store_paths());
+  std::string why_not_ss;
+  if (auto ss = secret_service_answers(); !ss) why_not_ss = "; Secret Service: " + ss.error().message;
+  if (store)
+    out.push_back({"secret store", true, (*store)->backend() + why_not_ss, ""});
+  else
+    out.push_back({"secret store", false, store.error().message,
+                   "fix the store as the message says, or set AWAYWORK_SECRET_BACKEND"});
+  std::string env_file = default_env_file_path();
+  if (auto env = read_env_file(env_file); !env)
+    out.push_back({"env file " + env_file, false, env.error().message, "chmod 600 '" + env_file + "'"});
+  return out;
+}
+
 Registry registry_for(const Config& cfg) {
   Registry reg;
   for (const char* iso : {"none", "user", "container"}) {
     reg.add(iso, [&cfg] {
-      return std::vector<Check>{git_check(), state_dir_check(cfg), isolation_check(cfg)};
+      std::vector<Check> all{git_check(), state_dir_check(cfg), isolation_check(cfg)};
+      for (auto& c : secret_checks()) all.push_back(std::move(c));
+      return all;
     });
   }
   reg.add("user", user_provider(cfg.worker_user));
