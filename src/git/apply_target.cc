@@ -62,6 +62,12 @@ Result<Side> open_side(const PublishRequest& req) {
   if (u.scheme != "https" && u.scheme != "http")
     return fail("credential '{}': only an http(s) remote takes a credential, not {}://",
                 t.credential, u.scheme);
+  std::string name = u.host.substr(0, u.host.rfind(':'));
+  if (u.host.starts_with("[")) name = u.host.substr(0, u.host.find(']') + 1);
+  bool loopback = name == "127.0.0.1" || name == "localhost" || name == "[::1]";
+  if (u.scheme == "http" && !loopback)
+    return fail("credential '{}': {} is plain http and would carry it unencrypted; use https",
+                t.credential, t.url);
   if (!t.secrets) return fail("credential '{}': no secret store to read it from", t.credential);
   AW_TRY(std::string secret,
          with_context(t.secrets->get(t.credential), "credential '" + t.credential + "'"));

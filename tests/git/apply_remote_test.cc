@@ -375,6 +375,29 @@ TEST(ApplyRules, RemoteUrlsWithASecretOrAHelperAreRefused) {
   EXPECT_NE(r.error().message.find("carries a password or token"), std::string::npos);
 }
 
+TEST(ApplyRules, ACredentialIsNeverSentOverPlainHttpToAnotherHost) {
+  MemoryStore store;
+  store.values["forge"] = kToken;
+  TempDir t;
+  PublishRequest req;
+  req.target.url = "http://git.example.com/o/r.git";
+  req.target.credential = "forge";
+  req.target.secrets = &store;
+  req.unit_id = "u";
+  req.base_commit = std::string(40, 'a');
+  req.patch = "x";
+  req.scratch_dir = t.path;
+  req.askpass = AW_TEST_ASKPASS;
+  auto r = publish(req);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("unencrypted"), std::string::npos) << r.error().message;
+  req.target.url = "git://git.example.com/o/r.git";
+  r = publish(req);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("only an http(s) remote takes a credential"), std::string::npos)
+      << r.error().message;
+}
+
 TEST(ApplyRules, AskpassAnswersOnlyForItsHost) {
   auto ask = [](const std::string& prompt) {
     CaptureSpec s;
