@@ -43,19 +43,7 @@ Result<std::vector<std::string>> checked_paths(const std::string& verdict_file) 
 // secret), the lead's change sets target.url / credential / secrets here instead.
 Result<ApplyTarget> target_of(const UnitRecord& u) {
   AW_TRY(SourceRepo src, open_source(u.source));
-  ApplyTarget t;
-  t.git_dir = src.git_dir;
-  if (!u.base_ref.empty() && u.base_ref != u.base_commit) {
-    auto c = git(GitCall{.git_dir = src.git_dir,
-                         .work_tree = "",
-                         .index_file = "",
-                         .object_dir = "",
-                         .args = {"rev-parse", "--verify", "--quiet", "--end-of-options",
-                                  "refs/heads/" + u.base_ref},
-                         .stdin_data = ""});
-    if (c && c->exit_code == 0) t.branch = u.base_ref;
-  }
-  return t;
+  return local_target(src, u.base_ref);
 }
 
 struct Applied {

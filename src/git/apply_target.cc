@@ -204,6 +204,16 @@ Status check_request(const PublishRequest& req) {
 
 }  // namespace
 
+ApplyTarget local_target(const SourceRepo& src, const std::string& base_ref) {
+  ApplyTarget t;
+  t.git_dir = src.git_dir;
+  if (base_ref.empty() || gitx::is_object_id(base_ref)) return t;
+  auto c = git(gitx::at(src.git_dir, {"rev-parse", "--verify", "--quiet", "--end-of-options",
+                                      "refs/heads/" + base_ref}));
+  if (c && c->exit_code == 0) t.branch = base_ref;
+  return t;
+}
+
 std::string unit_marker(const std::string& unit_id) {
   return "Awaywork-Unit: " + unit_id;
 }

@@ -121,6 +121,10 @@ struct PublishResult {
 // finding it otherwise is an Error and the branch is left as it was.
 Result<PublishResult> publish(const PublishRequest& req);
 
+// The local source as an apply target: its git dir, on base_ref when that names a branch of it
+// (else "" = its HEAD).
+ApplyTarget local_target(const SourceRepo& src, const std::string& base_ref);
+
 // The commit message line that marks a unit's commit.
 std::string unit_marker(const std::string& unit_id);
 

@@ -309,6 +309,7 @@ TEST_F(ApplyTest, HttpRemoteGetsTheCredentialFromTheStoreAndNeverOnArgvConfigOrU
 
   EXPECT_TRUE(scan.leaks.empty()) << scan.leaks.front();
   EXPECT_GT(scan.git_cmdlines, 0) << "the scanner saw no git process at all";
+  EXPECT_GT(scan.configs_read, 0) << "the scanner never read the scratch git dir's config";
   EXPECT_GT(server.unauthorized(), 0);  // git first tried without, then asked awaywork
   EXPECT_GT(server.authorized(), 0);
   for (const auto& target : server.targets()) EXPECT_EQ(target.find(kToken), std::string::npos);
