@@ -352,6 +352,7 @@ TEST_F(ApplyTest, WrongCredentialFailsClearlyAndPushesNothing) {
   auto r3 = publish(request(t));
   ASSERT_FALSE(r3);
   EXPECT_NE(r3.error().message.find("credential 'absent'"), std::string::npos);
+  ::unlink(("/tmp/aw-askpass-argv-" + std::to_string(server.port()) + ".log").c_str());
 }
 
 TEST(ApplyRules, RemoteUrlsWithASecretOrAHelperAreRefused) {
@@ -416,6 +417,7 @@ TEST(ApplyRules, AskpassAnswersOnlyForItsHost) {
     EXPECT_NE(c.exit_code, 0) << other;
     EXPECT_EQ(c.out, "") << other;
   }
+  ::unlink("/tmp/aw-askpass-argv-1.log");
 }
 
 }  // namespace

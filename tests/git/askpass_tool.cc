@@ -12,8 +12,9 @@ int main(int argc, char** argv) {
   std::string prompt = argc > 1 ? argv[1] : "";
   size_t end = prompt.rfind('\'');
   size_t colon = end == std::string::npos ? end : prompt.rfind(':', end);
-  if (colon != std::string::npos) {
-    std::string log = "/tmp/aw-askpass-argv-" + prompt.substr(colon + 1, end - colon - 1) + ".log";
+  std::string port = colon == std::string::npos ? "" : prompt.substr(colon + 1, end - colon - 1);
+  if (!port.empty() && port.find_first_not_of("0123456789") == std::string::npos) {
+    std::string log = "/tmp/aw-askpass-argv-" + port + ".log";
     int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (fd >= 0) {
       std::string line;
