@@ -3,9 +3,12 @@
 
 #include "cli/cmd_secret.h"
 #include "cli/commands.h"
+#include "git/git.h"
 
 int main(int argc, char** argv) {
   using namespace aw;
+  // Run by git as GIT_ASKPASS during apply (git/askpass.cc): answer and exit, nothing else.
+  if (askpass_mode()) return askpass_main(argc, argv);
   CLI::App app{"awaywork: run coding agents unattended, isolated; publish only checked outputs"};
   app.set_version_flag("--version", "awaywork 0.1.0");
   app.require_subcommand(1);
@@ -38,6 +41,11 @@ int main(int argc, char** argv) {
   check->add_option("--requests", c.requests, "requests.jsonl");
   check->add_flag("--json", g.json, "print the verdict as JSON");
 
+  std::string apply_id;
+  auto* apply = app.add_subcommand("apply", "publish a recorded, accepted unit (idempotent)");
+  apply->add_option("id", apply_id, "unit id (or a unique prefix)")->required();
+  apply->add_flag("--json", g.json, "print JSON");
+
   bool print_setup = false;
   auto* doctor = app.add_subcommand("doctor", "check every prerequisite of the configured isolation");
   doctor->add_flag("--print-setup", print_setup,
@@ -57,6 +65,7 @@ int main(int argc, char** argv) {
   if (units->parsed()) return cmd_units(g);
   if (show->parsed()) return cmd_show(g, id);
   if (check->parsed()) return cmd_check(g, c);
+  if (apply->parsed()) return cmd_apply(g, apply_id);
   if (doctor->parsed()) return cmd_doctor(g, print_setup);
   if (secret_exit) return *secret_exit;
   return kExitUsage;
