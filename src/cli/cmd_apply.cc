@@ -9,18 +9,13 @@
 #include "config/config.h"
 #include "git/git.h"
 #include "record/store.h"
+#include "base/fs.h"
+#include "unit/apply.h"
 #include "unit/pipeline.h"
 
 namespace aw {
 
 namespace {
-
-Result<std::string> self_path() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return fail("cannot find awaywork's own binary (/proc/self/exe)");
-  return std::string(buf, n);
-}
 
 // The paths the check accepted, as recorded.
 Result<std::vector<std::string>> checked_paths(const std::string& verdict_file) {
@@ -37,21 +32,7 @@ Result<std::vector<std::string>> checked_paths(const std::string& verdict_file) 
   return out;
 }
 
-// Where the unit is applied. For now the local source the unit was made from, on the branch
-// its base was taken from when that is a branch (else the source's HEAD).
-// With a remote configured (repos.NAME.url beside path, and repos.NAME.credential naming a
-// secret), the lead's change sets target.url / credential / secrets here instead.
-Result<ApplyTarget> target_of(const UnitRecord& u) {
-  AW_TRY(SourceRepo src, open_source(u.source));
-  return local_target(src, u.base_ref);
-}
-
-struct Applied {
-  PublishResult result;
-  std::string target;
-};
-
-Result<Applied> apply_unit(Store& store, UnitRecord& u) {
+Result<Applied> apply_unit(const Config& cfg, Store& store, UnitRecord& u) {
   if (u.state == UnitState::running) return fail("unit {} is still running", u.id);
   if (u.verdict != "accepted")
     return fail("unit {} was not accepted by the output check (verdict '{}'); nothing applied",
@@ -60,27 +41,23 @@ Result<Applied> apply_unit(Store& store, UnitRecord& u) {
   AW_TRY(std::string patch, with_context(read_file(patch_file), "the unit's patch"));
   if (patch.empty()) return fail("unit {} changed nothing: there is nothing to apply", u.id);
   AW_TRY(std::vector<std::string> paths, checked_paths(u.run_dir + "/verdict.json"));
-  AW_TRY(ApplyTarget target, target_of(u));
-  AW_TRY(std::string self, self_path());
-
-  PublishRequest req;
-  req.target = target;
-  req.unit_id = u.id;
-  req.base_commit = u.base_commit;
-  req.patch = std::move(patch);
-  req.checked_paths = std::move(paths);
-  req.message = fmt::format("awaywork: {}\n\nUnit {} on {} at {}.\n",
-                            u.prompt.substr(0, u.prompt.find('\n')).substr(0, 60), u.id, u.repo,
-                            u.base_commit.substr(0, 12));
-  req.scratch_dir = u.run_dir + "/apply";
-  req.askpass = self;
-  AW_TRY(PublishResult r, publish(req));
-  Applied a{r, target.url.empty() ? target.git_dir : target.url};
-  if (u.branch != r.branch || u.commit != r.commit) {
-    u.branch = r.branch;
-    u.commit = r.commit;
-    u.notes.push_back(fmt::format("applied by `awaywork apply`: {} at {} on {}", r.branch,
-                                  r.commit.substr(0, 12), a.target));
+  ApplyInput in;
+  if (auto it = cfg.repos.find(u.repo); it != cfg.repos.end()) in.repo = it->second;
+  AW_TRY(in.source, open_source(u.source));
+  in.label = u.repo;
+  in.unit_id = u.id;
+  in.prompt = u.prompt;
+  in.base_ref = u.base_ref;
+  in.base_commit = u.base_commit;
+  in.patch = std::move(patch);
+  in.paths = std::move(paths);
+  in.scratch_dir = u.run_dir + "/apply";
+  AW_TRY(Applied a, apply_checked(in));
+  if (u.branch != a.result.branch || u.commit != a.result.commit) {
+    u.branch = a.result.branch;
+    u.commit = a.result.commit;
+    u.notes.push_back(fmt::format("applied by `awaywork apply`: {} at {} on {}", a.result.branch,
+                                  a.result.commit.substr(0, 12), a.target));
     AW_CHECK(with_context(store.save(u), "saving the record"));
   }
   return a;
@@ -106,7 +83,7 @@ int cmd_apply(const GlobalOptions& g, const std::string& id) {
     return kExitUsage;
   }
   bool refused = unit->verdict != "accepted";
-  auto a = apply_unit(*store, *unit);
+  auto a = apply_unit(*cfg, *store, *unit);
   if (!a) {
     if (g.json)
       fmt::print(

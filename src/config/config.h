@@ -43,6 +43,15 @@ struct AgentConfig {
   std::vector<std::string> env;      // names of owner variables handed to this agent
 };
 
+// Where a unit's branch is pushed when not to the local source: a remote, with a credential
+// from awaywork's secret store (never in the URL).
+struct PublishConfig {
+  std::string url;         // https://, http:// (loopback only with a credential), git://, file://
+  std::string credential;  // a secret's name (`awaywork secret set NAME`); "" = anonymous
+  std::string user;        // sent with the credential; "" = x-access-token
+  std::string branch;      // the branch the base must be on; "" = the unit's base
+};
+
 struct RepoConfig {
   std::string name;
   std::string path;                  // a local repository, or
@@ -52,6 +61,7 @@ struct RepoConfig {
   std::vector<Argv> checks;
   std::string image;                 // for isolation: container
   Bounds bounds;                     // what the output check lets through (check/bounds.h)
+  PublishConfig publish;             // "" url = the branch goes to the local source
 };
 
 struct Config {

@@ -73,9 +73,34 @@ void parse_checks(const Value& v, const ParseCtx& ctx, std::vector<Argv>& out) {
     if (auto argv = get_command(item, ctx.issues)) out.push_back(*argv);
 }
 
+void parse_publish(const Value& v, const ParseCtx& ctx, PublishConfig& p) {
+  const std::vector<std::string> keys = {"url", "credential", "user", "branch"};
+  if (!expect_map(v, "write e.g. publish: {url: https://github.com/o/r.git, credential: GH}",
+                  ctx.issues))
+    return;
+  bool has_url = false;
+  for (const Field& f : map_fields(v, keys, ctx.issues)) {
+    const Value& x = f.value;
+    auto s = get_string(x, "write a string", ctx.issues);
+    if (!s) continue;
+    if (f.key == "url") {
+      has_url = true;
+      add_checked(x, s, check_url(*s), p.url, ctx.issues);
+    } else if (f.key == "credential") {
+      add_checked(x, s, check_env_name(*s), p.credential, ctx.issues);
+    } else if (f.key == "user") {
+      p.user = *s;
+    } else if (f.key == "branch") {
+      add_checked(x, s, check_branch(*s), p.branch, ctx.issues);
+    }
+  }
+  if (!has_url)
+    ctx.issues.add(v.mark, v.path, "missing 'url'; name the remote to push to");
+}
+
 void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
-  const std::vector<std::string> keys = {"path",   "url",   "base",  "setup",
-                                         "checks", "image", "bounds"};
+  const std::vector<std::string> keys = {"path",  "url",    "base",   "setup",
+                                         "checks", "image", "bounds", "publish"};
   std::optional<YAML::Mark> path_at, url_at;
   for (const Field& f : map_fields(e.value, keys, ctx.issues)) {
     const Value& v = f.value;
@@ -96,6 +121,8 @@ void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
     } else if (f.key == "image") {
       auto s = get_string(v, "write an image, e.g. image: debian:bookworm", ctx.issues);
       add_checked(v, s, s ? check_image(*s) : Status{}, r.image, ctx.issues);
+    } else if (f.key == "publish") {
+      parse_publish(v, ctx, r.publish);
     } else if (f.key == "bounds") {
       // The output check owns the bounds schema; its messages already carry file:line:col.
       auto b = bounds_from_yaml(v.node, ctx.issues.file(), v.path);

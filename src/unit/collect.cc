@@ -6,6 +6,7 @@
 
 #include "base/fs.h"
 #include "check/check.h"
+#include "unit/apply.h"
 #include "unit/steps.h"
 
 namespace aw {
@@ -76,15 +77,13 @@ Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths&
   }
   if (v.paths != patch->paths)
     return {UnitState::failed, "apply: the checked paths differ from the collected patch's paths"};
-  std::string branch = "awaywork/" + u.id;
-  std::string message = fmt::format("awaywork: {}\n\nUnit {} on {} at {}.\n",
-                                    u.prompt.substr(0, u.prompt.find('\n')).substr(0, 60), u.id,
-                                    t.label, u.base_commit.substr(0, 12));
-  auto commit = publish_branch(t.source, u.base_commit, patch->text, branch, Identity{}, message,
-                               dir.apply);
-  if (!commit) return {UnitState::failed, "apply: " + commit.error().message};
-  u.branch = branch;
-  u.commit = *commit;
+  ApplyInput in{t.repo,         t.source,       t.label, u.id, u.prompt, t.base_ref,
+                u.base_commit,  patch->text,    v.paths, dir.apply};
+  auto applied = apply_checked(in);
+  if (!applied) return {UnitState::failed, "apply: " + applied.error().message};
+  u.branch = applied->result.branch;
+  u.commit = applied->result.commit;
+  if (applied->target != t.source.git_dir) u.notes.push_back("published to " + applied->target);
   return {UnitState::done, ""};
 }
 

@@ -25,6 +25,22 @@ TEST_F(ConfigErrors, UnknownTopLevelKeySuggestsTheClosest) {
             "config.yml:1:1: isolaton: unknown key; did you mean 'isolation'?");
 }
 
+TEST_F(ConfigErrors, PublishNeedsAUrlAndAPlainCredentialName) {
+  EXPECT_EQ(error_of("repos:\n  web:\n    path: /x\n    publish: {credential: GH}\n"),
+            "config.yml:4:14: repos.web.publish: missing 'url'; name the remote to push to");
+  std::string bad = error_of(
+      "repos:\n  web:\n    path: /x\n    publish: {url: \"https://h/r.git\", credential: a-b}\n");
+  EXPECT_NE(bad.find("repos.web.publish.credential"), std::string::npos) << bad;
+  std::string typo = error_of("repos:\n  web:\n    path: /x\n    publsh: {url: x}\n");
+  EXPECT_NE(typo.find("did you mean 'publish'?"), std::string::npos) << typo;
+}
+
+TEST_F(ConfigErrors, BoundsErrorsKeepTheirFileLineAndColumn) {
+  std::string e = error_of("repos:\n  web:\n    path: /x\n    bounds: {max_patch_filez: 3}\n");
+  EXPECT_NE(e.find("config.yml:4:"), std::string::npos) << e;
+  EXPECT_NE(e.find("max_patch_files"), std::string::npos) << e;
+}
+
 TEST_F(ConfigErrors, UnknownNestedKeySuggestsTheClosest) {
   EXPECT_EQ(error_of("repos:\n  web:\n    path: /x\n    chekcs: [make]\n"),
             "config.yml:4:5: repos.web.chekcs: unknown key; did you mean 'checks'?");

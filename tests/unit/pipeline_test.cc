@@ -150,6 +150,25 @@ TEST_F(Pipeline, UnitsAndShowListPhasesExitCodesDurationsAndBranch) {
   EXPECT_NE(missing.err.find("no unit 'nope'"), std::string::npos);
 }
 
+TEST_F(Pipeline, PublishUrlSendsTheBranchToTheRemoteNotTheSource) {
+  make_repo({{"a.txt", "x\n"}});
+  std::string remote = root + "/remote.git";
+  git({"clone", "-q", "--bare", src, remote});
+  write_config(agent_script("edit", "echo y > a.txt"),
+               "    publish: {url: \"file://" + remote + "\", branch: main}\n");
+  auto r = run_unit("edit for the remote");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string branch = r.record["branch"];
+  EXPECT_EQ(git({"branch", "--list", "awaywork/*"}), "") << "nothing in the source";
+  EXPECT_EQ(git({"--git-dir", remote, "show", branch + ":a.txt"}), "y\n");
+  std::string msg = git({"--git-dir", remote, "log", "-1", "--format=%B", branch});
+  EXPECT_NE(msg.find("Awaywork-Unit: " + r.record["id"].get<std::string>()), std::string::npos);
+  // A second apply of the same unit finds its marker and does nothing.
+  auto again = awaywork({"apply", r.record["id"], "--json"});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.record["already_applied"], true) << again.out;
+}
+
 TEST_F(Pipeline, UnitIdsSortByTimeAndReadWell) {
   make_repo({{"a.txt", "x\n"}});
   write_config("/bin/true");
