@@ -76,7 +76,7 @@ int cmd_apply(const GlobalOptions& g, const std::string& id) {
     fmt::print(stderr, "awaywork apply: {}\n", store.error().message);
     return kExitUsage;
   }
-  recover_abandoned(*store);
+  recover_abandoned(*cfg, *store);
   auto unit = store->get(id);
   if (!unit) {
     fmt::print(stderr, "awaywork apply: {}\n", unit.error().message);

@@ -152,7 +152,7 @@ Result<std::vector<UnitRecord>> Store::list(int limit) {
   return out;
 }
 
-Result<int> Store::mark_orphans_interrupted() {
+Result<std::vector<std::string>> Store::mark_orphans_interrupted() {
   std::vector<UnitRecord> orphans;
   {
     Stmt st;
@@ -166,12 +166,14 @@ Result<int> Store::mark_orphans_interrupted() {
       if (!alive) orphans.push_back(std::move(u));
     }
   }
+  std::vector<std::string> ids;
   for (auto& u : orphans) {
     u.state = UnitState::interrupted;
     u.reason = "awaywork stopped while the unit was running (crash or kill); marked at next start";
     AW_CHECK(save(u));
+    ids.push_back(u.id);
   }
-  return static_cast<int>(orphans.size());
+  return ids;
 }
 
 }  // namespace aw

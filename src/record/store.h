@@ -24,8 +24,8 @@ class Store {
   Result<UnitRecord> get(const std::string& id_or_prefix);
   Result<std::vector<UnitRecord>> list(int limit = 100);
   // Records left `running` by a runner that no longer exists become `interrupted`.
-  // Returns how many were changed.
-  Result<int> mark_orphans_interrupted();
+  // Returns the ids of those it changed.
+  Result<std::vector<std::string>> mark_orphans_interrupted();
 
  private:
   explicit Store(sqlite3* db) : db_(db) {}

@@ -57,7 +57,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   AW_TRY(Target t, resolve_target(cfg, req));
   std::string state = state_dir_of(cfg);
   AW_TRY(Store store, Store::open(state));
-  recover_abandoned(store);
+  recover_abandoned(cfg, store);
 
   UnitRecord u;
   u.id = new_unit_id(req.prompt);

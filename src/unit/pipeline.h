@@ -33,9 +33,9 @@ struct UnitObserver {
 Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const UnitObserver& obs);
 
 class Store;
-// Kill what a crashed awaywork left running (phase cgroups whose keeper is gone) and mark its
-// `running` records interrupted. Called by every command that opens the record.
-int recover_abandoned(Store& store);
+// Kill what a crashed awaywork left running (phase cgroups whose keeper is gone, containers of
+// its units) and mark its `running` records interrupted. Called by every command that opens the record.
+int recover_abandoned(const Config& cfg, Store& store);
 
 // Where the state lives: cfg.state_dir or the XDG default.
 std::string state_dir_of(const Config& cfg);

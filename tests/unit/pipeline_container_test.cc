@@ -253,6 +253,34 @@ TEST_F(ContainerPipeline, CtrlCStopsThePhaseAndRemovesItsContainer) {
   EXPECT_FALSE(process_alive_with("618.5"));
 }
 
+TEST_F(ContainerPipeline, ContainerOfACrashedAwayworkIsRemovedAtTheNextStart) {
+  setup({{"a.txt", "x\n"}}, "touch \"$AWAYWORK_OUTPUTS/started\"\nsleep 619.5");
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_RDWR);
+    dup2(null, 0), dup2(null, 1), dup2(null, 2);
+    std::string bin = awaywork_binary();
+    execl(bin.c_str(), bin.c_str(), "--config", config.c_str(), "run", "--repo", "src", "--prompt",
+          "crash", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::string unit;
+  for (int i = 0; i < 600 && unit.empty(); ++i) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(root + "/state/runs", ec))
+      if (exists(e.path().string() + "/work/.away/outputs/started"))
+        unit = e.path().filename().string();
+    if (unit.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(unit.empty()) << "the agent never started";
+  kill(pid, SIGKILL);  // no chance to clean up: the container outlives its client
+  waitpid(pid, nullptr, 0);
+  auto list = awaywork({"units", "--json"});
+  ASSERT_EQ(list.record.size(), 1u) << list.out << list.err;
+  EXPECT_EQ(list.record[0]["state"], "interrupted");
+  EXPECT_TRUE(containers_of(unit).empty()) << "the next start removes the crashed unit's container";
+}
+
 TEST_F(ContainerPipeline, MissingImageFailsBeforeAnyPhaseAndSaysHowToGetIt) {
   make_repo({{"a.txt", "x\n"}});
   write_config("sh", "    image: awaywork-absent:never\nisolation: container\n");

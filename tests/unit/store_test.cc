@@ -71,7 +71,7 @@ TEST_F(StoreTest, RunningRecordOfADeadRunnerBecomesInterrupted) {
   ASSERT_TRUE(s->save(alive));
   auto n = s->mark_orphans_interrupted();
   ASSERT_TRUE(n);
-  EXPECT_EQ(*n, 1);
+  EXPECT_EQ(*n, std::vector<std::string>{"a"});
   EXPECT_EQ(s->get("a")->state, UnitState::interrupted);
   EXPECT_EQ(s->get("b")->state, UnitState::running);
 }
