@@ -17,16 +17,6 @@ namespace aw {
 
 namespace {
 
-std::string first_line(const std::string& s) {
-  return s.substr(0, s.find('\n'));
-}
-
-std::vector<std::string> sorted(std::vector<std::string> v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
-
 // What publish knows of the target while it works.
 struct Side {
   bool remote = false;
@@ -86,7 +76,7 @@ Result<Captured> remote_git(const Side& s, const std::string& scratch,
     return fail("{} refused the credential '{}' (authentication failed)", s.shown,
                 s.credential.empty() ? "(none)" : s.credential);
   if (c.exit_code != 0)
-    return fail("git {} {} exited {}: {}", args[0], s.shown, c.exit_code, first_line(c.err));
+    return fail("git {} {} exited {}: {}", args[0], s.shown, c.exit_code, gitx::first_line(c.err));
   return c;
 }
 
@@ -116,7 +106,7 @@ Result<std::optional<std::string>> commit_of(const std::string& git_dir, const s
   AW_TRY(Captured c, git(gitx::at(git_dir, {"rev-parse", "--verify", "--quiet", "--end-of-options",
                                             ref + "^{commit}"})));
   if (c.exit_code != 0) return std::optional<std::string>{};
-  return std::optional<std::string>(first_line(c.out));
+  return std::optional<std::string>(gitx::first_line(c.out));
 }
 
 // The tips of the target branch and of the unit's branch, with their objects in the scratch.
@@ -177,7 +167,7 @@ Result<bool> is_same_unit(const GitCall& base, const std::string& commit, const 
   std::string msg = body == std::string::npos ? "" : "\n" + obj.substr(body + 2) + "\n";
   bool marked = msg.find("\n" + marker + "\n") != std::string::npos;
   if (!marked) return false;
-  if (first_line(head) != "tree " + tree)
+  if (gitx::first_line(head) != "tree " + tree)
     return fail("it carries this unit's marker but a different change");
   return true;
 }
@@ -254,7 +244,7 @@ Result<PublishResult> publish(const PublishRequest& req) {
 
   AW_TRY(std::string tree, gitx::apply_to_tree(base, req.base_commit, req.patch));
   AW_TRY(std::vector<std::string> changed, gitx::changed_paths(base, req.base_commit, tree));
-  if (sorted(changed) != sorted(req.checked_paths))
+  if (gitx::sorted_unique(changed) != gitx::sorted_unique(req.checked_paths))
     return fail("the applied patch changes other paths than the checked list; nothing pushed");
 
   std::string marker = unit_marker(req.unit_id);
@@ -273,7 +263,7 @@ Result<PublishResult> publish(const PublishRequest& req) {
   anc.args = {"merge-base", "--is-ancestor", req.base_commit, tips.target};
   AW_TRY(Captured a, git(anc));
   if (a.exit_code == 1) return fail("{}", not_ancestor);
-  if (a.exit_code != 0) return fail("merge-base --is-ancestor: {}", first_line(a.err));
+  if (a.exit_code != 0) return fail("merge-base --is-ancestor: {}", gitx::first_line(a.err));
 
   std::string message = req.message;
   while (!message.empty() && message.back() == '\n') message.pop_back();

@@ -4,6 +4,8 @@
 // line (command-line config wins over the repository's).
 #include <string_view>
 
+#include <algorithm>
+
 #include "git/git_internal.h"
 
 namespace aw {
@@ -114,6 +116,14 @@ Result<std::string> run_ok(const GitCall& call, const std::vector<std::string>& 
   if (c.exit_code != 0)
     return fail("{} exited {}: {}", describe(call), c.exit_code, trimmed(c.err));
   return std::move(c.out);
+}
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+std::vector<std::string> sorted_unique(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
 }
 
 std::vector<std::string> split_z(const std::string& s) {

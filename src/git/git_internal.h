@@ -42,6 +42,12 @@ Status make_borrowing_git_dir(const std::string& dir, const std::string& borrow_
 // Split "a\0b\0" into {"a","b"}.
 std::vector<std::string> split_z(const std::string& s);
 
+// The text up to the first newline.
+std::string first_line(const std::string& s);
+
+// v sorted, duplicates removed (path lists compared as sets).
+std::vector<std::string> sorted_unique(std::vector<std::string> v);
+
 // True for a full hex object id.
 bool is_object_id(const std::string& s);
 

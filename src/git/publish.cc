@@ -12,16 +12,6 @@ namespace aw {
 
 namespace {
 
-std::string first_line(const std::string& s) {
-  return s.substr(0, s.find('\n'));
-}
-
-std::vector<std::string> sorted(std::vector<std::string> v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
-
 // The paths git itself reads from the patch (no rename detection: apply has none without
 // --3way and the patch was made with --no-renames).
 Result<std::vector<std::string>> patch_paths(const GitCall& base, const std::string& patch) {
@@ -54,12 +44,12 @@ Result<std::string> apply_to_tree(const GitCall& base, const std::string& base_c
   g.stdin_data.clear();
   g.args = {"write-tree"};
   AW_TRY(std::string tree_out, git_ok(g));
-  std::string tree = first_line(tree_out);
+  std::string tree = gitx::first_line(tree_out);
   if (!gitx::is_object_id(tree)) return fail("write-tree gave '{}'", tree);
 
   AW_TRY(std::vector<std::string> want, patch_paths(base, patch));
   AW_TRY(std::vector<std::string> got, changed_paths(base, base_commit, tree));
-  if (sorted(got) != sorted(want))
+  if (gitx::sorted_unique(got) != gitx::sorted_unique(want))
     return fail("the applied tree changes other paths than the patch names");
   return tree;
 }
@@ -87,7 +77,7 @@ Result<std::string> commit_tree(const GitCall& base, const std::string& tree,
   g.args = {"commit-tree", tree, "-p", parent, "-F", "-"};
   g.stdin_data = message;
   AW_TRY(std::string commit_out, gitx::run_ok(g, env));
-  std::string commit = first_line(commit_out);
+  std::string commit = gitx::first_line(commit_out);
   if (!gitx::is_object_id(commit)) return fail("commit-tree gave '{}'", commit);
   return commit;
 }
@@ -176,7 +166,7 @@ Result<std::string> publish_branch(const SourceRepo& src, const std::string& bas
 
   AW_TRY(Captured now,
          git(gitx::at(src.git_dir, {"rev-parse", "--verify", "--quiet", ref + "^{commit}"})));
-  if (now.exit_code != 0 || first_line(now.out) != commit)
+  if (now.exit_code != 0 || gitx::first_line(now.out) != commit)
     return fail("after push, {} in {} is not {}", ref, src.git_dir, commit);
   return commit;
 }

@@ -54,6 +54,28 @@ const Engine* test_engine(std::string* why) {
 
 class ContainerPipeline : public UnitTest {
  protected:
+  // Starts `awaywork run` in the background and waits until its agent touched
+  // .away/outputs/started inside the container; returns the pid and the unit id.
+  std::pair<pid_t, std::string> start_until_agent_started(const std::string& prompt) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      int null = open("/dev/null", O_RDWR);
+      dup2(null, 0), dup2(null, 1), dup2(null, 2);
+      std::string bin = awaywork_binary();
+      execl(bin.c_str(), bin.c_str(), "--config", config.c_str(), "run", "--repo", "src",
+            "--prompt", prompt.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    std::string unit;
+    for (int i = 0; i < 600 && unit.empty(); ++i) {
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator(root + "/state/runs", ec))
+        if (exists(e.path().string() + "/work/.away/outputs/started"))
+          unit = e.path().filename().string();
+      if (unit.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return {pid, unit};
+  }
   void SetUp() override {
     UnitTest::SetUp();
     std::string why;
@@ -226,23 +248,7 @@ echo "$AWAYWORK_PROMPT_FILE" > "$AWAYWORK_OUTPUTS/path")");
 
 TEST_F(ContainerPipeline, CtrlCStopsThePhaseAndRemovesItsContainer) {
   setup({{"a.txt", "x\n"}}, "touch \"$AWAYWORK_OUTPUTS/started\"\nsleep 618.5");
-  pid_t pid = fork();
-  if (pid == 0) {
-    int null = open("/dev/null", O_RDWR);
-    dup2(null, 0), dup2(null, 1), dup2(null, 2);
-    std::string bin = awaywork_binary();
-    execl(bin.c_str(), bin.c_str(), "--config", config.c_str(), "run", "--repo", "src", "--prompt",
-          "wait for ctrl-c", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  std::string unit;
-  for (int i = 0; i < 600 && unit.empty(); ++i) {
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(root + "/state/runs", ec))
-      if (exists(e.path().string() + "/work/.away/outputs/started"))
-        unit = e.path().filename().string();
-    if (unit.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  auto [pid, unit] = start_until_agent_started("wait for ctrl-c");
   ASSERT_FALSE(unit.empty()) << "the agent never started";
   EXPECT_EQ(containers_of(unit).size(), 1u);
   kill(pid, SIGINT);
@@ -255,23 +261,7 @@ TEST_F(ContainerPipeline, CtrlCStopsThePhaseAndRemovesItsContainer) {
 
 TEST_F(ContainerPipeline, ContainerOfACrashedAwayworkIsRemovedAtTheNextStart) {
   setup({{"a.txt", "x\n"}}, "touch \"$AWAYWORK_OUTPUTS/started\"\nsleep 619.5");
-  pid_t pid = fork();
-  if (pid == 0) {
-    int null = open("/dev/null", O_RDWR);
-    dup2(null, 0), dup2(null, 1), dup2(null, 2);
-    std::string bin = awaywork_binary();
-    execl(bin.c_str(), bin.c_str(), "--config", config.c_str(), "run", "--repo", "src", "--prompt",
-          "crash", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  std::string unit;
-  for (int i = 0; i < 600 && unit.empty(); ++i) {
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(root + "/state/runs", ec))
-      if (exists(e.path().string() + "/work/.away/outputs/started"))
-        unit = e.path().filename().string();
-    if (unit.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  auto [pid, unit] = start_until_agent_started("crash");
   ASSERT_FALSE(unit.empty()) << "the agent never started";
   kill(pid, SIGKILL);  // no chance to clean up: the container outlives its client
   waitpid(pid, nullptr, 0);
