@@ -1,6 +1,7 @@
 // awaywork: run AI coding agents unattended, isolated, and publish only checked outputs.
 #include <CLI/CLI.hpp>
 
+#include "cli/cmd_probe.h"
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
@@ -43,6 +44,17 @@ int main(int argc, char** argv) {
                    "print the whole setup (worker user, deny lists, sudoers) to paste as root");
   doctor->add_flag("--json", g.json, "print JSON");
 
+  auto* probe = app.add_subcommand(
+      "probe", "run the leak suite inside the configured isolation, as an agent would be");
+  probe->add_flag("--json", g.json, "print JSON");
+
+  bool inside_json = false;
+  std::string targets_file;
+  auto* inside = app.add_subcommand("__probe-inside", "the inside half of probe");
+  inside->group("");  // hidden from --help
+  inside->add_flag("--json", inside_json, "print JSON");
+  inside->add_option("targets", targets_file, "probe targets file")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -54,5 +66,7 @@ int main(int argc, char** argv) {
   if (show->parsed()) return cmd_show(g, id);
   if (check->parsed()) return cmd_check(g, c);
   if (doctor->parsed()) return cmd_doctor(g, print_setup);
+  if (probe->parsed()) return cmd_probe(g);
+  if (inside->parsed()) return cmd_probe_inside(inside_json, targets_file);
   return kExitUsage;
 }
