@@ -12,7 +12,8 @@ std::vector<Check> sandbox_checks(const Config& cfg) {
   std::string where = cfg.file.empty() ? default_config_path() : cfg.file;
   auto plan = make_plan(cfg.sandbox, sandbox_base_paths(cfg));
   if (!plan) {
-    out.push_back({"sandbox configuration", false, plan.error().message, "fix `sandbox:` in " + where});
+    out.push_back(
+        {"sandbox configuration", false, plan.error().message, "fix `sandbox:` in " + where});
     return out;
   }
   // The egress proxy is started by each unit: it is not a feature of this machine.

@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
   run->add_option("--prompt-file", r.prompt_file, "read the task from a file");
   run->add_option("--agent", r.agent, "agent name from `agents:`");
   run->add_option("--base", r.base, "base branch, tag or commit");
-  run->add_option("--unit-seconds", r.unit_seconds, "time limit of the unit (overrides unit_minutes)")
+  run->add_option("--unit-seconds", r.unit_seconds,
+                  "time limit of the unit (overrides unit_minutes)")
       ->check(CLI::Range(1, 7 * 24 * 3600));
   run->add_flag("--json", g.json, "print the record as JSON");
 
@@ -39,7 +40,8 @@ int main(int argc, char** argv) {
   check->add_flag("--json", g.json, "print the verdict as JSON");
 
   bool print_setup = false;
-  auto* doctor = app.add_subcommand("doctor", "check every prerequisite of the configured isolation");
+  auto* doctor =
+      app.add_subcommand("doctor", "check every prerequisite of the configured isolation");
   doctor->add_flag("--print-setup", print_setup,
                    "print the whole setup (worker user, deny lists, sudoers) to paste as root");
   doctor->add_flag("--json", g.json, "print JSON");

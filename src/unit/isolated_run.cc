@@ -50,7 +50,9 @@ Result<IsolatedResult> run_in(Isolator& iso, const Config& cfg, const RunDir& di
   spec.cwd = paths.work;
   spec.timeout = cmd.timeout;
   spec.launcher = std::move(launcher);
-  spec.on_output = [&](Stream s, std::string_view b) { (s == Stream::out ? out.out : out.err) += b; };
+  spec.on_output = [&](Stream s, std::string_view b) {
+    (s == Stream::out ? out.out : out.err) += b;
+  };
   auto result = run_phase(spec);
   std::vector<std::string> notes;
   AW_CHECK(iso.after_phase(0, notes));

@@ -214,8 +214,8 @@ Result<std::unique_ptr<Isolator>> make_none_isolator(const Config& cfg, const Ta
   SandboxPaths sp = sandbox_base_paths(cfg);
   bool lend_prompt = target.agent.prompt == PromptMode::file;
   if (cfg.sandbox.mode == SandboxMode::off)
-    return std::unique_ptr<Isolator>(
-        new NoneIsolator("unsandboxed: sandbox mode off", std::nullopt, cfg.sandbox, unit_id, false));
+    return std::unique_ptr<Isolator>(new NoneIsolator("unsandboxed: sandbox mode off", std::nullopt,
+                                                      cfg.sandbox, unit_id, false));
   // Decided before the unit exists, so that `required` refuses it with nothing to clean up. The
   // unit's folders are not made yet: they do not change what the kernel can do. The egress
   // proxy is awaywork's own and is started with the unit, so it is not a missing feature here.

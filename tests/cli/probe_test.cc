@@ -19,7 +19,8 @@ class Probe : public UnitTest {
     UnitTest::SetUp();
     if (::geteuid() != 0) {
       const char* ci = std::getenv("CI");
-      if (ci && std::string(ci) == "true") FAIL() << "needs root (cgroup limits, network namespace)";
+      if (ci && std::string(ci) == "true")
+        FAIL() << "needs root (cgroup limits, network namespace)";
       GTEST_SKIP() << "needs root (cgroup limits, network namespace)";
     }
   }
@@ -58,8 +59,7 @@ TEST_F(Probe, SandboxOffReportsLeaks) {
   std::set<std::string> leaked;
   for (const auto& p : r.record["probes"])
     if (!p["ok"].get<bool>()) leaked.insert(p["name"].get<std::string>());
-  for (const char* n : {"write.etc", "net.host_loopback", "proc.owner_processes",
-                        "keyring.owner"})
+  for (const char* n : {"write.etc", "net.host_loopback", "proc.owner_processes", "keyring.owner"})
     EXPECT_TRUE(leaked.count(n)) << n << " should leak without the sandbox: " << r.out;
   EXPECT_TRUE(leaked.count("hidden:" + config)) << r.out;
 }

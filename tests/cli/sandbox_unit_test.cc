@@ -33,11 +33,13 @@ TEST_F(SandboxedUnit, AgentInTmpRunsButSeesNothingElseOfTheOwnersTmp) {
                                         "cat " + config + " > " + out + "/config 2>&1 || true\n" +
                                         "ls " + root + "/state > " + out + "/state 2>&1 || true\n" +
                                         "echo hi 2>" + out + "/self >> $0 || true\n" +
-                                        "echo y > a.txt"));
+                                        "echo t > \"$TMPDIR/t\" && cp \"$TMPDIR/t\" " + out +
+                                        "/tmp\n" + "echo y > a.txt"));
   auto r = run_unit("look around");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(r.record["sandbox"], "sandboxed: network none");
   std::string dir = r.record["run_dir"];
+  EXPECT_EQ(read(dir + "/outputs/tmp"), "t\n");  // TMPDIR (in the hidden state folder) is writable
   EXPECT_EQ(read(dir + "/outputs/agents"), "look\n");
   EXPECT_EQ(read(dir + "/outputs/config").find("agents:"), std::string::npos)
       << read(dir + "/outputs/config");
@@ -48,10 +50,11 @@ TEST_F(SandboxedUnit, AgentInTmpRunsButSeesNothingElseOfTheOwnersTmp) {
 
 TEST_F(SandboxedUnit, AllowlistGoesThroughTheEgressProxyWhichRefusesOtherHostsAndLogs) {
   make_repo({{"a.txt", "x\n"}});
-  write_config(agent_script("net", R"(env | grep -i '^https*_proxy=' | sort > "$AWAYWORK_OUTPUTS/env"
+  write_config(
+      agent_script("net", R"(env | grep -i '^https*_proxy=' | sort > "$AWAYWORK_OUTPUTS/env"
 curl -s -o /dev/null -w '%{http_code}' http://denied.invalid/ > "$AWAYWORK_OUTPUTS/code" || true
 echo y > a.txt)"),
-               "sandbox: {network: allowlist, allow: [example.com]}\n");
+      "sandbox: {network: allowlist, allow: [example.com]}\n");
   auto r = run_unit("use the network");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(r.record["sandbox"].get<std::string>().rfind("sandboxed: network allowlist", 0), 0u);

@@ -94,7 +94,8 @@ echo untracked > b.txt)"));
   // substitute the evil program's path into the agent script
   std::string script = read(root + "/agents/plant");
   for (size_t p; (p = script.find("EVIL")) != std::string::npos;) script.replace(p, 4, evil);
-  for (size_t p; (p = script.find("MARKER_PATH")) != std::string::npos;) script.replace(p, 11, marker);
+  for (size_t p; (p = script.find("MARKER_PATH")) != std::string::npos;)
+    script.replace(p, 11, marker);
   std::ofstream(root + "/agents/plant") << script;
   auto r = run_unit("plant hooks");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -111,8 +112,7 @@ TEST_F(Hostile, DotGitReplacedByALinkLosesTheUnitAndLeavesTheTargetAlone) {
   std::filesystem::create_directories(victim);
   UnitTest::git({"clone", "-q", src, victim});
   std::string victim_config = read(victim + "/.git/config");
-  write_config(agent_script("swap", "echo y > a.txt\nrm -rf .git\nln -s " + victim +
-                                        "/.git .git"));
+  write_config(agent_script("swap", "echo y > a.txt\nrm -rf .git\nln -s " + victim + "/.git .git"));
   auto r = run_unit("swap .git");
   EXPECT_EQ(r.exit_code, 4) << r.err << r.out;
   EXPECT_EQ(r.record["state"], "lost");
@@ -130,9 +130,9 @@ TEST_F(Hostile, CloneFolderSwappedForALinkLosesTheUnit) {
   std::string victim = root + "/victim";
   UnitTest::git({"clone", "-q", src, victim});
   std::string victim_config = read(victim + "/.git/config");
-  write_config(agent_script("swap", "echo y > a.txt\ncd ..\nmv work work.moved\nln -s " + victim +
-                                        " work"),
-               kUnsandboxed);
+  write_config(
+      agent_script("swap", "echo y > a.txt\ncd ..\nmv work work.moved\nln -s " + victim + " work"),
+      kUnsandboxed);
   auto r = run_unit("swap clone");
   EXPECT_EQ(r.record["state"], "lost") << r.out << r.err;
   EXPECT_EQ(read(victim + "/.git/config"), victim_config);
@@ -141,8 +141,9 @@ TEST_F(Hostile, CloneFolderSwappedForALinkLosesTheUnit) {
 
 TEST_F(Hostile, CloneFolderSwappedForAnotherRealFolderLosesTheUnit) {
   make_repo({{"a.txt", "x\n"}});
-  write_config(agent_script("swap", "cd ..\nmv work work.moved\ncp -a work.moved work\n"
-                                    "echo y > work/a.txt"),
+  write_config(agent_script("swap",
+                            "cd ..\nmv work work.moved\ncp -a work.moved work\n"
+                            "echo y > work/a.txt"),
                kUnsandboxed);
   auto r = run_unit("swap clone for a copy");
   EXPECT_EQ(r.record["state"], "lost") << r.out << r.err;
@@ -151,8 +152,9 @@ TEST_F(Hostile, CloneFolderSwappedForAnotherRealFolderLosesTheUnit) {
 
 TEST_F(Hostile, SandboxedAgentCannotMoveItsCloneAway) {
   make_repo({{"a.txt", "x\n"}});
-  write_config(agent_script("swap", "cd ..\nif mv work work.moved; then echo moved; fi\n"
-                                    "echo y > work/a.txt"));
+  write_config(agent_script("swap",
+                            "cd ..\nif mv work work.moved; then echo moved; fi\n"
+                            "echo y > work/a.txt"));
   auto r = run_unit("swap clone");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.record["state"], "done");

@@ -1,7 +1,7 @@
 // Ctrl-C and crashes: an interrupted unit's processes die and its record says interrupted; a
 // record left `running` by a dead awaywork is marked interrupted at the next start.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -280,8 +280,8 @@ class ViewBuilder {
       if (!dir.empty() && !make_path(mask.fd, dir))
         return fail("mask mount point", path + "/" + k.rel);
       if (!k.dir)
-        (void)::close(::openat(mask.fd, k.rel.c_str(),
-                               O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444));
+        (void)::close(
+            ::openat(mask.fd, k.rel.c_str(), O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444));
     }
     if (attach(mask.fd, fd) != 0) return fail("mask folder", path);
     for (auto& k : keep) {
