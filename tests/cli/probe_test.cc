@@ -2,6 +2,7 @@
 // Default config (sandbox required, network none): every probe is ok. The positive control,
 // sandbox off: the same probes report leaks, so the suite can see them.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <set>
 
 #include "../unit/unit_fixture.h"
+#include "proc/capture.h"
 
 namespace aw::test {
 namespace {
@@ -71,6 +73,37 @@ TEST_F(Probe, TextOutputHasOneLinePerProbeAndTheSandboxNote) {
   EXPECT_EQ(r.out.rfind("isolation none, sandboxed: network none\n", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("\nok   write.etc\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("LEAK"), std::string::npos) << r.out;
+}
+
+// An owner who cannot make cgroups (here: nobody) cannot have the default sandbox's limits:
+// `required` refuses, naming the feature and its fix; `preferred` runs unsandboxed and says so.
+TEST_F(Probe, PolicyRequiredRefusesAndPreferredRecordsWhatIsMissing) {
+  ::chmod(root.c_str(), 0755);
+  ASSERT_EQ(::mkdir((root + "/state").c_str(), 0700), 0);
+  ASSERT_EQ(::chown((root + "/state").c_str(), 65534, 65534), 0);
+  auto as_nobody = [&](const std::string& extra) {
+    write(extra);
+    ::chmod(config.c_str(), 0644);
+    CaptureSpec spec;
+    spec.argv = {"setpriv",  "--reuid=65534", "--regid=65534", "--clear-groups", awaywork_binary(),
+                 "--config", config,          "probe",         "--json"};
+    spec.env = {"PATH=/usr/bin:/bin", "HOME=" + root};
+    auto r = capture(spec);
+    EXPECT_TRUE(r) << (r ? "" : r.error().message);
+    return r ? *r : Captured{};
+  };
+  auto required = as_nobody("");
+  EXPECT_EQ(required.exit_code, 1);
+  EXPECT_NE(required.err.find("missing cgroup limits"), std::string::npos) << required.err;
+  EXPECT_NE(required.err.find("fix: "), std::string::npos) << required.err;
+  EXPECT_NE(required.err.find("sandbox: required refuses"), std::string::npos) << required.err;
+  auto preferred = as_nobody("sandbox: {mode: preferred}\n");
+  auto j = nlohmann::json::parse(preferred.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << preferred.out << preferred.err;
+  std::string note = j["sandbox"];
+  EXPECT_EQ(note.rfind("unsandboxed: the sandbox cannot be built here: missing cgroup limits", 0),
+            0u)
+      << note;
 }
 
 }  // namespace
