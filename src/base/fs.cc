@@ -22,11 +22,24 @@ Result<DirId> dir_id(const std::string& path) {
 }
 
 Result<std::string> read_file(const std::string& path, size_t cap) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) return fail("open {}: {}", path, errno_text(errno));
+  return read_file(path, ReadOptions{cap, false}, nullptr);
+}
+
+Result<std::string> read_file(const std::string& path, const ReadOptions& opts,
+                              ReadProblem* problem) {
+  ReadProblem local;
+  ReadProblem& p = problem ? *problem : local;
+  p = {};
+  int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;  // a FIFO must not block us
+  int fd = ::open(path.c_str(), opts.follow_final_link ? flags : flags | O_NOFOLLOW);
+  if (fd < 0) {
+    p = {ReadFailure::open, errno};
+    return fail("open {}: {}", path, errno_text(p.err));
+  }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
+    p.what = ReadFailure::not_regular;
     return fail("{} is not a regular file", path);
   }
   std::string out;
@@ -35,14 +48,15 @@ Result<std::string> read_file(const std::string& path, size_t cap) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      int e = errno;
+      p = {ReadFailure::read, errno};
       ::close(fd);
-      return fail("read {}: {}", path, errno_text(e));
+      return fail("read {}: {}", path, errno_text(p.err));
     }
     if (n == 0) break;
-    if (out.size() + static_cast<size_t>(n) > cap) {
+    if (out.size() + static_cast<size_t>(n) > opts.cap) {
       ::close(fd);
-      return fail("{} is larger than the {} byte limit", path, cap);
+      p.what = ReadFailure::too_large;
+      return fail("{} is larger than the {} byte limit", path, opts.cap);
     }
     out.append(buf, static_cast<size_t>(n));
   }

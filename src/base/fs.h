@@ -23,6 +23,19 @@ Result<DirId> dir_id(const std::string& path);
 // Read a regular file without following a final link; refuses files larger than cap bytes.
 Result<std::string> read_file(const std::string& path, size_t cap = 64u << 20);
 
+// The same with the choices spelled out, and why it failed for callers that word their own error.
+enum class ReadFailure { none, open, not_regular, too_large, read };
+struct ReadOptions {
+  size_t cap = 64u << 20;
+  bool follow_final_link = false;  // only for the owner's own files (e.g. a dotfiles config)
+};
+struct ReadProblem {
+  ReadFailure what = ReadFailure::none;
+  int err = 0;  // errno for open and read
+};
+Result<std::string> read_file(const std::string& path, const ReadOptions& opts,
+                              ReadProblem* problem);
+
 // Create or replace path (never through a link) with data and mode.
 Status write_file(const std::string& path, const std::string& data, mode_t mode = 0600);
 

@@ -76,37 +76,8 @@ Verdict check_outputs(std::string_view patch, std::optional<std::string_view> re
 }
 
 Result<std::string> read_requests_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return fail("open {}: {}", path, errno_text(errno));
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    int e = errno;
-    ::close(fd);
-    return fail("stat {}: {}", path, errno_text(e));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return fail("{}: not a regular file", path);
-  }
-  std::string data;
-  char buf[65536];
-  while (true) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      return fail("read {}: {}", path, errno_text(e));
-    }
-    if (n == 0) break;
-    data.append(buf, size_t(n));
-    if (data.size() > kMaxRequestsBytes) {
-      ::close(fd);
-      return fail("{}: larger than {} bytes", path, kMaxRequestsBytes);
-    }
-  }
-  ::close(fd);
-  return data;
+  // Never through a link the agent planted; a FIFO or device is refused without blocking.
+  return read_file(path, kMaxRequestsBytes);
 }
 
 Result<Verdict> check_files(const std::string& bounds_path, const std::string& patch_path,

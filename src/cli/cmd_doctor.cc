@@ -3,13 +3,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "base/fs.h"
 #include "cli/commands.h"
 #include "config/config.h"
 #include "config/paths.h"
 #include "doctor/doctor.h"
+#include "isolate/container/doctor.h"
 #include "isolate/user/user_checks.h"
 #include "proc/capture.h"
+#include "secrets/store.h"
 #include "unit/pipeline.h"
 
 namespace aw {
@@ -46,14 +50,67 @@ Check isolation_check(const Config& cfg) {
                : ""};
 }
 
+// The container room's checks in doctor's terms. A warning passes (it does not stop a unit) but
+// says so, with its fix, in the detail.
+Registry::Provider container_provider(const Config& cfg) {
+  return [&cfg] {
+    ContainerSetup s;
+    s.engine = cfg.container_engine;
+    s.owner = ::getuid();
+    auto add = [](std::vector<std::string>& v, const std::string& x) {
+      if (!x.empty() && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+    };
+    add(s.images, cfg.container_image);
+    for (const auto& [name, repo] : cfg.repos) {
+      add(s.images, repo.image.empty() ? cfg.container_image : repo.image);
+      for (const auto& check : repo.checks)
+        if (!check.empty()) add(s.programs, check[0]);
+      if (!repo.setup.empty()) add(s.programs, repo.setup[0]);
+    }
+    for (const auto& [name, agent] : cfg.agents)
+      if (!agent.command.empty()) add(s.programs, agent.command[0]);
+    // A relative path runs from the clone, not the image: nothing to look for there.
+    std::erase_if(s.programs, [](const std::string& p) {
+      return p[0] != '/' && p.find('/') != std::string::npos;
+    });
+    std::vector<Check> out;
+    for (const auto& c : check_container_setup(s)) {
+      bool warn = c.level == ContainerCheck::warning;
+      out.push_back({c.what, c.level != ContainerCheck::failure, warn ? "warning; " + c.fix : "",
+                     warn ? "" : c.fix});
+    }
+    return out;
+  };
+}
+
+// Where secrets live, and the compatibility env file (read only when 0600).
+std::vector<Check> secret_checks() {
+  std::vector<Check> out;
+  auto store = open_secret_store(default_secret_store_paths());
+  std::string why_not_ss;
+  if (auto ss = secret_service_answers(); !ss) why_not_ss = "; Secret Service: " + ss.error().message;
+  if (store)
+    out.push_back({"secret store", true, (*store)->backend() + why_not_ss, ""});
+  else
+    out.push_back({"secret store", false, store.error().message,
+                   "fix the store as the message says, or set AWAYWORK_SECRET_BACKEND"});
+  std::string env_file = default_env_file_path();
+  if (auto env = read_env_file(env_file); !env)
+    out.push_back({"env file " + env_file, false, env.error().message, "chmod 600 '" + env_file + "'"});
+  return out;
+}
+
 Registry registry_for(const Config& cfg) {
   Registry reg;
   for (const char* iso : {"none", "user", "container"}) {
     reg.add(iso, [&cfg] {
-      return std::vector<Check>{git_check(), state_dir_check(cfg), isolation_check(cfg)};
+      std::vector<Check> all{git_check(), state_dir_check(cfg), isolation_check(cfg)};
+      for (auto& c : secret_checks()) all.push_back(std::move(c));
+      return all;
     });
   }
   reg.add("user", user_provider(cfg.worker_user));
+  reg.add("container", container_provider(cfg));
   return reg;
 }
 

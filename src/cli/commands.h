@@ -25,6 +25,10 @@ struct CheckOptions {
 };
 int cmd_check(const GlobalOptions& g, const CheckOptions& o);
 
+// `apply ID [--json]`: publish a recorded unit whose verdict was accepted; a second apply finds
+// its marker and does nothing.
+int cmd_apply(const GlobalOptions& g, const std::string& id);
+
 // `doctor [--print-setup] [--json]`: exit 0 when every check passes, 1 otherwise.
 int cmd_doctor(const GlobalOptions& g, bool print_setup);
 

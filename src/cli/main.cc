@@ -2,10 +2,14 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/cmd_probe.h"
+#include "cli/cmd_secret.h"
 #include "cli/commands.h"
+#include "git/git.h"
 
 int main(int argc, char** argv) {
   using namespace aw;
+  // Run by git as GIT_ASKPASS during apply (git/askpass.cc): answer and exit, nothing else.
+  if (askpass_mode()) return askpass_main(argc, argv);
   CLI::App app{"awaywork: run coding agents unattended, isolated; publish only checked outputs"};
   app.set_version_flag("--version", "awaywork 0.1.0");
   app.require_subcommand(1);
@@ -39,6 +43,11 @@ int main(int argc, char** argv) {
   check->add_option("--requests", c.requests, "requests.jsonl");
   check->add_flag("--json", g.json, "print the verdict as JSON");
 
+  std::string apply_id;
+  auto* apply = app.add_subcommand("apply", "publish a recorded, accepted unit (idempotent)");
+  apply->add_option("id", apply_id, "unit id (or a unique prefix)")->required();
+  apply->add_flag("--json", g.json, "print JSON");
+
   bool print_setup = false;
   auto* doctor =
       app.add_subcommand("doctor", "check every prerequisite of the configured isolation");
@@ -56,6 +65,8 @@ int main(int argc, char** argv) {
   inside->group("");  // hidden from --help
   inside->add_flag("--json", inside_json, "print JSON");
   inside->add_option("targets", targets_file, "probe targets file")->required();
+  std::optional<int> secret_exit;  // `secret set|list|rm` run inside parse (cli/cmd_secret.cc)
+  add_secret_commands(app, g, &secret_exit);
 
   try {
     app.parse(argc, argv);
@@ -67,8 +78,10 @@ int main(int argc, char** argv) {
   if (units->parsed()) return cmd_units(g);
   if (show->parsed()) return cmd_show(g, id);
   if (check->parsed()) return cmd_check(g, c);
+  if (apply->parsed()) return cmd_apply(g, apply_id);
   if (doctor->parsed()) return cmd_doctor(g, print_setup);
   if (probe->parsed()) return cmd_probe(g);
   if (inside->parsed()) return cmd_probe_inside(inside_json, targets_file);
+  if (secret_exit) return *secret_exit;
   return kExitUsage;
 }

@@ -43,6 +43,7 @@ std::string render_summary(const UnitRecord& u) {
   out += lines("omitted (untracked binaries)", u.omitted);
   out += lines("notes", u.notes);
   out += fmt::format("record  {}\n", u.run_dir);
+  if (!u.work.empty() && u.work != u.run_dir + "/work") out += fmt::format("clone   {}\n", u.work);
   return out;
 }
 

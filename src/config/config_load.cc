@@ -16,38 +16,22 @@ namespace {
 // A config is a few kilobytes; this refuses a wrong path (a log, a device) quickly.
 constexpr size_t kMaxConfigBytes = 1u << 20;
 
-// Reads path; errno_out is set to the open error so that the caller can tell "missing" apart.
+// Reads path (following a link: the config is the owner's own file, often from a dotfiles
+// manager); errno_out is set to the open error so that the caller can tell "missing" apart.
 Result<std::string> read_config(const std::string& path, int& errno_out) {
-  errno_out = 0;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) {
-    errno_out = errno;
-    return fail("{}: cannot open: {}", path, errno_text(errno_out));
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return fail("{}: not a regular file; point --config at a YAML file", path);
-  }
-  std::string out;
-  char buf[16384];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      return fail("{}: cannot read: {}", path, errno_text(e));
-    }
-    if (n == 0) break;
-    if (out.size() + static_cast<size_t>(n) > kMaxConfigBytes) {
-      ::close(fd);
+  ReadProblem p;
+  auto text = read_file(path, ReadOptions{kMaxConfigBytes, true}, &p);
+  errno_out = p.what == ReadFailure::open ? p.err : 0;
+  switch (p.what) {
+    case ReadFailure::none: return text;
+    case ReadFailure::open: return fail("{}: cannot open: {}", path, errno_text(p.err));
+    case ReadFailure::not_regular:
+      return fail("{}: not a regular file; point --config at a YAML file", path);
+    case ReadFailure::too_large:
       return fail("{}: larger than {} bytes; is this the right file?", path, kMaxConfigBytes);
-    }
-    out.append(buf, static_cast<size_t>(n));
+    case ReadFailure::read: return fail("{}: cannot read: {}", path, errno_text(p.err));
   }
-  ::close(fd);
-  return out;
+  return text;
 }
 
 }  // namespace

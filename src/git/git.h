@@ -16,10 +16,10 @@ namespace aw {
 
 // Run `git ARGS` hardened, with git_dir/work_tree given explicitly (never discovered from cwd).
 struct GitCall {
-  std::string git_dir;            // --git-dir
-  std::string work_tree;          // --work-tree ("" = none)
-  std::string index_file;         // GIT_INDEX_FILE ("" = default)
-  std::string object_dir;         // GIT_OBJECT_DIRECTORY ("" = default)
+  std::string git_dir;     // --git-dir
+  std::string work_tree;   // --work-tree ("" = none)
+  std::string index_file;  // GIT_INDEX_FILE ("" = default)
+  std::string object_dir;  // GIT_OBJECT_DIRECTORY ("" = default)
   std::vector<std::string> args;
   std::string stdin_data;
 };
@@ -39,10 +39,10 @@ Result<std::string> resolve_commit(const SourceRepo& src, const std::string& ref
 
 // The agent's clone and awaywork's shadow of it.
 struct Clone {
-  std::string work;         // runs/<id>/work: the clone (agent-writable)
-  std::string shadow;       // runs/<id>/git: awaywork's bare git dir for collecting the patch
+  std::string work;    // runs/<id>/work: the clone (agent-writable)
+  std::string shadow;  // runs/<id>/git: awaywork's bare git dir for collecting the patch
   std::string base_commit;
-  std::string branch;       // the branch checked out in the clone (the base's name, or "awaywork-base")
+  std::string branch;  // the branch checked out in the clone (the base's name, or "awaywork-base")
   DirId work_id, dotgit_id;
   std::string saved_config;  // the clone's .git/config as awaywork wrote it
 };
@@ -59,9 +59,9 @@ Result<Clone> make_clone(const SourceRepo& src, const std::string& base_commit,
 Status verify_and_restore(const Clone& clone, std::vector<std::string>& notes);
 
 struct Patch {
-  std::string text;                 // git diff --cached <base>, hardened; may be empty
-  std::vector<std::string> paths;   // changed paths, in diff order
-  std::string stat;                 // "3 files changed, 10 insertions(+), 2 deletions(-)"
+  std::string text;                  // git diff --cached <base>, hardened; may be empty
+  std::vector<std::string> paths;    // changed paths, in diff order
+  std::string stat;                  // "3 files changed, 10 insertions(+), 2 deletions(-)"
   std::vector<std::string> omitted;  // untracked binary files left out of the patch
 };
 // Everything in the work tree (tracked changes and untracked, non-ignored files) against base.
@@ -79,5 +79,63 @@ Result<std::string> publish_branch(const SourceRepo& src, const std::string& bas
                                    const std::string& patch, const std::string& branch,
                                    const Identity& who, const std::string& message,
                                    const std::string& scratch_dir);
+
+// ---- apply to a target (DESIGN.md section 2 "apply") ----------------------------------------
+
+class SecretStore;  // secrets/store.h
+
+// Where apply pushes: the local source repository (the foundation's default) or a remote.
+struct ApplyTarget {
+  std::string git_dir;     // a repository on this machine (absolute), or
+  std::string url;         // https://, http://, git://, file:// (never user:password in it)
+  std::string credential;  // http(s): the secret's name in `secrets`; "" = anonymous
+  std::string username = "x-access-token";  // sent with the credential
+  SecretStore* secrets = nullptr;           // read only when credential is set
+  std::string branch;  // the target branch the base must be on; "" = the target's HEAD
+};
+
+struct PublishRequest {
+  ApplyTarget target;
+  std::string unit_id;                     // the branch is awaywork/<unit_id>
+  std::string base_commit;                 // full id
+  std::string patch;                       // the checked patch
+  std::vector<std::string> checked_paths;  // the verdict's paths: the applied tree must match
+  Identity who;
+  std::string message;      // the marker trailer is appended
+  std::string scratch_dir;  // a fresh folder is made (and removed) inside
+  std::string askpass;      // absolute path of awaywork's askpass (the awaywork binary): needed
+                            // only with a credential
+};
+
+struct PublishResult {
+  std::string branch;  // awaywork/<unit_id>
+  std::string commit;
+  bool already_applied = false;  // the branch was there with this unit's marker and tree
+};
+
+// The clean side, generalized: in a scratch git dir awaywork owns (objects borrowed from a local
+// target, or fetched fresh from a remote one), require base_commit to be an ancestor of the
+// target branch, apply the patch, require the changed paths to equal checked_paths, commit with
+// the trailer `Awaywork-Unit: <id>`, and push refs/heads/awaywork/<id> without force. Finding
+// that branch with the same marker and tree is success with already_applied (nothing is done);
+// finding it otherwise is an Error and the branch is left as it was.
+Result<PublishResult> publish(const PublishRequest& req);
+
+// The local source as an apply target: its git dir, on base_ref when that names a branch of it
+// (else "" = its HEAD).
+ApplyTarget local_target(const SourceRepo& src, const std::string& base_ref);
+
+// The commit message line that marks a unit's commit.
+std::string unit_marker(const std::string& unit_id);
+
+// A remote apply may push to: https, http, git or file, no userinfo with a password, no
+// remote helper (::), nothing that reads as an option.
+Status check_remote_url(const std::string& url);
+
+// awaywork's askpass (askpass.cc). git execs GIT_ASKPASS directly (no shell) with one argument,
+// the prompt; the answer comes from the environment of the git process that awaywork started.
+// The awaywork binary is that program when AWAYWORK_ASKPASS=1 is in its environment.
+bool askpass_mode();
+int askpass_main(int argc, char** argv);
 
 }  // namespace aw

@@ -57,7 +57,13 @@ std::vector<std::string> environment(const GitCall& call, const std::vector<std:
   };
   if (!call.index_file.empty()) env.push_back("GIT_INDEX_FILE=" + call.index_file);
   if (!call.object_dir.empty()) env.push_back("GIT_OBJECT_DIRECTORY=" + call.object_dir);
-  env.insert(env.end(), extra.begin(), extra.end());
+  // An extra entry replaces the default of the same name (e.g. GIT_ASKPASS): with two entries
+  // of one name, which one a program sees depends on how it reads its environment.
+  for (const auto& e : extra) {
+    std::string name = e.substr(0, e.find('=') + 1);
+    std::erase_if(env, [&](const std::string& d) { return d.starts_with(name); });
+    env.push_back(e);
+  }
   return env;
 }
 

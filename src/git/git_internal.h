@@ -45,4 +45,40 @@ std::vector<std::string> split_z(const std::string& s);
 // True for a full hex object id.
 bool is_object_id(const std::string& s);
 
+// The clean side's steps (publish.cc), shared by publish_branch and publish.
+// Reads base_commit into the call's index, applies the patch (--cached, no 3-way, no renames),
+// writes the tree, and checks that the tree changes exactly the paths git reads from the patch.
+Result<std::string> apply_to_tree(const GitCall& base, const std::string& base_commit,
+                                  const std::string& patch);
+// diff-tree -r --name-only between two trees or commits (no renames, raw paths).
+Result<std::vector<std::string>> changed_paths(const GitCall& base, const std::string& from,
+                                               const std::string& to);
+Result<std::string> commit_tree(const GitCall& base, const std::string& tree,
+                                const std::string& parent, const Identity& who,
+                                const std::string& message);
+
+// Where push_create pushes.
+struct PushTarget {
+  std::string dest;                   // a git dir path or a URL
+  std::string shown;                  // for messages (never carries a secret)
+  bool local_receive_pack = false;    // a repository on this machine: harden its receive-pack
+  std::vector<std::string> pre_args;  // -c options placed before the subcommand
+  std::vector<std::string> env;       // extra environment of the git process
+};
+// The only push in awaywork: creates `ref` at `commit`, never forces, and fails unless git
+// reports the ref as newly created.
+Status push_create(const GitCall& base, const PushTarget& to, const std::string& commit,
+                   const std::string& ref);
+
+// scheme://[userinfo@]host/... split (askpass.cc); file:// has an empty host.
+struct UrlParts {
+  std::string scheme, userinfo, host;
+};
+Result<UrlParts> url_parts(const std::string& url);
+
+// The environment entries that make git ask awaywork's askpass for user and secret, for host
+// only (askpass.cc explains why this route).
+Result<std::vector<std::string>> askpass_env(const std::string& askpass, const std::string& host,
+                                             const std::string& user, const std::string& secret);
+
 }  // namespace aw::gitx

@@ -68,7 +68,10 @@ Status unstage(const Clone& c, const std::vector<std::string>& paths, const std:
 // without a commit cannot be one and would fail the whole add, so it is left out and reported.
 Status stage_all(const Clone& c, std::vector<std::string>& left_out) {
   const std::string head = "error: '", tail = "' does not have a commit checked out";
-  std::vector<std::string> args = {"add", "-A", "--", ":/"};
+  // `.away/` is awaywork's folder inside the clone (a container's HOME, TMPDIR, outputs and
+  // prompt): never work to collect. A pathspec, not an exclude file, so that no .gitignore the
+  // agent writes (`!/.away/`) can bring it back.
+  std::vector<std::string> args = {"add", "-A", "--", ":/", ":(top,exclude,literal).away"};
   for (int round = 0; round < 4; ++round) {
     AW_TRY(Captured r, git(shadow_call(c, args)));
     if (r.exit_code == 0) return {};

@@ -39,9 +39,12 @@ Result<std::vector<std::string>> patch_paths(const GitCall& base, const std::str
   return paths;
 }
 
-Result<std::string> commit_patch(const GitCall& base, const std::string& base_commit,
-                                 const std::string& patch, const Identity& who,
-                                 const std::string& message) {
+}  // namespace
+
+namespace gitx {
+
+Result<std::string> apply_to_tree(const GitCall& base, const std::string& base_commit,
+                                  const std::string& patch) {
   GitCall g = base;
   g.args = {"read-tree", base_commit};
   AW_CHECK(git_ok(g));
@@ -55,20 +58,33 @@ Result<std::string> commit_patch(const GitCall& base, const std::string& base_co
   if (!gitx::is_object_id(tree)) return fail("write-tree gave '{}'", tree);
 
   AW_TRY(std::vector<std::string> want, patch_paths(base, patch));
+  AW_TRY(std::vector<std::string> got, changed_paths(base, base_commit, tree));
+  if (sorted(got) != sorted(want))
+    return fail("the applied tree changes other paths than the patch names");
+  return tree;
+}
+
+Result<std::vector<std::string>> changed_paths(const GitCall& base, const std::string& from,
+                                               const std::string& to) {
+  GitCall g = base;
   g.args = {
       "diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv", "--name-only", "-z",
-      base_commit, tree};
+      from,        to};
   AW_TRY(std::string got, git_ok(g));
-  if (sorted(gitx::split_z(got)) != sorted(want))
-    return fail("the applied tree changes other paths than the patch names");
+  return gitx::split_z(got);
+}
 
+Result<std::string> commit_tree(const GitCall& base, const std::string& tree,
+                                const std::string& parent, const Identity& who,
+                                const std::string& message) {
   std::vector<std::string> env = {
       "GIT_AUTHOR_NAME=" + who.name,
       "GIT_AUTHOR_EMAIL=" + who.email,
       "GIT_COMMITTER_NAME=" + who.name,
       "GIT_COMMITTER_EMAIL=" + who.email,
   };
-  g.args = {"commit-tree", tree, "-p", base_commit, "-F", "-"};
+  GitCall g = base;
+  g.args = {"commit-tree", tree, "-p", parent, "-F", "-"};
   g.stdin_data = message;
   AW_TRY(std::string commit_out, gitx::run_ok(g, env));
   std::string commit = first_line(commit_out);
@@ -76,41 +92,44 @@ Result<std::string> commit_patch(const GitCall& base, const std::string& base_co
   return commit;
 }
 
-Status branch_absent(const SourceRepo& src, const std::string& ref) {
-  AW_TRY(Captured c, git(gitx::at(src.git_dir, {"rev-parse", "--verify", "--quiet", ref})));
-  if (c.exit_code == 0) return fail("{} already exists in {}; not overwritten", ref, src.git_dir);
-  return {};
-}
-
 // A push that can only create: no force flag, and the porcelain line must say "*" (new ref).
 // When the ref is not advertised, the client sends old-id zero and receive-pack's transaction
 // then requires the ref to still be absent, so a branch created after the advertisement is not
-// overwritten. Left open: a branch created between branch_absent() and the advertisement at a
-// commit that is an ancestor of ours would be fast-forwarded; the porcelain flag (" " instead
-// of "*") then makes this an Error, but after the fact.
-// The receive-pack in the source is started by git through the --receive-pack command, which
-// carries the hardening itself: -c options given to `git push` do not reach a local
-// receive-pack (git drops GIT_CONFIG_PARAMETERS for the other repository), so the source's
-// hooks would run without it.
-Status push_new_branch(const GitCall& base, const SourceRepo& src, const std::string& commit,
-                       const std::string& ref) {
-  AW_TRY(std::string dest, gitx::common_dir(src.git_dir));
+// overwritten. Left open: a branch created between the caller's absence check and the
+// advertisement at a commit that is an ancestor of ours would be fast-forwarded; the porcelain
+// flag (" " instead of "*") then makes this an Error, but after the fact.
+// For a repository on this machine the receive-pack is started by git through the
+// --receive-pack command, which carries the hardening itself: -c options given to `git push` do
+// not reach a local receive-pack (git drops GIT_CONFIG_PARAMETERS for the other repository), so
+// the target's hooks would run without it. Over git:// or http(s) the server runs its own.
+Status push_create(const GitCall& base, const PushTarget& to, const std::string& commit,
+                   const std::string& ref) {
   GitCall g = base;
   g.index_file.clear();
-  g.args = {"push",
-            "--porcelain",
-            "--no-verify",
-            "--no-recurse-submodules",
-            "--receive-pack=git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
-            "-c receive.autogc=false -c receive.updateServerInfo=false receive-pack",
-            "--",
-            dest,
-            commit + ":" + ref};
-  AW_TRY(Captured c, git(g));
+  g.args = to.pre_args;
+  for (std::string a : {"push", "--porcelain", "--no-verify", "--no-recurse-submodules"})
+    g.args.push_back(a);
+  if (to.local_receive_pack)
+    g.args.push_back(
+        "--receive-pack=git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
+        "-c receive.autogc=false -c receive.updateServerInfo=false receive-pack");
+  g.args.push_back("--");
+  g.args.push_back(to.dest);
+  g.args.push_back(commit + ":" + ref);
+  AW_TRY(Captured c, gitx::run(g, to.env));
   std::string want = "*\t" + commit + ":" + ref + "\t";
   if (c.exit_code != 0 || c.out.find(want) == std::string::npos)
-    return fail("push {} to {} refused (exit {}): {}{}", ref, src.git_dir, c.exit_code, c.out,
-                c.err);
+    return fail("push {} to {} refused (exit {}): {}{}", ref, to.shown, c.exit_code, c.out, c.err);
+  return {};
+}
+
+}  // namespace gitx
+
+namespace {
+
+Status branch_absent(const SourceRepo& src, const std::string& ref) {
+  AW_TRY(Captured c, git(gitx::at(src.git_dir, {"rev-parse", "--verify", "--quiet", ref})));
+  if (c.exit_code == 0) return fail("{} already exists in {}; not overwritten", ref, src.git_dir);
   return {};
 }
 
@@ -144,10 +163,16 @@ Result<std::string> publish_branch(const SourceRepo& src, const std::string& bas
   GitCall base = gitx::at(dir, {});
   base.index_file = dir + "/publish-index";
 
+  AW_TRY(std::string tree, with_context(gitx::apply_to_tree(base, base_commit, patch), "publish"));
   AW_TRY(std::string commit,
-         with_context(commit_patch(base, base_commit, patch, who, message), "publish"));
+         with_context(gitx::commit_tree(base, tree, base_commit, who, message), "publish"));
   AW_CHECK(branch_absent(src, ref));  // again, as late as possible before the push
-  AW_CHECK(push_new_branch(base, src, commit, ref));
+  AW_TRY(std::string dest, gitx::common_dir(src.git_dir));
+  gitx::PushTarget to;
+  to.dest = dest;
+  to.shown = src.git_dir;
+  to.local_receive_pack = true;
+  AW_CHECK(gitx::push_create(base, to, commit, ref));
 
   AW_TRY(Captured now,
          git(gitx::at(src.git_dir, {"rev-parse", "--verify", "--quiet", ref + "^{commit}"})));

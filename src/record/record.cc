@@ -66,6 +66,7 @@ nlohmann::json to_json(const UnitRecord& u) {
           {"isolation", u.isolation},
           {"sandbox", u.sandbox},
           {"run_dir", u.run_dir},
+          {"work", u.work},
           {"branch", u.branch},
           {"commit", u.commit},
           {"patch_stat", u.patch_stat},
@@ -96,6 +97,7 @@ UnitRecord unit_from_json(const nlohmann::json& j) {
   u.isolation = j.value("isolation", "");
   u.sandbox = j.value("sandbox", "");
   u.run_dir = j.value("run_dir", "");
+  u.work = j.value("work", "");
   u.branch = j.value("branch", "");
   u.commit = j.value("commit", "");
   u.patch_stat = j.value("patch_stat", "");

@@ -44,6 +44,7 @@ struct UnitRecord {
   std::string isolation;            // "none", ...
   std::string sandbox;              // "sandboxed" or "unsandboxed: <reason>"
   std::string run_dir;
+  std::string work;                 // the clone (kept for inspection; where depends on isolation)
   std::string branch;               // set when published
   std::string commit;
   std::string patch_stat;

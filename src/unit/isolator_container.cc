@@ -1,10 +1,183 @@
-// isolation container: not wired into units yet; refuses with a message instead of running unisolated.
+// isolation container: every phase in a fresh container of the repository's image (DESIGN.md
+// section 3). The container sees only the clone, so everything a phase uses lives in
+// <clone>/.away/ (HOME, TMPDIR, outputs, the prompt); make_patch never collects `.away/`.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "base/fs.h"
+#include "isolate/container/container_launcher.h"
+#include "isolate/container/engine.h"
+#include "isolate/container/setid.h"
 #include "unit/isolator.h"
+#include "unit/steps.h"
 
 namespace aw {
 
-Result<std::unique_ptr<Isolator>> make_container_isolator(const Config&, const Target&, const std::string&) {
-  return fail("isolation `container` is not wired into units yet; set `isolation: none`");
+namespace {
+
+bool is_real_dir(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// `.away` and its folders as real folders again. Called only when no container of the unit runs:
+// whatever a phase planted there (a link to a host path, a file) is removed, never followed, so
+// that collecting requests.jsonl and removing HOME stay inside the clone.
+Status restore_away(const std::string& clone, std::vector<std::string>& notes) {
+  for (const char* sub : {"/.away", "/.away/home", "/.away/tmp", "/.away/outputs"}) {
+    std::string p = clone + sub;
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+      if (::unlink(p.c_str()) != 0) return fail("remove {}: {}", p, errno_text(errno));
+      notes.push_back(fmt::format("removed {} (not a folder: a phase replaced it)", p));
+    }
+    if (!is_real_dir(p) && ::mkdir(p.c_str(), 0700) != 0)
+      return fail("mkdir {}: {}", p, errno_text(errno));
+  }
+  return {};
+}
+
+// More CPUs than the machine has is an engine error, not a limit.
+double fitting_cpus(double want) {
+  double have = std::max(1u, std::thread::hardware_concurrency());
+  return std::min(want, have);
+}
+
+class ContainerIsolator : public Isolator {
+ public:
+  ContainerIsolator(const Config& cfg, const Target& t, std::string unit, Engine engine,
+                    std::string image)
+      : unit_(std::move(unit)), image_(std::move(image)) {
+    plan_.engine = std::move(engine);
+    plan_.image = image_;
+    plan_.uid = ::getuid();
+    plan_.gid = ::getgid();
+    plan_.unit = unit_;
+    plan_.memory_bytes = cfg.sandbox.limits.memory_bytes;
+    plan_.pids = cfg.sandbox.limits.pids;
+    plan_.cpus = cfg.sandbox.limits.cpus > 0 ? fitting_cpus(cfg.sandbox.limits.cpus) : 0;
+    plan_.network = cfg.sandbox.network;
+    agent_env_ = t.agent.env;
+    prompt_file_mode_ = t.agent.prompt == PromptMode::file;
+  }
+
+  // The clone's folder must not exist before make_clone, so the folders under .away/ are made in
+  // ready(). The pipeline writes the prompt before ready(), so it goes to the run folder first
+  // and ready() copies it in (host_prompt_).
+  Result<UnitPaths> layout(const RunDir& dir) override {
+    std::string away = dir.work + "/.away";
+    paths_ = UnitPaths{dir.work, away + "/home", away + "/tmp", away + "/outputs",
+                       dir.root + "/prompt.md"};
+    host_prompt_ = paths_.prompt_file;
+    inner_prompt_ = away + "/prompt.md";
+    plan_.clone = dir.work;
+    plan_.home = paths_.home;
+    return paths_;
+  }
+
+  Status ready(const Clone& clone, const UnitPaths&) override {
+    AW_CHECK(prepare_home(clone.work));
+    std::vector<std::string> notes;
+    AW_CHECK(restore_away(clone.work, notes));
+    AW_TRY(std::string prompt, read_file(host_prompt_));
+    AW_CHECK(write_file(inner_prompt_, prompt, 0600));
+    // For git run inside the container (`git status`, `git add -A`): .away is not the agent's
+    // work. Collecting never reads this file (make_patch excludes .away by pathspec).
+    (void)write_file(clone.work + "/.git/info/exclude", "/.away/\n", 0644);
+    clone_ = clone.work;
+    return {};
+  }
+
+  Status before_phase() override { return {}; }
+
+  Result<Launcher> launcher(const PhasePlan& phase, int index) override {
+    ContainerPlan plan = plan_;
+    // What the pipeline's phase env sets, as seen inside; nothing else of the owner's
+    // environment crosses (LANG, PATH... come from the image).
+    plan.placeholders = {{"TMPDIR", paths_.tmp},
+                         {"AWAYWORK_UNIT", unit_},
+                         {"AWAYWORK_OUTPUTS", paths_.outputs},
+                         {"AWAYWORK_PHASE", phase.name}};
+    if (phase.agent && prompt_file_mode_)
+      plan.placeholders.emplace_back("AWAYWORK_PROMPT_FILE", inner_prompt_);
+    // The agent's own variables by name only: their values stay in the client's environment.
+    if (phase.agent) plan.secret_names = agent_env_;
+    AW_TRY(Launcher inner, make_container_launcher(plan, container_name(index)));
+    // `{prompt_file}` in the agent's argv was filled with the run folder's copy; inside, the
+    // prompt is the clone's.
+    return Launcher([inner = std::move(inner), host = host_prompt_,
+                     in = inner_prompt_](const ExecRequest& req) -> Result<pid_t> {
+      ExecRequest r = req;
+      for (auto& a : r.argv)
+        for (size_t p = 0; (p = a.find(host, p)) != std::string::npos; p += in.size())
+          a.replace(p, host.size(), in);
+      return inner(r);
+    });
+  }
+
+  // The container goes first, whatever the phase did: until the engine has proved it gone,
+  // something may still write in the clone.
+  Status after_phase(int index, std::vector<std::string>& notes) override {
+    if (auto gone = remove_container(plan_.engine, container_name(index)); !gone)
+      return fail("container {} could not be removed: {}", container_name(index),
+                  gone.error().message);
+    AW_CHECK(restore_away(clone_, notes));
+    AW_TRY(int dropped, drop_setid_bits(clone_));
+    if (dropped > 0)
+      notes.push_back(fmt::format("cleared setuid/setgid bits on {} file(s)", dropped));
+    return {};
+  }
+
+  // HOME and TMPDIR go with the unit; outputs and the clone stay for inspection.
+  void finish(bool lost) override {
+    if (lost || clone_.empty() || !is_real_dir(clone_ + "/.away")) return;
+    for (const auto* dir : {&paths_.home, &paths_.tmp})
+      if (is_real_dir(*dir)) (void)remove_tree(*dir);
+  }
+
+  std::string sandbox_note() const override {
+    return fmt::format("sandboxed: container {} {}", to_string(plan_.engine.kind), image_);
+  }
+
+ private:
+  std::string container_name(int index) const { return fmt::format("aw-{}-{}", unit_, index); }
+
+  std::string unit_, image_;
+  ContainerPlan plan_;
+  std::vector<std::string> agent_env_;
+  bool prompt_file_mode_ = false;
+  UnitPaths paths_;
+  std::string host_prompt_, inner_prompt_, clone_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Isolator>> make_container_isolator(const Config& cfg, const Target& target,
+                                                          const std::string& unit_id) {
+  if (cfg.sandbox.network == Network::allowlist)
+    return fail(
+        "isolation container with network allowlist needs awaywork's egress proxy, which "
+        "this build does not have yet; set `sandbox: {{network: none}}` (or `host`)");
+  std::string image = target.repo.image.empty() ? cfg.container_image : target.repo.image;
+  if (image.empty())
+    return fail(
+        "isolation container needs an image: set `image:` under repos.{} (or "
+        "`container_image:` for every repository) in {}",
+        target.repo.name.empty() ? target.label : target.repo.name,
+        cfg.file.empty() ? "the config" : cfg.file);
+  AW_TRY(Engine engine, find_engine(cfg.container_engine));
+  if (auto ok = image_present(engine, image); !ok)
+    return fail(
+        "image {} is not present in {} ({}); nothing is pulled at run time: `{} pull "
+        "{}`, `{} load -i FILE.tar` or `{} import ROOTFS.tar {}` (the test image: "
+        "scripts/test-image)",
+        image, to_string(engine.kind), ok.error().message, to_string(engine.kind), image,
+        to_string(engine.kind), to_string(engine.kind), image);
+  return std::unique_ptr<Isolator>(
+      new ContainerIsolator(cfg, target, unit_id, std::move(engine), std::move(image)));
 }
 
 }  // namespace aw

@@ -81,6 +81,27 @@ PhaseVerdict verdict_of(const PhasePlan& plan, const PhaseResult& r, UnitRecord&
   return PhaseVerdict::failed;
 }
 
+// The isolator's side of a phase failed: the unit cannot go on and is treated as lost.
+PhaseVerdict isolation_failed(const PhasePlan& plan, const char* when, const Error& e,
+                              UnitRecord& u) {
+  std::string_view why = e.message;
+  for (std::string_view prefix : {"unit lost: ", "clone lost: "})
+    if (why.substr(0, prefix.size()) == prefix) why.remove_prefix(prefix.size());
+  u.reason = fmt::format("clone lost {} the {} phase: {}", when, plan.name, why);
+  return PhaseVerdict::lost;
+}
+
+// The record of a phase that ran, with a note when it left processes behind.
+void record_phase(const PhaseContext& ctx, PhaseRecord rec, UnitRecord& u) {
+  if (rec.leftovers_killed > 0)
+    u.notes.push_back(fmt::format("{} phase left {} process(es) running after it ended ({}); "
+                                  "killed, and none survived",
+                                  rec.name, rec.leftovers_killed,
+                                  fmt::join(rec.leftover_names, ", ")));
+  if (ctx.obs.phase_done) ctx.obs.phase_done(rec);
+  u.phases.push_back(std::move(rec));
+}
+
 }  // namespace
 
 std::vector<PhasePlan> plan_phases(const Target& t, const UnitPaths& paths) {
@@ -90,13 +111,6 @@ std::vector<PhasePlan> plan_phases(const Target& t, const UnitPaths& paths) {
   for (size_t i = 0; i < t.repo.checks.size(); ++i)
     out.push_back({fmt::format("check {}", i + 1), t.repo.checks[i], false});
   return out;
-}
-
-// The isolator's side of a phase failed: the unit cannot go on and is treated as lost.
-PhaseVerdict isolation_failed(const PhasePlan& plan, const char* when, const Error& e,
-                              UnitRecord& u) {
-  u.reason = fmt::format("clone lost {} the {} phase: {}", when, plan.name, e.message);
-  return PhaseVerdict::lost;
 }
 
 PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int index,
@@ -126,6 +140,7 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
   std::string started = iso_now();
   auto result = run_phase(spec);
   ctx.transcript.flush();
+  if (result) record_phase(ctx, to_record(plan, started, *result), u);
   std::vector<std::string> repairs;
   if (auto ok = ctx.isolator.after_phase(index, repairs); !ok)
     return isolation_failed(plan, "after", ok.error(), u);
@@ -134,14 +149,6 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
     u.reason = fmt::format("{} phase: {}", plan.name, result.error().message);
     return PhaseVerdict::failed;
   }
-  PhaseRecord rec = to_record(plan, started, *result);
-  if (rec.leftovers_killed > 0)
-    u.notes.push_back(fmt::format("{} phase left {} process(es) running after it ended ({}); "
-                                  "killed, and none survived",
-                                  plan.name, rec.leftovers_killed,
-                                  fmt::join(rec.leftover_names, ", ")));
-  u.phases.push_back(rec);
-  if (ctx.obs.phase_done) ctx.obs.phase_done(rec);
   if (auto ok = verify_and_restore(clone, repairs); !ok) {
     u.reason = fmt::format("clone lost after the {} phase: {}", plan.name, ok.error().message);
     return PhaseVerdict::lost;

@@ -81,6 +81,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   Unit unit{store, dir, *iso, u};
   auto paths = iso->layout(dir);
   if (!paths) return unit.end(UnitState::failed, "prepare: " + paths.error().message);
+  u.work = paths->work;
   auto clone = make_clone(t.source, t.base_commit, t.clone_branch, paths->work, dir.shadow);
   if (!clone) return unit.end(UnitState::failed, "prepare: " + clone.error().message);
   if (auto ok = write_file(paths->prompt_file, req.prompt, 0600); !ok)

@@ -65,6 +65,22 @@ TEST_F(GitTest, AgentsInfoExcludeAndIndexCannotHideAFile) {
   EXPECT_TRUE(has(p->paths, "a.txt"));
 }
 
+TEST_F(GitTest, AwayFolderIsNeverCollectedEvenWhenTheAgentUnignoresIt) {
+  Clone c = clone_at(base);
+  ASSERT_TRUE(make_dirs(work + "/.away/home"));
+  ASSERT_TRUE(write_file(work + "/.away/home/.bash_history", "ls\n", 0644));
+  ASSERT_TRUE(write_file(work + "/.away/prompt.md", "the prompt\n", 0644));
+  ASSERT_TRUE(write_file(work + "/.gitignore", "!/.away/\n!.away\n", 0644));
+  ASSERT_TRUE(write_file(work + "/a.txt", "alpha changed\n", 0644));
+  auto p = make_patch(c);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_TRUE(has(p->paths, "a.txt"));
+  EXPECT_TRUE(has(p->paths, ".gitignore"));
+  EXPECT_EQ(p->text.find("a/.away"), std::string::npos) << p->text;
+  EXPECT_EQ(p->text.find("the prompt"), std::string::npos) << p->text;
+  for (const auto& path : p->paths) EXPECT_NE(path.rfind(".away", 0), 0u) << path;
+}
+
 // Rewrite in place (same inode), as an editor writing through the file would.
 void rewrite_in_place(const std::string& path, const std::string& data) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);

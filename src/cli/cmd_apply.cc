@@ -1,0 +1,137 @@
+// `awaywork apply ID [--json]`: publish a recorded unit again (or for the first time) from its
+// kept outputs: runs/<id>/patch.diff and the checked paths of runs/<id>/verdict.json. Only an
+// accepted verdict is applied; a unit already applied is found by its marker and left alone.
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "config/config.h"
+#include "git/git.h"
+#include "record/store.h"
+#include "unit/pipeline.h"
+
+namespace aw {
+
+namespace {
+
+Result<std::string> self_path() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return fail("cannot find awaywork's own binary (/proc/self/exe)");
+  return std::string(buf, n);
+}
+
+// The paths the check accepted, as recorded.
+Result<std::vector<std::string>> checked_paths(const std::string& verdict_file) {
+  AW_TRY(std::string text, read_file(verdict_file, 16u << 20));
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("paths") || !j["paths"].is_array())
+    return fail("{} has no list of checked paths", verdict_file);
+  if (!j.value("accepted", false)) return fail("{} is not an accepted verdict", verdict_file);
+  std::vector<std::string> out;
+  for (const auto& p : j["paths"]) {
+    if (!p.is_string()) return fail("{}: a checked path is not a string", verdict_file);
+    out.push_back(p.get<std::string>());
+  }
+  return out;
+}
+
+// Where the unit is applied. For now the local source the unit was made from, on the branch
+// its base was taken from when that is a branch (else the source's HEAD).
+// With a remote configured (repos.NAME.url beside path, and repos.NAME.credential naming a
+// secret), the lead's change sets target.url / credential / secrets here instead.
+Result<ApplyTarget> target_of(const UnitRecord& u) {
+  AW_TRY(SourceRepo src, open_source(u.source));
+  return local_target(src, u.base_ref);
+}
+
+struct Applied {
+  PublishResult result;
+  std::string target;
+};
+
+Result<Applied> apply_unit(Store& store, UnitRecord& u) {
+  if (u.state == UnitState::running) return fail("unit {} is still running", u.id);
+  if (u.verdict != "accepted")
+    return fail("unit {} was not accepted by the output check (verdict '{}'); nothing applied",
+                u.id, u.verdict.empty() ? "none" : u.verdict);
+  std::string patch_file = u.run_dir + "/patch.diff";
+  AW_TRY(std::string patch, with_context(read_file(patch_file), "the unit's patch"));
+  if (patch.empty()) return fail("unit {} changed nothing: there is nothing to apply", u.id);
+  AW_TRY(std::vector<std::string> paths, checked_paths(u.run_dir + "/verdict.json"));
+  AW_TRY(ApplyTarget target, target_of(u));
+  AW_TRY(std::string self, self_path());
+
+  PublishRequest req;
+  req.target = target;
+  req.unit_id = u.id;
+  req.base_commit = u.base_commit;
+  req.patch = std::move(patch);
+  req.checked_paths = std::move(paths);
+  req.message = fmt::format("awaywork: {}\n\nUnit {} on {} at {}.\n",
+                            u.prompt.substr(0, u.prompt.find('\n')).substr(0, 60), u.id, u.repo,
+                            u.base_commit.substr(0, 12));
+  req.scratch_dir = u.run_dir + "/apply";
+  req.askpass = self;
+  AW_TRY(PublishResult r, publish(req));
+  Applied a{r, target.url.empty() ? target.git_dir : target.url};
+  if (u.branch != r.branch || u.commit != r.commit) {
+    u.branch = r.branch;
+    u.commit = r.commit;
+    u.notes.push_back(fmt::format("applied by `awaywork apply`: {} at {} on {}", r.branch,
+                                  r.commit.substr(0, 12), a.target));
+    AW_CHECK(with_context(store.save(u), "saving the record"));
+  }
+  return a;
+}
+
+}  // namespace
+
+int cmd_apply(const GlobalOptions& g, const std::string& id) {
+  auto cfg = load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+  if (!cfg) {
+    fmt::print(stderr, "awaywork apply: {}\n", cfg.error().message);
+    return kExitUsage;
+  }
+  auto store = Store::open(state_dir_of(*cfg));
+  if (!store) {
+    fmt::print(stderr, "awaywork apply: {}\n", store.error().message);
+    return kExitUsage;
+  }
+  recover_abandoned(*store);
+  auto unit = store->get(id);
+  if (!unit) {
+    fmt::print(stderr, "awaywork apply: {}\n", unit.error().message);
+    return kExitUsage;
+  }
+  bool refused = unit->verdict != "accepted";
+  auto a = apply_unit(*store, *unit);
+  if (!a) {
+    if (g.json)
+      fmt::print(
+          "{}\n",
+          nlohmann::json{{"id", unit->id}, {"applied", false}, {"error", a.error().message}}.dump(
+              2));
+    fmt::print(stderr, "awaywork apply: {}\n", a.error().message);
+    return refused ? kExitRefused : kExitFailed;
+  }
+  const PublishResult& r = a->result;
+  if (g.json) {
+    fmt::print("{}\n", nlohmann::json{{"id", unit->id},
+                                      {"applied", true},
+                                      {"already_applied", r.already_applied},
+                                      {"branch", r.branch},
+                                      {"commit", r.commit},
+                                      {"target", a->target}}
+                           .dump(2));
+  } else if (r.already_applied) {
+    fmt::print("already applied: {} at {} on {}; nothing done\n", r.branch, r.commit.substr(0, 12),
+               a->target);
+  } else {
+    fmt::print("applied: {} at {} on {}\n", r.branch, r.commit.substr(0, 12), a->target);
+  }
+  return kExitDone;
+}
+
+}  // namespace aw

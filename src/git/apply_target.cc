@@ -1,0 +1,302 @@
+// publish(): apply's git part against a target that is the local source repository or a remote.
+// The scratch git dir is awaywork's own, fresh per attempt and removed afterwards: for a local
+// target it borrows the target's objects read-only (alternates); for a remote one it fetches the
+// target branch (and this unit's branch, when there is one) into itself. The agent's clone plays
+// no part.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+#include <optional>
+
+#include "git/git_internal.h"
+#include "secrets/store.h"
+
+namespace aw {
+
+namespace {
+
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
+
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+// What publish knows of the target while it works.
+struct Side {
+  bool remote = false;
+  std::string dest;                   // git dir or URL, as git is given it
+  std::string shown;                  // for messages
+  std::vector<std::string> pre_args;  // -c options a remote needs before the subcommand
+  std::vector<std::string> env;       // the askpass environment when a credential is used
+  std::string credential;             // its name, for messages
+};
+
+Result<Side> open_side(const PublishRequest& req) {
+  const ApplyTarget& t = req.target;
+  Side s;
+  if (t.git_dir.empty() == t.url.empty())
+    return fail("the apply target needs exactly one of a local repository or a URL");
+  if (!t.git_dir.empty()) {
+    if (!t.credential.empty()) return fail("a local target takes no credential");
+    AW_TRY(std::string common, gitx::common_dir(t.git_dir));
+    s.dest = common;
+    s.shown = t.git_dir;
+    return s;
+  }
+  AW_CHECK(check_remote_url(t.url));
+  AW_TRY(gitx::UrlParts u, gitx::url_parts(t.url));
+  s.remote = true;
+  s.dest = t.url;
+  s.shown = t.url;
+  // The hardening allows only file://; open exactly this URL's scheme, and keep git from
+  // following a redirect elsewhere (with the credential).
+  if (u.scheme != "file") s.pre_args = {"-c", "protocol." + u.scheme + ".allow=always"};
+  for (std::string a : {"-c", "http.followRedirects=false"}) s.pre_args.push_back(a);
+  if (t.credential.empty()) return s;
+  if (u.scheme != "https" && u.scheme != "http")
+    return fail("credential '{}': only an http(s) remote takes a credential, not {}://",
+                t.credential, u.scheme);
+  std::string name = u.host.substr(0, u.host.rfind(':'));
+  if (u.host.starts_with("[")) name = u.host.substr(0, u.host.find(']') + 1);
+  bool loopback = name == "127.0.0.1" || name == "localhost" || name == "[::1]";
+  if (u.scheme == "http" && !loopback)
+    return fail("credential '{}': {} is plain http and would carry it unencrypted; use https",
+                t.credential, t.url);
+  if (!t.secrets) return fail("credential '{}': no secret store to read it from", t.credential);
+  AW_TRY(std::string secret,
+         with_context(t.secrets->get(t.credential), "credential '" + t.credential + "'"));
+  AW_TRY(s.env, gitx::askpass_env(req.askpass, u.host, t.username, secret));
+  s.credential = t.credential;
+  return s;
+}
+
+// git run against the remote: the -c options and askpass environment it needs.
+Result<Captured> remote_git(const Side& s, const std::string& scratch,
+                            std::vector<std::string> args) {
+  GitCall g = gitx::at(scratch, s.pre_args);
+  g.args.insert(g.args.end(), args.begin(), args.end());
+  AW_TRY(Captured c, gitx::run(g, s.env));
+  if (c.exit_code != 0 && c.err.find("Authentication failed") != std::string::npos)
+    return fail("{} refused the credential '{}' (authentication failed)", s.shown,
+                s.credential.empty() ? "(none)" : s.credential);
+  if (c.exit_code != 0)
+    return fail("git {} {} exited {}: {}", args[0], s.shown, c.exit_code, first_line(c.err));
+  return c;
+}
+
+// The commit ids of the wanted refs that exist on the target (ls-remote).
+Result<std::map<std::string, std::string>> remote_tips(const Side& s, const std::string& scratch,
+                                                       const std::vector<std::string>& refs) {
+  std::vector<std::string> args = {"ls-remote", "--", s.dest};
+  args.insert(args.end(), refs.begin(), refs.end());
+  AW_TRY(Captured c, remote_git(s, scratch, args));
+  std::map<std::string, std::string> tips;
+  size_t pos = 0;
+  while (pos < c.out.size()) {
+    size_t nl = c.out.find('\n', pos);
+    std::string line = c.out.substr(pos, nl == std::string::npos ? nl : nl - pos);
+    pos = nl == std::string::npos ? c.out.size() : nl + 1;
+    size_t tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    std::string name = line.substr(tab + 1);
+    if (std::find(refs.begin(), refs.end(), name) != refs.end() &&
+        gitx::is_object_id(line.substr(0, tab)))
+      tips[name] = line.substr(0, tab);
+  }
+  return tips;
+}
+
+Result<std::optional<std::string>> commit_of(const std::string& git_dir, const std::string& ref) {
+  AW_TRY(Captured c, git(gitx::at(git_dir, {"rev-parse", "--verify", "--quiet", "--end-of-options",
+                                            ref + "^{commit}"})));
+  if (c.exit_code != 0) return std::optional<std::string>{};
+  return std::optional<std::string>(first_line(c.out));
+}
+
+// The tips of the target branch and of the unit's branch, with their objects in the scratch.
+struct Tips {
+  std::string target;
+  std::optional<std::string> unit;
+};
+Result<Tips> find_tips(const Side& s, const std::string& scratch, const std::string& target_ref,
+                       const std::string& unit_ref) {
+  Tips t;
+  if (!s.remote) {  // objects come through the alternates; refs are read, never written
+    AW_TRY(auto tip, commit_of(s.dest, target_ref));
+    if (!tip) return fail("{} has no {}", s.shown, target_ref);
+    t.target = *tip;
+    AW_TRY(t.unit, commit_of(s.dest, unit_ref));
+    return t;
+  }
+  AW_TRY(auto tips, remote_tips(s, scratch, {target_ref, unit_ref}));
+  if (!tips.count(target_ref)) return fail("{} has no {}", s.shown, target_ref);
+  // Fetched into refs of the scratch that nothing else uses: no tags, nothing recursed.
+  std::vector<std::string> args = {"fetch",
+                                   "--no-tags",
+                                   "--no-recurse-submodules",
+                                   "--no-write-fetch-head",
+                                   "--",
+                                   s.dest,
+                                   target_ref + ":refs/awaywork-target/tip"};
+  if (tips.count(unit_ref)) args.push_back(unit_ref + ":refs/awaywork-target/unit");
+  AW_CHECK(remote_git(s, scratch, args));
+  AW_TRY(auto tip, commit_of(scratch, "refs/awaywork-target/tip"));
+  if (!tip) return fail("fetching {} from {} gave no commit", target_ref, s.shown);
+  t.target = *tip;
+  if (tips.count(unit_ref)) {
+    AW_TRY(t.unit, commit_of(scratch, "refs/awaywork-target/unit"));
+  }
+  return t;
+}
+
+// A fresh bare git dir with nothing in it but what awaywork writes.
+Status make_own_git_dir(const std::string& dir) {
+  for (const char* sub :
+       {"", "/objects/info", "/objects/pack", "/refs/heads", "/refs/tags", "/info"})
+    AW_CHECK(make_dirs(dir + sub));
+  AW_CHECK(write_file(dir + "/config", gitx::minimal_config(true, "sha1")));
+  AW_CHECK(write_file(dir + "/HEAD", "ref: refs/heads/awaywork-none\n"));
+  AW_CHECK(write_file(dir + "/info/attributes", gitx::kNeutralAttributes));
+  return {};
+}
+
+// Is an existing unit branch this unit's own work (its marker and the same tree)?
+Result<bool> is_same_unit(const GitCall& base, const std::string& commit, const std::string& marker,
+                          const std::string& tree) {
+  GitCall g = base;
+  g.args = {"cat-file", "commit", commit};
+  AW_TRY(std::string obj, git_ok(g));
+  size_t body = obj.find("\n\n");
+  std::string head = obj.substr(0, body);
+  std::string msg = body == std::string::npos ? "" : "\n" + obj.substr(body + 2) + "\n";
+  bool marked = msg.find("\n" + marker + "\n") != std::string::npos;
+  if (!marked) return false;
+  if (first_line(head) != "tree " + tree)
+    return fail("it carries this unit's marker but a different change");
+  return true;
+}
+
+Status check_request(const PublishRequest& req) {
+  if (req.patch.empty()) return fail("nothing to publish: the patch is empty");
+  if (!gitx::is_object_id(req.base_commit))
+    return fail("base '{}' is not a full commit id", req.base_commit);
+  const std::string& id = req.unit_id;
+  bool ok = !id.empty() && id.size() <= 64;
+  for (char c : id)
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '-' || c == '_' || c == '.');
+  if (!ok || id[0] == '.' || id[0] == '-' || id.find("..") != std::string::npos ||
+      id.ends_with(".lock"))
+    return fail("invalid unit id '{}'", id);
+  const std::string& b = req.target.branch;
+  if (!b.empty()) {
+    AW_TRY(Captured fmt_ok, git(gitx::at("", {"check-ref-format", "refs/heads/" + b})));
+    if (fmt_ok.exit_code != 0 || b[0] == '-') return fail("invalid target branch '{}'", b);
+  }
+  return {};
+}
+
+}  // namespace
+
+ApplyTarget local_target(const SourceRepo& src, const std::string& base_ref) {
+  ApplyTarget t;
+  t.git_dir = src.git_dir;
+  if (base_ref.empty() || gitx::is_object_id(base_ref)) return t;
+  auto c = git(gitx::at(src.git_dir, {"rev-parse", "--verify", "--quiet", "--end-of-options",
+                                      "refs/heads/" + base_ref}));
+  if (c && c->exit_code == 0) t.branch = base_ref;
+  return t;
+}
+
+std::string unit_marker(const std::string& unit_id) {
+  return "Awaywork-Unit: " + unit_id;
+}
+
+Result<PublishResult> publish(const PublishRequest& req) {
+  AW_CHECK(check_request(req));
+  AW_TRY(Side side, open_side(req));
+  PublishResult res;
+  res.branch = "awaywork/" + req.unit_id;
+  std::string unit_ref = "refs/heads/" + res.branch;
+  std::string target_ref = req.target.branch.empty() ? "HEAD" : "refs/heads/" + req.target.branch;
+
+  AW_CHECK(make_dirs(req.scratch_dir));
+  std::string tmpl = req.scratch_dir + "/apply-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) return fail("mkdtemp in {}: {}", req.scratch_dir, errno_text(errno));
+  struct Cleanup {
+    std::string path;
+    ~Cleanup() { (void)remove_tree(path); }
+  } cleanup{tmpl};
+  std::string dir = tmpl + "/git";
+  if (side.remote) {
+    AW_CHECK(make_own_git_dir(dir));
+  } else {
+    AW_TRY(std::string format, gitx::object_format(side.dest));
+    AW_TRY(std::string objects, gitx::objects_dir(side.dest));
+    AW_CHECK(gitx::make_borrowing_git_dir(dir, objects, format));
+  }
+  GitCall base = gitx::at(dir, {});
+  base.index_file = dir + "/apply-index";
+
+  AW_TRY(Tips tips, find_tips(side, dir, target_ref, unit_ref));
+  std::string not_ancestor =
+      fmt::format("base {} is not an ancestor of {} on {} (now {}); nothing pushed",
+                  req.base_commit.substr(0, 12), target_ref, side.shown, tips.target.substr(0, 12));
+  // A remote target gave us the branch's whole history: a base absent from it is not on it.
+  AW_TRY(auto base_here, commit_of(dir, req.base_commit));
+  if (!base_here) return fail("{}", not_ancestor);
+
+  AW_TRY(std::string tree, gitx::apply_to_tree(base, req.base_commit, req.patch));
+  AW_TRY(std::vector<std::string> changed, gitx::changed_paths(base, req.base_commit, tree));
+  if (sorted(changed) != sorted(req.checked_paths))
+    return fail("the applied patch changes other paths than the checked list; nothing pushed");
+
+  std::string marker = unit_marker(req.unit_id);
+  if (tips.unit) {
+    AW_TRY(bool same, with_context(is_same_unit(base, *tips.unit, marker, tree),
+                                   fmt::format("{} exists on {}", unit_ref, side.shown)));
+    if (!same)
+      return fail("{} exists on {} without this unit's marker; not overwritten", unit_ref,
+                  side.shown);
+    res.commit = *tips.unit;
+    res.already_applied = true;
+    return res;
+  }
+
+  GitCall anc = base;
+  anc.args = {"merge-base", "--is-ancestor", req.base_commit, tips.target};
+  AW_TRY(Captured a, git(anc));
+  if (a.exit_code == 1) return fail("{}", not_ancestor);
+  if (a.exit_code != 0) return fail("merge-base --is-ancestor: {}", first_line(a.err));
+
+  std::string message = req.message;
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  message += "\n\n" + marker + "\n";
+  AW_TRY(res.commit, gitx::commit_tree(base, tree, req.base_commit, req.who, message));
+
+  gitx::PushTarget to{.dest = side.dest,
+                      .shown = side.shown,
+                      .local_receive_pack = !side.remote || side.dest.starts_with("file://"),
+                      .pre_args = side.pre_args,
+                      .env = side.env};
+  AW_CHECK(gitx::push_create(base, to, res.commit, unit_ref));
+
+  std::optional<std::string> now;
+  if (side.remote) {
+    AW_TRY(auto after, remote_tips(side, dir, {unit_ref}));
+    if (after.count(unit_ref)) now = after[unit_ref];
+  } else {
+    AW_TRY(now, commit_of(side.dest, unit_ref));
+  }
+  if (now != res.commit)
+    return fail("after push, {} on {} is not {}", unit_ref, side.shown, res.commit);
+  return res;
+}
+
+}  // namespace aw

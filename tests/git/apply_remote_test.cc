@@ -1,0 +1,424 @@
+// publish() (apply's git part) against the local source, a `git daemon` remote and a
+// smart-HTTP remote behind Basic auth (http_test_server.h, a test server), all real git.
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <map>
+#include <thread>
+
+#include "git_fixture.h"
+#include "http_test_server.h"
+#include "secrets/store.h"
+
+namespace aw::test {
+namespace {
+
+// Shaped like a GitHub token, but fake.
+const std::string kToken = "ghp_TESTONLYx9Qz0000000000000000000000aa";
+
+// An in-memory secret store (the real ones live in src/secrets).
+class MemoryStore : public SecretStore {
+ public:
+  std::map<std::string, std::string> values;
+  std::string backend() const override { return "memory (test)"; }
+  Result<std::string> get(const std::string& name) override {
+    auto it = values.find(name);
+    if (it == values.end()) return fail("no secret named '{}'", name);
+    return it->second;
+  }
+  Status set(const std::string& n, const std::string& v) override {
+    values[n] = v;
+    return {};
+  }
+  Status remove(const std::string& n) override {
+    values.erase(n);
+    return {};
+  }
+  Result<std::vector<std::string>> names() override { return std::vector<std::string>{}; }
+};
+
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+bool can_connect(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(port);
+  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// `git daemon --export-all --enable=receive-pack` serving root on 127.0.0.1 (started and
+// stopped by its pid).
+struct GitDaemon {
+  pid_t pid = -1;
+  int port = 0;
+  explicit GitDaemon(const std::string& root) {
+    port = free_port();
+    std::vector<std::string> args = {"/usr/bin/git",
+                                     "daemon",
+                                     "--export-all",
+                                     "--enable=receive-pack",
+                                     "--reuseaddr",
+                                     "--listen=127.0.0.1",
+                                     "--port=" + std::to_string(port),
+                                     "--base-path=" + root,
+                                     root};
+    std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=/nonexistent",
+                                    "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"};
+    std::vector<char*> argv, envp;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    // Its stderr (a line per readiness probe below) is of no interest.
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    if (::posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data()) != 0) pid = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    for (int i = 0; i < 400 && pid > 0 && !can_connect(port); ++i) ::usleep(25000);
+  }
+  ~GitDaemon() {
+    if (pid > 0) {
+      ::kill(pid, SIGTERM);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+};
+
+// Watches every /proc/*/cmdline (and the scratch git dirs' config) while a push runs.
+struct LeakScanner {
+  std::string needle, scratch;
+  std::atomic<bool> stop{false};
+  std::atomic<int> git_cmdlines{0}, configs_read{0};
+  std::vector<std::string> leaks;
+  std::thread t;
+  LeakScanner(std::string n, std::string s) : needle(std::move(n)), scratch(std::move(s)) {
+    t = std::thread([this] { run(); });
+  }
+  void run() {
+    while (!stop) {
+      DIR* d = ::opendir("/proc");
+      while (dirent* e = d ? ::readdir(d) : nullptr) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        auto c = read_file(std::string("/proc/") + e->d_name + "/cmdline");
+        if (!c) continue;
+        if (c->find("git") != std::string::npos) ++git_cmdlines;
+        if (c->find(needle) != std::string::npos) leaks.push_back("cmdline: " + *c);
+      }
+      if (d) ::closedir(d);
+      DIR* s = ::opendir(scratch.c_str());
+      while (dirent* e = s ? ::readdir(s) : nullptr) {
+        auto c = read_file(scratch + "/" + e->d_name + "/git/config");
+        if (!c) continue;
+        ++configs_read;
+        if (c->find(needle) != std::string::npos) leaks.push_back("scratch config: " + *c);
+      }
+      if (s) ::closedir(s);
+    }
+  }
+  void finish() {
+    stop = true;
+    t.join();
+  }
+};
+
+class ApplyTest : public GitTest {
+ protected:
+  std::string srv, patch;
+  std::vector<std::string> paths;
+  MemoryStore store;
+
+  void SetUp() override {
+    GitTest::SetUp();
+    srv = tmp.path + "/srv";
+    sh("mkdir -p " + sq(srv) + " && git clone -q --bare " + sq(src_dir) + " " + sq(srv + "/r.git"));
+    Clone c = clone_at(base);
+    EXPECT_TRUE(write_file(work + "/b.txt", "bravo by agent\n", 0644));
+    EXPECT_TRUE(write_file(work + "/dir/new.txt", "new\n", 0644));
+    auto p = make_patch(c);
+    ASSERT_TRUE(p) << p.error().message;
+    patch = p->text;
+    paths = p->paths;
+  }
+
+  PublishRequest request(ApplyTarget target) {
+    PublishRequest r;
+    r.target = std::move(target);
+    r.unit_id = "u-1";
+    r.base_commit = base;
+    r.patch = patch;
+    r.checked_paths = paths;
+    r.message = "awaywork: a change\n\nUnit u-1.\n";
+    r.scratch_dir = scratch;
+    r.askpass = AW_TEST_ASKPASS;
+    return r;
+  }
+  ApplyTarget remote(const std::string& url, const std::string& branch = "main") {
+    ApplyTarget t;
+    t.url = url;
+    t.branch = branch;
+    t.secrets = &store;
+    return t;
+  }
+  std::string remote_ref(const std::string& repo, const std::string& ref) {
+    Captured c = sh_capture("git --git-dir=" + sq(srv + "/" + repo) +
+                            " rev-parse --verify --quiet " + sq(ref));
+    std::string out = c.out;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return c.exit_code == 0 ? out : "";
+  }
+};
+
+TEST_F(ApplyTest, LocalTargetGetsAMarkedBranchAndASecondApplyDoesNothing) {
+  ApplyTarget t;
+  t.git_dir = src.git_dir;
+  t.branch = "main";
+  auto r = publish(request(t));
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_FALSE(r->already_applied);
+  EXPECT_EQ(r->branch, "awaywork/u-1");
+  EXPECT_EQ(sh("git rev-parse refs/heads/awaywork/u-1", src_dir), r->commit);
+  EXPECT_EQ(sh("git rev-parse awaywork/u-1^", src_dir), base);
+  EXPECT_EQ(sh("git show awaywork/u-1:b.txt", src_dir), "bravo by agent");
+  EXPECT_NE(sh("git log -1 --format=%B awaywork/u-1", src_dir).find("\nAwaywork-Unit: u-1"),
+            std::string::npos);
+
+  auto again = publish(request(t));
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_TRUE(again->already_applied);
+  EXPECT_EQ(again->commit, r->commit);
+  EXPECT_EQ(sh("git rev-parse refs/heads/awaywork/u-1", src_dir), r->commit);
+}
+
+TEST_F(ApplyTest, GitDaemonRemoteGetsTheBranchOnceAndTheReplayIsANoop) {
+  GitDaemon d(srv);
+  ASSERT_TRUE(can_connect(d.port)) << "git daemon did not start";
+  std::string url = "git://127.0.0.1:" + std::to_string(d.port) + "/r.git";
+  std::string main_before = remote_ref("r.git", "refs/heads/main");
+  auto r = publish(request(remote(url)));
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_FALSE(r->already_applied);
+  EXPECT_EQ(remote_ref("r.git", "refs/heads/awaywork/u-1"), r->commit);
+  EXPECT_EQ(remote_ref("r.git", "refs/heads/awaywork/u-1^"), base);
+  EXPECT_EQ(remote_ref("r.git", "refs/heads/main"), main_before);
+
+  auto again = publish(request(remote(url)));
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_TRUE(again->already_applied);
+  EXPECT_EQ(remote_ref("r.git", "refs/heads/awaywork/u-1"), r->commit);
+}
+
+TEST_F(ApplyTest, ExistingBranchWithoutTheMarkerIsRefusedAndUnchanged) {
+  GitDaemon d(srv);
+  ASSERT_TRUE(can_connect(d.port));
+  sh("git --git-dir=" + sq(srv + "/r.git") + " branch awaywork/u-1 " + base);
+  auto r = publish(request(remote("git://127.0.0.1:" + std::to_string(d.port) + "/r.git")));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("without this unit's marker; not overwritten"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(remote_ref("r.git", "refs/heads/awaywork/u-1"), base);
+}
+
+TEST_F(ApplyTest, SameUnitWithADifferentChangeIsRefused) {
+  ApplyTarget t;
+  t.git_dir = src.git_dir;
+  auto r = publish(request(t));
+  ASSERT_TRUE(r) << r.error().message;
+  PublishRequest other = request(t);
+  other.patch = patch.substr(0, patch.find("diff --git a/dir/new.txt"));
+  other.checked_paths = {"b.txt"};
+  ASSERT_EQ(other.patch.find("new.txt"), std::string::npos);
+  auto again = publish(other);
+  ASSERT_FALSE(again);
+  EXPECT_NE(again.error().message.find("different change"), std::string::npos)
+      << again.error().message;
+  EXPECT_EQ(sh("git rev-parse refs/heads/awaywork/u-1", src_dir), r->commit);
+}
+
+TEST_F(ApplyTest, BaseNotAnAncestorOfTheTargetBranchIsRefused) {
+  // "rewritten": the same files, but a history that does not contain base.
+  std::string orphan = sh("git commit-tree -m rewritten HEAD^{tree}", src_dir);
+  sh("git --git-dir=" + sq(srv + "/r.git") + " fetch -q " + sq(src_dir) + " " + orphan +
+     " && git --git-dir=" + sq(srv + "/r.git") + " branch rewritten " + orphan);
+  sh("git init -q --bare " + sq(srv + "/only.git") + " && git --git-dir=" + sq(srv + "/r.git") +
+     " push -q " + sq(srv + "/only.git") + " rewritten:main");
+  GitDaemon d(srv);
+  ASSERT_TRUE(can_connect(d.port));
+  std::string root = "git://127.0.0.1:" + std::to_string(d.port);
+  // base is in the repository (on main) but not on the target branch
+  auto r = publish(request(remote(root + "/r.git", "rewritten")));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("is not an ancestor of refs/heads/rewritten"), std::string::npos)
+      << r.error().message;
+  // base is nowhere in the repository
+  auto r2 = publish(request(remote(root + "/only.git")));
+  ASSERT_FALSE(r2);
+  EXPECT_NE(r2.error().message.find("is not an ancestor"), std::string::npos) << r2.error().message;
+  EXPECT_EQ(remote_ref("r.git", "refs/heads/awaywork/u-1"), "");
+  EXPECT_EQ(remote_ref("only.git", "refs/heads/awaywork/u-1"), "");
+}
+
+TEST_F(ApplyTest, PathsOtherThanTheCheckedListAreRefused) {
+  ApplyTarget t;
+  t.git_dir = src.git_dir;
+  PublishRequest req = request(t);
+  req.checked_paths = {"b.txt"};
+  auto r = publish(req);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("checked list"), std::string::npos) << r.error().message;
+  EXPECT_FALSE(sh_capture("git rev-parse --verify --quiet awaywork/u-1", src_dir).exit_code == 0);
+}
+
+TEST_F(ApplyTest, HttpRemoteGetsTheCredentialFromTheStoreAndNeverOnArgvConfigOrUrl) {
+  GitHttpTestServer server(srv, "x-access-token", kToken);
+  ASSERT_GT(server.port(), 0);
+  std::string askpass_log = "/tmp/aw-askpass-argv-" + std::to_string(server.port()) + ".log";
+  ::unlink(askpass_log.c_str());
+  store.values["forge"] = kToken;
+  ApplyTarget t = remote("http://127.0.0.1:" + std::to_string(server.port()) + "/r.git");
+  t.credential = "forge";
+
+  LeakScanner scan(kToken, scratch);
+  auto r = publish(request(t));
+  scan.finish();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_FALSE(r->already_applied);
+  EXPECT_EQ(remote_ref("r.git", "refs/heads/awaywork/u-1"), r->commit);
+
+  EXPECT_TRUE(scan.leaks.empty()) << scan.leaks.front();
+  EXPECT_GT(scan.git_cmdlines, 0) << "the scanner saw no git process at all";
+  EXPECT_GT(scan.configs_read, 0) << "the scanner never read the scratch git dir's config";
+  EXPECT_GT(server.unauthorized(), 0);  // git first tried without, then asked awaywork
+  EXPECT_GT(server.authorized(), 0);
+  for (const auto& target : server.targets()) EXPECT_EQ(target.find(kToken), std::string::npos);
+  std::string argv_log = slurp(askpass_log);
+  EXPECT_NE(argv_log.find("Username for 'http://127.0.0.1:"), std::string::npos) << argv_log;
+  EXPECT_NE(argv_log.find("Password for 'http://x-access-token@127.0.0.1:"), std::string::npos)
+      << argv_log;
+  EXPECT_EQ(argv_log.find(kToken), std::string::npos);
+  EXPECT_EQ(sh_capture("grep -r -F " + sq(kToken) + " " + sq(scratch)).exit_code, 1);
+  EXPECT_EQ(sh_capture("grep -r -F " + sq(kToken) + " " + sq(srv)).exit_code, 1);
+
+  auto again = publish(request(t));
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_TRUE(again->already_applied);
+  EXPECT_EQ(remote_ref("r.git", "refs/heads/awaywork/u-1"), r->commit);
+  ::unlink(askpass_log.c_str());
+}
+
+TEST_F(ApplyTest, WrongCredentialFailsClearlyAndPushesNothing) {
+  GitHttpTestServer server(srv, "x-access-token", kToken);
+  store.values["forge"] = "ghp_WRONGxx0000000000000000000000000000bb";
+  ApplyTarget t = remote("http://127.0.0.1:" + std::to_string(server.port()) + "/r.git");
+  t.credential = "forge";
+  auto r = publish(request(t));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("refused the credential 'forge' (authentication failed)"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(r.error().message.find("ghp_"), std::string::npos);
+  EXPECT_EQ(remote_ref("r.git", "refs/heads/awaywork/u-1"), "");
+
+  // No credential at all: git gets no answer (GIT_ASKPASS=/bin/false) and fails.
+  ApplyTarget anon = remote(t.url);
+  auto r2 = publish(request(anon));
+  ASSERT_FALSE(r2);
+  EXPECT_EQ(remote_ref("r.git", "refs/heads/awaywork/u-1"), "");
+
+  // A credential name the store does not have.
+  t.credential = "absent";
+  auto r3 = publish(request(t));
+  ASSERT_FALSE(r3);
+  EXPECT_NE(r3.error().message.find("credential 'absent'"), std::string::npos);
+  ::unlink(("/tmp/aw-askpass-argv-" + std::to_string(server.port()) + ".log").c_str());
+}
+
+TEST(ApplyRules, RemoteUrlsWithASecretOrAHelperAreRefused) {
+  EXPECT_TRUE(check_remote_url("https://git.example.com/o/r.git"));
+  EXPECT_TRUE(check_remote_url("git://127.0.0.1:9418/r.git"));
+  EXPECT_TRUE(check_remote_url("file:///srv/r.git"));
+  EXPECT_TRUE(check_remote_url("https://bot@git.example.com/o/r.git"));
+  for (std::string bad :
+       {"https://bot:ghp_TESTONLY000000000000000000000000000000@git.example.com/o/r.git",
+        "ext::sh -c touch% /tmp/x", "-uhttps://x/r", "ssh://git@example.com/r.git",
+        "git@example.com:o/r.git", "http://host/r .git", ""})
+    EXPECT_FALSE(check_remote_url(bad)) << bad;
+  TempDir t;
+  PublishRequest req;
+  req.target.url = "https://bot:ghp_TESTONLY000000000000000000000000000000@h/r.git";
+  req.unit_id = "u";
+  req.base_commit = std::string(40, 'a');
+  req.patch = "x";
+  req.scratch_dir = t.path;
+  auto r = publish(req);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("carries a password or token"), std::string::npos);
+}
+
+TEST(ApplyRules, ACredentialIsNeverSentOverPlainHttpToAnotherHost) {
+  MemoryStore store;
+  store.values["forge"] = kToken;
+  TempDir t;
+  PublishRequest req;
+  req.target.url = "http://git.example.com/o/r.git";
+  req.target.credential = "forge";
+  req.target.secrets = &store;
+  req.unit_id = "u";
+  req.base_commit = std::string(40, 'a');
+  req.patch = "x";
+  req.scratch_dir = t.path;
+  req.askpass = AW_TEST_ASKPASS;
+  auto r = publish(req);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("unencrypted"), std::string::npos) << r.error().message;
+  req.target.url = "git://git.example.com/o/r.git";
+  r = publish(req);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("only an http(s) remote takes a credential"), std::string::npos)
+      << r.error().message;
+}
+
+TEST(ApplyRules, AskpassAnswersOnlyForItsHost) {
+  auto ask = [](const std::string& prompt) {
+    CaptureSpec s;
+    s.argv = {AW_TEST_ASKPASS, prompt};
+    s.env = {"AWAYWORK_ASKPASS=1", "AWAYWORK_ASKPASS_HOST=127.0.0.1:1",
+             "AWAYWORK_ASKPASS_USERNAME=bot", "AWAYWORK_ASKPASS_PASSWORD=" + kToken};
+    auto r = capture(s);
+    return r ? *r : Captured{};
+  };
+  EXPECT_EQ(ask("Username for 'http://127.0.0.1:1': ").out, "bot\n");
+  EXPECT_EQ(ask("Password for 'http://bot@127.0.0.1:1': ").out, kToken + "\n");
+  for (std::string other : {"Password for 'http://bot@evil.example:1': ",
+                            "Password for 'http://bot@127.0.0.1:1.evil': ", "anything"}) {
+    Captured c = ask(other);
+    EXPECT_NE(c.exit_code, 0) << other;
+    EXPECT_EQ(c.out, "") << other;
+  }
+  ::unlink("/tmp/aw-askpass-argv-1.log");
+}
+
+}  // namespace
+}  // namespace aw::test

@@ -1,0 +1,281 @@
+// The pipeline under isolation `user`, end to end: real owner and worker users, the real sudoers
+// lines (tests/user's fixture), and the real awaywork binary run AS THE OWNER (never root). Needs
+// root to set that up; skips otherwise (FAIL under CI=true).
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "../user/user_fixture.h"
+#include "proc/capture.h"
+#include "unit_fixture.h"
+
+namespace aw::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class UserPipeline : public UnitTest {
+ protected:
+  // The world made reachable: root 711 (the worker reaches the agent scripts, lists nothing),
+  // the repository and the state owned by the owner and closed.
+  void world(const Users& u, const std::map<std::string, std::string>& files) {
+    users_ = &u;
+    make_repo(files);
+    fs::create_directories(root + "/state");
+    ASSERT_EQ(sh(fmt::format("chmod 711 {0} && chmod 755 {0}/agents && chown -R {1}: {0}/src "
+                             "{0}/state && chmod 700 {0}/src {0}/state",
+                             root, u.owner)),
+              0);
+  }
+
+  // config.yml for isolation user; `repo` lines go under repos.src.
+  void configure(const std::string& agent, const std::string& repo = "") {
+    write_config(agent, repo + "isolation: user\nworker_user: " + std::string(kWorker) + "\n");
+    ::chmod(config.c_str(), 0644);
+  }
+
+  // awaywork run, as the owner, with an environment of the owner's plus `env`.
+  RunOutput run_as_owner(const std::string& prompt, const std::vector<std::string>& env = {},
+                         const std::vector<std::string>& extra = {}) {
+    CaptureSpec spec;
+    spec.argv = {"/usr/bin/setpriv",
+                 fmt::format("--reuid={}", users_->owner_uid),
+                 fmt::format("--regid={}", users_->owner_gid),
+                 "--init-groups",
+                 "--",
+                 awaywork_binary(),
+                 "--config",
+                 config,
+                 "run",
+                 "--repo",
+                 "src",
+                 "--prompt",
+                 prompt,
+                 "--json"};
+    spec.argv.insert(spec.argv.end(), extra.begin(), extra.end());
+    spec.env = {"PATH=/usr/bin:/bin", "HOME=" + users_->owner_home, "LANG=C",
+                "USER=" + users_->owner, "LOGNAME=" + users_->owner};
+    spec.env.insert(spec.env.end(), env.begin(), env.end());
+    spec.cwd = "/";
+    RunOutput o;
+    auto r = capture(spec);
+    if (!r) {
+      ADD_FAILURE() << r.error().message;
+      return o;
+    }
+    o.exit_code = r->exit_code;
+    o.out = r->out;
+    o.err = r->err;
+    o.record = nlohmann::json::parse(o.out, nullptr, false);
+    if (std::getenv("AW_SHOW")) std::fprintf(stderr, "%s\n%s\n", o.out.c_str(), o.err.c_str());
+    return o;
+  }
+
+  // git in a repository of the owner's, as the owner (root's git refuses another user's repo).
+  std::string owner_git(const std::string& repo, const std::string& args) {
+    return sh_out(fmt::format("runuser -u {} -- git -C {} {} 2>&1", users_->owner, repo, args));
+  }
+
+  nlohmann::json locations(const RunOutput& r) {
+    std::string dir = r.record.value("run_dir", "");
+    return nlohmann::json::parse(read(dir + "/isolation.json"), nullptr, false);
+  }
+
+  static mode_t mode_of(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0;
+  }
+
+  const Users* users_ = nullptr;
+};
+
+TEST_F(UserPipeline, AgentRunsAsTheWorkerAndTheBranchIsPublished) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  configure(agent_script("who", "id -u > whoami.txt\necho y > a.txt"));
+  auto r = run_as_owner("who are you");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.record["state"], "done");
+  EXPECT_EQ(r.record["isolation"], "user");
+  EXPECT_EQ(r.record["sandbox"], "unsandboxed: isolation user does not layer the OS sandbox yet");
+  std::string branch = r.record["branch"];
+  EXPECT_EQ(owner_git(src, "show " + branch + ":whoami.txt"), std::to_string(u->worker.uid) + "\n");
+  EXPECT_EQ(owner_git(src, "show " + branch + ":a.txt"), "y\n");
+  // HOME went with the unit; the clone stays for inspection, the owner's and closed.
+  auto where = locations(r);
+  ASSERT_TRUE(where.is_object());
+  std::string clone = where["clone"], home = where["home"];
+  EXPECT_FALSE(exists(home));
+  EXPECT_EQ(where["home_removed"], true);
+  std::string folder = fs::path(clone).parent_path();
+  EXPECT_EQ(folder.rfind("/tmp/awaywork-", 0), 0u) << folder;
+  EXPECT_EQ(mode_of(folder), 0711u);
+  EXPECT_EQ(mode_of(clone), 0700u);
+  struct stat st {};
+  ASSERT_EQ(::lstat(clone.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, u->owner_uid);
+  // The shadow git dir never left the owner's run folder.
+  std::string shadow = r.record["run_dir"].get<std::string>() + "/git";
+  if (exists(shadow)) {
+    ASSERT_EQ(::lstat(shadow.c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, u->owner_uid);
+  }
+  fs::remove_all(folder);
+}
+
+TEST_F(UserPipeline, CloneMovedAwayForALinkToAnotherRepositoryLosesTheUnit) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  std::string victim = root + "/victim";
+  ASSERT_EQ(
+      sh(fmt::format("mkdir -m 700 {1} && chown {0}: {1} && runuser -u {0} -- git clone -q {2} {1}",
+                     u->owner, victim, src)),
+      0);
+  std::string victim_config = read(victim + "/.git/config");
+  configure(
+      agent_script("swap", "echo y > a.txt\ncd ..\nmv work work.moved\nln -s " + victim + " work"));
+  auto r = run_as_owner("swap the clone");
+  EXPECT_EQ(r.record["state"], "lost") << r.out << r.err;
+  EXPECT_NE(r.record.value("reason", "").find("lost"), std::string::npos) << r.out;
+  EXPECT_EQ(read(victim + "/.git/config"), victim_config);
+  EXPECT_EQ(owner_git(src, "branch --list 'awaywork/*'"), "");
+  EXPECT_EQ(owner_git(victim, "branch --list 'awaywork/*'"), "");
+  // Lost: both folders stay for inspection, taken back by the owner.
+  auto where = locations(r);
+  ASSERT_TRUE(where.is_object());
+  std::string home = where["home"];
+  EXPECT_TRUE(exists(home));
+  struct stat st {};
+  ASSERT_EQ(::lstat(home.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, u->owner_uid);
+  fs::remove_all(fs::path(where["clone"].get<std::string>()).parent_path());
+  fs::remove_all(home);
+}
+
+// The agent opens everything; a check phase (the worker again) reports the modes it finds.
+TEST_F(UserPipeline, PermissionsOpenedByTheWorkerAreClosedAfterThePhase) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  std::string check = agent_script("modes", "stat -c %a \"$HOME\" . .git > modes.txt");
+  configure(agent_script("open", "chmod 777 . .git \"$HOME\" .git/config\necho y > a.txt"),
+            "    checks:\n      - [" + check + "]\n");
+  auto r = run_as_owner("open everything");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string branch = r.record["branch"];
+  EXPECT_EQ(owner_git(src, "show " + branch + ":modes.txt"), "711\n700\n700\n");
+  std::string clone = locations(r)["clone"];
+  EXPECT_EQ(mode_of(clone), 0700u);
+  EXPECT_EQ(mode_of(clone + "/.git"), 0700u);
+  fs::remove_all(fs::path(clone).parent_path());
+}
+
+TEST_F(UserPipeline, RunRefusesWhileProtectedSymlinksIsOff) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  std::string marker = root + "/ran";
+  configure(agent_script("never", "touch " + marker));
+  RunOutput r;
+  {
+    SysctlScope off("protected_symlinks", 0);
+    r = run_as_owner("must not run");
+  }
+  EXPECT_NE(r.exit_code, 0);
+  std::string all = r.out + r.err;
+  EXPECT_NE(all.find("fs.protected_symlinks"), std::string::npos) << all;
+  EXPECT_NE(all.find("sysctl -w fs.protected_symlinks=1"), std::string::npos) << all;
+  EXPECT_FALSE(exists(marker));
+}
+
+TEST_F(UserPipeline, DetachedSleepOfTheWorkerIsKilledAndTheRecordSaysSo) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  configure(agent_script("daemon", R"(setsid sleep 713.77 </dev/null >/dev/null 2>&1 &
+( setsid sh -c 'sleep 714.77 & exit 0' </dev/null >/dev/null 2>&1 & )
+until pgrep -f 'sleep 713[.]77' >/dev/null && pgrep -f 'sleep 714[.]77' >/dev/null; do sleep 0.05; done
+echo y > a.txt)"));
+  auto r = run_as_owner("leave a daemon");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.record["state"], "done");
+  EXPECT_FALSE(process_alive_with("713.77"));
+  EXPECT_FALSE(process_alive_with("714.77"));
+  std::string notes = r.record["notes"].dump();
+  EXPECT_NE(notes.find("process(es) of worker " + std::string(kWorker)), std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("sleep"), std::string::npos) << notes;
+  fs::remove_all(fs::path(locations(r)["clone"].get<std::string>()).parent_path());
+}
+
+TEST_F(UserPipeline, TheOwnersEnvironmentCanaryIsNotVisibleToTheWorker) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  // Its own environment, and whatever /proc shows of the owner's processes (awaywork's own).
+  configure(agent_script("env",
+                         "env > env.txt\n"
+                         "for p in $(pgrep -u " +
+                             std::string(kOwner) +
+                             "); do "
+                             "cat /proc/$p/environ 2>/dev/null || true; done | tr '\\0' '\\n' "
+                             "> proc.txt\necho end >> proc.txt\necho y > a.txt"));
+  auto r = run_as_owner("dump env", {"AW_TEST_CANARY=canary-value-6621"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string branch = r.record["branch"];
+  std::string env = owner_git(src, "show " + branch + ":env.txt");
+  EXPECT_NE(env.find("USER=" + std::string(kWorker)), std::string::npos) << env;
+  EXPECT_EQ(env.find("canary-value-6621"), std::string::npos) << env;
+  EXPECT_EQ(owner_git(src, "show " + branch + ":proc.txt").find("canary-value-6621"),
+            std::string::npos);
+  fs::remove_all(fs::path(locations(r)["clone"].get<std::string>()).parent_path());
+}
+
+// On timeout the keeper's SIGTERM reaches sudo, which passes it to the command; one that ignores
+// it is killed by the warden as the worker, before the keeper's SIGKILL could orphan it.
+TEST_F(UserPipeline, TimedOutPhaseThatIgnoresSigtermEndsWithNothingLeft) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  configure(agent_script("stubborn", "trap '' TERM\nsleep 815.77 &\nwait || true\nwait"));
+  auto r = run_as_owner("never ends", {}, {"--unit-seconds", "2"});
+  EXPECT_EQ(r.record["state"], "timed_out") << r.out << r.err;
+  EXPECT_FALSE(process_alive_with("815.77"));
+  EXPECT_FALSE(process_alive_with("/agents/stubborn"));
+  auto where = locations(r);
+  if (where.is_object()) fs::remove_all(fs::path(where["clone"].get<std::string>()).parent_path());
+}
+
+// Never unsandboxed under `required`: refused before anything else (no users needed for that).
+TEST_F(UserPipeline, SandboxRequiredIsRefused) {
+  make_repo({{"a.txt", "x\n"}});
+  std::string marker = root + "/ran";
+  write_config(agent_script("never", "touch " + marker),
+               "isolation: user\nworker_user: aw-worker-test\nsandbox:\n  mode: required\n");
+  auto r = awaywork({"run", "--repo", "src", "--prompt", "must not run"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("does not layer the OS sandbox yet"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists(marker));
+}
+
+// The kill after a phase reaches every process of the worker: a second unit waits its turn.
+TEST_F(UserPipeline, SecondUnitOnTheSameWorkerIsRefusedWhileOneRuns) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  std::string marker = root + "/ran";
+  configure(agent_script("never", "touch " + marker));
+  std::string lock = root + "/state/worker-" + std::string(kWorker) + ".lock";
+  int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::fchown(fd, u->owner_uid, u->owner_gid), 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  auto r = run_as_owner("must wait");
+  ::close(fd);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("another unit is running as worker"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists(marker));
+}
+
+}  // namespace
+}  // namespace aw::test
