@@ -1,6 +1,7 @@
 // awaywork: run AI coding agents unattended, isolated, and publish only checked outputs.
 #include <CLI/CLI.hpp>
 
+#include "cli/cmd_probe.h"
 #include "cli/cmd_secret.h"
 #include "cli/commands.h"
 #include "git/git.h"
@@ -22,7 +23,8 @@ int main(int argc, char** argv) {
   run->add_option("--prompt-file", r.prompt_file, "read the task from a file");
   run->add_option("--agent", r.agent, "agent name from `agents:`");
   run->add_option("--base", r.base, "base branch, tag or commit");
-  run->add_option("--unit-seconds", r.unit_seconds, "time limit of the unit (overrides unit_minutes)")
+  run->add_option("--unit-seconds", r.unit_seconds,
+                  "time limit of the unit (overrides unit_minutes)")
       ->check(CLI::Range(1, 7 * 24 * 3600));
   run->add_flag("--json", g.json, "print the record as JSON");
 
@@ -47,11 +49,22 @@ int main(int argc, char** argv) {
   apply->add_flag("--json", g.json, "print JSON");
 
   bool print_setup = false;
-  auto* doctor = app.add_subcommand("doctor", "check every prerequisite of the configured isolation");
+  auto* doctor =
+      app.add_subcommand("doctor", "check every prerequisite of the configured isolation");
   doctor->add_flag("--print-setup", print_setup,
                    "print the whole setup (worker user, deny lists, sudoers) to paste as root");
   doctor->add_flag("--json", g.json, "print JSON");
 
+  auto* probe = app.add_subcommand(
+      "probe", "run the leak suite inside the configured isolation, as an agent would be");
+  probe->add_flag("--json", g.json, "print JSON");
+
+  bool inside_json = false;
+  std::string targets_file;
+  auto* inside = app.add_subcommand("__probe-inside", "the inside half of probe");
+  inside->group("");  // hidden from --help
+  inside->add_flag("--json", inside_json, "print JSON");
+  inside->add_option("targets", targets_file, "probe targets file")->required();
   std::optional<int> secret_exit;  // `secret set|list|rm` run inside parse (cli/cmd_secret.cc)
   add_secret_commands(app, g, &secret_exit);
 
@@ -67,6 +80,8 @@ int main(int argc, char** argv) {
   if (check->parsed()) return cmd_check(g, c);
   if (apply->parsed()) return cmd_apply(g, apply_id);
   if (doctor->parsed()) return cmd_doctor(g, print_setup);
+  if (probe->parsed()) return cmd_probe(g);
+  if (inside->parsed()) return cmd_probe_inside(inside_json, targets_file);
   if (secret_exit) return *secret_exit;
   return kExitUsage;
 }

@@ -26,9 +26,9 @@ struct Limits {
 };
 
 struct SandboxConfig {
-  // Default flips to `required` once the sandbox (issue 3) enforces it; until then `preferred`
-  // runs unsandboxed and records that it did.
-  SandboxMode mode = SandboxMode::preferred;
+  // `required` refuses a unit the machine cannot sandbox (naming the missing feature); `preferred`
+  // runs it unsandboxed and records that it did.
+  SandboxMode mode = SandboxMode::required;
   Network network = Network::none;
   std::vector<std::string> allow;     // domains for network: allowlist ("example.com", "*.x.org")
   std::vector<std::string> writable;  // extra read-write paths

@@ -1,8 +1,18 @@
 // isolation none: the phases run as the owner, in the unit's run folder, with the OS sandbox over
-// them when the config asks for it and the machine can build it.
+// them when the config asks for it and the machine can build it (isolate/sandbox/sandbox.h).
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <optional>
 
 #include "base/fs.h"
+#include "config/paths.h"
+#include "isolate/proxy/egress_proxy.h"
+#include "isolate/sandbox/sandbox.h"
+#include "unit/isolated_run.h"
 #include "unit/isolator.h"
 #include "unit/steps.h"
 
@@ -10,32 +20,186 @@ namespace aw {
 
 namespace {
 
+bool inside_dir(const std::string& path, const std::string& dir) {
+  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+                         (dir == "/" || path[dir.size()] == '/'));
+}
+
+std::string real_path(const std::string& path) {
+  char buf[PATH_MAX];
+  return ::realpath(path.c_str(), buf) ? std::string(buf) : std::string();
+}
+
+// argv[0] as the phase will exec it: a path as given, or the first executable along PATH (the
+// phase's PATH is the owner's: build_env keeps it).
+std::string program_path(const std::string& argv0) {
+  if (argv0.empty() || argv0.find('/') != std::string::npos) return argv0;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    if (!dir.empty() && dir[0] == '/' && ::access((dir + "/" + argv0).c_str(), X_OK) == 0)
+      return dir + "/" + argv0;
+    start = end + 1;
+  }
+  return "";
+}
+
+// What the sandbox needs that outlives one phase: the plan, the unit's network namespace and,
+// for network: allowlist, the egress proxy with its log.
+struct SandboxState {
+  SandboxPlan plan;
+  std::optional<UnitNetns> netns;
+  std::unique_ptr<EgressProxy> proxy;
+  std::FILE* proxy_log = nullptr;
+
+  ~SandboxState() {
+    proxy.reset();  // joins the proxy's thread before its log closes
+    if (proxy_log) std::fclose(proxy_log);
+  }
+};
+
 class NoneIsolator : public Isolator {
  public:
-  explicit NoneIsolator(std::string note) : note_(std::move(note)) {}
+  NoneIsolator(std::string note, std::optional<SandboxPaths> sandbox, SandboxConfig config,
+               std::string unit_id, bool lend_prompt)
+      : note_(std::move(note)),
+        sandbox_paths_(std::move(sandbox)),
+        config_(std::move(config)),
+        unit_id_(std::move(unit_id)),
+        lend_prompt_(lend_prompt) {}
+
   Result<UnitPaths> layout(const RunDir& dir) override {
     auto p = run_folder_layout(dir);
     if (p) paths_ = *p;
+    run_root_ = dir.root;
     return p;
   }
-  Status ready(const Clone&, const UnitPaths&) override { return {}; }
+
+  Status ready(const Clone&, const UnitPaths& paths) override {
+    if (!sandbox_paths_) return {};
+    return with_context(start_sandbox(paths), "sandbox");
+  }
+
   Status before_phase() override { return {}; }
-  Result<Launcher> launcher(const PhasePlan&, int) override { return Launcher{}; }
-  Status after_phase(int, std::vector<std::string>&) override { return {}; }
+
+  Result<Launcher> launcher(const PhasePlan& phase, int) override {
+    if (!sandbox_) return Launcher{};
+    SandboxPlan plan = sandbox_->plan;
+    if (!phase.argv.empty()) lend_program(phase.argv[0], plan);
+    return make_sandbox_launcher(plan);
+  }
+
+  std::vector<std::pair<std::string, std::string>> extra_env() const override {
+    if (!sandbox_ || sandbox_->plan.network != Network::allowlist) return {};
+    std::string url = fmt::format("http://127.0.0.1:{}", sandbox_->plan.proxy_port);
+    return {{"HTTP_PROXY", url}, {"HTTPS_PROXY", url}, {"http_proxy", url}, {"https_proxy", url}};
+  }
+
+  // The phase's namespaces died with its init; what remains are the unit's v1 cgroups, which
+  // only go once empty.
+  Status after_phase(int, std::vector<std::string>&) override {
+    if (sandbox_) (void)sweep_sandbox_cgroups();
+    return {};
+  }
+
   // The unit's HOME and TMPDIR go with it; the clone stays for inspection.
   void finish(bool lost) override {
+    sandbox_.reset();  // stops the proxy, closes the unit's network namespace
     if (lost || paths_.home.empty()) return;
     (void)remove_tree(paths_.home);
     (void)remove_tree(paths_.tmp);
   }
+
   std::string sandbox_note() const override { return note_; }
 
  private:
+  Status start_sandbox(const UnitPaths& paths) {
+    SandboxPaths sp = *sandbox_paths_;
+    sp.clone = paths.work;
+    sp.home = paths.home;
+    // TMPDIR and the outputs folder live in the run folder, inside the hidden state folder:
+    // writable paths stay reachable below a hidden one.
+    sp.provider_state.push_back(paths.tmp);
+    sp.provider_state.push_back(paths.outputs);
+    AW_TRY(SandboxPlan plan, make_plan(config_, sp));
+    plan.cgroup_name = unit_id_;
+    if (lend_prompt_ && !paths.prompt_file.empty()) {
+      std::string real = real_path(paths.prompt_file);
+      if (real.empty()) return fail("the prompt file {} is missing", paths.prompt_file);
+      plan.readable.push_back({real, real});
+    }
+    auto state = std::make_unique<SandboxState>();
+    if (plan.network != Network::host)
+      if (auto ns = UnitNetns::create()) state->netns.emplace(std::move(*ns));
+    if (state->netns) plan.unit_netns_fd = state->netns->fd();
+    if (plan.network == Network::allowlist) {
+      std::string sock = run_root_ + "/egress.sock";
+      state->proxy_log = std::fopen((run_root_ + "/egress.log").c_str(), "ae");
+      std::FILE* log = state->proxy_log;
+      EgressProxyOptions o;
+      o.socket_path = sock;
+      o.allow = plan.allow;
+      o.log = [log](const std::string& line) {
+        if (log) std::fprintf(log, "%s\n", line.c_str()), std::fflush(log);
+      };
+      AW_TRY(state->proxy, with_context(EgressProxy::start(std::move(o)), "egress proxy"));
+      plan.proxy_socket = sock;
+    }
+    // The policy was decided before the unit existed; this catches what only the real paths
+    // and the running proxy can show.
+    AW_CHECK(sandbox_available(plan));
+    state->plan = std::move(plan);
+    sandbox_ = std::move(state);
+    return {};
+  }
+
+  // A program in the host's /tmp (or /run) is not in the view, where those are private: lend it
+  // read-only, unless it lies in a hidden place, which nothing re-exposes.
+  void lend_program(const std::string& argv0, SandboxPlan& plan) const {
+    std::string given = program_path(argv0);
+    if (given.empty() || given[0] != '/') return;
+    std::string real = real_path(given);
+    if (real.empty()) return;
+    bool private_place = false;
+    for (const char* dir : {"/tmp", "/run", "/dev/shm"})
+      private_place = private_place || inside_dir(given, dir) || inside_dir(real, dir);
+    if (!private_place) return;
+    for (const auto& h : plan.hidden)
+      if (inside_dir(real, h) || inside_dir(given, h)) return;
+    plan.readable.push_back({real, given});
+  }
+
   std::string note_;
+  std::optional<SandboxPaths> sandbox_paths_;  // set when the phases run sandboxed
+  SandboxConfig config_;
+  std::string unit_id_;
+  bool lend_prompt_ = false;
   UnitPaths paths_;
+  std::string run_root_;
+  std::unique_ptr<SandboxState> sandbox_;
 };
 
+std::string sandboxed_note(const SandboxPlan& plan) {
+  std::string note = fmt::format("sandboxed: network {}", to_string(plan.network));
+  if (plan.network == Network::allowlist)
+    note += fmt::format(" ({} allowed host(s) through the egress proxy)", plan.allow.size());
+  return note;
+}
+
 }  // namespace
+
+SandboxPaths sandbox_base_paths(const Config& cfg) {
+  SandboxPaths sp;
+  sp.owner_home = home_dir();
+  sp.config_dir = default_config_dir();
+  sp.state_dir = state_dir_of(cfg);
+  if (!cfg.file.empty()) sp.secret_files.push_back(cfg.file);
+  return sp;
+}
 
 Result<UnitPaths> run_folder_layout(const RunDir& dir) {
   UnitPaths p{dir.work, dir.root + "/home", dir.root + "/tmp", dir.root + "/outputs",
@@ -45,15 +209,25 @@ Result<UnitPaths> run_folder_layout(const RunDir& dir) {
   return p;
 }
 
-Result<std::unique_ptr<Isolator>> make_none_isolator(const Config& cfg, const Target&,
-                                                     const std::string&) {
-  if (cfg.sandbox.mode == SandboxMode::required)
-    return fail("sandbox mode `required`, but this build cannot sandbox yet; set `sandbox: {{mode: "
-                "preferred}}` to run unsandboxed (recorded on the unit)");
-  std::string note = cfg.sandbox.mode == SandboxMode::off
-                         ? "unsandboxed: sandbox mode off"
-                         : "unsandboxed: this build has no sandbox yet (mode preferred)";
-  return std::unique_ptr<Isolator>(new NoneIsolator(note));
+Result<std::unique_ptr<Isolator>> make_none_isolator(const Config& cfg, const Target& target,
+                                                     const std::string& unit_id) {
+  SandboxPaths sp = sandbox_base_paths(cfg);
+  bool lend_prompt = target.agent.prompt == PromptMode::file;
+  if (cfg.sandbox.mode == SandboxMode::off)
+    return std::unique_ptr<Isolator>(new NoneIsolator("unsandboxed: sandbox mode off", std::nullopt,
+                                                      cfg.sandbox, unit_id, false));
+  // Decided before the unit exists, so that `required` refuses it with nothing to clean up. The
+  // unit's folders are not made yet: they do not change what the kernel can do. The egress
+  // proxy is awaywork's own and is started with the unit, so it is not a missing feature here.
+  AW_TRY(SandboxPlan plan, with_context(make_plan(cfg.sandbox, sp), "sandbox"));
+  SandboxPlan policy = plan;
+  if (policy.network == Network::allowlist) policy.network = Network::none;
+  AW_TRY(std::string reason, sandbox_decision(policy));
+  if (!reason.empty())
+    return std::unique_ptr<Isolator>(
+        new NoneIsolator(reason, std::nullopt, cfg.sandbox, unit_id, false));
+  return std::unique_ptr<Isolator>(
+      new NoneIsolator(sandboxed_note(plan), sp, cfg.sandbox, unit_id, lend_prompt));
 }
 
 }  // namespace aw

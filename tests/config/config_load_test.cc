@@ -65,7 +65,7 @@ TEST_F(ConfigLoad, EmptyFileIsTheDefaults) {
   auto c = load_config(path, true);
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->file, path);
-  EXPECT_EQ(c->sandbox.mode, SandboxMode::preferred);
+  EXPECT_EQ(c->sandbox.mode, SandboxMode::required);
   EXPECT_TRUE(c->repos.empty());
 }
 

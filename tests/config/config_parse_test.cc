@@ -102,7 +102,7 @@ TEST_F(ConfigParse, EmptyTextAndCommentsOnlyAreTheDefaults) {
   for (const char* text : {"", "# nothing yet\n", "---\n"}) {
     Config c = parse(text);
     EXPECT_EQ(c.isolation, Isolation::none) << text;
-    EXPECT_EQ(c.sandbox.mode, SandboxMode::preferred);
+    EXPECT_EQ(c.sandbox.mode, SandboxMode::required);
     EXPECT_EQ(c.sandbox.network, Network::none);
     EXPECT_EQ(c.sandbox.limits.memory_bytes, 4ull << 30);
     EXPECT_EQ(c.sandbox.limits.pids, 512);

@@ -247,7 +247,7 @@ TEST_F(IsolateSandbox, RequiredPolicyRefusesWhatItCannotBuildAndNamesTheFix) {
 
 TEST(IsolatePlan, RefusesWritablePathsThatExposeTheOwnersSecretsOrHome) {
   TempDir d;
-  UnitPaths u{d.path + "/clone", d.path + "/home", {}, d.path + "/owner", "", "", {}};
+  SandboxPaths u{d.path + "/clone", d.path + "/home", {}, d.path + "/owner", "", "", {}};
   SandboxConfig cfg;
   for (const auto& bad : {d.path + "/owner/.claude", d.path + "/owner", d.path + "/owner/.config",
                           std::string("/")}) {
@@ -276,7 +276,7 @@ TEST(IsolatePlan, ExpandsHomeResolvesLinksAndAlwaysHidesAwayworksOwnFolders) {
   ASSERT_EQ(::symlink((d.path + "/real").c_str(), (d.path + "/.aws").c_str()), 0);
   SandboxConfig cfg;
   cfg.hidden = {"~/extra"};
-  UnitPaths u{d.path + "/clone", d.path + "/home",  {d.path + "/claude"},     d.path,
+  SandboxPaths u{d.path + "/clone", d.path + "/home",  {d.path + "/claude"},     d.path,
               d.path + "/cfg",   d.path + "/state", {d.path + "/secrets.bin"}};
   auto plan = make_plan(cfg, u);
   ASSERT_TRUE(plan) << plan.error().message;

@@ -12,13 +12,17 @@ namespace {
 
 class Hostile : public UnitTest {};
 
-TEST_F(Hostile, DetachedSetsidSleepIsKilledAndTheRecordSaysSo) {
-  make_repo({{"a.txt", "x\n"}});
-  write_config(agent_script("daemon", R"(setsid sleep 613.77 </dev/null >/dev/null 2>&1 &
+const char* kDaemons = R"(setsid sleep 613.77 </dev/null >/dev/null 2>&1 &
 ( setsid sh -c 'sleep 614.77 & exit 0' </dev/null >/dev/null 2>&1 & )
 # leave only once both daemons are really running (exec'd), so their names are "sleep"
 until pgrep -f 'sleep 613[.]77' >/dev/null && pgrep -f 'sleep 614[.]77' >/dev/null; do sleep 0.05; done
-echo y > a.txt)"));
+echo y > a.txt)";
+
+// Unsandboxed, the runner finds the daemons, kills them and records them. (Sandboxed, they die
+// with the phase's pid namespace before the runner looks: the next test.)
+TEST_F(Hostile, DetachedSetsidSleepIsKilledAndTheRecordSaysSo) {
+  make_repo({{"a.txt", "x\n"}});
+  write_config(agent_script("daemon", kDaemons), "sandbox: {mode: off}\n");
   auto r = run_unit("leave a daemon");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_FALSE(process_alive_with("613.77"));
@@ -29,6 +33,16 @@ echo y > a.txt)"));
   EXPECT_NE(names.find("sleep"), std::string::npos) << names;
   std::string notes = r.record["notes"].dump();
   EXPECT_NE(notes.find("left"), std::string::npos) << notes;
+}
+
+TEST_F(Hostile, DetachedDaemonsDieWithTheSandbox) {
+  make_repo({{"a.txt", "x\n"}});
+  write_config(agent_script("daemon", kDaemons));
+  auto r = run_unit("leave a daemon");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.record["sandbox"].get<std::string>().rfind("sandboxed:", 0), 0u) << r.out;
+  EXPECT_FALSE(process_alive_with("613.77"));
+  EXPECT_FALSE(process_alive_with("614.77"));
 }
 
 TEST_F(Hostile, EnvironmentOfTheOwnerNeverReachesTheAgent) {
@@ -55,8 +69,11 @@ TEST_F(Hostile, EnvironmentOfTheOwnerNeverReachesTheAgent) {
 TEST_F(Hostile, GitHooksConfigAndFiltersPlantedByTheAgentNeverRun) {
   make_repo({{"a.txt", "x\n"}});
   std::string marker = root + "/MARKER";
-  std::string evil = agent_script("evil", "touch " + marker + "\ncat");
+  // The agent writes the evil program itself (the test's folders are private in its sandbox);
+  // awaywork's side runs outside, where the marker's folder is real.
+  std::string evil = "$HOME/evil";
   write_config(agent_script("plant", R"(
+printf '#!/bin/sh\ntouch MARKER_PATH\ncat\n' > "$HOME/evil" && chmod +x "$HOME/evil"
 mkdir -p .git/hooks
 for h in pre-commit post-commit post-checkout pre-push reference-transaction pre-receive \
          post-receive update post-index-change fsmonitor-watchman; do
@@ -77,6 +94,8 @@ echo untracked > b.txt)"));
   // substitute the evil program's path into the agent script
   std::string script = read(root + "/agents/plant");
   for (size_t p; (p = script.find("EVIL")) != std::string::npos;) script.replace(p, 4, evil);
+  for (size_t p; (p = script.find("MARKER_PATH")) != std::string::npos;)
+    script.replace(p, 11, marker);
   std::ofstream(root + "/agents/plant") << script;
   auto r = run_unit("plant hooks");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -93,8 +112,7 @@ TEST_F(Hostile, DotGitReplacedByALinkLosesTheUnitAndLeavesTheTargetAlone) {
   std::filesystem::create_directories(victim);
   UnitTest::git({"clone", "-q", src, victim});
   std::string victim_config = read(victim + "/.git/config");
-  write_config(agent_script("swap", "echo y > a.txt\nrm -rf .git\nln -s " + victim +
-                                        "/.git .git"));
+  write_config(agent_script("swap", "echo y > a.txt\nrm -rf .git\nln -s " + victim + "/.git .git"));
   auto r = run_unit("swap .git");
   EXPECT_EQ(r.exit_code, 4) << r.err << r.out;
   EXPECT_EQ(r.record["state"], "lost");
@@ -103,13 +121,18 @@ TEST_F(Hostile, DotGitReplacedByALinkLosesTheUnitAndLeavesTheTargetAlone) {
   EXPECT_EQ(git({"branch", "--list", "awaywork/*"}), "");
 }
 
+// Sandboxed, the clone is a mount point the agent cannot move; these pin the identity checks
+// after each phase, which are what stands when the sandbox is off (or preferred and unavailable).
+const char* kUnsandboxed = "sandbox: {mode: off}\n";
+
 TEST_F(Hostile, CloneFolderSwappedForALinkLosesTheUnit) {
   make_repo({{"a.txt", "x\n"}});
   std::string victim = root + "/victim";
   UnitTest::git({"clone", "-q", src, victim});
   std::string victim_config = read(victim + "/.git/config");
-  write_config(agent_script("swap", "echo y > a.txt\ncd ..\nmv work work.moved\nln -s " + victim +
-                                        " work"));
+  write_config(
+      agent_script("swap", "echo y > a.txt\ncd ..\nmv work work.moved\nln -s " + victim + " work"),
+      kUnsandboxed);
   auto r = run_unit("swap clone");
   EXPECT_EQ(r.record["state"], "lost") << r.out << r.err;
   EXPECT_EQ(read(victim + "/.git/config"), victim_config);
@@ -118,11 +141,25 @@ TEST_F(Hostile, CloneFolderSwappedForALinkLosesTheUnit) {
 
 TEST_F(Hostile, CloneFolderSwappedForAnotherRealFolderLosesTheUnit) {
   make_repo({{"a.txt", "x\n"}});
-  write_config(agent_script("swap", "cd ..\nmv work work.moved\ncp -a work.moved work\n"
-                                    "echo y > work/a.txt"));
+  write_config(agent_script("swap",
+                            "cd ..\nmv work work.moved\ncp -a work.moved work\n"
+                            "echo y > work/a.txt"),
+               kUnsandboxed);
   auto r = run_unit("swap clone for a copy");
   EXPECT_EQ(r.record["state"], "lost") << r.out << r.err;
   EXPECT_EQ(git({"branch", "--list", "awaywork/*"}), "");
+}
+
+TEST_F(Hostile, SandboxedAgentCannotMoveItsCloneAway) {
+  make_repo({{"a.txt", "x\n"}});
+  write_config(agent_script("swap",
+                            "cd ..\nif mv work work.moved; then echo moved; fi\n"
+                            "echo y > work/a.txt"));
+  auto r = run_unit("swap clone");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.record["state"], "done");
+  std::string branch = r.record["branch"];
+  EXPECT_EQ(git({"show", branch + ":a.txt"}), "y\n");
 }
 
 }  // namespace

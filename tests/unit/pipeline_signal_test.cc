@@ -1,7 +1,7 @@
 // Ctrl-C and crashes: an interrupted unit's processes die and its record says interrupted; a
 // record left `running` by a dead awaywork is marked interrupted at the next start.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,9 +29,11 @@ class Signals : public UnitTest {
     }
     return pid;
   }
-  bool wait_for_file(const std::string& path) {
+  // The agent runs sandboxed, where the test's /tmp folder is private: it shows it has started
+  // by the processes the test can see from outside.
+  bool wait_for_process(const std::string& needle) {
     for (int i = 0; i < 300; ++i) {
-      if (exists(path)) return true;
+      if (process_alive_with(needle)) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return false;
@@ -40,10 +42,9 @@ class Signals : public UnitTest {
 
 TEST_F(Signals, CtrlCKillsTheUnitsProcessesAndRecordsInterrupted) {
   make_repo({{"a.txt", "x\n"}});
-  std::string started = root + "/agent-started";
-  write_config(agent_script("wait", "touch " + started + "\nsleep 615.5 &\nsleep 616.5"));
+  write_config(agent_script("wait", "sleep 615.5 &\nsleep 616.5"));
   pid_t pid = start_run("wait for ctrl-c");
-  ASSERT_TRUE(wait_for_file(started));
+  ASSERT_TRUE(wait_for_process("615.5") && wait_for_process("616.5"));
   kill(pid, SIGINT);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -59,10 +60,9 @@ TEST_F(Signals, CtrlCKillsTheUnitsProcessesAndRecordsInterrupted) {
 
 TEST_F(Signals, ARecordLeftRunningByACrashIsMarkedInterruptedAtTheNextStart) {
   make_repo({{"a.txt", "x\n"}});
-  std::string started = root + "/agent-started";
-  write_config(agent_script("wait", "touch " + started + "\nsleep 617.5"));
+  write_config(agent_script("wait", "sleep 617.5"));
   pid_t pid = start_run("crash");
-  ASSERT_TRUE(wait_for_file(started));
+  ASSERT_TRUE(wait_for_process("617.5"));
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
   auto list = awaywork({"units", "--json"});

@@ -105,7 +105,15 @@ Result<pid_t> launch(const SandboxPlan& plan, const std::vector<sock_filter>& fi
   AW_TRY(p.exec_paths, exec_candidates(req));
   for (const auto& a : req.argv) p.argv.push_back(const_cast<char*>(a.c_str()));
   p.argv.push_back(nullptr);
-  for (const auto& e : req.env) p.envp.push_back(const_cast<char*>(e.c_str()));
+  // The proxy variables are the launcher's: a value the caller set for the same name (the
+  // isolator's extra_env, an agent's env list) gives way to them.
+  auto ours = [&](const std::string& kv) {
+    for (const auto& e : p.proxy_env)
+      if (kv.compare(0, e.find('=') + 1, e, 0, e.find('=') + 1) == 0) return true;
+    return false;
+  };
+  for (const auto& e : req.env)
+    if (!ours(e)) p.envp.push_back(const_cast<char*>(e.c_str()));
   for (const auto& e : p.proxy_env) p.envp.push_back(const_cast<char*>(e.c_str()));
   p.envp.push_back(nullptr);
 

@@ -103,6 +103,7 @@ class ViewBuilder {
     if (err.empty()) err = bind_host_root();
     if (err.empty()) err = private_mounts();
     if (err.empty()) err = writable_binds();
+    if (err.empty()) err = readonly_binds();
     if (err.empty() && plan_.enabled("hidden")) err = hide_paths();
     if (err.empty()) err = enter_view();
     return err;
@@ -211,6 +212,39 @@ class ViewBuilder {
     return {};
   }
 
+  // Files awaywork lends read-only (SandboxPlan::readable). The mount point is created when
+  // missing, which only succeeds inside a private tmpfs (/tmp): elsewhere the view is read-only.
+  std::string readonly_binds() {
+    for (const auto& r : plan_.readable) {
+      Fd src(open_beneath(old_.fd, r.source, O_PATH));
+      if (!src) return fail("open read-only path", r.source);
+      struct stat st {};
+      if (::fstat(src.fd, &st) != 0) return fail("stat", r.source);
+      bool dir = S_ISDIR(st.st_mode);
+      Fd tree(::open_tree(src.fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH));
+      if (!tree || set_attr(tree.fd, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID) != 0)
+        return fail("clone read-only mount of", r.source);
+      Fd dst(open_beneath(root_.fd, r.target, O_PATH));
+      if (!dst && errno == ENOENT) {
+        std::string parent = r.target.substr(0, r.target.rfind('/'));
+        std::string name = r.target.substr(r.target.rfind('/') + 1);
+        make_path(root_.fd, parent.substr(1));
+        Fd pfd(open_beneath(root_.fd, parent, O_PATH | O_DIRECTORY));
+        if (pfd) {
+          if (dir)
+            (void)::mkdirat(pfd.fd, name.c_str(), 0755);
+          else
+            (void)::close(::openat(pfd.fd, name.c_str(),
+                                   O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644));
+        }
+        dst = Fd(open_beneath(root_.fd, r.target, O_PATH));
+      }
+      if (!dst) return fail("open read-only mount point", r.target);
+      if (attach(tree.fd, dst.fd) != 0) return fail("bind read-only", r.target);
+    }
+    return {};
+  }
+
   // A hidden path that exists: a read-only empty tmpfs over a folder (keeping any writable path
   // below it reachable), /dev/null over anything else.
   std::string mask_existing(const std::string& path, int fd) {
@@ -223,22 +257,36 @@ class ViewBuilder {
         return fail("mask file", path);
       return {};
     }
-    std::vector<std::pair<std::string, Fd>> keep;
-    for (const auto& w : plan_.writable) {
+    struct Kept {
+      std::string rel;
+      bool dir;
+      Fd tree;
+    };
+    std::vector<Kept> keep;
+    std::vector<std::string> lent = plan_.writable;
+    for (const auto& r : plan_.readable) lent.push_back(r.target);
+    for (const auto& w : lent) {
       if (!under(w, path) || w == path) continue;
       Fd t(::open_tree(root_.fd, w.substr(1).c_str(),
                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW));
-      if (!t) return fail("keep writable path", w);
-      keep.emplace_back(w.substr(path.size() + 1), std::move(t));
+      struct stat wst {};
+      if (!t || ::fstat(t.fd, &wst) != 0) return fail("keep writable path", w);
+      keep.push_back({w.substr(path.size() + 1), S_ISDIR(wst.st_mode), std::move(t)});
     }
     Fd mask(new_tmpfs("0555"));
     if (!mask) return fail("make mask for", path);
-    for (auto& [rel, t] : keep)
-      if (!make_path(mask.fd, rel)) return fail("mask mount point", path + "/" + rel);
+    for (auto& k : keep) {
+      std::string dir = k.dir ? k.rel : k.rel.substr(0, k.rel.rfind('/') + 1);
+      if (!dir.empty() && !make_path(mask.fd, dir))
+        return fail("mask mount point", path + "/" + k.rel);
+      if (!k.dir)
+        (void)::close(
+            ::openat(mask.fd, k.rel.c_str(), O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444));
+    }
     if (attach(mask.fd, fd) != 0) return fail("mask folder", path);
-    for (auto& [rel, t] : keep) {
-      Fd dst(open_beneath(root_.fd, path + "/" + rel, O_PATH | O_DIRECTORY));
-      if (!dst || attach(t.fd, dst.fd) != 0) return fail("re-expose writable path", rel);
+    for (auto& k : keep) {
+      Fd dst(open_beneath(root_.fd, path + "/" + k.rel, O_PATH | (k.dir ? O_DIRECTORY : 0)));
+      if (!dst || attach(k.tree.fd, dst.fd) != 0) return fail("re-expose lent path", k.rel);
     }
     if (set_attr(root_.fd, path.substr(1).c_str(), AT_SYMLINK_NOFOLLOW, MOUNT_ATTR_RDONLY) != 0)
       return fail("make mask read-only", path);

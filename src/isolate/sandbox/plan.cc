@@ -86,7 +86,7 @@ bool inside(const std::string& path, const std::string& dir) {
 
 // A writable path must never open up the owner's own secrets or whole home: a provider's state
 // folder is per unit, never the owner's real ~/.claude or ~/.codex.
-Status check_writable(const std::string& path, const UnitPaths& unit) {
+Status check_writable(const std::string& path, const SandboxPaths& unit) {
   if (path == "/" || (!unit.owner_home.empty() && resolved(unit.owner_home) == path))
     return fail("sandbox writable path {} would make the whole home or root writable", path);
   if (!unit.owner_home.empty())
@@ -99,7 +99,7 @@ Status check_writable(const std::string& path, const UnitPaths& unit) {
   return {};
 }
 
-Result<SandboxPlan> make_plan(const SandboxConfig& config, const UnitPaths& unit) {
+Result<SandboxPlan> make_plan(const SandboxConfig& config, const SandboxPaths& unit) {
   SandboxPlan plan;
   plan.mode = config.mode;
   plan.network = config.network;

@@ -14,7 +14,7 @@
 namespace aw {
 
 // The unit's own places, as the prepare step made them.
-struct UnitPaths {
+struct SandboxPaths {
   std::string clone;                        // runs/<unit>/work (read-write)
   std::string home;                         // the unit's fresh HOME (read-write)
   std::vector<std::string> provider_state;  // per-unit provider folders (read-write)
@@ -34,6 +34,13 @@ struct SandboxPlan {
   uint16_t proxy_port = 3128;
   std::vector<std::string> writable;  // absolute, link-free paths bound read-write
   std::vector<std::string> hidden;    // absolute paths masked (they need not exist)
+  // Single files or folders awaywork itself lends a phase read-only (never from the config): the
+  // agent's program when it lives in the host's /tmp (private inside), the unit's prompt file.
+  // Bound at target from source (the link-free real path); kept reachable below a hidden folder.
+  struct ReadOnly {
+    std::string source, target;
+  };
+  std::vector<ReadOnly> readable;
   Limits limits;
   bool apply_limits = true;  // false: no cgroup limits (an unprivileged owner has none)
   // Names the unit's cgroup v1 groups (one per unit, reused by each phase; the lead removes them
@@ -57,6 +64,6 @@ const std::vector<std::string>& builtin_hidden_in_home();
 
 // Resolve config + unit paths into a plan: "~/" expanded against owner_home, links in existing
 // paths resolved (a hidden link hides its target too), awaywork's own folders always hidden.
-Result<SandboxPlan> make_plan(const SandboxConfig& config, const UnitPaths& unit);
+Result<SandboxPlan> make_plan(const SandboxConfig& config, const SandboxPaths& unit);
 
 }  // namespace aw

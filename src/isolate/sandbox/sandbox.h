@@ -4,7 +4,7 @@
 // view with pivot_root, applies limits, drops every privilege, then execs the phase's argv.
 //
 // How a unit uses it (the lead's side):
-//   SandboxPlan plan = *make_plan(config.sandbox, UnitPaths{clone, home, {state...}, owner_home,
+//   SandboxPlan plan = *make_plan(config.sandbox, SandboxPaths{clone, home, {state...}, owner_home,
 //                                                          config_dir, state_dir, {secret files}});
 //   plan.cgroup_name = unit_id;                       // one set of v1 groups per unit
 //   auto netns = UnitNetns::create();                 // root: one network namespace per unit

@@ -1,0 +1,153 @@
+// `awaywork probe`: the outer side plants canaries (ProbeHost), writes their places where the
+// inside can read them, and runs `awaywork __probe-inside` as a unit's agent phase would run.
+#include "cli/cmd_probe.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "base/fs.h"
+#include "config/config.h"
+#include "config/paths.h"
+#include "isolate/probe/probe_host.h"
+#include "isolate/probe/probes.h"
+#include "unit/isolated_run.h"
+#include "unit/pipeline.h"
+
+namespace aw {
+
+namespace {
+
+std::string self_exe() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") out.push_back(n);
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The state folder is hidden but a unit's own folders are lent below it, so its mask holds their
+// (empty) mount points: probe what it holds instead, the database and other units' run folders.
+void probe_state_dir(const std::string& state, const std::string& own_run, SandboxPlan& plan,
+                     ProbeTargets& t) {
+  std::erase(plan.hidden, state);
+  for (const auto& n : entries(state))
+    if (n != "runs") t.secrets.emplace_back("hidden.state:" + n, state + "/" + n);
+  int others = 0;
+  for (const auto& n : entries(state + "/runs"))
+    if (state + "/runs/" + n != own_run && others++ < 3)
+      t.secrets.emplace_back("hidden.other_unit", state + "/runs/" + n);
+}
+
+struct Host {
+  std::unique_ptr<ProbeHost> host;
+  std::string targets_file;
+  bool unsandboxed = false;
+};
+
+Status prepare(const Config& cfg, const UnitPaths& paths, SandboxPlan plan, bool unsandboxed,
+               Host& h) {
+  std::string state = state_dir_of(cfg);
+  ProbeTargets extra;
+  std::string run_root = paths.home.substr(0, paths.home.rfind('/'));
+  probe_state_dir(state, run_root, plan, extra);
+  ProbeHostOptions o;
+  o.owner_home = home_dir();
+  for (const auto& [name, repo] : cfg.repos)
+    if (!repo.path.empty()) {
+      o.source_repo = repo.path;
+      break;
+    }
+  o.env_file = default_config_dir() + "/env";
+  o.database = state + "/awaywork.db";
+  AW_TRY(h.host, ProbeHost::start(plan, o));
+  ProbeTargets t = h.host->targets();
+  t.secrets.insert(t.secrets.end(), extra.secrets.begin(), extra.secrets.end());
+  if (unsandboxed) {  // nothing limits them: they would exhaust the owner's machine
+    t.fork_bomb = 0;
+    t.memory_hog = 0;
+  }
+  h.targets_file = paths.tmp + "/probe-targets";
+  return write_file(h.targets_file, format_probe_targets(t), 0600);
+}
+
+}  // namespace
+
+int cmd_probe(const GlobalOptions& g) {
+  auto cfg = load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+  if (!cfg) {
+    fmt::print(stderr, "awaywork probe: {}\n", cfg.error().message);
+    return kExitUsage;
+  }
+  Host h;
+  IsolatedCommand cmd;
+  cmd.argv = {self_exe(), "__probe-inside", "--json", "{tmp}/probe-targets"};
+  cmd.prepare = [&](const UnitPaths& paths, const SandboxPlan& plan, const std::string& note) {
+    h.unsandboxed = note.rfind("sandboxed:", 0) != 0;
+    return prepare(*cfg, paths, plan, h.unsandboxed, h);
+  };
+  auto r = run_isolated(*cfg, cmd);
+  h.host.reset();
+  if (!r) {
+    fmt::print(stderr, "awaywork probe: {}\n", r.error().message);
+    return kExitFailed;
+  }
+  auto results = nlohmann::json::parse(r->out, nullptr, false);
+  if (!results.is_array()) {
+    fmt::print(stderr, "awaywork probe: the inside did not answer ({}): {}{}\n", describe(r->phase),
+               r->out.substr(0, 2000), r->err.substr(0, 2000));
+    return kExitFailed;
+  }
+  int leaks = 0;
+  for (const auto& p : results) leaks += p.value("ok", false) ? 0 : 1;
+  if (g.json) {
+    nlohmann::json out = {{"sandbox", r->sandbox_note},
+                          {"isolation", to_string(cfg->isolation)},
+                          {"ok", leaks == 0},
+                          {"leaks", leaks},
+                          {"probes", results}};
+    fmt::print("{}\n", out.dump(2));
+  } else {
+    fmt::print("isolation {}, {}\n", to_string(cfg->isolation), r->sandbox_note);
+    for (const auto& p : results) {
+      std::string name = p.value("name", ""), detail = p.value("detail", "");
+      if (p.value("ok", false))
+        fmt::print("ok   {}\n", name);
+      else
+        fmt::print("LEAK {}: {}\n", name, detail);
+    }
+    fmt::print("{} probe(s), {} leak(s)\n", results.size(), leaks);
+  }
+  return leaks == 0 ? kExitDone : kExitFailed;
+}
+
+int cmd_probe_inside(bool json, const std::string& targets_file) {
+  auto text = read_file(targets_file);
+  if (!text) {
+    fmt::print(stderr, "awaywork __probe-inside: {}\n", text.error().message);
+    return kExitUsage;
+  }
+  auto targets = parse_probe_targets(*text);
+  if (!targets) {
+    fmt::print(stderr, "awaywork __probe-inside: {}\n", targets.error().message);
+    return kExitUsage;
+  }
+  return run_probes(*targets, json, std::cout) > 0 ? kExitFailed : kExitDone;
+}
+
+}  // namespace aw

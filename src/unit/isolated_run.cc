@@ -1,0 +1,78 @@
+#include "unit/isolated_run.h"
+
+#include <sys/stat.h>
+
+#include "base/fs.h"
+#include "unit/steps.h"
+#include "unit/unit_id.h"
+
+extern char** environ;
+
+namespace aw {
+
+namespace {
+
+// The isolator's side of the run, in the order the pipeline calls it (pipeline.cc, phases.cc).
+Result<IsolatedResult> run_in(Isolator& iso, const Config& cfg, const RunDir& dir,
+                              const std::string& id, const IsolatedCommand& cmd) {
+  AW_TRY(UnitPaths paths, iso.layout(dir));
+  // No repository: an empty folder stands where a unit's clone would be.
+  if (::mkdir(paths.work.c_str(), 0700) != 0)
+    return fail("create {}: {}", paths.work, errno_text(errno));
+  Clone clone;
+  clone.work = paths.work;
+  AW_CHECK(iso.ready(clone, paths));
+  if (cmd.prepare) {
+    SandboxPaths sp = sandbox_base_paths(cfg);
+    sp.clone = paths.work;
+    sp.home = paths.home;
+    sp.provider_state = {paths.tmp, paths.outputs};
+    AW_TRY(SandboxPlan plan, make_plan(cfg.sandbox, sp));
+    AW_CHECK(cmd.prepare(paths, plan, iso.sandbox_note()));
+  }
+  PhasePlan phase{"probe", cmd.argv, true};
+  for (auto& a : phase.argv)
+    for (size_t p; (p = a.find("{tmp}")) != std::string::npos;) a.replace(p, 5, paths.tmp);
+  AW_CHECK(iso.before_phase());
+  AW_TRY(Launcher launcher, iso.launcher(phase, 0));
+  std::vector<std::pair<std::string, std::string>> set = {{"HOME", paths.home},
+                                                          {"TMPDIR", paths.tmp},
+                                                          {"AWAYWORK_UNIT", id},
+                                                          {"AWAYWORK_OUTPUTS", paths.outputs},
+                                                          {"AWAYWORK_PHASE", phase.name}};
+  for (auto& kv : iso.extra_env()) set.push_back(kv);
+  IsolatedResult out;
+  out.sandbox_note = iso.sandbox_note();
+  PhaseSpec spec;
+  spec.name = phase.name;
+  spec.argv = phase.argv;
+  spec.env = build_env(environ, {}, set);
+  spec.cwd = paths.work;
+  spec.timeout = cmd.timeout;
+  spec.launcher = std::move(launcher);
+  spec.on_output = [&](Stream s, std::string_view b) {
+    (s == Stream::out ? out.out : out.err) += b;
+  };
+  auto result = run_phase(spec);
+  std::vector<std::string> notes;
+  AW_CHECK(iso.after_phase(0, notes));
+  if (!result) return tl::make_unexpected(result.error());
+  out.phase = *result;
+  return out;
+}
+
+}  // namespace
+
+Result<IsolatedResult> run_isolated(const Config& cfg, const IsolatedCommand& cmd) {
+  Target target;
+  target.label = "probe";
+  std::string id = new_unit_id("probe");
+  AW_TRY(std::unique_ptr<Isolator> iso, make_isolator(cfg, target, id));
+  AW_TRY(RunDir dir, make_run_dir(state_dir_of(cfg), id));
+  auto r = run_in(*iso, cfg, dir, id, cmd);
+  iso->finish(false);
+  (void)remove_tree(dir.root);
+  return r;
+}
+
+}  // namespace aw

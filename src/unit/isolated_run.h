@@ -1,0 +1,41 @@
+// One command run inside the configured isolation exactly as a unit's agent phase would be: the
+// same isolator (layout, ready, launcher, extra_env, after_phase, finish), the same environment
+// built from nothing, the same runner. No repository, no record: `awaywork probe` uses it.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "base/result.h"
+#include "config/config.h"
+#include "isolate/sandbox/plan.h"
+#include "proc/runner.h"
+#include "unit/isolator.h"
+
+namespace aw {
+
+struct IsolatedCommand {
+  Argv argv;  // "{tmp}" in an argument becomes the phase's TMPDIR
+  // After the folders exist, before the phase: the files the command needs (in paths.tmp, which
+  // the phase can read), given the sandbox plan a unit would run under and the isolator's
+  // sandbox_note ("sandboxed: ..." or "unsandboxed: <reason>").
+  std::function<Status(const UnitPaths&, const SandboxPlan&, const std::string&)> prepare;
+  std::chrono::milliseconds timeout{std::chrono::minutes(5)};
+};
+
+struct IsolatedResult {
+  std::string sandbox_note;  // as a unit's record would say it
+  PhaseResult phase;
+  std::string out, err;
+};
+
+// Error when the isolation refuses (sandbox: required on a machine that cannot build it) or the
+// phase could not be run; a command that merely fails is a result. The run folder is removed.
+Result<IsolatedResult> run_isolated(const Config& cfg, const IsolatedCommand& cmd);
+
+// What every sandboxed unit hides besides the config's list (awaywork's own config and state,
+// the config file), with the owner's home: the unit's own folders are left empty.
+SandboxPaths sandbox_base_paths(const Config& cfg);
+
+}  // namespace aw

@@ -1,0 +1,110 @@
+// `awaywork probe`: the leak suite run inside the configured isolation as an agent would be.
+// Default config (sandbox required, network none): every probe is ok. The positive control,
+// sandbox off: the same probes report leaks, so the suite can see them.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+
+#include "../unit/unit_fixture.h"
+#include "proc/capture.h"
+
+namespace aw::test {
+namespace {
+
+class Probe : public UnitTest {
+ protected:
+  void SetUp() override {
+    UnitTest::SetUp();
+    if (::geteuid() != 0) {
+      const char* ci = std::getenv("CI");
+      if (ci && std::string(ci) == "true")
+        FAIL() << "needs root (cgroup limits, network namespace)";
+      GTEST_SKIP() << "needs root (cgroup limits, network namespace)";
+    }
+  }
+  void write(const std::string& extra) {
+    std::ofstream(config) << "state_dir: " << root << "/state\n" << extra;
+  }
+};
+
+TEST_F(Probe, DefaultSandboxLeaksNothing) {
+  write("");
+  auto r = awaywork({"probe", "--json"});
+  ASSERT_TRUE(r.record.is_object()) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.record["sandbox"], "sandboxed: network none");
+  EXPECT_EQ(r.record["ok"], true);
+  std::set<std::string> names;
+  for (const auto& p : r.record["probes"]) {
+    names.insert(p["name"].get<std::string>());
+    EXPECT_TRUE(p["ok"].get<bool>()) << p.dump();
+  }
+  // The suite really ran: the kinds of probe a sandbox must answer are all there.
+  for (const char* n : {"write.etc", "net.host_loopback", "proc.owner_processes", "ptrace",
+                        "caps.none", "limits.pids", "limits.memory"})
+    EXPECT_TRUE(names.count(n)) << n << " missing from " << r.out;
+  // The config file named by --config is one of the hidden paths probed.
+  EXPECT_TRUE(names.count("hidden:" + config)) << r.out;
+}
+
+TEST_F(Probe, SandboxOffReportsLeaks) {
+  write("sandbox: {mode: off}\n");
+  auto r = awaywork({"probe", "--json"});
+  ASSERT_TRUE(r.record.is_object()) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.record["ok"], false);
+  EXPECT_EQ(r.record["sandbox"], "unsandboxed: sandbox mode off");
+  std::set<std::string> leaked;
+  for (const auto& p : r.record["probes"])
+    if (!p["ok"].get<bool>()) leaked.insert(p["name"].get<std::string>());
+  for (const char* n : {"write.etc", "net.host_loopback", "proc.owner_processes", "keyring.owner"})
+    EXPECT_TRUE(leaked.count(n)) << n << " should leak without the sandbox: " << r.out;
+  EXPECT_TRUE(leaked.count("hidden:" + config)) << r.out;
+}
+
+TEST_F(Probe, TextOutputHasOneLinePerProbeAndTheSandboxNote) {
+  write("");
+  auto r = awaywork({"probe"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind("isolation none, sandboxed: network none\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\nok   write.etc\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("LEAK"), std::string::npos) << r.out;
+}
+
+// An owner who cannot make cgroups (here: nobody) cannot have the default sandbox's limits:
+// `required` refuses, naming the feature and its fix; `preferred` runs unsandboxed and says so.
+TEST_F(Probe, PolicyRequiredRefusesAndPreferredRecordsWhatIsMissing) {
+  ::chmod(root.c_str(), 0755);
+  ASSERT_EQ(::mkdir((root + "/state").c_str(), 0700), 0);
+  ASSERT_EQ(::chown((root + "/state").c_str(), 65534, 65534), 0);
+  auto as_nobody = [&](const std::string& extra) {
+    write(extra);
+    ::chmod(config.c_str(), 0644);
+    CaptureSpec spec;
+    spec.argv = {"setpriv",  "--reuid=65534", "--regid=65534", "--clear-groups", awaywork_binary(),
+                 "--config", config,          "probe",         "--json"};
+    spec.env = {"PATH=/usr/bin:/bin", "HOME=" + root};
+    auto r = capture(spec);
+    EXPECT_TRUE(r) << (r ? "" : r.error().message);
+    return r ? *r : Captured{};
+  };
+  auto required = as_nobody("");
+  EXPECT_EQ(required.exit_code, 1);
+  EXPECT_NE(required.err.find("missing cgroup limits"), std::string::npos) << required.err;
+  EXPECT_NE(required.err.find("fix: "), std::string::npos) << required.err;
+  EXPECT_NE(required.err.find("sandbox: required refuses"), std::string::npos) << required.err;
+  auto preferred = as_nobody("sandbox: {mode: preferred}\n");
+  auto j = nlohmann::json::parse(preferred.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << preferred.out << preferred.err;
+  std::string note = j["sandbox"];
+  EXPECT_EQ(note.rfind("unsandboxed: the sandbox cannot be built here: missing cgroup limits", 0),
+            0u)
+      << note;
+}
+
+}  // namespace
+}  // namespace aw::test
