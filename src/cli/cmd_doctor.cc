@@ -7,6 +7,7 @@
 
 #include "base/fs.h"
 #include "cli/commands.h"
+#include "cli/doctor_sandbox.h"
 #include "config/config.h"
 #include "config/paths.h"
 #include "doctor/doctor.h"
@@ -109,6 +110,7 @@ Registry registry_for(const Config& cfg) {
       return all;
     });
   }
+  reg.add("none", [&cfg] { return sandbox_checks(cfg); });
   reg.add("user", user_provider(cfg.worker_user));
   reg.add("container", container_provider(cfg));
   return reg;

@@ -23,6 +23,7 @@ struct Limits {
   uint64_t memory_bytes = 4ull << 30;  // "4G"
   int pids = 512;
   double cpus = 2.0;
+  bool enabled = true;  // `limits: off`: none (an owner without a delegated cgroup cannot set them)
 };
 
 struct SandboxConfig {

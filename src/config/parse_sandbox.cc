@@ -27,7 +27,13 @@ void parse_memory(const Value& v, const ParseCtx& ctx, uint64_t& out) {
 }
 
 void parse_limits(const Value& v, const ParseCtx& ctx, Limits& out) {
-  if (!expect_map(v, "write e.g. limits: {memory: 4G, pids: 512, cpu: 2}", ctx.issues)) return;
+  if (v.node.IsScalar() && v.node.Scalar() == "off") {
+    out.enabled = false;
+    return;
+  }
+  if (!expect_map(v, "write e.g. limits: {memory: 4G, pids: 512, cpu: 2}, or limits: off",
+                  ctx.issues))
+    return;
   for (const Field& f : map_fields(v, {"memory", "pids", "cpu"}, ctx.issues)) {
     if (f.key == "memory") {
       parse_memory(f.value, ctx, out.memory_bytes);

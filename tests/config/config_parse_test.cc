@@ -158,5 +158,15 @@ TEST(ConfigToString, EnumsPrintAsTheirConfigWords) {
   EXPECT_STREQ(to_string(Network::allowlist), "allowlist");
 }
 
+TEST_F(ConfigParse, LimitsOffTurnsCgroupLimitsOff) {
+  auto c = parse_config("sandbox: {limits: off}\n", "config.yml");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_FALSE(c->sandbox.limits.enabled);
+  auto d = parse_config("sandbox: {limits: {pids: 9}}\n", "config.yml");
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_TRUE(d->sandbox.limits.enabled);
+  EXPECT_EQ(d->sandbox.limits.pids, 9);
+}
+
 }  // namespace
 }  // namespace aw

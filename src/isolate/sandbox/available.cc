@@ -55,7 +55,7 @@ std::vector<MissingFeature> probe_sandbox(const SandboxPlan& plan) {
   if (plan.apply_limits && !cgroup_writable(plan))
     missing.push_back({"cgroup limits (memory, pids, cpu)",
                        "run awaywork as root, delegate a cgroup v2 subtree (systemd-run --user "
-                       "--scope -p Delegate=yes), or set sandbox.limits off for this owner"});
+                       "--scope -p Delegate=yes), or set `sandbox: {limits: off}` in the config"});
   if (plan.network == Network::allowlist &&
       (plan.proxy_socket.empty() || ::access(plan.proxy_socket.c_str(), F_OK) != 0))
     missing.push_back(

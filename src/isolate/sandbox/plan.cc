@@ -105,6 +105,7 @@ Result<SandboxPlan> make_plan(const SandboxConfig& config, const SandboxPaths& u
   plan.network = config.network;
   plan.allow = config.allow;
   plan.limits = config.limits;
+  plan.apply_limits = config.limits.enabled;
   std::vector<std::string> writable = {unit.clone, unit.home};
   writable.insert(writable.end(), unit.provider_state.begin(), unit.provider_state.end());
   writable.insert(writable.end(), config.writable.begin(), config.writable.end());
