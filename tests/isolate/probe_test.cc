@@ -168,6 +168,9 @@ struct World {
                 state,           owner + "/.kube",  owner + "/.config/gh"};
     p.limits = Limits{128ull << 20, 64, 1.0};
     p.apply_limits = ::geteuid() == 0;
+    // The probe program is lent read-only, as a unit lends its agent: a build tree under the
+    // host's /tmp is invisible behind the sandbox's private /tmp.
+    p.readable.push_back({AW_PROBE_INSIDE, AW_PROBE_INSIDE});
     return p;
   }
 
