@@ -6,7 +6,6 @@
 #include "unit/steps.h"
 #include "unit/unit_id.h"
 
-extern char** environ;
 
 namespace aw {
 
@@ -35,18 +34,12 @@ Result<IsolatedResult> run_in(Isolator& iso, const Config& cfg, const RunDir& di
     for (size_t p; (p = a.find("{tmp}")) != std::string::npos;) a.replace(p, 5, paths.tmp);
   AW_CHECK(iso.before_phase());
   AW_TRY(Launcher launcher, iso.launcher(phase, 0));
-  std::vector<std::pair<std::string, std::string>> set = {{"HOME", paths.home},
-                                                          {"TMPDIR", paths.tmp},
-                                                          {"AWAYWORK_UNIT", id},
-                                                          {"AWAYWORK_OUTPUTS", paths.outputs},
-                                                          {"AWAYWORK_PHASE", phase.name}};
-  for (auto& kv : iso.extra_env()) set.push_back(kv);
   IsolatedResult out;
   out.sandbox_note = iso.sandbox_note();
   PhaseSpec spec;
   spec.name = phase.name;
   spec.argv = phase.argv;
-  spec.env = build_env(environ, {}, set);
+  spec.env = unit_env(paths, id, phase.name, iso, {}, "");
   spec.cwd = paths.work;
   spec.timeout = cmd.timeout;
   spec.launcher = std::move(launcher);

@@ -26,18 +26,10 @@ Argv substitute(const Argv& argv, const std::string& prompt_file) {
 }
 
 std::vector<std::string> phase_env(const PhaseContext& ctx, const PhasePlan& plan) {
-  std::vector<std::pair<std::string, std::string>> set = {
-      {"HOME", ctx.paths.home},
-      {"TMPDIR", ctx.paths.tmp},
-      {"AWAYWORK_UNIT", ctx.unit_id},
-      {"AWAYWORK_OUTPUTS", ctx.paths.outputs},
-      {"AWAYWORK_PHASE", plan.name},
-  };
-  if (plan.agent && ctx.target.agent.prompt == PromptMode::file)
-    set.emplace_back("AWAYWORK_PROMPT_FILE", ctx.paths.prompt_file);
-  for (auto& kv : ctx.isolator.extra_env()) set.push_back(kv);
+  bool file = plan.agent && ctx.target.agent.prompt == PromptMode::file;
   const std::vector<std::string> none;
-  return build_env(environ, plan.agent ? ctx.target.agent.env : none, set);
+  return unit_env(ctx.paths, ctx.unit_id, plan.name, ctx.isolator,
+                  plan.agent ? ctx.target.agent.env : none, file ? ctx.paths.prompt_file : "");
 }
 
 PhaseRecord to_record(const PhasePlan& plan, const std::string& started, const PhaseResult& r) {
@@ -103,6 +95,22 @@ void record_phase(const PhaseContext& ctx, PhaseRecord rec, UnitRecord& u) {
 }
 
 }  // namespace
+
+std::vector<std::string> unit_env(const UnitPaths& paths, const std::string& unit_id,
+                                  const std::string& phase, const Isolator& iso,
+                                  const std::vector<std::string>& owner_names,
+                                  const std::string& prompt_file) {
+  std::vector<std::pair<std::string, std::string>> set = {
+      {"HOME", paths.home},
+      {"TMPDIR", paths.tmp},
+      {"AWAYWORK_UNIT", unit_id},
+      {"AWAYWORK_OUTPUTS", paths.outputs},
+      {"AWAYWORK_PHASE", phase},
+  };
+  if (!prompt_file.empty()) set.emplace_back("AWAYWORK_PROMPT_FILE", prompt_file);
+  for (auto& kv : iso.extra_env()) set.push_back(kv);
+  return build_env(environ, owner_names, set);
+}
 
 std::vector<PhasePlan> plan_phases(const Target& t, const UnitPaths& paths) {
   std::vector<PhasePlan> out;

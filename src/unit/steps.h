@@ -46,6 +46,13 @@ struct PhasePlan {
 };
 std::vector<PhasePlan> plan_phases(const Target& t, const UnitPaths& paths);
 
+// The environment of a phase, built from nothing (proc/runner.h build_env): the allowlist, the
+// unit's placeholders, the isolator's extras, and the owner variables named in owner_names.
+std::vector<std::string> unit_env(const UnitPaths& paths, const std::string& unit_id,
+                                  const std::string& phase, const Isolator& iso,
+                                  const std::vector<std::string>& owner_names,
+                                  const std::string& prompt_file);
+
 // How a phase ended, as the unit sees it.
 enum class PhaseVerdict { ok, failed, timed_out, cancelled, lost };
 
