@@ -57,15 +57,7 @@ class ContainerPipeline : public UnitTest {
   // Starts `awaywork run` in the background and waits until its agent touched
   // .away/outputs/started inside the container; returns the pid and the unit id.
   std::pair<pid_t, std::string> start_until_agent_started(const std::string& prompt) {
-    pid_t pid = fork();
-    if (pid == 0) {
-      int null = open("/dev/null", O_RDWR);
-      dup2(null, 0), dup2(null, 1), dup2(null, 2);
-      std::string bin = awaywork_binary();
-      execl(bin.c_str(), bin.c_str(), "--config", config.c_str(), "run", "--repo", "src",
-            "--prompt", prompt.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
+    pid_t pid = start_run_in_background(prompt);
     std::string unit;
     for (int i = 0; i < 600 && unit.empty(); ++i) {
       std::error_code ec;

@@ -16,19 +16,6 @@ namespace {
 
 class Signals : public UnitTest {
  protected:
-  // Starts `awaywork run` in the background; returns its pid.
-  pid_t start_run(const std::string& prompt) {
-    pid_t pid = fork();
-    if (pid == 0) {
-      int null = open("/dev/null", O_RDWR);
-      dup2(null, 0), dup2(null, 1), dup2(null, 2);
-      std::string bin = awaywork_binary();
-      execl(bin.c_str(), bin.c_str(), "--config", config.c_str(), "run", "--repo", "src",
-            "--prompt", prompt.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    return pid;
-  }
   // The agent runs sandboxed, where the test's /tmp folder is private: it shows it has started
   // by the processes the test can see from outside.
   bool wait_for_process(const std::string& needle) {
@@ -43,7 +30,7 @@ class Signals : public UnitTest {
 TEST_F(Signals, CtrlCKillsTheUnitsProcessesAndRecordsInterrupted) {
   make_repo({{"a.txt", "x\n"}});
   write_config(agent_script("wait", "sleep 615.5 &\nsleep 616.5"));
-  pid_t pid = start_run("wait for ctrl-c");
+  pid_t pid = start_run_in_background("wait for ctrl-c");
   ASSERT_TRUE(wait_for_process("615.5") && wait_for_process("616.5"));
   kill(pid, SIGINT);
   int status = 0;
@@ -61,7 +48,7 @@ TEST_F(Signals, CtrlCKillsTheUnitsProcessesAndRecordsInterrupted) {
 TEST_F(Signals, ARecordLeftRunningByACrashIsMarkedInterruptedAtTheNextStart) {
   make_repo({{"a.txt", "x\n"}});
   write_config(agent_script("wait", "sleep 617.5"));
-  pid_t pid = start_run("crash");
+  pid_t pid = start_run_in_background("crash");
   ASSERT_TRUE(wait_for_process("617.5"));
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);

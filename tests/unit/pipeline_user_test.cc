@@ -66,16 +66,7 @@ class UserPipeline : public UnitTest {
                 "USER=" + users_->owner, "LOGNAME=" + users_->owner};
     spec.env.insert(spec.env.end(), env.begin(), env.end());
     spec.cwd = "/";
-    RunOutput o;
-    auto r = capture(spec);
-    if (!r) {
-      ADD_FAILURE() << r.error().message;
-      return o;
-    }
-    o.exit_code = r->exit_code;
-    o.out = r->out;
-    o.err = r->err;
-    o.record = nlohmann::json::parse(o.out, nullptr, false);
+    RunOutput o = run_captured(spec);
     if (std::getenv("AW_SHOW")) std::fprintf(stderr, "%s\n%s\n", o.out.c_str(), o.err.c_str());
     return o;
   }

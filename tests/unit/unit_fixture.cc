@@ -1,6 +1,7 @@
 #include "unit_fixture.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -79,6 +80,10 @@ RunOutput UnitTest::awaywork(const std::vector<std::string>& args,
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   for (char** e = environ; *e; ++e) spec.env.emplace_back(*e);
   spec.env.insert(spec.env.end(), env.begin(), env.end());
+  return run_captured(spec);
+}
+
+RunOutput run_captured(const CaptureSpec& spec) {
   RunOutput o;
   auto r = capture(spec);
   if (!r) {
@@ -90,6 +95,19 @@ RunOutput UnitTest::awaywork(const std::vector<std::string>& args,
   o.err = r->err;
   o.record = nlohmann::json::parse(o.out, nullptr, false);
   return o;
+}
+
+pid_t UnitTest::start_run_in_background(const std::string& prompt) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0), ::dup2(null, 1), ::dup2(null, 2);
+    std::string bin = awaywork_binary();
+    ::execl(bin.c_str(), bin.c_str(), "--config", config.c_str(), "run", "--repo", "src",
+            "--prompt", prompt.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
 }
 
 RunOutput UnitTest::run_unit(const std::string& prompt, const std::vector<std::string>& extra,

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "proc/capture.h"
+
 namespace aw::test {
 
 struct RunOutput {
@@ -32,6 +34,8 @@ class UnitTest : public ::testing::Test {
   // awaywork --config CFG ARGS..., with env = this process's environ plus `env`.
   RunOutput awaywork(const std::vector<std::string>& args,
                      const std::vector<std::string>& env = {});
+  // `awaywork run --repo src --prompt PROMPT` started in the background (stdio on /dev/null).
+  pid_t start_run_in_background(const std::string& prompt);
   RunOutput run_unit(const std::string& prompt, const std::vector<std::string>& extra = {},
                      const std::vector<std::string>& env = {});
 
@@ -46,5 +50,8 @@ class UnitTest : public ::testing::Test {
 
 // Binary under test.
 std::string awaywork_binary();
+
+// Runs spec to completion; stdout parsed as JSON into record when it parses.
+RunOutput run_captured(const CaptureSpec& spec);
 
 }  // namespace aw::test
