@@ -60,7 +60,7 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     progress.tick();
     return interrupted();
   };
-  RunRequest req{o.repo, *prompt, o.agent, o.base, o.unit_seconds};
+  RunRequest req{o.repo, *prompt, o.agent, o.base, o.unit_seconds, o.profile};
   auto unit = run_unit(*cfg, req, obs);
   progress.clear();
   if (!unit) {

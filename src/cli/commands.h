@@ -12,7 +12,7 @@ struct GlobalOptions {
 };
 
 struct RunOptions {
-  std::string repo, prompt, prompt_file, agent, base;
+  std::string repo, prompt, prompt_file, agent, base, profile;
   std::optional<int> unit_seconds;
 };
 

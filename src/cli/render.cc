@@ -15,6 +15,8 @@ std::string phases_block(const UnitRecord& u) {
     if (p.leftovers_killed > 0)
       out += fmt::format("  {:<10} killed {} leftover process(es): {}\n", "", p.leftovers_killed,
                          fmt::join(p.leftover_names, ", "));
+    if (!p.secrets.empty())
+      out += fmt::format("  {:<10} secrets (by name): {}\n", "", fmt::join(p.secrets, ", "));
   }
   return out;
 }
@@ -33,6 +35,7 @@ std::string render_summary(const UnitRecord& u) {
   if (!u.reason.empty()) out += fmt::format("reason  {}\n", u.reason);
   out += fmt::format("repo    {} at {} ({})\n", u.repo, u.base_ref, u.base_commit.substr(0, 12));
   out += fmt::format("agent   {}   isolation {}, {}\n", u.agent, u.isolation, u.sandbox);
+  if (!u.profile.empty()) out += fmt::format("profile {}\n", u.profile);
   out += "phases:\n" + phases_block(u);
   out += fmt::format("patch   {}\n", u.patch_stat.empty() ? "(none)" : u.patch_stat);
   out += fmt::format("branch  {}\n", u.branch.empty() ? "(none)" : u.branch + " " + u.commit.substr(0, 12));

@@ -40,8 +40,32 @@ struct SandboxConfig {
 struct AgentConfig {
   std::string name;
   Argv command;                      // argv; a YAML string is split into words, never run by a shell
+                                     // (may be empty when `provider` supplies it)
   PromptMode prompt = PromptMode::stdin_pipe;
   std::vector<std::string> env;      // names of owner variables handed to this agent
+  std::string provider;    // claude | codex | cursor | opencode | gemini | command ("" = command)
+  std::string inference;   // a name under inference: ("" = the agent talks to no proxy)
+  std::string profile;     // default profile for this agent ("" = none)
+  bool lend_login = false; // codex: lend the owner's ChatGPT login (auth.json) for the unit
+};
+
+// An environment profile: variables and secrets handed by name to every phase of a unit that
+// names it (`run --profile`, a repo's or an agent's `profile:`).
+struct ProfileConfig {            // profiles: NAME: {vars: {K: V}, secrets: [NAMES]}
+  std::string name;
+  std::map<std::string, std::string> vars;
+  std::vector<std::string> secrets;   // secret-store names; each is handed as an env var of the same name
+};
+
+// An upstream model API the inference proxy forwards to; the real key stays outside the unit.
+struct InferenceConfig {          // inference: NAME: {...}
+  std::string name;
+  std::string api;                // "anthropic" | "openai" (required)
+  std::string url;                // https://api.anthropic.com ; https required, http only to loopback
+  std::string credential;         // secret name holding the real key (required)
+  int max_requests = 0;           // 0 = unlimited
+  uint64_t budget_tokens = 0;     // input+output tokens reported by the upstream; 0 = unlimited
+  std::string ca_file;            // extra CA bundle to trust (corporate/test); "" = system store
 };
 
 // Where a unit's branch is pushed when not to the local source: a remote, with a credential
@@ -63,6 +87,7 @@ struct RepoConfig {
   std::string image;                 // for isolation: container
   Bounds bounds;                     // what the output check lets through (check/bounds.h)
   PublishConfig publish;             // "" url = the branch goes to the local source
+  std::string profile;               // default profile for units on this repo ("" = none)
 };
 
 struct Config {
@@ -77,6 +102,8 @@ struct Config {
   std::string container_image;       // isolation container: default image (repos.X.image wins)
   std::map<std::string, AgentConfig> agents;
   std::map<std::string, RepoConfig> repos;
+  std::map<std::string, ProfileConfig> profiles;
+  std::map<std::string, InferenceConfig> inference;
 };
 
 // $XDG_CONFIG_HOME/awaywork/config.yml, or ~/.config/awaywork/config.yml.

@@ -81,8 +81,9 @@ std::optional<std::vector<std::string>> get_paths(const Value& v, const ParseCtx
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "isolation", "agent",       "unit_minutes",     "state_dir",      "sandbox",
-    "agents",    "repos",       "worker_user",      "container_engine", "container_image"};
+    "isolation",   "agent",           "unit_minutes",    "state_dir", "sandbox",  "agents",
+    "repos",       "worker_user",     "container_engine", "container_image", "profiles",
+    "inference"};
 
 // A value checked by one of validate.h's checks; the check's message is the error.
 std::optional<std::string> get_checked(const Value& v, std::string_view hint,
@@ -156,6 +157,10 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
       parse_agents(v, ctx, cfg.agents);
     } else if (f.key == "repos") {
       parse_repos(v, ctx, cfg.repos);
+    } else if (f.key == "profiles") {
+      parse_profiles(v, ctx, cfg.profiles);
+    } else if (f.key == "inference") {
+      parse_inference(v, ctx, cfg.inference);
     } else if (f.key == "worker_user") {
       if (auto n = get_checked(v, "write a user name, e.g. worker_user: awaywork", check_user_name,
                                ctx.issues))
@@ -170,6 +175,7 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
     }
   }
   resolve_default_agent(agent, ctx, cfg);
+  check_refs(ctx, cfg);
 }
 
 std::string folder_of(const std::string& file) {
@@ -183,7 +189,8 @@ std::string folder_of(const std::string& file) {
 
 Result<Config> parse_config(const std::string& text, const std::string& file) {
   Issues issues(file.empty() ? "<config>" : file);
-  ParseCtx ctx{issues, folder_of(file), home_dir()};
+  std::vector<NameRef> refs;
+  ParseCtx ctx{issues, folder_of(file), home_dir(), refs};
   Config cfg;
   cfg.file = file;
   cfg.state_dir = default_state_dir();

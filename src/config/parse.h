@@ -10,10 +10,20 @@
 
 namespace aw {
 
+// A name one section refers to in another (an agent's `profile:`, `inference:`), checked once the
+// whole file is read, and reported at the referring key.
+struct NameRef {
+  std::string section;  // "profiles" or "inference"
+  std::string name;
+  YAML::Mark mark;
+  std::string path;
+};
+
 struct ParseCtx {
   Issues& issues;
   std::string base_dir;  // relative paths resolve here: the config file's folder
   std::string home;      // what ~/ means
+  std::vector<NameRef>& refs;
 };
 
 // A path value, expanded (~/, relative to base_dir) and absolute.
@@ -25,5 +35,17 @@ std::optional<std::vector<std::string>> get_paths(const Value& v, const ParseCtx
 void parse_sandbox(const Value& v, const ParseCtx& ctx, SandboxConfig& out);
 void parse_agents(const Value& v, const ParseCtx& ctx, std::map<std::string, AgentConfig>& out);
 void parse_repos(const Value& v, const ParseCtx& ctx, std::map<std::string, RepoConfig>& out);
+void parse_profiles(const Value& v, const ParseCtx& ctx, std::map<std::string, ProfileConfig>& out);
+void parse_inference(const Value& v, const ParseCtx& ctx,
+                     std::map<std::string, InferenceConfig>& out);
+
+// The named entries of a section (agents:, repos:, profiles:, inference:), with their names
+// checked and each value a map.
+std::vector<Field> entries(const Value& v, std::string_view example, const ParseCtx& ctx);
+
+// A reference to a profile or inference entry; its existence is checked by check_refs.
+void add_ref(const Field& f, const std::string& section, const ParseCtx& ctx, std::string& out);
+// Every recorded reference names a defined entry, else an error at the referring key.
+void check_refs(const ParseCtx& ctx, const Config& cfg);
 
 }  // namespace aw

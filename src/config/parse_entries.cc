@@ -6,9 +6,7 @@
 #include "config/validate.h"
 
 namespace aw {
-namespace {
 
-// The named entries of agents:/repos:, with their names checked and each value a map.
 std::vector<Field> entries(const Value& v, std::string_view example, const ParseCtx& ctx) {
   std::vector<Field> out;
   if (!expect_map(v, fmt::format("write e.g. {}", example), ctx.issues)) return out;
@@ -22,6 +20,8 @@ std::vector<Field> entries(const Value& v, std::string_view example, const Parse
   }
   return out;
 }
+
+namespace {
 
 // Store s in out when the value check ok passed; report it otherwise.
 void add_checked(const Value& v, const std::optional<std::string>& s, Status ok, std::string& out,
@@ -47,9 +47,15 @@ void parse_env(const Value& v, const ParseCtx& ctx, std::vector<std::string>& ou
   }
 }
 
+const std::vector<std::string> kProviders = {"claude",   "codex",  "cursor",
+                                             "opencode", "gemini", "command"};
+
 void parse_agent(const Field& e, const ParseCtx& ctx, AgentConfig& a) {
+  const std::vector<std::string> keys = {"command",   "prompt",  "env",       "provider",
+                                         "inference", "profile", "lend_login"};
   bool has_command = false;
-  for (const Field& f : map_fields(e.value, {"command", "prompt", "env"}, ctx.issues)) {
+  std::optional<YAML::Mark> lend_at;
+  for (const Field& f : map_fields(e.value, keys, ctx.issues)) {
     if (f.key == "command") {
       has_command = true;
       if (auto argv = get_command(f.value, ctx.issues)) a.command = *argv;
@@ -58,11 +64,27 @@ void parse_agent(const Field& e, const ParseCtx& ctx, AgentConfig& a) {
         a.prompt = *i == 0 ? PromptMode::stdin_pipe : PromptMode::file;
     } else if (f.key == "env") {
       parse_env(f.value, ctx, a.env);
+    } else if (f.key == "provider") {
+      if (auto i = get_enum(f.value, kProviders, ctx.issues)) a.provider = kProviders[*i];
+    } else if (f.key == "inference") {
+      add_ref(f, "inference", ctx, a.inference);
+    } else if (f.key == "profile") {
+      add_ref(f, "profiles", ctx, a.profile);
+    } else if (f.key == "lend_login") {
+      lend_at = f.key_mark;
+      if (auto b = get_bool(f.value, "write lend_login: true or false", ctx.issues))
+        a.lend_login = *b;
     }
   }
-  if (!has_command)
+  // A built-in provider knows its own command; `command` (or none) runs exactly what is written.
+  if (!has_command && (a.provider.empty() || a.provider == "command"))
     ctx.issues.add(e.key_mark, e.value.path,
-                   "missing 'command'; add the program to run, e.g. command: \"claude -p\"");
+                   "missing 'command'; add the program to run, e.g. command: \"my-agent --task\", "
+                   "or name a built-in provider, e.g. provider: claude");
+  if (a.lend_login && a.provider != "codex")
+    ctx.issues.add(*lend_at, e.value.path + ".lend_login",
+                   "only the codex provider borrows a login (auth.json); add provider: codex or "
+                   "remove lend_login");
 }
 
 void parse_checks(const Value& v, const ParseCtx& ctx, std::vector<Argv>& out) {
@@ -99,8 +121,8 @@ void parse_publish(const Value& v, const ParseCtx& ctx, PublishConfig& p) {
 }
 
 void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
-  const std::vector<std::string> keys = {"path",  "url",    "base",   "setup",
-                                         "checks", "image", "bounds", "publish"};
+  const std::vector<std::string> keys = {"path",  "url",    "base",    "setup",  "checks",
+                                         "image", "bounds", "publish", "profile"};
   std::optional<YAML::Mark> path_at, url_at;
   for (const Field& f : map_fields(e.value, keys, ctx.issues)) {
     const Value& v = f.value;
@@ -123,6 +145,8 @@ void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
       add_checked(v, s, s ? check_image(*s) : Status{}, r.image, ctx.issues);
     } else if (f.key == "publish") {
       parse_publish(v, ctx, r.publish);
+    } else if (f.key == "profile") {
+      add_ref(f, "profiles", ctx, r.profile);
     } else if (f.key == "bounds") {
       // The output check owns the bounds schema; its messages already carry file:line:col.
       auto b = bounds_from_yaml(v.node, ctx.issues.file(), v.path);

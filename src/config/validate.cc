@@ -4,6 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include "check/redact.h"
+
 namespace aw {
 namespace {
 
@@ -56,6 +58,58 @@ Status check_env_name(const std::string& name) {
         "'{}' is not a variable name; use letters, digits and '_', not starting with a digit "
         "(write the name only, not NAME=value)",
         name);
+  return {};
+}
+
+Status check_profile_name(const std::string& name) {
+  AW_CHECK(check_env_name(name));
+  if (name == "HOME" || name == "PATH" || name == "TMPDIR" || name.starts_with("AWAYWORK_"))
+    return fail("'{}' is set by awaywork itself (HOME, PATH, TMPDIR, AWAYWORK_*); a profile "
+                "cannot override it: choose another name",
+                name);
+  return {};
+}
+
+Status check_var_value(const std::string& name, const std::string& value) {
+  if (!find_secrets(value, {}).empty())
+    return fail("the value of {} looks like a secret (a token or key) and config is plaintext; "
+                "put it in the secret store: awaywork secret set {}, and list {} under the "
+                "profile's secrets:",
+                name, name, name);
+  return {};
+}
+
+Status check_inference_url(const std::string& url) {
+  const std::string_view hint = "write e.g. https://api.anthropic.com";
+  if (url.empty() || has_control_or_blank(url))
+    return fail("'{}' is not a URL; {}", url, hint);
+  size_t scheme_end = url.find("://");
+  std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
+  if (scheme != "https" && scheme != "http")
+    return fail("'{}' is not an https:// URL; {}", url, hint);
+  std::string_view rest = std::string_view(url).substr(scheme_end + 3);
+  std::string_view authority = rest.substr(0, rest.find('/'));
+  if (authority.find('@') != std::string_view::npos)
+    return fail("'{}' carries a user or key; the key goes in the secret store and is named by "
+                "credential:",
+                url);
+  if (url.find_first_of("?#") != std::string::npos)
+    return fail("'{}' has a query or fragment; write the base URL only; {}", url, hint);
+  std::string_view host = authority;
+  if (host.starts_with("[")) {
+    host = host.substr(0, host.find(']') + 1);
+  } else {
+    host = host.substr(0, host.find(':'));
+  }
+  if (host.empty()) return fail("'{}' has no host; {}", url, hint);
+  // Plain http is readable on the wire; only a server on this machine may be reached that way.
+  bool loopback = host == "localhost" || host == "[::1]" ||
+                  (host.starts_with("127.") &&
+                   host.find_first_not_of("0123456789.") == std::string_view::npos);
+  if (scheme == "http" && !loopback)
+    return fail("'{}' is plain http to another machine, which would carry the key in the clear; "
+                "use https:// (http:// only to 127.0.0.1, localhost or [::1])",
+                url);
   return {};
 }
 

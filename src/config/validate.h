@@ -15,6 +15,18 @@ Status check_entry_name(const std::string& name);
 // Environment variable names: [A-Za-z_][A-Za-z0-9_]*.
 Status check_env_name(const std::string& name);
 
+// A name a profile hands to its phases (a var or a secret): a variable name that awaywork does not
+// set itself (HOME, PATH, TMPDIR, AWAYWORK_*), which a profile must not override.
+Status check_profile_name(const std::string& name);
+
+// A profile var's value: refused when it looks like a secret (a token, a key), which belongs in
+// the secret store, not in plaintext config. name is the var's name, for the fix.
+Status check_var_value(const std::string& name, const std::string& value);
+
+// An inference upstream's base URL: https://host[:port][/path], or http:// only to a loopback
+// address (a local test server). No credentials, query or fragment.
+Status check_inference_url(const std::string& url);
+
 // An allowlist domain: a host name ("example.com") or "*." and a suffix of at least two labels
 // ("*.pypi.org"). Returns it lowercased.
 Result<std::string> check_domain(const std::string& domain);

@@ -198,6 +198,15 @@ std::optional<double> get_number(const Value& v, double max, std::string_view hi
   return d;
 }
 
+std::optional<bool> get_bool(const Value& v, std::string_view hint, Issues& issues) {
+  auto s = scalar(v, "true or false", hint, issues);
+  if (!s) return std::nullopt;
+  if (*s == "true") return true;
+  if (*s == "false") return false;
+  issues.add(v.mark, v.path, fmt::format("'{}' is not true or false; {}", *s, hint));
+  return std::nullopt;
+}
+
 std::optional<std::vector<std::string>> get_strings(const Value& v, std::string_view hint,
                                                     Issues& issues) {
   auto items = get_list(v, hint, issues);

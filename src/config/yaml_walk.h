@@ -62,6 +62,8 @@ std::optional<size_t> get_enum(const Value& v, const std::vector<std::string>& n
 std::optional<int64_t> get_int(const Value& v, int64_t min, int64_t max, std::string_view hint,
                                Issues& issues);
 std::optional<double> get_number(const Value& v, double max, std::string_view hint, Issues& issues);
+// true or false (YAML 1.2's spelling; yes/no/on/off are refused as ambiguous).
+std::optional<bool> get_bool(const Value& v, std::string_view hint, Issues& issues);
 // A list of strings; a single string is refused (hint shows the list form).
 std::optional<std::vector<std::string>> get_strings(const Value& v, std::string_view hint,
                                                     Issues& issues);

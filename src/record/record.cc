@@ -30,7 +30,7 @@ static nlohmann::json phase_json(const PhaseRecord& p) {
           {"end", p.end},           {"exit_code", p.exit_code},
           {"signal", p.signal},     {"leftovers_killed", p.leftovers_killed},
           {"leftover_names", p.leftover_names}, {"containment", p.containment},
-          {"outcome", p.outcome}};
+          {"outcome", p.outcome},   {"secrets", p.secrets}};
 }
 
 static PhaseRecord phase_from(const nlohmann::json& j) {
@@ -46,6 +46,7 @@ static PhaseRecord phase_from(const nlohmann::json& j) {
   p.leftover_names = j.value("leftover_names", std::vector<std::string>{});
   p.containment = j.value("containment", "");
   p.outcome = j.value("outcome", "");
+  p.secrets = j.value("secrets", std::vector<std::string>{});
   return p;
 }
 
@@ -60,6 +61,7 @@ nlohmann::json to_json(const UnitRecord& u) {
           {"repo", u.repo},
           {"source", u.source},
           {"agent", u.agent},
+          {"profile", u.profile},
           {"prompt", u.prompt},
           {"base_ref", u.base_ref},
           {"base_commit", u.base_commit},
@@ -91,6 +93,7 @@ UnitRecord unit_from_json(const nlohmann::json& j) {
   u.repo = j.value("repo", "");
   u.source = j.value("source", "");
   u.agent = j.value("agent", "");
+  u.profile = j.value("profile", "");
   u.prompt = j.value("prompt", "");
   u.base_ref = j.value("base_ref", "");
   u.base_commit = j.value("base_commit", "");

@@ -28,6 +28,7 @@ struct PhaseRecord {
   std::vector<std::string> leftover_names;
   std::string containment;
   std::string outcome;              // describe(): "exit 0", "timed out after 60 s"
+  std::vector<std::string> secrets; // names of the secrets handed to this phase (never values)
 };
 
 struct UnitRecord {
@@ -39,6 +40,7 @@ struct UnitRecord {
   std::string repo;                 // config name or path as given
   std::string source;               // source git dir
   std::string agent;
+  std::string profile;              // the environment profile handed to the phases ("" = none)
   std::string prompt;               // as given (the record keeps it redacted)
   std::string base_ref, base_commit;
   std::string isolation;            // "none", ...

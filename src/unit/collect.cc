@@ -6,6 +6,7 @@
 
 #include "base/fs.h"
 #include "check/check.h"
+#include "check/redact.h"
 #include "unit/apply.h"
 #include "unit/steps.h"
 
@@ -29,8 +30,9 @@ std::string refusal_line(const Refusal& r) {
 }
 
 Verdict check(const Target& t, const Patch& patch, const std::optional<std::string>& requests,
-              const RunDir& dir, UnitRecord& u) {
+              const RunDir& dir, UnitRecord& u, const std::vector<std::string>& secrets) {
   RequestContext ctx;
+  ctx.secrets = secrets;
   ctx.repo = t.label;
   ctx.base = t.base_ref;
   ctx.omitted = patch.omitted;
@@ -52,10 +54,13 @@ Verdict check(const Target& t, const Patch& patch, const std::optional<std::stri
 }  // namespace
 
 Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths& paths,
-                            const Clone& clone, UnitRecord& u) {
+                            const Clone& clone, UnitRecord& u,
+                            const std::vector<std::string>& secrets) {
   auto patch = make_patch(clone);
   if (!patch) return {UnitState::failed, "collect: " + patch.error().message};
-  (void)write_file(dir.patch(), patch->text, 0600);
+  // Kept redacted: a patch that needed it holds a secret, which the check refuses, so the kept
+  // copy is never the one published.
+  (void)write_file(dir.patch(), redact_all(patch->text, secrets), 0600);
   u.patch_stat = patch->stat;
   u.patch_files = static_cast<int>(patch->paths.size());
   u.omitted = patch->omitted;
@@ -65,7 +70,7 @@ Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths&
     u.refusals.push_back("request.file requests.jsonl: " + requests.error().message);
     return {UnitState::refused, "the output check refused the requests file"};
   }
-  Verdict v = check(t, *patch, *requests, dir, u);
+  Verdict v = check(t, *patch, *requests, dir, u, secrets);
   if (!v.accepted)
     return {UnitState::refused,
             fmt::format("the output check refused the agent's outputs ({} reason{}); nothing "

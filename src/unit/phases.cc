@@ -29,7 +29,8 @@ std::vector<std::string> phase_env(const PhaseContext& ctx, const PhasePlan& pla
   bool file = plan.agent && ctx.target.agent.prompt == PromptMode::file;
   const std::vector<std::string> none;
   return unit_env(ctx.paths, ctx.unit_id, plan.name, ctx.isolator,
-                  plan.agent ? ctx.target.agent.env : none, file ? ctx.paths.prompt_file : "");
+                  plan.agent ? ctx.target.agent.env : none, file ? ctx.paths.prompt_file : "",
+                  ctx.profile.env());
 }
 
 PhaseRecord to_record(const PhasePlan& plan, const std::string& started, const PhaseResult& r) {
@@ -99,14 +100,17 @@ void record_phase(const PhaseContext& ctx, PhaseRecord rec, UnitRecord& u) {
 std::vector<std::string> unit_env(const UnitPaths& paths, const std::string& unit_id,
                                   const std::string& phase, const Isolator& iso,
                                   const std::vector<std::string>& owner_names,
-                                  const std::string& prompt_file) {
-  std::vector<std::pair<std::string, std::string>> set = {
+                                  const std::string& prompt_file, const EnvPairs& profile) {
+  // The profile first: what awaywork sets below wins over it (the config refuses those names,
+  // and an isolator's extras such as the proxy variables must not be overridden either).
+  EnvPairs set = profile;
+  set.insert(set.end(), {
       {"HOME", paths.home},
       {"TMPDIR", paths.tmp},
       {"AWAYWORK_UNIT", unit_id},
       {"AWAYWORK_OUTPUTS", paths.outputs},
       {"AWAYWORK_PHASE", phase},
-  };
+  });
   if (!prompt_file.empty()) set.emplace_back("AWAYWORK_PROMPT_FILE", prompt_file);
   for (auto& kv : iso.extra_env()) set.push_back(kv);
   return build_env(environ, owner_names, set);
@@ -148,7 +152,11 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
   std::string started = iso_now();
   auto result = run_phase(spec);
   ctx.transcript.flush();
-  if (result) record_phase(ctx, to_record(plan, started, *result), u);
+  if (result) {
+    PhaseRecord rec = to_record(plan, started, *result);
+    rec.secrets = ctx.profile.secret_names();
+    record_phase(ctx, std::move(rec), u);
+  }
   std::vector<std::string> repairs;
   if (auto ok = ctx.isolator.after_phase(index, repairs); !ok)
     return isolation_failed(plan, "after", ok.error(), u);

@@ -34,8 +34,12 @@ struct Unit {
   const RunDir& dir;
   Isolator& iso;
   UnitRecord& u;
+  std::string prompt_file = {};  // the agent's copy of the prompt, once written
+  bool prompt_redacted = false;  // the record's prompt differs: it held a secret
 
   UnitRecord end(UnitState state, const std::string& reason) {
+    // The prompt as given was the agent's input; what stays is the redacted one.
+    if (prompt_redacted && !prompt_file.empty()) (void)write_file(prompt_file, u.prompt, 0600);
     u.state = state;
     u.reason = reason;
     u.ended_at = iso_now();
@@ -59,6 +63,14 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   AW_TRY(Store store, Store::open(state));
   recover_abandoned(cfg, store);
 
+  // Read before the record exists so that no byte of the record (the prompt first) is written
+  // unredacted; a failure is recorded below, once the unit exists, and no phase runs.
+  auto profile = resolve_profile(cfg, t, req);
+  // Every literal value every recorded byte of the unit is redacted of: the profile's secrets
+  // (a model credential held by the inference proxy goes here too).
+  std::vector<std::string> redact_literals;
+  if (profile) redact_literals = profile->secret_values();
+
   UnitRecord u;
   u.id = new_unit_id(req.prompt);
   AW_TRY(std::unique_ptr<Isolator> iso, make_isolator(cfg, t, u.id));
@@ -66,7 +78,8 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   u.repo = t.label;
   u.source = t.source.work_tree.empty() ? t.source.git_dir : t.source.work_tree;
   u.agent = t.agent.name;
-  u.prompt = redact_all(req.prompt, {});
+  u.profile = t.profile.name;
+  u.prompt = redact_all(req.prompt, redact_literals);
   u.base_ref = t.base_ref;
   u.base_commit = t.base_commit;
   u.isolation = to_string(cfg.isolation);
@@ -79,6 +92,8 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   if (obs.started) obs.started(u);
 
   Unit unit{store, dir, *iso, u};
+  unit.prompt_redacted = u.prompt != req.prompt;
+  if (!profile) return unit.end(UnitState::failed, "prepare: " + profile.error().message);
   auto paths = iso->layout(dir);
   if (!paths) return unit.end(UnitState::failed, "prepare: " + paths.error().message);
   u.work = paths->work;
@@ -86,10 +101,11 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   if (!clone) return unit.end(UnitState::failed, "prepare: " + clone.error().message);
   if (auto ok = write_file(paths->prompt_file, req.prompt, 0600); !ok)
     return unit.end(UnitState::failed, "prepare: " + ok.error().message);
+  unit.prompt_file = paths->prompt_file;
   if (auto ok = iso->ready(*clone, *paths); !ok)
     return unit.end(UnitState::failed, "prepare: " + ok.error().message);
   // Every byte the phases print passes the redactor before it is recorded.
-  auto redactor = std::make_shared<Redactor>(std::vector<std::string>{});
+  auto redactor = std::make_shared<Redactor>(redact_literals);
   auto transcript = Transcript::open(dir.transcript(), [redactor](std::string_view b, bool last) {
     return last ? redactor->finish() : redactor->feed(b);
   });
@@ -97,7 +113,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
 
   int seconds = req.unit_seconds.value_or(cfg.unit_minutes * 60);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  PhaseContext ctx{t, *paths, *iso, u.id, req.prompt, deadline, *transcript, obs};
+  PhaseContext ctx{t, *paths, *iso, u.id, req.prompt, deadline, *transcript, obs, *profile};
   int index = 0;
   for (const auto& plan : plan_phases(t, *paths)) {
     PhaseVerdict v = run_one_phase(ctx, plan, index++, *clone, u);
@@ -108,7 +124,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
     }
   }
   transcript->close();
-  Outcome out = collect_check_apply(t, dir, *paths, *clone, u);
+  Outcome out = collect_check_apply(t, dir, *paths, *clone, u, redact_literals);
   return unit.end(out.state, out.reason);
 }
 

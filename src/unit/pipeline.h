@@ -18,6 +18,7 @@ struct RunRequest {
   std::string agent;   // "" = config `agent:`, or the only agent defined
   std::string base;    // "" = the repo's `base:`, or the source's HEAD
   std::optional<int> unit_seconds;  // overrides unit_minutes
+  std::string profile; // "" = the repo's `profile:`, else the agent's, else none
 };
 
 // How the caller follows a unit (progress display, Ctrl-C). Every member may be empty.

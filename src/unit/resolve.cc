@@ -3,7 +3,10 @@
 
 #include <filesystem>
 
+#include <fmt/ranges.h>
+
 #include "base/fs.h"
+#include "secrets/store.h"
 #include "unit/steps.h"
 
 namespace aw {
@@ -41,13 +44,71 @@ Result<RepoConfig> pick_repo(const Config& cfg, const std::string& wanted) {
   return fail("--repo '{}' is neither a configured repository nor a folder", wanted);
 }
 
+// --profile, else the repo's `profile:`, else the agent's. The config loader has already proved
+// that repo and agent profiles exist; --profile is the owner's typing and is checked here.
+Result<ProfileConfig> pick_profile(const Config& cfg, const RunRequest& req, const Target& t) {
+  std::string name = !req.profile.empty() ? req.profile
+                     : !t.repo.profile.empty() ? t.repo.profile
+                                               : t.agent.profile;
+  if (name.empty()) return ProfileConfig{};
+  if (auto it = cfg.profiles.find(name); it != cfg.profiles.end()) return it->second;
+  std::vector<std::string> names;
+  for (const auto& [n, _] : cfg.profiles) names.push_back(n);
+  if (names.empty())
+    return fail("unknown profile '{}'; no profiles are configured: define it under `profiles:` "
+                "in {} (see docs/config.md)",
+                name, cfg.file.empty() ? default_config_path() : cfg.file);
+  return fail("unknown profile '{}'; configured profiles: {}", name, fmt::join(names, ", "));
+}
+
 }  // namespace
+
+EnvPairs ResolvedProfile::env() const {
+  EnvPairs out(vars.begin(), vars.end());
+  out.insert(out.end(), secrets.begin(), secrets.end());
+  return out;
+}
+
+std::vector<std::string> ResolvedProfile::secret_names() const {
+  std::vector<std::string> out;
+  for (const auto& [n, _] : secrets) out.push_back(n);
+  return out;
+}
+
+std::vector<std::string> ResolvedProfile::secret_values() const {
+  std::vector<std::string> out;
+  for (const auto& [_, v] : secrets) out.push_back(v);
+  return out;
+}
+
+Result<ResolvedProfile> resolve_profile(const Config&, const Target& t, const RunRequest&) {
+  ResolvedProfile r;
+  r.name = t.profile.name;
+  r.vars = t.profile.vars;
+  if (t.profile.secrets.empty()) return r;
+  auto store = open_secret_store({});
+  if (!store)
+    return fail("profile {}: the secret store cannot be opened, so its secrets ({}) cannot be "
+                "handed to the unit: {}",
+                r.name, fmt::join(t.profile.secrets, ", "), store.error().message);
+  for (const auto& name : t.profile.secrets) {
+    auto value = (*store)->get(name);
+    // The store's message says why (absent, unreadable); it never holds a value.
+    if (!value)
+      return fail("secret {} of profile {} is missing from the secret store ({}: {}); store it "
+                  "with `awaywork secret set {}` (the value is read from stdin), then run again",
+                  name, r.name, (*store)->backend(), value.error().message, name);
+    r.secrets[name] = std::move(*value);
+  }
+  return r;
+}
 
 Result<Target> resolve_target(const Config& cfg, const RunRequest& req) {
   Target t;
   t.label = req.repo;
   AW_TRY(t.repo, pick_repo(cfg, req.repo));
   AW_TRY(t.agent, pick_agent(cfg, req.agent));
+  AW_TRY(t.profile, pick_profile(cfg, req, t));
   if (!t.repo.url.empty() && t.repo.path.empty())
     return fail("repo '{}': remote (url:) repositories are not supported yet; clone it and give "
                 "`path:`", t.repo.name);

@@ -115,10 +115,10 @@ TEST_F(ConfigErrors, RepoWithBothPathAndUrl) {
             "local repository, url: for a remote one)");
 }
 
-TEST_F(ConfigErrors, AgentWithoutCommand) {
+TEST_F(ConfigErrors, AgentWithoutCommandOrProvider) {
   EXPECT_EQ(error_of("agents:\n  claude:\n    prompt: stdin\n"),
             "config.yml:2:3: agents.claude: missing 'command'; add the program to run, e.g. "
-            "command: \"claude -p\"");
+            "command: \"my-agent --task\", or name a built-in provider, e.g. provider: claude");
 }
 
 TEST_F(ConfigErrors, EmptyCommand) {

@@ -123,6 +123,10 @@ TEST_F(ConfigLoad, TheShippedExampleParses) {
   EXPECT_FALSE(c->agents.empty());
   EXPECT_FALSE(c->repos.empty());
   EXPECT_TRUE(c->agents.count(c->default_agent)) << c->default_agent;
+  ASSERT_TRUE(c->profiles.count("ci"));
+  EXPECT_FALSE(c->profiles.at("ci").secrets.empty());
+  ASSERT_TRUE(c->inference.count("anthropic"));
+  EXPECT_EQ(c->agents.at("claude").inference, "anthropic");
 }
 
 }  // namespace
