@@ -79,8 +79,8 @@ void parse_upstream(const Field& e, const ParseCtx& ctx, InferenceConfig& c) {
         c.url = *s;
     } else if (f.key == "credential") {
       has_credential = true;
-      auto s = get_string(v, "write a secret's name, e.g. credential: ANTHROPIC_API_KEY",
-                          ctx.issues);
+      auto s =
+          get_string(v, "write a secret's name, e.g. credential: ANTHROPIC_API_KEY", ctx.issues);
       if (!s) continue;
       if (auto ok = check_env_name(*s); !ok)
         ctx.issues.add(v.mark, v.path, ok.error().message);
@@ -101,8 +101,7 @@ void parse_upstream(const Field& e, const ParseCtx& ctx, InferenceConfig& c) {
     }
   }
   if (!has_api)
-    ctx.issues.add(e.key_mark, e.value.path,
-                   "missing 'api'; write api: anthropic or api: openai");
+    ctx.issues.add(e.key_mark, e.value.path, "missing 'api'; write api: anthropic or api: openai");
   if (!has_credential)
     ctx.issues.add(e.key_mark, e.value.path,
                    "missing 'credential'; name the secret holding the key, e.g. credential: "
@@ -122,9 +121,10 @@ std::vector<std::string> names_of(const Config& cfg, const std::string& section)
 
 }  // namespace
 
-void parse_profiles(const Value& v, const ParseCtx& ctx, std::map<std::string, ProfileConfig>& out) {
-  for (const Field& e : entries(v, "profiles: {web: {vars: {NODE_ENV: test}, secrets: [NPM_TOKEN]}}",
-                                ctx)) {
+void parse_profiles(const Value& v, const ParseCtx& ctx,
+                    std::map<std::string, ProfileConfig>& out) {
+  for (const Field& e :
+       entries(v, "profiles: {web: {vars: {NODE_ENV: test}, secrets: [NPM_TOKEN]}}", ctx)) {
     ProfileConfig p;
     p.name = e.key;
     parse_profile(e, ctx, p);
@@ -134,8 +134,8 @@ void parse_profiles(const Value& v, const ParseCtx& ctx, std::map<std::string, P
 
 void parse_inference(const Value& v, const ParseCtx& ctx,
                      std::map<std::string, InferenceConfig>& out) {
-  for (const Field& e : entries(
-           v, "inference: {anthropic: {api: anthropic, credential: ANTHROPIC_API_KEY}}", ctx)) {
+  for (const Field& e :
+       entries(v, "inference: {anthropic: {api: anthropic, credential: ANTHROPIC_API_KEY}}", ctx)) {
     InferenceConfig c;
     c.name = e.key;
     parse_upstream(e, ctx, c);
@@ -144,8 +144,8 @@ void parse_inference(const Value& v, const ParseCtx& ctx,
 }
 
 void add_ref(const Field& f, const std::string& section, const ParseCtx& ctx, std::string& out) {
-  auto s = get_string(f.value, fmt::format("write the name of an entry under {}:", section),
-                      ctx.issues);
+  auto s =
+      get_string(f.value, fmt::format("write the name of an entry under {}:", section), ctx.issues);
   if (!s) return;
   out = *s;
   ctx.refs.push_back(NameRef{section, *s, f.value.mark, f.value.path});

@@ -45,8 +45,7 @@ struct FileRead {
 Result<FileRead> read_no_follow(const std::string& path) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (fd.get() < 0)
-    return fail("{}: {}", path,
-                errno == ELOOP ? "is a symbolic link" : errno_text(errno).c_str());
+    return fail("{}: {}", path, errno == ELOOP ? "is a symbolic link" : errno_text(errno).c_str());
   FileRead r;
   if (::fstat(fd.get(), &r.st) != 0) return fail("{}: fstat: {}", path, errno_text(errno));
   if (!S_ISREG(r.st.st_mode)) return fail("{}: not a regular file", path);
@@ -59,7 +58,8 @@ Result<FileRead> read_no_follow(const std::string& path) {
     if (n < 0) return fail("{}: read: {}", path, errno_text(errno));
     if (n == 0) break;
     r.bytes.append(buf, static_cast<size_t>(n));
-    if (r.bytes.size() > kMaxAuthBytes) return fail("{}: larger than {} bytes", path, kMaxAuthBytes);
+    if (r.bytes.size() > kMaxAuthBytes)
+      return fail("{}: larger than {} bytes", path, kMaxAuthBytes);
   }
   return r;
 }
@@ -284,18 +284,19 @@ Result<std::string> return_codex_login(const Lease& lease, const std::string& un
   auto now = read_no_follow(lease.owner_path);
   if (!now) return fmt::format("not saved: the owner's file: {}; {}", now.error().message, kept);
   if (now->bytes != lease.lent_bytes)
-    return fmt::format("not saved: the owner's Codex login changed since it was lent (refreshed "
-                       "or replaced elsewhere: sha256 {} now, {} lent); {}",
-                       sha256_hex(now->bytes).substr(0, 12), lease.lent_sha256.substr(0, 12),
-                       kept);
+    return fmt::format(
+        "not saved: the owner's Codex login changed since it was lent (refreshed "
+        "or replaced elsewhere: sha256 {} now, {} lent); {}",
+        sha256_hex(now->bytes).substr(0, 12), lease.lent_sha256.substr(0, 12), kept);
   if (now->st.st_uid != ::geteuid())
     return fmt::format("not saved: the owner's file is no longer owned by uid {}; {}", ::geteuid(),
                        kept);
   AW_CHECK(with_context(replace_atomically(lease.owner_path, unit->bytes),
                         "save the refreshed Codex login"));
-  return fmt::format("saved the unit's refreshed Codex login (same account, newer last_refresh) "
-                     "to {}",
-                     lease.owner_path);
+  return fmt::format(
+      "saved the unit's refreshed Codex login (same account, newer last_refresh) "
+      "to {}",
+      lease.owner_path);
 }
 
 }  // namespace aw

@@ -104,13 +104,14 @@ std::vector<std::string> unit_env(const UnitPaths& paths, const std::string& uni
   // The profile first: what awaywork sets below wins over it (the config refuses those names,
   // and an isolator's extras such as the proxy variables must not be overridden either).
   EnvPairs set = profile;
-  set.insert(set.end(), {
+  EnvPairs own = {
       {"HOME", paths.home},
       {"TMPDIR", paths.tmp},
       {"AWAYWORK_UNIT", unit_id},
       {"AWAYWORK_OUTPUTS", paths.outputs},
       {"AWAYWORK_PHASE", phase},
-  });
+  };
+  set.insert(set.end(), own.begin(), own.end());
   if (!prompt_file.empty()) set.emplace_back("AWAYWORK_PROMPT_FILE", prompt_file);
   for (auto& kv : iso.extra_env()) set.push_back(kv);
   return build_env(environ, owner_names, set);

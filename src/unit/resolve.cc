@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "base/fs.h"
+#include "check/redact.h"
 #include "secrets/store.h"
 #include "unit/steps.h"
 
@@ -98,6 +99,13 @@ Result<ResolvedProfile> resolve_profile(const Config&, const Target& t, const Ru
       return fail("secret {} of profile {} is missing from the secret store ({}: {}); store it "
                   "with `awaywork secret set {}` (the value is read from stdin), then run again",
                   name, r.name, (*store)->backend(), value.error().message, name);
+    // The redactor ignores literals this short (they would match ordinary words), so such a value
+    // could not be kept out of the record.
+    if (value->size() < Redactor::kMinLiteral)
+      return fail("secret {} of profile {} is shorter than {} bytes, too short to be redacted "
+                  "from the record; store a real secret (`awaywork secret set {}`) or, if it is "
+                  "not one, move it to the profile's vars:",
+                  name, r.name, Redactor::kMinLiteral, name);
     r.secrets[name] = std::move(*value);
   }
   return r;

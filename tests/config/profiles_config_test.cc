@@ -82,8 +82,9 @@ TEST_F(ProfilesConfig, EveryKeyLandsInItsField) {
 }
 
 TEST_F(ProfilesConfig, InferenceUrlDefaultsByApi) {
-  Config c = parse("inference:\n  a: {api: anthropic, credential: K}\n  o: {api: openai, "
-                   "credential: K}\n");
+  Config c = parse(
+      "inference:\n  a: {api: anthropic, credential: K}\n  o: {api: openai, "
+      "credential: K}\n");
   EXPECT_EQ(c.inference.at("a").url, "https://api.anthropic.com");
   EXPECT_EQ(c.inference.at("o").url, "https://api.openai.com");
 }
@@ -110,8 +111,9 @@ TEST_F(ProfilesConfig, UndefinedInferenceIsReportedAtTheReferringKey) {
 
 TEST_F(ProfilesConfig, InferenceNeedsAKnownApiAndACredential) {
   std::string e = error_of("inference:\n  x: {api: antropic, credential: K}\n");
-  EXPECT_EQ(e, "config.yml:2:12: inference.x.api: 'antropic' is not one of anthropic, openai; "
-               "did you mean 'anthropic'?");
+  EXPECT_EQ(e,
+            "config.yml:2:12: inference.x.api: 'antropic' is not one of anthropic, openai; "
+            "did you mean 'anthropic'?");
   e = error_of("inference:\n  x: {url: \"https://h\"}\n");
   EXPECT_NE(e.find("config.yml:2:3: inference.x: missing 'api'"), std::string::npos) << e;
   EXPECT_NE(e.find("config.yml:2:3: inference.x: missing 'credential'"), std::string::npos) << e;
@@ -127,8 +129,8 @@ TEST_F(ProfilesConfig, InferenceUrlMustBeHttpsOrLoopbackHttp) {
   EXPECT_NE(e.find("inference.x.url: 'http://api.openai.com' is plain http to another machine"),
             std::string::npos)
       << e;
-  for (const char* bad : {"http://127.evil.com", "ftp://h", "https://u:p@h", "https://h/?k=1",
-                          "api.openai.com"})
+  for (const char* bad :
+       {"http://127.evil.com", "ftp://h", "https://u:p@h", "https://h/?k=1", "api.openai.com"})
     EXPECT_NE(error_of(std::string("inference:\n  x: {api: openai, credential: K, url: \"") + bad +
                        "\"}\n")
                   .find("inference.x.url"),
@@ -161,9 +163,10 @@ TEST_F(ProfilesConfig, NamesAwayworkSetsItselfAreRefused) {
 TEST_F(ProfilesConfig, ASecretShapedVarValueIsRefusedWithoutRepeatingIt) {
   const std::string token = "ghp_FAKEa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7";
   std::string e = error_of("profiles:\n  p:\n    vars: {GH_TOKEN: " + token + "}\n");
-  EXPECT_EQ(e, "config.yml:3:22: profiles.p.vars.GH_TOKEN: the value of GH_TOKEN looks like a "
-               "secret (a token or key) and config is plaintext; put it in the secret store: "
-               "awaywork secret set GH_TOKEN, and list GH_TOKEN under the profile's secrets:");
+  EXPECT_EQ(e,
+            "config.yml:3:22: profiles.p.vars.GH_TOKEN: the value of GH_TOKEN looks like a "
+            "secret (a token or key) and config is plaintext; put it in the secret store: "
+            "awaywork secret set GH_TOKEN, and list GH_TOKEN under the profile's secrets:");
   EXPECT_EQ(e.find(token), std::string::npos);
   e = error_of("profiles:\n  p:\n    vars: {K: \"sk-ant-api03-FAKEFAKEFAKEFAKEFAKEFAKE0123\"}\n");
   EXPECT_NE(e.find("awaywork secret set K"), std::string::npos) << e;
@@ -198,7 +201,8 @@ TEST_F(ProfilesConfig, LendLoginIsABooleanForCodexOnly) {
       << e;
   e = error_of("agents:\n  a: {provider: codex, lend_login: yes}\n");
   EXPECT_NE(e.find("agents.a.lend_login: 'yes' is not true or false"), std::string::npos) << e;
-  EXPECT_FALSE(parse("agents:\n  a: {provider: codex, lend_login: false}\n").agents.at("a").lend_login);
+  EXPECT_FALSE(
+      parse("agents:\n  a: {provider: codex, lend_login: false}\n").agents.at("a").lend_login);
 }
 
 }  // namespace

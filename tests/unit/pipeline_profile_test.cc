@@ -3,6 +3,7 @@
 // the secrets per phase and holds no value anywhere; a secret the agent prints is redacted; a
 // missing secret fails the unit before any phase; no value is ever on a command line.
 #include <dirent.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -108,6 +109,7 @@ TEST_F(Profiles, VarsAndSecretsReachEveryPhaseAndTheRecordNamesOnlyTheSecrets) {
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const auto& u = r.record;
   EXPECT_EQ(u["profile"], "web");
+  EXPECT_EQ(u["sandbox"].get<std::string>().rfind("sandboxed:", 0), 0u) << u["sandbox"];
   ASSERT_EQ(u["phases"].size(), 3u);
   for (const auto& p : u["phases"])
     EXPECT_EQ(p["secrets"], nlohmann::json({"GH_FAKE_TOKEN", "PLAIN_SECRET"})) << p.dump();
@@ -165,6 +167,19 @@ TEST_F(Profiles, MissingSecretFailsTheUnitBeforeAnyPhaseNamingTheFix) {
   EXPECT_EQ(show.record["state"], "failed");
 }
 
+TEST_F(Profiles, ASecretTooShortToRedactFailsTheUnitBeforeAnyPhase) {
+  store_secret("GH_FAKE_TOKEN", kGhToken);
+  store_secret("PLAIN_SECRET", "12345");
+  make_world(kProfiles, "touch \"$AWAYWORK_OUTPUTS/agent-ran\"\n", "    profile: web\n");
+  auto r = run_unit("short secret");
+  EXPECT_EQ(r.record["state"], "failed") << r.out << r.err;
+  EXPECT_TRUE(r.record["phases"].empty());
+  std::string reason = r.record["reason"];
+  EXPECT_NE(reason.find("secret PLAIN_SECRET of profile web is shorter than 6 bytes"),
+            std::string::npos)
+      << reason;
+}
+
 TEST_F(Profiles, UnknownProfileIsAUsageErrorNamingTheDefinedOnes) {
   make_world(kProfiles + "  ci: {vars: {X: y}}\n", "true\n");
   auto r = run_unit("x", {"--profile", "wbe"});
@@ -204,8 +219,7 @@ class CmdlineScanner {
     if (!d) return hits;
     while (dirent* e = ::readdir(d)) {
       if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
-      std::ifstream in(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
-      std::string cmd(std::istreambuf_iterator<char>(in), {});
+      std::string cmd = cmdline(std::string("/proc/") + e->d_name + "/cmdline");
       for (const auto& n : needles_)
         if (cmd.find(n) != std::string::npos) hits.push_back(cmd);
     }
@@ -214,6 +228,16 @@ class CmdlineScanner {
   }
 
  private:
+  // read(2), not a stream: a process that vanishes mid-read fails with ESRCH.
+  static std::string cmdline(const std::string& path) {
+    std::string out;
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return out;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+    ::close(fd);
+    return out;
+  }
   std::vector<std::string> needles_;
 };
 

@@ -1,6 +1,8 @@
 #include "record/store.h"
 
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -43,6 +45,25 @@ TEST_F(StoreTest, SavedRecordReadsBackWhole) {
   ASSERT_TRUE(u) << u.error().message;
   EXPECT_EQ(u->phases.at(0).argv, (std::vector<std::string>{"x", "y"}));
   EXPECT_EQ(u->state, UnitState::done);
+}
+
+TEST_F(StoreTest, ProfileAndPerPhaseSecretNamesReadBack) {
+  auto s = Store::open(dir);
+  UnitRecord r = sample("20261129-180000-x-0003");
+  r.profile = "web";
+  r.phases.at(0).secrets = {"GH_TOKEN", "NPM_TOKEN"};
+  ASSERT_TRUE(s->save(r));
+  auto u = s->get(r.id);
+  ASSERT_TRUE(u) << u.error().message;
+  EXPECT_EQ(u->profile, "web");
+  EXPECT_EQ(u->phases.at(0).secrets, (std::vector<std::string>{"GH_TOKEN", "NPM_TOKEN"}));
+  // A record written before profiles existed reads back with none.
+  auto old = to_json(sample("old"));
+  old.erase("profile");
+  old["phases"][0].erase("secrets");
+  UnitRecord back = unit_from_json(old);
+  EXPECT_EQ(back.profile, "");
+  EXPECT_TRUE(back.phases.at(0).secrets.empty());
 }
 
 TEST_F(StoreTest, PrefixFindsOneAndRefusesAmbiguity) {
