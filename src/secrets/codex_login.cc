@@ -269,6 +269,9 @@ Result<Lease> lend_codex_login(const std::string& owner_auth_path,
 
 Result<std::string> return_codex_login(const Lease& lease, const std::string& unit_auth_path) {
   const std::string kept = "the owner's Codex login is unchanged";
+  // O_NOFOLLOW guards the file's own name; its folder must not have become a link either.
+  if (auto home = dir_id(folder_of(unit_auth_path)); !home)
+    return fmt::format("not saved: the unit's CODEX_HOME: {}; {}", home.error().message, kept);
   auto unit = read_no_follow(unit_auth_path);
   if (!unit) return fmt::format("not saved: {}; {}", unit.error().message, kept);
   if (unit->bytes == lease.lent_bytes)

@@ -197,6 +197,18 @@ TEST_F(CodexLogin, AUnitFileReplacedByALinkIsNotFollowed) {
   EXPECT_EQ(slurp(owner()), lent);
 }
 
+TEST_F(CodexLogin, ACodexHomeReplacedByALinkIsNotFollowed) {
+  Lease l = lend();
+  std::string decoy = tmp.path + "/decoy";
+  std::filesystem::create_directories(decoy);
+  spit(decoy + "/auth.json", auth("acct-FAKE-1", "2026-11-29T11:00:00Z", "eyFAKEaccessNEW"), 0600);
+  std::filesystem::remove_all(unit_home());
+  std::filesystem::create_directory_symlink(decoy, unit_home());
+  std::string r = give_back(l);
+  EXPECT_NE(r.find("not saved: the unit's CODEX_HOME"), std::string::npos) << r;
+  EXPECT_EQ(slurp(owner()), lent);
+}
+
 TEST_F(CodexLogin, GarbageOrAMissingFileIsNotSaved) {
   Lease l = lend();
   unit_writes("{not json");
