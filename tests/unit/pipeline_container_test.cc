@@ -124,7 +124,7 @@ echo "agent done")",
   const auto& u = r.record;
   EXPECT_EQ(u["state"], "done");
   EXPECT_EQ(u["verdict"], "accepted");
-  EXPECT_EQ(u["sandbox"], std::string("sandboxed: container docker ") + kImage);
+  EXPECT_EQ(u["sandbox"], std::string("sandboxed: container docker ") + kImage + ", network none");
   std::string branch = u["branch"], id = u["id"];
   EXPECT_EQ(git({"show", branch + ":src/a.txt"}), "one\ntwo\n");
   EXPECT_EQ(git({"show", branch + ":NEW.md"}), "new\n");
