@@ -156,8 +156,10 @@ Result<std::vector<std::string>> container_run_argv(const ContainerPlan& p, cons
   auto hard = hardening_args(p.engine);
   a.insert(a.end(), hard.begin(), hard.end());
   if (!p.seccomp_profile.empty()) a.push_back("--security-opt=seccomp=" + p.seccomp_profile);
-  a.insert(a.end(), {"--user", fmt::format("{}:{}", p.uid, p.gid), "--ipc", "private", "--hostname",
-                     "awaywork", "--pids-limit", std::to_string(p.pids)});
+  a.insert(a.end(), {"--user", fmt::format("{}:{}", p.uid, p.gid), "--ipc", "private",
+                     "--pids-limit", std::to_string(p.pids)});
+  // Joining the bridge's network namespace takes its hostname too (the engine refuses both).
+  if (p.network != Network::allowlist) a.insert(a.end(), {"--hostname", "awaywork"});
   if (p.memory_bytes > 0) {
     a.insert(a.end(), {"--memory", std::to_string(p.memory_bytes), "--memory-swap",
                        std::to_string(p.memory_bytes)});
