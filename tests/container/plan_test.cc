@@ -110,6 +110,12 @@ TEST(ContainerPlan, AllowlistWithoutTheEgressProxyIsRefused) {
   auto a = container_run_argv(p, "n", request());
   ASSERT_TRUE(a);
   EXPECT_NE(joined(*a).find("--network=container:aw-u1-bridge "), std::string::npos);
+  EXPECT_EQ(joined(*a).find("--hostname"), std::string::npos) << "the engine refuses both";
+  p.seccomp_profile = "/state/runs/u1/seccomp.json";
+  a = container_run_argv(p, "n", request());
+  ASSERT_TRUE(a);
+  EXPECT_NE(joined(*a).find("--security-opt=seccomp=/state/runs/u1/seccomp.json "),
+            std::string::npos);
   p.proxy_network = "--network=host";
   EXPECT_FALSE(make_container_launcher(p, "n"));
 }
