@@ -50,13 +50,18 @@ class HomeCanary {
 // /usr/local/bin, its home) is the image's, thrown away with it: writing there reaches nothing of
 // the host, so those write probes give way to the home canary. The limits are the engine's
 // (--pids-limit, --memory), taken from the same config.
-ProbeTargets container_targets(ProbeTargets t, const Config& cfg, const HomeCanary& canary,
+ProbeTargets container_targets(ProbeTargets t, const Config& cfg, const HomeCanary* canary,
                                const std::string& home) {
   std::erase_if(t.writes, [&](const auto& w) {
     return w.second == home || w.second == "/etc" || w.second == "/usr/local/bin";
   });
-  t.secrets.emplace_back("host.home_canary", canary.file);
-  t.writes.emplace_back("write.home", canary.dir);
+  if (canary) {  // an owner without a writable home has no home of the host's to leak
+    t.secrets.emplace_back("host.home_canary", canary->file);
+    t.writes.emplace_back("write.home", canary->dir);
+  }
+  // Through the bridge, the egress proxy refuses a name it was not given (no DNS needed).
+  if (cfg.sandbox.network == Network::allowlist)
+    t.http_denied.emplace_back("net.denied_host", "awaywork-probe.invalid:80");
   t.sudo = true;
   t.fork_bomb = cfg.sandbox.limits.pids > 0 ? cfg.sandbox.limits.pids * 2 : 0;
   t.memory_hog = cfg.sandbox.limits.memory_bytes * 2;
@@ -113,8 +118,8 @@ Status plant(const Config& cfg, const UnitPaths& paths, const std::string& run_r
   o.env_file = default_config_dir() + "/env";
   o.database = state_dir_of(cfg) + "/awaywork.db";
   AW_TRY(p.host, ProbeHost::start(plan, o));
-  AW_TRY(p.canary, HomeCanary::plant(home));
-  ProbeTargets t = container_targets(p.host->targets(), cfg, *p.canary, home);
+  if (auto c = HomeCanary::plant(home)) p.canary = std::move(*c);
+  ProbeTargets t = container_targets(p.host->targets(), cfg, p.canary.get(), home);
   t.secrets.insert(t.secrets.end(), state_targets.secrets.begin(), state_targets.secrets.end());
   return write_file(paths.tmp + "/probe-targets", format_probe_targets(t), 0644);
 }

@@ -65,6 +65,29 @@ TEST_F(ContainerProbe, EveryProbeIsOkInsideAFreshContainer) {
     EXPECT_EQ(e.path().filename().string().rfind(".awaywork-probe-", 0), std::string::npos);
 }
 
+// network allowlist: the probe runs in a phase container joined to the unit's egress bridge; a
+// name the config does not allow is refused by the proxy, nothing else leaks.
+TEST_F(ContainerProbe, AllowlistProbeRunsBehindTheBridgeAndTheProxyRefusesWhatIsNotListed) {
+  std::ofstream(config) << "state_dir: " << root << "/state\n"
+                        << "isolation: container\ncontainer_engine: docker\n"
+                        << "container_image: " << kImage << "\n"
+                        << "sandbox: {limits: {memory: 128M, pids: 64}, network: allowlist, "
+                           "allow: [example.org]}\n";
+  auto r = awaywork({"probe", "--json"});
+  ASSERT_TRUE(r.record.is_object()) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.record["sandbox"], std::string("sandboxed: container docker ") + kImage +
+                                     ", network allowlist (1 allowed host(s) through the egress "
+                                     "proxy)");
+  auto names = by_name(r.record["probes"]);
+  ASSERT_TRUE(names.count("net.denied_host")) << r.out;
+  for (const auto& p : r.record["probes"])
+    if (p["name"] == "net.denied_host") {  // refused by the proxy: the bridge reached it
+      EXPECT_NE(p["detail"].get<std::string>().find(" 403 "), std::string::npos) << p.dump();
+    }
+  for (const auto& [n, ok] : names) EXPECT_TRUE(ok) << n << ": " << r.out;
+}
+
 TEST_F(ContainerProbe, TextOutputNamesTheIsolationAndHasNoLeak) {
   auto r = awaywork({"probe"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
