@@ -2,7 +2,9 @@
 //   none    : the phase's command (`true`) forked and exec'd directly, as isolation none does;
 //   engine  : the engine's own `docker run --rm IMAGE true` (the floor no launcher can beat);
 //   awaywork: make_container_launcher (all of awaywork's flags) + wait + remove_container, i.e.
-//             everything awaywork does per phase in a container.
+//             everything awaywork does per phase in a container (with its seccomp profile);
+//   bridge  : network allowlist's per-unit cost: the egress bridge container started (until it
+//             listens) and removed, beside a phase joining its namespace.
 // Prints medians and awaywork / engine; the bound is <= 1.10.
 // Usage: container_bench [RUNS=15] [IMAGE=awaywork-test:bookworm] [ENGINE=docker]
 #include <fcntl.h>
@@ -19,7 +21,11 @@
 #include <vector>
 
 #include "isolate/container/container_launcher.h"
+#include "isolate/container/egress_bridge.h"
 #include "isolate/container/engine.h"
+#include "isolate/container/seccomp_profile.h"
+#include "isolate/container/static_program.h"
+#include "isolate/proxy/egress_proxy.h"
 #include "proc/capture.h"
 
 using namespace aw;
@@ -77,6 +83,7 @@ int main(int argc, char** argv) {
   plan.unit = "bench";
   plan.placeholders = {{"AWAYWORK_UNIT", "bench"}, {"AWAYWORK_PHASE", "agent"}};
   plan.secret_names = {"AW_BENCH_TOKEN"};
+  if (write_seccomp_profile(root + "/seccomp.json")) plan.seccomp_profile = root + "/seccomp.json";
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   ExecRequest req;
   req.argv = {"true"};
@@ -139,6 +146,45 @@ int main(int argc, char** argv) {
               ma / me <= 1.10 ? "within" : "OVER");
   std::printf("  awaywork / engine with the same flags = %.3f (awaywork's own work: %+.1f ms)\n",
               ma / ms, ma - ms);
+  // network allowlist: per unit, the bridge; per phase, joining its namespace.
+  EgressProxyOptions po;
+  po.socket_path = root + "/egress.sock";
+  auto proxy = EgressProxy::start(po);
+  auto program = static_program("aw_bridge_static");
+  if (proxy && program) {
+    std::vector<double> bridge, joined;
+    for (int i = 0; i < std::max(3, runs / 3); ++i) {
+      BridgePlan b{*engine,
+                   image,
+                   "aw-bench-bridge-" + std::to_string(::getpid()),
+                   "bench",
+                   *program,
+                   (*proxy)->socket_path(),
+                   plan.uid,
+                   plan.gid,
+                   3128,
+                   plan.seccomp_profile};
+      bridge.push_back(time_ms([&] { return static_cast<bool>(start_bridge(b)); }));
+      ContainerPlan jp = plan;
+      jp.network = Network::allowlist;
+      jp.proxy_network = b.name;
+      joined.push_back(time_ms([&] {
+        std::string name = "aw-bench-j-" + std::to_string(::getpid()) + "-" + std::to_string(i);
+        auto launcher = make_container_launcher(jp, name);
+        if (!launcher) return false;
+        auto pid = (*launcher)(req);
+        bool ok = pid && wait_ok(*pid);
+        return remove_container(*engine, name) && ok;
+      }));
+      bridge.back() +=
+          time_ms([&] { return static_cast<bool>(remove_container(*engine, b.name)); });
+    }
+    std::printf("  allowlist: bridge start+remove per unit  %8.1f ms\n", median(bridge));
+    std::printf("  allowlist: phase joining the bridge       %8.1f ms\n", median(joined));
+  } else {
+    std::fprintf(stderr, "container_bench: no allowlist figures (%s)\n",
+                 proxy ? program.error().message.c_str() : proxy.error().message.c_str());
+  }
   ::close(null);
   CaptureSpec rm;
   rm.argv = {"rm", "-rf", root};

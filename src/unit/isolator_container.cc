@@ -5,13 +5,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <thread>
 
 #include "base/fs.h"
 #include "isolate/container/container_launcher.h"
+#include "isolate/container/egress_bridge.h"
 #include "isolate/container/engine.h"
+#include "isolate/container/seccomp_profile.h"
 #include "isolate/container/setid.h"
-#include "unit/isolator.h"
+#include "isolate/container/static_program.h"
+#include "isolate/proxy/egress_proxy.h"
+#include "unit/isolator_container.h"
 #include "unit/steps.h"
 
 namespace aw {
@@ -46,11 +51,27 @@ double fitting_cpus(double want) {
   return std::min(want, have);
 }
 
+// network: allowlist: the unit's egress proxy (in this process, on a unix socket in the run
+// folder) and its bridge container (egress_bridge.h). Outlives every phase; gone with the unit.
+struct Egress {
+  std::unique_ptr<EgressProxy> proxy;
+  std::FILE* log = nullptr;
+  std::string bridge;  // container name, "" until started
+
+  ~Egress() {
+    proxy.reset();  // joins the proxy's thread before its log closes
+    if (log) std::fclose(log);
+  }
+};
+
 class ContainerIsolator : public Isolator {
  public:
   ContainerIsolator(const Config& cfg, const Target& t, std::string unit, Engine engine,
-                    std::string image)
-      : unit_(std::move(unit)), image_(std::move(image)) {
+                    std::string image, ContainerExtras extras, std::string bridge_program)
+      : unit_(std::move(unit)),
+        image_(std::move(image)),
+        allow_(cfg.sandbox.allow),
+        bridge_program_(std::move(bridge_program)) {
     plan_.engine = std::move(engine);
     plan_.image = image_;
     plan_.uid = ::getuid();
@@ -62,7 +83,11 @@ class ContainerIsolator : public Isolator {
     plan_.network = cfg.sandbox.network;
     agent_env_ = t.agent.env;
     prompt_file_mode_ = t.agent.prompt == PromptMode::file;
+    plan_.readonly_files = std::move(extras.lend_readonly);
+    plan_.weaken_for_test = std::move(extras.weaken_for_test);
   }
+
+  ~ContainerIsolator() override { stop_egress(); }
 
   // The clone's folder must not exist before make_clone, so the folders under .away/ are made in
   // ready(). The pipeline writes the prompt before ready(), so it goes to the run folder first
@@ -75,6 +100,13 @@ class ContainerIsolator : public Isolator {
     inner_prompt_ = away + "/prompt.md";
     plan_.clone = dir.work;
     plan_.home = paths_.home;
+    run_root_ = dir.root;
+    // One profile per unit, in its run folder (the engine's client reads it, the phase cannot).
+    std::string profile = dir.root + "/seccomp.json";
+    if (auto w = write_seccomp_profile(profile); w)
+      plan_.seccomp_profile = profile;
+    else
+      seccomp_note_ = ", the engine's default seccomp profile (" + w.error().message + ")";
     return paths_;
   }
 
@@ -88,6 +120,7 @@ class ContainerIsolator : public Isolator {
     // work. Collecting never reads this file (make_patch excludes .away by pathspec).
     (void)write_file(clone.work + "/.git/info/exclude", "/.away/\n", 0644);
     clone_ = clone.work;
+    if (plan_.network == Network::allowlist) AW_CHECK(start_egress());
     return {};
   }
 
@@ -103,6 +136,13 @@ class ContainerIsolator : public Isolator {
                          {"AWAYWORK_PHASE", phase.name}};
     if (phase.agent && prompt_file_mode_)
       plan.placeholders.emplace_back("AWAYWORK_PROMPT_FILE", inner_prompt_);
+    if (plan.network == Network::allowlist) {
+      if (!egress_) return fail("network allowlist: the egress bridge is not running");
+      plan.proxy_network = egress_->bridge;
+      std::string url = bridge_proxy_url(kProxyPort);
+      for (const char* n : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
+        plan.placeholders.emplace_back(n, url);
+    }
     // The agent's own variables by name only: their values stay in the client's environment.
     if (phase.agent) plan.secret_names = agent_env_;
     AW_TRY(Launcher inner, make_container_launcher(plan, container_name(index)));
@@ -133,19 +173,63 @@ class ContainerIsolator : public Isolator {
 
   // HOME and TMPDIR go with the unit; outputs and the clone stay for inspection.
   void finish(bool lost) override {
+    stop_egress();
     if (lost || clone_.empty() || !is_real_dir(clone_ + "/.away")) return;
     for (const auto* dir : {&paths_.home, &paths_.tmp})
       if (is_real_dir(*dir)) (void)remove_tree(*dir);
   }
 
   std::string sandbox_note() const override {
-    return fmt::format("sandboxed: container {} {}", to_string(plan_.engine.kind), image_);
+    std::string note = fmt::format("sandboxed: container {} {}, network {}",
+                                   to_string(plan_.engine.kind), image_, to_string(plan_.network));
+    if (plan_.network == Network::allowlist)
+      note += fmt::format(" ({} allowed host(s) through the egress proxy)", allow_.size());
+    return note + seccomp_note_;
   }
 
  private:
+  static constexpr uint16_t kProxyPort = 3128;
+
+  Status start_egress() {
+    auto e = std::make_unique<Egress>();
+    std::string sock = run_root_ + "/egress.sock";
+    e->log = std::fopen((run_root_ + "/egress.log").c_str(), "ae");
+    EgressProxyOptions o;
+    o.socket_path = sock;
+    o.allow = allow_;
+    o.log = [log = e->log](const std::string& line) {
+      if (log) std::fprintf(log, "%s\n", line.c_str()), std::fflush(log);
+    };
+    AW_TRY(e->proxy, with_context(EgressProxy::start(std::move(o)), "egress proxy"));
+    BridgePlan b{plan_.engine,
+                 image_,
+                 fmt::format("aw-{}-bridge", unit_),
+                 unit_,
+                 bridge_program_,
+                 sock,
+                 plan_.uid,
+                 plan_.gid,
+                 kProxyPort,
+                 plan_.seccomp_profile};
+    AW_CHECK(start_bridge(b));
+    e->bridge = b.name;
+    egress_ = std::move(e);
+    return {};
+  }
+
+  // The bridge container first (it holds the proxy's socket), then the proxy.
+  void stop_egress() {
+    if (!egress_) return;
+    if (!egress_->bridge.empty()) (void)remove_container(plan_.engine, egress_->bridge);
+    egress_.reset();
+  }
+
   std::string container_name(int index) const { return fmt::format("aw-{}-{}", unit_, index); }
 
   std::string unit_, image_;
+  std::vector<std::string> allow_;
+  std::string bridge_program_, run_root_, seccomp_note_;
+  std::unique_ptr<Egress> egress_;
   ContainerPlan plan_;
   std::vector<std::string> agent_env_;
   bool prompt_file_mode_ = false;
@@ -157,10 +241,21 @@ class ContainerIsolator : public Isolator {
 
 Result<std::unique_ptr<Isolator>> make_container_isolator(const Config& cfg, const Target& target,
                                                           const std::string& unit_id) {
-  if (cfg.sandbox.network == Network::allowlist)
-    return fail(
-        "isolation container with network allowlist needs awaywork's egress proxy, which "
-        "this build does not have yet; set `sandbox: {{network: none}}` (or `host`)");
+  return make_container_isolator_with(cfg, target, unit_id, {});
+}
+
+Result<std::unique_ptr<Isolator>> make_container_isolator_with(const Config& cfg,
+                                                               const Target& target,
+                                                               const std::string& unit_id,
+                                                               ContainerExtras extras) {
+  std::string bridge;
+  if (cfg.sandbox.network == Network::allowlist) {
+    auto found = static_program("aw_bridge_static");
+    if (!found)
+      return fail("isolation container with network allowlist needs its egress bridge: {}",
+                  found.error().message);
+    bridge = *found;
+  }
   std::string image = target.repo.image.empty() ? cfg.container_image : target.repo.image;
   if (image.empty())
     return fail(
@@ -176,8 +271,9 @@ Result<std::unique_ptr<Isolator>> make_container_isolator(const Config& cfg, con
         "scripts/test-image)",
         image, to_string(engine.kind), ok.error().message, to_string(engine.kind), image,
         to_string(engine.kind), to_string(engine.kind), image);
-  return std::unique_ptr<Isolator>(
-      new ContainerIsolator(cfg, target, unit_id, std::move(engine), std::move(image)));
+  return std::unique_ptr<Isolator>(new ContainerIsolator(cfg, target, unit_id, std::move(engine),
+                                                         std::move(image), std::move(extras),
+                                                         std::move(bridge)));
 }
 
 }  // namespace aw

@@ -8,7 +8,10 @@ namespace aw {
 
 namespace {
 
-// A container outlives its killed client: remove those of the units just found interrupted.
+// A container outlives its killed client: remove those of the units just found interrupted. A
+// unit's containers all carry its label awaywork.unit=<id>: its phase containers and, under
+// network allowlist, its egress bridge (whose proxy died with awaywork: the bridge relays to
+// nothing, but it is removed all the same).
 int remove_leftover_containers(const Config& cfg, const std::vector<std::string>& units) {
   if (cfg.isolation != Isolation::container || units.empty()) return 0;
   auto engine = find_engine(cfg.container_engine);

@@ -119,6 +119,17 @@ TEST(ContainerDoctor, AllGreenForThePresentImageAndAProgramInIt) {
   EXPECT_NE(text_of(checks).find("git is in image"), std::string::npos) << text_of(checks);
 }
 
+TEST(ContainerDoctor, AllowlistFindsTheStaticBridgeAndTheSeccompProfileIsTightened) {
+  AW_NEED_ENGINE(e);
+  auto checks = check_container_setup({e.client, {kImage}, {}, 1000, true});
+  for (const auto& c : checks) EXPECT_NE(c.level, ContainerCheck::failure) << text_of(checks);
+  auto text = text_of(checks);
+  EXPECT_NE(text.find("egress bridge for network allowlist: /"), std::string::npos) << text;
+  EXPECT_NE(text.find("seccomp profile: /usr/share/containers/seccomp.json tightened"),
+            std::string::npos)
+      << text;
+}
+
 TEST(ContainerDoctor, SaysPlainlyThatAMissingImageCannotBePulledAndHowToFixIt) {
   AW_NEED_ENGINE(e);
   auto checks = check_container_setup({e.client, {"awaywork-absent:never"}, {"git"}, 1000});

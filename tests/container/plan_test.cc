@@ -106,10 +106,32 @@ TEST(ContainerPlan, AllowlistWithoutTheEgressProxyIsRefused) {
   auto p = plan();
   p.network = Network::allowlist;
   EXPECT_FALSE(make_container_launcher(p, "n"));
-  p.proxy_network = "awaywork-egress";
+  p.proxy_network = "aw-u1-bridge";
   auto a = container_run_argv(p, "n", request());
   ASSERT_TRUE(a);
-  EXPECT_NE(joined(*a).find("--network=awaywork-egress "), std::string::npos);
+  EXPECT_NE(joined(*a).find("--network=container:aw-u1-bridge "), std::string::npos);
+  EXPECT_EQ(joined(*a).find("--hostname"), std::string::npos) << "the engine refuses both";
+  p.seccomp_profile = "/state/runs/u1/seccomp.json";
+  a = container_run_argv(p, "n", request());
+  ASSERT_TRUE(a);
+  EXPECT_NE(joined(*a).find("--security-opt=seccomp=/state/runs/u1/seccomp.json "),
+            std::string::npos);
+  p.proxy_network = "--network=host";
+  EXPECT_FALSE(make_container_launcher(p, "n"));
+}
+
+TEST(ContainerPlan, LentFilesAreMountedReadOnlyAndRefusedWhenTheyWouldAddFields) {
+  auto p = plan();
+  p.readonly_files = {{"/opt/aw/aw_probe_static", "/.awaywork/probe"}};
+  auto a = container_run_argv(p, "n", request());
+  ASSERT_TRUE(a);
+  EXPECT_NE(joined(*a).find("--mount=type=bind,source=/opt/aw/aw_probe_static,target=/.awaywork/"
+                            "probe,readonly "),
+            std::string::npos);
+  p.readonly_files = {{"/opt/aw/x,target=/etc", "/p"}};
+  EXPECT_FALSE(make_container_launcher(p, "n"));
+  p.readonly_files = {{"relative", "/p"}};
+  EXPECT_FALSE(make_container_launcher(p, "n"));
 }
 
 TEST(ContainerPlan, AWorkingFolderOutsideTheCloneFallsBackToTheClone) {

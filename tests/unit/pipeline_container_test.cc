@@ -15,6 +15,7 @@
 #include <optional>
 #include <thread>
 
+#include "../container/tiny_http.h"
 #include "isolate/container/engine.h"
 #include "proc/capture.h"
 #include "unit_fixture.h"
@@ -124,7 +125,7 @@ echo "agent done")",
   const auto& u = r.record;
   EXPECT_EQ(u["state"], "done");
   EXPECT_EQ(u["verdict"], "accepted");
-  EXPECT_EQ(u["sandbox"], std::string("sandboxed: container docker ") + kImage);
+  EXPECT_EQ(u["sandbox"], std::string("sandboxed: container docker ") + kImage + ", network none");
   std::string branch = u["branch"], id = u["id"];
   EXPECT_EQ(git({"show", branch + ":src/a.txt"}), "one\ntwo\n");
   EXPECT_EQ(git({"show", branch + ":NEW.md"}), "new\n");
@@ -297,6 +298,122 @@ TEST_F(ContainerPipeline, DoctorChecksTheEngineTheImageAndTheAgentsProgram) {
     EXPECT_NE(all.find("warning; run awaywork as an unprivileged owner"), std::string::npos) << all;
   }
 }
+
+// network: allowlist: the unit's phases reach an allowed host only through awaywork's egress
+// proxy (a bridge container relays 127.0.0.1:3128 of the namespace they join); a host not listed
+// gets 403; a direct connection goes nowhere. The bridge goes with the unit.
+TEST_F(ContainerPipeline, AllowlistReachesAnAllowedHostOnlyThroughTheEgressProxy) {
+  TinyHttp http;
+  ASSERT_GT(http.port, 0);
+  std::string allowed = fmt::format("127.0.0.1:{}", http.port);
+  // GET through HTTP_PROXY with bash's /dev/tcp (the image has no curl); the status line.
+  std::string get =
+      "p=${HTTP_PROXY#http://}; exec 3<>/dev/tcp/${p%:*}/${p##*:} || exit 9\n"
+      "printf 'GET http://%s/ HTTP/1.1\\r\\nHost: %s\\r\\nConnection: close\\r\\n\\r\\n' "
+      "\"$1\" \"$1\" >&3\n"
+      "head -n1 <&3 | tr -d '\\r'\n";
+  setup({{"a.txt", "x\n"}, {"tools/get.sh", get}},
+        fmt::format(R"(cat >/dev/null
+echo "$HTTP_PROXY" > "$AWAYWORK_OUTPUTS/proxy"
+bash tools/get.sh {} > "$AWAYWORK_OUTPUTS/allowed" 2>&1 || true
+bash tools/get.sh denied.example:80 > "$AWAYWORK_OUTPUTS/denied" 2>&1 || true
+bash -c '(exec 3<>/dev/tcp/127.0.0.1/{}) 2>/dev/null && echo reached || echo refused' > "$AWAYWORK_OUTPUTS/direct"
+echo y >> a.txt)",
+                    allowed, http.port),
+        "sandbox: {network: allowlist, allow: [\"127.0.0.1\"]}\n");
+  auto r = run_unit("fetch");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string id = r.record["id"],
+              out = r.record["run_dir"].get<std::string>() + "/work/.away/outputs";
+  EXPECT_EQ(r.record["sandbox"], std::string("sandboxed: container docker ") + kImage +
+                                     ", network allowlist (1 allowed host(s) through the egress "
+                                     "proxy)");
+  EXPECT_EQ(read(out + "/proxy"), "http://127.0.0.1:3128\n");
+  EXPECT_EQ(read(out + "/allowed"), "HTTP/1.1 200 OK\n");
+  EXPECT_EQ(read(out + "/denied").rfind("HTTP/1.1 403", 0), 0u) << read(out + "/denied");
+  EXPECT_EQ(read(out + "/direct"), "refused\n");
+  EXPECT_EQ(http.served, 1);
+  EXPECT_NE(read(r.record["run_dir"].get<std::string>() + "/egress.log").find("denied.example"),
+            std::string::npos);
+  EXPECT_TRUE(containers_of(id).empty()) << "the bridge goes with the unit";
+}
+
+TEST_F(ContainerPipeline, BridgeOfACrashedAllowlistUnitIsRemovedAtTheNextStart) {
+  setup({{"a.txt", "x\n"}}, "touch \"$AWAYWORK_OUTPUTS/started\"\nsleep 623.5",
+        "sandbox: {network: allowlist, allow: [example.org]}\n");
+  auto [pid, unit] = start_until_agent_started("crash with a bridge");
+  ASSERT_FALSE(unit.empty()) << "the agent never started";
+  EXPECT_EQ(containers_of(unit).size(), 2u) << "the phase and the bridge";
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  auto list = awaywork({"units", "--json"});
+  ASSERT_EQ(list.record.size(), 1u) << list.out << list.err;
+  EXPECT_TRUE(containers_of(unit).empty()) << "the next start removes the phase and the bridge";
+}
+
+// The same unit under each isolation: the patch and the verdict come out the same.
+class EveryIsolation : public ContainerPipeline, public ::testing::WithParamInterface<const char*> {
+ protected:
+  void SetUp() override {
+    if (std::string(GetParam()) == "container") return ContainerPipeline::SetUp();
+    UnitTest::SetUp();
+  }
+};
+
+TEST_P(EveryIsolation, SameUnitGivesTheSamePatchAndVerdict) {
+  std::string isolation = GetParam();
+  std::map<std::string, std::string> files = {
+      {"src/a.txt", "one\n"},
+      {"README.md", "hello\n"},
+      {"tools/agent.sh",
+       "set -eu\ncat >/dev/null\necho two >> src/a.txt\necho new > NEW.md\n"
+       "rm README.md\n"
+       "echo '{\"type\":\"noop\",\"message\":\"same\"}' >> "
+       "\"$AWAYWORK_OUTPUTS/requests.jsonl\"\n"}};
+  make_repo(files);
+  std::string repo_extra = "    checks: [\"test -f NEW.md\", [grep, -q, two, src/a.txt]]\n";
+  if (isolation == "container")
+    repo_extra += std::string("    image: ") + kImage + "\ncontainer_engine: docker\n";
+  write_config("sh, tools/agent.sh", repo_extra + "isolation: " + isolation + "\n");
+  auto r = run_unit("the same task");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.record["state"], "done");
+  EXPECT_EQ(r.record["verdict"], "accepted");
+  EXPECT_EQ(r.record["patch_files"], 3);
+  EXPECT_EQ(r.record["requests"], 1);
+  EXPECT_EQ(
+      read(r.record["run_dir"].get<std::string>() + "/patch.diff"),
+      "diff --git a/NEW.md b/NEW.md\n"
+      "new file mode 100644\n"
+      "index 0000000000000000000000000000000000000000..3e757656cf36eca53338e520d134963a44f793f8\n"
+      "--- /dev/null\n"
+      "+++ b/NEW.md\n"
+      "@@ -0,0 +1 @@\n"
+      "+new\n"
+      "diff --git a/README.md b/README.md\n"
+      "deleted file mode 100644\n"
+      "index ce013625030ba8dba906f756967f9e9ca394464a..0000000000000000000000000000000000000000\n"
+      "--- a/README.md\n"
+      "+++ /dev/null\n"
+      "@@ -1 +0,0 @@\n"
+      "-hello\n"
+      "diff --git a/src/a.txt b/src/a.txt\n"
+      "index 5626abf0f72e58d7a153368ba57db4c673c0e171..814f4a422927b82f5f8a43f8fab6d3839e3983f2 "
+      "100644\n"
+      "--- a/src/a.txt\n"
+      "+++ b/src/a.txt\n"
+      "@@ -1 +1,2 @@\n"
+      " one\n"
+      "+two\n")
+      << isolation;
+  std::string branch = r.record["branch"];
+  EXPECT_EQ(git({"show", branch + ":src/a.txt"}), "one\ntwo\n");
+}
+
+// isolation user needs its real owner and worker users (pipeline_user_test's fixture) and runs
+// awaywork as that owner; it is not in this list.
+INSTANTIATE_TEST_SUITE_P(Isolations, EveryIsolation, ::testing::Values("none", "container"),
+                         [](const auto& info) { return std::string(info.param); });
 
 }  // namespace
 }  // namespace aw::test

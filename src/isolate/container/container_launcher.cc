@@ -70,6 +70,8 @@ Status check_plan(const ContainerPlan& p) {
     return fail("image name '{}'", p.image);
   if (p.engine.client.empty()) return fail("no engine client");
   if (!mountable(p.clone)) return fail("clone path {} cannot be mounted", p.clone);
+  if (!p.seccomp_profile.empty() && p.seccomp_profile[0] != '/')
+    return fail("seccomp profile {} is not an absolute path", p.seccomp_profile);
   if (!p.plugin_dir.empty() && !mountable(p.plugin_dir))
     return fail("plugin folder {} cannot be mounted", p.plugin_dir);
   for (const auto& n : p.secret_names) {
@@ -80,8 +82,10 @@ Status check_plan(const ContainerPlan& p) {
   }
   for (const auto& [k, v] : p.placeholders)
     if (!valid_name(k)) return fail("placeholder name '{}' is not a variable name", k);
-  if (p.network == Network::allowlist && p.proxy_network.empty())
-    return fail("network allowlist needs the egress proxy's engine network, and none is given");
+  if (p.network == Network::allowlist && !valid_container_name(p.proxy_network))
+    return fail("network allowlist needs the unit's egress bridge container, and none is given");
+  for (const auto& [src, dst] : p.readonly_files)
+    if (!mountable(src) || !mountable(dst)) return fail("lent file {} cannot be mounted", src);
   return {};
 }
 
@@ -151,8 +155,11 @@ Result<std::vector<std::string>> container_run_argv(const ContainerPlan& p, cons
   std::vector<std::string> a = {p.engine.client, "run", "--rm", "-i", "--name=" + name};
   auto hard = hardening_args(p.engine);
   a.insert(a.end(), hard.begin(), hard.end());
-  a.insert(a.end(), {"--user", fmt::format("{}:{}", p.uid, p.gid), "--ipc", "private", "--hostname",
-                     "awaywork", "--pids-limit", std::to_string(p.pids)});
+  if (!p.seccomp_profile.empty()) a.push_back("--security-opt=seccomp=" + p.seccomp_profile);
+  a.insert(a.end(), {"--user", fmt::format("{}:{}", p.uid, p.gid), "--ipc", "private",
+                     "--pids-limit", std::to_string(p.pids)});
+  // Joining the bridge's network namespace takes its hostname too (the engine refuses both).
+  if (p.network != Network::allowlist) a.insert(a.end(), {"--hostname", "awaywork"});
   if (p.memory_bytes > 0) {
     a.insert(a.end(), {"--memory", std::to_string(p.memory_bytes), "--memory-swap",
                        std::to_string(p.memory_bytes)});
@@ -163,7 +170,7 @@ Result<std::vector<std::string>> container_run_argv(const ContainerPlan& p, cons
       a.insert(a.end(), {"--network", "none"});
       break;
     case Network::allowlist:
-      a.push_back("--network=" + p.proxy_network);
+      a.push_back("--network=container:" + p.proxy_network);
       break;
     case Network::host:
       a.insert(a.end(), {"--network", "host"});
@@ -175,6 +182,8 @@ Result<std::vector<std::string>> container_run_argv(const ContainerPlan& p, cons
   a.push_back(fmt::format("--mount=type=bind,source={0},target={0}", p.clone));
   if (!p.plugin_dir.empty())
     a.push_back(fmt::format("--mount=type=bind,source={0},target={0},readonly", p.plugin_dir));
+  for (const auto& [src, dst] : p.readonly_files)
+    a.push_back(fmt::format("--mount=type=bind,source={},target={},readonly", src, dst));
   a.insert(a.end(), {"--workdir=" + workdir, "--env=HOME=" + home});
   for (const auto& [k, v] : p.placeholders)
     if (k != "HOME") a.push_back("--env=" + k + "=" + v);
@@ -183,6 +192,7 @@ Result<std::vector<std::string>> container_run_argv(const ContainerPlan& p, cons
     value_of(req.env, n, &found);
     if (found) a.push_back("--env=" + n);  // by name: the value is in the client's env
   }
+  a.insert(a.end(), p.weaken_for_test.begin(), p.weaken_for_test.end());
   // Whatever the image names as entrypoint would run before our argv: the phase runs argv only.
   a.insert(a.end(), {"--entrypoint=" + req.argv[0], p.image});
   a.insert(a.end(), req.argv.begin() + 1, req.argv.end());

@@ -38,7 +38,18 @@ struct ContainerPlan {
   int pids = 512;
   double cpus = 0;  // 0 = no CPU quota
   Network network = Network::none;
-  std::string proxy_network;  // allowlist: the engine network where the egress proxy is
+  // allowlist: the unit's bridge container (egress_bridge.h), whose network namespace the phase
+  // joins (`--network=container:NAME`); its only way out is the egress proxy.
+  std::string proxy_network;
+  // A seccomp profile file (seccomp_profile.h) for `--security-opt seccomp=`; "" = the engine's
+  // own default.
+  std::string seccomp_profile;
+  // Files awaywork itself lends read-only, {source, target} (the static probe of `awaywork
+  // probe`); never from the config, never for a unit's phases.
+  std::vector<std::pair<std::string, std::string>> readonly_files;
+  // Test-only: engine flags added before the image (a mount of the owner's home, a capability),
+  // so that a probe test can show the suite sees that leak. Never set from configuration.
+  std::vector<std::string> weaken_for_test;
 };
 
 // The client's argv for a phase (what the launcher execs); `req` gives the command, the working

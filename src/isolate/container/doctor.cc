@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "base/fs.h"
 #include "isolate/container/engine.h"
+#include "isolate/container/seccomp_profile.h"
+#include "isolate/container/static_program.h"
 
 namespace aw {
 
@@ -63,6 +66,21 @@ std::vector<ContainerCheck> check_container_setup(const ContainerSetup& s) {
     out.push_back({C::failure, "no image is configured for isolation: container",
                    "set `image:` for each repository (or the default container_image)"});
   for (const auto& image : s.images) check_image(*e, image, s.programs, out);
+  if (read_file(kEngineSeccompBase, 1 << 22).and_then(tighten_seccomp_profile))
+    out.push_back({C::ok, fmt::format("seccomp profile: {} tightened", kEngineSeccompBase), ""});
+  else
+    out.push_back({C::warning,
+                   fmt::format("{} is missing or not a profile: containers get the engine's "
+                               "default seccomp profile (ptrace, io_uring, AF_VSOCK allowed)",
+                               kEngineSeccompBase),
+                   "apt-get install golang-github-containers-common"});
+  if (s.allowlist) {
+    if (auto b = static_program("aw_bridge_static"))
+      out.push_back({C::ok, "egress bridge for network allowlist: " + *b, ""});
+    else
+      out.push_back({C::failure, b.error().message,
+                     "install aw_bridge_static beside awaywork (ninja aw_bridge_static)"});
+  }
   auto left = containers_of_unit(*e, "");
   if (left && !left->empty()) {
     std::string names;

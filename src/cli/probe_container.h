@@ -1,0 +1,38 @@
+// `awaywork probe` under isolation container: the leak suite run as a unit's agent phase would
+// run (the container isolator, its launcher, the unit's phase environment), by a statically
+// linked probe lent read-only into the container (the image's libraries are not the host's).
+// Only `awaywork probe` lends it; a unit's phases never get it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "cli/commands.h"
+#include "config/config.h"
+#include "proc/runner.h"
+
+namespace aw {
+
+struct ContainerProbeOptions {
+  std::string probe_program;  // "" = aw_probe_static found by static_program()
+  // Test-only engine flags (a mount of the host home, a capability) that weaken the container so
+  // that a test shows the matching probe reports the leak. Never set by the command.
+  std::vector<std::string> weaken_for_test;
+};
+
+struct ContainerProbeRun {
+  std::string sandbox_note;  // as a unit's record would say it
+  PhaseResult phase;
+  std::string out, err;  // out: the probe's JSON array
+};
+
+// Plants the host's canaries (ProbeHost, plus a canary folder in the owner's home), runs the
+// probe in one phase container, removes it. Error when the isolation refuses or nothing ran.
+Result<ContainerProbeRun> run_container_probe(const Config& cfg, const ContainerProbeOptions& o);
+
+// The command's body for isolation container: prints like cmd_probe. Exit 0 when no probe
+// leaked, 1 when one did or the isolation refused.
+int cmd_probe_container(const GlobalOptions& g, const Config& cfg);
+
+}  // namespace aw

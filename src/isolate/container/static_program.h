@@ -1,0 +1,17 @@
+// The statically linked programs awaywork lends read-only into a container (an image has its own
+// libraries, maybe none of ours): aw_probe_static (`awaywork probe`) and aw_bridge_static (the
+// egress bridge of network: allowlist).
+#pragma once
+
+#include <string>
+
+#include "base/result.h"
+
+namespace aw {
+
+// The program's absolute, link-free path: beside the running executable, then in
+// ../libexec/awaywork/ from it, then in the build tree this library was built in. Error naming
+// every place looked at (and the ninja target that builds it).
+Result<std::string> static_program(const std::string& name);
+
+}  // namespace aw
