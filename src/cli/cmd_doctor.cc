@@ -58,6 +58,7 @@ Registry::Provider container_provider(const Config& cfg) {
     ContainerSetup s;
     s.engine = cfg.container_engine;
     s.owner = ::getuid();
+    s.allowlist = cfg.sandbox.network == Network::allowlist;
     auto add = [](std::vector<std::string>& v, const std::string& x) {
       if (!x.empty() && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
     };

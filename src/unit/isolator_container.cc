@@ -82,6 +82,9 @@ class ContainerIsolator : public Isolator {
     plan_.cpus = cfg.sandbox.limits.cpus > 0 ? fitting_cpus(cfg.sandbox.limits.cpus) : 0;
     plan_.network = cfg.sandbox.network;
     agent_env_ = t.agent.env;
+    // The profile's variables and secrets go to every phase by name, like the agent's own.
+    for (const auto& [name, _] : t.profile.vars) profile_names_.push_back(name);
+    for (const auto& name : t.profile.secrets) profile_names_.push_back(name);
     prompt_file_mode_ = t.agent.prompt == PromptMode::file;
     plan_.readonly_files = std::move(extras.lend_readonly);
     plan_.weaken_for_test = std::move(extras.weaken_for_test);
@@ -144,7 +147,9 @@ class ContainerIsolator : public Isolator {
         plan.placeholders.emplace_back(n, url);
     }
     // The agent's own variables by name only: their values stay in the client's environment.
-    if (phase.agent) plan.secret_names = agent_env_;
+    plan.secret_names = profile_names_;
+    if (phase.agent)
+      plan.secret_names.insert(plan.secret_names.end(), agent_env_.begin(), agent_env_.end());
     AW_TRY(Launcher inner, make_container_launcher(plan, container_name(index)));
     // `{prompt_file}` in the agent's argv was filled with the run folder's copy; inside, the
     // prompt is the clone's.
@@ -232,6 +237,7 @@ class ContainerIsolator : public Isolator {
   std::unique_ptr<Egress> egress_;
   ContainerPlan plan_;
   std::vector<std::string> agent_env_;
+  std::vector<std::string> profile_names_;
   bool prompt_file_mode_ = false;
   UnitPaths paths_;
   std::string host_prompt_, inner_prompt_, clone_;
