@@ -2,14 +2,13 @@
 // optional extra CA bundle, TLS 1.2+), and connecting with certificate and hostname verification.
 #pragma once
 
-#include <boost/asio/awaitable.hpp>
+#include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <map>
 #include <memory>
 #include <string>
-#include <utility>  // Boost 1.74 awaitable.hpp uses std::exchange without it
 
 #include "base/result.h"
 
