@@ -2,13 +2,15 @@
 // optional extra CA bundle, TLS 1.2+), and connecting with certificate and hostname verification.
 #pragma once
 
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>  // first: Boost 1.74's awaitable.hpp uses std::exchange without including it
+
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
-#include <map>
-#include <memory>
-#include <string>
 
 #include "base/result.h"
 
