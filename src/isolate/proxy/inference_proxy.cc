@@ -12,6 +12,7 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <limits>
 #include <thread>
 
 #include "isolate/proxy/inference_tokens.h"
@@ -146,7 +147,9 @@ struct InferenceProxy::Impl {
     beast::flat_buffer ubuf;
     http::response_parser<http::buffer_body> rp;
     rp.header_limit(kMaxHead);
-    rp.body_limit(boost::none);
+    // No limit on what streams through (boost::none would be it, but Beast 1.74 compares a
+    // Content-Length against none as "exceeded").
+    rp.body_limit(std::numeric_limits<uint64_t>::max());
     if (head) rp.skip(true);
     co_await http::async_read_header(s, ubuf, rp, on(ec));
     if (ec) {
