@@ -409,6 +409,39 @@ TEST_F(IsolateInferenceProxy, LogsOneLinePerRequestWithoutQueryHeadersBodiesOrKe
   expect_key_nowhere(kApiKey);
 }
 
+TEST_F(IsolateInferenceProxy, TakesChunkedRequestBodiesAndExpectContinue) {
+  start(options());
+  std::string token = proxy->issue_token();
+  std::string half = kMessages.substr(0, 10), rest = kMessages.substr(10);
+  auto chunked = call(fmt::format(
+      "POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: {}\r\nTransfer-Encoding: chunked\r\n"
+      "Connection: close\r\n\r\n{:x}\r\n{}\r\n{:x}\r\n{}\r\n0\r\n\r\n",
+      token, half.size(), half, rest.size(), rest));
+  EXPECT_EQ(chunked.status, 200) << chunked.raw;
+  // Expect: 100-continue: the body is sent only after the proxy's interim answer.
+  int s = connect_tcp(proxy->tcp_port());
+  send_all(s, fmt::format("POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: {}\r\n"
+                          "Expect: 100-continue\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                          token, kMessages.size()));
+  std::string interim;
+  char c;
+  while (interim.find("\r\n\r\n") == std::string::npos && ::read(s, &c, 1) == 1) interim += c;
+  EXPECT_EQ(interim, "HTTP/1.1 100 Continue\r\n\r\n");
+  send_all(s, kMessages);
+  std::string got;
+  test::drain(s, got);
+  ::close(s);
+  EXPECT_EQ(parse_reply(got).status, 200) << got;
+  auto seen = upstream->seen();
+  ASSERT_EQ(seen.size(), 2u);
+  for (const auto& r : seen) {
+    EXPECT_EQ(r.body, kMessages);
+    EXPECT_NE(r.head.find(fmt::format("Content-Length: {}", kMessages.size())), std::string::npos);
+    EXPECT_EQ(r.head.find("Transfer-Encoding"), std::string::npos) << r.head;
+    EXPECT_EQ(r.head.find("Expect"), std::string::npos) << r.head;
+  }
+}
+
 TEST_F(IsolateInferenceProxy, ListensOnItsUnixSocketToo) {
   start(options());
   std::string token = proxy->issue_token();
