@@ -257,6 +257,15 @@ struct InferenceProxy::Impl {
   }
 
   awaitable<void> session(Client client) {
+    try {
+      co_await serve(client);
+    } catch (...) {  // a library's throw (allocation...) ends this connection, not the proxy
+    }
+    error_code ignored;
+    client.shutdown(asio::socket_base::shutdown_both, ignored);
+  }
+
+  awaitable<void> serve(Client& client) {
     beast::flat_buffer buf;
     for (bool keep = true; keep;) {
       http::request_parser<http::string_body> p;
@@ -279,8 +288,6 @@ struct InferenceProxy::Impl {
       Request req = p.release();
       keep = co_await handle(client, req);
     }
-    error_code ignored;
-    client.shutdown(asio::socket_base::shutdown_both, ignored);
   }
 
   template <class Acceptor>
@@ -293,8 +300,15 @@ struct InferenceProxy::Impl {
       // One session type for both listeners: the socket as a generic stream socket.
       auto protocol = s.local_endpoint(ec).protocol();
       if (ec) continue;
-      Client generic(io, asio::generic::stream_protocol(protocol.family(), protocol.protocol()),
-                     s.release());
+      auto fd = s.release(ec);
+      if (ec) continue;
+      Client generic(io);
+      generic.assign(asio::generic::stream_protocol(protocol.family(), protocol.protocol()), fd,
+                     ec);
+      if (ec) {
+        ::close(fd);
+        continue;
+      }
       asio::co_spawn(io, session(std::move(generic)), asio::detached);
     }
   }
@@ -341,9 +355,12 @@ Result<std::unique_ptr<InferenceProxy>> InferenceProxy::start(InferenceProxyOpti
   AW_CHECK(impl->listen());
   Impl* raw = impl.get();
   impl->thread = std::thread([raw] {
-    try {
-      raw->io.run();
-    } catch (...) {  // nothing may escape the proxy thread
+    for (;;) {
+      try {
+        raw->io.run();
+        return;        // stopped
+      } catch (...) {  // nothing may escape the proxy thread, nor stop it serving
+      }
     }
   });
   return std::unique_ptr<InferenceProxy>(new InferenceProxy(std::move(impl)));
