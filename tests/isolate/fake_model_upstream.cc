@@ -185,6 +185,7 @@ FakeModelUpstream::FakeModelUpstream(TestCert cert) : impl_(std::make_unique<Imp
       tcp::socket s(impl->io);
       impl->acceptor.accept(s, ec);
       if (ec) return;
+      s.set_option(tcp::no_delay(true), ec);  // each event goes out at once, like a real server
       std::lock_guard<std::mutex> l(impl->mu);
       impl->workers.emplace_back(
           [impl, sock = std::move(s)]() mutable { impl->connection(std::move(sock)); });

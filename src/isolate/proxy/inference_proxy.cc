@@ -14,6 +14,7 @@
 #include <boost/beast/http.hpp>
 #include <limits>
 #include <thread>
+#include <type_traits>
 
 #include "isolate/proxy/inference_tokens.h"
 #include "isolate/proxy/inference_upstream.h"
@@ -297,6 +298,8 @@ struct InferenceProxy::Impl {
       auto s = co_await acceptor.async_accept(on(ec));
       if (ec == asio::error::operation_aborted) co_return;
       if (ec) continue;
+      // Events are small writes: without this, Nagle holds each behind the last one's ACK.
+      if constexpr (std::is_same_v<Acceptor, tcp::acceptor>) s.set_option(tcp::no_delay(true), ec);
       // One session type for both listeners: the socket as a generic stream socket.
       auto protocol = s.local_endpoint(ec).protocol();
       if (ec) continue;

@@ -110,6 +110,7 @@ asio::awaitable<std::string> connect_upstream(
   stream.expires_after(std::chrono::seconds(30));
   co_await stream.async_connect(results, asio::redirect_error(asio::use_awaitable, ec));
   if (ec) co_return fmt::format("cannot connect to {}:{}: {}", url.host, url.port, ec.message());
+  stream.socket().set_option(asio::ip::tcp::no_delay(true), ec);  // not a failure if refused
   co_return std::string();
 }
 

@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -89,6 +90,8 @@ std::string open_bridges(const SandboxPlan& plan, std::vector<BridgeFds>* out) {
       if (!(fds[i].revents & POLLIN)) continue;
       int c = ::accept4(fds[i].fd, nullptr, nullptr, SOCK_CLOEXEC);
       if (c < 0) continue;  // EINTR, ECONNABORTED: the next poll tells
+      int one = 1;          // streamed events are small writes: no Nagle delay behind each ACK
+      ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       if (::fork() == 0) {
         sockaddr_un target{};
         target.sun_family = AF_UNIX;
