@@ -87,8 +87,10 @@ struct InferenceProxy::Impl {
   }
 
   // Answer with the provider's error shape; returns whether the connection stays open.
-  awaitable<bool> refuse(Client& client, int status, const std::string& message,
-                         const std::string& rule, InferenceLogEntry& e, bool keep) {
+  // rule is a literal: GCC 12 destroys temporaries of a co_await expression twice, so callers
+  // pass named strings or literals only.
+  awaitable<bool> refuse(Client& client, int status, const std::string& message, const char* rule,
+                         InferenceLogEntry& e, bool keep) {
     std::string body = provider_error_body(opt.api, status, message);
     std::string resp = fmt::format(
         "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n"
