@@ -7,6 +7,7 @@
 
 #include "fake_model_upstream.h"
 #include "harness.h"
+#include "isolate/proxy/egress_proxy.h"
 #include "isolate/proxy/inference_proxy.h"
 #include "isolate/proxy/inference_usage.h"
 #include "isolate/proxy/inference_wire.h"
@@ -522,6 +523,39 @@ TEST_F(IsolateInferenceProxy, SandboxedAgentReachesTheProxyThroughItsBridgeAndNo
   EXPECT_NE(seen[0].head.find("x-api-key: " + kApiKey), std::string::npos);
   EXPECT_EQ(seen[0].head.find(token), std::string::npos);
   EXPECT_EQ(r.out.find(kApiKey), std::string::npos);
+}
+
+// urllib honours HTTP_PROXY and NO_PROXY, as the agent CLIs do.
+constexpr const char* kProxiedAgent = R"(
+import sys, urllib.request
+req = urllib.request.Request('http://127.0.0.1:4180/v1/messages', method='POST',
+    data=b'{"model":"fake","max_tokens":16,"messages":[]}',
+    headers={'x-api-key': sys.argv[1], 'content-type': 'application/json'})
+try:
+    print(urllib.request.urlopen(req, timeout=20).status)
+except urllib.error.HTTPError as e:
+    print(e.code, e.headers.get('X-Awaywork-Refused'))
+)";
+
+TEST_F(IsolateInferenceProxy, AllowlistAgentReachesTheProxyDirectlyNotThroughTheEgressProxy) {
+  start(options());
+  EgressProxyOptions eo;
+  eo.socket_path = dir.path + "/egress.sock";
+  auto egress = EgressProxy::start(eo);
+  ASSERT_TRUE(egress) << egress.error().message;
+  std::string clone = dir.path + "/clone";
+  ASSERT_TRUE(make_dirs(clone));
+  SandboxPlan plan;
+  plan.network = Network::allowlist;
+  plan.proxy_socket = eo.socket_path;
+  plan.writable = {clone};
+  plan.apply_limits = false;
+  plan.bridges = {{proxy->socket_path(), 4180}};
+  auto r = test::run_with(make_sandbox_launcher(plan),
+                          {"python3", "-c", kProxiedAgent, proxy->issue_token()}, clone);
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "200\n") << r.err;  // through the egress proxy it would be 403 ip-literal
+  EXPECT_EQ(upstream->seen().size(), 1u);
 }
 
 // ---- usage parsing on its own ----

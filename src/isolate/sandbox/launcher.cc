@@ -116,6 +116,10 @@ Result<pid_t> launch(const SandboxPlan& plan, const std::vector<sock_filter>& fi
     std::string url = fmt::format("http://127.0.0.1:{}", plan.proxy_port);
     for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY"})
       p.proxy_env.push_back(std::string(name) + "=" + url);
+    // Loopback inside holds only the bridges (the inference proxy's among them): a client that
+    // sent those requests through the egress proxy would be refused there (an IP literal).
+    for (const char* name : {"NO_PROXY", "no_proxy"})
+      p.proxy_env.push_back(std::string(name) + "=127.0.0.1,localhost");
   }
   AW_CHECK(check_bridges(plan));
   AW_TRY(p.exec_paths, exec_candidates(req));
