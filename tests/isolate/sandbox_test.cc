@@ -279,6 +279,22 @@ TEST_F(IsolateSandbox, NetworkNoneWithABridgeReachesTheBridgedSocketAndNothingEl
   EXPECT_TRUE(host.requests().empty());
 }
 
+TEST_F(IsolateSandbox, EveryPhaseInTheUnitsNamespaceGetsItsBridgeAgain) {
+  NEED_ROOT();
+  auto ns = UnitNetns::create();
+  ASSERT_TRUE(ns) << ns.error().message;
+  plan.unit_netns_fd = ns->fd();
+  test::UnixServer server(dir.path + "/bridged.sock");
+  plan.bridges = {{server.path, 4180}};
+  // The last phase's bridge died with it: the port is free for the next phase's.
+  for (int phase = 1; phase <= 3; ++phase) {
+    auto r = run_with(make_sandbox_launcher(plan), {"python3", "-c", kNetworkView, "1"}, clone);
+    ASSERT_TRUE(r.started) << r.start_error;
+    EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "bridge open pong " + std::to_string(phase))
+        << r.out << r.err;
+  }
+}
+
 TEST_F(IsolateSandbox, WithoutLandlockThePhasesOwnListenerIsReachable) {
   // The positive control of the test above: what landlock's port rule is what keeps out.
   if (landlock_abi() < 4) GTEST_SKIP() << "landlock ABI 4 (TCP rules) missing: nothing to control";
