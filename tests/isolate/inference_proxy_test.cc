@@ -376,6 +376,24 @@ TEST_F(IsolateInferenceProxy, UnreachableUpstreamIs502WithoutTheKey) {
   expect_key_nowhere(kApiKey);
 }
 
+TEST_F(IsolateInferenceProxy, PlainHttpUpstreamOnLoopbackRelaysAndCounts) {
+  upstream = std::make_unique<test::FakeModelUpstream>();  // no certificate: plain HTTP
+  auto o = options();
+  o.upstream = fmt::format("http://127.0.0.1:{}/", upstream->port());
+  start(o);
+  std::string token = proxy->issue_token();
+  auto r = post("/v1/messages", {"x-api-key: " + token}, kMessagesStream);
+  EXPECT_EQ(r.status, 200) << r.raw;
+  EXPECT_NE(r.body.find("message_stop"), std::string::npos) << r.body;
+  auto seen = upstream->seen();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].target, "/v1/messages");
+  EXPECT_NE(seen[0].head.find(fmt::format("Host: 127.0.0.1:{}", upstream->port())),
+            std::string::npos)
+      << seen[0].head;
+  EXPECT_EQ(proxy->usage(token).output_tokens, 17u);
+}
+
 TEST_F(IsolateInferenceProxy, AbsoluteUriAndConnectAre400) {
   start(options());
   std::string token = proxy->issue_token();
