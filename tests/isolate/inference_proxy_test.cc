@@ -394,6 +394,25 @@ TEST_F(IsolateInferenceProxy, PlainHttpUpstreamOnLoopbackRelaysAndCounts) {
   EXPECT_EQ(proxy->usage(token).output_tokens, 17u);
 }
 
+TEST_F(IsolateInferenceProxy, PathsOutsideAllowPathsGet404AndNeverReachTheUpstream) {
+  auto o = options();
+  o.allow_paths = {"/v1/messages", "/v1/models*"};
+  start(o);
+  std::string token = proxy->issue_token();
+  EXPECT_EQ(post("/v1/messages?beta=true", {"x-api-key: " + token}).status, 200);
+  auto batches = post("/v1/messages/batches", {"x-api-key: " + token});
+  EXPECT_EQ(batches.status, 404) << batches.raw;
+  EXPECT_NE(batches.body.find(R"("type":"not_found_error")"), std::string::npos) << batches.body;
+  EXPECT_EQ(post("/v1/files", {"x-api-key: " + token}).status, 404);
+  EXPECT_EQ(upstream->seen().size(), 1u);
+  EXPECT_TRUE(path_allowed(o.allow_paths, "/v1/models/claude-x"));
+  EXPECT_FALSE(path_allowed(o.allow_paths, "/v1/messagesX"));
+  for (const char* sneaky : {"/v1/models/../files", "/v1/models/..", "/v1/models/%2e%2e/files",
+                             "/v1/models/.%2E/files", "/v1/models/x%2Ffiles", "/v1/models/./x"})
+    EXPECT_FALSE(path_allowed(o.allow_paths, sneaky)) << sneaky;
+  EXPECT_TRUE(path_allowed({}, "/anything"));
+}
+
 TEST_F(IsolateInferenceProxy, AbsoluteUriAndConnectAre400) {
   start(options());
   std::string token = proxy->issue_token();

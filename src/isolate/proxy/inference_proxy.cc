@@ -254,6 +254,10 @@ struct InferenceProxy::Impl {
           "Authorization: Bearer)";
       co_return co_await refuse(client, 401, message, "run-token", e, keep);
     }
+    if (!path_allowed(opt.allow_paths, e.path)) {
+      std::string message = "awaywork: the inference proxy does not forward " + e.path;
+      co_return co_await refuse(client, 404, message, "path", e, keep);
+    }
     std::string spent = book.admit(*token, opt.max_requests, opt.budget_tokens);
     if (!spent.empty()) co_return co_await refuse(client, 403, spent, "budget", e, keep);
     co_return co_await forward(client, req, *token, e, keep);

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 
@@ -34,7 +35,11 @@ struct InferenceProxyOptions {
   std::string credential;  // the real key; never logged, never in an error
   std::string ca_file;     // extra CA bundle (added to the system store); "" = the system store
   std::map<std::string, std::string> static_hosts;  // host -> IP before DNS (tests)
-  int max_requests = 0;                             // per token; 0 = unlimited
+  // Request paths (without the query) forwarded: exact, or a prefix when the entry ends in '*'
+  // ("/v1/messages", "/v1/models*"). Others get 404 in the provider's shape, so the real key
+  // cannot reach the account's other endpoints (files, batches). Empty = every path.
+  std::vector<std::string> allow_paths;
+  int max_requests = 0;        // per token; 0 = unlimited
   uint64_t budget_tokens = 0;  // per token, input+output as the upstream reports; 0 = unlimited
   // One JSON object per request (no newline): time, method, path, status, upstream status, tokens
   // in/out, refused rule; no bodies, no headers' values, no query strings.

@@ -62,6 +62,23 @@ std::string provider_error_body(const std::string& api, int status, const std::s
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+bool path_allowed(const std::vector<std::string>& allow, std::string_view path) {
+  if (allow.empty()) return true;
+  // "/v1/models/../files" would match the prefix and be normalized upstream: no dot segments,
+  // no encoded dots or slashes, no backslashes.
+  std::string padded = std::string(path) + "/";
+  for (const char* bad : {"/./", "/../", "%2e", "%2E", "%2f", "%2F", "%5c", "%5C", "\\"})
+    if (padded.find(bad) != std::string::npos) return false;
+  for (const auto& a : allow) {
+    if (!a.empty() && a.back() == '*') {
+      if (path.substr(0, a.size() - 1) == std::string_view(a).substr(0, a.size() - 1)) return true;
+    } else if (path == a) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool drop_request_header(std::string_view name) {
   return is_one_of(
       name, {"x-api-key", "authorization", "cookie", "proxy-authorization", "proxy-connection",

@@ -7,11 +7,16 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace aw {
 
 // A JSON error body in the provider's own format for an HTTP status (400, 401, 403, 502...).
 std::string provider_error_body(const std::string& api, int status, const std::string& message);
+
+// Whether a request path (no query) is one of allow: exact entries, or prefixes ending in '*'.
+// An empty list allows every path.
+bool path_allowed(const std::vector<std::string>& allow, std::string_view path);
 
 // Request headers the agent sent that never reach the upstream: its credentials (x-api-key,
 // authorization, cookie, proxy-authorization), hop-by-hop headers, and what the proxy sets itself
