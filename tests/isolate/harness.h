@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -151,6 +152,38 @@ struct Upstream {
   std::vector<std::string> requests() {
     std::lock_guard<std::mutex> l(mu);
     return got;
+  }
+};
+
+// A unix-socket server outside the sandbox (what a bridge leads to): answers every connection
+// with "pong <n>\n" and closes.
+struct UnixServer {
+  std::string path;
+  int fd = -1;
+  std::thread thread;
+  std::atomic<int> served{0};
+  explicit UnixServer(std::string p) : path(std::move(p)) {
+    fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 16) != 0)
+      std::abort();
+    thread = std::thread([this] {
+      for (;;) {
+        int c = ::accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
+        if (c < 0) return;
+        std::string msg = "pong " + std::to_string(++served) + "\n";
+        (void)!::write(c, msg.data(), msg.size());
+        ::close(c);
+      }
+    });
+  }
+  ~UnixServer() {
+    ::shutdown(fd, SHUT_RDWR);
+    thread.join();
+    ::close(fd);
+    ::unlink(path.c_str());
   }
 };
 

@@ -245,6 +245,82 @@ TEST_F(IsolateSandbox, RequiredPolicyRefusesWhatItCannotBuildAndNamesTheFix) {
   EXPECT_EQ(*sandbox_decision(plan), "");
 }
 
+// What the phase sees of the network, as python prints it: the bridge port, a listener the phase
+// opens itself on another loopback port, the host's loopback, an outside address.
+constexpr const char* kNetworkView = R"(
+import socket, sys
+def connect(host, port, read=False):
+    try:
+        s = socket.create_connection((host, port), timeout=5)
+        return 'open' + (' ' + s.recv(64).decode().strip() if read else '')
+    except OSError as e:
+        return 'refused'
+own = socket.socket()
+own.bind(('127.0.0.1', 4181))
+own.listen()
+print('bridge', connect('127.0.0.1', 4180, read=True))
+print('own', connect('127.0.0.1', 4181))
+print('host', connect('127.0.0.1', int(sys.argv[1])))
+print('outside', connect('192.0.2.1', 443))
+)";
+
+TEST_F(IsolateSandbox, NetworkNoneWithABridgeReachesTheBridgedSocketAndNothingElse) {
+  test::UnixServer server(dir.path + "/bridged.sock");
+  test::Upstream host;  // on the host's loopback
+  plan.network = Network::none;
+  plan.bridges = {{server.path, 4180}};
+  auto r = run_with(make_sandbox_launcher(plan),
+                    {"python3", "-c", kNetworkView, std::to_string(host.port)}, clone);
+  ASSERT_TRUE(r.started) << r.start_error;
+  // landlock (ABI 4) refuses a TCP connect to any port but the bridges', even one the phase
+  // listens on itself; without it, only the empty namespace keeps the rest out.
+  std::string own = landlock_abi() >= 4 ? "refused" : "open";
+  EXPECT_EQ(r.out, "bridge open pong 1\nown " + own + "\nhost refused\noutside refused\n") << r.err;
+  EXPECT_TRUE(host.requests().empty());
+}
+
+TEST_F(IsolateSandbox, EveryPhaseInTheUnitsNamespaceGetsItsBridgeAgain) {
+  NEED_ROOT();
+  auto ns = UnitNetns::create();
+  ASSERT_TRUE(ns) << ns.error().message;
+  plan.unit_netns_fd = ns->fd();
+  test::UnixServer server(dir.path + "/bridged.sock");
+  plan.bridges = {{server.path, 4180}};
+  // The last phase's bridge died with it: the port is free for the next phase's.
+  for (int phase = 1; phase <= 3; ++phase) {
+    auto r = run_with(make_sandbox_launcher(plan), {"python3", "-c", kNetworkView, "1"}, clone);
+    ASSERT_TRUE(r.started) << r.start_error;
+    EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "bridge open pong " + std::to_string(phase))
+        << r.out << r.err;
+  }
+}
+
+TEST_F(IsolateSandbox, WithoutLandlockThePhasesOwnListenerIsReachable) {
+  // The positive control of the test above: what landlock's port rule is what keeps out.
+  if (landlock_abi() < 4) GTEST_SKIP() << "landlock ABI 4 (TCP rules) missing: nothing to control";
+  test::UnixServer server(dir.path + "/bridged.sock");
+  plan.network = Network::none;
+  plan.bridges = {{server.path, 4180}};
+  plan.disable_for_test = {"landlock"};
+  auto r = run_with(make_sandbox_launcher(plan), {"python3", "-c", kNetworkView, "1"}, clone);
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_NE(r.out.find("own open"), std::string::npos) << r.out << r.err;
+}
+
+TEST_F(IsolateSandbox, BridgesNeedASocketAndAPortOfTheirOwn) {
+  test::UnixServer a(dir.path + "/a.sock"), b(dir.path + "/b.sock");
+  plan.bridges = {{a.path, 4180}, {b.path, 4180}};
+  auto r = sh("true");
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.start_error.find("two bridges on port 4180"), std::string::npos) << r.start_error;
+  plan.bridges = {{"", 4180}};
+  EXPECT_FALSE(sh("true").started);
+  plan.bridges = {{dir.path + "/missing.sock", 4180}};
+  auto missing = sandbox_available(plan);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("missing.sock"), std::string::npos);
+}
+
 TEST(IsolatePlan, RefusesWritablePathsThatExposeTheOwnersSecretsOrHome) {
   TempDir d;
   SandboxPaths u{d.path + "/clone", d.path + "/home", {}, d.path + "/owner", "", "", {}};
@@ -277,7 +353,7 @@ TEST(IsolatePlan, ExpandsHomeResolvesLinksAndAlwaysHidesAwayworksOwnFolders) {
   SandboxConfig cfg;
   cfg.hidden = {"~/extra"};
   SandboxPaths u{d.path + "/clone", d.path + "/home",  {d.path + "/claude"},     d.path,
-              d.path + "/cfg",   d.path + "/state", {d.path + "/secrets.bin"}};
+                 d.path + "/cfg",   d.path + "/state", {d.path + "/secrets.bin"}};
   auto plan = make_plan(cfg, u);
   ASSERT_TRUE(plan) << plan.error().message;
   auto has = [&](const std::string& p) {

@@ -61,6 +61,11 @@ std::vector<MissingFeature> probe_sandbox(const SandboxPlan& plan) {
     missing.push_back(
         {"network allowlist: the egress proxy's socket",
          "start EgressProxy (isolate/proxy/egress_proxy.h) and set the plan's proxy_socket"});
+  if (plan.network != Network::host)
+    for (const auto& b : plan.bridges)
+      if (b.socket.empty() || ::access(b.socket.c_str(), F_OK) != 0)
+        missing.push_back({"a bridged socket: " + (b.socket.empty() ? "(no path)" : b.socket),
+                           "start the service behind it (the inference proxy) before the phase"});
   return missing;
 }
 

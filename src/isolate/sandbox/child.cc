@@ -129,21 +129,17 @@ void child_main(const Prepared& p, int sock) {
     std::string err = bring_up_loopback();
     if (!err.empty()) die(sock, err);
   }
-  int proxy_fd = -1, listen_fd = -1;
-  if (plan.network == Network::allowlist) {
-    proxy_fd = ::open(plan.proxy_socket.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    if (proxy_fd < 0) die(sock, step_error("proxy bridge", "open " + plan.proxy_socket, errno));
-    std::string e = open_proxy_listener(plan, &listen_fd);
-    if (!e.empty()) die(sock, e);
-  }
-  std::string err = build_fs_view(plan);
+  std::vector<BridgeFds> bridges;
+  std::string err = open_bridges(plan, &bridges);
   if (!err.empty()) die(sock, err);
-  if (listen_fd >= 0) {
+  err = build_fs_view(plan);
+  if (!err.empty()) die(sock, err);
+  if (!bridges.empty()) {
     pid_t bridge = ::fork();
-    if (bridge < 0) die(sock, step_error("proxy bridge", "fork", errno));
+    if (bridge < 0) die(sock, step_error("bridge", "fork", errno));
     if (bridge == 0) {
       ::close(sock);
-      run_bridge(p, listen_fd, proxy_fd);
+      run_bridges(p, bridges);
     }
   }
   pid_t main_pid = ::fork();

@@ -1,7 +1,7 @@
 // landlock: a second, independent fence mirroring the filesystem view (read everywhere, write only
-// where the view is writable), TCP connect limited in network none/allowlist, and (ABI 6) signals
-// and abstract unix sockets scoped to the sandbox. Linux headers here stop at ABI 2, so the
-// later structures and bits are defined here.
+// where the view is writable), TCP connect limited to the bridge ports in network none/allowlist,
+// and (ABI 6) signals and abstract unix sockets scoped to the sandbox. Linux headers here stop at
+// ABI 2, so the later structures and bits are defined here.
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <sys/prctl.h>
@@ -90,10 +90,11 @@ std::string apply_landlock(const SandboxPlan& plan, int abi) {
                         LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 5 ? kIoctlDev : 0) |
                             (abi >= 3 ? kTruncate : 0));
   ok = ok && allow_path(rs, "/proc", LANDLOCK_ACCESS_FS_WRITE_FILE);  // /proc/self/* of our own
-  if (ok && attr.handled_access_net && plan.network == Network::allowlist) {
-    NetPort rule{kNetConnectTcp, plan.proxy_port};  // the bridge to the egress proxy, nothing else
-    ok = ::syscall(SYS_landlock_add_rule, rs, kRuleNetPort, &rule, 0) == 0;
-  }
+  if (attr.handled_access_net)
+    for (const auto& b : active_bridges(plan)) {  // the bridges out, nothing else
+      NetPort rule{kNetConnectTcp, b.port};
+      ok = ok && ::syscall(SYS_landlock_add_rule, rs, kRuleNetPort, &rule, 0) == 0;
+    }
   if (!ok) {
     int e = errno;
     ::close(rs);

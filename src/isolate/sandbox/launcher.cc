@@ -86,6 +86,21 @@ Status parent_steps(const SandboxPlan& plan, const ExecRequest& req, const Prepa
   return {};
 }
 
+// Each bridge needs its socket and a port of its own (one listener per port inside).
+Status check_bridges(const SandboxPlan& plan) {
+  auto bridges = active_bridges(plan);
+  for (size_t i = 0; i < bridges.size(); ++i) {
+    if (bridges[i].socket.empty() || bridges[i].port == 0)
+      return fail("sandbox: a bridge needs a socket path and a port (port {}, socket '{}')",
+                  bridges[i].port, bridges[i].socket);
+    for (size_t j = 0; j < i; ++j)
+      if (bridges[j].port == bridges[i].port)
+        return fail("sandbox: two bridges on port {} ({} and {})", bridges[i].port,
+                    bridges[j].socket, bridges[i].socket);
+  }
+  return {};
+}
+
 Result<pid_t> launch(const SandboxPlan& plan, const std::vector<sock_filter>& filter,
                      const ExecRequest& req) {
   Prepared p;
@@ -101,7 +116,12 @@ Result<pid_t> launch(const SandboxPlan& plan, const std::vector<sock_filter>& fi
     std::string url = fmt::format("http://127.0.0.1:{}", plan.proxy_port);
     for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY"})
       p.proxy_env.push_back(std::string(name) + "=" + url);
+    // Loopback inside holds only the bridges (the inference proxy's among them): a client that
+    // sent those requests through the egress proxy would be refused there (an IP literal).
+    for (const char* name : {"NO_PROXY", "no_proxy"})
+      p.proxy_env.push_back(std::string(name) + "=127.0.0.1,localhost");
   }
+  AW_CHECK(check_bridges(plan));
   AW_TRY(p.exec_paths, exec_candidates(req));
   for (const auto& a : req.argv) p.argv.push_back(const_cast<char*>(a.c_str()));
   p.argv.push_back(nullptr);

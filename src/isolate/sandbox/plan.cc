@@ -31,6 +31,13 @@ const std::vector<std::string>& builtin_hidden_in_home() {
   return paths;
 }
 
+std::vector<SandboxPlan::Bridge> active_bridges(const SandboxPlan& plan) {
+  if (plan.network == Network::host) return {};
+  std::vector<SandboxPlan::Bridge> all = plan.bridges;
+  if (plan.network == Network::allowlist) all.push_back({plan.proxy_socket, plan.proxy_port});
+  return all;
+}
+
 namespace {
 
 // Lexically normalized absolute path: no "//", ".", "..", no trailing slash.

@@ -32,6 +32,14 @@ struct SandboxPlan {
   // inside (HTTP_PROXY/HTTPS_PROXY point there; landlock lets TCP connect reach only it).
   std::string proxy_socket;
   uint16_t proxy_port = 3128;
+  // More unix sockets outside, each bridged onto 127.0.0.1:port inside in network none and
+  // allowlist (the inference proxy): a network-none agent reaches these and nothing else, and
+  // landlock's TCP connect rule allows exactly these ports (plus the egress proxy's in allowlist).
+  struct Bridge {
+    std::string socket;
+    uint16_t port = 0;
+  };
+  std::vector<Bridge> bridges;
   std::vector<std::string> writable;  // absolute, link-free paths bound read-write
   std::vector<std::string> hidden;    // absolute paths masked (they need not exist)
   // Single files or folders awaywork itself lends a phase read-only (never from the config): the
@@ -58,6 +66,10 @@ struct SandboxPlan {
     return disable_for_test.count(protection) == 0;
   }
 };
+
+// Every socket bridged into the plan's network namespace: plan.bridges, plus the egress proxy's
+// in network allowlist. Empty in network host (there is no namespace to bridge into).
+std::vector<SandboxPlan::Bridge> active_bridges(const SandboxPlan& plan);
 
 // The secret folders every sandbox hides, relative to the owner's home (DESIGN.md section 3).
 const std::vector<std::string>& builtin_hidden_in_home();

@@ -43,11 +43,16 @@ Status write_existing(const std::string& path, const std::string& data);  // lim
 
 // ---- child side (all return an error text or "" on success) ----
 // Handshake: the child reports the first failing step as text; EOF without text means exec.
-[[noreturn]] void child_main(const Prepared& p, int sock);                      // child.cc
-std::string build_fs_view(const SandboxPlan& plan);                             // mounts.cc
-std::string bring_up_loopback();                                                // net.cc
-std::string open_proxy_listener(const SandboxPlan& plan, int* listen_fd);       // bridge.cc
-[[noreturn]] void run_bridge(const Prepared& p, int listen_fd, int proxy_fd);   // bridge.cc
+[[noreturn]] void child_main(const Prepared& p, int sock);  // child.cc
+std::string build_fs_view(const SandboxPlan& plan);         // mounts.cc
+std::string bring_up_loopback();                            // net.cc
+// One bridged socket inside: the listener on 127.0.0.1:port, the O_PATH fd of the socket outside.
+struct BridgeFds {
+  int listen_fd = -1;
+  int target_fd = -1;
+};
+std::string open_bridges(const SandboxPlan& plan, std::vector<BridgeFds>* out);  // bridge.cc
+[[noreturn]] void run_bridges(const Prepared& p, const std::vector<BridgeFds>& bridges);
 std::string apply_rlimits(const SandboxPlan& plan);                             // limits.cc
 std::string drop_privileges(const SandboxPlan& plan);                           // caps.cc
 std::string apply_landlock(const SandboxPlan& plan, int abi);                   // landlock.cc

@@ -1,0 +1,154 @@
+// inference_bench [RUNS]: what the inference proxy adds to one model request, medians in one run,
+// against the fake provider server of the tests (TLS, certificate made by the openssl CLI; it
+// serves one request per connection, as the proxy asks upstream):
+//   direct        a new TLS connection to the fake server, one non-streaming request
+//   proxy         the same request through the proxy on 127.0.0.1 (keep-alive to the proxy; the
+//                 proxy makes the TLS connection upstream)
+//   proxy-sse-ttfb  time to the first SSE event of a streaming request through the proxy
+// and the overhead (proxy - direct) and ratio (proxy / direct).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <utility>  // before Boost 1.74's asio (awaitable.hpp needs std::exchange)
+#include <vector>
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "../../tests/isolate/fake_model_upstream.h"
+#include "base/fs.h"
+#include "isolate/proxy/inference_proxy.h"
+
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+const std::string kKey = "sk-ant-api03-FAKEfakeFAKEfakeFAKEfakeFAKEfakeFAKEfake-AAAA";
+const std::string kBody = R"({"model":"fake","max_tokens":16,"messages":[]})";
+const std::string kStream = R"({"model":"fake","max_tokens":16,"stream":true,"messages":[]})";
+
+http::request<http::string_body> make_request(const std::string& auth, const std::string& body) {
+  http::request<http::string_body> req{http::verb::post, "/v1/messages", 11};
+  req.set(http::field::host, "api.anthropic.test");
+  req.set("x-api-key", auth);
+  req.set(http::field::content_type, "application/json");
+  req.body() = body;
+  req.prepare_payload();
+  return req;
+}
+
+struct Case {
+  std::string name;
+  std::function<bool()> once;
+  std::vector<double> ms;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = argc > 1 ? std::atoi(argv[1]) : 200;
+  char tmpl[] = "/var/tmp/aw-inference-bench-XXXXXX";
+  std::string dir = ::mkdtemp(tmpl);
+  auto cert = aw::test::make_test_cert(dir, "fake-api", {"api.anthropic.test"});
+  if (cert.cert.empty()) {
+    std::fprintf(stderr, "the openssl CLI made no certificate\n");
+    return 1;
+  }
+  aw::test::FakeModelUpstream upstream(cert);
+  aw::InferenceProxyOptions o;
+  o.tcp_loopback = true;
+  o.api = "anthropic";
+  o.upstream = "https://api.anthropic.test:" + std::to_string(upstream.port());
+  o.credential = kKey;
+  o.ca_file = cert.cert;
+  o.static_hosts = {{"api.anthropic.test", "127.0.0.1"}};
+  auto proxy = aw::InferenceProxy::start(o);
+  if (!proxy) {
+    std::fprintf(stderr, "%s\n", proxy.error().message.c_str());
+    return 1;
+  }
+  std::string token = (*proxy)->issue_token();
+
+  asio::io_context io;
+  asio::ssl::context tls(asio::ssl::context::tls_client);
+  tls.load_verify_file(cert.cert);
+  tls.set_verify_mode(asio::ssl::verify_peer);
+  tcp::endpoint up_ep(asio::ip::address_v4::loopback(), upstream.port());
+  tcp::endpoint proxy_ep(asio::ip::address_v4::loopback(), (*proxy)->tcp_port());
+  tcp::socket keep(io);  // the agent's kept-alive connection to the proxy
+  beast::flat_buffer keep_buf;
+
+  std::vector<Case> cases;
+  cases.push_back({"direct",
+                   [&] {
+                     beast::error_code ec;
+                     asio::ssl::stream<tcp::socket> s(io, tls);
+                     SSL_set_tlsext_host_name(s.native_handle(), "api.anthropic.test");
+                     s.next_layer().connect(up_ep, ec);
+                     if (!ec) s.handshake(asio::ssl::stream_base::client, ec);
+                     auto req = make_request(kKey, kBody);
+                     if (!ec) http::write(s, req, ec);
+                     beast::flat_buffer buf;
+                     http::response<http::string_body> res;
+                     if (!ec) http::read(s, buf, res, ec);
+                     return !ec && res.result_int() == 200;
+                   },
+                   {}});
+  cases.push_back({"proxy",
+                   [&] {
+                     beast::error_code ec;
+                     if (!keep.is_open()) keep.connect(proxy_ep, ec);
+                     auto req = make_request(token, kBody);
+                     if (!ec) http::write(keep, req, ec);
+                     http::response<http::string_body> res;
+                     if (!ec) http::read(keep, keep_buf, res, ec);
+                     return !ec && res.result_int() == 200;
+                   },
+                   {}});
+  cases.push_back({"proxy-sse-ttfb",
+                   [&] {
+                     beast::error_code ec;
+                     tcp::socket s(io);
+                     s.connect(proxy_ep, ec);
+                     auto req = make_request(token, kStream);
+                     if (!ec) http::write(s, req, ec);
+                     std::string got;
+                     char buf[4096];
+                     while (!ec && got.find("message_start") == std::string::npos) {
+                       size_t n = s.read_some(asio::buffer(buf), ec);
+                       got.append(buf, n);
+                     }
+                     return !ec;  // the rest of the stream is dropped with the connection
+                   },
+                   {}});
+  // Round-robin so that load from other processes spreads evenly over the cases.
+  for (int i = 0; i < runs; ++i)
+    for (auto& c : cases) {
+      auto a = Clock::now();
+      if (!c.once()) {
+        std::fprintf(stderr, "%s: run failed\n", c.name.c_str());
+        return 1;
+      }
+      c.ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
+    }
+  for (auto& c : cases) std::printf("%-16s median %.3f ms\n", c.name.c_str(), median(c.ms));
+  double direct = median(cases[0].ms), via = median(cases[1].ms);
+  std::printf("proxy overhead   %.3f ms per request, ratio proxy/direct %.2f (%d runs)\n",
+              via - direct, via / direct, runs);
+  (void)aw::remove_tree(dir);
+  return 0;
+}
