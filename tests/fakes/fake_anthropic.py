@@ -110,6 +110,10 @@ class Handler(fakeserver.Handler):
             self.record(body, "unknown")
             return self.send_json(404, {"type": "error", "error": {
                 "type": "not_found_error", "message": "fake: " + self.path}})
+        if self.server.args.error_status:
+            self.record(body, "error")
+            return self.send_json(self.server.args.error_status, {"type": "error", "error": {
+                "type": "authentication_error", "message": "fake: invalid x-api-key"}})
         blocks, stop = plan(self.server.args, body)
         self.record(body, "tool_use" if stop == "tool_use" else "text")
         model = body.get("model") or self.server.args.model

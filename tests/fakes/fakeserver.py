@@ -23,6 +23,8 @@ def parse_args(description, extra=None):
     p.add_argument("--port", type=int, default=0, help="0 = pick one; the port is printed")
     p.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS")
     p.add_argument("--log", help="append every request (headers, body) to this JSONL file")
+    p.add_argument("--error-status", type=int, default=0,
+                   help="answer every model request with this HTTP error (e.g. 401)")
     if extra:
         extra(p)
     return p.parse_args()
