@@ -55,6 +55,10 @@ class EventParser {
 // Convenience for a whole capture.
 std::vector<TranscriptEvent> parse_events(std::string_view provider, std::string_view output);
 
+// For `show ID`: one line per event ("  tool_call    Write  {...}"), long texts cut to a few
+// lines, usage summed at the end.
+std::string render_events(const std::vector<TranscriptEvent>& events);
+
 // runs/<id>/events.json: {"events": [...]} written atomically with mode 0600.
 Status write_events(const std::string& path, const std::vector<TranscriptEvent>& events);
 Result<std::vector<TranscriptEvent>> read_events(const std::string& path);

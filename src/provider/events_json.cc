@@ -1,4 +1,6 @@
 // events.json: the recorded transcript of a run, read back by `show ID`.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -37,6 +39,53 @@ void from_json(const nlohmann::json& j, TranscriptEvent& e) {
   e.tool = j.value("tool", "");
   e.input_tokens = j.value("input_tokens", int64_t{0});
   e.output_tokens = j.value("output_tokens", int64_t{0});
+}
+
+namespace {
+
+// The texts are the agent's: control characters (terminal escapes) are shown, never sent.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == '\n')
+      out += "\n               ";
+    else if (c == '\t')
+      out += ' ';
+    else if (c < 0x20 || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += ch;
+  }
+  return out;
+}
+
+std::string first_lines(const std::string& text, int max_lines) {
+  size_t pos = 0;
+  int lines = 0;
+  while (lines < max_lines && (pos = text.find('\n', pos)) != std::string::npos) ++lines, ++pos;
+  if (lines == max_lines && pos < text.size()) return text.substr(0, pos - 1) + " …";
+  return text;
+}
+
+}  // namespace
+
+std::string render_events(const std::vector<TranscriptEvent>& events) {
+  std::string out = fmt::format("transcript ({} event(s)):\n", events.size());
+  int64_t in = 0, outt = 0;
+  for (const auto& e : events) {
+    if (e.kind == TranscriptEvent::Kind::usage) {
+      in += e.input_tokens;
+      outt += e.output_tokens;
+      continue;
+    }
+    std::string head = e.tool.empty() ? "" : printable(e.tool) + "  ";
+    out +=
+        fmt::format("  {:<12} {}{}\n", to_string(e.kind), head, printable(first_lines(e.text, 6)));
+  }
+  if (in > 0 || outt > 0)
+    out += fmt::format("  {:<12} {} input, {} output tokens\n", "usage", in, outt);
+  return out;
 }
 
 Status write_events(const std::string& path, const std::vector<TranscriptEvent>& events) {
