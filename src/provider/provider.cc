@@ -101,7 +101,10 @@ void insert_after_subcommand(std::vector<std::string>& argv, std::vector<std::st
 }
 
 void opencode_env(Env& env, const std::string& url, const std::string& token) {
-  env.emplace_back("OPENCODE_DISABLE_AUTOUPDATE", "1");
+  // No network but the model's: no update check, models.dev list, LSP download or sharing.
+  for (const char* k : {"OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_MODELS_FETCH",
+                        "OPENCODE_DISABLE_LSP_DOWNLOAD", "OPENCODE_DISABLE_SHARE"})
+    env.emplace_back(k, "1");
   if (url.empty()) return;
   nlohmann::json cfg = {
       {"$schema", "https://opencode.ai/config.json"},

@@ -5,7 +5,8 @@ Answers POST /v1/messages (streaming SSE framed event by event as Anthropic send
 JSON) with a script of turns that makes the real Claude Code CLI edit a file:
   turn 1 (the request offers tools, no tool_result yet): a tool_use of Claude Code's `Write`
          tool (file_path = <cwd from the system prompt>/<--file>, content = --content), or of
-         `Bash` when the working directory cannot be found or --tool bash is given;
+         `Bash` when the working directory cannot be found or --tool bash is given (opencode's
+         lowercase `write` / `bash` likewise);
   turn 2 (the request carries a tool_result): a final text message (--final).
 Side requests (no tools: titles, summaries, quota checks) get a short text. count_tokens
 answers a count. Unknown paths are logged and answered with a minimal JSON 404.
@@ -65,19 +66,26 @@ def tool_names(body):
     return {t.get("name") for t in (body.get("tools") or []) if isinstance(t, dict)}
 
 
+def edit_call(args, names, cwd):
+    """The tool_use that writes the file, in the dialect of the client: Claude Code's tools are
+    `Write` {file_path, content} and `Bash`; opencode's are `write` {filePath, content} and
+    `bash`."""
+    for write, bash, path_key in (("Write", "Bash", "file_path"), ("write", "bash", "filePath")):
+        if args.tool == "write" and write in names and cwd:
+            return {"name": write,
+                    "input": {path_key: os.path.join(cwd, args.file), "content": args.content}}
+        if bash in names:
+            cmd = "printf %s " + shlex.quote(args.content) + " > " + shlex.quote(args.file)
+            return {"name": bash, "input": {"command": cmd, "description": "Write the file"}}
+    return None
+
+
 def plan(args, body):
     """The content blocks and stop_reason of this turn."""
-    names = tool_names(body)
     if has_tool_result(body):
         return [{"type": "text", "text": args.final}], "end_turn"
-    if "Write" in names or "Bash" in names:
-        cwd = find_cwd(body)
-        if args.tool == "write" and "Write" in names and cwd:
-            use = {"name": "Write",
-                   "input": {"file_path": os.path.join(cwd, args.file), "content": args.content}}
-        else:
-            cmd = "printf %s " + shlex.quote(args.content) + " > " + shlex.quote(args.file)
-            use = {"name": "Bash", "input": {"command": cmd, "description": "Write the file"}}
+    use = edit_call(args, tool_names(body), find_cwd(body))
+    if use:
         return [{"type": "text", "text": "I will write the file."},
                 {"type": "tool_use", "id": fakeserver.new_id("toolu_"), **use}], "tool_use"
     return [{"type": "text", "text": "Fake title"}], "end_turn"

@@ -209,6 +209,7 @@ const Capture kCaptures[] = {
     {"codex", "codex-0.171.0-patch.jsonl"},
     {"codex", "codex-0.171.0-shell.jsonl"},
     {"codex", "codex-0.171.0-error401.jsonl"},
+    {"opencode", "opencode-1.18.33-write.jsonl"},
 };
 
 TEST(EventParser, AnyChunkingGivesTheSameEvents) {
@@ -360,6 +361,28 @@ TEST(RenderEvents, ShowsEachEventSumsUsageAndNeutralisesTerminalEscapes) {
   EXPECT_NE(out.find("6 …"), std::string::npos) << out;  // cut after six lines
   EXPECT_EQ(out.find("\n               7"), std::string::npos) << out;
   EXPECT_NE(out.find("120 input, 6 output tokens"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace aw
+
+namespace aw {
+namespace {
+
+// Captured from the real opencode 1.18.33 run through provider_launch's OPENCODE_CONFIG_CONTENT
+// (anthropic baseURL) against tests/fakes/fake_anthropic.py.
+TEST(OpencodeEvents, TheRealWriteRunGivesTheWriteToolAndStepUsage) {
+  auto data = read_file(std::string(AW_SOURCE_DIR) +
+                        "/tests/provider/captures/opencode-1.18.33-write.jsonl");
+  ASSERT_TRUE(data);
+  auto es = parse_events("opencode", *data);
+  std::vector<std::string> seen;
+  for (const auto& e : es) seen.push_back(std::string(to_string(e.kind)) + ":" + e.tool);
+  EXPECT_EQ(seen, (std::vector<std::string>{"message:", "tool_call:write", "tool_result:write",
+                                            "usage:", "message:", "usage:"}));
+  EXPECT_NE(es[1].text.find("AWAYWORK_FAKE_EDIT.txt"), std::string::npos);
+  EXPECT_EQ(es[4].text, "Done: I wrote the file.");
+  EXPECT_GT(es[3].input_tokens, 0);
 }
 
 }  // namespace
