@@ -127,10 +127,13 @@ TEST(CursorEvents, ToolCallLinesAndAssistantTextAreRead) {
       "\n"
       R"({"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{"writeToolCall":{"args":{"path":"a.txt"},"result":{"success":{"path":"a.txt","linesCreated":1}}}},"session_id":"s"})"
       "\n"
-      R"({"type":"result","subtype":"success","is_error":false,"result":"Reading.","session_id":"s"})"
+      R"({"type":"result","subtype":"success","is_error":false,"result":"Reading.","session_id":"s","usage":{"inputTokens":10,"outputTokens":4,"cacheReadTokens":5}})"
       "\n";
   auto es = parse_events("cursor", out);
-  ASSERT_EQ(es.size(), 3u);
+  ASSERT_EQ(es.size(), 4u);
+  EXPECT_EQ(es[3].kind, Kind::usage);
+  EXPECT_EQ(es[3].input_tokens, 15);
+  EXPECT_EQ(es[3].output_tokens, 4);
   EXPECT_EQ(es[0].text, "Reading.");  // the echoed prompt is not a message
   EXPECT_EQ(es[1].kind, Kind::tool_call);
   EXPECT_EQ(es[1].tool, "write");
