@@ -119,6 +119,16 @@ void opencode_env(Env& env, const std::string& url, const std::string& token) {
   env.emplace_back("ANTHROPIC_API_KEY", token);
 }
 
+// Gemini CLI 0.61.0 turns GOOGLE_GEMINI_BASE_URL alone into a "gateway" auth type that its own
+// check then refuses ("Invalid auth method selected"): the API-key auth type must be chosen in
+// settings.json, and with it the base URL is honoured. No usage statistics, no auto update.
+std::string gemini_settings(const std::string& url) {
+  nlohmann::json s = {{"general", {{"enableAutoUpdate", false}}},
+                      {"privacy", {{"usageStatisticsEnabled", false}}}};
+  if (!url.empty()) s["security"] = {{"auth", {{"selectedType", "gemini-api-key"}}}};
+  return s.dump(2) + "\n";
+}
+
 }  // namespace
 
 const std::vector<ProviderSpec>& builtin_providers() {
@@ -169,6 +179,7 @@ Result<ProviderLaunch> provider_launch(const ProviderSpec& spec,
       out.env.emplace_back("GEMINI_API_KEY", run_token);
     }
     out.state_dirs = {unit_home + "/.gemini"};
+    out.files.emplace_back(unit_home + "/.gemini/settings.json", gemini_settings(url));
   } else if (spec.name == "opencode") {
     opencode_env(out.env, url, run_token);
     out.state_dirs = {unit_home + "/.config/opencode", unit_home + "/.local/share/opencode"};

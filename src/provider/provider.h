@@ -29,6 +29,9 @@ struct ProviderLaunch {
   std::vector<std::pair<std::string, std::string>> env;  // added to the phase's clean env
   std::vector<std::string> argv;                         // the full argv
   std::vector<std::string> state_dirs;  // per-unit folders to create (mode 0700) before the phase
+  // Per-unit files to write (absolute path, content; mode 0600) after the folders: settings a CLI
+  // reads only from a file. Never a secret (the token travels in env only).
+  std::vector<std::pair<std::string, std::string>> files;
 };
 
 // The run token rides in this variable for every provider that reads its key from a variable

@@ -99,6 +99,7 @@ class RealCli : public ::testing::Test {
     EXPECT_TRUE(launch) << (launch ? "" : launch.error().message);
     if (!launch) return {};
     for (const auto& d : launch->state_dirs) EXPECT_TRUE(make_dirs(d, 0700));
+    for (const auto& [path, content] : launch->files) EXPECT_TRUE(write_file(path, content));
     std::vector<std::string> env = {"PATH=" + clis_bin() + ":/usr/bin:/bin", "HOME=" + home_,
                                     "LANG=C.UTF-8", "TMPDIR=" + dir_};
     for (const auto& [k, v] : launch->env) env.push_back(k + "=" + v);
@@ -203,6 +204,49 @@ TEST_F(RealCli, ARefusedKeyEndsTheCodexRunWithErrorEvents) {
   ASSERT_FALSE(events.empty());
   EXPECT_EQ(events.back().kind, TranscriptEvent::Kind::error);
   EXPECT_NE(events.back().text.find("401"), std::string::npos);
+}
+
+// Gemini CLI through GOOGLE_GEMINI_BASE_URL plus the settings.json provider_launch writes.
+TEST_F(RealCli, GeminiWritesTheFileTheFakeGeminiApiAskedFor) {
+  REQUIRE_CLI("gemini");
+  std::string log = dir_ + "/gemini.jsonl";
+  ASSERT_TRUE(fake_.start("fake_gemini.py", log));
+  const std::string key = "AIzaFAKEfakeFAKEfakeFAKEfakeFAKEfakeFAK";
+  Captured out = run_agent("gemini", key);
+  ASSERT_EQ(out.exit_code, 0) << out.err << out.out;
+  auto written = read_file(repo_ + "/AWAYWORK_FAKE_EDIT.txt");
+  ASSERT_TRUE(written) << out.out << out.err;
+  EXPECT_EQ(*written, "written by the fake model\n");
+  bool wrote = false, done = false;
+  for (const auto& e : parse_events("gemini", out.out)) {
+    wrote |= e.kind == TranscriptEvent::Kind::tool_call && e.tool == "write_file";
+    done |= e.kind == TranscriptEvent::Kind::message && e.text == "Done: I wrote the file.";
+  }
+  EXPECT_TRUE(wrote && done) << out.out;
+  for (const auto& r : requests(log))
+    EXPECT_EQ(r["headers"].value("x-goog-api-key", ""), key) << r["path"];
+}
+
+// opencode through the anthropic provider's baseURL in OPENCODE_CONFIG_CONTENT.
+TEST_F(RealCli, OpencodeWritesTheFileTheFakeAnthropicApiAskedFor) {
+  REQUIRE_CLI("opencode");
+  std::string log = dir_ + "/anthropic.jsonl";
+  ASSERT_TRUE(fake_.start("fake_anthropic.py", log));
+  Captured out = run_agent("opencode", kFakeAnthropicKey);
+  ASSERT_EQ(out.exit_code, 0) << out.err << out.out;
+  auto written = read_file(repo_ + "/AWAYWORK_FAKE_EDIT.txt");
+  ASSERT_TRUE(written) << out.out << out.err;
+  EXPECT_EQ(*written, "written by the fake model\n");
+  bool wrote = false, done = false;
+  for (const auto& e : parse_events("opencode", out.out)) {
+    wrote |= e.kind == TranscriptEvent::Kind::tool_call && e.tool == "write";
+    done |= e.kind == TranscriptEvent::Kind::message && e.text == "Done: I wrote the file.";
+  }
+  EXPECT_TRUE(wrote && done) << out.out;
+  auto reqs = requests(log);
+  ASSERT_GE(reqs.size(), 2u);
+  for (const auto& r : reqs)
+    EXPECT_EQ(r["headers"].value("x-api-key", ""), kFakeAnthropicKey) << r["path"];
 }
 
 TEST_F(RealCli, DoctorFindsThePinnedClisAndTheirVersions) {

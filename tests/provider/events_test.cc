@@ -213,6 +213,7 @@ const Capture kCaptures[] = {
     {"codex", "codex-0.171.0-shell.jsonl"},
     {"codex", "codex-0.171.0-error401.jsonl"},
     {"opencode", "opencode-1.18.33-write.jsonl"},
+    {"gemini", "gemini-0.61.0-write.jsonl"},
 };
 
 TEST(EventParser, AnyChunkingGivesTheSameEvents) {
@@ -386,6 +387,26 @@ TEST(OpencodeEvents, TheRealWriteRunGivesTheWriteToolAndStepUsage) {
   EXPECT_NE(es[1].text.find("AWAYWORK_FAKE_EDIT.txt"), std::string::npos);
   EXPECT_EQ(es[4].text, "Done: I wrote the file.");
   EXPECT_GT(es[3].input_tokens, 0);
+}
+
+}  // namespace
+}  // namespace aw
+
+namespace aw {
+namespace {
+
+// Captured from the real gemini 0.61.0 against tests/fakes/fake_gemini.py.
+TEST(GeminiEvents, TheRealWriteRunGivesTheWriteFileToolAndUsage) {
+  auto data =
+      read_file(std::string(AW_SOURCE_DIR) + "/tests/provider/captures/gemini-0.61.0-write.jsonl");
+  ASSERT_TRUE(data);
+  auto es = parse_events("gemini", *data);
+  std::vector<std::string> seen;
+  for (const auto& e : es) seen.push_back(std::string(to_string(e.kind)) + ":" + e.tool);
+  EXPECT_EQ(seen, (std::vector<std::string>{"message:", "tool_call:write_file",
+                                            "tool_result:write_file", "message:", "usage:"}));
+  EXPECT_EQ(es[3].text, "Done: I wrote the file.");
+  EXPECT_GT(es[4].input_tokens, 0);
 }
 
 }  // namespace

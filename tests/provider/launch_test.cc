@@ -102,6 +102,10 @@ TEST(ProviderLaunch, GeminiAndOpencodeAreRoutedThroughTheProxy) {
   EXPECT_EQ(env_of(g, "GOOGLE_GEMINI_BASE_URL"), kUrl);
   EXPECT_EQ(env_of(g, "GEMINI_API_KEY"), kToken);
   EXPECT_EQ(env_of(g, "GEMINI_CLI_HOME"), kHome);
+  ASSERT_EQ(g.files.size(), 1u);  // the API-key auth type, without which the base URL is refused
+  EXPECT_EQ(g.files[0].first, kHome + "/.gemini/settings.json");
+  EXPECT_NE(g.files[0].second.find("\"gemini-api-key\""), std::string::npos);
+  EXPECT_EQ(g.files[0].second.find(kToken), std::string::npos);
   auto o = launch("opencode");
   EXPECT_NE(env_of(o, "OPENCODE_CONFIG_CONTENT").find("\"baseURL\":\"" + kUrl + "/v1\""),
             std::string::npos);
