@@ -64,7 +64,8 @@ class StreamJsonParser final : public LineParser {
       if (!b.is_object()) continue;
       std::string t = str(b, "type");
       if (t == "text") {
-        out.add(Kind::message, str(b, "text"));
+        // A synthetic assistant line carrying "error" is the CLI reporting an API failure.
+        out.add(str(j, "error").empty() ? Kind::message : Kind::error, str(b, "text"));
       } else if (t == "tool_use") {
         names_.put(str(b, "id"), str(b, "name"));
         out.add(Kind::tool_call, compact(b.contains("input") ? b["input"] : json()),
@@ -113,7 +114,10 @@ class StreamJsonParser final : public LineParser {
     if (is_error || sub.starts_with("error")) {
       std::string text = str(j, "result");
       for (const auto& e : arr(j, "errors")) text += (text.empty() ? "" : "; ") + compact(e);
-      out.add(Kind::error, text.empty() ? "run ended with " + sub : text);
+      if (text.empty()) text = "run ended with " + sub;
+      if (num(j, "api_error_status") > 0)
+        text += fmt::format(" (HTTP {})", num(j, "api_error_status"));
+      out.add(Kind::error, text);
     }
   }
 

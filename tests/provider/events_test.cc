@@ -80,6 +80,15 @@ TEST(ClaudeEvents, ApiRetriesOfARefusedKeyAreErrors) {
   EXPECT_TRUE(of_kind(es, Kind::message).empty());
 }
 
+TEST(ClaudeEvents, ARefusedKeyWithoutRetriesIsAnErrorWithItsStatus) {
+  auto es = parse_events("claude", capture("claude-2.1.332-error403.jsonl"));
+  auto errors = of_kind(es, Kind::error);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].text, "Invalid API key · Fix external API key");
+  EXPECT_EQ(errors[1].text, "Invalid API key · Fix external API key (HTTP 403)");
+  EXPECT_TRUE(of_kind(es, Kind::message).empty());
+}
+
 TEST(CodexEvents, TheRealPatchRunGivesTheFileChangeAndUsage) {
   auto es = parse_events("codex", capture("codex-0.171.0-patch.jsonl"));
   auto msgs = of_kind(es, Kind::message);
@@ -209,6 +218,7 @@ const Capture kCaptures[] = {
     {"claude", "claude-2.1.332-write.jsonl"},
     {"claude", "claude-2.1.332-bash.jsonl"},
     {"claude", "claude-2.1.332-error401-retries.jsonl"},
+    {"claude", "claude-2.1.332-error403.jsonl"},
     {"codex", "codex-0.171.0-patch.jsonl"},
     {"codex", "codex-0.171.0-shell.jsonl"},
     {"codex", "codex-0.171.0-error401.jsonl"},
