@@ -193,4 +193,17 @@ Result<ProviderLaunch> provider_launch(const ProviderSpec& spec,
   return out;
 }
 
+Result<std::vector<std::string>> with_prompt_file(std::vector<std::string> argv,
+                                                  const std::string& path) {
+  static constexpr std::string_view kMark = "{prompt_file}";
+  bool found = false;
+  for (auto& a : argv)
+    for (size_t at = a.find(kMark); at != std::string::npos; at = a.find(kMark, at + path.size())) {
+      a.replace(at, kMark.size(), path);
+      found = true;
+    }
+  if (!found) return fail("the agent's argv has no {{prompt_file}} for the prompt file");
+  return argv;
+}
+
 }  // namespace aw

@@ -47,4 +47,10 @@ Result<ProviderLaunch> provider_launch(const ProviderSpec& spec,
                                        const std::string& proxy_url, const std::string& run_token,
                                        const std::string& unit_home);
 
+// For a spec with prompt_stdin = false: every "{prompt_file}" in argv (whole or inside an
+// argument, e.g. "--file={prompt_file}") replaced by the path of the file the unit wrote.
+// Fails when argv has no placeholder: the prompt would reach the agent by no way at all.
+Result<std::vector<std::string>> with_prompt_file(std::vector<std::string> argv,
+                                                  const std::string& path);
+
 }  // namespace aw

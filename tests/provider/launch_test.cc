@@ -143,5 +143,17 @@ TEST(ProviderLaunch, AConfiguredArgvReplacesTheDefault) {
   EXPECT_EQ(l.argv.size(), 4u);
 }
 
+TEST(PromptFile, EveryPlaceholderIsReplacedAndNoneIsAnError) {
+  auto argv = with_prompt_file({"agent", "--task", "{prompt_file}", "--file={prompt_file}"},
+                               "/tmp/awaywork-Ab12Cd/prompt.md");
+  ASSERT_TRUE(argv) << argv.error().message;
+  EXPECT_EQ(*argv, (std::vector<std::string>{"agent", "--task", "/tmp/awaywork-Ab12Cd/prompt.md",
+                                             "--file=/tmp/awaywork-Ab12Cd/prompt.md"}));
+  EXPECT_FALSE(with_prompt_file({"agent", "--task"}, "/p"));
+  auto odd = with_prompt_file({"{prompt_file}"}, "/x/{prompt_file}");  // no endless loop
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->front(), "/x/{prompt_file}");
+}
+
 }  // namespace
 }  // namespace aw
