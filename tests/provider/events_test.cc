@@ -363,6 +363,10 @@ namespace {
 TEST(RenderEvents, ShowsEachEventSumsUsageAndNeutralisesTerminalEscapes) {
   std::vector<TranscriptEvent> es = {
       {TranscriptEvent::Kind::message, "hello\x1b[2Jworld", "", 0, 0},
+      {TranscriptEvent::Kind::error,
+       "c1 \xC2\x9B"
+       "31m csi",
+       "", 0, 0},
       {TranscriptEvent::Kind::tool_call, "{\"command\":\"ls\"}", "Bash", 0, 0},
       {TranscriptEvent::Kind::tool_result, "1\n2\n3\n4\n5\n6\n7\n8", "Bash", 0, 0},
       {TranscriptEvent::Kind::usage, "", "", 100, 5},
@@ -371,6 +375,8 @@ TEST(RenderEvents, ShowsEachEventSumsUsageAndNeutralisesTerminalEscapes) {
   std::string out = render_events(es);
   EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
   EXPECT_NE(out.find("hello\\x1b[2Jworld"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\xC2\x9B"), std::string::npos) << out;
+  EXPECT_NE(out.find("c1 \\u009b31m csi"), std::string::npos) << out;
   EXPECT_NE(out.find("tool_call    Bash  {\"command\":\"ls\"}"), std::string::npos) << out;
   EXPECT_NE(out.find("6 …"), std::string::npos) << out;  // cut after six lines
   EXPECT_EQ(out.find("\n               7"), std::string::npos) << out;
