@@ -1,6 +1,10 @@
 #include "provider/events.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include "base/fs.h"
 #include "provider/events_internal.h"
@@ -194,6 +198,27 @@ std::vector<TranscriptEvent> EventParser::finish() {
 std::vector<TranscriptEvent> parse_events(std::string_view provider, std::string_view output) {
   EventParser p(provider);
   p.feed(output);
+  return p.finish();
+}
+
+Result<std::vector<TranscriptEvent>> parse_events_file(std::string_view provider,
+                                                       const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return fail("open {}: {}", path, errno_text(errno));
+  EventParser p(provider);
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      return fail("read {}: {}", path, errno_text(e));
+    }
+    if (n == 0) break;
+    p.feed(std::string_view(buf, static_cast<size_t>(n)));
+  }
+  ::close(fd);
   return p.finish();
 }
 

@@ -54,6 +54,9 @@ class EventParser {
 
 // Convenience for a whole capture.
 std::vector<TranscriptEvent> parse_events(std::string_view provider, std::string_view output);
+// The same from a recorded stdout file, read in chunks without following a final link.
+Result<std::vector<TranscriptEvent>> parse_events_file(std::string_view provider,
+                                                       const std::string& path);
 
 // For `show ID`: one line per event ("  tool_call    Write  {...}"), long texts cut to a few
 // lines, usage summed at the end.

@@ -2,6 +2,7 @@
 // against tests/fakes), on any chunking, and on garbage.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <random>
@@ -342,6 +343,17 @@ TEST_F(EventsFile, WriteThenReadGivesTheSameEventsEvenWithInvalidUtf8) {
   ASSERT_EQ(back->size(), es.size());
   for (size_t i = 0; i + 1 < es.size(); ++i) EXPECT_EQ((*back)[i], es[i]);
   EXPECT_EQ(back->back().text, "bad \xEF\xBF\xBD byte");  // replaced, not refused
+}
+
+TEST_F(EventsFile, ARecordedStdoutFileParsesLikeTheBytes) {
+  std::string data = capture("codex-0.171.0-patch.jsonl");
+  std::string path = dir_ + "/agent.out";
+  ASSERT_TRUE(write_file(path, data));
+  auto es = parse_events_file("codex", path);
+  ASSERT_TRUE(es) << es.error().message;
+  EXPECT_EQ(*es, parse_events("codex", data));
+  ASSERT_EQ(::symlink(path.c_str(), (dir_ + "/link").c_str()), 0);
+  EXPECT_FALSE(parse_events_file("codex", dir_ + "/link"));  // a planted link is not followed
 }
 
 TEST_F(EventsFile, ABadFileIsAnErrorNamingIt) {
