@@ -21,8 +21,11 @@ std::vector<ProviderSpec> make_builtins() {
        true,
        "anthropic",
        "claude"},
-      // Codex's own sandbox (bubblewrap/landlock + seccomp) would nest inside awaywork's, where
-      // it cannot create its namespaces; awaywork's sandbox is the boundary instead.
+      // Codex's own sandbox is a bundled bwrap. Tried on 0.171.0: with CODEX_HOME under /tmp
+      // (a unit's HOME is /tmp/awaywork-XXXXXX) codex will not create its helper alias and
+      // every sandboxed command fails ("bwrap: execvp codex-linux-sandbox"); nested in a pid
+      // namespace bwrap fails on /proc ("open /proc/N/ns/ns"); and awaywork's seccomp denies
+      // the mount(2) bwrap needs. awaywork's sandbox is the boundary instead.
       {"codex",
        {"codex", "exec", "--json", "--skip-git-repo-check",
         "--dangerously-bypass-approvals-and-sandbox", "-"},
