@@ -17,7 +17,9 @@ struct ProviderSpec {
   // The prompt on stdin, stdin closed after it; else argv holds "{prompt_file}", replaced by the
   // path of a file the unit writes (never the prompt itself: argv is visible to every process).
   bool prompt_stdin = true;
-  std::string api;            // "anthropic" | "openai" | "" — what the inference proxy speaks
+  // What the inference proxy must speak: "anthropic" (x-api-key), "openai" (Bearer), "gemini"
+  // (x-goog-api-key, /v1beta/models/...); "" = the CLI has no base URL setting (cursor).
+  std::string api;
   std::string version_argv0;  // program asked `--version` by doctor ("" = none)
 };
 
