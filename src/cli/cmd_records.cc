@@ -1,9 +1,12 @@
 // `units` and `show`: reading the record.
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/render.h"
 #include "config/config.h"
+#include "provider/events.h"
 #include "record/store.h"
 #include "unit/pipeline.h"
 
@@ -12,8 +15,8 @@ namespace aw {
 namespace {
 
 Result<Store> open_store(const GlobalOptions& g) {
-  AW_TRY(Config cfg, load_config(g.config.empty() ? default_config_path() : g.config,
-                                 !g.config.empty()));
+  AW_TRY(Config cfg,
+         load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty()));
   AW_TRY(Store store, Store::open(state_dir_of(cfg)));
   recover_abandoned(cfg, store);
   return store;
@@ -45,7 +48,22 @@ int cmd_show(const GlobalOptions& g, const std::string& id) {
     fmt::print(stderr, "awaywork show: {}\n", unit.error().message);
     return kExitUsage;
   }
-  fmt::print("{}", g.json ? to_json(*unit).dump(2) + "\n" : render_detail(*unit));
+  // The agent phase's transcript, when the unit recorded one (runs/<id>/events.json).
+  std::string events_path = unit->run_dir + "/events.json";
+  auto events = ::access(events_path.c_str(), F_OK) == 0
+                    ? read_events(events_path)
+                    : Result<std::vector<TranscriptEvent>>(std::vector<TranscriptEvent>{});
+  if (g.json) {
+    auto j = to_json(*unit);
+    if (events && !events->empty()) j["events"] = *events;
+    fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+  } else {
+    fmt::print("{}", render_detail(*unit));
+    if (!events)
+      fmt::print("transcript: {}\n", events.error().message);
+    else if (!events->empty())
+      fmt::print("{}", render_events(*events));
+  }
   return kExitDone;
 }
 

@@ -1,0 +1,159 @@
+// provider_launch: what a unit adds for each agent CLI.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "provider/provider.h"
+
+namespace aw {
+namespace {
+
+const std::string kUrl = "http://127.0.0.1:41234";
+const std::string kToken = "awrt_0123456789abcdef0123456789abcdef";
+const std::string kHome = "/tmp/awaywork-Ab12Cd";
+
+std::string env_of(const ProviderLaunch& l, const std::string& name) {
+  for (const auto& [k, v] : l.env)
+    if (k == name) return v;
+  return "<unset>";
+}
+
+bool argv_has(const ProviderLaunch& l, const std::string& s) {
+  return std::find(l.argv.begin(), l.argv.end(), s) != l.argv.end();
+}
+
+ProviderLaunch launch(const std::string& name, const std::string& url = kUrl,
+                      std::vector<std::string> argv = {}) {
+  const ProviderSpec* spec = find_provider(name);
+  EXPECT_NE(spec, nullptr) << name;
+  auto l = provider_launch(*spec, argv, url, url.empty() ? "" : kToken, kHome);
+  EXPECT_TRUE(l) << (l ? "" : l.error().message);
+  return l ? *l : ProviderLaunch{};
+}
+
+TEST(ProviderSpec, EveryBuiltinIsFoundByNameAndUnknownIsNull) {
+  for (const char* n : {"claude", "codex", "cursor", "opencode", "gemini", "command"})
+    EXPECT_NE(find_provider(n), nullptr) << n;
+  EXPECT_EQ(find_provider("claude-code"), nullptr);
+  EXPECT_EQ(builtin_providers().size(), 6u);
+}
+
+TEST(ProviderSpec, EveryBuiltinTakesThePromptOnStdinNeverOnArgv) {
+  for (const auto& p : builtin_providers()) {
+    EXPECT_TRUE(p.prompt_stdin) << p.name;
+    for (const auto& a : p.command) EXPECT_EQ(a.find("{prompt"), std::string::npos) << p.name;
+  }
+}
+
+TEST(ProviderLaunch, ClaudeTalksToTheProxyWithTheRunTokenAndItsOwnConfigDir) {
+  auto l = launch("claude");
+  EXPECT_EQ(l.argv, find_provider("claude")->command);
+  EXPECT_EQ(env_of(l, "ANTHROPIC_BASE_URL"), kUrl);
+  EXPECT_EQ(env_of(l, "ANTHROPIC_API_KEY"), kToken);
+  EXPECT_EQ(env_of(l, "CLAUDE_CONFIG_DIR"), kHome + "/.claude");
+  EXPECT_EQ(env_of(l, "IS_SANDBOX"), "1");
+  EXPECT_EQ(env_of(l, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"), "1");
+  EXPECT_EQ(l.state_dirs, std::vector<std::string>{kHome + "/.claude"});
+  EXPECT_TRUE(argv_has(l, "bypassPermissions"));
+}
+
+TEST(ProviderLaunch, ClaudeWithoutProxyGetsNoKeyNorBaseUrl) {
+  auto l = launch("claude", "");
+  EXPECT_EQ(env_of(l, "ANTHROPIC_BASE_URL"), "<unset>");
+  EXPECT_EQ(env_of(l, "ANTHROPIC_API_KEY"), "<unset>");
+  EXPECT_EQ(env_of(l, "CLAUDE_CONFIG_DIR"), kHome + "/.claude");
+}
+
+TEST(ProviderLaunch, CodexGetsItsModelProviderOnArgvAndTheTokenOnlyInEnv) {
+  auto l = launch("codex");
+  EXPECT_EQ(env_of(l, "CODEX_HOME"), kHome + "/.codex");
+  EXPECT_EQ(env_of(l, kRunTokenEnv), kToken);
+  EXPECT_EQ(l.argv.front(), "codex");
+  EXPECT_EQ(l.argv[1], "exec");
+  EXPECT_EQ(l.argv.back(), "-");  // the prompt from stdin stays the last argument
+  EXPECT_TRUE(argv_has(l, "model_provider=\"awaywork\""));
+  EXPECT_TRUE(argv_has(l, "model_providers.awaywork.base_url=\"" + kUrl + "/v1\""));
+  EXPECT_TRUE(argv_has(l, "model_providers.awaywork.env_key=\"AWAYWORK_RUN_TOKEN\""));
+  EXPECT_TRUE(argv_has(l, "model_providers.awaywork.wire_api=\"responses\""));
+  for (const auto& a : l.argv) EXPECT_EQ(a.find(kToken), std::string::npos) << a;
+}
+
+TEST(ProviderLaunch, CodexOverridesGoAfterTheSubcommandOfAConfiguredArgv) {
+  auto l = launch("codex", kUrl, {"/opt/codex/bin/codex", "exec", "--json", "-"});
+  EXPECT_EQ(l.argv[0], "/opt/codex/bin/codex");
+  EXPECT_EQ(l.argv[1], "exec");
+  EXPECT_EQ(l.argv[2], "-c");
+  EXPECT_EQ(l.argv.back(), "-");
+}
+
+TEST(ProviderLaunch, NoProviderPutsTheRunTokenOnArgv) {
+  for (const auto& p : builtin_providers()) {
+    if (p.api.empty() && p.name != "command") continue;
+    std::vector<std::string> argv =
+        p.name == "command" ? std::vector<std::string>{"./agent.sh"} : std::vector<std::string>{};
+    auto l = provider_launch(p, argv, kUrl, kToken, kHome);
+    ASSERT_TRUE(l) << p.name << ": " << l.error().message;
+    for (const auto& a : l->argv) EXPECT_EQ(a.find(kToken), std::string::npos) << p.name;
+  }
+}
+
+TEST(ProviderLaunch, GeminiAndOpencodeAreRoutedThroughTheProxy) {
+  auto g = launch("gemini");
+  EXPECT_EQ(env_of(g, "GOOGLE_GEMINI_BASE_URL"), kUrl);
+  EXPECT_EQ(env_of(g, "GEMINI_API_KEY"), kToken);
+  EXPECT_EQ(env_of(g, "GEMINI_CLI_HOME"), kHome);
+  ASSERT_EQ(g.files.size(), 1u);  // the API-key auth type, without which the base URL is refused
+  EXPECT_EQ(g.files[0].first, kHome + "/.gemini/settings.json");
+  EXPECT_NE(g.files[0].second.find("\"gemini-api-key\""), std::string::npos);
+  EXPECT_EQ(g.files[0].second.find(kToken), std::string::npos);
+  auto o = launch("opencode");
+  EXPECT_NE(env_of(o, "OPENCODE_CONFIG_CONTENT").find("\"baseURL\":\"" + kUrl + "/v1\""),
+            std::string::npos);
+  EXPECT_EQ(env_of(o, "OPENCODE_CONFIG_CONTENT").find(kToken), std::string::npos);
+}
+
+TEST(ProviderLaunch, CursorCannotRunBehindTheProxyAndSaysWhy) {
+  auto l = provider_launch(*find_provider("cursor"), {}, kUrl, kToken, kHome);
+  ASSERT_FALSE(l);
+  EXPECT_NE(l.error().message.find("base URL"), std::string::npos) << l.error().message;
+  EXPECT_TRUE(provider_launch(*find_provider("cursor"), {}, "", "", kHome));
+}
+
+TEST(ProviderLaunch, CommandNeedsAnArgvAndGetsTheProxyInEnv) {
+  const ProviderSpec& cmd = *find_provider("command");
+  EXPECT_FALSE(provider_launch(cmd, {}, "", "", kHome));
+  auto l = provider_launch(cmd, {"./agent.sh", "--fast"}, kUrl, kToken, kHome);
+  ASSERT_TRUE(l) << l.error().message;
+  EXPECT_EQ(l->argv, (std::vector<std::string>{"./agent.sh", "--fast"}));
+  EXPECT_EQ(env_of(*l, "AWAYWORK_INFERENCE_URL"), kUrl);
+  EXPECT_EQ(env_of(*l, kRunTokenEnv), kToken);
+}
+
+TEST(ProviderLaunch, RefusesAProxyWithoutTokenARelativeHomeAndATrailingSlash) {
+  const ProviderSpec& claude = *find_provider("claude");
+  EXPECT_FALSE(provider_launch(claude, {}, kUrl, "", kHome));
+  EXPECT_FALSE(provider_launch(claude, {}, kUrl, kToken, "home"));
+  EXPECT_FALSE(provider_launch(claude, {}, kUrl + "/", kToken, kHome));
+}
+
+TEST(ProviderLaunch, AConfiguredArgvReplacesTheDefault) {
+  auto l =
+      launch("claude", kUrl, {"/usr/local/bin/claude", "-p", "--output-format", "stream-json"});
+  EXPECT_EQ(l.argv.front(), "/usr/local/bin/claude");
+  EXPECT_EQ(l.argv.size(), 4u);
+}
+
+TEST(PromptFile, EveryPlaceholderIsReplacedAndNoneIsAnError) {
+  auto argv = with_prompt_file({"agent", "--task", "{prompt_file}", "--file={prompt_file}"},
+                               "/tmp/awaywork-Ab12Cd/prompt.md");
+  ASSERT_TRUE(argv) << argv.error().message;
+  EXPECT_EQ(*argv, (std::vector<std::string>{"agent", "--task", "/tmp/awaywork-Ab12Cd/prompt.md",
+                                             "--file=/tmp/awaywork-Ab12Cd/prompt.md"}));
+  EXPECT_FALSE(with_prompt_file({"agent", "--task"}, "/p"));
+  auto odd = with_prompt_file({"{prompt_file}"}, "/x/{prompt_file}");  // no endless loop
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->front(), "/x/{prompt_file}");
+}
+
+}  // namespace
+}  // namespace aw
