@@ -11,12 +11,12 @@
 
 #include <optional>
 
-#include <nlohmann/json.hpp>
-
 #include "base/fs.h"
 #include "isolate/user/handoff.h"
+#include "isolate/user/locations.h"
 #include "isolate/user/user_checks.h"
 #include "isolate/user/warden.h"
+#include "isolate/user/worker_lock.h"
 #include "unit/isolator.h"
 #include "unit/steps.h"
 
@@ -129,13 +129,11 @@ class UserIsolator : public Isolator {
   }
 
   // Where the unit's folders are, for the owner who looks at the run folder.
+  // Crash recovery reads it too (isolate/user/locations.h).
   void write_locations(bool home_removed) {
-    nlohmann::json j = {{"isolation", "user"},
-                        {"worker", handoff_.worker.name},
-                        {"clone", paths_.work},
-                        {"home", paths_.home},
-                        {"home_removed", home_removed}};
-    (void)write_file(run_root_ + "/isolation.json", j.dump(2) + "\n", 0600);
+    UserUnitLocations l{handoff_.worker.name, paths_.work, paths_.home, home_removed,
+                        handoff_.folders};
+    (void)aw::write_locations(run_root_ + "/isolation.json", l);
   }
 
   std::string note_;
@@ -147,26 +145,6 @@ class UserIsolator : public Isolator {
   bool handed_ = false;
   int lock_;
 };
-
-// After every phase all processes of the worker are killed (kill -1 as the worker): a second
-// unit with the same worker would lose its phase. One unit per worker at a time, then; the lock
-// is in the owner's state folder (the worker cannot reach it) and held for the unit's life.
-Result<int> lock_worker(const Config& cfg, const std::string& worker) {
-  std::string path = state_dir_of(cfg) + "/worker-" + worker + ".lock";
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return fail("open {}: {}", path, errno_text(errno));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    int e = errno;
-    ::close(fd);
-    if (e == EWOULDBLOCK)
-      return fail(
-          "another unit is running as worker {} (lock {}); isolation `user` runs one "
-          "unit at a time per worker user",
-          worker, path);
-    return fail("lock {}: {}", path, errno_text(e));
-  }
-  return fd;
-}
 
 }  // namespace
 
@@ -180,7 +158,7 @@ Result<std::unique_ptr<Isolator>> make_user_isolator(const Config& cfg, const Ta
   AW_TRY(UserCheckInput in, current_owner(cfg.worker_user));
   AW_CHECK(user_isolation_ready(in));
   AW_TRY(WorkerUser worker, lookup_worker(cfg.worker_user));
-  AW_TRY(int lock, lock_worker(cfg, worker.name));
+  AW_TRY(int lock, lock_worker(state_dir_of(cfg), worker.name));
   return std::unique_ptr<Isolator>(
       new UserIsolator(std::move(worker), in.owner_uid, in.owner_gid, lock,
                        "unsandboxed: isolation user does not layer the OS sandbox yet"));
