@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "cli/probe_user.h"
 #include "config/config.h"
 #include "config/paths.h"
 #include "isolate/probe/probe_host.h"
@@ -94,6 +95,7 @@ int cmd_probe(const GlobalOptions& g) {
     fmt::print(stderr, "awaywork probe: {}\n", cfg.error().message);
     return kExitUsage;
   }
+  if (cfg->isolation == Isolation::user) return cmd_probe_user(g, *cfg);  // cli/probe_user.h
   Host h;
   IsolatedCommand cmd;
   cmd.argv = {self_exe(), "__probe-inside", "--json", "{tmp}/probe-targets"};

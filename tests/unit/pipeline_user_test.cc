@@ -126,7 +126,8 @@ TEST_F(UserPipeline, AgentRunsAsTheWorkerAndTheBranchIsPublished) {
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(r.record["state"], "done");
   EXPECT_EQ(r.record["isolation"], "user");
-  EXPECT_EQ(r.record["sandbox"], "unsandboxed: isolation user does not layer the OS sandbox yet");
+  // preferred, and this owner has no cgroup for the sandbox's limits: unsandboxed, saying why.
+  EXPECT_EQ(r.record["sandbox"].get<std::string>().rfind("unsandboxed: ", 0), 0u) << r.out;
   std::string branch = r.record["branch"];
   EXPECT_EQ(owner_git(src, "show " + branch + ":whoami.txt"), std::to_string(u->worker.uid) + "\n");
   EXPECT_EQ(owner_git(src, "show " + branch + ":a.txt"), "y\n");
@@ -318,15 +319,54 @@ TEST_F(UserPipeline, FoldersOfAKilledAwayworkAreTakenBackAtTheNextStart) {
   for (const auto& f : where.folders) fs::remove_all(f.path);
 }
 
-// Never unsandboxed under `required`: refused before anything else (no users needed for that).
-TEST_F(UserPipeline, SandboxRequiredIsRefused) {
-  make_repo({{"a.txt", "x\n"}});
+// User + sandbox: the worker builds the OS sandbox itself after sudo (its own user namespace),
+// so under `required` the phases run as the worker AND sandboxed: no network but loopback, a
+// private /tmp (the test's folders there are gone), the config file hidden, the clone writable.
+TEST_F(UserPipeline, SandboxRequiredRunsTheWorkerInsideTheSandbox) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  std::string body = fmt::format(
+      "id -u > whoami.txt\n"
+      "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' > nets.txt\n"
+      "ls {0} > root.txt 2>&1 || echo absent > root.txt\n"
+      "cat {1} > config.txt 2>&1 || true\n"
+      "echo y > a.txt",
+      root + "/src", config);
+  write_config(agent_script("boxed", body),
+               "isolation: user\nworker_user: " + std::string(kWorker) +
+                   "\nsandbox: {mode: required, limits: off}\n");
+  ::chmod(config.c_str(), 0644);
+  auto r = run_as_owner("in the box");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.record["state"], "done");
+  EXPECT_EQ(r.record["sandbox"], "sandboxed: network none") << r.out;
+  std::string branch = r.record["branch"];
+  EXPECT_EQ(owner_git(src, "show " + branch + ":whoami.txt"), std::to_string(u->worker.uid) + "\n");
+  EXPECT_EQ(owner_git(src, "show " + branch + ":nets.txt"), "lo\n");
+  EXPECT_EQ(owner_git(src, "show " + branch + ":root.txt").find("a.txt"), std::string::npos);
+  std::string seen = owner_git(src, "show " + branch + ":config.txt");
+  EXPECT_EQ(seen.find("worker_user"), std::string::npos) << seen;  // hidden
+  EXPECT_EQ(owner_git(src, "show " + branch + ":a.txt"), "y\n");
+  // Nothing of the sandbox's is left: the owner's helper folder went with the unit.
+  EXPECT_EQ(sh("ls -d /tmp/awaywork-helper-* >/dev/null 2>&1"), 2);
+  fs::remove_all(fs::path(locations(r)["clone"].get<std::string>()).parent_path());
+}
+
+// `required` with what isolation user cannot layer yet (network: allowlist): refused, nothing run.
+TEST_F(UserPipeline, SandboxAllowlistUnderRequiredIsRefused) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
   std::string marker = root + "/ran";
   write_config(agent_script("never", "touch " + marker),
-               "isolation: user\nworker_user: aw-worker-test\nsandbox:\n  mode: required\n");
-  auto r = awaywork({"run", "--repo", "src", "--prompt", "must not run"});
+               "isolation: user\nworker_user: " + std::string(kWorker) +
+                   "\nsandbox: {mode: required, limits: off, network: allowlist, allow: "
+                   "[example.com]}\n");
+  ::chmod(config.c_str(), 0644);
+  auto r = run_as_owner("must not run");
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("does not layer the OS sandbox yet"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("network allowlist is not available under isolation user"),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(exists(marker));
 }
 
