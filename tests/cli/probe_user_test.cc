@@ -150,6 +150,23 @@ TEST_F(UserProbe, OpenedHomeAndAReadableEnvFileLeak) {
       << open_env.err;
 }
 
+// User + sandbox: the worker's probes and the sandbox's suite, as the worker inside the sandbox
+// it built itself, all ok: no network, hidden paths, no owner process, syscalls refused.
+TEST_F(UserProbe, InsideTheSandboxEveryProbeIsOk) {
+  AW_NEED_USERS(u);
+  world(*u, "{mode: required, limits: off}");
+  auto r = probe();
+  ASSERT_TRUE(r.record.is_object()) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.record["sandbox"], "sandboxed: network none");
+  auto probes = by_name(r);
+  for (const auto& [name, p] : probes) EXPECT_TRUE(p["ok"].get<bool>()) << p.dump();
+  for (const auto& n : kWorkerProbes) EXPECT_TRUE(probes.count(n)) << n << " missing: " << r.out;
+  for (const char* n : {"write.etc", "net.host_loopback", "proc.owner_processes", "ptrace"})
+    EXPECT_TRUE(probes.count(n)) << n << " missing: " << r.out;
+  EXPECT_TRUE(probes.count("hidden:" + config)) << r.out;
+}
+
 // Not what the probe can let through: the handoff's own safety. With protected_symlinks off,
 // probe refuses like run, naming the fix.
 TEST_F(UserProbe, ProtectedSymlinksOffIsRefused) {
