@@ -6,6 +6,14 @@ namespace aw {
 
 namespace {
 
+// The config's words for these, spelled here so that the sandbox needs nothing of config/'s code.
+const char* word(SandboxMode m) {
+  return m == SandboxMode::off ? "off" : m == SandboxMode::preferred ? "preferred" : "required";
+}
+const char* word(Network n) {
+  return n == Network::none ? "none" : n == Network::allowlist ? "allowlist" : "host";
+}
+
 template <typename E>
 Result<E> enum_from(const std::string& field, const std::string& v,
                     std::initializer_list<std::pair<const char*, E>> names) {
@@ -20,8 +28,8 @@ std::string plan_to_json(const SandboxPlan& p) {
   nlohmann::json readable = nlohmann::json::array();
   for (const auto& r : p.readable) readable.push_back({{"source", r.source}, {"target", r.target}});
   nlohmann::json j = {
-      {"mode", to_string(p.mode)},
-      {"network", to_string(p.network)},
+      {"mode", word(p.mode)},
+      {"network", word(p.network)},
       {"allow", p.allow},
       {"proxy_socket", p.proxy_socket},
       {"proxy_port", p.proxy_port},
