@@ -352,6 +352,27 @@ TEST_F(UserPipeline, SandboxRequiredRunsTheWorkerInsideTheSandbox) {
   fs::remove_all(fs::path(locations(r)["clone"].get<std::string>()).parent_path());
 }
 
+// The end of a sandboxed worker phase: SIGTERM goes keeper -> warden's group -> sudo -> the helper
+// -> the sandbox's init; a command that ignores it is killed with everything of the worker's.
+TEST_F(UserPipeline, SandboxedTimedOutPhaseEndsWithNothingLeft) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  write_config(agent_script("stubborn", "trap '' TERM\nsleep 816.77 &\nwait || true\nwait"),
+               "isolation: user\nworker_user: " + std::string(kWorker) +
+                   "\nsandbox: {mode: required, limits: off}\n");
+  ::chmod(config.c_str(), 0644);
+  auto r = run_as_owner("never ends", {}, {"--unit-seconds", "2"});
+  EXPECT_EQ(r.record["state"], "timed_out") << r.out << r.err;
+  EXPECT_EQ(r.record["sandbox"], "sandboxed: network none") << r.out;
+  EXPECT_FALSE(process_alive_with("816.77"));
+  EXPECT_FALSE(process_alive_with("__sandbox-exec"));
+  auto left = worker_processes(u->worker.uid);
+  ASSERT_TRUE(left) << left.error().message;
+  EXPECT_TRUE(left->empty());
+  auto where = locations(r);
+  if (where.is_object()) fs::remove_all(fs::path(where["clone"].get<std::string>()).parent_path());
+}
+
 // `required` with what isolation user cannot layer yet (network: allowlist): refused, nothing run.
 TEST_F(UserPipeline, SandboxAllowlistUnderRequiredIsRefused) {
   AW_NEED_USERS(u);
