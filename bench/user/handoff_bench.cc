@@ -107,11 +107,12 @@ bool round_trips(uid_t ou, gid_t og, const aw::WorkerUser& w, const UnitFolder& 
   }
   ::close(fds[1]);
   Times t;
-  while (::read(fds[0], &t, sizeof t) == sizeof t) out.push_back(t);
+  int got = 0;
+  while (::read(fds[0], &t, sizeof t) == sizeof t) out.push_back(t), ++got;
   ::close(fds[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 && static_cast<int>(out.size()) == runs;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 && got == runs;
 }
 
 // Run argv (no shell) as uid/gid (root when 0), stdout to /dev/null; microseconds it took.
@@ -161,37 +162,55 @@ long walk_only(int dfd) {
 
 // What the kernel and filesystem cost on the same tree, with nothing of awaywork's: chown -R by
 // root without sudo (both directions), a find walk, an in-process lstat walk; and what one sudo
-// costs the owner (`sudo -n -u WORKER true`). Printed next to the round trip's parts.
-void floor(const UnitFolder& f, uid_t ou, gid_t og, const aw::WorkerUser& w, int runs,
-           double round_trip_us, double chmod_us) {
-  std::vector<double> there, back, find, walk, sudo;
+// costs the owner (`sudo -n -u WORKER true`). Sampled between the round trips (the machine's load
+// changes), printed next to the round trip's parts.
+struct Floor {
+  double there = 0, back = 0, find = 0, walk = 0, sudo = 0;
+};
+
+Floor floor_once(const UnitFolder& f, uid_t ou, gid_t og, const aw::WorkerUser& w) {
+  Floor r;
   std::string chown = aw::chown_path();
-  for (int i = 0; i < runs; ++i) {
-    there.push_back(timed({chown, "-R", "-h", "-P", w.name + ":", f.path}));
-    back.push_back(timed({chown, "-R", "-h", "-P", fmt::format("{}:{}", ou, og), f.path}));
-    find.push_back(timed({"/usr/bin/find", f.path}));
-    auto t0 = Clock::now();
-    int fd = ::open(f.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    long n = walk_only(fd);
-    ::close(fd);
-    walk.push_back(us_since(t0));
-    if (n < 100000) std::fprintf(stderr, "walk saw %ld entries\n", n);
-    sudo.push_back(timed({"/usr/bin/sudo", "-n", "-u", w.name, "/bin/true"}, ou, og));
+  r.there = timed({chown, "-R", "-h", "-P", w.name + ":", f.path});
+  r.back = timed({chown, "-R", "-h", "-P", fmt::format("{}:{}", ou, og), f.path});
+  r.find = timed({"/usr/bin/find", f.path});
+  auto t0 = Clock::now();
+  int fd = ::open(f.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  long n = walk_only(fd);
+  ::close(fd);
+  r.walk = us_since(t0);
+  if (n < 100000) std::fprintf(stderr, "walk saw %ld entries\n", n);
+  r.sudo = timed({"/usr/bin/sudo", "-n", "-u", w.name, "/bin/true"}, ou, og);
+  return r;
+}
+
+void print_floor(const std::vector<Floor>& fl, const std::vector<Times>& rt) {
+  auto med = [&](double Floor::*m) {
+    std::vector<double> v;
+    for (const auto& x : fl) v.push_back(x.*m);
+    return median(v);
+  };
+  std::vector<double> kernel, ours, share;
+  for (size_t i = 0; i < fl.size() && i < rt.size(); ++i) {
+    kernel.push_back(fl[i].there + fl[i].back);
+    ours.push_back(rt[i].total() - fl[i].there - fl[i].back);
+    share.push_back(100 * (fl[i].there + fl[i].back) / rt[i].total());
   }
-  double fl = median(there) + median(back);
-  double ours = round_trip_us - fl;
+  std::vector<double> chmod;
+  for (const auto& t : rt) chmod.push_back(t.chmod);
   std::printf(
       "floor, same 100000-file tree, no awaywork: chown -R -h -P by root (no sudo) there %.1f ms, "
       "back %.1f ms (= %.1f ms, %.2f us/file); find walk %.1f ms; in-process lstat walk %.1f ms; "
       "one `sudo -n -u WORKER true` as the owner %.1f ms\n",
-      median(there) / 1000, median(back) / 1000, fl / 1000, fl / 100000, median(find) / 1000,
-      median(walk) / 1000, median(sudo) / 1000);
+      med(&Floor::there) / 1000, med(&Floor::back) / 1000, median(kernel) / 1000,
+      median(kernel) / 100000, med(&Floor::find) / 1000, med(&Floor::walk) / 1000,
+      med(&Floor::sudo) / 1000);
   std::printf(
-      "split of the round trip: kernel/filesystem chowns %.1f ms (%.0f%%), awaywork's own %.1f ms "
-      "(2 sudo starts ~%.1f ms, chmod/verify walk %.1f ms of which the bare lstat walk is %.1f "
-      "ms)\n",
-      fl / 1000, 100 * fl / round_trip_us, ours / 1000, 2 * median(sudo) / 1000, chmod_us / 1000,
-      median(walk) / 1000);
+      "split of the round trip (per run, each next to its floor): kernel/filesystem chowns %.1f ms "
+      "(%.0f%%), awaywork's own %.1f ms (2 sudo starts ~%.1f ms, chmod/verify walk %.1f ms; a "
+      "bare lstat walk alone is %.1f ms)\n",
+      median(kernel) / 1000, median(share), median(ours) / 1000, 2 * med(&Floor::sudo) / 1000,
+      median(chmod) / 1000, med(&Floor::walk) / 1000);
 }
 
 // A user namespace mapping owner -> worker (uids and gids), held by a paused child.
@@ -301,8 +320,16 @@ int main(int argc, char** argv) {
     if (!f) return 1;
     populate(f->path, files);
     sh(fmt::format("chown -R {}:{} {}", ou, og, f->path));
+    // The first round trip closes the checkout's modes; then each steady one is followed, for
+    // the 100k tree, by a floor sample on the same tree.
     std::vector<Times> all;
-    if (!round_trips(ou, og, *w, *f, runs + 1, all)) {
+    std::vector<Floor> fl;
+    bool ok = round_trips(ou, og, *w, *f, 1, all);
+    for (int i = 0; ok && i < runs; ++i) {
+      ok = round_trips(ou, og, *w, *f, 1, all);
+      if (ok && files == 100000) fl.push_back(floor_once(*f, ou, og, *w));
+    }
+    if (!ok) {
       std::fprintf(stderr, "round trip failed\n");
       aw::remove_tree(f->path);
       rc = 1;
@@ -332,7 +359,7 @@ int main(int argc, char** argv) {
       aw::remove_tree(f->path);
       continue;
     }
-    floor(*f, ou, og, *w, runs, total, med(&Times::chmod));
+    print_floor(fl, all);
     std::fflush(stdout);
     // The O(1) alternative on the same folder (as root: it needs CAP_SYS_ADMIN in the initial
     // user namespace, i.e. a third privileged rule the issue does not allow: the stretch figure).
