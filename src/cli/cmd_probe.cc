@@ -12,6 +12,7 @@
 
 #include "base/fs.h"
 #include "cli/probe_container.h"
+#include "cli/probe_user.h"
 #include "config/config.h"
 #include "config/paths.h"
 #include "isolate/probe/probe_host.h"
@@ -96,6 +97,7 @@ int cmd_probe(const GlobalOptions& g) {
     return kExitUsage;
   }
   if (cfg->isolation == Isolation::container) return cmd_probe_container(g, *cfg);
+  if (cfg->isolation == Isolation::user) return cmd_probe_user(g, *cfg);  // cli/probe_user.h
   Host h;
   IsolatedCommand cmd;
   cmd.argv = {self_exe(), "__probe-inside", "--json", "{tmp}/probe-targets"};

@@ -3,6 +3,8 @@
 
 #include "cli/cmd_probe.h"
 #include "cli/cmd_secret.h"
+#include "cli/probe_user.h"
+#include "cli/sandbox_exec.h"
 #include "cli/commands.h"
 #include "git/git.h"
 
@@ -10,6 +12,9 @@ int main(int argc, char** argv) {
   using namespace aw;
   // Run by git as GIT_ASKPASS during apply (git/askpass.cc): answer and exit, nothing else.
   if (askpass_mode()) return askpass_main(argc, argv);
+  // Hidden halves run as the worker of isolation user; their arguments are passed on exactly.
+  if (auto rc = sandbox_exec_main(argc, argv)) return *rc;
+  if (auto rc = probe_worker_main(argc, argv)) return *rc;
   CLI::App app{"awaywork: run coding agents unattended, isolated; publish only checked outputs"};
   app.set_version_flag("--version", "awaywork 0.1.0");
   app.require_subcommand(1);

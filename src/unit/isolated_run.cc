@@ -6,7 +6,6 @@
 #include "unit/steps.h"
 #include "unit/unit_id.h"
 
-
 namespace aw {
 
 namespace {
@@ -60,7 +59,8 @@ Result<IsolatedResult> run_isolated(const Config& cfg, const IsolatedCommand& cm
   Target target;
   target.label = "probe";
   std::string id = new_unit_id("probe");
-  AW_TRY(std::unique_ptr<Isolator> iso, make_isolator(cfg, target, id));
+  AW_TRY(std::unique_ptr<Isolator> iso,
+         cmd.isolator ? cmd.isolator(id) : make_isolator(cfg, target, id));
   AW_TRY(RunDir dir, make_run_dir(state_dir_of(cfg), id));
   auto r = run_in(*iso, cfg, dir, id, cmd);
   iso->finish(false);

@@ -22,6 +22,10 @@ struct IsolatedCommand {
   // sandbox_note ("sandboxed: ..." or "unsandboxed: <reason>").
   std::function<Status(const UnitPaths&, const SandboxPlan&, const std::string&)> prepare;
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
+  // Makes the isolator (given the run's id) instead of make_isolator(cfg): `awaywork probe` under
+  // isolation user builds one that lets doctor's leak-level failures through
+  // (unit/isolator_user.h).
+  std::function<Result<std::unique_ptr<Isolator>>(const std::string& unit_id)> isolator;
 };
 
 struct IsolatedResult {

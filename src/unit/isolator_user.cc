@@ -4,30 +4,95 @@
 // in the owner's run folder and is never handed over. Around every phase the two folders are
 // handed to the worker and taken back (handoff.h); the phase itself runs under a warden
 // (warden.h) that kills whatever the worker left, which the owner's keeper could not.
+//
+// With the OS sandbox (sandbox: preferred or required), the worker builds it: sudo runs
+// `awaywork __sandbox-exec PLAN -- argv` as the worker (cli/sandbox_exec.h), which makes its own
+// unprivileged user namespace and the view around the phase; the plan and that helper sit in a
+// folder of the owner's the worker cannot change (worker_sandbox.h); the cgroup limits are set
+// by the owner's warden before sudo.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <limits.h>
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <memory>
 #include <optional>
 
-#include <nlohmann/json.hpp>
-
 #include "base/fs.h"
+#include "isolate/sandbox/sandbox.h"
 #include "isolate/user/handoff.h"
+#include "isolate/user/locations.h"
 #include "isolate/user/user_checks.h"
 #include "isolate/user/warden.h"
+#include "isolate/user/worker_lock.h"
+#include "isolate/user/worker_sandbox.h"
+#include "proc/capture.h"
+#include "unit/isolated_run.h"
 #include "unit/isolator.h"
+#include "unit/isolator_user.h"
 #include "unit/steps.h"
 
 namespace aw {
 
 namespace {
 
+bool inside_dir(const std::string& path, const std::string& dir) {
+  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+                         (dir == "/" || path[dir.size()] == '/'));
+}
+
+std::string real_path(const std::string& path) {
+  char buf[PATH_MAX];
+  return ::realpath(path.c_str(), buf) ? std::string(buf) : std::string();
+}
+
+std::string self_exe() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+// argv[0] as the phase will exec it: a path as given, or the first executable along PATH (the
+// phase's PATH is the owner's: build_env keeps it).
+std::string program_path(const std::string& argv0) {
+  if (argv0.empty() || argv0.find('/') != std::string::npos) return argv0;
+  const char* path = std::getenv("PATH");
+  auto found = find_program(argv0, path ? path : "/usr/local/bin:/usr/bin:/bin");
+  return found ? *found : std::string();
+}
+
+// A program in the host's /tmp (or /run) is not in the view, where those are private: lend it
+// read-only, unless it lies in a hidden place, which nothing re-exposes. (As isolation none does.)
+void lend_program(const std::string& argv0, SandboxPlan& plan) {
+  std::string given = program_path(argv0);
+  if (given.empty() || given[0] != '/') return;
+  std::string real = real_path(given);
+  if (real.empty()) return;
+  bool private_place = false;
+  for (const char* dir : {"/tmp", "/run", "/dev/shm"})
+    private_place = private_place || inside_dir(given, dir) || inside_dir(real, dir);
+  if (!private_place) return;
+  for (const auto& h : plan.hidden)
+    if (inside_dir(real, h) || inside_dir(given, h)) return;
+  plan.readable.push_back({real, given});
+}
+
+// The sandbox over the worker, when the config asks for it and the machine can build it.
+struct SandboxChoice {
+  SandboxConfig config;
+  SandboxPaths base;  // the owner's paths to hide; the unit's are added in ready()
+  std::string unit_id;
+};
+
 class UserIsolator : public Isolator {
  public:
-  UserIsolator(WorkerUser worker, uid_t uid, gid_t gid, int lock, std::string note)
-      : note_(std::move(note)), lock_(lock) {
+  UserIsolator(WorkerUser worker, uid_t uid, gid_t gid, int lock, std::string note,
+               std::optional<SandboxChoice> sandbox)
+      : note_(std::move(note)), sandbox_(std::move(sandbox)), lock_(lock) {
     handoff_.worker = std::move(worker);
     handoff_.owner_uid = uid;
     handoff_.owner_gid = gid;
@@ -54,9 +119,16 @@ class UserIsolator : public Isolator {
     return paths_;
   }
 
-  Status ready(const Clone& clone, const UnitPaths&) override {
+  // A run without a repository (awaywork probe, unit/isolated_run.h) brings an empty folder and
+  // no identity: take it now.
+  Status ready(const Clone& clone, const UnitPaths& paths) override {
     work_id_ = clone.work_id;
-    return {};
+    if (clone.work_id == DirId{}) {
+      no_repository_ = true;
+      AW_TRY(work_id_, dir_id(paths.work));
+    }
+    if (!sandbox_) return {};
+    return with_context(start_sandbox(paths), "sandbox");
   }
 
   Status before_phase() override {
@@ -64,8 +136,13 @@ class UserIsolator : public Isolator {
     return aw::before_phase(handoff_);
   }
 
-  Result<Launcher> launcher(const PhasePlan&, int index) override {
-    return make_warded_worker_launcher(handoff_.worker, report_path(index));
+  Result<Launcher> launcher(const PhasePlan& phase, int index) override {
+    if (!files_) return make_warded_worker_launcher(handoff_.worker, report_path(index));
+    SandboxPlan plan = plan_;
+    if (!phase.argv.empty()) lend_program(phase.argv[0], plan);
+    AW_TRY(std::string plan_file, files_->write_plan(plan, index));
+    return make_warded_worker_launcher(handoff_.worker, report_path(index),
+                                       WorkerSandbox{files_->helper(), plan_file}, plan);
   }
 
   // The worker's own name, not the owner's, in USER and LOGNAME.
@@ -74,6 +151,7 @@ class UserIsolator : public Isolator {
   }
 
   Status after_phase(int index, std::vector<std::string>& notes) override {
+    if (files_) (void)sweep_sandbox_cgroups();  // the unit's v1 groups, once empty
     WardenReport rep = read_warden_report(report_path(index));
     AW_CHECK(take_back());
     if (!rep.failure.empty())
@@ -109,9 +187,10 @@ class UserIsolator : public Isolator {
       return;
     }
     if (handed_ && !take_back()) lost = true;  // a phase ended before after_phase ran
+    files_.reset();
     if (!lost) {
       (void)remove_unit_folder(handoff_.folders[1]);
-      if (!work_id_) (void)remove_unit_folder(handoff_.folders[0]);  // no clone was made
+      if (!work_id_ || no_repository_) (void)remove_unit_folder(handoff_.folders[0]);
     }
     write_locations(!lost);
   }
@@ -119,6 +198,19 @@ class UserIsolator : public Isolator {
   std::string sandbox_note() const override { return note_; }
 
  private:
+  Status start_sandbox(const UnitPaths& paths) {
+    SandboxPaths sp = sandbox_->base;
+    sp.clone = paths.work;
+    sp.home = paths.home;  // the prompt file is in it
+    sp.provider_state = {paths.tmp, paths.outputs};
+    AW_TRY(plan_, make_plan(sandbox_->config, sp));
+    plan_.cgroup_name = sandbox_->unit_id;
+    AW_TRY(files_, WorkerSandboxFiles::make(handoff_.worker, self_exe()));
+    // The policy was decided before the unit existed; this catches what only the real paths
+    // can show.
+    return sandbox_available(plan_);
+  }
+
   Status take_back() {
     handed_ = false;
     return aw::after_phase(handoff_);
@@ -129,16 +221,18 @@ class UserIsolator : public Isolator {
   }
 
   // Where the unit's folders are, for the owner who looks at the run folder.
+  // Crash recovery reads it too (isolate/user/locations.h).
   void write_locations(bool home_removed) {
-    nlohmann::json j = {{"isolation", "user"},
-                        {"worker", handoff_.worker.name},
-                        {"clone", paths_.work},
-                        {"home", paths_.home},
-                        {"home_removed", home_removed}};
-    (void)write_file(run_root_ + "/isolation.json", j.dump(2) + "\n", 0600);
+    UserUnitLocations l{handoff_.worker.name, paths_.work, paths_.home, home_removed,
+                        handoff_.folders};
+    (void)aw::write_locations(run_root_ + "/isolation.json", l);
   }
 
   std::string note_;
+  std::optional<SandboxChoice> sandbox_;
+  SandboxPlan plan_;
+  std::unique_ptr<WorkerSandboxFiles> files_;  // set when the phases run sandboxed
+  bool no_repository_ = false;
   Handoff handoff_;
   UnitPaths paths_;
   std::string run_root_;
@@ -148,42 +242,61 @@ class UserIsolator : public Isolator {
   int lock_;
 };
 
-// After every phase all processes of the worker are killed (kill -1 as the worker): a second
-// unit with the same worker would lose its phase. One unit per worker at a time, then; the lock
-// is in the owner's state folder (the worker cannot reach it) and held for the unit's life.
-Result<int> lock_worker(const Config& cfg, const std::string& worker) {
-  std::string path = state_dir_of(cfg) + "/worker-" + worker + ".lock";
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return fail("open {}: {}", path, errno_text(errno));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    int e = errno;
-    ::close(fd);
-    if (e == EWOULDBLOCK)
-      return fail(
-          "another unit is running as worker {} (lock {}); isolation `user` runs one "
-          "unit at a time per worker user",
-          worker, path);
-    return fail("lock {}: {}", path, errno_text(e));
+std::string sandboxed_note(const SandboxPlan& plan) {
+  return fmt::format("sandboxed: network {}", to_string(plan.network));
+}
+
+// The sandbox decision, before the unit exists: a note for the record, and the choice when the
+// phases run sandboxed. `required` refuses (an Error) what cannot be built.
+Result<std::string> decide_sandbox(const Config& cfg, const std::string& unit_id,
+                                   std::optional<SandboxChoice>& choice) {
+  if (cfg.sandbox.mode == SandboxMode::off) return std::string("unsandboxed: sandbox mode off");
+  SandboxPaths sp = sandbox_base_paths(cfg);
+  AW_TRY(SandboxPlan plan, with_context(make_plan(cfg.sandbox, sp), "sandbox"));
+  if (plan.network == Network::allowlist) {
+    std::string why =
+        "network allowlist is not available under isolation user yet (the worker cannot reach "
+        "the egress proxy's socket); use network none or host";
+    if (cfg.sandbox.mode == SandboxMode::required)
+      return fail("sandbox: {} (sandbox: required refuses to run the unit)", why);
+    return "unsandboxed: " + why;
   }
-  return fd;
+  // Tried as the owner: the worker's kernel features are the same, and the limits are the
+  // owner's to set (the warden applies them before sudo).
+  AW_TRY(std::string reason, sandbox_decision(plan));
+  if (!reason.empty()) return reason;
+  choice = SandboxChoice{cfg.sandbox, sp, unit_id};
+  return sandboxed_note(plan);
+}
+
+Result<std::unique_ptr<Isolator>> make(const Config& cfg, const std::string& unit_id,
+                                       bool for_probe, std::vector<std::string>* warnings) {
+  AW_TRY(UserCheckInput in, current_owner(cfg.worker_user));
+  if (for_probe) {
+    AW_TRY(auto w, user_handoff_ready(in));
+    if (warnings) *warnings = std::move(w);
+  } else {
+    AW_CHECK(user_isolation_ready(in));
+  }
+  std::optional<SandboxChoice> choice;
+  AW_TRY(std::string note, decide_sandbox(cfg, unit_id, choice));
+  AW_TRY(WorkerUser worker, lookup_worker(cfg.worker_user));
+  AW_TRY(int lock, lock_worker(state_dir_of(cfg), worker.name));
+  return std::unique_ptr<Isolator>(new UserIsolator(std::move(worker), in.owner_uid, in.owner_gid,
+                                                    lock, std::move(note), std::move(choice)));
 }
 
 }  // namespace
 
 Result<std::unique_ptr<Isolator>> make_user_isolator(const Config& cfg, const Target&,
-                                                     const std::string&) {
-  if (cfg.sandbox.mode == SandboxMode::required)
-    return fail(
-        "sandbox mode `required`, but isolation `user` does not layer the OS sandbox "
-        "yet; set `sandbox: {{mode: preferred}}` to run as the worker unsandboxed "
-        "(recorded on the unit)");
-  AW_TRY(UserCheckInput in, current_owner(cfg.worker_user));
-  AW_CHECK(user_isolation_ready(in));
-  AW_TRY(WorkerUser worker, lookup_worker(cfg.worker_user));
-  AW_TRY(int lock, lock_worker(cfg, worker.name));
-  return std::unique_ptr<Isolator>(
-      new UserIsolator(std::move(worker), in.owner_uid, in.owner_gid, lock,
-                       "unsandboxed: isolation user does not layer the OS sandbox yet"));
+                                                     const std::string& unit_id) {
+  return make(cfg, unit_id, false, nullptr);
+}
+
+Result<std::unique_ptr<Isolator>> make_user_isolator_for_probe(const Config& cfg,
+                                                               const std::string& unit_id,
+                                                               std::vector<std::string>* warnings) {
+  return make(cfg, unit_id, true, warnings);
 }
 
 }  // namespace aw

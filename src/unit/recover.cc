@@ -1,5 +1,9 @@
 // After a crash: what an awaywork that died mid-unit left behind is found at the next start.
+#include <unistd.h>
+
 #include "isolate/container/engine.h"
+#include "isolate/user/locations.h"
+#include "isolate/user/worker_lock.h"
 #include "proc/runner.h"
 #include "record/store.h"
 #include "unit/pipeline.h"
@@ -25,6 +29,34 @@ int remove_leftover_containers(const Config& cfg, const std::vector<std::string>
   return removed;
 }
 
+// A user unit's folders were the worker's when its awaywork died (or the phase's processes still
+// run as the worker): kill those, take the folders back, and say so in the record. Found by the
+// run folder's isolation.json, whatever the config says now.
+void reclaim_user_folders(const Config& cfg, Store& store, const std::vector<std::string>& units) {
+  for (const auto& id : units) {
+    auto u = store.get(id);
+    if (!u || u->run_dir.empty()) continue;
+    auto where = read_locations(u->run_dir + "/isolation.json");
+    if (!where) continue;  // not a user unit
+    std::string note;
+    auto lock = lock_worker(state_dir_of(cfg), where->worker);
+    if (!lock) {
+      std::string paths;
+      for (const auto& f : where->folders) paths += " " + f.path;
+      note = fmt::format(
+          "its folders were not taken back ({}); once that unit ends: sudo -n "
+          "chown -R -h -P {}:{} FOLDER, for each of{}",
+          lock.error().message, ::getuid(), ::getgid(), paths);
+    } else {
+      auto said = reclaim_abandoned(*where, ::getuid(), ::getgid());
+      ::close(*lock);
+      note = said ? "recovered: " + *said : "recovery failed: " + said.error().message;
+    }
+    u->notes.push_back(note);
+    (void)store.save(*u);
+  }
+}
+
 }  // namespace
 
 int recover_abandoned(const Config& cfg, Store& store) {
@@ -32,6 +64,7 @@ int recover_abandoned(const Config& cfg, Store& store) {
   int swept = sweep_orphaned_phases();
   auto marked = store.mark_orphans_interrupted();
   if (!marked) return swept;
+  reclaim_user_folders(cfg, store, *marked);
   return swept + static_cast<int>(marked->size()) + remove_leftover_containers(cfg, *marked);
 }
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -12,6 +13,8 @@
 #include <fmt/format.h>
 
 #include "../user/user_fixture.h"
+#include "isolate/user/handoff.h"
+#include "isolate/user/locations.h"
 #include "proc/capture.h"
 #include "unit_fixture.h"
 
@@ -43,9 +46,9 @@ class UserPipeline : public UnitTest {
     ::chmod(config.c_str(), 0644);
   }
 
-  // awaywork run, as the owner, with an environment of the owner's plus `env`.
-  RunOutput run_as_owner(const std::string& prompt, const std::vector<std::string>& env = {},
-                         const std::vector<std::string>& extra = {}) {
+  // awaywork ARGS, as the owner, with an environment of the owner's plus `env`.
+  CaptureSpec owner_spec(const std::vector<std::string>& args,
+                         const std::vector<std::string>& env = {}) {
     CaptureSpec spec;
     spec.argv = {"/usr/bin/setpriv",
                  fmt::format("--reuid={}", users_->owner_uid),
@@ -54,21 +57,47 @@ class UserPipeline : public UnitTest {
                  "--",
                  awaywork_binary(),
                  "--config",
-                 config,
-                 "run",
-                 "--repo",
-                 "src",
-                 "--prompt",
-                 prompt,
-                 "--json"};
-    spec.argv.insert(spec.argv.end(), extra.begin(), extra.end());
+                 config};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.env = {"PATH=/usr/bin:/bin", "HOME=" + users_->owner_home, "LANG=C",
                 "USER=" + users_->owner, "LOGNAME=" + users_->owner};
     spec.env.insert(spec.env.end(), env.begin(), env.end());
     spec.cwd = "/";
-    RunOutput o = run_captured(spec);
+    return spec;
+  }
+
+  RunOutput owner_awaywork(const std::vector<std::string>& args,
+                           const std::vector<std::string>& env = {}) {
+    RunOutput o = run_captured(owner_spec(args, env));
     if (std::getenv("AW_SHOW")) std::fprintf(stderr, "%s\n%s\n", o.out.c_str(), o.err.c_str());
     return o;
+  }
+
+  // awaywork run, as the owner, with an environment of the owner's plus `env`.
+  RunOutput run_as_owner(const std::string& prompt, const std::vector<std::string>& env = {},
+                         const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {"run", "--repo", "src", "--prompt", prompt, "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return owner_awaywork(args, env);
+  }
+
+  // The same started in the background (stdio on /dev/null); returns awaywork's pid.
+  pid_t start_as_owner(const std::vector<std::string>& args) {
+    CaptureSpec spec = owner_spec(args);
+    std::vector<char*> argv, envp;
+    for (auto& a : spec.argv) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& e : spec.env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      int null = ::open("/dev/null", O_RDWR);
+      ::dup2(null, 0), ::dup2(null, 1), ::dup2(null, 2);
+      if (::chdir("/") != 0) ::_exit(126);
+      ::execve(argv[0], argv.data(), envp.data());
+      ::_exit(127);
+    }
+    return pid;
   }
 
   // git in a repository of the owner's, as the owner (root's git refuses another user's repo).
@@ -97,7 +126,8 @@ TEST_F(UserPipeline, AgentRunsAsTheWorkerAndTheBranchIsPublished) {
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(r.record["state"], "done");
   EXPECT_EQ(r.record["isolation"], "user");
-  EXPECT_EQ(r.record["sandbox"], "unsandboxed: isolation user does not layer the OS sandbox yet");
+  // preferred, and this owner has no cgroup for the sandbox's limits: unsandboxed, saying why.
+  EXPECT_EQ(r.record["sandbox"].get<std::string>().rfind("unsandboxed: ", 0), 0u) << r.out;
   std::string branch = r.record["branch"];
   EXPECT_EQ(owner_git(src, "show " + branch + ":whoami.txt"), std::to_string(u->worker.uid) + "\n");
   EXPECT_EQ(owner_git(src, "show " + branch + ":a.txt"), "y\n");
@@ -241,15 +271,123 @@ TEST_F(UserPipeline, TimedOutPhaseThatIgnoresSigtermEndsWithNothingLeft) {
   if (where.is_object()) fs::remove_all(fs::path(where["clone"].get<std::string>()).parent_path());
 }
 
-// Never unsandboxed under `required`: refused before anything else (no users needed for that).
-TEST_F(UserPipeline, SandboxRequiredIsRefused) {
-  make_repo({{"a.txt", "x\n"}});
+// awaywork killed outright in the middle of a phase: its keeper dies with it, but what runs as
+// the worker does not, and the unit's folders are the worker's. The next start (here `awaywork
+// units`) kills the worker's processes, takes the folders back (the owner's, mode 700, left for
+// inspection) and marks the record interrupted, saying what it did.
+TEST_F(UserPipeline, FoldersOfAKilledAwayworkAreTakenBackAtTheNextStart) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  configure(agent_script("hang", "echo y > a.txt\nsleep 917.77\n"));
+  pid_t pid = start_as_owner({"run", "--repo", "src", "--prompt", "hang"});
+  for (int i = 0; i < 600 && !process_alive_with("917.77"); ++i) ::usleep(20 * 1000);
+  ASSERT_TRUE(process_alive_with("917.77"));
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  ::waitpid(pid, nullptr, 0);
+  UserUnitLocations where;
+  for (const auto& e : fs::directory_iterator(root + "/state/runs"))
+    if (auto l = read_locations(e.path().string() + "/isolation.json")) where = *l;
+  ASSERT_EQ(where.folders.size(), 2u);
+  struct stat st {};
+  for (const auto& f : where.folders) {  // the worker's while the phase runs
+    ASSERT_EQ(::lstat(f.path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, u->worker.uid) << f.path;
+  }
+  EXPECT_TRUE(process_alive_with("917.77"));  // outlived its awaywork
+
+  auto r = owner_awaywork({"units", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_FALSE(process_alive_with("917.77"));
+  auto left = worker_processes(u->worker.uid);
+  ASSERT_TRUE(left) << left.error().message;
+  EXPECT_TRUE(left->empty()) << left->size() << " process(es) of the worker left";
+  for (const auto& f : where.folders) {
+    ASSERT_EQ(::lstat(f.path.c_str(), &st), 0) << f.path;
+    EXPECT_EQ(st.st_uid, u->owner_uid) << f.path;
+    EXPECT_EQ(st.st_mode & 07777, 0700u) << f.path;
+  }
+  struct stat clone {};
+  ASSERT_EQ(::lstat(where.clone.c_str(), &clone), 0);
+  EXPECT_EQ(clone.st_uid, u->owner_uid);  // recursively
+  ASSERT_TRUE(r.record.is_array()) << r.out;
+  ASSERT_EQ(r.record.size(), 1u) << r.out;
+  std::string id = r.record[0]["id"];
+  auto shown = owner_awaywork({"show", id, "--json"});
+  EXPECT_EQ(shown.record["state"], "interrupted") << shown.out;
+  std::string notes = shown.record["notes"].dump();
+  EXPECT_NE(notes.find("took back " + where.folders[0].path), std::string::npos) << notes;
+  for (const auto& f : where.folders) fs::remove_all(f.path);
+}
+
+// User + sandbox: the worker builds the OS sandbox itself after sudo (its own user namespace),
+// so under `required` the phases run as the worker AND sandboxed: no network but loopback, a
+// private /tmp (the test's folders there are gone), the config file hidden, the clone writable.
+TEST_F(UserPipeline, SandboxRequiredRunsTheWorkerInsideTheSandbox) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  std::string body = fmt::format(
+      "id -u > whoami.txt\n"
+      "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' > nets.txt\n"
+      "ls {0} > root.txt 2>&1 || echo absent > root.txt\n"
+      "cat {1} > config.txt 2>&1 || true\n"
+      "echo y > a.txt",
+      root + "/src", config);
+  write_config(agent_script("boxed", body),
+               "isolation: user\nworker_user: " + std::string(kWorker) +
+                   "\nsandbox: {mode: required, limits: off}\n");
+  ::chmod(config.c_str(), 0644);
+  auto r = run_as_owner("in the box");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.record["state"], "done");
+  EXPECT_EQ(r.record["sandbox"], "sandboxed: network none") << r.out;
+  std::string branch = r.record["branch"];
+  EXPECT_EQ(owner_git(src, "show " + branch + ":whoami.txt"), std::to_string(u->worker.uid) + "\n");
+  EXPECT_EQ(owner_git(src, "show " + branch + ":nets.txt"), "lo\n");
+  EXPECT_EQ(owner_git(src, "show " + branch + ":root.txt").find("a.txt"), std::string::npos);
+  std::string seen = owner_git(src, "show " + branch + ":config.txt");
+  EXPECT_EQ(seen.find("worker_user"), std::string::npos) << seen;  // hidden
+  EXPECT_EQ(owner_git(src, "show " + branch + ":a.txt"), "y\n");
+  // Nothing of the sandbox's is left: the owner's helper folder went with the unit.
+  EXPECT_EQ(sh("ls -d /tmp/awaywork-helper-* >/dev/null 2>&1"), 2);
+  fs::remove_all(fs::path(locations(r)["clone"].get<std::string>()).parent_path());
+}
+
+// The end of a sandboxed worker phase: SIGTERM goes keeper -> warden's group -> sudo -> the helper
+// -> the sandbox's init; a command that ignores it is killed with everything of the worker's.
+TEST_F(UserPipeline, SandboxedTimedOutPhaseEndsWithNothingLeft) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  write_config(agent_script("stubborn", "trap '' TERM\nsleep 816.77 &\nwait || true\nwait"),
+               "isolation: user\nworker_user: " + std::string(kWorker) +
+                   "\nsandbox: {mode: required, limits: off}\n");
+  ::chmod(config.c_str(), 0644);
+  auto r = run_as_owner("never ends", {}, {"--unit-seconds", "2"});
+  EXPECT_EQ(r.record["state"], "timed_out") << r.out << r.err;
+  EXPECT_EQ(r.record["sandbox"], "sandboxed: network none") << r.out;
+  EXPECT_FALSE(process_alive_with("816.77"));
+  EXPECT_FALSE(process_alive_with("__sandbox-exec"));
+  auto left = worker_processes(u->worker.uid);
+  ASSERT_TRUE(left) << left.error().message;
+  EXPECT_TRUE(left->empty());
+  auto where = locations(r);
+  if (where.is_object()) fs::remove_all(fs::path(where["clone"].get<std::string>()).parent_path());
+}
+
+// `required` with what isolation user cannot layer yet (network: allowlist): refused, nothing run.
+TEST_F(UserPipeline, SandboxAllowlistUnderRequiredIsRefused) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
   std::string marker = root + "/ran";
   write_config(agent_script("never", "touch " + marker),
-               "isolation: user\nworker_user: aw-worker-test\nsandbox:\n  mode: required\n");
-  auto r = awaywork({"run", "--repo", "src", "--prompt", "must not run"});
+               "isolation: user\nworker_user: " + std::string(kWorker) +
+                   "\nsandbox: {mode: required, limits: off, network: allowlist, allow: "
+                   "[example.com]}\n");
+  ::chmod(config.c_str(), 0644);
+  auto r = run_as_owner("must not run");
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("does not layer the OS sandbox yet"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("network allowlist is not available under isolation user"),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(exists(marker));
 }
 

@@ -122,7 +122,7 @@ TEST(UserDoctor, BadlyShapedWorkerGetsOneFixPerProblem) {
     const char* name;
     const char* fix;
   };
-  for (const Want& w : {Want{"has no home", "usermod -d /nonexistent aw-worker-bad"},
+  for (const Want& w : {Want{"has no home", "usermod -d /nonexistent/aw-worker-bad aw-worker-bad"},
                         Want{"has shell", "sudo usermod -s /usr/sbin/nologin aw-worker-bad"},
                         Want{"its own group only", "sudo gpasswd -d aw-worker-bad users"},
                         Want{"/etc/cron.deny", "echo aw-worker-bad | sudo tee -a /etc/cron.deny"},

@@ -22,7 +22,7 @@ namespace {
 // running "awaywork" process whose environment holds a fake token.
 struct OwnerThings {
   const test::Users& u;
-  ProbeTargets t;
+  WorkerProbeTargets t;
   std::string ssh_dir;
   int ssh_fd = -1;
   pid_t awaywork = -1;
@@ -74,7 +74,8 @@ struct OwnerThings {
   }
 };
 
-std::map<std::string, ProbeResult> probe_as(uid_t uid, gid_t gid, const ProbeTargets& t) {
+std::map<std::string, WorkerProbeResult> probe_as(uid_t uid, gid_t gid,
+                                                  const WorkerProbeTargets& t) {
   // One "L|NAME|WHAT" line per probe (WHAT kept for failure messages, also for ok ones).
   std::string text = test::run_as(uid, gid, [&] {
     std::string out;
@@ -82,7 +83,7 @@ std::map<std::string, ProbeResult> probe_as(uid_t uid, gid_t gid, const ProbeTar
       out += fmt::format("{}|{}|{}\n", r.leak ? 1 : 0, r.name, r.what);
     return out;
   });
-  std::map<std::string, ProbeResult> out;
+  std::map<std::string, WorkerProbeResult> out;
   for (size_t a = 0, b; a < text.size(); a = b + 1) {
     b = text.find('\n', a);
     std::string line = text.substr(a, b - a);

@@ -64,7 +64,7 @@ class Machine : public ::testing::Environment {
                     kOwner, kWorker));
     int rc =
         sh(fmt::format("useradd --create-home --shell /bin/bash {0} && chmod 750 /home/{0} && "
-                       "useradd --system --user-group --no-create-home --home-dir /nonexistent "
+                       "useradd --system --user-group --no-create-home --home-dir /nonexistent/{1} "
                        "--shell /usr/sbin/nologin {1} && "
                        "(grep -qx {1} /etc/cron.deny 2>/dev/null || echo {1} >> /etc/cron.deny) && "
                        "(grep -qx {1} /etc/at.deny 2>/dev/null || echo {1} >> /etc/at.deny)",

@@ -25,10 +25,10 @@ namespace {
 
 const std::vector<std::string> kEnv = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C"};
 
-ProbeResult ok(std::string name, std::string why) {
+WorkerProbeResult ok(std::string name, std::string why) {
   return {std::move(name), false, std::move(why)};
 }
-ProbeResult leak(std::string name, std::string what) {
+WorkerProbeResult leak(std::string name, std::string what) {
   return {std::move(name), true, std::move(what)};
 }
 
@@ -46,7 +46,7 @@ ssize_t try_read(const std::string& path, int& err) {
   return n;
 }
 
-ProbeResult file_probe(const std::string& name, const std::string& path) {
+WorkerProbeResult file_probe(const std::string& name, const std::string& path) {
   if (path.empty()) return ok(name, "no path given");
   int err = 0;
   ssize_t n = try_read(path, err);
@@ -54,7 +54,7 @@ ProbeResult file_probe(const std::string& name, const std::string& path) {
   return ok(name, path + ": " + std::strerror(err));
 }
 
-ProbeResult home_probe(const std::string& home) {
+WorkerProbeResult home_probe(const std::string& home) {
   if (home.empty()) return ok("owner-home", "no path given");
   DIR* d = ::opendir(home.c_str());
   if (d) {
@@ -71,7 +71,7 @@ ProbeResult home_probe(const std::string& home) {
   return ok("owner-home", home + ": " + std::strerror(e));
 }
 
-ProbeResult environ_probe(pid_t pid) {
+WorkerProbeResult environ_probe(pid_t pid) {
   if (pid <= 0) return ok("awaywork-environ", "no pid given");
   std::string path = fmt::format("/proc/{}/environ", pid);
   int err = 0;
@@ -80,7 +80,7 @@ ProbeResult environ_probe(pid_t pid) {
   return ok("awaywork-environ", path + ": " + (n == 0 ? "empty" : std::strerror(err)));
 }
 
-ProbeResult any_environ_probe() {
+WorkerProbeResult any_environ_probe() {
   DIR* d = ::opendir("/proc");
   if (!d) return ok("any-environ", "no /proc");
   // Processes of the probe's own session are its own phase; anything else readable is a leak
@@ -105,7 +105,7 @@ ProbeResult any_environ_probe() {
   return ok("any-environ", "no other user's environ readable");
 }
 
-ProbeResult ssh_agent_probe(const std::string& pattern) {
+WorkerProbeResult ssh_agent_probe(const std::string& pattern) {
   glob_t g{};
   int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
   std::string reached;
@@ -124,8 +124,8 @@ ProbeResult ssh_agent_probe(const std::string& pattern) {
   return ok("ssh-agent", fmt::format("{} socket(s) visible, none connectable", seen));
 }
 
-ProbeResult command_probe(const std::string& name, std::vector<std::string> argv,
-                          bool (*leaked)(const Captured&)) {
+WorkerProbeResult command_probe(const std::string& name, std::vector<std::string> argv,
+                                bool (*leaked)(const Captured&)) {
   auto c = capture({std::move(argv), kEnv, "/", ""});
   if (!c) return ok(name, c.error().message);
   std::string said = c->err.empty() ? c->out : c->err;
@@ -136,8 +136,8 @@ ProbeResult command_probe(const std::string& name, std::vector<std::string> argv
 
 }  // namespace
 
-std::vector<ProbeResult> run_worker_probes(const ProbeTargets& t) {
-  std::vector<ProbeResult> out;
+std::vector<WorkerProbeResult> run_worker_probes(const WorkerProbeTargets& t) {
+  std::vector<WorkerProbeResult> out;
   out.push_back(file_probe("env-file", t.env_file));
   out.push_back(home_probe(t.owner_home));
   out.push_back(environ_probe(t.awaywork_pid));
@@ -157,7 +157,7 @@ std::vector<ProbeResult> run_worker_probes(const ProbeTargets& t) {
   return out;
 }
 
-pid_t start_detached_sleep() {
+pid_t start_detached_sleep(const std::string& seconds) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
   pid_t mid = ::fork();
@@ -167,7 +167,7 @@ pid_t start_detached_sleep() {
     if (s == 0) {
       int null = ::open("/dev/null", O_RDWR);
       for (int i = 0; i < 3; ++i) ::dup2(null, i);
-      char* argv[] = {const_cast<char*>("sleep"), const_cast<char*>("300"), nullptr};
+      char* argv[] = {const_cast<char*>("sleep"), const_cast<char*>(seconds.c_str()), nullptr};
       char* envp[] = {nullptr};
       ::execve("/bin/sleep", argv, envp);
       _exit(127);
@@ -185,7 +185,7 @@ pid_t start_detached_sleep() {
   return s;
 }
 
-ProbeResult check_left_behind(pid_t pid) {
+WorkerProbeResult check_left_behind(pid_t pid) {
   if (pid <= 0) return ok("leftover-sleep", "no sleep was started");
   auto status = read_file(fmt::format("/proc/{}/status", pid), 1 << 16);
   if (!status) return ok("leftover-sleep", fmt::format("pid {} is gone", pid));
@@ -196,7 +196,60 @@ ProbeResult check_left_behind(pid_t pid) {
   return ok("leftover-sleep", fmt::format("pid {} is gone", pid));
 }
 
-std::string render_probes(const std::vector<ProbeResult>& results) {
+WorkerProbeResult check_left_behind(const std::string& seconds) {
+  DIR* d = ::opendir("/proc");
+  if (!d) return leak("leftover-sleep", "no /proc to look in");
+  std::string found;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string pid = e->d_name;
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    auto cmd = read_file("/proc/" + pid + "/cmdline", 1 << 16);
+    if (!cmd || cmd->find(std::string("sleep") + '\0' + seconds) == std::string::npos) continue;
+    auto status = read_file("/proc/" + pid + "/status", 1 << 16);
+    if (status && status->find("State:\tZ") == std::string::npos) found = pid;
+  }
+  ::closedir(d);
+  if (!found.empty())
+    return leak("leftover-sleep",
+                fmt::format("sleep {} (pid {}) survived the phase", seconds, found));
+  return ok("leftover-sleep", fmt::format("no sleep {} left", seconds));
+}
+
+std::string format_worker_targets(const WorkerProbeTargets& t) {
+  return fmt::format(
+      "env_file\t{}\nowner_home\t{}\nawaywork_pid\t{}\ngh_hosts\t{}\nssh_glob\t{}\n"
+      "sleep_seconds\t{}\n",
+      t.env_file, t.owner_home, t.awaywork_pid, t.gh_hosts, t.ssh_glob, t.sleep_seconds);
+}
+
+WorkerProbeTargets parse_worker_targets(const std::string& text) {
+  WorkerProbeTargets t;
+  size_t a = 0;
+  while (a < text.size()) {
+    size_t b = text.find('\n', a);
+    if (b == std::string::npos) b = text.size();
+    std::string line = text.substr(a, b - a);
+    a = b + 1;
+    size_t tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    std::string k = line.substr(0, tab), v = line.substr(tab + 1);
+    if (k == "env_file")
+      t.env_file = v;
+    else if (k == "owner_home")
+      t.owner_home = v;
+    else if (k == "awaywork_pid")
+      t.awaywork_pid = static_cast<pid_t>(std::atoi(v.c_str()));
+    else if (k == "gh_hosts")
+      t.gh_hosts = v;
+    else if (k == "ssh_glob")
+      t.ssh_glob = v;
+    else if (k == "sleep_seconds")
+      t.sleep_seconds = v;
+  }
+  return t;
+}
+
+std::string render_probes(const std::vector<WorkerProbeResult>& results) {
   std::string out;
   for (const auto& r : results)
     out += r.leak ? fmt::format("LEAK {}: {}\n", r.name, r.what) : fmt::format("ok {}\n", r.name);

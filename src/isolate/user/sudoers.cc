@@ -1,5 +1,7 @@
 #include "isolate/user/sudoers.h"
 
+#include "isolate/user/worker.h"
+
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -46,9 +48,9 @@ std::string print_setup(const SudoersParams& p, const std::string& owner_home) {
   out += "# awaywork isolation `user`: run as root (e.g. `sudo -i`), once per machine.\n";
   out += fmt::format("# The worker: no home, no login shell, its own group only.\n");
   out += fmt::format(
-      "useradd --system --user-group --no-create-home --home-dir /nonexistent "
+      "useradd --system --user-group --no-create-home --home-dir {} "
       "--shell /usr/sbin/nologin {}\n",
-      w);
+      worker_home(w), w);
   out += "# No cron or at jobs for the worker (nothing may outlive a phase).\n";
   out += fmt::format("grep -qx {0} /etc/cron.deny 2>/dev/null || echo {0} >> /etc/cron.deny\n", w);
   out += fmt::format("grep -qx {0} /etc/at.deny 2>/dev/null || echo {0} >> /etc/at.deny\n", w);

@@ -76,9 +76,9 @@ std::vector<Check> worker_checks(const UserCheckInput& in, const WorkerUser& w) 
                "set `worker_user` to a dedicated user (see awaywork doctor --print-setup)"));
   struct stat st {};
   if (::lstat(w.home.c_str(), &st) == 0)
-    out.push_back(
-        failed("worker " + n + " has no home", "home " + w.home + " exists",
-               fmt::format("sudo usermod -d /nonexistent {0} && sudo rm -rf -- '{1}'", n, w.home)));
+    out.push_back(failed(
+        "worker " + n + " has no home", "home " + w.home + " exists",
+        fmt::format("sudo usermod -d {2} {0} && sudo rm -rf -- '{1}'", n, w.home, worker_home(n))));
   else
     out.push_back(pass("worker " + n + " has no home", w.home + " does not exist"));
   if (w.shell == "/usr/sbin/nologin")
@@ -187,7 +187,8 @@ std::vector<Check> owner_checks(const UserCheckInput& in, const WorkerUser* w) {
   }
   // After each phase awaywork proves by /proc that no process of the worker is left.
   std::string pname = "/proc shows other users' processes (no hidepid)";
-  if (::stat("/proc/1/status", &st) == 0) out.push_back(pass(pname));
+  if (::stat("/proc/1/status", &st) == 0)
+    out.push_back(pass(pname));
   else
     out.push_back(failed(pname, "pid 1 is hidden: the worker's processes could not be proved gone",
                          "sudo mount -o remount,hidepid=0 /proc"));
@@ -272,9 +273,8 @@ std::vector<Check> user_checks(const UserCheckInput& in) {
   if (!w) {
     SudoersParams p{in.owner, in.owner_uid, in.owner_gid, in.worker};
     out.push_back(failed("worker user " + in.worker + " exists", w.error().message,
-                         "sudo useradd --system --user-group --no-create-home --home-dir "
-                         "/nonexistent --shell /usr/sbin/nologin " +
-                             in.worker));
+                         "sudo useradd --system --user-group --no-create-home --home-dir " +
+                             worker_home(in.worker) + " --shell /usr/sbin/nologin " + in.worker));
     auto rest = owner_checks(in, nullptr);
     out.insert(out.end(), rest.begin(), rest.end());
     return out;
@@ -298,6 +298,31 @@ Result<std::string> setup_for_current_owner(const std::string& worker) {
   if (!is_plain_user_name(in.owner) || !is_plain_user_name(worker))
     return fail("user names '{}' / '{}' cannot be written into sudoers lines", in.owner, worker);
   return print_setup({in.owner, in.owner_uid, in.owner_gid, worker}, in.owner_home);
+}
+
+namespace {
+
+bool about_reading(const Check& c, const UserCheckInput& in) {
+  return c.name == "the owner's home " + in.owner_home + " is closed to others" ||
+         c.name == "the env file " + in.env_file + " is 0600" ||
+         c.name.rfind("every PATH entry is runnable by worker ", 0) == 0;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> user_handoff_ready(const UserCheckInput& in) {
+  std::vector<std::string> warnings;
+  std::string msg;
+  for (const auto& c : user_checks(in)) {
+    if (c.ok) continue;
+    std::string line = fmt::format("✖ {}: {}\n    fix: {}", c.name, c.detail, c.fix);
+    if (about_reading(c, in))
+      warnings.push_back(line);
+    else
+      msg += "\n  " + line;
+  }
+  if (!msg.empty()) return fail("isolation `user` is not ready (awaywork doctor):{}", msg);
+  return warnings;
 }
 
 Status user_isolation_ready(const UserCheckInput& in) {

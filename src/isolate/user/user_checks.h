@@ -44,6 +44,12 @@ Result<std::string> setup_for_current_owner(const std::string& worker);
 // its fix when any fails (e.g. fs.protected_symlinks=0).
 Status user_isolation_ready(const UserCheckInput& in);
 
+// What `awaywork probe` requires: every check above except those about what a worker could read
+// of the owner's (the home closed, the env file 0600, PATH under the home), which the probe exists
+// to show as leaks. The handoff's own safety (sudo, the worker's shape, the two sudoers lines,
+// protected_{hard,sym}links, /proc) is still required. Those it lets pass come back as warnings.
+Result<std::vector<std::string>> user_handoff_ready(const UserCheckInput& in);
+
 // Whether a user with uid/gid/groups may search (x) every directory of path (mode bits only).
 bool can_reach(const std::string& path, uid_t uid, const std::vector<gid_t>& gids);
 

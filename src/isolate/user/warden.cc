@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <sstream>
 
 #include "base/fs.h"
+#include "isolate/sandbox/steps.h"  // apply_cgroup_limits: the owner's side of the limits
 #include "isolate/user/handoff.h"
 #include "isolate/user/worker_launcher.h"
 
@@ -100,7 +102,7 @@ void clean_up(const WorkerUser& worker, const std::string& report) {
 
 // The warden itself: the phase's main process, a direct child of the keeper.
 [[noreturn]] void warden(const WorkerUser& worker, const std::string& report, const ExecRequest& r,
-                         char* const* argv, char* const* envp) {
+                         char* const* argv, char* const* envp, const SandboxPlan* limits) {
   ::setsid();  // the keeper signals -main: the warden's group, which sudo stays in
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   if (!r.cgroup_procs.empty()) {
@@ -109,6 +111,14 @@ void clean_up(const WorkerUser& worker, const std::string& report) {
     if (fd < 0 || ::write(fd, pid.data(), pid.size()) != static_cast<ssize_t>(pid.size()))
       _exit(126);
     ::close(fd);
+  }
+  if (limits && limits->apply_limits && limits->enabled("limits")) {
+    auto st = sandbox::apply_cgroup_limits(*limits, r, ::getpid());
+    if (!st) {
+      std::string msg = "awaywork: sandbox: cgroup limits: " + st.error().message + "\n";
+      if (r.stderr_fd >= 0) (void)!::write(r.stderr_fd, msg.data(), msg.size());
+      _exit(126);
+    }
   }
   // The keeper's mask is inherited: SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT blocked. Keep it
   // and wait for them synchronously.
@@ -147,9 +157,12 @@ void clean_up(const WorkerUser& worker, const std::string& report) {
 
 }  // namespace
 
-Launcher make_warded_worker_launcher(const WorkerUser& worker, const std::string& report) {
-  return [worker, report](const ExecRequest& req) -> Result<pid_t> {
-    AW_TRY(std::vector<std::string> argv, worker_argv(worker, req));
+namespace {
+
+Launcher warded(const WorkerUser& worker, const std::string& report,
+                std::optional<WorkerSandbox> sandbox, std::optional<SandboxPlan> limits) {
+  return [worker, report, sandbox, limits](const ExecRequest& req) -> Result<pid_t> {
+    AW_TRY(std::vector<std::string> argv, worker_argv(worker, req, sandbox ? &*sandbox : nullptr));
     std::vector<char*> a, e;
     for (auto& s : argv) a.push_back(s.data());
     a.push_back(nullptr);
@@ -159,9 +172,20 @@ Launcher make_warded_worker_launcher(const WorkerUser& worker, const std::string
     (void)::unlink(report.c_str());
     pid_t pid = ::fork();
     if (pid < 0) return fail("fork: {}", errno_text(errno));
-    if (pid == 0) warden(worker, report, req, a.data(), e.data());
+    if (pid == 0) warden(worker, report, req, a.data(), e.data(), limits ? &*limits : nullptr);
     return pid;
   };
+}
+
+}  // namespace
+
+Launcher make_warded_worker_launcher(const WorkerUser& worker, const std::string& report) {
+  return warded(worker, report, std::nullopt, std::nullopt);
+}
+
+Launcher make_warded_worker_launcher(const WorkerUser& worker, const std::string& report,
+                                     const WorkerSandbox& sandbox, const SandboxPlan& limits) {
+  return warded(worker, report, sandbox, limits);
 }
 
 WardenReport read_warden_report(const std::string& report) {

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "base/result.h"
+#include "isolate/sandbox/plan.h"
 #include "isolate/user/worker.h"
+#include "isolate/user/worker_launcher.h"
 #include "proc/runner.h"
 
 namespace aw {
@@ -19,6 +21,13 @@ namespace aw {
 // phase left processes of the worker running, the warden writes their count and names to
 // `report` (one per line: "N", then distinct names); read it with read_warden_report.
 Launcher make_warded_worker_launcher(const WorkerUser& worker, const std::string& report);
+
+// The same with the OS sandbox built by the worker (worker_launcher.h WorkerSandbox). The cgroup
+// limits are the owner's side: the warden applies the plan's limits to the phase's cgroup (or
+// makes the v1 groups and joins them) before sudo, so the worker's whole tree is inside them;
+// the plan the worker reads says apply_limits false.
+Launcher make_warded_worker_launcher(const WorkerUser& worker, const std::string& report,
+                                     const WorkerSandbox& sandbox, const SandboxPlan& limits);
 
 struct WardenReport {
   int killed = 0;

@@ -26,6 +26,13 @@ struct WorkerUser {
 // that cannot be written safely into a sudoers line.
 Result<WorkerUser> lookup_worker(const std::string& name);
 
+// The worker's home in passwd: a path that must never exist. Per worker, below /nonexistent,
+// because /nonexistent itself is shared (nobody's home) and tools run as another user have been
+// seen to create it, dotfiles and all.
+inline std::string worker_home(const std::string& worker) {
+  return "/nonexistent/" + worker;
+}
+
 // Names that go into sudoers lines and chown arguments unquoted: [A-Za-z0-9_][A-Za-z0-9_.-]*.
 bool is_plain_user_name(const std::string& name);
 

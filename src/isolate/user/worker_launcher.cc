@@ -64,7 +64,8 @@ size_t format_pid(pid_t pid, char* buf) {
 
 }  // namespace
 
-Result<std::vector<std::string>> worker_argv(const WorkerUser& worker, const ExecRequest& req) {
+Result<std::vector<std::string>> worker_argv(const WorkerUser& worker, const ExecRequest& req,
+                                             const WorkerSandbox* sandbox) {
   if (req.argv.empty()) return fail("empty argv");
   if (!is_plain_user_name(worker.name)) return fail("bad worker name '{}'", worker.name);
   std::string names;
@@ -78,8 +79,12 @@ Result<std::vector<std::string>> worker_argv(const WorkerUser& worker, const Exe
   if (prog.find('=') != std::string::npos) return fail("program path '{}' contains '='", prog);
   std::vector<std::string> argv = {"/usr/bin/sudo", "-n", "-u", worker.name};
   if (!names.empty()) argv.push_back("--preserve-env=" + names);
-  argv.insert(argv.end(),
-              {"--", "/usr/bin/env", "-C", req.cwd.empty() ? "/" : req.cwd, "--", prog});
+  std::string cwd = req.cwd.empty() ? "/" : req.cwd;
+  if (sandbox)
+    argv.insert(argv.end(), {"--", sandbox->helper, "__sandbox-exec", sandbox->plan_file, "--cwd",
+                             cwd, "--env", names, "--", prog});
+  else
+    argv.insert(argv.end(), {"--", "/usr/bin/env", "-C", cwd, "--", prog});
   argv.insert(argv.end(), req.argv.begin() + 1, req.argv.end());
   return argv;
 }

@@ -15,7 +15,18 @@ namespace aw {
 // its secure_path instead). `env -C` enters the clone as the worker: the owner cannot.
 Launcher make_worker_launcher(const WorkerUser& worker);
 
-// The argv the launcher runs (for records and tests).
-Result<std::vector<std::string>> worker_argv(const WorkerUser& worker, const ExecRequest& req);
+// Isolation user with the OS sandbox: the worker builds the sandbox itself (its own unprivileged
+// user namespace; the owner's cannot hold the worker's processes). sudo then runs
+// `HELPER __sandbox-exec PLAN_FILE --cwd CWD --env NAMES -- PROG ARGS...` (cli/sandbox_exec.h):
+// HELPER is an awaywork the worker can run and not change, PLAN_FILE the serialized SandboxPlan
+// (isolate/sandbox/plan_json.h) in a folder of the owner's the worker can read.
+struct WorkerSandbox {
+  std::string helper;
+  std::string plan_file;
+};
+
+// The argv the launcher runs (for records and tests); sandboxed when sandbox is given.
+Result<std::vector<std::string>> worker_argv(const WorkerUser& worker, const ExecRequest& req,
+                                             const WorkerSandbox* sandbox = nullptr);
 
 }  // namespace aw
