@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
+#include <stdlib.h>
 
+#include <algorithm>
+#include <cerrno>
+
+#include "base/fs.h"
 #include "proc/capture.h"
 #include "provider/provider.h"
 
@@ -30,10 +34,19 @@ Check check_one(const ProviderSpec& spec, const std::string& path_value, bool re
     return c;
   }
   auto timeout = find_program("timeout", path_value + ":/usr/bin:/bin");
+  // A throwaway HOME: some CLIs create their state folders even for --version, and a shared
+  // path such as /nonexistent would then exist for every user on the machine.
+  char home[] = "/tmp/awaywork-doctor-home-XXXXXX";
+  if (!::mkdtemp(home)) {
+    c.ok = !required;
+    c.detail = fmt::format("cannot create a temporary HOME: {}", errno_text(errno));
+    return c;
+  }
   CaptureSpec cs;
   cs.argv = {timeout ? *timeout : "/usr/bin/timeout", "20", *found, "--version"};
-  cs.env = {"PATH=" + path_value, "HOME=/nonexistent", "LANG=C.UTF-8"};
+  cs.env = {"PATH=" + path_value, std::string("HOME=") + home, "LANG=C.UTF-8"};
   auto run = capture(cs);
+  (void)remove_tree(home);
   if (!run || run->exit_code != 0) {
     c.ok = !required;
     c.detail =
