@@ -14,6 +14,8 @@
 #include "isolate/container/doctor.h"
 #include "isolate/user/user_checks.h"
 #include "proc/capture.h"
+#include "provider/doctor.h"
+#include "provider/provider.h"
 #include "secrets/store.h"
 #include "unit/pipeline.h"
 
@@ -69,8 +71,13 @@ Registry::Provider container_provider(const Config& cfg) {
         if (!check.empty()) add(s.programs, check[0]);
       if (!repo.setup.empty()) add(s.programs, repo.setup[0]);
     }
-    for (const auto& [name, agent] : cfg.agents)
-      if (!agent.command.empty()) add(s.programs, agent.command[0]);
+    for (const auto& [name, agent] : cfg.agents) {
+      const ProviderSpec* p = find_provider(agent.provider);
+      if (!agent.command.empty())
+        add(s.programs, agent.command[0]);
+      else if (p && !p->command.empty())
+        add(s.programs, p->command[0]);
+    }
     // A relative path runs from the clone, not the image: nothing to look for there.
     std::erase_if(s.programs, [](const std::string& p) {
       return p[0] != '/' && p.find('/') != std::string::npos;
@@ -90,7 +97,8 @@ std::vector<Check> secret_checks() {
   std::vector<Check> out;
   auto store = open_secret_store(default_secret_store_paths());
   std::string why_not_ss;
-  if (auto ss = secret_service_answers(); !ss) why_not_ss = "; Secret Service: " + ss.error().message;
+  if (auto ss = secret_service_answers(); !ss)
+    why_not_ss = "; Secret Service: " + ss.error().message;
   if (store)
     out.push_back({"secret store", true, (*store)->backend() + why_not_ss, ""});
   else
@@ -98,7 +106,43 @@ std::vector<Check> secret_checks() {
                    "fix the store as the message says, or set AWAYWORK_SECRET_BACKEND"});
   std::string env_file = default_env_file_path();
   if (auto env = read_env_file(env_file); !env)
-    out.push_back({"env file " + env_file, false, env.error().message, "chmod 600 '" + env_file + "'"});
+    out.push_back(
+        {"env file " + env_file, false, env.error().message, "chmod 600 '" + env_file + "'"});
+  return out;
+}
+
+// The agent CLIs on the owner's PATH (and scripts/agent-clis' folder), with their versions: a
+// provider a configured agent uses must answer `--version` (under isolation container they live
+// in the image, which the container checks look at).
+std::vector<Check> agent_checks(const Config& cfg) {
+  std::vector<std::string> required;
+  if (cfg.isolation != Isolation::container)
+    for (const auto& [name, agent] : cfg.agents)
+      if (!agent.provider.empty() && agent.provider != "command" && agent.command.empty())
+        required.push_back(agent.provider);
+  const char* path = std::getenv("PATH");
+  return agent_cli_checks(std::string(path ? path : "/usr/bin:/bin") + ":" + kAgentClisBin,
+                          required);
+}
+
+// Each inference upstream's model credential is in the secret store.
+std::vector<Check> inference_checks(const Config& cfg) {
+  std::vector<Check> out;
+  if (cfg.inference.empty()) return out;
+  auto store = open_secret_store({});
+  for (const auto& [name, ic] : cfg.inference) {
+    Check c{fmt::format("inference {}: credential {}", name, ic.credential), false, "", ""};
+    if (!store) {
+      c.detail = store.error().message;
+    } else if (auto v = (*store)->get(ic.credential); !v) {
+      c.detail = "not in the secret store (" + (*store)->backend() + ")";
+      c.fix = "awaywork secret set " + ic.credential + "   # the key, read from stdin";
+    } else {
+      c.ok = true;
+      c.detail = fmt::format("{} API at {}, key in {}", ic.api, ic.url, (*store)->backend());
+    }
+    out.push_back(std::move(c));
+  }
   return out;
 }
 
@@ -108,6 +152,8 @@ Registry registry_for(const Config& cfg) {
     reg.add(iso, [&cfg] {
       std::vector<Check> all{git_check(), state_dir_check(cfg), isolation_check(cfg)};
       for (auto& c : secret_checks()) all.push_back(std::move(c));
+      for (auto& c : agent_checks(cfg)) all.push_back(std::move(c));
+      for (auto& c : inference_checks(cfg)) all.push_back(std::move(c));
       return all;
     });
   }

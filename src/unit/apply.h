@@ -12,13 +12,13 @@
 namespace aw {
 
 struct ApplyInput {
-  RepoConfig repo;          // `publish:` names a remote target; without it the local source
+  RepoConfig repo;  // `publish:` names a remote target; without it the local source
   SourceRepo source;
-  std::string label;        // the repository as the user named it
+  std::string label;  // the repository as the user named it
   std::string unit_id, prompt, base_ref, base_commit;
-  std::string patch;                 // the checked patch
-  std::vector<std::string> paths;    // the verdict's checked paths
-  std::string scratch_dir;           // inside the unit's run folder
+  std::string patch;               // the checked patch
+  std::vector<std::string> paths;  // the verdict's checked paths
+  std::string scratch_dir;         // inside the unit's run folder
 };
 
 // Where and how it is published, for messages: "/home/o/web/.git" or "https://...".

@@ -82,8 +82,8 @@ Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths&
   }
   if (v.paths != patch->paths)
     return {UnitState::failed, "apply: the checked paths differ from the collected patch's paths"};
-  ApplyInput in{t.repo,         t.source,       t.label, u.id, u.prompt, t.base_ref,
-                u.base_commit,  patch->text,    v.paths, dir.apply};
+  ApplyInput in{t.repo,     t.source,      t.label,     u.id,    u.prompt,
+                t.base_ref, u.base_commit, patch->text, v.paths, dir.apply};
   auto applied = apply_checked(in);
   if (!applied) return {UnitState::failed, "apply: " + applied.error().message};
   u.branch = applied->result.branch;

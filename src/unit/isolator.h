@@ -43,6 +43,16 @@ class Isolator {
   virtual Result<Launcher> launcher(const PhasePlan& plan, int index) = 0;
   // Extra "KEY=VALUE" for the phase environment (e.g. the sandbox's proxy variables).
   virtual std::vector<std::pair<std::string, std::string>> extra_env() const { return {}; }
+  // Make a unix socket of awaywork's (the inference proxy's) reachable at 127.0.0.1:port in the
+  // phases' own network namespace. false: the phases share the host's loopback (the caller
+  // listens on a loopback port instead); an Error: this isolation cannot reach it at all.
+  virtual Result<bool> bridge_socket(const std::string& socket, uint16_t port) {
+    (void)socket, (void)port;
+    return false;
+  }
+  // Names of variables the agent phase gets beyond the owner's (the provider's); an isolation
+  // that passes variables by name (container) must pass these too.
+  virtual void add_agent_env_names(const std::vector<std::string>& names) { (void)names; }
   // Right after a phase, before anything reads the clone (user: kill the worker's processes and
   // take the folders back; container: remove the container). An Error loses the unit.
   virtual Status after_phase(int index, std::vector<std::string>& notes) = 0;

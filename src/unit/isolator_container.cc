@@ -129,6 +129,17 @@ class ContainerIsolator : public Isolator {
 
   Status before_phase() override { return {}; }
 
+  Result<bool> bridge_socket(const std::string&, uint16_t) override {
+    return fail(
+        "isolation container cannot reach the inference proxy yet (its phases have no "
+        "network but the egress bridge's); use isolation none, or leave `inference:` out "
+        "and hand the key through a profile secret");
+  }
+
+  void add_agent_env_names(const std::vector<std::string>& names) override {
+    agent_env_.insert(agent_env_.end(), names.begin(), names.end());
+  }
+
   Result<Launcher> launcher(const PhasePlan& phase, int index) override {
     ContainerPlan plan = plan_;
     // What the pipeline's phase env sets, as seen inside; nothing else of the owner's

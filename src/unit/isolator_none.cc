@@ -93,6 +93,14 @@ class NoneIsolator : public Isolator {
     return make_sandbox_launcher(plan);
   }
 
+  // A sandboxed phase has its own network namespace: the socket is bridged onto 127.0.0.1:port
+  // there (network host has none: loopback is the host's).
+  Result<bool> bridge_socket(const std::string& socket, uint16_t port) override {
+    if (!sandbox_ || sandbox_->plan.network == Network::host) return false;
+    sandbox_->plan.bridges.push_back({socket, port});
+    return true;
+  }
+
   std::vector<std::pair<std::string, std::string>> extra_env() const override {
     if (!sandbox_ || sandbox_->plan.network != Network::allowlist) return {};
     std::string url = fmt::format("http://127.0.0.1:{}", sandbox_->plan.proxy_port);

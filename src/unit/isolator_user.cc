@@ -145,6 +145,17 @@ class UserIsolator : public Isolator {
                                        WorkerSandbox{files_->helper(), plan_file}, plan);
   }
 
+  // Unsandboxed (or network host), the worker shares the host's loopback. The worker's own
+  // network namespace would need the owner's 0600 socket opened by the worker: not built yet.
+  Result<bool> bridge_socket(const std::string&, uint16_t) override {
+    if (!files_ || plan_.network == Network::host) return false;
+    return fail(
+        "isolation user with the OS sandbox's own network cannot reach the inference "
+        "proxy yet (the worker cannot open the owner's socket); use isolation none, "
+        "`sandbox: {network: host}`, or leave `inference:` out and hand the key "
+        "through a profile secret");
+  }
+
   // The worker's own name, not the owner's, in USER and LOGNAME.
   std::vector<std::pair<std::string, std::string>> extra_env() const override {
     return {{"USER", handoff_.worker.name}, {"LOGNAME", handoff_.worker.name}};

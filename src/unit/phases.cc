@@ -5,6 +5,7 @@
 
 #include "base/fs.h"
 #include "proc/runner.h"
+#include "unit/agent_session.h"
 #include "unit/steps.h"
 #include "unit/unit_id.h"
 
@@ -28,9 +29,14 @@ Argv substitute(const Argv& argv, const std::string& prompt_file) {
 std::vector<std::string> phase_env(const PhaseContext& ctx, const PhasePlan& plan) {
   bool file = plan.agent && ctx.target.agent.prompt == PromptMode::file;
   const std::vector<std::string> none;
+  // The agent phase also gets its provider's variables (the proxy's URL and run token, its
+  // per-unit state folders), which win over the profile's.
+  EnvPairs pairs = ctx.profile.env();
+  if (plan.agent && ctx.agent)
+    pairs.insert(pairs.end(), ctx.agent->env().begin(), ctx.agent->env().end());
   return unit_env(ctx.paths, ctx.unit_id, plan.name, ctx.isolator,
                   plan.agent ? ctx.target.agent.env : none, file ? ctx.paths.prompt_file : "",
-                  ctx.profile.env());
+                  pairs);
 }
 
 PhaseRecord to_record(const PhasePlan& plan, const std::string& started, const PhaseResult& r) {
@@ -87,10 +93,10 @@ PhaseVerdict isolation_failed(const PhasePlan& plan, const char* when, const Err
 // The record of a phase that ran, with a note when it left processes behind.
 void record_phase(const PhaseContext& ctx, PhaseRecord rec, UnitRecord& u) {
   if (rec.leftovers_killed > 0)
-    u.notes.push_back(fmt::format("{} phase left {} process(es) running after it ended ({}); "
-                                  "killed, and none survived",
-                                  rec.name, rec.leftovers_killed,
-                                  fmt::join(rec.leftover_names, ", ")));
+    u.notes.push_back(
+        fmt::format("{} phase left {} process(es) running after it ended ({}); "
+                    "killed, and none survived",
+                    rec.name, rec.leftovers_killed, fmt::join(rec.leftover_names, ", ")));
   if (ctx.obs.phase_done) ctx.obs.phase_done(rec);
   u.phases.push_back(std::move(rec));
 }
@@ -105,10 +111,8 @@ std::vector<std::string> unit_env(const UnitPaths& paths, const std::string& uni
   // and an isolator's extras such as the proxy variables must not be overridden either).
   EnvPairs set = profile;
   EnvPairs own = {
-      {"HOME", paths.home},
-      {"TMPDIR", paths.tmp},
-      {"AWAYWORK_UNIT", unit_id},
-      {"AWAYWORK_OUTPUTS", paths.outputs},
+      {"HOME", paths.home},       {"TMPDIR", paths.tmp},
+      {"AWAYWORK_UNIT", unit_id}, {"AWAYWORK_OUTPUTS", paths.outputs},
       {"AWAYWORK_PHASE", phase},
   };
   set.insert(set.end(), own.begin(), own.end());
@@ -133,8 +137,8 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
     return isolation_failed(plan, "before", ok.error(), u);
   auto launcher = ctx.isolator.launcher(plan, index);
   if (!launcher) {
-    u.reason = fmt::format("{} phase could not be started: {}", plan.name,
-                           launcher.error().message);
+    u.reason =
+        fmt::format("{} phase could not be started: {}", plan.name, launcher.error().message);
     return PhaseVerdict::failed;
   }
   ctx.transcript.heading(fmt::format("{}: {}", plan.name, fmt::join(plan.argv, " ")));
@@ -147,7 +151,11 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
   if (plan.agent && ctx.target.agent.prompt == PromptMode::stdin_pipe) spec.stdin_data = ctx.prompt;
   spec.timeout = std::max(std::chrono::milliseconds(1),
                           std::chrono::duration_cast<std::chrono::milliseconds>(left));
-  spec.on_output = [&](Stream, std::string_view bytes) { ctx.transcript.write(bytes); };
+  AgentSession* events = plan.agent ? ctx.agent : nullptr;
+  spec.on_output = [&ctx, events](Stream stream, std::string_view bytes) {
+    ctx.transcript.write(bytes);
+    if (events && stream == Stream::out) events->feed(bytes);
+  };
   spec.cancelled = ctx.obs.cancelled;
   spec.launcher = std::move(*launcher);
   std::string started = iso_now();

@@ -8,6 +8,7 @@
 #include "check/redact.h"
 #include "config/paths.h"
 #include "record/store.h"
+#include "unit/agent_session.h"
 #include "unit/isolator.h"
 #include "unit/steps.h"
 #include "unit/unit_id.h"
@@ -18,11 +19,16 @@ namespace {
 
 UnitState state_for(PhaseVerdict v) {
   switch (v) {
-    case PhaseVerdict::ok: return UnitState::done;
-    case PhaseVerdict::failed: return UnitState::failed;
-    case PhaseVerdict::timed_out: return UnitState::timed_out;
-    case PhaseVerdict::cancelled: return UnitState::interrupted;
-    case PhaseVerdict::lost: return UnitState::lost;
+    case PhaseVerdict::ok:
+      return UnitState::done;
+    case PhaseVerdict::failed:
+      return UnitState::failed;
+    case PhaseVerdict::timed_out:
+      return UnitState::timed_out;
+    case PhaseVerdict::cancelled:
+      return UnitState::interrupted;
+    case PhaseVerdict::lost:
+      return UnitState::lost;
   }
   return UnitState::failed;
 }
@@ -34,12 +40,15 @@ struct Unit {
   const RunDir& dir;
   Isolator& iso;
   UnitRecord& u;
-  std::string prompt_file = {};  // the agent's copy of the prompt, once written
-  bool prompt_redacted = false;  // the record's prompt differs: it held a secret
+  std::string prompt_file = {};   // the agent's copy of the prompt, once written
+  bool prompt_redacted = false;   // the record's prompt differs: it held a secret
+  AgentSession* agent = nullptr;  // once started: revoked and written up at the end
+  const std::vector<std::string>* literals = nullptr;
 
   UnitRecord end(UnitState state, const std::string& reason) {
     // The prompt as given was the agent's input; what stays is the redacted one.
     if (prompt_redacted && !prompt_file.empty()) (void)write_file(prompt_file, u.prompt, 0600);
+    if (agent) agent->end(dir, *literals, u);
     u.state = state;
     u.reason = reason;
     u.ended_at = iso_now();
@@ -70,6 +79,9 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   // (a model credential held by the inference proxy goes here too).
   std::vector<std::string> redact_literals;
   if (profile) redact_literals = profile->secret_values();
+  // The model credential stays with the inference proxy; the record is redacted of it too.
+  auto credential = read_inference_credential(cfg, t);
+  if (credential && !credential->empty()) redact_literals.push_back(*credential);
 
   UnitRecord u;
   u.id = new_unit_id(req.prompt);
@@ -94,6 +106,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   Unit unit{store, dir, *iso, u};
   unit.prompt_redacted = u.prompt != req.prompt;
   if (!profile) return unit.end(UnitState::failed, "prepare: " + profile.error().message);
+  if (!credential) return unit.end(UnitState::failed, "prepare: " + credential.error().message);
   auto paths = iso->layout(dir);
   if (!paths) return unit.end(UnitState::failed, "prepare: " + paths.error().message);
   u.work = paths->work;
@@ -104,6 +117,11 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   unit.prompt_file = paths->prompt_file;
   if (auto ok = iso->ready(*clone, *paths); !ok)
     return unit.end(UnitState::failed, "prepare: " + ok.error().message);
+  auto agent = AgentSession::start(cfg, t, *credential, dir, *paths, *iso, redact_literals);
+  if (!agent) return unit.end(UnitState::failed, "prepare: " + agent.error().message);
+  unit.agent = agent->get();
+  unit.literals = &redact_literals;
+  t.agent.command = (*agent)->argv();
   // Every byte the phases print passes the redactor before it is recorded.
   auto redactor = std::make_shared<Redactor>(redact_literals);
   auto transcript = Transcript::open(dir.transcript(), [redactor](std::string_view b, bool last) {
@@ -113,7 +131,8 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
 
   int seconds = req.unit_seconds.value_or(cfg.unit_minutes * 60);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  PhaseContext ctx{t, *paths, *iso, u.id, req.prompt, deadline, *transcript, obs, *profile};
+  PhaseContext ctx{t,        *paths,      *iso, u.id,     req.prompt,
+                   deadline, *transcript, obs,  *profile, agent->get()};
   int index = 0;
   for (const auto& plan : plan_phases(t, *paths)) {
     PhaseVerdict v = run_one_phase(ctx, plan, index++, *clone, u);

@@ -13,20 +13,20 @@
 namespace aw {
 
 struct RunRequest {
-  std::string repo;    // a name from config `repos:`, or a path to a git repository
-  std::string prompt;  // the task text
-  std::string agent;   // "" = config `agent:`, or the only agent defined
-  std::string base;    // "" = the repo's `base:`, or the source's HEAD
+  std::string repo;                 // a name from config `repos:`, or a path to a git repository
+  std::string prompt;               // the task text
+  std::string agent;                // "" = config `agent:`, or the only agent defined
+  std::string base;                 // "" = the repo's `base:`, or the source's HEAD
   std::optional<int> unit_seconds;  // overrides unit_minutes
-  std::string profile; // "" = the repo's `profile:`, else the agent's, else none
+  std::string profile;              // "" = the repo's `profile:`, else the agent's, else none
 };
 
 // How the caller follows a unit (progress display, Ctrl-C). Every member may be empty.
 struct UnitObserver {
-  std::function<void(const UnitRecord&)> started;        // record exists, before any phase
-  std::function<void(const std::string& phase)> phase;   // a phase begins
+  std::function<void(const UnitRecord&)> started;       // record exists, before any phase
+  std::function<void(const std::string& phase)> phase;  // a phase begins
   std::function<void(const PhaseRecord&)> phase_done;
-  std::function<bool()> cancelled;                       // polled ~10 times a second
+  std::function<bool()> cancelled;  // polled ~10 times a second
 };
 
 // An Error means no unit was made (bad repo, unknown agent, unreadable config); once the unit
@@ -35,7 +35,8 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
 
 class Store;
 // Kill what a crashed awaywork left running (phase cgroups whose keeper is gone, containers of
-// its units) and mark its `running` records interrupted. Called by every command that opens the record.
+// its units) and mark its `running` records interrupted. Called by every command that opens the
+// record.
 int recover_abandoned(const Config& cfg, Store& store);
 
 // Where the state lives: cfg.state_dir or the XDG default.

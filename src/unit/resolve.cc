@@ -7,6 +7,7 @@
 
 #include "base/fs.h"
 #include "check/redact.h"
+#include "provider/provider.h"
 #include "secrets/store.h"
 #include "unit/steps.h"
 
@@ -24,6 +25,14 @@ Result<AgentConfig> pick_agent(const Config& cfg, const std::string& wanted) {
     return fail("several agents are configured; choose one with --agent NAME or set `agent:`");
   }
   auto it = cfg.agents.find(name);
+  // A built-in provider's name needs no entry: `--agent claude` runs claude as its provider
+  // starts it (with no `inference:`, it talks to its vendor with what the profile hands it).
+  if (it == cfg.agents.end() && name != "command" && find_provider(name)) {
+    AgentConfig a;
+    a.name = name;
+    a.provider = name;
+    return a;
+  }
   if (it == cfg.agents.end()) {
     std::string names;
     for (const auto& [n, _] : cfg.agents) names += (names.empty() ? "" : ", ") + n;
@@ -48,7 +57,7 @@ Result<RepoConfig> pick_repo(const Config& cfg, const std::string& wanted) {
 // --profile, else the repo's `profile:`, else the agent's. The config loader has already proved
 // that repo and agent profiles exist; --profile is the owner's typing and is checked here.
 Result<ProfileConfig> pick_profile(const Config& cfg, const RunRequest& req, const Target& t) {
-  std::string name = !req.profile.empty() ? req.profile
+  std::string name = !req.profile.empty()      ? req.profile
                      : !t.repo.profile.empty() ? t.repo.profile
                                                : t.agent.profile;
   if (name.empty()) return ProfileConfig{};
@@ -56,9 +65,10 @@ Result<ProfileConfig> pick_profile(const Config& cfg, const RunRequest& req, con
   std::vector<std::string> names;
   for (const auto& [n, _] : cfg.profiles) names.push_back(n);
   if (names.empty())
-    return fail("unknown profile '{}'; no profiles are configured: define it under `profiles:` "
-                "in {} (see docs/config.md)",
-                name, cfg.file.empty() ? default_config_path() : cfg.file);
+    return fail(
+        "unknown profile '{}'; no profiles are configured: define it under `profiles:` "
+        "in {} (see docs/config.md)",
+        name, cfg.file.empty() ? default_config_path() : cfg.file);
   return fail("unknown profile '{}'; configured profiles: {}", name, fmt::join(names, ", "));
 }
 
@@ -89,23 +99,26 @@ Result<ResolvedProfile> resolve_profile(const Config&, const Target& t, const Ru
   if (t.profile.secrets.empty()) return r;
   auto store = open_secret_store({});
   if (!store)
-    return fail("profile {}: the secret store cannot be opened, so its secrets ({}) cannot be "
-                "handed to the unit: {}",
-                r.name, fmt::join(t.profile.secrets, ", "), store.error().message);
+    return fail(
+        "profile {}: the secret store cannot be opened, so its secrets ({}) cannot be "
+        "handed to the unit: {}",
+        r.name, fmt::join(t.profile.secrets, ", "), store.error().message);
   for (const auto& name : t.profile.secrets) {
     auto value = (*store)->get(name);
     // The store's message says why (absent, unreadable); it never holds a value.
     if (!value)
-      return fail("secret {} of profile {} is missing from the secret store ({}: {}); store it "
-                  "with `awaywork secret set {}` (the value is read from stdin), then run again",
-                  name, r.name, (*store)->backend(), value.error().message, name);
+      return fail(
+          "secret {} of profile {} is missing from the secret store ({}: {}); store it "
+          "with `awaywork secret set {}` (the value is read from stdin), then run again",
+          name, r.name, (*store)->backend(), value.error().message, name);
     // The redactor ignores literals this short (they would match ordinary words), so such a value
     // could not be kept out of the record.
     if (value->size() < Redactor::kMinLiteral)
-      return fail("secret {} of profile {} is shorter than {} bytes, too short to be redacted "
-                  "from the record; store a real secret (`awaywork secret set {}`) or, if it is "
-                  "not one, move it to the profile's vars:",
-                  name, r.name, Redactor::kMinLiteral, name);
+      return fail(
+          "secret {} of profile {} is shorter than {} bytes, too short to be redacted "
+          "from the record; store a real secret (`awaywork secret set {}`) or, if it is "
+          "not one, move it to the profile's vars:",
+          name, r.name, Redactor::kMinLiteral, name);
     r.secrets[name] = std::move(*value);
   }
   return r;
@@ -118,15 +131,19 @@ Result<Target> resolve_target(const Config& cfg, const RunRequest& req) {
   AW_TRY(t.agent, pick_agent(cfg, req.agent));
   AW_TRY(t.profile, pick_profile(cfg, req, t));
   if (!t.repo.url.empty() && t.repo.path.empty())
-    return fail("repo '{}': remote (url:) repositories are not supported yet; clone it and give "
-                "`path:`", t.repo.name);
+    return fail(
+        "repo '{}': remote (url:) repositories are not supported yet; clone it and give "
+        "`path:`",
+        t.repo.name);
   AW_TRY(t.source, with_context(open_source(t.repo.path), "repo " + t.label));
   t.base_ref = !req.base.empty() ? req.base : t.repo.base;
-  AW_TRY(t.base_commit, with_context(resolve_commit(t.source, t.base_ref),
-                                     fmt::format("base '{}' of repo {}",
-                                                 t.base_ref.empty() ? "HEAD" : t.base_ref, t.label)));
+  AW_TRY(t.base_commit,
+         with_context(resolve_commit(t.source, t.base_ref),
+                      fmt::format("base '{}' of repo {}", t.base_ref.empty() ? "HEAD" : t.base_ref,
+                                  t.label)));
   if (t.base_ref.empty()) {
-    auto head = git_ok({t.source.git_dir, "", "", "", {"symbolic-ref", "--short", "-q", "HEAD"}, ""});
+    auto head =
+        git_ok({t.source.git_dir, "", "", "", {"symbolic-ref", "--short", "-q", "HEAD"}, ""});
     t.base_ref = head && !head->empty() ? head->substr(0, head->find('\n')) : t.base_commit;
   }
   bool plain = !t.base_ref.empty() && t.base_ref.find_first_of(" ~^:?*[\\") == std::string::npos &&

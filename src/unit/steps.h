@@ -11,22 +11,24 @@
 #include "config/config.h"
 #include "git/git.h"
 #include "record/record.h"
-#include "unit/pipeline.h"
 #include "unit/isolator.h"
+#include "unit/pipeline.h"
 #include "unit/transcript.h"
 
 namespace aw {
 
+class AgentSession;
+
 // What a request resolves to before any unit exists.
 struct Target {
-  std::string label;        // config name or path as given
+  std::string label;  // config name or path as given
   RepoConfig repo;
   SourceRepo source;
-  std::string base_ref;     // as resolved: a branch name, tag or commit
+  std::string base_ref;  // as resolved: a branch name, tag or commit
   std::string base_commit;
-  std::string clone_branch; // the branch checked out in the clone
+  std::string clone_branch;  // the branch checked out in the clone
   AgentConfig agent;
-  ProfileConfig profile;    // the chosen profile (name "" = none); its secrets not read yet
+  ProfileConfig profile;  // the chosen profile (name "" = none); its secrets not read yet
 };
 // An unknown --profile (or agent) is an Error naming the defined ones: no unit is made.
 Result<Target> resolve_target(const Config& cfg, const RunRequest& req);
@@ -36,7 +38,7 @@ using EnvPairs = std::vector<std::pair<std::string, std::string>>;
 // A unit's profile with its secrets read from the secret store: what every phase gets in its
 // environment, by name. The values never go on an argv or into a record.
 struct ResolvedProfile {
-  std::string name;                            // "" = no profile
+  std::string name;  // "" = no profile
   std::map<std::string, std::string> vars;
   std::map<std::string, std::string> secrets;  // secret name -> value
   // vars then secrets, as environment pairs.
@@ -91,6 +93,7 @@ struct PhaseContext {
   Transcript& transcript;
   const UnitObserver& obs;
   const ResolvedProfile& profile;  // handed to every phase; its secret names go in the record
+  AgentSession* agent = nullptr;   // the agent phase's provider side (agent_session.h)
 };
 // Runs one phase, appends its PhaseRecord to u, sets u.reason on anything but ok.
 PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int index,

@@ -26,7 +26,9 @@ Transcript& Transcript::operator=(Transcript&& o) noexcept {
   std::swap(filter_, o.filter_);
   return *this;
 }
-Transcript::~Transcript() { close(); }
+Transcript::~Transcript() {
+  close();
+}
 
 void Transcript::close() {
   if (!f_) return;

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <sys/random.h>
 
-#include <chrono>
 #include <cctype>
+#include <chrono>
 
 namespace aw {
 

@@ -60,7 +60,8 @@ class ContainerPipeline : public UnitTest {
   std::pair<pid_t, std::string> start_until_agent_started(const std::string& prompt) {
     pid_t pid = start_run_in_background(prompt);
     std::string unit;
-    for (int i = 0; i < 600 && unit.empty(); ++i) {
+    // Up to two minutes: a loaded engine can take long to start a container.
+    for (int i = 0; i < 2400 && unit.empty(); ++i) {
       std::error_code ec;
       for (const auto& e : std::filesystem::directory_iterator(root + "/state/runs", ec))
         if (exists(e.path().string() + "/work/.away/outputs/started"))

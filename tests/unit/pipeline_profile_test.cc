@@ -32,30 +32,7 @@ class Profiles : public UnitTest {
  protected:
   void SetUp() override {
     UnitTest::SetUp();
-    // The awaywork child inherits this environment: its secret store is the encrypted file under
-    // root/xdg, with a random key file there.
-    saved_xdg_ = getenv_or("XDG_CONFIG_HOME");
-    saved_backend_ = getenv_or("AWAYWORK_SECRET_BACKEND");
-    ::setenv("XDG_CONFIG_HOME", (root + "/xdg").c_str(), 1);
-    ::setenv("AWAYWORK_SECRET_BACKEND", "file", 1);
-    ::unsetenv("AWAYWORK_SECRETS_PASSPHRASE");
-  }
-  void TearDown() override {
-    restore("XDG_CONFIG_HOME", saved_xdg_);
-    restore("AWAYWORK_SECRET_BACKEND", saved_backend_);
-    UnitTest::TearDown();
-  }
-  static std::optional<std::string> getenv_or(const char* n) {
-    const char* v = std::getenv(n);
-    return v ? std::optional<std::string>(v) : std::nullopt;
-  }
-  static void restore(const char* n, const std::optional<std::string>& v) {
-    v ? ::setenv(n, v->c_str(), 1) : ::unsetenv(n);
-  }
-  void store_secret(const std::string& name, const std::string& value) {
-    auto s = open_secret_store({root + "/xdg/awaywork/secrets"});
-    ASSERT_TRUE(s) << s.error().message;
-    ASSERT_TRUE((*s)->set(name, value));
+    use_test_secret_store();
   }
   // A repo whose setup and check run seen.sh, and an agent that runs it too and prints secrets.
   void make_world(const std::string& profiles, const std::string& agent_body,
@@ -92,8 +69,6 @@ class Profiles : public UnitTest {
       EXPECT_EQ(bytes.find(kPlain), std::string::npos) << path;
     }
   }
-
-  std::optional<std::string> saved_xdg_, saved_backend_;
 };
 
 const std::string kProfiles =
@@ -207,39 +182,6 @@ TEST_F(Profiles, TheFlagWinsOverTheReposProfileWhichWinsOverTheAgents) {
   EXPECT_NE(read(by_flag.record["run_dir"].get<std::string>() + "/outputs/seen").find("var=from-c"),
             std::string::npos);
 }
-
-// Reads every /proc/*/cmdline over and over, recording any that holds a needle.
-class CmdlineScanner {
- public:
-  explicit CmdlineScanner(std::vector<std::string> needles) : needles_(std::move(needles)) {}
-  // One full pass over /proc; returns the command lines holding a needle.
-  std::vector<std::string> pass() {
-    std::vector<std::string> hits;
-    DIR* d = ::opendir("/proc");
-    if (!d) return hits;
-    while (dirent* e = ::readdir(d)) {
-      if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
-      std::string cmd = cmdline(std::string("/proc/") + e->d_name + "/cmdline");
-      for (const auto& n : needles_)
-        if (cmd.find(n) != std::string::npos) hits.push_back(cmd);
-    }
-    ::closedir(d);
-    return hits;
-  }
-
- private:
-  // read(2), not a stream: a process that vanishes mid-read fails with ESRCH.
-  static std::string cmdline(const std::string& path) {
-    std::string out;
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return out;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
-    ::close(fd);
-    return out;
-  }
-  std::vector<std::string> needles_;
-};
 
 TEST_F(Profiles, NoSecretValueIsOnAnyCommandLineWhileTheUnitRuns) {
   store_secret("GH_FAKE_TOKEN", kGhToken);

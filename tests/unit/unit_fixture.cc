@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "proc/capture.h"
+#include "secrets/store.h"
 
 extern char** environ;
 
@@ -18,7 +19,9 @@ namespace aw::test {
 
 namespace fs = std::filesystem;
 
-std::string awaywork_binary() { return std::string(AW_BINARY_DIR) + "/src/cli/awaywork"; }
+std::string awaywork_binary() {
+  return std::string(AW_BINARY_DIR) + "/src/cli/awaywork";
+}
 
 void UnitTest::SetUp() {
   char tmpl[] = "/tmp/aw-unit-test-XXXXXX";
@@ -30,16 +33,68 @@ void UnitTest::SetUp() {
 }
 
 void UnitTest::TearDown() {
-  if (!HasFailure()) fs::remove_all(root);
-  else std::fprintf(stderr, "kept %s for inspection\n", root.c_str());
+  for (auto it = saved_env_.rbegin(); it != saved_env_.rend(); ++it)
+    it->second ? ::setenv(it->first.c_str(), it->second->c_str(), 1)
+               : ::unsetenv(it->first.c_str());
+  saved_env_.clear();
+  if (!HasFailure())
+    fs::remove_all(root);
+  else
+    std::fprintf(stderr, "kept %s for inspection\n", root.c_str());
+}
+
+void UnitTest::use_test_secret_store() {
+  for (const char* name :
+       {"XDG_CONFIG_HOME", "AWAYWORK_SECRET_BACKEND", "AWAYWORK_SECRETS_PASSPHRASE"}) {
+    const char* v = std::getenv(name);
+    saved_env_.emplace_back(name, v ? std::optional<std::string>(v) : std::nullopt);
+  }
+  ::setenv("XDG_CONFIG_HOME", (root + "/xdg").c_str(), 1);
+  ::setenv("AWAYWORK_SECRET_BACKEND", "file", 1);
+  ::unsetenv("AWAYWORK_SECRETS_PASSPHRASE");
+}
+
+void UnitTest::store_secret(const std::string& name, const std::string& value) {
+  auto s = open_secret_store({root + "/xdg/awaywork/secrets"});
+  ASSERT_TRUE(s) << s.error().message;
+  ASSERT_TRUE((*s)->set(name, value));
+}
+
+// read(2), not a stream: a process that vanishes mid-read fails with ESRCH.
+static std::string read_cmdline(const std::string& path) {
+  std::string out;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return out;
+}
+
+std::vector<std::string> CmdlineScanner::pass() const {
+  std::vector<std::string> hits;
+  DIR* d = ::opendir("/proc");
+  if (!d) return hits;
+  while (dirent* e = ::readdir(d)) {
+    if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
+    std::string cmd = read_cmdline(std::string("/proc/") + e->d_name + "/cmdline");
+    for (const auto& n : needles_)
+      if (cmd.find(n) != std::string::npos) hits.push_back(cmd);
+  }
+  ::closedir(d);
+  return hits;
 }
 
 std::string UnitTest::git(const std::vector<std::string>& args) {
   CaptureSpec spec;
   spec.argv = {"git", "-C", src};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.env = {"PATH=/usr/bin:/bin", "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1",
-              "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@localhost", "GIT_COMMITTER_NAME=t",
+  spec.env = {"PATH=/usr/bin:/bin",
+              "HOME=" + root,
+              "GIT_CONFIG_NOSYSTEM=1",
+              "GIT_AUTHOR_NAME=t",
+              "GIT_AUTHOR_EMAIL=t@localhost",
+              "GIT_COMMITTER_NAME=t",
               "GIT_COMMITTER_EMAIL=t@localhost"};
   auto r = capture(spec);
   EXPECT_TRUE(r && r->exit_code == 0) << "git failed: " << (r ? r->err : r.error().message);

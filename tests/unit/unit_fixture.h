@@ -6,6 +6,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,26 @@ class UnitTest : public ::testing::Test {
   // Is any process alive whose command line contains needle?
   bool process_alive_with(const std::string& needle);
 
+  // The awaywork child's secret store: the encrypted file under root/xdg with a random key file
+  // there (XDG_CONFIG_HOME and AWAYWORK_SECRET_BACKEND of this process, restored by TearDown).
+  void use_test_secret_store();
+  void store_secret(const std::string& name, const std::string& value);
+
   std::string root, src, config;
+
+ private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_env_;
+};
+
+// Reads every /proc/*/cmdline, recording any that holds a needle (a secret must never be there).
+class CmdlineScanner {
+ public:
+  explicit CmdlineScanner(std::vector<std::string> needles) : needles_(std::move(needles)) {}
+  // One full pass over /proc; returns the command lines holding a needle.
+  std::vector<std::string> pass() const;
+
+ private:
+  std::vector<std::string> needles_;
 };
 
 // Binary under test.

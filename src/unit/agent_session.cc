@@ -1,0 +1,170 @@
+// The agent phase's provider side: launch, inference proxy, lent login, events (agent_session.h).
+#include "unit/agent_session.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "base/fs.h"
+#include "check/redact.h"
+#include "config/paths.h"
+#include "isolate/proxy/inference_proxy.h"
+#include "provider/events.h"
+#include "provider/provider.h"
+#include "secrets/codex_login.h"
+#include "secrets/store.h"
+
+namespace aw {
+
+// The port the inference proxy is bridged onto inside a phase's own network namespace.
+constexpr uint16_t kInferencePort = 4180;
+
+struct AgentSession::State {
+  const ProviderSpec* spec = nullptr;
+  std::string inference;  // the upstream's name ("" = none)
+  std::unique_ptr<InferenceProxy> proxy;
+  std::FILE* proxy_log = nullptr;
+  std::string token;
+  ProviderLaunch launch;
+  std::optional<Lease> lease;
+  EventParser parser{"command"};
+
+  ~State() {
+    proxy.reset();  // joins the proxy's thread before its log closes
+    if (proxy_log) std::fclose(proxy_log);
+  }
+};
+
+namespace {
+
+const ProviderSpec* provider_of(const AgentConfig& a) {
+  return find_provider(a.provider.empty() ? "command" : a.provider);
+}
+
+// $CODEX_HOME/auth.json of the owner, or ~/.codex/auth.json.
+std::string owner_codex_auth() {
+  const char* h = std::getenv("CODEX_HOME");
+  return (h && *h ? std::string(h) : home_dir() + "/.codex") + "/auth.json";
+}
+
+Status start_proxy(const Config& cfg, const Target& t, const std::string& credential,
+                   const RunDir& dir, Isolator& iso, AgentSession::State& s, std::string& url) {
+  const InferenceConfig& ic = cfg.inference.at(t.agent.inference);
+  if (s.spec->name != "command" && s.spec->api != ic.api)
+    return fail(
+        "agent {} (provider {}) speaks the {} API but its inference upstream {} is {}; "
+        "point `agents.{}.inference` at an upstream with `api: {}`",
+        t.agent.name, s.spec->name, s.spec->api.empty() ? "no known" : s.spec->api, ic.name, ic.api,
+        t.agent.name, s.spec->api);
+  InferenceProxyOptions o;
+  o.socket_path = dir.root + "/inference.sock";
+  AW_TRY(bool bridged, iso.bridge_socket(o.socket_path, kInferencePort));
+  o.tcp_loopback = !bridged;
+  o.api = ic.api;
+  o.upstream = ic.url;
+  o.credential = credential;
+  o.ca_file = ic.ca_file;
+  o.max_requests = ic.max_requests;
+  o.budget_tokens = ic.budget_tokens;
+  s.proxy_log = std::fopen((dir.root + "/inference.log").c_str(), "ae");
+  std::FILE* log = s.proxy_log;
+  o.log = [log](const std::string& line) {
+    if (log) std::fprintf(log, "%s\n", line.c_str()), std::fflush(log);
+  };
+  AW_TRY(s.proxy, with_context(InferenceProxy::start(std::move(o)), "inference proxy"));
+  s.inference = ic.name;
+  s.token = s.proxy->issue_token();
+  url = fmt::format("http://127.0.0.1:{}", bridged ? kInferencePort : s.proxy->tcp_port());
+  return {};
+}
+
+}  // namespace
+
+Result<std::string> read_inference_credential(const Config& cfg, const Target& t) {
+  if (t.agent.inference.empty()) return std::string();
+  auto it = cfg.inference.find(t.agent.inference);
+  if (it == cfg.inference.end())
+    return fail(
+        "agent {} names inference upstream '{}', which is not configured under "
+        "`inference:`",
+        t.agent.name, t.agent.inference);
+  const std::string& name = it->second.credential;
+  AW_TRY(auto store, with_context(open_secret_store({}), "the secret store"));
+  auto value = store->get(name);
+  if (!value)
+    return fail(
+        "the model credential {} of inference upstream {} is missing from the secret "
+        "store ({}: {}); store it with `awaywork secret set {}` (read from stdin)",
+        name, it->first, store->backend(), value.error().message, name);
+  if (value->size() < Redactor::kMinLiteral)
+    return fail("the model credential {} is shorter than {} bytes: not a real key", name,
+                Redactor::kMinLiteral);
+  return std::move(*value);
+}
+
+AgentSession::AgentSession(std::unique_ptr<State> s) : s_(std::move(s)) {}
+AgentSession::~AgentSession() = default;
+
+Result<std::unique_ptr<AgentSession>> AgentSession::start(const Config& cfg, const Target& t,
+                                                          const std::string& credential,
+                                                          const RunDir& dir, const UnitPaths& paths,
+                                                          Isolator& iso,
+                                                          std::vector<std::string>& literals) {
+  auto s = std::make_unique<State>();
+  s->spec = provider_of(t.agent);
+  if (!s->spec) return fail("agent {}: unknown provider '{}'", t.agent.name, t.agent.provider);
+  std::string url;
+  if (!t.agent.inference.empty()) {
+    AW_CHECK(start_proxy(cfg, t, credential, dir, iso, *s, url));
+    literals.push_back(s->token);
+  }
+  AW_TRY(s->launch, provider_launch(*s->spec, t.agent.command, url, s->token, paths.home));
+  for (const auto& d : s->launch.state_dirs) AW_CHECK(make_dirs(d, 0700));
+  for (const auto& [path, content] : s->launch.files) AW_CHECK(write_file(path, content, 0600));
+  std::vector<std::string> names;
+  for (const auto& [name, _] : s->launch.env) names.push_back(name);
+  iso.add_agent_env_names(names);
+  if (t.agent.lend_login) {
+    AW_TRY(Lease lease, with_context(lend_codex_login(owner_codex_auth(), paths.home + "/.codex"),
+                                     "lend the Codex login"));
+    s->lease = std::move(lease);
+  }
+  s->parser = EventParser(s->spec->name);
+  return std::unique_ptr<AgentSession>(new AgentSession(std::move(s)));
+}
+
+const Argv& AgentSession::argv() const {
+  return s_->launch.argv;
+}
+const EnvPairs& AgentSession::env() const {
+  return s_->launch.env;
+}
+void AgentSession::feed(std::string_view bytes) {
+  s_->parser.feed(bytes);
+}
+
+void AgentSession::end(const RunDir& dir, const std::vector<std::string>& literals, UnitRecord& u) {
+  if (s_->proxy) {
+    s_->proxy->revoke(s_->token);
+    InferenceUsage n = s_->proxy->usage(s_->token);
+    u.notes.push_back(fmt::format(
+        "inference {}: {} request(s) forwarded, {} input and {} output token(s), {} refused by "
+        "its limits; the run token is revoked",
+        s_->inference, n.requests, n.input_tokens, n.output_tokens, n.refused));
+    s_->proxy.reset();
+  }
+  if (s_->lease) {
+    auto said = return_codex_login(*s_->lease, s_->lease->unit_path);
+    u.notes.push_back("codex login: " + (said ? *said : said.error().message));
+    s_->lease.reset();
+  }
+  auto events = s_->parser.finish();
+  if (events.empty()) return;
+  for (auto& e : events) e.text = redact_all(e.text, literals);
+  if (auto ok = write_events(dir.root + "/events.json", events); !ok)
+    u.notes.push_back("could not write events.json: " + ok.error().message);
+}
+
+}  // namespace aw

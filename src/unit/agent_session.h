@@ -1,0 +1,50 @@
+// The agent phase's provider side for one unit (DESIGN.md section 4): the provider's launch (argv,
+// environment, per-unit state folders), the inference proxy that holds the model credential
+// outside the isolation, the lent Codex login, and the transcript events parsed from the agent's
+// output. Lives from just before the first phase to the end of the unit.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "config/config.h"
+#include "record/record.h"
+#include "unit/steps.h"
+
+namespace aw {
+
+// The model credential of the agent's `inference:` upstream, read from the secret store before
+// the unit's record exists (so the record is redacted of it from its first byte). "" when the
+// agent names no upstream. A missing secret is an Error naming it and the fix.
+Result<std::string> read_inference_credential(const Config& cfg, const Target& t);
+
+class AgentSession {
+ public:
+  // Starts the proxy when the agent names `inference:` (reached through the isolator's bridge, or a
+  // loopback port where the phase shares the host's network), issues the run token, lends the
+  // Codex login when asked. literals gains the run token.
+  static Result<std::unique_ptr<AgentSession>> start(const Config& cfg, const Target& t,
+                                                     const std::string& credential,
+                                                     const RunDir& dir, const UnitPaths& paths,
+                                                     Isolator& iso,
+                                                     std::vector<std::string>& literals);
+  ~AgentSession();
+
+  const Argv& argv() const;                  // the agent phase's argv
+  const EnvPairs& env() const;               // added to the agent phase's environment only
+  void feed(std::string_view stdout_bytes);  // the agent phase's standard output
+  // The agent phase is over: revoke the run token, note the proxy's counts, save back a genuine
+  // login refresh, write runs/<id>/events.json redacted of literals.
+  void end(const RunDir& dir, const std::vector<std::string>& literals, UnitRecord& u);
+
+  struct State;
+
+ private:
+  explicit AgentSession(std::unique_ptr<State> s);
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace aw
