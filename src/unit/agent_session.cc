@@ -6,6 +6,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "base/fs.h"
 #include "check/redact.h"
@@ -129,6 +130,15 @@ Result<std::unique_ptr<AgentSession>> AgentSession::start(const Config& cfg, con
   if (t.agent.lend_login) {
     AW_TRY(Lease lease, with_context(lend_codex_login(owner_codex_auth(), paths.home + "/.codex"),
                                      "lend the Codex login"));
+    // The lent tokens are secrets like any other: redacted from every recorded byte.
+    auto auth = nlohmann::json::parse(lease.lent_bytes, nullptr, false);
+    if (auth.is_object()) {
+      if (auth.contains("tokens") && auth["tokens"].is_object())
+        for (const auto& [k, v] : auth["tokens"].items())
+          if (v.is_string() && k != "account_id") literals.push_back(v.get<std::string>());
+      if (auth.contains("OPENAI_API_KEY") && auth["OPENAI_API_KEY"].is_string())
+        literals.push_back(auth["OPENAI_API_KEY"].get<std::string>());
+    }
     s->lease = std::move(lease);
   }
   s->parser = EventParser(s->spec->name);
