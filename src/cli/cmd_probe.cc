@@ -2,7 +2,6 @@
 // inside can read them, and runs `awaywork __probe-inside` as a unit's agent phase would run.
 #include "cli/cmd_probe.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 
 #include "base/fs.h"
 #include "cli/probe_container.h"
+#include "cli/probe_report.h"
 #include "cli/probe_user.h"
 #include "config/config.h"
 #include "config/paths.h"
@@ -28,32 +28,6 @@ std::string self_exe() {
   char buf[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-}
-
-std::vector<std::string> entries(const std::string& dir) {
-  std::vector<std::string> out;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return out;
-  while (dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
-    if (n != "." && n != "..") out.push_back(n);
-  }
-  ::closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// The state folder is hidden but a unit's own folders are lent below it, so its mask holds their
-// (empty) mount points: probe what it holds instead, the database and other units' run folders.
-void probe_state_dir(const std::string& state, const std::string& own_run, SandboxPlan& plan,
-                     ProbeTargets& t) {
-  std::erase(plan.hidden, state);
-  for (const auto& n : entries(state))
-    if (n != "runs") t.secrets.emplace_back("hidden.state:" + n, state + "/" + n);
-  int others = 0;
-  for (const auto& n : entries(state + "/runs"))
-    if (state + "/runs/" + n != own_run && others++ < 3)
-      t.secrets.emplace_back("hidden.other_unit", state + "/runs/" + n);
 }
 
 struct Host {
@@ -111,33 +85,13 @@ int cmd_probe(const GlobalOptions& g) {
     fmt::print(stderr, "awaywork probe: {}\n", r.error().message);
     return kExitFailed;
   }
-  auto results = nlohmann::json::parse(r->out, nullptr, false);
-  if (!results.is_array()) {
-    fmt::print(stderr, "awaywork probe: the inside did not answer ({}): {}{}\n", describe(r->phase),
-               r->out.substr(0, 2000), r->err.substr(0, 2000));
+  auto results = probe_answer(*r);
+  if (!results) {
+    fmt::print(stderr, "awaywork probe: {}\n", results.error().message);
     return kExitFailed;
   }
-  int leaks = 0;
-  for (const auto& p : results) leaks += p.value("ok", false) ? 0 : 1;
-  if (g.json) {
-    nlohmann::json out = {{"sandbox", r->sandbox_note},
-                          {"isolation", to_string(cfg->isolation)},
-                          {"ok", leaks == 0},
-                          {"leaks", leaks},
-                          {"probes", results}};
-    fmt::print("{}\n", out.dump(2));
-  } else {
-    fmt::print("isolation {}, {}\n", to_string(cfg->isolation), r->sandbox_note);
-    for (const auto& p : results) {
-      std::string name = p.value("name", ""), detail = p.value("detail", "");
-      if (p.value("ok", false))
-        fmt::print("ok   {}\n", name);
-      else
-        fmt::print("LEAK {}: {}\n", name, detail);
-    }
-    fmt::print("{} probe(s), {} leak(s)\n", results.size(), leaks);
-  }
-  return leaks == 0 ? kExitDone : kExitFailed;
+  return report_probes(g, fmt::format("isolation {}", to_string(cfg->isolation)),
+                       {{"isolation", to_string(cfg->isolation)}}, *r, *results);
 }
 
 int cmd_probe_inside(bool json, const std::string& targets_file) {

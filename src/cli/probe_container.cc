@@ -1,6 +1,5 @@
 #include "cli/probe_container.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "cli/probe_report.h"
 #include "config/paths.h"
 #include "isolate/container/static_program.h"
 #include "isolate/probe/probe_host.h"
@@ -68,46 +68,19 @@ ProbeTargets container_targets(ProbeTargets t, const Config& cfg, const HomeCana
   return t;
 }
 
-std::vector<std::string> entries(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (dirent* e = ::readdir(d))
-      if (std::string n = e->d_name; n != "." && n != "..") out.push_back(n);
-    ::closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// The clone is mounted at its own path below the state folder, so the folders above it exist
-// inside (empty but for the way down): probe what the state folder holds instead, the database
-// and other units' run folders (as cmd_probe does for the sandbox).
-void probe_state_dir(const std::string& state, const std::string& own_run, SandboxPlan& plan,
-                     ProbeTargets& t) {
-  std::erase(plan.hidden, state);
-  for (const auto& n : entries(state))
-    if (n != "runs") t.secrets.emplace_back("hidden.state:" + n, state + "/" + n);
-  int others = 0;
-  for (const auto& n : entries(state + "/runs"))
-    if (state + "/runs/" + n != own_run && others++ < 3)
-      t.secrets.emplace_back("hidden.other_unit", state + "/runs/" + n);
-}
-
 struct Planted {
   std::unique_ptr<HomeCanary> canary;
   std::unique_ptr<ProbeHost> host;
 };
 
-Status plant(const Config& cfg, const UnitPaths& paths, const std::string& run_root, Planted& p) {
+// The host's canaries for one run; `plan` is the sandbox plan a unit would run under, own_run
+// this run's folder.
+Status plant(const Config& cfg, const UnitPaths& paths, SandboxPlan plan,
+             const std::string& own_run, Planted& p) {
   std::string home = home_dir();
-  SandboxPaths sp = sandbox_base_paths(cfg);
-  sp.clone = paths.work;
-  sp.home = paths.home;
-  sp.provider_state = {paths.tmp, paths.outputs};
-  AW_TRY(SandboxPlan plan, make_plan(cfg.sandbox, sp));
   plan.apply_limits = false;  // the engine's limits, set below
   ProbeTargets state_targets;
-  probe_state_dir(state_dir_of(cfg), run_root, plan, state_targets);
+  probe_state_dir(state_dir_of(cfg), own_run, plan, state_targets);
   ProbeHostOptions o;
   o.owner_home = home;
   for (const auto& [name, repo] : cfg.repos)
@@ -124,42 +97,6 @@ Status plant(const Config& cfg, const UnitPaths& paths, const std::string& run_r
   return write_file(paths.tmp + "/probe-targets", format_probe_targets(t), 0644);
 }
 
-// The isolator's side, in the order the pipeline calls it (as run_isolated does).
-Result<ContainerProbeRun> run_in(Isolator& iso, const Config& cfg, const RunDir& dir,
-                                 const std::string& id) {
-  AW_TRY(UnitPaths paths, iso.layout(dir));
-  if (::mkdir(paths.work.c_str(), 0700) != 0)
-    return fail("create {}: {}", paths.work, errno_text(errno));
-  // As the pipeline does, the prompt is written before ready() (the probe has none).
-  AW_CHECK(write_file(paths.prompt_file, "", 0600));
-  Clone clone;
-  clone.work = paths.work;
-  AW_CHECK(iso.ready(clone, paths));
-  Planted planted;
-  AW_CHECK(plant(cfg, paths, dir.root, planted));
-  PhasePlan phase{"probe", {kProbeInside, "--json", paths.tmp + "/probe-targets"}, true};
-  AW_CHECK(iso.before_phase());
-  AW_TRY(Launcher launcher, iso.launcher(phase, 0));
-  ContainerProbeRun out;
-  out.sandbox_note = iso.sandbox_note();
-  PhaseSpec spec;
-  spec.name = phase.name;
-  spec.argv = phase.argv;
-  spec.env = unit_env(paths, id, phase.name, iso, {}, "");
-  spec.cwd = paths.work;
-  spec.timeout = std::chrono::minutes(5);
-  spec.launcher = std::move(launcher);
-  spec.on_output = [&](Stream s, std::string_view b) {
-    (s == Stream::out ? out.out : out.err) += b;
-  };
-  auto result = run_phase(spec);
-  std::vector<std::string> notes;
-  AW_CHECK(iso.after_phase(0, notes));
-  if (!result) return tl::make_unexpected(result.error());
-  out.phase = *result;
-  return out;
-}
-
 }  // namespace
 
 Result<ContainerProbeRun> run_container_probe(const Config& cfg, const ContainerProbeOptions& o) {
@@ -170,16 +107,20 @@ Result<ContainerProbeRun> run_container_probe(const Config& cfg, const Container
   ContainerExtras extras;
   extras.lend_readonly = {{program, kProbeInside}};
   extras.weaken_for_test = o.weaken_for_test;
-  Target target;
-  target.label = "probe";
-  std::string id = new_unit_id("probe");
-  AW_TRY(std::unique_ptr<Isolator> iso,
-         make_container_isolator_with(cfg, target, id, std::move(extras)));
-  AW_TRY(RunDir dir, make_run_dir(state_dir_of(cfg), id));
-  auto r = run_in(*iso, cfg, dir, id);
-  iso->finish(false);
-  (void)remove_tree(dir.root);
-  return r;
+  Planted planted;
+  std::string own_run;
+  IsolatedCommand cmd;
+  cmd.argv = {kProbeInside, "--json", "{tmp}/probe-targets"};
+  cmd.isolator = [&](const std::string& id) {
+    own_run = state_dir_of(cfg) + "/runs/" + id;
+    Target target;
+    target.label = "probe";
+    return make_container_isolator_with(cfg, target, id, extras);
+  };
+  cmd.prepare = [&](const UnitPaths& paths, const SandboxPlan& plan, const std::string&) {
+    return plant(cfg, paths, plan, own_run, planted);
+  };
+  return run_isolated(cfg, cmd);
 }
 
 int cmd_probe_container(const GlobalOptions& g, const Config& cfg) {
@@ -188,32 +129,12 @@ int cmd_probe_container(const GlobalOptions& g, const Config& cfg) {
     fmt::print(stderr, "awaywork probe: {}\n", r.error().message);
     return kExitFailed;
   }
-  auto results = nlohmann::json::parse(r->out, nullptr, false);
-  if (!results.is_array()) {
-    fmt::print(stderr, "awaywork probe: the inside did not answer ({}): {}{}\n", describe(r->phase),
-               r->out.substr(0, 2000), r->err.substr(0, 2000));
+  auto results = probe_answer(*r);
+  if (!results) {
+    fmt::print(stderr, "awaywork probe: {}\n", results.error().message);
     return kExitFailed;
   }
-  int leaks = 0;
-  for (const auto& p : results) leaks += p.value("ok", false) ? 0 : 1;
-  if (g.json) {
-    nlohmann::json out = {{"sandbox", r->sandbox_note},
-                          {"isolation", "container"},
-                          {"ok", leaks == 0},
-                          {"leaks", leaks},
-                          {"probes", results}};
-    fmt::print("{}\n", out.dump(2));
-  } else {
-    fmt::print("isolation container, {}\n", r->sandbox_note);
-    for (const auto& p : results) {
-      if (p.value("ok", false))
-        fmt::print("ok   {}\n", p.value("name", ""));
-      else
-        fmt::print("LEAK {}: {}\n", p.value("name", ""), p.value("detail", ""));
-    }
-    fmt::print("{} probe(s), {} leak(s)\n", results.size(), leaks);
-  }
-  return leaks == 0 ? kExitDone : kExitFailed;
+  return report_probes(g, "isolation container", {{"isolation", "container"}}, *r, *results);
 }
 
 }  // namespace aw

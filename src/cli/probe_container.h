@@ -10,7 +10,7 @@
 #include "base/result.h"
 #include "cli/commands.h"
 #include "config/config.h"
-#include "proc/runner.h"
+#include "unit/isolated_run.h"
 
 namespace aw {
 
@@ -21,11 +21,8 @@ struct ContainerProbeOptions {
   std::vector<std::string> weaken_for_test;
 };
 
-struct ContainerProbeRun {
-  std::string sandbox_note;  // as a unit's record would say it
-  PhaseResult phase;
-  std::string out, err;  // out: the probe's JSON array
-};
+// out: the probe's JSON array.
+using ContainerProbeRun = IsolatedResult;
 
 // Plants the host's canaries (ProbeHost, plus a canary folder in the owner's home), runs the
 // probe in one phase container, removes it. Error when the isolation refuses or nothing ran.

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "cli/probe_report.h"
 #include "config/paths.h"
 #include "isolate/probe/probe_host.h"
 #include "isolate/probe/probes.h"
@@ -191,34 +192,17 @@ int cmd_probe_user(const GlobalOptions& g, const Config& cfg) {
     fmt::print(stderr, "awaywork probe: {}\n", r.error().message);
     return kExitFailed;
   }
-  auto results = nlohmann::json::parse(r->out, nullptr, false);
-  if (!results.is_array()) {
-    fmt::print(stderr, "awaywork probe: the worker's side did not answer ({}): {}{}\n",
-               describe(r->phase), r->out.substr(0, 2000), r->err.substr(0, 2000));
+  auto results = probe_answer(*r);
+  if (!results) {
+    fmt::print(stderr, "awaywork probe: the worker's side: {}\n", results.error().message);
     return kExitFailed;
   }
   // After the phase's kill (run_isolated ran the isolator's after_phase).
   WorkerProbeResult left = check_left_behind(wt.sleep_seconds);
-  results.push_back(entry(left.name, !left.leak, left.what));
-  int leaks = 0;
-  for (const auto& p : results) leaks += p.value("ok", false) ? 0 : 1;
-  if (g.json) {
-    nlohmann::json out = {{"sandbox", r->sandbox_note}, {"isolation", "user"}, {"doctor", warnings},
-                          {"worker", cfg.worker_user},  {"ok", leaks == 0},    {"leaks", leaks},
-                          {"probes", results}};
-    fmt::print("{}\n", out.dump(2));
-  } else {
-    fmt::print("isolation user (worker {}), {}\n", cfg.worker_user, r->sandbox_note);
-    for (const auto& p : results) {
-      std::string name = p.value("name", ""), detail = p.value("detail", "");
-      if (p.value("ok", false))
-        fmt::print("ok   {}\n", name);
-      else
-        fmt::print("LEAK {}: {}\n", name, detail);
-    }
-    fmt::print("{} probe(s), {} leak(s)\n", results.size(), leaks);
-  }
-  return leaks == 0 ? kExitDone : kExitFailed;
+  results->push_back(entry(left.name, !left.leak, left.what));
+  return report_probes(g, fmt::format("isolation user (worker {})", cfg.worker_user),
+                       {{"isolation", "user"}, {"doctor", warnings}, {"worker", cfg.worker_user}},
+                       *r, *results);
 }
 
 std::optional<int> probe_worker_main(int argc, char** argv) {

@@ -17,6 +17,8 @@ Result<IsolatedResult> run_in(Isolator& iso, const Config& cfg, const RunDir& di
   // No repository: an empty folder stands where a unit's clone would be.
   if (::mkdir(paths.work.c_str(), 0700) != 0)
     return fail("create {}: {}", paths.work, errno_text(errno));
+  // As the pipeline does, the prompt is written before ready() (there is none here).
+  AW_CHECK(write_file(paths.prompt_file, "", 0600));
   Clone clone;
   clone.work = paths.work;
   AW_CHECK(iso.ready(clone, paths));

@@ -1,0 +1,66 @@
+#include "cli/probe_report.h"
+
+#include <dirent.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace aw {
+
+namespace {
+
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d))
+      if (std::string n = e->d_name; n != "." && n != "..") out.push_back(n);
+    ::closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+void probe_state_dir(const std::string& state, const std::string& own_run, SandboxPlan& plan,
+                     ProbeTargets& t) {
+  std::erase(plan.hidden, state);
+  for (const auto& n : entries(state))
+    if (n != "runs") t.secrets.emplace_back("hidden.state:" + n, state + "/" + n);
+  int others = 0;
+  for (const auto& n : entries(state + "/runs"))
+    if (state + "/runs/" + n != own_run && others++ < 3)
+      t.secrets.emplace_back("hidden.other_unit", state + "/runs/" + n);
+}
+
+Result<nlohmann::json> probe_answer(const IsolatedResult& r) {
+  auto results = nlohmann::json::parse(r.out, nullptr, false);
+  if (results.is_array()) return results;
+  return fail("the inside did not answer ({}): {}{}", describe(r.phase), r.out.substr(0, 2000),
+              r.err.substr(0, 2000));
+}
+
+int report_probes(const GlobalOptions& g, const std::string& heading, nlohmann::json header,
+                  const IsolatedResult& r, const nlohmann::json& results) {
+  int leaks = 0;
+  for (const auto& p : results) leaks += p.value("ok", false) ? 0 : 1;
+  if (g.json) {
+    header["sandbox"] = r.sandbox_note;
+    header["ok"] = leaks == 0;
+    header["leaks"] = leaks;
+    header["probes"] = results;
+    fmt::print("{}\n", header.dump(2));
+  } else {
+    fmt::print("{}, {}\n", heading, r.sandbox_note);
+    for (const auto& p : results) {
+      if (p.value("ok", false))
+        fmt::print("ok   {}\n", p.value("name", ""));
+      else
+        fmt::print("LEAK {}: {}\n", p.value("name", ""), p.value("detail", ""));
+    }
+    fmt::print("{} probe(s), {} leak(s)\n", results.size(), leaks);
+  }
+  return leaks == 0 ? kExitDone : kExitFailed;
+}
+
+}  // namespace aw
