@@ -154,16 +154,9 @@ int main(int argc, char** argv) {
   if (proxy && program) {
     std::vector<double> bridge, joined;
     for (int i = 0; i < std::max(3, runs / 3); ++i) {
-      BridgePlan b{*engine,
-                   image,
-                   "aw-bench-bridge-" + std::to_string(::getpid()),
-                   "bench",
-                   *program,
-                   (*proxy)->socket_path(),
-                   plan.uid,
-                   plan.gid,
-                   3128,
-                   plan.seccomp_profile};
+      BridgePlan b{*engine,  image,    "aw-bench-bridge-" + std::to_string(::getpid()),
+                   "bench",  *program, {{3128, (*proxy)->socket_path()}},
+                   plan.uid, plan.gid, plan.seccomp_profile};
       bridge.push_back(time_ms([&] { return static_cast<bool>(start_bridge(b)); }));
       ContainerPlan jp = plan;
       jp.network = Network::allowlist;
