@@ -4,7 +4,9 @@
 //   awaywork: make_container_launcher (all of awaywork's flags) + wait + remove_container, i.e.
 //             everything awaywork does per phase in a container (with its seccomp profile);
 //   bridge  : network allowlist's per-unit cost: the egress bridge container started (until it
-//             listens) and removed, beside a phase joining its namespace.
+//             listens) and removed, beside a phase joining its namespace; and the same bridge
+//             relaying two pairs (egress 3128 + inference 4180, as an allowlist unit with
+//             `inference:` has).
 // Prints medians and awaywork / engine; the bound is <= 1.10.
 // Usage: container_bench [RUNS=15] [IMAGE=awaywork-test:bookworm] [ENGINE=docker]
 #include <fcntl.h>
@@ -152,18 +154,11 @@ int main(int argc, char** argv) {
   auto proxy = EgressProxy::start(po);
   auto program = static_program("aw_bridge_static");
   if (proxy && program) {
-    std::vector<double> bridge, joined;
+    std::vector<double> bridge, bridge2, joined;
     for (int i = 0; i < std::max(3, runs / 3); ++i) {
-      BridgePlan b{*engine,
-                   image,
-                   "aw-bench-bridge-" + std::to_string(::getpid()),
-                   "bench",
-                   *program,
-                   (*proxy)->socket_path(),
-                   plan.uid,
-                   plan.gid,
-                   3128,
-                   plan.seccomp_profile};
+      BridgePlan b{*engine,  image,    "aw-bench-bridge-" + std::to_string(::getpid()),
+                   "bench",  *program, {{3128, (*proxy)->socket_path()}},
+                   plan.uid, plan.gid, plan.seccomp_profile};
       bridge.push_back(time_ms([&] { return static_cast<bool>(start_bridge(b)); }));
       ContainerPlan jp = plan;
       jp.network = Network::allowlist;
@@ -178,9 +173,13 @@ int main(int argc, char** argv) {
       }));
       bridge.back() +=
           time_ms([&] { return static_cast<bool>(remove_container(*engine, b.name)); });
+      b.pairs.push_back({4180, (*proxy)->socket_path()});
+      bridge2.push_back(
+          time_ms([&] { return start_bridge(b) && remove_container(*engine, b.name); }));
     }
     std::printf("  allowlist: bridge start+remove per unit  %8.1f ms\n", median(bridge));
     std::printf("  allowlist: phase joining the bridge       %8.1f ms\n", median(joined));
+    std::printf("  bridge with 2 pairs: start+remove        %8.1f ms\n", median(bridge2));
   } else {
     std::fprintf(stderr, "container_bench: no allowlist figures (%s)\n",
                  proxy ? program.error().message.c_str() : proxy.error().message.c_str());

@@ -52,11 +52,10 @@ double fitting_cpus(double want) {
 }
 
 // network: allowlist: the unit's egress proxy (in this process, on a unix socket in the run
-// folder) and its bridge container (egress_bridge.h). Outlives every phase; gone with the unit.
+// folder), relayed by the unit's bridge container. Outlives every phase; gone with the unit.
 struct Egress {
   std::unique_ptr<EgressProxy> proxy;
   std::FILE* log = nullptr;
-  std::string bridge;  // container name, "" until started
 
   ~Egress() {
     proxy.reset();  // joins the proxy's thread before its log closes
@@ -67,7 +66,7 @@ struct Egress {
 class ContainerIsolator : public Isolator {
  public:
   ContainerIsolator(const Config& cfg, const Target& t, std::string unit, Engine engine,
-                    std::string image, ContainerExtras extras, std::string bridge_program)
+                    std::string image, ContainerExtras extras, Result<std::string> bridge_program)
       : unit_(std::move(unit)),
         image_(std::move(image)),
         allow_(cfg.sandbox.allow),
@@ -90,7 +89,10 @@ class ContainerIsolator : public Isolator {
     plan_.weaken_for_test = std::move(extras.weaken_for_test);
   }
 
-  ~ContainerIsolator() override { stop_egress(); }
+  ~ContainerIsolator() override {
+    stop_bridge();
+    egress_.reset();
+  }
 
   // The clone's folder must not exist before make_clone, so the folders under .away/ are made in
   // ready(). The pipeline writes the prompt before ready(), so it goes to the run folder first
@@ -129,11 +131,20 @@ class ContainerIsolator : public Isolator {
 
   Status before_phase() override { return {}; }
 
-  Result<bool> bridge_socket(const std::string&, uint16_t) override {
-    return fail(
-        "isolation container cannot reach the inference proxy yet (its phases have no "
-        "network but the egress bridge's); use isolation none, or leave `inference:` out "
-        "and hand the key through a profile secret");
+  // The socket goes into the unit's bridge container, never into a phase's: the bridge relays
+  // 127.0.0.1:port of the namespace the phases join (network none: the only port there is).
+  // The caller starts its proxy after this; the bridge starts at the next launcher().
+  Result<bool> bridge_socket(const std::string& socket, uint16_t port) override {
+    if (plan_.network == Network::host) return false;  // the host's loopback is theirs
+    if (!bridge_program_)
+      return fail("isolation container reaches the inference proxy through its bridge: {}",
+                  bridge_program_.error().message);
+    for (const auto& p : pairs_)
+      if (p.port == port) return fail("port {} is bridged already (to {})", port, p.socket);
+    if (pairs_.size() >= kMaxBridgePairs)
+      return fail("the bridge relays at most {} sockets", kMaxBridgePairs);
+    pairs_.push_back({port, socket});
+    return true;
   }
 
   void add_agent_env_names(const std::vector<std::string>& names) override {
@@ -150,9 +161,11 @@ class ContainerIsolator : public Isolator {
                          {"AWAYWORK_PHASE", phase.name}};
     if (phase.agent && prompt_file_mode_)
       plan.placeholders.emplace_back("AWAYWORK_PROMPT_FILE", inner_prompt_);
+    AW_CHECK(ensure_bridge());
+    plan.proxy_network = bridge_;
     if (plan.network == Network::allowlist) {
-      if (!egress_) return fail("network allowlist: the egress bridge is not running");
-      plan.proxy_network = egress_->bridge;
+      if (!egress_ || bridge_.empty())
+        return fail("network allowlist: the egress bridge is not running");
       std::string url = bridge_proxy_url(kProxyPort);
       for (const char* n : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
         plan.placeholders.emplace_back(n, url);
@@ -189,7 +202,8 @@ class ContainerIsolator : public Isolator {
 
   // HOME and TMPDIR go with the unit; outputs and the clone stay for inspection.
   void finish(bool lost) override {
-    stop_egress();
+    stop_bridge();  // first: it holds the proxies' sockets
+    egress_.reset();
     if (lost || clone_.empty() || !is_real_dir(clone_ + "/.away")) return;
     for (const auto* dir : {&paths_.home, &paths_.tmp})
       if (is_real_dir(*dir)) (void)remove_tree(*dir);
@@ -217,35 +231,49 @@ class ContainerIsolator : public Isolator {
       if (log) std::fprintf(log, "%s\n", line.c_str()), std::fflush(log);
     };
     AW_TRY(e->proxy, with_context(EgressProxy::start(std::move(o)), "egress proxy"));
-    BridgePlan b{plan_.engine,
-                 image_,
-                 fmt::format("aw-{}-bridge", unit_),
-                 unit_,
-                 bridge_program_,
-                 sock,
-                 plan_.uid,
-                 plan_.gid,
-                 kProxyPort,
-                 plan_.seccomp_profile};
-    AW_CHECK(start_bridge(b));
-    e->bridge = b.name;
+    pairs_.push_back({kProxyPort, sock});
     egress_ = std::move(e);
     return {};
   }
 
-  // The bridge container first (it holds the proxy's socket), then the proxy.
-  void stop_egress() {
-    if (!egress_) return;
-    if (!egress_->bridge.empty()) (void)remove_container(plan_.engine, egress_->bridge);
-    egress_.reset();
+  // The bridge relays every pair recorded so far. Started before the first phase rather than in
+  // ready(): the inference proxy is bridged (and its socket made) after ready(). A pair added
+  // later restarts it; no phase container runs then (after_phase removed the last one).
+  Status ensure_bridge() {
+    if (pairs_.empty() || (!bridge_.empty() && bridged_ == pairs_.size())) return {};
+    stop_bridge();
+    BridgePlan b;
+    b.engine = plan_.engine;
+    b.image = image_;
+    b.name = fmt::format("aw-{}-bridge", unit_);
+    b.unit = unit_;
+    b.program = *bridge_program_;
+    b.pairs = pairs_;
+    b.uid = plan_.uid;
+    b.gid = plan_.gid;
+    b.seccomp_profile = plan_.seccomp_profile;
+    AW_CHECK(start_bridge(b));
+    bridge_ = b.name;
+    bridged_ = pairs_.size();
+    return {};
+  }
+
+  void stop_bridge() {
+    if (!bridge_.empty()) (void)remove_container(plan_.engine, bridge_);
+    bridge_.clear();
+    bridged_ = 0;
   }
 
   std::string container_name(int index) const { return fmt::format("aw-{}-{}", unit_, index); }
 
   std::string unit_, image_;
   std::vector<std::string> allow_;
-  std::string bridge_program_, run_root_, seccomp_note_;
+  Result<std::string> bridge_program_;  // aw_bridge_static, or why it is missing
+  std::string run_root_, seccomp_note_;
   std::unique_ptr<Egress> egress_;
+  std::vector<BridgePair> pairs_;  // what the bridge relays: egress (allowlist), inference
+  std::string bridge_;             // the running bridge container, "" = none
+  size_t bridged_ = 0;             // how many of pairs_ it relays
   ContainerPlan plan_;
   std::vector<std::string> agent_env_;
   std::vector<std::string> profile_names_;
@@ -265,14 +293,11 @@ Result<std::unique_ptr<Isolator>> make_container_isolator_with(const Config& cfg
                                                                const Target& target,
                                                                const std::string& unit_id,
                                                                ContainerExtras extras) {
-  std::string bridge;
-  if (cfg.sandbox.network == Network::allowlist) {
-    auto found = static_program("aw_bridge_static");
-    if (!found)
-      return fail("isolation container with network allowlist needs its egress bridge: {}",
-                  found.error().message);
-    bridge = *found;
-  }
+  // Allowlist needs the bridge from the start; none only once a proxy is bridged (inference).
+  auto bridge = static_program("aw_bridge_static");
+  if (!bridge && cfg.sandbox.network == Network::allowlist)
+    return fail("isolation container with network allowlist needs its egress bridge: {}",
+                bridge.error().message);
   std::string image = target.repo.image.empty() ? cfg.container_image : target.repo.image;
   if (image.empty())
     return fail(

@@ -120,6 +120,26 @@ TEST(ContainerPlan, AllowlistWithoutTheEgressProxyIsRefused) {
   EXPECT_FALSE(make_container_launcher(p, "n"));
 }
 
+// network none with a bridge (the inference proxy's): the phase joins the bridge's namespace,
+// whose only way out are the bridge's ports; network host has the host's loopback and joins none.
+TEST(ContainerPlan, NetworkNoneJoinsTheBridgeWhenGivenOneAndHostNever) {
+  auto p = plan();
+  auto a = container_run_argv(p, "n", request());
+  ASSERT_TRUE(a);
+  EXPECT_NE(joined(*a).find("--network none "), std::string::npos);
+  p.proxy_network = "aw-u1-bridge";
+  a = container_run_argv(p, "n", request());
+  ASSERT_TRUE(a);
+  EXPECT_NE(joined(*a).find("--network=container:aw-u1-bridge "), std::string::npos);
+  EXPECT_EQ(joined(*a).find("--network none"), std::string::npos);
+  EXPECT_EQ(joined(*a).find("--hostname"), std::string::npos) << "the engine refuses both";
+  p.proxy_network = "-x";
+  EXPECT_FALSE(make_container_launcher(p, "n"));
+  p.network = Network::host;
+  p.proxy_network = "aw-u1-bridge";
+  EXPECT_FALSE(make_container_launcher(p, "n"));
+}
+
 TEST(ContainerPlan, LentFilesAreMountedReadOnlyAndRefusedWhenTheyWouldAddFields) {
   auto p = plan();
   p.readonly_files = {{"/opt/aw/aw_probe_static", "/.awaywork/probe"}};

@@ -2,7 +2,9 @@
 // awaywork's inference proxy (bridged onto 127.0.0.1:4180 inside), against the fake vendor APIs of
 // tests/fakes served over TLS with a certificate made here (a separate test server: a fake, since
 // no model API exists offline). The real key lives in the secret store and reaches only the fake;
-// the agent sees a run token, which is revoked when the unit ends.
+// the agent sees a run token, which is revoked when the unit ends. Under isolation container the
+// proxy's socket is relayed onto 127.0.0.1:4180 by the unit's bridge container, whose network
+// namespace the phase joins.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -10,10 +12,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "../container/fixture.h"
 #include "fake_server.h"
+#include "isolate/container/engine.h"
 #include "proc/capture.h"
 #include "provider/doctor.h"
 #include "unit_fixture.h"
@@ -96,9 +101,12 @@ class Inference : public UnitTest {
   }
 
   // agents.NAME runs PROVIDER through the proxy to `upstream` (api), its key in SECRET.
+  // isolation "container": in the test image (docker), the agent's command from the clone.
   void write_inference_config(const std::string& provider, const std::string& api,
-                              const std::string& command = "") {
+                              const std::string& command = "", const std::string& isolation = "") {
+    bool container = isolation == "container";
     std::ofstream(config) << "state_dir: " << root << "/state\n"
+                          << (container ? "isolation: container\ncontainer_engine: docker\n" : "")
                           << "agent: model\n"
                           << "agents:\n  model:\n    provider: " << provider << "\n"
                           << "    inference: upstream\n"
@@ -107,7 +115,18 @@ class Inference : public UnitTest {
                           << "    url: https://localhost:" << fake_.port() << "\n"
                           << "    credential: MODEL_KEY\n"
                           << "    ca_file: " << root << "/cert.pem\n"
-                          << "repos:\n  src:\n    path: " << src << "\n";
+                          << "repos:\n  src:\n    path: " << src << "\n"
+                          << (container ? std::string("    image: ") + kImage + "\n" : "");
+  }
+
+  // Adds files to the repository's main branch (the container sees only the clone).
+  void commit(const std::map<std::string, std::string>& files) {
+    for (const auto& [path, content] : files) {
+      std::filesystem::create_directories(std::filesystem::path(src + "/" + path).parent_path());
+      std::ofstream(src + "/" + path) << content;
+      git({"add", path});
+    }
+    git({"commit", "-qm", "add files"});
   }
 
   // The unit's files that a reader of the record sees.
@@ -116,9 +135,10 @@ class Inference : public UnitTest {
            read(run_dir + "/summary.json") + read(run_dir + "/patch.diff");
   }
 
-  void expect_fake_saw_only_the_real_key(const std::string& header, const std::string& want) {
+  void expect_fake_saw_only_the_real_key(const std::string& header, const std::string& want,
+                                         size_t at_least = 2) {
     auto reqs = log_lines(read(fake_log_));
-    ASSERT_GE(reqs.size(), 2u) << read(fake_log_);
+    ASSERT_GE(reqs.size(), at_least) << read(fake_log_);
     for (const auto& r : reqs) {
       EXPECT_EQ(r["headers"].value(header, ""), want) << r["path"];
       EXPECT_EQ(r.dump().find("awrun-"), std::string::npos) << "a run token reached the vendor";
@@ -132,7 +152,7 @@ class Inference : public UnitTest {
     return agent_script(
         "scan-around",
         "set +e\n"
-      "scan() {\n"
+        "scan() {\n"
         "  { env; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\\0' '\\n' < \"$f\"; "
         "done; find \"$HOME\" \"$TMPDIR\" . -type f -exec cat {} + ; } > "
         "\"$AWAYWORK_OUTPUTS/scan-$1\" "
@@ -236,6 +256,134 @@ TEST_F(Inference, AProviderThatSpeaksAnotherApiIsRefusedBeforeAnyPhase) {
   EXPECT_TRUE(r.record["phases"].empty()) << r.out;
   EXPECT_NE(r.record["reason"].get<std::string>().find("speaks the openai API"), std::string::npos)
       << r.out;
+}
+
+// The agent of this test (bash in the test image: no curl there). It tries the fake upstream
+// directly (the host's loopback is not its own), then POSTs one non-streaming Messages request to
+// the URL awaywork gave it with the run token, and keeps the answer in the clone. It says when it
+// has asked and waits for the test to look at its container from outside.
+std::string container_agent(int upstream_port) {
+  return fmt::format(R"(set -eu
+if (exec 3<>/dev/tcp/127.0.0.1/{0}) 2>/dev/null; then echo reached > direct.txt; else echo refused > direct.txt; fi
+hp=${{AWAYWORK_INFERENCE_URL#http://}}
+body='{{"model":"claude-sonnet-4-5","max_tokens":32,"messages":[{{"role":"user","content":"Say hi."}}]}}'
+exec 3<>"/dev/tcp/${{hp%:*}}/${{hp##*:}}"
+printf 'POST /v1/messages HTTP/1.1\r\nHost: %s\r\nx-api-key: %s\r\nanthropic-version: 2023-06-01\r\ncontent-type: application/json\r\ncontent-length: %s\r\nconnection: close\r\n\r\n%s' "$hp" "$AWAYWORK_RUN_TOKEN" "${{#body}}" "$body" >&3
+response=$(cat <&3)
+exec 3<&-
+printf '%s\n' "${{response#*$'\r\n\r\n'}}" > answer.json
+touch "$AWAYWORK_OUTPUTS/asked"
+for i in $(seq 1200); do [ -e "$AWAYWORK_OUTPUTS/go" ] && break; sleep 0.1; done
+echo asked the model
+)",
+                     upstream_port);
+}
+
+// What `docker inspect` shows of a running unit's containers, seen from outside while its agent
+// waits: each container's command (Path, Args, Config.Cmd/Entrypoint), env and mounts.
+struct Inspected {
+  std::string unit;
+  std::map<std::string, std::string> argv, env, mounts;  // by container name
+};
+
+Inspected inspect_unit(const Engine& engine, const std::string& unit) {
+  Inspected in{unit, {}, {}, {}};
+  auto names = containers_of_unit(engine, unit);
+  if (!names) return in;
+  auto field = [&](const std::string& name, const char* format) {
+    auto o =
+        engine_command(engine, {"inspect", "--format", format, name}, std::chrono::seconds(30));
+    return o && o->exit_code == 0 ? o->out : std::string("inspect failed");
+  };
+  for (const auto& n : *names) {
+    in.argv[n] = field(n,
+                       "{{json .Path}} {{json .Args}} {{json .Config.Cmd}} "
+                       "{{json .Config.Entrypoint}}");
+    in.env[n] = field(n, "{{json .Config.Env}}");
+    in.mounts[n] = field(n, "{{json .Mounts}}");
+  }
+  return in;
+}
+
+// isolation container, network none: the phase's only way out is 127.0.0.1:4180, which the unit's
+// bridge container relays to the inference proxy's socket (mounted into the bridge only). The
+// agent reaches the fake upstream through it with the run token; the upstream sees the real key;
+// the token is passed by name (in the container's env, on no command line).
+TEST_F(Inference, ContainerAgentReachesTheUpstreamOnlyThroughTheProxy) {
+  std::string why;
+  const Engine* engine = test_engine(&why);
+  if (!engine) {
+    if (under_ci()) FAIL() << "CI=true and no container engine: " << why;
+    GTEST_SKIP() << "no container engine: " << why;
+  }
+  start_fake("fake_anthropic.py");
+  store_secret("MODEL_KEY", kAnthropicKey);
+  commit({{"tools/agent.sh", container_agent(fake_.port())}});
+  write_inference_config("command", "anthropic", "[bash, tools/agent.sh]", "container");
+
+  // From outside, while the unit runs: no command line holds the token or the key; once the agent
+  // has asked, its containers are inspected and the agent let go.
+  CmdlineScanner scanner({"awrun-", kAnthropicKey});
+  std::atomic<bool> done{false};
+  std::vector<std::string> hits;
+  Inspected seen;
+  std::thread watch([&] {
+    while (!done) {
+      for (auto& h : scanner.pass()) hits.push_back(h);
+      if (!seen.unit.empty()) continue;
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator(root + "/state/runs", ec)) {
+        std::string outputs = e.path().string() + "/work/.away/outputs";
+        if (!exists(outputs + "/asked")) continue;
+        seen = inspect_unit(*engine, e.path().filename().string());
+        std::ofstream(outputs + "/go") << "go\n";
+      }
+    }
+  });
+  auto r = run_unit("Ask the model and keep its answer.");
+  done = true;
+  watch.join();
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  for (const auto& h : hits) ADD_FAILURE() << "the run token or key on a command line: " << h;
+  const auto& u = r.record;
+  EXPECT_EQ(u["sandbox"], std::string("sandboxed: container docker ") + kImage + ", network none");
+  std::string run_dir = u["run_dir"];
+
+  // The answer came back through the proxy; the upstream was not reachable directly.
+  std::string patch = read(run_dir + "/patch.diff");
+  EXPECT_NE(patch.find("Fake title"), std::string::npos) << patch;
+  EXPECT_NE(patch.find("+refused"), std::string::npos) << patch;
+  EXPECT_EQ(patch.find("+reached"), std::string::npos) << patch;
+  expect_fake_saw_only_the_real_key("x-api-key", kAnthropicKey, 1);
+  EXPECT_NE(read(run_dir + "/inference.log").find("\"status\":200"), std::string::npos);
+  std::string notes = u["notes"].dump();
+  EXPECT_NE(notes.find("1 request(s) forwarded"), std::string::npos) << notes;
+
+  // Seen from outside while the agent ran: its container and the bridge. The token is in the
+  // agent container's env (by name: the engine fills the value in), on no command; the socket is
+  // mounted into the bridge only.
+  ASSERT_EQ(seen.unit, u["id"].get<std::string>()) << "the agent was never seen asking";
+  std::string agent = "aw-" + seen.unit + "-0", bridge = "aw-" + seen.unit + "-bridge";
+  ASSERT_EQ(seen.argv.size(), 2u);
+  ASSERT_TRUE(seen.argv.count(agent) && seen.argv.count(bridge));
+  EXPECT_NE(seen.argv[agent].find("tools/agent.sh"), std::string::npos) << seen.argv[agent];
+  for (const auto& [name, argv] : seen.argv)
+    EXPECT_EQ(argv.find("awrun-"), std::string::npos) << name;
+  EXPECT_NE(seen.env[agent].find("\"AWAYWORK_RUN_TOKEN=awrun-"), std::string::npos);
+  EXPECT_NE(seen.env[agent].find("\"AWAYWORK_INFERENCE_URL=http://127.0.0.1:4180\""),
+            std::string::npos);
+  EXPECT_EQ(seen.env[bridge].find("awrun-"), std::string::npos);
+  EXPECT_EQ(seen.mounts[agent].find("inference.sock"), std::string::npos) << seen.mounts[agent];
+  EXPECT_NE(seen.mounts[bridge].find(run_dir + "/inference.sock"), std::string::npos)
+      << seen.mounts[bridge];
+
+  // Nothing recorded holds the key or the token; the unit's containers are gone.
+  std::string rec = recorded(run_dir);
+  EXPECT_EQ(rec.find(kAnthropicKey), std::string::npos);
+  EXPECT_EQ(rec.find("awrun-"), std::string::npos) << "the run token in the record";
+  auto left = containers_of_unit(*engine, seen.unit);
+  ASSERT_TRUE(left) << left.error().message;
+  EXPECT_TRUE(left->empty());
 }
 
 }  // namespace

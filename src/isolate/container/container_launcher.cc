@@ -84,6 +84,10 @@ Status check_plan(const ContainerPlan& p) {
     if (!valid_name(k)) return fail("placeholder name '{}' is not a variable name", k);
   if (p.network == Network::allowlist && !valid_container_name(p.proxy_network))
     return fail("network allowlist needs the unit's egress bridge container, and none is given");
+  if (!p.proxy_network.empty() && !valid_container_name(p.proxy_network))
+    return fail("bridge container name '{}'", p.proxy_network);
+  if (p.network == Network::host && !p.proxy_network.empty())
+    return fail("network host shares the host's loopback; it joins no bridge container");
   for (const auto& [src, dst] : p.readonly_files)
     if (!mountable(src) || !mountable(dst)) return fail("lent file {} cannot be mounted", src);
   return {};
@@ -159,23 +163,20 @@ Result<std::vector<std::string>> container_run_argv(const ContainerPlan& p, cons
   a.insert(a.end(), {"--user", fmt::format("{}:{}", p.uid, p.gid), "--ipc", "private",
                      "--pids-limit", std::to_string(p.pids)});
   // Joining the bridge's network namespace takes its hostname too (the engine refuses both).
-  if (p.network != Network::allowlist) a.insert(a.end(), {"--hostname", "awaywork"});
+  if (p.proxy_network.empty()) a.insert(a.end(), {"--hostname", "awaywork"});
   if (p.memory_bytes > 0) {
     a.insert(a.end(), {"--memory", std::to_string(p.memory_bytes), "--memory-swap",
                        std::to_string(p.memory_bytes)});
   }
   if (p.cpus > 0) a.insert(a.end(), {"--cpus", fmt::format("{:.2f}", p.cpus)});
-  switch (p.network) {
-    case Network::none:
-      a.insert(a.end(), {"--network", "none"});
-      break;
-    case Network::allowlist:
-      a.push_back("--network=container:" + p.proxy_network);
-      break;
-    case Network::host:
-      a.insert(a.end(), {"--network", "host"});
-      break;
-  }
+  // The bridge's namespace has nothing but its loopback and the ports it relays (none: the
+  // inference proxy only; allowlist: the egress proxy too).
+  if (!p.proxy_network.empty())
+    a.push_back("--network=container:" + p.proxy_network);
+  else if (p.network == Network::host)
+    a.insert(a.end(), {"--network", "host"});
+  else
+    a.insert(a.end(), {"--network", "none"});
   // Every value that comes from outside is joined to its flag with '=': a value starting with '-'
   // cannot become a flag of its own.
   if (!p.unit.empty()) a.push_back("--label=awaywork.unit=" + p.unit);

@@ -38,8 +38,10 @@ struct ContainerPlan {
   int pids = 512;
   double cpus = 0;  // 0 = no CPU quota
   Network network = Network::none;
-  // allowlist: the unit's bridge container (egress_bridge.h), whose network namespace the phase
-  // joins (`--network=container:NAME`); its only way out is the egress proxy.
+  // The unit's bridge container (egress_bridge.h), whose network namespace the phase joins
+  // (`--network=container:NAME`): its only ways out are the bridge's ports (the egress proxy's,
+  // the inference proxy's). Required for allowlist; optional for none (then the bridge relays
+  // only the inference proxy); refused for host.
   std::string proxy_network;
   // A seccomp profile file (seccomp_profile.h) for `--security-opt seccomp=`; "" = the engine's
   // own default.

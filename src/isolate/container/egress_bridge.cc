@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -13,13 +14,39 @@ namespace aw {
 namespace {
 
 constexpr const char* kProgram = "/aw-bridge";
-constexpr const char* kSocket = "/aw-egress.sock";
+
+// Where pair i's socket is mounted inside the bridge container.
+std::string inner_socket(size_t i) {
+  return fmt::format("/aw-bridge-{}.sock", i);
+}
+
+// --mount is a CSV field list: a comma, quote or newline in a path would add fields.
+bool mountable(const std::string& path) {
+  return !path.empty() && path[0] == '/' && path.find_first_of(",\"\n\r") == std::string::npos;
+}
+
+Status check_pairs(const std::vector<BridgePair>& pairs) {
+  if (pairs.empty()) return fail("bridge: no {{port, socket}} pair to relay");
+  if (pairs.size() > kMaxBridgePairs)
+    return fail("bridge: {} pairs, at most {}", pairs.size(), kMaxBridgePairs);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (pairs[i].port == 0) return fail("bridge: port 0 for {}", pairs[i].socket);
+    if (!mountable(pairs[i].socket)) return fail("bridge: {} cannot be mounted", pairs[i].socket);
+    for (size_t j = 0; j < i; ++j)
+      if (pairs[j].port == pairs[i].port) return fail("bridge: port {} twice", pairs[i].port);
+  }
+  return {};
+}
 
 // Is 127.0.0.1:port in LISTEN state (0A) in the network namespace of pid?
-bool listening(int pid, uint16_t port) {
+bool listening(const std::string& tcp, uint16_t port) {
+  return tcp.find(fmt::format("0100007F:{:04X} 00000000:0000 0A", port)) != std::string::npos;
+}
+
+bool all_listening(int pid, const std::vector<BridgePair>& pairs) {
   auto tcp = read_file(fmt::format("/proc/{}/net/tcp", pid), 1 << 20);
-  return tcp &&
-         tcp->find(fmt::format("0100007F:{:04X} 00000000:0000 0A", port)) != std::string::npos;
+  return tcp && std::all_of(pairs.begin(), pairs.end(),
+                            [&](const BridgePair& b) { return listening(*tcp, b.port); });
 }
 
 }  // namespace
@@ -29,9 +56,8 @@ std::string bridge_proxy_url(uint16_t port) {
 }
 
 Result<std::vector<std::string>> bridge_run_args(const BridgePlan& p) {
-  for (const auto* path : {&p.program, &p.socket})
-    if (path->empty() || (*path)[0] != '/' || path->find_first_of(",\"\n\r") != std::string::npos)
-      return fail("bridge: {} cannot be mounted", *path);
+  AW_CHECK(check_pairs(p.pairs));
+  if (!mountable(p.program)) return fail("bridge: {} cannot be mounted", p.program);
   if (p.image.empty() || p.image[0] == '-') return fail("bridge: image name '{}'", p.image);
   std::vector<std::string> a = {"run", "-d", "--name=" + p.name};
   auto hard = hardening_args(p.engine);
@@ -40,10 +66,16 @@ Result<std::vector<std::string>> bridge_run_args(const BridgePlan& p) {
   a.insert(a.end(),
            {"--user", fmt::format("{}:{}", p.uid, p.gid), "--network", "none", "--read-only",
             "--ipc", "private", "--pids-limit", "64", "--memory", "67108864",
-            "--label=awaywork.unit=" + p.unit, "--label=awaywork.role=egress-bridge",
-            fmt::format("--mount=type=bind,source={},target={},readonly", p.program, kProgram),
-            fmt::format("--mount=type=bind,source={},target={}", p.socket, kSocket),
-            std::string("--entrypoint=") + kProgram, p.image, std::to_string(p.port), kSocket});
+            "--label=awaywork.unit=" + p.unit, "--label=awaywork.role=bridge",
+            fmt::format("--mount=type=bind,source={},target={},readonly", p.program, kProgram)});
+  for (size_t i = 0; i < p.pairs.size(); ++i)
+    a.push_back(
+        fmt::format("--mount=type=bind,source={},target={}", p.pairs[i].socket, inner_socket(i)));
+  a.insert(a.end(), {std::string("--entrypoint=") + kProgram, p.image});
+  for (size_t i = 0; i < p.pairs.size(); ++i) {
+    a.push_back(std::to_string(p.pairs[i].port));
+    a.push_back(inner_socket(i));
+  }
   return a;
 }
 
@@ -54,7 +86,7 @@ Status start_bridge(const BridgePlan& p) {
     (void)remove_container(p.engine, p.name);
     return fail("bridge container {}: {}", p.name, o.err.empty() ? o.out : o.err);
   }
-  // Its PID on the host: the listening socket shows in that process's network namespace.
+  // Its PID on the host: the listening sockets show in that process's network namespace.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   std::string last;
   while (std::chrono::steady_clock::now() < deadline) {
@@ -64,13 +96,16 @@ Status start_bridge(const BridgePlan& p) {
     if (st && st->exit_code == 0) {
       int pid = std::atoi(st->out.c_str());
       last = st->out;
-      if (pid > 0 && listening(pid, p.port)) return {};
+      if (pid > 0 && all_listening(pid, p.pairs)) return {};
       if (st->out.find("exited") != std::string::npos) break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   (void)remove_container(p.engine, p.name);
-  return fail("bridge container {} did not listen on 127.0.0.1:{} ({})", p.name, p.port, last);
+  std::string ports;
+  for (const auto& b : p.pairs) ports += (ports.empty() ? "" : ", ") + std::to_string(b.port);
+  return fail("bridge container {} did not listen on 127.0.0.1 port(s) {} ({})", p.name, ports,
+              last);
 }
 
 }  // namespace aw
