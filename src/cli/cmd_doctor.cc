@@ -60,7 +60,12 @@ Registry::Provider container_provider(const Config& cfg) {
     ContainerSetup s;
     s.engine = cfg.container_engine;
     s.owner = ::getuid();
-    s.allowlist = cfg.sandbox.network == Network::allowlist;
+    // The static bridge is needed for allowlist, and for an agent that reaches the inference
+    // proxy from a container (the bridge relays its port).
+    bool inference = std::any_of(cfg.agents.begin(), cfg.agents.end(),
+                                 [](const auto& a) { return !a.second.inference.empty(); });
+    s.allowlist = cfg.sandbox.network == Network::allowlist ||
+                  (inference && cfg.sandbox.network != Network::host);
     auto add = [](std::vector<std::string>& v, const std::string& x) {
       if (!x.empty() && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
     };
