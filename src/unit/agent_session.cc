@@ -155,6 +155,10 @@ void AgentSession::feed(std::string_view bytes) {
   s_->parser.feed(bytes);
 }
 
+void AgentSession::revoke() {
+  if (s_->proxy) s_->proxy->revoke(s_->token);
+}
+
 void AgentSession::end(const RunDir& dir, const std::vector<std::string>& literals, UnitRecord& u) {
   if (s_->proxy) {
     s_->proxy->revoke(s_->token);

@@ -36,6 +36,9 @@ class AgentSession {
   const Argv& argv() const;                  // the agent phase's argv
   const EnvPairs& env() const;               // added to the agent phase's environment only
   void feed(std::string_view stdout_bytes);  // the agent phase's standard output
+  // The agent phase is over: its run token is refused from now on, so that a check phase (which
+  // shares the unit's network) cannot use a token the agent left behind in the clone.
+  void revoke();
   // The agent phase is over: revoke the run token, note the proxy's counts, save back a genuine
   // login refresh, write runs/<id>/events.json redacted of literals.
   void end(const RunDir& dir, const std::vector<std::string>& literals, UnitRecord& u);

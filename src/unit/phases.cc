@@ -160,6 +160,7 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
   spec.launcher = std::move(*launcher);
   std::string started = iso_now();
   auto result = run_phase(spec);
+  if (events) events->revoke();
   ctx.transcript.flush();
   if (result) {
     PhaseRecord rec = to_record(plan, started, *result);
