@@ -142,7 +142,9 @@ TEST_F(UserPipeline, SandboxedWorkerAsksTheModelThroughASocketOnlyTheWorkerCanOp
                      }),
               "closed");
   }
-  if (!outputs.empty()) EXPECT_EQ(sh(fmt::format("touch {}/go", outputs)), 0);
+  if (!outputs.empty()) {
+    EXPECT_EQ(sh(fmt::format("touch {}/go", outputs)), 0);
+  }
   unit.join();
 
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
