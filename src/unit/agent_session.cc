@@ -60,7 +60,7 @@ Status start_proxy(const Config& cfg, const Target& t, const std::string& creden
         t.agent.name, s.spec->name, s.spec->api.empty() ? "no known" : s.spec->api, ic.name, ic.api,
         t.agent.name, s.spec->api);
   InferenceProxyOptions o;
-  o.socket_path = dir.root + "/inference.sock";
+  AW_TRY(o.socket_path, iso.bridged_socket_path(dir.root + "/inference.sock"));
   AW_TRY(bool bridged, iso.bridge_socket(o.socket_path, kInferencePort));
   o.tcp_loopback = !bridged;
   o.api = ic.api;

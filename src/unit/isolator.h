@@ -43,6 +43,10 @@ class Isolator {
   virtual Result<Launcher> launcher(const PhasePlan& plan, int index) = 0;
   // Extra "KEY=VALUE" for the phase environment (e.g. the sandbox's proxy variables).
   virtual std::vector<std::pair<std::string, std::string>> extra_env() const { return {}; }
+  // Where a unix socket of awaywork's that bridge_socket will be asked to bridge is made:
+  // `fallback` (the owner's run folder, where the socket is the owner's alone), unless the phases
+  // run as another user, who must be let reach it somewhere else. Called before bridge_socket.
+  virtual Result<std::string> bridged_socket_path(const std::string& fallback) { return fallback; }
   // Make a unix socket of awaywork's (the inference proxy's) reachable at 127.0.0.1:port in the
   // phases' own network namespace. false: the phases share the host's loopback (the caller
   // listens on a loopback port instead); an Error: this isolation cannot reach it at all.

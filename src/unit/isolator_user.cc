@@ -9,7 +9,8 @@
 // `awaywork __sandbox-exec PLAN -- argv` as the worker (cli/sandbox_exec.h), which makes its own
 // unprivileged user namespace and the view around the phase; the plan and that helper sit in a
 // folder of the owner's the worker cannot change (worker_sandbox.h); the cgroup limits are set
-// by the owner's warden before sudo.
+// by the owner's warden before sudo. The inference proxy's socket is made in that folder and
+// opened to the worker alone, so the worker's sandbox bridges it like isolation none's does.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -26,6 +27,7 @@
 #include "isolate/sandbox/sandbox.h"
 #include "isolate/user/handoff.h"
 #include "isolate/user/locations.h"
+#include "isolate/user/socket_grant.h"
 #include "isolate/user/user_checks.h"
 #include "isolate/user/warden.h"
 #include "isolate/user/worker_lock.h"
@@ -140,20 +142,31 @@ class UserIsolator : public Isolator {
     if (!files_) return make_warded_worker_launcher(handoff_.worker, report_path(index));
     SandboxPlan plan = plan_;
     if (!phase.argv.empty()) lend_program(phase.argv[0], plan);
+    // Each bridged socket listens by now (the proxy starts before the first phase); the worker's
+    // bridge connects as the worker. Idempotent, so every phase simply sets it again.
+    for (const auto& b : plan.bridges)
+      AW_CHECK(with_context(grant_socket_to(b.socket, handoff_.worker.uid), "bridge"));
     AW_TRY(std::string plan_file, files_->write_plan(plan, index));
     return make_warded_worker_launcher(handoff_.worker, report_path(index),
                                        WorkerSandbox{files_->helper(), plan_file}, plan);
   }
 
-  // Unsandboxed (or network host), the worker shares the host's loopback. The worker's own
-  // network namespace would need the owner's 0600 socket opened by the worker: not built yet.
-  Result<bool> bridge_socket(const std::string&, uint16_t) override {
+  // Sandboxed in its own network, the worker reaches the proxy through a socket in the owner's
+  // helper folder (711: reachable by name, not listable) under a name of 128 random bits, which
+  // only the worker's plan holds; the launcher opens that socket to the worker alone (a POSIX
+  // ACL entry) once it listens. The run token still authenticates every request.
+  Result<std::string> bridged_socket_path(const std::string& fallback) override {
+    if (!files_ || plan_.network == Network::host) return fallback;
+    return files_->socket_path("inference");
+  }
+
+  // Unsandboxed (or network host), the worker shares the host's loopback.
+  Result<bool> bridge_socket(const std::string& socket, uint16_t port) override {
     if (!files_ || plan_.network == Network::host) return false;
-    return fail(
-        "isolation user with the OS sandbox's own network cannot reach the inference "
-        "proxy yet (the worker cannot open the owner's socket); use isolation none, "
-        "`sandbox: {network: host}`, or leave `inference:` out and hand the key "
-        "through a profile secret");
+    if (!files_->holds(socket))
+      return fail("isolation user bridges only sockets in its helper folder, not {}", socket);
+    plan_.bridges.push_back({socket, port});
+    return true;
   }
 
   // The worker's own name, not the owner's, in USER and LOGNAME.

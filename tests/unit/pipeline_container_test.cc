@@ -19,6 +19,7 @@
 #include "isolate/container/engine.h"
 #include "proc/capture.h"
 #include "unit_fixture.h"
+#include "user_pipeline.h"
 
 namespace aw::test {
 namespace {
@@ -375,8 +376,28 @@ TEST_P(EveryIsolation, SameUnitGivesTheSamePatchAndVerdict) {
   std::string repo_extra = "    checks: [\"test -f NEW.md\", [grep, -q, two, src/a.txt]]\n";
   if (isolation == "container")
     repo_extra += std::string("    image: ") + kImage + "\ncontainer_engine: docker\n";
+  const Users* u = nullptr;
+  if (isolation == "user") {
+    // Real owner and worker users; awaywork runs as the owner, in the sandbox the worker builds.
+    std::string why;
+    u = users(why);
+    if (!u) {
+      if (in_ci() || ::geteuid() == 0) FAIL() << why;
+      GTEST_SKIP() << why;
+    }
+    std::filesystem::create_directories(root + "/state");
+    ASSERT_EQ(sh(fmt::format("chmod 711 {0} && chown -R {1}: {0}/src {0}/state && chmod 700 "
+                             "{0}/src {0}/state",
+                             root, u->owner)),
+              0);
+    repo_extra +=
+        "worker_user: " + std::string(kWorker) + "\nsandbox: {mode: required, limits: off}\n";
+  }
   write_config("sh, tools/agent.sh", repo_extra + "isolation: " + isolation + "\n");
-  auto r = run_unit("the same task");
+  ::chmod(config.c_str(), 0644);
+  auto r = u ? run_captured(owner_capture_spec(
+                   *u, config, {"run", "--repo", "src", "--prompt", "the same task", "--json"}))
+             : run_unit("the same task");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(r.record["state"], "done");
   EXPECT_EQ(r.record["verdict"], "accepted");
@@ -408,12 +429,25 @@ TEST_P(EveryIsolation, SameUnitGivesTheSamePatchAndVerdict) {
       "+two\n")
       << isolation;
   std::string branch = r.record["branch"];
-  EXPECT_EQ(git({"show", branch + ":src/a.txt"}), "one\ntwo\n");
+  if (!u) {
+    EXPECT_EQ(git({"show", branch + ":src/a.txt"}), "one\ntwo\n");
+    return;
+  }
+  // The owner's repository: read as the owner (root's git refuses it); the clone's unit folder
+  // stays for inspection, removed here.
+  EXPECT_EQ(
+      sh_out(fmt::format("runuser -u {} -- git -C {} show {}:src/a.txt", u->owner, src, branch)),
+      "one\ntwo\n");
+  auto where = nlohmann::json::parse(
+      read(r.record["run_dir"].get<std::string>() + "/isolation.json"), nullptr, false);
+  if (where.is_object())
+    std::filesystem::remove_all(
+        std::filesystem::path(where["clone"].get<std::string>()).parent_path());
 }
 
-// isolation user needs its real owner and worker users (pipeline_user_test's fixture) and runs
-// awaywork as that owner; it is not in this list.
-INSTANTIATE_TEST_SUITE_P(Isolations, EveryIsolation, ::testing::Values("none", "container"),
+// isolation user runs with its real owner and worker users (tests/user's fixture), awaywork as
+// that owner.
+INSTANTIATE_TEST_SUITE_P(Isolations, EveryIsolation, ::testing::Values("none", "container", "user"),
                          [](const auto& info) { return std::string(info.param); });
 
 }  // namespace

@@ -26,10 +26,7 @@
 namespace aw::test {
 namespace {
 
-// Fake keys shaped like real ones; valid nowhere.
-const std::string kAnthropicKey =
-    "sk-ant-api03-FAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyF"
-    "AKEkeyFAKEk-FAKEkeyAA";
+// Fake keys shaped like real ones; valid nowhere (kAnthropicKey: unit_fixture.h).
 const std::string kOpenaiKey =
     "sk-proj-FAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEk";
 // What the fake model "leaks" in its final message: the transcript must show it redacted.
@@ -51,24 +48,6 @@ std::string clis_bin() {
     }                                                                                 \
   } while (0)
 
-std::vector<nlohmann::json> log_lines(const std::string& text) {
-  std::vector<nlohmann::json> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (auto j = nlohmann::json::parse(line, nullptr, false); !j.is_discarded()) out.push_back(j);
-  return out;
-}
-
-bool can_connect(const std::string& socket_path) {
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", socket_path.c_str());
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  ::close(fd);
-  return ok;
-}
-
 class Inference : public UnitTest {
  protected:
   void SetUp() override {
@@ -78,13 +57,7 @@ class Inference : public UnitTest {
     saved_path_ = path ? path : "/usr/bin:/bin";
     ::setenv("PATH", (clis_bin() + ":" + saved_path_).c_str(), 1);
     // The fake's certificate, trusted by the proxy through `ca_file` only.
-    auto r = capture({{"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
-                       root + "/key.pem", "-out", root + "/cert.pem", "-days", "1", "-subj",
-                       "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"},
-                      {"PATH=/usr/bin:/bin"},
-                      "",
-                      ""});
-    ASSERT_TRUE(r && r->exit_code == 0) << (r ? r->err : r.error().message);
+    ASSERT_NO_FATAL_FAILURE(make_tls_certificate(root));
     make_repo({{"README.md", "a repo\n"}});
   }
   void TearDown() override {

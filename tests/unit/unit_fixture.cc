@@ -3,7 +3,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -18,6 +20,34 @@ extern char** environ;
 namespace aw::test {
 
 namespace fs = std::filesystem;
+
+void make_tls_certificate(const std::string& dir) {
+  auto r = capture({{"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                     dir + "/key.pem", "-out", dir + "/cert.pem", "-days", "1", "-subj",
+                     "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"},
+                    {"PATH=/usr/bin:/bin"},
+                    "",
+                    ""});
+  ASSERT_TRUE(r && r->exit_code == 0) << (r ? r->err : r.error().message);
+}
+
+std::vector<nlohmann::json> log_lines(const std::string& text) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (auto j = nlohmann::json::parse(line, nullptr, false); !j.is_discarded()) out.push_back(j);
+  return out;
+}
+
+bool can_connect(const std::string& socket_path) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", socket_path.c_str());
+  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
 
 std::string awaywork_binary() {
   return std::string(AW_BINARY_DIR) + "/src/cli/awaywork";

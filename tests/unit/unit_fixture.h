@@ -68,6 +68,21 @@ class CmdlineScanner {
   std::vector<std::string> needles_;
 };
 
+// A fake Anthropic key shaped like a real one; valid nowhere.
+inline const std::string kAnthropicKey =
+    "sk-ant-api03-FAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyF"
+    "AKEkeyFAKEk-FAKEkeyAA";
+
+// A self-signed certificate for localhost, made with openssl: DIR/cert.pem and DIR/key.pem (the
+// fake vendor APIs serve TLS with it; the proxy trusts it through `ca_file` only).
+void make_tls_certificate(const std::string& dir);
+
+// The JSON objects of a JSONL text (a fake's request log); lines that do not parse are skipped.
+std::vector<nlohmann::json> log_lines(const std::string& text);
+
+// Does connect(2) to the unix socket at path succeed?
+bool can_connect(const std::string& socket_path);
+
 // Binary under test.
 std::string awaywork_binary();
 

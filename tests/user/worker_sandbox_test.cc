@@ -2,14 +2,21 @@
 // it went), and the helper that builds the sandbox, used in place only where the worker can run
 // it and not change it, copied into the owner's 711 folder otherwise.
 #include <glob.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "base/fs.h"
 #include "isolate/sandbox/plan_json.h"
+#include "isolate/user/socket_grant.h"
 #include "isolate/user/worker_sandbox.h"
 #include "user_fixture.h"
 
@@ -23,6 +30,7 @@ TEST(PlanJson, EveryFieldRoundTrips) {
   p.allow = {"example.com", "*.x.org"};
   p.proxy_socket = "/run/x.sock";
   p.proxy_port = 4128;
+  p.bridges = {{"/tmp/awaywork-helper-abcdef/inference-0f.sock", 4180}, {"/run/b.sock", 4181}};
   p.writable = {"/tmp/awaywork-abcdef/work", "/tmp/awaywork-ghijkl"};
   p.hidden = {"/home/o/.ssh", "/home/o/.config/awaywork"};
   p.readable = {{"/tmp/real/agent", "/tmp/given/agent"}};
@@ -39,6 +47,11 @@ TEST(PlanJson, EveryFieldRoundTrips) {
   EXPECT_EQ(back->allow, p.allow);
   EXPECT_EQ(back->proxy_socket, p.proxy_socket);
   EXPECT_EQ(back->proxy_port, p.proxy_port);
+  ASSERT_EQ(back->bridges.size(), 2u);
+  EXPECT_EQ(back->bridges[0].socket, "/tmp/awaywork-helper-abcdef/inference-0f.sock");
+  EXPECT_EQ(back->bridges[0].port, 4180);
+  EXPECT_EQ(back->bridges[1].socket, "/run/b.sock");
+  EXPECT_EQ(back->bridges[1].port, 4181);
   EXPECT_EQ(back->writable, p.writable);
   EXPECT_EQ(back->hidden, p.hidden);
   ASSERT_EQ(back->readable.size(), 1u);
@@ -112,6 +125,69 @@ TEST(WorkerSandboxFiles, HelperInAClosedFolderIsCopiedWhereTheWorkerCanRunItButN
   struct stat st {};
   EXPECT_NE(::lstat(dir.c_str(), &st), 0) << dir << " outlived the unit";
   remove_tree(tmpl);
+}
+
+// connect(2) to path as whoever runs it: "ok" or the errno's name.
+std::string connect_result(const std::string& path) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
+  int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  int e = errno;
+  ::close(fd);
+  return rc == 0 ? "ok" : e == EACCES ? "EACCES" : std::strerror(e);
+}
+
+int listen_on(const std::string& path) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
+  mode_t old = ::umask(0177);  // 0600, as the inference proxy makes its socket
+  int rc = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::umask(old);
+  if (rc != 0 || ::listen(fd, 8) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+TEST(SocketGrant, OnlyTheWorkerGainsTheRightToConnect) {
+  AW_NEED_USERS(u);
+  auto f = WorkerSandboxFiles::make(u->worker, "/bin/true");
+  ASSERT_TRUE(f) << f.error().message;
+  auto a = (*f)->socket_path("inference"), b = (*f)->socket_path("inference");
+  ASSERT_TRUE(a && b);
+  EXPECT_NE(*a, *b);
+  EXPECT_TRUE((*f)->holds(*a));
+  EXPECT_FALSE((*f)->holds("/tmp/elsewhere.sock"));
+  int fd = listen_on(*a);
+  ASSERT_GE(fd, 0) << *a;
+  auto as = [&](uid_t uid, gid_t gid) {
+    return test::run_as(uid, gid, [&] { return connect_result(*a); });
+  };
+  EXPECT_EQ(as(u->worker.uid, u->worker.gid), "EACCES") << "0600 before the grant";
+  ASSERT_TRUE(grant_socket_to(*a, u->worker.uid));
+  EXPECT_EQ(as(u->worker.uid, u->worker.gid), "ok");
+  EXPECT_EQ(as(u->owner_uid, u->owner_gid), "EACCES");
+  EXPECT_EQ(as(65534, 65534), "EACCES");
+  // Same group as the socket's owner: still nothing (group::--- under the mask).
+  EXPECT_EQ(as(65534, 0), "EACCES");
+  ::close(fd);
+}
+
+TEST(SocketGrant, RefusesWhatIsNotASocketOfItsOwn) {
+  char tmpl[] = "/tmp/aw-grant-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string dir = tmpl;
+  ASSERT_TRUE(write_file(dir + "/plain", "x", 0600));
+  EXPECT_FALSE(grant_socket_to(dir + "/plain", 65534));
+  ASSERT_EQ(::symlink((dir + "/plain").c_str(), (dir + "/link").c_str()), 0);
+  EXPECT_FALSE(grant_socket_to(dir + "/link", 65534));
+  EXPECT_FALSE(grant_socket_to(dir + "/absent", 65534));
+  remove_tree(dir);
 }
 
 }  // namespace

@@ -27,12 +27,15 @@ Result<E> enum_from(const std::string& field, const std::string& v,
 std::string plan_to_json(const SandboxPlan& p) {
   nlohmann::json readable = nlohmann::json::array();
   for (const auto& r : p.readable) readable.push_back({{"source", r.source}, {"target", r.target}});
+  nlohmann::json bridges = nlohmann::json::array();
+  for (const auto& b : p.bridges) bridges.push_back({{"socket", b.socket}, {"port", b.port}});
   nlohmann::json j = {
       {"mode", word(p.mode)},
       {"network", word(p.network)},
       {"allow", p.allow},
       {"proxy_socket", p.proxy_socket},
       {"proxy_port", p.proxy_port},
+      {"bridges", bridges},
       {"writable", p.writable},
       {"hidden", p.hidden},
       {"readable", readable},
@@ -65,6 +68,8 @@ Result<SandboxPlan> plan_from_json(const std::string& text) {
     p.allow = j.at("allow").get<std::vector<std::string>>();
     p.proxy_socket = j.at("proxy_socket").get<std::string>();
     p.proxy_port = j.at("proxy_port").get<uint16_t>();
+    for (const auto& b : j.at("bridges"))
+      p.bridges.push_back({b.at("socket").get<std::string>(), b.at("port").get<uint16_t>()});
     p.writable = j.at("writable").get<std::vector<std::string>>();
     p.hidden = j.at("hidden").get<std::vector<std::string>>();
     for (const auto& r : j.at("readable"))

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/random.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -89,6 +90,28 @@ Result<std::string> WorkerSandboxFiles::write_plan(const SandboxPlan& plan, int 
   std::string path = fmt::format("{}/plan-{}.json", dir_, index);
   AW_CHECK(write_file(path, plan_to_json(plan), 0644));
   return path;
+}
+
+}  // namespace aw
+
+namespace aw {
+
+Result<std::string> WorkerSandboxFiles::socket_path(const std::string& stem) const {
+  unsigned char bytes[16];
+  for (size_t got = 0; got < sizeof bytes;) {
+    ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail("getrandom: {}", errno_text(errno));
+    got += static_cast<size_t>(n);
+  }
+  std::string name = dir_ + "/" + stem + "-";
+  for (unsigned char b : bytes) name += fmt::format("{:02x}", b);
+  return name + ".sock";
+}
+
+bool WorkerSandboxFiles::holds(const std::string& path) const {
+  return path.size() > dir_.size() + 1 && path.compare(0, dir_.size() + 1, dir_ + "/") == 0 &&
+         path.find('/', dir_.size() + 1) == std::string::npos;
 }
 
 }  // namespace aw

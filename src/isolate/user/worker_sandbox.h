@@ -30,6 +30,12 @@ class WorkerSandboxFiles {
   bool copied() const { return copied_; }
   // plan-N.json (mode 644: the worker reads it as itself), replacing an earlier one.
   Result<std::string> write_plan(const SandboxPlan& plan, int index);
+  // A path in the folder for a unix socket of the owner's that the worker's sandbox bridges
+  // (the inference proxy's): STEM-<128 random bits in hex>.sock. The folder cannot be listed by
+  // the worker, so only a plan that names it leads there; nothing is created.
+  Result<std::string> socket_path(const std::string& stem) const;
+  // Is path a direct entry of the folder?
+  bool holds(const std::string& path) const;
 
  private:
   WorkerSandboxFiles() = default;
