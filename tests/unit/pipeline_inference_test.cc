@@ -208,6 +208,34 @@ TEST_F(Inference, CodexEditsThroughTheProxyInTheSandbox) {
   EXPECT_NE(read(run_dir + "/events.json").find("Done: I wrote the file."), std::string::npos);
 }
 
+// The agent leaves its run token where a check phase (which shares the unit's network and its
+// bridge to the proxy) can read it: by then the token is revoked.
+TEST_F(Inference, ACheckPhaseCannotUseTheTokenTheAgentLeftBehind) {
+  start_fake("fake_anthropic.py");
+  store_secret("MODEL_KEY", kAnthropicKey);
+  const std::string ask =
+      "code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H \"x-api-key: $token\" "
+      "-H 'content-type: application/json' -H 'anthropic-version: 2023-06-01' "
+      "--data '{\"model\":\"m\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\","
+      "\"content\":\"hi\"}]}' http://127.0.0.1:4180/v1/messages)\n";
+  std::string agent =
+      agent_script("leave-token",
+                   "token=$AWAYWORK_RUN_TOKEN\n"
+                   "printf '%s' \"$token\" > \"$AWAYWORK_OUTPUTS/token\"\n" +
+                       ask + "echo \"agent $code\" >> \"$AWAYWORK_OUTPUTS/codes\"\n");
+  std::string check =
+      agent_script("use-token", "token=$(cat \"$AWAYWORK_OUTPUTS/token\")\n" + ask +
+                                    "echo \"check $code\" >> \"$AWAYWORK_OUTPUTS/codes\"\n");
+  write_inference_config("command", "anthropic", "[" + agent + "]");
+  std::ofstream(config, std::ios::app) << "    checks: [[" << check << "]]\n";
+  auto r = run_unit("leave the token behind");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string codes = read(r.record["run_dir"].get<std::string>() + "/outputs/codes");
+  EXPECT_EQ(codes, "agent 200\ncheck 401\n");
+  expect_fake_saw_only_the_real_key("x-api-key", kAnthropicKey, 1);
+  EXPECT_EQ(log_lines(read(fake_log_)).size(), 1u) << "the check's request reached the vendor";
+}
+
 TEST_F(Inference, AMissingModelKeyFailsTheUnitBeforeAnyPhaseNamingTheFix) {
   start_fake("fake_anthropic.py");
   write_inference_config("claude", "anthropic");
