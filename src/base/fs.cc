@@ -1,6 +1,7 @@
 #include "base/fs.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,7 +12,9 @@
 
 namespace aw {
 
-std::string errno_text(int err) { return fmt::format("{} (errno {})", std::strerror(err), err); }
+std::string errno_text(int err) {
+  return fmt::format("{} (errno {})", std::strerror(err), err);
+}
 
 Result<DirId> dir_id(const std::string& path) {
   struct stat st {};
@@ -81,7 +84,8 @@ Status write_file(const std::string& path, const std::string& data, mode_t mode)
     }
     off += static_cast<size_t>(n);
   }
-  if (::fchmod(fd, mode) != 0 || ::close(fd) != 0) return fail("finish {}: {}", path, errno_text(errno));
+  if (::fchmod(fd, mode) != 0 || ::close(fd) != 0)
+    return fail("finish {}: {}", path, errno_text(errno));
   return {};
 }
 
@@ -104,6 +108,12 @@ Status remove_tree(const std::string& path) {
   std::filesystem::remove_all(path, ec);  // does not follow symbolic links
   if (ec) return fail("remove {}: {}", path, ec.message());
   return {};
+}
+
+std::string self_exe() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
 
 }  // namespace aw

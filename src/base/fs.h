@@ -48,4 +48,7 @@ Status remove_tree(const std::string& path);
 // "No such file or directory (errno 2)".
 std::string errno_text(int err);
 
+// The running executable (/proc/self/exe); "" when it cannot be read.
+std::string self_exe();
+
 }  // namespace aw

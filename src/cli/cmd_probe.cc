@@ -24,12 +24,6 @@ namespace aw {
 
 namespace {
 
-std::string self_exe() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-}
-
 struct Host {
   std::unique_ptr<ProbeHost> host;
   std::string targets_file;

@@ -30,12 +30,6 @@ namespace aw {
 
 namespace {
 
-std::string self_exe() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-}
-
 // A fresh copy, mode 755, never through a link.
 Status copy_program(const std::string& from, const std::string& to) {
   int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);

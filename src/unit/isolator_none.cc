@@ -20,32 +20,15 @@ namespace aw {
 
 namespace {
 
-bool inside_dir(const std::string& path, const std::string& dir) {
-  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
-                         (dir == "/" || path[dir.size()] == '/'));
-}
-
 std::string real_path(const std::string& path) {
   char buf[PATH_MAX];
   return ::realpath(path.c_str(), buf) ? std::string(buf) : std::string();
 }
 
-// argv[0] as the phase will exec it: a path as given, or the first executable along PATH (the
-// phase's PATH is the owner's: build_env keeps it).
-std::string program_path(const std::string& argv0) {
-  if (argv0.empty() || argv0.find('/') != std::string::npos) return argv0;
+// The phase's PATH is the owner's (build_env keeps it).
+std::string phase_path() {
   const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::string dir = dirs.substr(start, end - start);
-    if (!dir.empty() && dir[0] == '/' && ::access((dir + "/" + argv0).c_str(), X_OK) == 0)
-      return dir + "/" + argv0;
-    start = end + 1;
-  }
-  return "";
+  return path ? path : "/usr/local/bin:/usr/bin:/bin";
 }
 
 // What the sandbox needs that outlives one phase: the plan, the unit's network namespace and,
@@ -89,7 +72,7 @@ class NoneIsolator : public Isolator {
   Result<Launcher> launcher(const PhasePlan& phase, int) override {
     if (!sandbox_) return Launcher{};
     SandboxPlan plan = sandbox_->plan;
-    if (!phase.argv.empty()) lend_program(phase.argv[0], plan);
+    if (!phase.argv.empty()) lend_program(phase.argv[0], phase_path(), plan);
     return make_sandbox_launcher(plan);
   }
 
@@ -163,22 +146,6 @@ class NoneIsolator : public Isolator {
     state->plan = std::move(plan);
     sandbox_ = std::move(state);
     return {};
-  }
-
-  // A program in the host's /tmp (or /run) is not in the view, where those are private: lend it
-  // read-only, unless it lies in a hidden place, which nothing re-exposes.
-  void lend_program(const std::string& argv0, SandboxPlan& plan) const {
-    std::string given = program_path(argv0);
-    if (given.empty() || given[0] != '/') return;
-    std::string real = real_path(given);
-    if (real.empty()) return;
-    bool private_place = false;
-    for (const char* dir : {"/tmp", "/run", "/dev/shm"})
-      private_place = private_place || inside_dir(given, dir) || inside_dir(real, dir);
-    if (!private_place) return;
-    for (const auto& h : plan.hidden)
-      if (inside_dir(real, h) || inside_dir(given, h)) return;
-    plan.readable.push_back({real, given});
   }
 
   std::string note_;

@@ -42,45 +42,10 @@ namespace aw {
 
 namespace {
 
-bool inside_dir(const std::string& path, const std::string& dir) {
-  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
-                         (dir == "/" || path[dir.size()] == '/'));
-}
-
-std::string real_path(const std::string& path) {
-  char buf[PATH_MAX];
-  return ::realpath(path.c_str(), buf) ? std::string(buf) : std::string();
-}
-
-std::string self_exe() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-}
-
-// argv[0] as the phase will exec it: a path as given, or the first executable along PATH (the
-// phase's PATH is the owner's: build_env keeps it).
-std::string program_path(const std::string& argv0) {
-  if (argv0.empty() || argv0.find('/') != std::string::npos) return argv0;
+// The phase's PATH is the owner's (build_env keeps it).
+std::string phase_path() {
   const char* path = std::getenv("PATH");
-  auto found = find_program(argv0, path ? path : "/usr/local/bin:/usr/bin:/bin");
-  return found ? *found : std::string();
-}
-
-// A program in the host's /tmp (or /run) is not in the view, where those are private: lend it
-// read-only, unless it lies in a hidden place, which nothing re-exposes. (As isolation none does.)
-void lend_program(const std::string& argv0, SandboxPlan& plan) {
-  std::string given = program_path(argv0);
-  if (given.empty() || given[0] != '/') return;
-  std::string real = real_path(given);
-  if (real.empty()) return;
-  bool private_place = false;
-  for (const char* dir : {"/tmp", "/run", "/dev/shm"})
-    private_place = private_place || inside_dir(given, dir) || inside_dir(real, dir);
-  if (!private_place) return;
-  for (const auto& h : plan.hidden)
-    if (inside_dir(real, h) || inside_dir(given, h)) return;
-  plan.readable.push_back({real, given});
+  return path ? path : "/usr/local/bin:/usr/bin:/bin";
 }
 
 // The sandbox over the worker, when the config asks for it and the machine can build it.
@@ -141,7 +106,7 @@ class UserIsolator : public Isolator {
   Result<Launcher> launcher(const PhasePlan& phase, int index) override {
     if (!files_) return make_warded_worker_launcher(handoff_.worker, report_path(index));
     SandboxPlan plan = plan_;
-    if (!phase.argv.empty()) lend_program(phase.argv[0], plan);
+    if (!phase.argv.empty()) lend_program(phase.argv[0], phase_path(), plan);
     // Each bridged socket listens by now (the proxy starts before the first phase); the worker's
     // bridge connects as the worker. Idempotent, so every phase simply sets it again.
     for (const auto& b : plan.bridges)

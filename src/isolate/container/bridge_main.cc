@@ -17,37 +17,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "isolate/relay.h"
+
 namespace {
 
 constexpr int kMaxPairs = 8;
-
-void relay(int a, int b) {
-  pollfd fds[2] = {{a, POLLIN, 0}, {b, POLLIN, 0}};
-  bool open_in[2] = {true, true};
-  char buf[16384];
-  while (open_in[0] || open_in[1]) {
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (!open_in[i] || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      int other = i == 0 ? b : a;
-      if (n <= 0) {
-        open_in[i] = false;
-        fds[i].fd = -1;
-        ::shutdown(other, SHUT_WR);
-        continue;
-      }
-      for (ssize_t off = 0; off < n;) {
-        ssize_t w = ::write(other, buf + off, static_cast<size_t>(n - off));
-        if (w <= 0) return;
-        off += w;
-      }
-    }
-  }
-}
 
 int connect_unix(const char* path) {
   int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -127,7 +101,7 @@ int main(int argc, char** argv) {
       if (::fork() == 0) {
         for (int j = 0; j < pairs; ++j) ::close(listeners[j].fd);
         int p = connect_unix(sockets[i]);
-        if (p >= 0) relay(c, p);
+        if (p >= 0) aw::relay_both_ways(c, p);
         ::_exit(0);
       }
       ::close(c);

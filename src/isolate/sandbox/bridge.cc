@@ -18,40 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "isolate/relay.h"
 #include "isolate/sandbox/steps.h"
 
 namespace aw::sandbox {
-namespace {
-
-void relay(int a, int b) {
-  pollfd fds[2] = {{a, POLLIN, 0}, {b, POLLIN, 0}};
-  bool open_in[2] = {true, true};
-  char buf[16384];
-  while (open_in[0] || open_in[1]) {
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (!open_in[i] || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      int other = fds[1 - i].fd;
-      if (n <= 0) {
-        open_in[i] = false;
-        fds[i].fd = -1;
-        ::shutdown(other, SHUT_WR);
-        continue;
-      }
-      for (ssize_t off = 0; off < n;) {
-        ssize_t w = ::write(other, buf + off, static_cast<size_t>(n - off));
-        if (w <= 0) return;
-        off += w;
-      }
-    }
-  }
-}
-
-}  // namespace
 
 std::string open_bridges(const SandboxPlan& plan, std::vector<BridgeFds>* out) {
   for (const auto& b : active_bridges(plan)) {
@@ -99,7 +69,7 @@ std::string open_bridges(const SandboxPlan& plan, std::vector<BridgeFds>* out) {
                       bridges[i].target_fd);
         int u = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (u >= 0 && ::connect(u, reinterpret_cast<sockaddr*>(&target), sizeof target) == 0)
-          relay(c, u);
+          aw::relay_both_ways(c, u);
         ::_exit(0);
       }
       ::close(c);

@@ -71,6 +71,11 @@ struct SandboxPlan {
 // in network allowlist. Empty in network host (there is no namespace to bridge into).
 std::vector<SandboxPlan::Bridge> active_bridges(const SandboxPlan& plan);
 
+// Lend the phase's program read-only (plan.readable) when it lives where the sandbox's view is
+// private (/tmp, /run, /dev/shm) and not in a hidden place. argv0 without a '/' is looked up in
+// path_value (the phase's PATH).
+void lend_program(const std::string& argv0, const std::string& path_value, SandboxPlan& plan);
+
 // The secret folders every sandbox hides, relative to the owner's home (DESIGN.md section 3).
 const std::vector<std::string>& builtin_hidden_in_home();
 
