@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/fs.h"
 #include "cli/commands.h"
 #include "config/config.h"
 #include "git/git.h"
 #include "record/store.h"
-#include "base/fs.h"
 #include "unit/apply.h"
 #include "unit/pipeline.h"
 

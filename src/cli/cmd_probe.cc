@@ -75,17 +75,8 @@ int cmd_probe(const GlobalOptions& g) {
   };
   auto r = run_isolated(*cfg, cmd);
   h.host.reset();
-  if (!r) {
-    fmt::print(stderr, "awaywork probe: {}\n", r.error().message);
-    return kExitFailed;
-  }
-  auto results = probe_answer(*r);
-  if (!results) {
-    fmt::print(stderr, "awaywork probe: {}\n", results.error().message);
-    return kExitFailed;
-  }
   return report_probes(g, fmt::format("isolation {}", to_string(cfg->isolation)),
-                       {{"isolation", to_string(cfg->isolation)}}, *r, *results);
+                       {{"isolation", to_string(cfg->isolation)}}, r);
 }
 
 int cmd_probe_inside(bool json, const std::string& targets_file) {

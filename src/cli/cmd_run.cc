@@ -16,12 +16,18 @@ namespace {
 
 int exit_for(UnitState s) {
   switch (s) {
-    case UnitState::done: return kExitDone;
-    case UnitState::timed_out: return kExitTimedOut;
-    case UnitState::lost: return kExitLost;
-    case UnitState::refused: return kExitRefused;
-    case UnitState::interrupted: return kExitInterrupted;
-    default: return kExitFailed;
+    case UnitState::done:
+      return kExitDone;
+    case UnitState::timed_out:
+      return kExitTimedOut;
+    case UnitState::lost:
+      return kExitLost;
+    case UnitState::refused:
+      return kExitRefused;
+    case UnitState::interrupted:
+      return kExitInterrupted;
+    default:
+      return kExitFailed;
   }
 }
 

@@ -3,9 +3,9 @@
 
 #include "cli/cmd_probe.h"
 #include "cli/cmd_secret.h"
+#include "cli/commands.h"
 #include "cli/probe_user.h"
 #include "cli/sandbox_exec.h"
-#include "cli/commands.h"
 #include "git/git.h"
 
 int main(int argc, char** argv) {

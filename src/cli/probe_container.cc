@@ -124,17 +124,8 @@ Result<ContainerProbeRun> run_container_probe(const Config& cfg, const Container
 }
 
 int cmd_probe_container(const GlobalOptions& g, const Config& cfg) {
-  auto r = run_container_probe(cfg, {});
-  if (!r) {
-    fmt::print(stderr, "awaywork probe: {}\n", r.error().message);
-    return kExitFailed;
-  }
-  auto results = probe_answer(*r);
-  if (!results) {
-    fmt::print(stderr, "awaywork probe: {}\n", results.error().message);
-    return kExitFailed;
-  }
-  return report_probes(g, "isolation container", {{"isolation", "container"}}, *r, *results);
+  return report_probes(g, "isolation container", {{"isolation", "container"}},
+                       run_container_probe(cfg, {}));
 }
 
 }  // namespace aw

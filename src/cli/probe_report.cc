@@ -33,6 +33,9 @@ void probe_state_dir(const std::string& state, const std::string& own_run, Sandb
       t.secrets.emplace_back("hidden.other_unit", state + "/runs/" + n);
 }
 
+namespace {
+
+// The inside's JSON array of probes, or an Error quoting what it printed instead.
 Result<nlohmann::json> probe_answer(const IsolatedResult& r) {
   auto results = nlohmann::json::parse(r.out, nullptr, false);
   if (results.is_array()) return results;
@@ -40,8 +43,19 @@ Result<nlohmann::json> probe_answer(const IsolatedResult& r) {
               r.err.substr(0, 2000));
 }
 
+}  // namespace
+
 int report_probes(const GlobalOptions& g, const std::string& heading, nlohmann::json header,
-                  const IsolatedResult& r, const nlohmann::json& results) {
+                  const Result<IsolatedResult>& run,
+                  const std::function<void(nlohmann::json&)>& more) {
+  auto answer = run ? probe_answer(*run) : tl::make_unexpected(run.error());
+  if (!answer) {
+    fmt::print(stderr, "awaywork probe: {}\n", answer.error().message);
+    return kExitFailed;
+  }
+  nlohmann::json& results = *answer;
+  if (more) more(results);
+  const IsolatedResult& r = *run;
   int leaks = 0;
   for (const auto& p : results) leaks += p.value("ok", false) ? 0 : 1;
   if (g.json) {

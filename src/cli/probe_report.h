@@ -2,6 +2,7 @@
 // state folder entry by entry, and reading and printing the inside's answer.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -19,12 +20,11 @@ namespace aw {
 void probe_state_dir(const std::string& state, const std::string& own_run, SandboxPlan& plan,
                      ProbeTargets& t);
 
-// The inside's JSON array of probes, or an Error quoting what it printed instead.
-Result<nlohmann::json> probe_answer(const IsolatedResult& r);
-
-// Prints the probes (text, or JSON with `header`'s fields first) and returns the exit code: 0
-// when none leaked, 1 otherwise. `heading` starts the text form ("isolation none").
+// Prints the run's probes (text, or JSON with `header`'s fields) and returns the exit code: 0 when
+// none leaked, 1 when one did, the run failed or the inside did not answer (said on stderr).
+// `heading` starts the text form ("isolation none"); `more` may add results after the run.
 int report_probes(const GlobalOptions& g, const std::string& heading, nlohmann::json header,
-                  const IsolatedResult& r, const nlohmann::json& results);
+                  const Result<IsolatedResult>& run,
+                  const std::function<void(nlohmann::json&)>& more = {});
 
 }  // namespace aw

@@ -182,21 +182,13 @@ int cmd_probe_user(const GlobalOptions& g, const Config& cfg) {
   for (const auto& w : warnings)
     fmt::print(stderr, "awaywork probe: doctor: {}\n  (run refuses isolation user until fixed)\n",
                w);
-  if (!r) {
-    fmt::print(stderr, "awaywork probe: {}\n", r.error().message);
-    return kExitFailed;
-  }
-  auto results = probe_answer(*r);
-  if (!results) {
-    fmt::print(stderr, "awaywork probe: the worker's side: {}\n", results.error().message);
-    return kExitFailed;
-  }
-  // After the phase's kill (run_isolated ran the isolator's after_phase).
-  WorkerProbeResult left = check_left_behind(wt.sleep_seconds);
-  results->push_back(entry(left.name, !left.leak, left.what));
+  // The left-behind check comes after the phase's kill (run_isolated ran after_phase).
   return report_probes(g, fmt::format("isolation user (worker {})", cfg.worker_user),
                        {{"isolation", "user"}, {"doctor", warnings}, {"worker", cfg.worker_user}},
-                       *r, *results);
+                       r, [&](nlohmann::json& results) {
+                         WorkerProbeResult left = check_left_behind(wt.sleep_seconds);
+                         results.push_back(entry(left.name, !left.leak, left.what));
+                       });
 }
 
 std::optional<int> probe_worker_main(int argc, char** argv) {

@@ -38,7 +38,8 @@ std::string render_summary(const UnitRecord& u) {
   if (!u.profile.empty()) out += fmt::format("profile {}\n", u.profile);
   out += "phases:\n" + phases_block(u);
   out += fmt::format("patch   {}\n", u.patch_stat.empty() ? "(none)" : u.patch_stat);
-  out += fmt::format("branch  {}\n", u.branch.empty() ? "(none)" : u.branch + " " + u.commit.substr(0, 12));
+  out += fmt::format("branch  {}\n",
+                     u.branch.empty() ? "(none)" : u.branch + " " + u.commit.substr(0, 12));
   if (!u.verdict.empty())
     out += fmt::format("check   {}{}\n", u.verdict,
                        u.requests ? fmt::format(", {} request(s) kept", u.requests) : "");
@@ -59,8 +60,8 @@ std::string render_detail(const UnitRecord& u) {
 
 std::string render_table(const std::vector<UnitRecord>& units) {
   if (units.empty()) return "no units yet; start one with `awaywork run --repo R --prompt P`\n";
-  std::string out = fmt::format("{:<44} {:<12} {:<16} {:<10} {}\n", "UNIT", "STATE", "REPO",
-                                "AGENT", "BRANCH");
+  std::string out =
+      fmt::format("{:<44} {:<12} {:<16} {:<10} {}\n", "UNIT", "STATE", "REPO", "AGENT", "BRANCH");
   for (const auto& u : units)
     out += fmt::format("{:<44} {:<12} {:<16} {:<10} {}\n", u.id, to_string(u.state),
                        u.repo.size() > 16 ? "…" + u.repo.substr(u.repo.size() - 15) : u.repo,

@@ -8,8 +8,8 @@
 
 namespace aw {
 
-std::string render_summary(const UnitRecord& u);   // after `run`
-std::string render_detail(const UnitRecord& u);    // `show ID`
+std::string render_summary(const UnitRecord& u);                 // after `run`
+std::string render_detail(const UnitRecord& u);                  // `show ID`
 std::string render_table(const std::vector<UnitRecord>& units);  // `units`
 
 }  // namespace aw

@@ -17,6 +17,7 @@
 #include "base/fs.h"
 #include "isolate/sandbox/plan_json.h"
 #include "isolate/sandbox/sandbox.h"
+#include "proc/runner.h"
 
 extern char** environ;
 
@@ -91,20 +92,6 @@ bool worker_cannot_reach(const std::string& path) {
     if (errno == EACCES) return true;
   }
   return false;
-}
-
-[[noreturn]] void exit_like(int status) {
-  if (WIFSIGNALED(status)) {
-    int sig = WTERMSIG(status);
-    ::signal(sig, SIG_DFL);
-    sigset_t one;
-    sigemptyset(&one);
-    sigaddset(&one, sig);
-    ::sigprocmask(SIG_UNBLOCK, &one, nullptr);
-    ::raise(sig);
-    _exit(128 + sig);
-  }
-  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
 }  // namespace

@@ -8,7 +8,9 @@ namespace aw {
 
 namespace {
 std::atomic<bool> g_interrupted{false};  // written only by the signal handler
-void on_signal(int) { g_interrupted.store(true); }
+void on_signal(int) {
+  g_interrupted.store(true);
+}
 }  // namespace
 
 std::function<bool()> install_interrupt_handlers() {

@@ -56,9 +56,18 @@ void pump(Pipe& in, Pipe& out, Pipe& err, const std::string& data, Captured& c) 
     pollfd p[3];
     int n = 0;
     int idx_out = -1, idx_err = -1, idx_in = -1;
-    if (out.r >= 0) { p[n] = {out.r, POLLIN, 0}; idx_out = n++; }
-    if (err.r >= 0) { p[n] = {err.r, POLLIN, 0}; idx_err = n++; }
-    if (in.w >= 0) { p[n] = {in.w, POLLOUT, 0}; idx_in = n++; }
+    if (out.r >= 0) {
+      p[n] = {out.r, POLLIN, 0};
+      idx_out = n++;
+    }
+    if (err.r >= 0) {
+      p[n] = {err.r, POLLIN, 0};
+      idx_err = n++;
+    }
+    if (in.w >= 0) {
+      p[n] = {in.w, POLLOUT, 0};
+      idx_in = n++;
+    }
     if (::poll(p, n, -1) < 0) {
       if (errno == EINTR) continue;
       break;
@@ -66,8 +75,12 @@ void pump(Pipe& in, Pipe& out, Pipe& err, const std::string& data, Captured& c) 
     auto drain = [&](int idx, Pipe& pp, std::string& dst) {
       if (idx < 0 || !(p[idx].revents & (POLLIN | POLLHUP | POLLERR))) return;
       ssize_t k = ::read(pp.r, buf, sizeof buf);
-      if (k > 0) dst.append(buf, static_cast<size_t>(k));
-      else if (k == 0 || errno != EINTR) { ::close(pp.r); pp.r = -1; }
+      if (k > 0)
+        dst.append(buf, static_cast<size_t>(k));
+      else if (k == 0 || errno != EINTR) {
+        ::close(pp.r);
+        pp.r = -1;
+      }
     };
     drain(idx_out, out, c.out);
     drain(idx_err, err, c.err);
@@ -75,7 +88,10 @@ void pump(Pipe& in, Pipe& out, Pipe& err, const std::string& data, Captured& c) 
       ssize_t k = ::write(in.w, data.data() + off, data.size() - off);
       if (k > 0) off += static_cast<size_t>(k);
       if (k < 0 && errno != EINTR && errno != EAGAIN) off = data.size();
-      if (off >= data.size()) { ::close(in.w); in.w = -1; }
+      if (off >= data.size()) {
+        ::close(in.w);
+        in.w = -1;
+      }
     }
   }
 }
@@ -92,7 +108,8 @@ Result<std::string> find_program(const std::string& name, const std::string& pat
     if (!dir.empty()) {
       std::string cand = dir + "/" + name;
       struct stat st {};
-      if (::stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(cand.c_str(), X_OK) == 0)
+      if (::stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+          ::access(cand.c_str(), X_OK) == 0)
         return cand;
     }
     start = end + 1;

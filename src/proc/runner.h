@@ -81,6 +81,10 @@ Result<PhaseResult> run_phase(const PhaseSpec& spec);
 // died with it) left in their cgroups, and remove those folders. Returns how many were removed.
 int sweep_orphaned_phases();
 
+// Ends this process the way a waited-for child ended (its exit code, or the same signal raised
+// again), for a process that stands in for its child (the user warden, `__sandbox-exec`).
+[[noreturn]] void exit_like(int wait_status);
+
 // "exit 0", "exit 3", "killed by SIGKILL", "timed out after 60 s", ...
 std::string describe(const PhaseResult& r);
 

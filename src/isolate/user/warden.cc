@@ -16,6 +16,7 @@
 #include "isolate/sandbox/steps.h"  // apply_cgroup_limits: the owner's side of the limits
 #include "isolate/user/handoff.h"
 #include "isolate/user/worker_launcher.h"
+#include "proc/runner.h"
 
 namespace aw {
 
@@ -84,20 +85,6 @@ void clean_up(const WorkerUser& worker, const std::string& report) {
   for (const auto& n : rep.names) text += n + "\n";
   if (!rep.failure.empty()) text += "!" + rep.failure + "\n";
   (void)write_file(report, text, 0600);
-}
-
-[[noreturn]] void exit_like(int status) {
-  if (WIFSIGNALED(status)) {
-    int sig = WTERMSIG(status);
-    ::signal(sig, SIG_DFL);
-    sigset_t one;
-    sigemptyset(&one);
-    sigaddset(&one, sig);
-    ::sigprocmask(SIG_UNBLOCK, &one, nullptr);
-    ::raise(sig);
-    _exit(128 + sig);
-  }
-  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
 // The warden itself: the phase's main process, a direct child of the keeper.
