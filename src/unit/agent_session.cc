@@ -151,6 +151,15 @@ const Argv& AgentSession::argv() const {
 const EnvPairs& AgentSession::env() const {
   return s_->launch.env;
 }
+std::vector<std::string> AgentSession::credential_names() const {
+  std::vector<std::string> out;
+  if (!s_->token.empty())
+    for (const auto& [name, value] : s_->launch.env)
+      if (value == s_->token) out.push_back(name + " (run token)");
+  if (s_->lease) out.push_back("CODEX_HOME/auth.json (lent login)");
+  return out;
+}
+
 void AgentSession::feed(std::string_view bytes) {
   s_->parser.feed(bytes);
 }

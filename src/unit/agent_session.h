@@ -35,6 +35,8 @@ class AgentSession {
 
   const Argv& argv() const;                  // the agent phase's argv
   const EnvPairs& env() const;               // added to the agent phase's environment only
+  // For the record: the agent phase's variables that carry the run token, and the lent login.
+  std::vector<std::string> credential_names() const;
   void feed(std::string_view stdout_bytes);  // the agent phase's standard output
   // The agent phase is over: its run token is refused from now on, so that a check phase (which
   // shares the unit's network) cannot use a token the agent left behind in the clone.

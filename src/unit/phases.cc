@@ -165,6 +165,8 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
   if (result) {
     PhaseRecord rec = to_record(plan, started, *result);
     rec.secrets = ctx.profile.secret_names();
+    if (events)
+      for (auto& n : events->credential_names()) rec.secrets.push_back(std::move(n));
     record_phase(ctx, std::move(rec), u);
   }
   std::vector<std::string> repairs;

@@ -184,6 +184,8 @@ TEST_F(Inference, ClaudeEditsThroughTheProxyInTheSandboxAndTheRealKeyNeverEnters
   EXPECT_NE(events.find("\"Write\""), std::string::npos) << events;
   EXPECT_NE(events.find("[REDACTED]"), std::string::npos) << events;
   // The proxy counted the turns; the token is revoked and the proxy gone with the unit.
+  // The record names what the agent phase was handed, never its value.
+  EXPECT_EQ(u["phases"][0]["secrets"], nlohmann::json::array({"ANTHROPIC_API_KEY (run token)"}));
   std::string notes = u["notes"].dump();
   EXPECT_NE(notes.find("0 refused by its limits; the run token is revoked"), std::string::npos)
       << notes;
