@@ -48,21 +48,11 @@ bool on_ci() {
 
 Captured run(const std::vector<std::string>& argv, const std::vector<std::string>& env,
              const std::string& cwd, const std::string& in = "") {
-  CaptureSpec cs;
-  cs.argv = argv;
-  cs.env = env;
-  cs.cwd = cwd;
-  cs.stdin_data = in;
-  auto r = capture(cs);
-  EXPECT_TRUE(r) << (r ? "" : r.error().message);
-  return r ? *r : Captured{};
+  return test::run_captured(argv, env, cwd, in);
 }
 
 std::vector<nlohmann::json> requests(const std::string& log) {
-  std::vector<nlohmann::json> out;
-  std::ifstream f(log);
-  for (std::string line; std::getline(f, line);) out.push_back(nlohmann::json::parse(line));
-  return out;
+  return test::logged_requests(log);
 }
 
 class RealCli : public ::testing::Test {

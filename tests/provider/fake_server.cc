@@ -1,5 +1,9 @@
 #include "fake_server.h"
 
+#include <fstream>
+
+#include <gtest/gtest.h>
+
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -55,6 +59,25 @@ void FakeServer::stop() {
     ::waitpid(pid_, nullptr, 0);
   }
   pid_ = -1;
+}
+
+Captured run_captured(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                      const std::string& cwd, const std::string& in) {
+  CaptureSpec cs;
+  cs.argv = argv;
+  cs.env = env;
+  cs.cwd = cwd;
+  cs.stdin_data = in;
+  auto r = capture(cs);
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? *r : Captured{};
+}
+
+std::vector<nlohmann::json> logged_requests(const std::string& log) {
+  std::vector<nlohmann::json> out;
+  std::ifstream f(log);
+  for (std::string line; std::getline(f, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
 }
 
 }  // namespace aw::test

@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "base/result.h"
+#include "proc/capture.h"
 
 namespace aw::test {
 
@@ -28,5 +31,12 @@ class FakeServer {
   pid_t pid_ = -1;
   int port_ = 0;
 };
+
+// Runs argv to its end (a test failure when it cannot start); stdin `in`.
+Captured run_captured(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                      const std::string& cwd = "", const std::string& in = "");
+
+// The requests a fake logged (its --log file), one JSON object each.
+std::vector<nlohmann::json> logged_requests(const std::string& log);
 
 }  // namespace aw::test

@@ -16,19 +16,11 @@ namespace {
 const std::vector<std::string> kEnv = {"PATH=/usr/bin:/bin", "HOME=/nonexistent"};
 
 Captured run(const std::vector<std::string>& argv) {
-  CaptureSpec cs;
-  cs.argv = argv;
-  cs.env = kEnv;
-  auto r = capture(cs);
-  EXPECT_TRUE(r) << (r ? "" : r.error().message);
-  return r ? *r : Captured{};
+  return test::run_captured(argv, kEnv);
 }
 
 std::vector<nlohmann::json> requests(const std::string& log) {
-  std::vector<nlohmann::json> out;
-  std::ifstream f(log);
-  for (std::string line; std::getline(f, line);) out.push_back(nlohmann::json::parse(line));
-  return out;
+  return test::logged_requests(log);
 }
 
 class Fakes : public ::testing::Test {

@@ -66,18 +66,6 @@ std::string owned_by(const std::vector<std::string>& paths, uid_t uid, bool sock
   return {};
 }
 
-// connect(2) to path as whoever runs it: "ok" or the errno's name.
-std::string connect_result(const std::string& path) {
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
-  int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  int e = errno;
-  ::close(fd);
-  return rc == 0 ? "ok" : e == EACCES ? "EACCES" : std::strerror(e);
-}
-
 constexpr uid_t kNobody = 65534;
 
 TEST_F(UserPipeline, SandboxedWorkerAsksTheModelThroughASocketOnlyTheWorkerCanOpen) {

@@ -4,11 +4,15 @@
 #include <grp.h>
 #include <pwd.h>
 #include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include <fmt/format.h>
@@ -176,6 +180,17 @@ SysctlScope::SysctlScope(const std::string& key, int value) : key_(key), old_(re
 }
 SysctlScope::~SysctlScope() {
   write_sysctl(key_, old_);
+}
+
+std::string connect_result(const std::string& path) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
+  int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  int e = errno;
+  ::close(fd);
+  return rc == 0 ? "ok" : e == EACCES ? "EACCES" : std::strerror(e);
 }
 
 }  // namespace aw::test

@@ -60,4 +60,7 @@ class SysctlScope {
   std::string old_;
 };
 
+// connect(2) to a unix socket as whoever runs it: "ok", "EACCES" or the errno's text.
+std::string connect_result(const std::string& path);
+
 }  // namespace aw::test

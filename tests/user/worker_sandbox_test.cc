@@ -127,18 +127,6 @@ TEST(WorkerSandboxFiles, HelperInAClosedFolderIsCopiedWhereTheWorkerCanRunItButN
   remove_tree(tmpl);
 }
 
-// connect(2) to path as whoever runs it: "ok" or the errno's name.
-std::string connect_result(const std::string& path) {
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
-  int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  int e = errno;
-  ::close(fd);
-  return rc == 0 ? "ok" : e == EACCES ? "EACCES" : std::strerror(e);
-}
-
 int listen_on(const std::string& path) {
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un a{};
@@ -166,7 +154,7 @@ TEST(SocketGrant, OnlyTheWorkerGainsTheRightToConnect) {
   int fd = listen_on(*a);
   ASSERT_GE(fd, 0) << *a;
   auto as = [&](uid_t uid, gid_t gid) {
-    return test::run_as(uid, gid, [&] { return connect_result(*a); });
+    return test::run_as(uid, gid, [&] { return test::connect_result(*a); });
   };
   EXPECT_EQ(as(u->worker.uid, u->worker.gid), "EACCES") << "0600 before the grant";
   ASSERT_TRUE(grant_socket_to(*a, u->worker.uid));
