@@ -377,7 +377,8 @@ def list_runs(req, m):
     items = sorted(r["runs"], key=lambda x: x["id"], reverse=True)
     page = req.paginate(items)
     return 200, {"total_count": len(items),
-                 "workflow_runs": [shapes.run(r, x, req.st, req.urls) for x in page]}
+                 "workflow_runs": [shapes.run(r, x, req.st, req.urls, req.login)
+                                   for x in page]}
 
 
 REPO = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"

@@ -25,6 +25,16 @@ RATE_DOC = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
 SECONDARY = ("You have exceeded a secondary rate limit. Please wait a few minutes before you try "
              "again. If you reach out to GitHub Support for help, please include the request ID "
              "{rid}.")
+# The headers GitHub sends on every API answer (as recorded in @octokit/fixtures).
+COMMON = {"Access-Control-Allow-Origin": "*",
+          "Access-Control-Expose-Headers": "ETag, Link, Location, Retry-After, X-GitHub-OTP, "
+          "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Used, X-RateLimit-Resource, "
+          "X-RateLimit-Reset, X-OAuth-Scopes, X-Accepted-OAuth-Scopes, X-Poll-Interval, "
+          "X-GitHub-Media-Type, X-GitHub-SSO, X-GitHub-Request-Id, Deprecation, Sunset",
+          "Content-Security-Policy": "default-src 'none'",
+          "Referrer-Policy": "origin-when-cross-origin, strict-origin-when-cross-origin",
+          "Strict-Transport-Security": "max-age=31536000; includeSubdomains; preload",
+          "X-Content-Type-Options": "nosniff", "X-Frame-Options": "deny", "X-XSS-Protection": "0"}
 REPOSITORIES = re.compile(r"^/repositories/(\d+)(/.*)?$")
 REPOS = re.compile(r"^/repos/([^/]+)/([^/]+)(/.*)?$")
 
@@ -94,9 +104,10 @@ class Handler(fakeserver.Handler):
         self.api(path[len("/api/v3"):] or "/" if ghes else path, url.query, ghes)
 
     def record(self, kind, path, login, status, write):
-        entry = {"kind": kind, "method": self.command, "path": path, "login": login,
-                 "status": status, "write": write, "time": self.server.state.now(),
-                 "user_agent": self.headers.get("user-agent")}
+        url = urllib.parse.urlsplit(self.path)
+        entry = {"kind": kind, "method": self.command, "path": path, "query": url.query,
+                 "login": login, "status": status, "write": write,
+                 "time": self.server.state.now(), "user_agent": self.headers.get("user-agent")}
         self.server.state.log.append(entry)
         if self.server.args.log:
             with open(self.server.args.log, "a") as f:
@@ -113,7 +124,7 @@ class Handler(fakeserver.Handler):
                    "X-GitHub-Api-Version-Selected": "2022-11-28", "X-GitHub-Request-Id": rid,
                    "Vary": "Accept, Authorization, Cookie, X-GitHub-OTP",
                    "X-OAuth-Scopes": "repo, workflow", "X-Accepted-OAuth-Scopes": "repo",
-                   "Access-Control-Allow-Origin": "*"}
+                   **COMMON}
         write = self.command not in ("GET", "HEAD")
         with st.lock:
             st.stats["requests"] += 1
@@ -212,7 +223,7 @@ class Handler(fakeserver.Handler):
                 status, message = 403, f"Permission to {r['full_name']} denied to {login}."
             write = push and gm["rest"] == "/git-receive-pack"
             if status:
-                self.record("git", self.path, login, status, write)
+                self.record("git", gm.string, login, status, write)
         if status:
             for _ in githttp.body_chunks(self):
                 pass
@@ -222,7 +233,7 @@ class Handler(fakeserver.Handler):
             return self.send(status, (message + "\n").encode(), headers)
         status = githttp.serve(self, st, gm, login, query)
         with st.lock:
-            self.record("git", self.path, login, status, write)
+            self.record("git", gm.string, login, status, write)
 
 
 class Server(fakeserver.Server):

@@ -93,17 +93,14 @@ def repo(r, st, urls, viewer, full=True):
                 "clone_url": web + ".git", "svn_url": web, "homepage": None, "size": 0,
                 "stargazers_count": 0, "watchers_count": 0, "language": None,
                 "has_issues": True, "has_projects": True, "has_downloads": True,
-                "has_wiki": True, "has_pages": False, "forks_count": 0, "mirror_url": None,
+                "has_wiki": True, "has_pages": False, "has_discussions": False,
+                "forks_count": 0, "mirror_url": None,
                 "archived": False, "disabled": False, "open_issues_count": opened,
                 "license": None, "allow_forking": True, "is_template": False,
                 "web_commit_signoff_required": False, "topics": [],
                 "visibility": "private" if r["private"] else "public", "forks": 0,
                 "open_issues": opened, "watchers": 0, "default_branch": r["default_branch"]})
-    role = st.role(r, viewer)
-    out["permissions"] = {"admin": role == "admin", "maintain": role in ("admin", "maintain"),
-                          "push": st.can_write(r, viewer),
-                          "triage": role in ("admin", "maintain", "write", "triage"),
-                          "pull": st.can_read(r, viewer)}
+    out["permissions"] = permissions(r, st, viewer)
     if full:
         out.update({"temp_clone_token": "", "allow_squash_merge": True,
                     "allow_merge_commit": True, "allow_rebase_merge": True,
@@ -111,6 +108,14 @@ def repo(r, st, urls, viewer, full=True):
                     "allow_update_branch": False, "use_squash_pr_title_as_default": False,
                     "network_count": 0, "subscribers_count": 0})
     return out
+
+
+def permissions(r, st, login):
+    role = st.role(r, login)
+    return {"admin": role == "admin", "maintain": role in ("admin", "maintain"),
+            "push": st.can_write(r, login),
+            "triage": role in ("admin", "maintain", "write", "triage"),
+            "pull": st.can_read(r, login)}
 
 
 def label(r, lab, urls):
@@ -218,8 +223,10 @@ def permission(r, st, urls, login):
     role = st.role(r, login)
     if role is None:  # GitHub: anyone can read a public repository; a private one, no one
         role = None if r["private"] else "read"
+    collaborator = dict(user_of(login, st, urls), permissions=permissions(r, st, login),
+                        role_name=role or "none")
     return {"permission": PERMISSION_OF_ROLE.get(role, "none"), "role_name": role or "none",
-            "user": user_of(login, st, urls)}
+            "user": collaborator}
 
 
 def pull_end(r, st, urls, viewer, ref, owner):
@@ -304,13 +311,29 @@ def branch(r, name, sha, st, urls):
             "protection_url": f"{api}/branches/{name}/protection"}
 
 
-def run(r, x, st, urls):
+def run(r, x, st, urls, viewer):
     api = f"{urls.api}/repos/{r['full_name']}/actions/runs/{x['id']}"
-    return {"id": x["id"], "name": x["workflow"], "node_id": node_id("WorkflowRun", x["id"]),
-            "head_branch": x["ref"], "head_sha": st.ref_sha(r, x["ref"]),
-            "path": f".github/workflows/{x['workflow']}", "run_number": x["number"],
-            "event": "workflow_dispatch", "status": "queued", "conclusion": None,
-            "workflow_id": x["workflow"], "url": api,
-            "html_url": f"{urls.web}/{r['full_name']}/actions/runs/{x['id']}",
-            "created_at": iso(x["created_at"]), "updated_at": iso(x["created_at"]),
-            "actor": user_of(x["actor"], st, urls), "inputs": x["inputs"]}
+    sha = st.ref_sha(r, x["ref"])
+    info = st.commit_info(r, sha)
+    where = repo(r, st, urls, viewer, full=False)
+    out = {"id": x["id"], "name": x["workflow"], "node_id": node_id("WorkflowRun", x["id"]),
+           "head_branch": x["ref"], "head_sha": sha, "path": f".github/workflows/{x['workflow']}",
+           "display_title": info["message"].split("\n")[0], "run_number": x["number"],
+           "run_attempt": 1, "event": "workflow_dispatch", "status": "queued",
+           "conclusion": None, "workflow_id": x["number"], "url": api,
+           "html_url": f"{urls.web}/{r['full_name']}/actions/runs/{x['id']}",
+           "pull_requests": [], "created_at": iso(x["created_at"]),
+           "updated_at": iso(x["created_at"]), "actor": user_of(x["actor"], st, urls),
+           "triggering_actor": user_of(x["actor"], st, urls)}
+    for key in ("jobs", "logs", "check_suite", "artifacts", "cancel", "rerun"):
+        out[key + "_url"] = f"{api}/{key.replace('_', '-')}"
+    out.update({"workflow_url": f"{urls.api}/repos/{r['full_name']}/actions/workflows/"
+                                f"{x['workflow']}",
+                "head_commit": {"id": sha, "tree_id": info["tree"], "message": info["message"],
+                                "timestamp": info["committer"][2],
+                                "author": {"name": info["author"][0],
+                                           "email": info["author"][1]},
+                                "committer": {"name": info["committer"][0],
+                                              "email": info["committer"][1]}},
+                "repository": where, "head_repository": where})
+    return out
