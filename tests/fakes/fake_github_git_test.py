@@ -120,6 +120,13 @@ class GitThroughTheFake(unittest.TestCase):
 class GitThroughTheFakeOverTls(GitThroughTheFake):
     tls = True
 
+    def test_the_plain_control_port_serves_only_fake_routes_with_the_https_urls(self):
+        repo = self.fake.control("POST", "repos", {"owner": "alice", "name": "other"})
+        self.assertEqual(repo["clone_url"], f"https://127.0.0.1:{self.fake.port}/alice/other.git")
+        status, _, _ = self.fake.call("GET", "/repos/alice/r", token=self.token, control=True)
+        self.assertEqual(status, 404)
+        self.assertEqual(self.fake.call("GET", "/repos/alice/r", token=self.token)[0], 200)
+
 
 if __name__ == "__main__":
     unittest.main()

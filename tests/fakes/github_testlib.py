@@ -65,6 +65,7 @@ class Fake:
             raise AssertionError("fake_github.py did not start: " + self.proc.stderr.read())
         info = json.loads(line)
         self.port, self.api_url, self.git_url = info["port"], info["api_url"], info["git_url"]
+        self.control_port = int(info["control_url"].rsplit(":", 1)[1])
         self.ssl = ssl.create_default_context(cafile=ca) if tls else None
 
     def stop(self):
@@ -74,13 +75,15 @@ class Fake:
         self.proc.stderr.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def connection(self):
+    def connection(self, control=False):
+        if control:  # plain HTTP even for a TLS fake (its control listener)
+            return http.client.HTTPConnection("127.0.0.1", self.control_port, timeout=30)
         if self.ssl:
             return http.client.HTTPSConnection("127.0.0.1", self.port, context=self.ssl,
                                                timeout=30)
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
 
-    def call(self, method, path, body=None, token=None, headers=None):
+    def call(self, method, path, body=None, token=None, headers=None, control=False):
         """(status, headers as a lower-cased dict, parsed JSON body or None)."""
         h = {"Accept": "application/vnd.github+json", "User-Agent": "awaywork-fake-test"}
         if token:
@@ -89,7 +92,7 @@ class Fake:
         data = None if body is None else json.dumps(body).encode()
         if data is not None:
             h["Content-Type"] = "application/json"
-        conn = self.connection()
+        conn = self.connection(control)
         try:
             conn.request(method, path, body=data, headers=h)
             resp = conn.getresponse()
@@ -100,7 +103,7 @@ class Fake:
             conn.close()
 
     def control(self, method, path, body=None):
-        status, _, out = self.call(method, "/_fake/" + path, body)
+        status, _, out = self.call(method, "/_fake/" + path, body, control=True)
         if status >= 400:
             raise AssertionError(f"/_fake/{path}: {status} {out}")
         return out

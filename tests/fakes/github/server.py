@@ -12,6 +12,8 @@ import re
 import secrets
 import ssl
 import sys
+import threading
+import traceback
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -56,9 +58,11 @@ class Handler(fakeserver.Handler):
 
     # --- common ------------------------------------------------------------------------------
     def urls(self, ghes):
-        scheme = "https" if self.server.args.tls else "http"
-        host = self.headers.get("host") or f"127.0.0.1:{self.server.server_address[1]}"
-        web = f"{scheme}://{host}"
+        if self.server.public_root:  # the control port of a TLS fake: the URLs of the API's
+            web = self.server.public_root
+        else:
+            host = self.headers.get("host") or f"127.0.0.1:{self.server.server_address[1]}"
+            web = ("https://" if self.server.args.tls else "http://") + host
         return shapes.Urls(web + ("/api/v3" if ghes else ""), web)
 
     def auth(self):
@@ -75,6 +79,14 @@ class Handler(fakeserver.Handler):
             return None, (FakeError(401, "Bad credentials") if h else None)
         login = self.server.state.tokens.get(token)
         return login, (None if login else FakeError(401, "Bad credentials"))
+
+    def read_body(self):
+        """The request's JSON body (Content-Length or chunked), None when empty or not JSON."""
+        raw = b"".join(githttp.body_chunks(self))
+        try:
+            return raw, (json.loads(raw) if raw else None)
+        except ValueError:
+            return raw, None
 
     def send(self, status, data, headers):
         self.send_response(status)
@@ -96,6 +108,10 @@ class Handler(fakeserver.Handler):
                 status, out = control.handle(st, self.command, path, body, self.urls(False))
                 st.save()
             return self.send(status, json.dumps(out).encode(),
+                             {"Content-Type": "application/json; charset=utf-8"})
+        if self.server.public_root:
+            _, _ = self.read_body()
+            return self.send(404, b'{"message":"the control port serves /_fake/ only"}',
                              {"Content-Type": "application/json; charset=utf-8"})
         gm = githttp.match(path)
         if gm:
@@ -136,6 +152,9 @@ class Handler(fakeserver.Handler):
                                           headers)
             except FakeError as e:
                 status, out = e.status, e.body()
+            except Exception as e:  # a bug of the fake: said, not a dropped connection
+                traceback.print_exc()
+                status, out = 500, {"message": f"fake_github: internal error: {e!r}"}
             data = b"" if out is None else json.dumps(out).encode()
             if self.command in ("GET", "HEAD") and status == 200:
                 headers["ETag"] = 'W/"%s"' % hashlib.sha256(data).hexdigest()[:32]
@@ -237,25 +256,36 @@ class Handler(fakeserver.Handler):
 
 
 class Server(fakeserver.Server):
+    public_root = None  # set on the plain control listener of a TLS fake
+
     def handle_error(self, request, client_address):
         if os.environ.get("AW_FAKE_VERBOSE"):
             super().handle_error(request, client_address)
 
 
+def listener(args, state, port, public_root=None):
+    srv = Server((args.host, port), Handler)
+    srv.args, srv.state, srv.log_lock, srv.public_root = args, state, state.lock, public_root
+    return srv
+
+
 def serve(args, state):
-    srv = Server((args.host, args.port), Handler)
-    srv.args, srv.state = args, state
-    srv.log_lock = state.lock
-    scheme = "http"
+    srv = listener(args, state, args.port)
+    port = srv.server_address[1]
+    root = f"http://127.0.0.1:{port}"
+    control_url = root
     if args.tls:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(args.tls[0], args.tls[1])
         srv.socket = ctx.wrap_socket(srv.socket, server_side=True, do_handshake_on_connect=False)
-        scheme = "https"
-    port = srv.server_address[1]
-    root = f"{scheme}://127.0.0.1:{port}"
+        root = f"https://127.0.0.1:{port}"
+        # Plain HTTP for /_fake/ only, so a test's tiny HTTP client can steer a TLS fake.
+        plain = listener(args, state, 0, public_root=root)
+        control_url = f"http://127.0.0.1:{plain.server_address[1]}"
+        threading.Thread(target=plain.serve_forever, daemon=True).start()
     # The first stdout line: tests start the fake with --port 0 and read where it listens.
-    print(json.dumps({"port": port, "api_url": root, "git_url": root}), flush=True)
+    print(json.dumps({"port": port, "api_url": root, "git_url": root,
+                      "control_url": control_url}), flush=True)
     try:
         srv.serve_forever()
     except KeyboardInterrupt:

@@ -2,6 +2,7 @@
 by real bare git repositories, and what is on them (issues, comments, labels, events, reactions,
 pull requests). One lock guards it all; the server's threads take it around each request."""
 
+import datetime
 import json
 import os
 import secrets
@@ -46,9 +47,15 @@ def iso(t):
 
 
 def parse_iso(s):
-    import calendar
-    s = s.replace("Z", "").split(".")[0]
-    return calendar.timegm(time.strptime(s, "%Y-%m-%dT%H:%M:%S"))
+    """An ISO 8601 time (GitHub's `since`) as epoch seconds; a 422 when it is not one."""
+    try:
+        t = datetime.datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except ValueError:
+        raise FakeError(422, "Validation Failed",
+                        [{"resource": "Issue", "code": "invalid", "field": "since"}])
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=datetime.timezone.utc)
+    return t.timestamp()
 
 
 def fake_token(prefix="ghp_"):
