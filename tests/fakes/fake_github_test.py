@@ -77,6 +77,10 @@ class FakeGithubTest(unittest.TestCase):
         self.assertEqual(int(h["x-ratelimit-limit"]), 5000)
         self.assertEqual(int(h2["x-ratelimit-remaining"]), int(h["x-ratelimit-remaining"]) - 1)
         self.assertEqual(int(h2["x-ratelimit-used"]), 2)
+        _, _, limits = self.fake.call("GET", "/rate_limit", token=self.token)
+        self.assertEqual(limits["rate"]["remaining"], int(h2["x-ratelimit-remaining"]))
+        _, h3, _ = self.fake.call("GET", "/rate_limit", token=self.token)
+        self.assertEqual(h3["x-ratelimit-remaining"], h2["x-ratelimit-remaining"])  # not counted
         bob = self.fake.user("bob")
         self.assertEqual(self.fake.call("GET", "/user", token=bob)[1]["x-ratelimit-remaining"],
                          "4999")  # a limit per token
@@ -98,6 +102,8 @@ class FakeGithubTest(unittest.TestCase):
             self.assertEqual((status, h["retry-after"]), (403, "7"))
             self.assertIn("secondary rate limit", body["message"])
         self.assertEqual(self.fake.call("GET", "/repos/alice/r", token=self.token)[0], 200)
+        self.fake.control("POST", "faults", {"secondary_limit": 1, "secondary_status": 429})
+        self.assertEqual(self.fake.call("GET", "/repos/alice/r", token=self.token)[0], 429)
         self.fake.control("POST", "faults", {"server_errors": 1, "status": 503})
         self.assertEqual(self.fake.call("GET", "/repos/alice/r", token=self.token)[0], 503)
         self.assertEqual(self.fake.call("GET", "/repos/alice/r", token=self.token)[0], 200)

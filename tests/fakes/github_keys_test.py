@@ -160,7 +160,8 @@ class KeysMatchTheRecordings(unittest.TestCase):
                 ("get_pull", "/repos/alice/r/pulls/3"), ("list_pulls", "/repos/alice/r/pulls"),
                 ("get_ref", "/repos/alice/r/git/ref/heads/main"),
                 ("get_branch", "/repos/alice/r/branches/main"), ("get_user", "/user"),
-                ("get_user_by_login", "/users/bob"), ("list_runs", "/repos/alice/r/actions/runs"), ("not_found", "/repos/alice/nope")]:
+                ("get_user_by_login", "/users/bob"), ("list_runs", "/repos/alice/r/actions/runs"),
+                ("rate_limit", "/rate_limit"), ("not_found", "/repos/alice/nope")]:
             cls.got[name] = f.call("GET", path, token=t)
         cls.got["bad_credentials"] = f.call("GET", "/user", token="ghp_" + "0" * 36)
 
@@ -201,7 +202,9 @@ class KeysMatchTheRecordings(unittest.TestCase):
             ("get_branch", R + "/branches/{branch}", "get", "200"),
             ("get_user", "/user", "get", "200"), ("get_user_by_login", "/users/{username}",
                                                   "get", "200"),
-            ("list_runs", R + "/actions/runs", "get", "200"), ("not_found", R, "get", "404"), ("bad_credentials", "/user", "get", "401"),
+            ("list_runs", R + "/actions/runs", "get", "200"),
+            ("rate_limit", "/rate_limit", "get", "200"), ("not_found", R, "get", "404"),
+            ("bad_credentials", "/user", "get", "401"),
             ("label_422", R + "/labels", "post", "422"),
         ]
 

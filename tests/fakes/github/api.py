@@ -15,10 +15,12 @@ class Request:
     """What a handler sees: the state, the viewer's login (or None), the query, the JSON body,
     the Urls to render with, and paginate() for lists."""
 
-    def __init__(self, st, login, query, body, urls, link_base):
+    def __init__(self, st, login, query, body, urls, link_base, bucket):
         self.st, self.login, self.query, self.body, self.urls = st, login, query, body, urls
         self.link_base = link_base  # the list's URL without page (GitHub's /repositories/ID/..)
+        self.bucket = bucket  # the token's rate-limit window
         self.headers = {}
+        self.counted = True  # against the rate limit (a handler may say no, as /rate_limit)
 
     def arg(self, name, default=None):
         return self.query.get(name, default)
@@ -69,6 +71,16 @@ def writable(req, m):
     if not req.st.can_write(r, req.login):
         raise FakeError(403, "Resource not accessible by personal access token")
     return r
+
+
+def rate_limit(req, m):
+    """GET /rate_limit: the token's core window; as on GitHub it is not counted."""
+    req.counted = False
+    b = req.bucket
+    core = {"limit": b["limit"], "used": b["limit"] - b["remaining"], "remaining": b["remaining"],
+            "reset": b["reset"]}
+    search = {"limit": 30, "used": 0, "remaining": 30, "reset": int(req.st.now()) + 60}
+    return 200, {"resources": {"core": core, "search": search, "graphql": core}, "rate": core}
 
 
 # --- users and repositories ------------------------------------------------------------------
@@ -383,6 +395,7 @@ def list_runs(req, m):
 
 REPO = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
 ROUTES = [
+    ("GET", r"/rate_limit", rate_limit),
     ("GET", r"/user", get_user),
     ("GET", r"/users/(?P<login>[^/]+)", get_users),
     ("GET", REPO, get_repo),

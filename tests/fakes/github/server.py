@@ -10,6 +10,7 @@ import json
 import os
 import re
 import secrets
+import socket
 import ssl
 import sys
 import threading
@@ -46,6 +47,9 @@ class Handler(fakeserver.Handler):
     timeout = 120  # an idle keep-alive connection's thread ends
 
     def setup(self):
+        # Headers and body go out as separate writes: without NODELAY, Nagle's algorithm and the
+        # client's delayed ACK add tens of milliseconds to every larger answer.
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if isinstance(self.request, ssl.SSLSocket):  # the handshake in this thread, not accept's
             self.request.settimeout(self.timeout)
             self.request.do_handshake()
@@ -106,7 +110,7 @@ class Handler(fakeserver.Handler):
             _, body = self.read_body()
             with st.lock:
                 status, out = control.handle(st, self.command, path, body, self.urls(False))
-                st.save()
+                st.changed()
             return self.send(status, json.dumps(out).encode(),
                              {"Content-Type": "application/json; charset=utf-8"})
         if self.server.public_root:
@@ -147,9 +151,10 @@ class Handler(fakeserver.Handler):
             login, bad = self.auth()
             bucket = self.bucket(login)
             urls = self.urls(ghes)
+            counted = True
             try:
-                status, out = self.answer(path, query, body, login, bad, bucket, urls, rid,
-                                          headers)
+                status, out, counted = self.answer(path, query, body, login, bad, bucket, urls,
+                                                   rid, headers)
             except FakeError as e:
                 status, out = e.status, e.body()
             except Exception as e:  # a bug of the fake: said, not a dropped connection
@@ -165,7 +170,7 @@ class Handler(fakeserver.Handler):
                     status = 304
             if status == 304:
                 st.stats["not_modified"] += 1
-            else:
+            elif counted:
                 st.stats["counted"] += 1
                 bucket["remaining"] = max(bucket["remaining"] - 1, 0)
             if write:
@@ -173,7 +178,7 @@ class Handler(fakeserver.Handler):
             headers.update(self.rate_headers(bucket))
             self.record("api", path, login, status, write)
             if write and status < 400:
-                st.save()
+                st.changed()
         self.send(status, data, headers)
 
     def answer(self, path, query, body, login, bad, bucket, urls, rid, headers):
@@ -183,20 +188,20 @@ class Handler(fakeserver.Handler):
         if st.faults["secondary_limit"] > 0:
             st.faults["secondary_limit"] -= 1
             headers["Retry-After"] = str(st.faults["retry_after"])
-            raise FakeError(403, SECONDARY.format(rid=rid), doc=RATE_DOC +
-                            "#about-secondary-rate-limits")
+            raise FakeError(st.faults["secondary_status"], SECONDARY.format(rid=rid),
+                            doc=RATE_DOC + "#about-secondary-rate-limits")
         if st.faults["server_errors"] > 0:
             st.faults["server_errors"] -= 1
-            return st.faults["status"], {"message": "Server Error"}
+            return st.faults["status"], {"message": "Server Error"}, True
         if bucket["remaining"] <= 0:
             who = f"user ID {st.users[login]['id']}" if login else self.client_address[0]
             raise FakeError(403, f"API rate limit exceeded for {who}.", doc=RATE_DOC)
         path, link_base = self.resolve(path, urls)
         fn, m = api.route(self.command if self.command != "HEAD" else "GET", path)
-        req = api.Request(st, login, query, body, urls, link_base)
+        req = api.Request(st, login, query, body, urls, link_base, bucket)
         result = fn(req, m)
         headers.update(req.headers)
-        return result[0], result[1]
+        return result[0], result[1], req.counted
 
     def resolve(self, path, urls):
         """/repositories/ID/... as /repos/OWNER/NAME/..., and the base of the Link URLs: GitHub
@@ -252,6 +257,8 @@ class Handler(fakeserver.Handler):
             return self.send(status, (message + "\n").encode(), headers)
         status = githttp.serve(self, st, gm, login, query)
         with st.lock:
+            if write:
+                st.pushed()
             self.record("git", gm.string, login, status, write)
 
 
@@ -286,7 +293,10 @@ def serve(args, state):
     # The first stdout line: tests start the fake with --port 0 and read where it listens.
     print(json.dumps({"port": port, "api_url": root, "git_url": root,
                       "control_url": control_url}), flush=True)
+    state.start_saver()
     try:
         srv.serve_forever()
     except KeyboardInterrupt:
         pass
+    finally:
+        state.save()

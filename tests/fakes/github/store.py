@@ -80,11 +80,14 @@ class State:
         self.users = {}  # login -> user
         self.tokens = {}  # token -> login
         self.repos = {}  # "owner/name" -> repo
-        self.faults = {"secondary_limit": 0, "retry_after": 60, "server_errors": 0, "status": 502}
+        self.faults = {"secondary_limit": 0, "retry_after": 60, "secondary_status": 403,
+                       "server_errors": 0, "status": 502}
         self.stats = {"requests": 0, "counted": 0, "not_modified": 0, "writes": 0}
         self.log = []
         self.rate = {}  # login or "" (anonymous) -> {"remaining", "reset", "limit"}
         self.rate_remaining = None  # POST /_fake/faults rate_remaining: the next windows' start
+        self.dirty = False
+        self.refs = {}  # (repo, branch) -> sha, cleared when a push lands
 
     # --- time and ids ------------------------------------------------------------------------
     def now(self):
@@ -175,9 +178,15 @@ class State:
             os.remove(hook)
 
     def ref_sha(self, r, branch):
-        bare = self.bare_path(r["full_name"])
-        return git("rev-parse", "--verify", "-q", "refs/heads/" + branch + "^{commit}",
-                   cwd=bare, check=False) or None
+        key = (r["full_name"], branch)
+        if key not in self.refs:
+            bare = self.bare_path(r["full_name"])
+            self.refs[key] = git("rev-parse", "--verify", "-q", f"refs/heads/{branch}^{{commit}}",
+                                 cwd=bare, check=False) or None
+        return self.refs[key]
+
+    def pushed(self):
+        self.refs.clear()
 
     def commit_info(self, r, sha):
         bare = self.bare_path(r["full_name"])
@@ -278,10 +287,26 @@ class State:
         return [c for c in r["comments"].values() if c["issue"] == i["number"]]
 
     # --- persistence -------------------------------------------------------------------------
+    def changed(self):
+        """Marks the snapshot stale; the saver thread writes it (a rename per write would cost
+        more than the request it records)."""
+        self.dirty = True
+
     def save(self):
         """A JSON snapshot for a person looking at a failed test; the fake never reads it."""
-        snap = {"users": self.users, "repos": self.repos, "clock_offset": self.offset}
+        with self.lock:
+            self.dirty = False
+            snap = json.dumps({"users": self.users, "repos": self.repos,
+                               "clock_offset": self.offset}, indent=1, default=str)
         path = os.path.join(self.root, "state.json")
         with open(path + ".tmp", "w") as f:
-            json.dump(snap, f, indent=1, default=str)
+            f.write(snap)
         os.replace(path + ".tmp", path)
+
+    def start_saver(self, every=0.5):
+        def loop():
+            while True:
+                time.sleep(every)
+                if self.dirty:
+                    self.save()
+        threading.Thread(target=loop, daemon=True).start()
