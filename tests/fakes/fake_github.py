@@ -23,7 +23,7 @@ def main():
     p.add_argument("--port", type=int, default=0, help="0 = pick one; printed on stdout")
     p.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS")
     p.add_argument("--state", help="the bare repositories and state.json (default: a temp dir)")
-    p.add_argument("--log", help="also append every logged request (GET /_fake/log) to this JSONL file")
+    p.add_argument("--log", help="also append each entry of GET /_fake/log to this JSONL file")
     args = p.parse_args()
     root = args.state or tempfile.mkdtemp(prefix="fake-github-")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

@@ -3,8 +3,10 @@
 shape, collaborator roles, comment edits, events, pull request validation, reactions, GHES paths
 and the request log. Run: python3 -m unittest tests/fakes/fake_github_test.py"""
 
+import json
 import os
 import sys
+import time
 import unittest
 import urllib.parse
 
@@ -36,7 +38,8 @@ class FakeGithubTest(unittest.TestCase):
     def test_lists_paginate_by_link_headers_that_name_the_repository_by_id(self):
         self.issues(7)
         rid = self.fake.call("GET", "/repos/alice/r", token=self.token)[2]["id"]
-        status, h, page = self.fake.call("GET", "/repos/alice/r/issues?per_page=3", token=self.token)
+        status, h, page = self.fake.call("GET", "/repos/alice/r/issues?per_page=3",
+                                         token=self.token)
         self.assertEqual(status, 200)
         links = self.links(h)
         self.assertEqual(set(links), {"next", "last"})
@@ -212,7 +215,8 @@ class FakeGithubTest(unittest.TestCase):
         self.fake.control("PATCH", "repos/alice/r", {"pr_refused": False})
         status, h, body = pr(head="alice:feature", draft=True)
         self.assertEqual((status, body["draft"], body["head"]["ref"]), (201, True, "feature"))
-        self.assertEqual(body["head"]["sha"], git("rev-parse", "feature", cwd=self.src).stdout.strip())
+        self.assertEqual(body["head"]["sha"],
+                         git("rev-parse", "feature", cwd=self.src).stdout.strip())
         self.assertTrue(h["location"].endswith(f"/repos/alice/r/pulls/{body['number']}"))
         self.assertIn("already exists", pr(head="feature")[2]["errors"][0]["message"])
         listed = self.fake.call("GET", "/repos/alice/r/pulls?head=alice:feature",
@@ -225,9 +229,9 @@ class FakeGithubTest(unittest.TestCase):
         self.issues(1)
         c = self.fake.control("POST", "repos/alice/r/issues/1/comments", {"body": "x"})
         path = f"/repos/alice/r/issues/comments/{c['id']}/reactions"
-        self.assertEqual(self.fake.call("POST", path, {"content": "eyes"}, token=self.token)[0], 201)
-        self.assertEqual(self.fake.call("POST", path, {"content": "eyes"}, token=self.token)[0], 200)
-        self.assertEqual(self.fake.call("POST", path, {"content": "nope"}, token=self.token)[0], 422)
+        statuses = [self.fake.call("POST", path, {"content": c}, token=self.token)[0]
+                    for c in ("eyes", "eyes", "nope")]
+        self.assertEqual(statuses, [201, 200, 422])
         body = self.fake.call("GET", f"/repos/alice/r/issues/comments/{c['id']}",
                               token=self.token)[2]
         self.assertEqual((body["reactions"]["eyes"], body["reactions"]["total_count"]), (1, 1))
@@ -252,6 +256,31 @@ class FakeGithubTest(unittest.TestCase):
                                ("api", "POST", "/repos/alice/r/issues", "alice", 201, True)])
         self.assertEqual(log[0]["user_agent"], "awaywork-fake-test")
         self.assertEqual(self.fake.control("GET", "stats")["writes"], 1)
+
+
+class FakeGithubFilesTest(unittest.TestCase):
+    def test_the_log_file_has_the_entries_and_the_snapshot_no_token(self):
+        import tempfile
+        log = os.path.join(tempfile.mkdtemp(prefix="fake-github-log-"), "log.jsonl")
+        fake = Fake(extra=("--log", log))
+        try:
+            token = fake.user("alice")
+            fake.repo("alice", "r")
+            fake.call("POST", "/repos/alice/r/issues", {"title": "x"}, token=token)
+            with open(log) as f:
+                entries = [json.loads(line) for line in f]
+            self.assertEqual(entries, fake.control("GET", "log"))
+            snapshot = os.path.join(fake.dir, "state", "state.json")
+            for _ in range(100):  # the saver writes it within half a second; a guard, no timing
+                if os.path.exists(snapshot) and "issues" in open(snapshot).read():
+                    break
+                time.sleep(0.1)
+            with open(snapshot) as f:
+                text = f.read()
+            self.assertIn('"alice"', text)
+            self.assertNotIn(token, text)
+        finally:
+            fake.stop()
 
 
 if __name__ == "__main__":

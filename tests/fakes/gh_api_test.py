@@ -64,7 +64,8 @@ class GhApiAgainstTheFake(unittest.TestCase):
         log = self.fake.control("GET", "log")[mark:]
         self.assertEqual([e["path"] for e in log],
                          ["/repos/alice/r/issues"] + [f"/repositories/{self.rid}/issues"] * 2)
-        self.assertEqual([e["query"] for e in log[1:]], ["per_page=20&page=2", "per_page=20&page=3"])
+        self.assertEqual([e["query"] for e in log[1:]],
+                         ["per_page=20&page=2", "per_page=20&page=3"])
         self.assertTrue(all(e["login"] == "alice" and e["user_agent"].startswith("GitHub CLI")
                             for e in log))
 

@@ -1,5 +1,6 @@
 """What the fake GitHub's tests share: start tests/fakes/fake_github.py, call its /_fake/ routes
-and its API, make a test CA with openssl, and skip (or fail, under CI=true) when a tool is absent."""
+and its API, make a test CA with openssl, and skip (or fail, under CI=true) when a tool is
+absent."""
 
 import http.client
 import json
@@ -53,9 +54,9 @@ def make_ca(folder):
 class Fake:
     """One running fake GitHub. fake.control(...) for /_fake/, fake.call(...) for the API."""
 
-    def __init__(self, tls=None, ca=None):
+    def __init__(self, tls=None, ca=None, extra=()):
         self.dir = tempfile.mkdtemp(prefix="fake-github-test-")
-        argv = [PYTHON, FAKE, "--port", "0", "--state", os.path.join(self.dir, "state")]
+        argv = [PYTHON, FAKE, "--port", "0", "--state", os.path.join(self.dir, "state"), *extra]
         if tls:
             argv += ["--tls", *tls]
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

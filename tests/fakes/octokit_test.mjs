@@ -14,10 +14,12 @@ import { createInterface } from "node:readline";
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = process.env.AWAYWORK_TEST_DATA_DIR || "/var/cache/awaywork/test-data";
 const restEntry = join(dataDir, "node_modules/@octokit/rest/dist-src/index.js");
-const missing = existsSync(restEntry) ? "" : `@octokit/rest is not in ${dataDir}; run scripts/test-data`;
+const missing = existsSync(restEntry)
+  ? ""
+  : `@octokit/rest is not in ${dataDir}; run scripts/test-data`;
 if (missing && process.env.CI === "true") throw new Error(`${missing} (CI=true: no skip)`);
 
-let fake, api, token, folder, ca;
+let fake, api, controlUrl, token, folder, ca;
 
 // The test CA, the fake and its world are made here; octokit runs in a child process so that
 // NODE_EXTRA_CA_CERTS (read at Node's start) holds the test CA.
@@ -27,11 +29,12 @@ from github_testlib import make_ca; print("\\n".join(make_ca(${JSON.stringify(fo
   return execFileSync("python3", ["-c", py], { encoding: "utf8" }).trim().split("\n");
 }
 
+// The fake's plain control listener (control_url): this process need not trust the test CA.
 async function control(method, path, body) {
-  const r = spawnSync("curl", ["-sS", "--cacert", ca, "-X", method, `${api}/_fake/${path}`,
-    ...(body ? ["-d", JSON.stringify(body)] : [])], { encoding: "utf8" });
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout);
+  const r = await fetch(`${controlUrl}/_fake/${path}`,
+    { method, body: body ? JSON.stringify(body) : undefined });
+  assert.ok(r.ok, `${method} /_fake/${path}: ${r.status}`);
+  return r.json();
 }
 
 function octokit(script) {
@@ -61,6 +64,7 @@ before(async () => {
     .once("line", resolve));
   const info = JSON.parse(first);
   api = `https://localhost:${info.port}`;
+  controlUrl = info.control_url;
   token = (await control("POST", "users", { login: "alice" })).token;
   const src = join(folder, "src");
   execFileSync("git", ["init", "-q", "-b", "main", src]);
@@ -75,7 +79,8 @@ before(async () => {
   execFileSync("git", ["-C", src, "commit", "-qm", "feature"], { env: gitEnv });
   await control("POST", "repos", { owner: "alice", name: "r", source: src });
   for (let n = 1; n <= 35; n++) {
-    await control("POST", "repos/alice/r/issues", { title: `issue ${n}`, labels: n % 2 ? ["odd"] : [] });
+    const labels = n % 2 ? ["odd"] : [];
+    await control("POST", "repos/alice/r/issues", { title: `issue ${n}`, labels });
   }
 });
 
@@ -84,7 +89,9 @@ after(() => {
   if (folder) rmSync(folder, { recursive: true, force: true });
 });
 
-test("octokit_rest_paginates_issues_from_the_fake_by_its_link_headers", { skip: missing || false }, async () => {
+const when = { skip: missing || false };
+
+test("octokit_rest_paginates_issues_from_the_fake_by_its_link_headers", when, async () => {
   const mark = (await control("GET", "log")).length;
   const numbers = octokit(`const all = await octokit.paginate(octokit.rest.issues.listForRepo,
     { owner: "alice", repo: "r", per_page: 10 });
@@ -99,17 +106,21 @@ test("octokit_rest_paginates_issues_from_the_fake_by_its_link_headers", { skip: 
   assert.equal(odd, 18);
 });
 
-test("octokit_rest_creates_a_comment_and_reads_a_draft_pull_request", { skip: missing || false }, async () => {
+test("octokit_rest_creates_a_comment_and_reads_a_draft_pull_request", when, async () => {
   const out = octokit(`
-    const c = await octokit.rest.issues.createComment({ owner: "alice", repo: "r",
-      issue_number: 3, body: "from octokit" });
-    const listed = await octokit.rest.issues.listComments({ owner: "alice", repo: "r", issue_number: 3 });
-    const pr = await octokit.rest.pulls.create({ owner: "alice", repo: "r", head: "feature",
-      base: "main", title: "t", draft: true });
-    const got = await octokit.rest.pulls.get({ owner: "alice", repo: "r", pull_number: pr.data.number });
+    const repo = { owner: "alice", repo: "r" };
+    const c = await octokit.rest.issues.createComment({ ...repo, issue_number: 3,
+      body: "from octokit" });
+    const listed = await octokit.rest.issues.listComments({ ...repo, issue_number: 3 });
+    const pr = await octokit.rest.pulls.create({ ...repo, head: "feature", base: "main",
+      title: "t", draft: true });
+    const got = await octokit.rest.pulls.get({ ...repo, pull_number: pr.data.number });
     let refused = 0;
-    try { await octokit.rest.pulls.create({ owner: "alice", repo: "r", head: "nope", base: "main", title: "t" }); }
-    catch (e) { refused = e.status; }
+    try {
+      await octokit.rest.pulls.create({ ...repo, head: "nope", base: "main", title: "t" });
+    } catch (e) {
+      refused = e.status;
+    }
     return { status: c.status, author: c.data.user.login, bodies: listed.data.map((x) => x.body),
              draft: got.data.draft, head: got.data.head.ref, refused,
              remaining: Number(got.headers["x-ratelimit-remaining"]) };`);

@@ -296,7 +296,9 @@ class State:
         """A JSON snapshot for a person looking at a failed test; the fake never reads it."""
         with self.lock:
             self.dirty = False
-            snap = json.dumps({"users": self.users, "repos": self.repos,
+            users = {k: dict(u, token=u["token"][:4] + "...(redacted)")
+                     for k, u in self.users.items()}  # tests scan files for their tokens
+            snap = json.dumps({"users": users, "repos": self.repos,
                                "clock_offset": self.offset}, indent=1, default=str)
         path = os.path.join(self.root, "state.json")
         with open(path + ".tmp", "w") as f:
