@@ -14,7 +14,6 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -24,6 +23,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "spawn_fake.h"
 
 namespace aw::test {
 
@@ -45,28 +46,8 @@ class FakeGithub {
     std::vector<std::string> args = {"/usr/bin/python3", script_,  "--port", "0",
                                      "--state",          state_dir};
     args.insert(args.end(), extra.begin(), extra.end());
-    int fds[2];
-    if (::pipe(fds) != 0) return failed("pipe failed");
-    pid_ = ::fork();
+    std::string line = spawn_fake(args, &pid_);
     if (pid_ < 0) return failed("fork failed");
-    if (pid_ == 0) {
-      ::dup2(fds[1], 1);
-      ::close(fds[0]);
-      ::close(fds[1]);
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-    ::close(fds[1]);
-    std::string line;
-    char c;
-    pollfd p{fds[0], POLLIN, 0};
-    while (line.find('\n') == std::string::npos && ::poll(&p, 1, 30000) > 0 &&
-           ::read(fds[0], &c, 1) == 1)
-      line += c;
-    ::close(fds[0]);
     auto info = nlohmann::json::parse(line, nullptr, false);
     if (!info.is_object() || !info.contains("control_url")) {
       stop();
