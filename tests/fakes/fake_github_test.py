@@ -150,14 +150,31 @@ class FakeGithubTest(unittest.TestCase):
         self.assertEqual(self.fake.call("GET", "/repos/alice/r/collaborators/ghost/permission",
                                         token=self.token)[0], 404)
 
-    def test_writes_that_need_push_access_are_refused_to_readers(self):
+    def test_labels_need_triage_and_readers_only_comment_and_open_issues(self):
         self.issues(1)
         reader = self.fake.user("reader")
-        status, _, body = self.fake.call("POST", "/repos/alice/r/issues/1/labels",
-                                         {"labels": ["x"]}, token=reader)
-        self.assertEqual(status, 403)
+        self.fake.control("PUT", "repos/alice/r/collaborators/tri", {"permission": "triage"})
+        tri = self.fake.user("tri")
+        path = "/repos/alice/r/issues/1/labels"
+        self.assertEqual(self.fake.call("POST", path, {"labels": ["x"]}, token=reader)[0], 403)
+        self.assertEqual(self.fake.call("POST", path, {"labels": ["x"]}, token=tri)[0], 200)
+        self.assertEqual(self.fake.call("POST", "/repos/alice/r/labels", {"name": "y"},
+                                        token=tri)[0], 403)  # creating labels needs write
         self.assertEqual(self.fake.call("POST", "/repos/alice/r/issues/1/comments",
                                         {"body": "hi"}, token=reader)[0], 201)
+        status, _, issue = self.fake.call("POST", "/repos/alice/r/issues",
+                                          {"title": "mine", "labels": ["x"]}, token=reader)
+        self.assertEqual((status, issue["labels"]), (201, []))  # GitHub drops them
+
+    def test_titles_and_bodies_are_capped_at_githubs_limits(self):
+        self.issues(1)
+        status, _, body = self.fake.call("POST", "/repos/alice/r/issues/1/comments",
+                                         {"body": "x" * 65537}, token=self.token)
+        self.assertEqual((status, body["errors"][0]["field"]), (422, "body"))
+        self.assertEqual(self.fake.call("POST", "/repos/alice/r/issues/1/comments",
+                                        {"body": "x" * 65536}, token=self.token)[0], 201)
+        self.assertEqual(self.fake.call("POST", "/repos/alice/r/issues", {"title": "t" * 257},
+                                        token=self.token)[0], 422)
 
     def test_a_comment_edit_moves_updated_at_and_keeps_created_at(self):
         self.issues(1)

@@ -66,11 +66,23 @@ def repo_of(req, m, write=False):
     return r
 
 
-def writable(req, m):
+def writable(req, m, triage=False):
+    """The repository when the user may write there (or label and assign, with triage)."""
     r = repo_of(req, m, write=True)
-    if not req.st.can_write(r, req.login):
+    allowed = req.st.can_triage if triage else req.st.can_write
+    if not allowed(r, req.login):
         raise FakeError(403, "Resource not accessible by personal access token")
     return r
+
+
+def capped(resource, body):
+    """GitHub's own limits: a title of 256 characters, a body of 65536."""
+    for field, limit in (("title", 256), ("body", 65536)):
+        if isinstance(body.get(field), str) and len(body[field]) > limit:
+            raise FakeError(422, "Validation Failed", [
+                {"resource": resource, "code": "custom", "field": field,
+                 "message": f"{field} is too long (maximum is {limit} characters)"}])
+    return body
 
 
 def rate_limit(req, m):
@@ -133,19 +145,23 @@ def get_issue(req, m):
 
 def create_issue(req, m):
     r = repo_of(req, m, write=True)
-    b = req.need("title")
-    i = req.st.add_issue(r, req.login, b["title"], b.get("body"), b.get("labels") or [],
-                         b.get("assignees") or [])
+    b = capped("Issue", req.need("title"))
+    triage = req.st.can_triage(r, req.login)  # GitHub drops the others' labels and assignees
+    i = req.st.add_issue(r, req.login, b["title"], b.get("body"),
+                         (b.get("labels") or []) if triage else [],
+                         (b.get("assignees") or []) if triage else [])
     req.headers["Location"] = f"{req.urls.api}/repos/{r['full_name']}/issues/{i['number']}"
     return 201, shapes.issue_single(r, i, req.st, req.urls)
 
 
 def update_issue(req, m):
     r = repo_of(req, m, write=True)
-    st, b = req.st, req.need()
+    st, b = req.st, capped("Issue", req.need())
     i = st.issue(r, m["n"])
-    if i["user"] != req.login and not st.can_write(r, req.login):
+    if i["user"] != req.login and not st.can_triage(r, req.login):
         raise FakeError(403, "Must have admin rights to Repository.")
+    if not st.can_triage(r, req.login):  # the author edits text and state only
+        b = {k: v for k, v in b.items() if k in ("title", "body", "state", "state_reason")}
     for key in ("title", "body"):
         if key in b:
             i[key] = b[key]
@@ -175,7 +191,7 @@ def list_comments(req, m):
 
 def create_comment(req, m):
     r = repo_of(req, m, write=True)
-    b = req.need("body")
+    b = capped("IssueComment", req.need("body"))
     c = req.st.add_comment(r, req.st.issue(r, m["n"]), req.login, b["body"])
     req.headers["Location"] = f"{req.urls.api}/repos/{r['full_name']}/issues/comments/{c['id']}"
     return 201, shapes.comment(r, c, req.st, req.urls)
@@ -196,7 +212,7 @@ def own_comment(req, m):
 
 def update_comment(req, m):
     r, c = own_comment(req, m)
-    c["body"] = req.need("body")["body"]
+    c["body"] = capped("IssueComment", req.need("body"))["body"]
     c["updated_at"] = req.st.now()
     return 200, shapes.comment(r, c, req.st, req.urls)
 
@@ -255,7 +271,7 @@ def issue_labels(req, m):
 
 
 def add_issue_labels(req, m):
-    r = writable(req, m)
+    r = writable(req, m, triage=True)
     b = req.body
     names = b.get("labels") if isinstance(b, dict) else b
     if not isinstance(names, list):
@@ -266,14 +282,14 @@ def add_issue_labels(req, m):
 
 
 def remove_issue_label(req, m):
-    r = writable(req, m)
+    r = writable(req, m, triage=True)
     i = req.st.issue(r, m["n"])
     req.st.remove_label(r, i, req.login, m["name"])
     return 200, [shapes.label(r, req.st.label(r, n), req.urls) for n in i["labels"]]
 
 
 def assignees(req, m, remove):
-    r = writable(req, m)
+    r = writable(req, m, triage=True)
     i = req.st.issue(r, m["n"])
     req.st.assign(r, i, req.login, req.need("assignees")["assignees"], remove)
     return (200 if remove else 201), shapes.issue_single(r, i, req.st, req.urls)
@@ -326,6 +342,7 @@ def create_pull(req, m):
                         doc=PULLS_DOC)
     if "title" not in b:
         raise invalid("PullRequest", "title", "missing_field", PULLS_DOC)
+    capped("PullRequest", b)
     i = st.add_issue(r, req.login, b["title"], b.get("body"))
     i["pull"] = {"id": st.new_id(), "head": head, "head_owner": owner, "base": b["base"],
                  "draft": bool(b.get("draft"))}

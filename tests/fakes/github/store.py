@@ -16,6 +16,7 @@ ROLES = ("admin", "maintain", "write", "triage", "read")
 PERMISSION_OF_ROLE = {"admin": "admin", "maintain": "write", "write": "write",
                       "triage": "read", "read": "read"}
 WRITE_ROLES = ("admin", "maintain", "write")
+TRIAGE_ROLES = WRITE_ROLES + ("triage",)  # may label and assign, not push
 
 
 class FakeError(Exception):
@@ -165,6 +166,9 @@ class State:
 
     def can_write(self, r, login):
         return self.role(r, login) in WRITE_ROLES
+
+    def can_triage(self, r, login):
+        return self.role(r, login) in TRIAGE_ROLES
 
     def set_push_refused(self, r, refused):
         r["push_refused"] = bool(refused)
