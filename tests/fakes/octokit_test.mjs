@@ -12,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { createInterface } from "node:readline";
 
 const here = dirname(fileURLToPath(import.meta.url));
+const python = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 const dataDir = process.env.AWAYWORK_TEST_DATA_DIR || "/var/cache/awaywork/test-data";
 const restEntry = join(dataDir, "node_modules/@octokit/rest/dist-src/index.js");
 const missing = existsSync(restEntry)
@@ -26,7 +27,7 @@ let fake, api, controlUrl, token, folder, ca;
 function makeCa() {
   const py = `import sys; sys.path.insert(0, ${JSON.stringify(here)})
 from github_testlib import make_ca; print("\\n".join(make_ca(${JSON.stringify(folder)})))`;
-  return execFileSync("python3", ["-c", py], { encoding: "utf8" }).trim().split("\n");
+  return execFileSync(python, ["-c", py], { encoding: "utf8" }).trim().split("\n");
 }
 
 // The fake's plain control listener (control_url): this process need not trust the test CA.
@@ -58,7 +59,7 @@ before(async () => {
   folder = mkdtempSync(join(tmpdir(), "fake-github-octokit-"));
   const [caFile, cert, key] = makeCa();
   ca = caFile;
-  fake = spawn("python3", [join(here, "fake_github.py"), "--port", "0", "--state",
+  fake = spawn(python, [join(here, "fake_github.py"), "--port", "0", "--state",
     join(folder, "state"), "--tls", cert, key], { stdio: ["ignore", "pipe", "inherit"] });
   const first = await new Promise((resolve) => createInterface({ input: fake.stdout })
     .once("line", resolve));
