@@ -1,7 +1,8 @@
 """Real git clones and pushes through the fake GitHub's `git http-backend`, over HTTP and over
-HTTPS with a test CA, with the token given by a credential helper (never in the URL): pushes
-need write access, a push without credentials is asked for them (401), a refused push is
-refused by the remote, a large push arrives chunked, and git and API calls overlap."""
+HTTPS with a test CA, with the token given by a credential helper or an askpass program (never
+in the URL): pushes need write access, a push without credentials is asked for them (401), a
+refused push is refused by the remote, a large push arrives chunked, and git and API calls
+overlap."""
 
 import os
 import sys
@@ -70,6 +71,23 @@ class GitThroughTheFake(unittest.TestCase):
         pushes = [e for e in self.fake.control("GET", "log") if e["kind"] == "git" and e["write"]]
         self.assertEqual([(e["login"], e["status"]) for e in pushes], [("alice", 200)])
         self.assertFalse(any(self.token in e["path"] for e in self.fake.control("GET", "log")))
+
+    def test_push_with_the_token_from_an_askpass_program(self):
+        askpass = os.path.join(self.fake.dir, "askpass.sh")
+        with open(askpass, "w") as f:  # git asks "Username for ..." then "Password for ..."
+            f.write('#!/bin/sh\ncase "$1" in Username*) echo x-access-token ;; '
+                    f'*) echo {self.token} ;; esac\n')
+        os.chmod(askpass, 0o700)
+        work = self.clone()
+        sha = self.commit(work, "askpass.txt")
+        env = {"GIT_ASKPASS": askpass}
+        if self.ca:
+            env["GIT_SSL_CAINFO"] = self.ca
+        git("-c", "credential.helper=", "push", "-q", "origin", "HEAD:refs/heads/via-askpass",
+            cwd=work, env=env)
+        ref = self.fake.call("GET", "/repos/alice/r/git/ref/heads/via-askpass",
+                             token=self.token)[2]
+        self.assertEqual(ref["object"]["sha"], sha)
 
     def test_a_push_without_credentials_gets_401_and_nothing_lands(self):
         work = self.clone()
