@@ -188,6 +188,9 @@ class FakeGithubTest(unittest.TestCase):
         since = self.fake.call("GET", f"/repos/alice/r/issues/1/comments?since={e['updated_at']}",
                                token=self.token)[2]
         self.assertEqual([x["id"] for x in since], [c["id"]])
+        everywhere = self.fake.call("GET", "/repos/alice/r/issues/comments?sort=updated",
+                                    token=self.token)[2]
+        self.assertEqual([x["body"] for x in everywhere], ["two"])
         self.assertEqual(self.fake.call("DELETE", f"/repos/alice/r/issues/comments/{c['id']}",
                                         token=self.token)[0], 204)
         self.assertEqual(self.fake.call("GET", "/repos/alice/r/issues/1/comments",
@@ -236,6 +239,9 @@ class FakeGithubTest(unittest.TestCase):
                          git("rev-parse", "feature", cwd=self.src).stdout.strip())
         self.assertTrue(h["location"].endswith(f"/repos/alice/r/pulls/{body['number']}"))
         self.assertIn("already exists", pr(head="feature")[2]["errors"][0]["message"])
+        _, _, edited = self.fake.call("PATCH", f"/repos/alice/r/pulls/{body['number']}",
+                                      {"body": "edited"}, token=self.token)
+        self.assertEqual((edited["body"], edited["draft"]), ("edited", True))
         listed = self.fake.call("GET", "/repos/alice/r/pulls?head=alice:feature",
                                 token=self.token)[2]
         self.assertEqual([p["number"] for p in listed], [body["number"]])

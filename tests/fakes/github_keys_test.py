@@ -143,6 +143,8 @@ class KeysMatchTheRecordings(unittest.TestCase):
         cls.got["create_pull"] = f.call("POST", "/repos/alice/r/pulls",
                                         {"title": "p", "head": "feature", "base": "main",
                                          "draft": True}, token=t)
+        cls.got["update_pull"] = f.call("PATCH", "/repos/alice/r/pulls/3", {"body": "new"},
+                                        token=t)
         cls.got["create_label"] = f.call("POST", "/repos/alice/r/labels",
                                          {"name": "x", "color": "00ff00"}, token=t)
         f.call("POST", "/repos/alice/r/actions/workflows/ci.yml/dispatches", {"ref": "main"},
@@ -153,6 +155,7 @@ class KeysMatchTheRecordings(unittest.TestCase):
                 ("get_repository", "/repos/alice/r"), ("list_issues", "/repos/alice/r/issues"),
                 ("get_issue", "/repos/alice/r/issues/1"), ("list_labels", "/repos/alice/r/labels"),
                 ("list_comments", "/repos/alice/r/issues/1/comments"),
+                ("list_comments_for_repo", "/repos/alice/r/issues/comments"),
                 ("get_comment", f"/repos/alice/r/issues/comments/{cid}"),
                 ("list_events", "/repos/alice/r/issues/1/events"),
                 ("list_events_for_repo", "/repos/alice/r/issues/events"),
@@ -191,6 +194,8 @@ class KeysMatchTheRecordings(unittest.TestCase):
             ("create_comment", R + "/issues/{issue_number}/comments", "post", "201"),
             ("list_comments", R + "/issues/{issue_number}/comments", "get", "200"),
             ("get_comment", R + "/issues/comments/{comment_id}", "get", "200"),
+            ("list_comments_for_repo", R + "/issues/comments", "get", "200"),
+            ("update_pull", R + "/pulls/{pull_number}", "patch", "200"),
             ("create_reaction", R + "/issues/comments/{comment_id}/reactions", "post", "201"),
             ("list_events", R + "/issues/{issue_number}/events", "get", "200"),
             ("list_events_for_repo", R + "/issues/events", "get", "200"),

@@ -180,12 +180,17 @@ def update_issue(req, m):
 
 # --- comments and reactions ------------------------------------------------------------------
 def list_comments(req, m):
+    """An issue's comments, or with no issue number the repository's (`sort`, `direction`)."""
     r = repo_of(req, m)
-    items = req.st.comments_of(r, req.st.issue(r, m["n"]))
+    if m.get("n"):
+        items = req.st.comments_of(r, req.st.issue(r, m["n"]))
+    else:
+        items = list(r["comments"].values())
     if req.arg("since"):
         since = parse_iso(req.arg("since"))
         items = [c for c in items if c["updated_at"] >= since]
-    items.sort(key=lambda c: c["id"])
+    key = "updated_at" if req.arg("sort") == "updated" else "created_at"
+    items.sort(key=lambda c: (c[key], c["id"]), reverse=req.arg("direction") == "desc")
     return 200, [shapes.comment(r, c, req.st, req.urls) for c in req.paginate(items)]
 
 
@@ -374,6 +379,26 @@ def get_pull(req, m):
     return 200, shapes.pull(r, i, req.st, req.urls, req.login)
 
 
+def update_pull(req, m):
+    r = writable(req, m)
+    st, b = req.st, capped("PullRequest", req.need())
+    i = st.issue(r, m["n"])
+    if not i["pull"]:
+        raise not_found()
+    for key in ("title", "body"):
+        if key in b:
+            i[key] = b[key]
+    if "base" in b:
+        if not st.ref_sha(r, b["base"]):
+            raise FakeError(422, "Validation Failed", [
+                {"resource": "PullRequest", "field": "base", "code": "invalid"}], PULLS_DOC)
+        i["pull"]["base"] = b["base"]
+    if "state" in b:
+        st.set_state(r, i, req.login, b["state"])
+    i["updated_at"] = st.now()
+    return 200, shapes.pull(r, i, st, req.urls, req.login)
+
+
 def get_ref(req, m):
     r = repo_of(req, m)
     sha = req.st.ref_sha(r, m["branch"])
@@ -420,6 +445,7 @@ ROUTES = [
     ("GET", REPO + r"/issues", list_issues),
     ("POST", REPO + r"/issues", create_issue),
     ("GET", REPO + r"/issues/events", repo_events),
+    ("GET", REPO + r"/issues/comments", list_comments),
     ("GET", REPO + r"/issues/comments/(?P<id>\d+)", get_comment),
     ("PATCH", REPO + r"/issues/comments/(?P<id>\d+)", update_comment),
     ("DELETE", REPO + r"/issues/comments/(?P<id>\d+)", delete_comment),
@@ -440,6 +466,7 @@ ROUTES = [
     ("GET", REPO + r"/pulls", list_pulls),
     ("POST", REPO + r"/pulls", create_pull),
     ("GET", REPO + r"/pulls/(?P<n>\d+)", get_pull),
+    ("PATCH", REPO + r"/pulls/(?P<n>\d+)", update_pull),
     ("GET", REPO + r"/git/ref/heads/(?P<branch>.+)", get_ref),
     ("GET", REPO + r"/branches/(?P<branch>.+)", get_branch),
     ("POST", REPO + r"/actions/workflows/(?P<wf>[^/]+)/dispatches", dispatch),
