@@ -269,6 +269,44 @@ class FakeGithubTest(unittest.TestCase):
         repo = self.fake.call("GET", "/api/v3/repos/alice/r", token=self.token)[2]
         self.assertTrue(repo["clone_url"].endswith(f":{self.fake.port}/alice/r.git"))
 
+    def test_a_bot_comments_as_a_bot(self):
+        self.issues(1)
+        bot = self.fake.control("POST", "users", {"login": "awaywork[bot]", "type": "Bot"})
+        self.fake.control("PUT", "repos/alice/r/collaborators/awaywork[bot]",
+                          {"permission": "write"})
+        _, _, c = self.fake.call("POST", "/repos/alice/r/issues/1/comments", {"body": "hi"},
+                                 token=bot["token"])
+        self.assertEqual((c["user"]["login"], c["user"]["type"]), ("awaywork[bot]", "Bot"))
+        perm = self.fake.call("GET", "/repos/alice/r/collaborators/awaywork%5Bbot%5D/permission",
+                              token=self.token)[2]
+        self.assertEqual(perm["permission"], "write")
+
+    def test_concurrent_requests_are_all_answered_and_counted(self):
+        import threading
+        self.issues(1)
+        statuses, lock = [], threading.Lock()
+
+        def worker(k):
+            for n in range(10):
+                status = self.fake.call("POST", "/repos/alice/r/issues/1/comments",
+                                        {"body": f"{k}-{n}"}, token=self.token)[0]
+                with lock:
+                    statuses.append(status)
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(statuses, [201] * 80)
+        comments = self.fake.call("GET", "/repos/alice/r/issues/1/comments?per_page=100",
+                                  token=self.token)[2]
+        self.assertEqual(len({c["id"] for c in comments}), 80)
+        stats = self.fake.control("GET", "stats")
+        self.assertEqual((stats["writes"], stats["counted"]), (80, 81))
+        _, h, _ = self.fake.call("GET", "/user", token=self.token)
+        self.assertEqual(h["x-ratelimit-remaining"], str(5000 - 82))
+
     def test_the_log_names_every_request_and_whether_it_wrote(self):
         self.fake.call("GET", "/repos/alice/r", token=self.token)
         self.fake.call("POST", "/repos/alice/r/issues", {"title": "x"}, token=self.token)
