@@ -167,10 +167,12 @@ def update_issue(req, m):
             i[key] = b[key]
     if "state" in b:
         st.set_state(r, i, req.login, b["state"], b.get("state_reason"))
-    if "labels" in b:
-        for name in list(i["labels"]):
+    if "labels" in b:  # events only for what changes, as GitHub records them
+        names = [n["name"] if isinstance(n, dict) else n for n in b["labels"]]
+        wanted = {n.lower() for n in names}
+        for name in [n for n in i["labels"] if n.lower() not in wanted]:
             st.remove_label(r, i, req.login, name)
-        st.add_labels(r, i, req.login, b["labels"])
+        st.add_labels(r, i, req.login, names)
     if "assignees" in b:
         st.assign(r, i, req.login, [a for a in i["assignees"] if a not in b["assignees"]], True)
         st.assign(r, i, req.login, b["assignees"])
