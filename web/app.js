@@ -28,10 +28,11 @@ function el(tag, attrs, ...children) {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
     if (k === "class") e.className = v;
+    else if (k === "style") Object.assign(e.style, v); // CSSOM: the page's CSP forbids style attributes
     else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
     else e.setAttribute(k, v === true ? "" : String(v));
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     e.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -194,10 +195,10 @@ function phaseTimeline(u) {
     el("div", { class: "phase", "data-phase": p.name },
       el("span", {}, p.name),
       el("div", { class: "bar " + (p.end === "exited" && p.exit_code === 0 ? "" : "bad"),
-        style: `width:${Math.max(1, (100 * (p.duration_ms || 0)) / total)}%` }),
+        style: { width: `${Math.max(1, (100 * (p.duration_ms || 0)) / total)}%` } }),
       el("span", {}, `${p.outcome || p.end} · ${ms(p.duration_ms)}`)));
   if (u.state === "running")
-    rows.push(el("div", { class: "phase" }, el("span", {}, "…"), el("div", { class: "bar running", style: "width:30%" }), el("span", {}, "running")));
+    rows.push(el("div", { class: "phase" }, el("span", {}, "…"), el("div", { class: "bar running", style: { width: "30%" } }), el("span", {}, "running")));
   return rows.length ? rows : [el("p", { class: "muted" }, "No phase has run yet.")];
 }
 
@@ -217,7 +218,7 @@ function verdictSection(u) {
   return [
     el("p", { id: "verdict" }, u.verdict ? `Verdict: ${u.verdict}` : "No verdict (the output check did not run)."),
     refusals.length ? el("ul", { class: "refusals", id: "refusals" }, refusals) : null,
-  ];
+  ].filter(Boolean);
 }
 
 function requestsSection(u) {
@@ -318,11 +319,15 @@ async function unitPage(signal, id) {
     if (u.state !== "running") {
       if (!shownDiff) {
         shownDiff = true;
-        try {
-          diffBox.replaceChildren(...diffSection(await api(`/units/${id}/patch`, { signal })));
-        } catch (err) {
-          if (err.name === "AbortError") throw err;
-          diffBox.replaceChildren(el("p", { class: "muted" }, err.message));
+        if (!u.patch_files) {
+          diffBox.replaceChildren(el("p", { class: "muted" }, "No patch: the agent changed nothing, or the unit ended before it was collected."));
+        } else {
+          try {
+            diffBox.replaceChildren(...diffSection(await api(`/units/${id}/patch`, { signal })));
+          } catch (err) {
+            if (err.name === "AbortError") throw err;
+            diffBox.replaceChildren(el("p", { class: "muted" }, err.message));
+          }
         }
       }
       await logDone;

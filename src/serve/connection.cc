@@ -161,6 +161,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (gone_) return close();
     if (!slice) {
       if (first) return refuse(404, slice.error().message);
+      fmt::print(stderr, "serve: {} {}: log stream ended: {}\n", method_, path_.substr(0, 200),
+                 slice.error().message);
       return close();
     }
     if (first) return write_log_header(std::move(*slice));

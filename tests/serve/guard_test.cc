@@ -57,7 +57,8 @@ TEST(Guard, TheApiNeedsExactlyTheBearerToken) {
 
 TEST(Guard, ATokenInTheQueryIsRefusedBeforeAuthentication) {
   GuardRequest r = api_get("127.0.0.1:8080");
-  r.target = "/api/v1/units?token=" + kToken;
+  std::string target = "/api/v1/units?token=" + kToken;
+  r.target = target;
   auto no = guard(r, kCfg);
   ASSERT_TRUE(no);
   EXPECT_EQ(no->status, 400);

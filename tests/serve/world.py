@@ -17,7 +17,9 @@ SOURCE = os.environ.get("AW_SOURCE_DIR") or os.path.join(os.path.dirname(__file_
 SECRET = "ghp_" + "FAKEserveSECRET0123456789abcdefABCDEF"[:36]
 
 SLOW_AGENT = """#!/bin/sh
-# Prints a numbered line every 0.2 s for LINES lines, then edits a file.
+# Prints a terminal escape and markup (to be shown inert), then a numbered line every 0.2 s for
+# LINES lines, then edits a file.
+printf '\\033[31mred\\033[0m <img src=x id=injected>\\n'
 n=0
 while [ $n -lt "${LINES:-50}" ]; do n=$((n+1)); echo "slow agent line $n"; sleep 0.2; done
 echo done > SLOW.md
@@ -135,4 +137,7 @@ if __name__ == "__main__":
     print(json.dumps({"root": w.root, "port": port, "token": token, "url": url,
                       "secret": SECRET, "config": w.config}), flush=True)
     sys.stdin.read()
+    w.stop()
+    if os.environ.get("AW_SERVE_TEST_LOG"):
+        sys.stderr.write(w.server_log())
     w.close()
