@@ -28,7 +28,7 @@ echo done > SLOW.md
 # For bench/serve/dashboard_bench.mjs: each line carries the wall clock (ms) it was written at.
 TICKER_AGENT = """#!/bin/sh
 n=0
-while [ $n -lt 100 ]; do n=$((n+1)); echo "tick $(date +%s%3N)"; sleep 0.1; done
+while [ $n -lt 100 ]; do n=$((n+1)); echo "tick $(date +%s%3N) ok"; sleep 0.1; done
 """
 
 LEAKY_AGENT = """#!/bin/sh
