@@ -281,6 +281,22 @@ async function followLog(id, pre, signal) {
   pre.dataset.ended = "true";
 }
 
+function unitButtons(u, id, signal) {
+  const buttons = [badge(u.state)];
+  if (u.state === "running")
+    buttons.push(el("button", { class: "danger", id: "cancel", onclick: async (e) => {
+      e.target.disabled = true;
+      try { await postJSON(`/units/${id}/cancel`, {}, signal); say(""); } catch (err) { quiet(err); }
+    } }, "Cancel"));
+  if (u.verdict === "accepted" && u.state !== "running")
+    buttons.push(el("button", { id: "apply", onclick: async (e) => {
+      e.target.disabled = true;
+      try { const r = await postJSON(`/units/${id}/apply`, {}, signal); say(""); e.target.textContent = r.branch ? "Applied: " + r.branch : "Applied"; }
+      catch (err) { quiet(err); e.target.disabled = false; }
+    } }, u.published ? "Apply again" : "Apply"));
+  return buttons;
+}
+
 async function unitPage(signal, id) {
   setNav("");
   const head = el("div", { class: "actions" });
@@ -294,22 +310,16 @@ async function unitPage(signal, id) {
     el("h2", {}, "Published"), publishedBox);
   let logDone = followLog(id, logPre, signal).catch(quiet);
   let shownDiff = false;
+  let headKey = "";
   for (;;) {
     const u = await api("/units/" + id, { signal });
     document.body.dataset.unitState = u.state;
-    const buttons = [badge(u.state)];
-    if (u.state === "running")
-      buttons.push(el("button", { class: "danger", id: "cancel", onclick: async (e) => {
-        e.target.disabled = true;
-        try { await postJSON(`/units/${id}/cancel`, {}, signal); say(""); } catch (err) { quiet(err); }
-      } }, "Cancel"));
-    if (u.verdict === "accepted" && u.state !== "running")
-      buttons.push(el("button", { id: "apply", onclick: async (e) => {
-        e.target.disabled = true;
-        try { const r = await postJSON(`/units/${id}/apply`, {}, signal); say(""); e.target.textContent = r.branch ? "Applied: " + r.branch : "Applied"; }
-        catch (err) { quiet(err); e.target.disabled = false; }
-      } }, u.published ? "Apply again" : "Apply"));
-    head.replaceChildren(...buttons);
+    // The buttons are made again only when what they offer changes: a focused button stays.
+    const key = [u.state, u.verdict, Boolean(u.published)].join("|");
+    if (key !== headKey) {
+      headKey = key;
+      head.replaceChildren(...unitButtons(u, id, signal));
+    }
     factsBox.replaceChildren(facts(u));
     timeline.replaceChildren(...phaseTimeline(u));
     verdictBox.replaceChildren(...verdictSection(u));

@@ -38,23 +38,16 @@ int64_t iso_ms(const std::string& iso) {
 }
 
 nlohmann::json unit_row(const UnitRecord& u) {
-  std::string prompt = u.prompt.substr(0, u.prompt.find('\n')).substr(0, 160);
-  return {{"id", u.id},
-          {"created_at", u.created_at},
-          {"ended_at", u.ended_at},
-          {"state", to_string(u.state)},
-          {"reason", u.reason},
-          {"repo", u.repo},
-          {"agent", u.agent},
-          {"profile", u.profile},
-          {"isolation", u.isolation},
-          {"verdict", u.verdict},
-          {"refusals", u.refusals.size()},
-          {"duration_ms", duration(u)},
-          {"patch_files", u.patch_files},
-          {"branch", u.branch},
-          {"prompt", prompt},
-          {"issue", nullptr}};
+  // A projection of the record (to_json): its fields keep one spelling everywhere.
+  nlohmann::json full = to_json(u), row;
+  for (const char* key : {"id", "created_at", "ended_at", "state", "reason", "repo", "agent",
+                          "profile", "isolation", "verdict", "patch_files", "branch"})
+    row[key] = full[key];
+  row["prompt"] = u.prompt.substr(0, u.prompt.find('\n')).substr(0, 160);
+  row["refusals"] = u.refusals.size();
+  row["duration_ms"] = duration(u);
+  row["issue"] = nullptr;
+  return row;
 }
 
 nlohmann::json unit_detail(const UnitRecord& u) {
