@@ -14,7 +14,7 @@ from world import SECRET, World, wait_for
 RESPONSES = []  # every response head seen, checked for Access-Control-* at the end
 
 
-def raw(port, data, timeout=10.0):
+def raw(port, data, timeout=60.0):
     """Sends bytes, returns (status, headers dict lowercased, body bytes)."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
         s.sendall(data)
