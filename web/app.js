@@ -158,11 +158,20 @@ async function unitsPage(signal, params) {
       body),
     pager
   );
+  let lastSeen = "";
   for (;;) {
     const q = new URLSearchParams({ limit: "50", offset: String(offset) });
     if (state) q.set("state", state);
     if (repo) q.set("repo", repo);
     const page = await api("/units?" + q, { signal });
+    // Redrawn only when something changed: a focused link in the table keeps its focus.
+    const seen = JSON.stringify(page.units.map((u) => [u.id, u.state, u.duration_ms])) + page.total +
+      Math.floor(Date.now() / 60000); // and once a minute, for the ages
+    if (seen === lastSeen) {
+      await sleep(2000, signal);
+      continue;
+    }
+    lastSeen = seen;
     body.replaceChildren(...page.units.map((u) =>
       el("tr", { "data-id": u.id, "data-state": u.state },
         el("td", {}, badge(u.state)),
