@@ -128,6 +128,17 @@ test("a unit with a profile secret: no page holds the secret's value", async () 
   }
 });
 
+test("a refused unit shows every refusal of its verdict, and no secret", async () => {
+  await startFromForm({ prompt: "spill the token", agent: "spill", profile: "web" });
+  await page.waitForSelector("body[data-unit-state=refused]", { timeout: 60000 });
+  assert.match(await text("#verdict"), /refused/);
+  const refusals = await page.$$eval("#refusals li", (lis) => lis.map((li) => li.textContent));
+  assert.ok(refusals.length > 0);
+  assert.ok(refusals.some((r) => r.includes("config.txt")), refusals.join("|"));
+  assert.ok(!(await page.content()).includes(w.secret));
+  await shot("unit-refused-1280");
+});
+
 test("the list shows state badges, repo, agent, isolation, age and duration", async () => {
   await page.goto(`http://127.0.0.1:${w.port}/#/`);
   await page.waitForSelector("#units tbody tr[data-state=interrupted]");

@@ -31,6 +31,11 @@ n=0
 while [ $n -lt 100 ]; do n=$((n+1)); echo "tick $(date +%s%3N) ok"; sleep 0.1; done
 """
 
+# Writes the profile's secret into the patch: the output check must refuse it.
+SPILL_AGENT = """#!/bin/sh
+echo "token=$GH_FAKE_TOKEN" > config.txt
+"""
+
 LEAKY_AGENT = """#!/bin/sh
 echo "the token is $GH_FAKE_TOKEN"
 printf 'x\\n' > leak.txt
@@ -57,7 +62,7 @@ class World:
         git(self.src, "commit", "-qm", "initial")
         agents = os.path.join(self.root, "agents")
         os.makedirs(agents)
-        for name, body in (("slow", SLOW_AGENT), ("leaky", LEAKY_AGENT), ("ticker", TICKER_AGENT)):
+        for name, body in (("slow", SLOW_AGENT), ("leaky", LEAKY_AGENT), ("ticker", TICKER_AGENT), ("spill", SPILL_AGENT)):
             path = os.path.join(agents, name)
             with open(path, "w") as f:
                 f.write(body)
@@ -75,6 +80,8 @@ agents:
     command: [{agents}/leaky]
   ticker:
     command: [{agents}/ticker]
+  spill:
+    command: [{agents}/spill]
 profiles:
   web:
     secrets: [GH_FAKE_TOKEN]
