@@ -41,5 +41,8 @@ Result<IsolatedResult> run_isolated(const Config& cfg, const IsolatedCommand& cm
 // What every sandboxed unit hides besides the config's list (awaywork's own config and state,
 // the config file), with the owner's home: the unit's own folders are left empty.
 SandboxPaths sandbox_base_paths(const Config& cfg);
+// The same with the target's programs (setup, agent, checks), whose toolchains the view lends.
+struct Target;
+SandboxPaths sandbox_unit_paths(const Config& cfg, const Target& target);
 
 }  // namespace aw

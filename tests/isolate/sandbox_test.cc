@@ -141,6 +141,7 @@ TEST_F(IsolateSandbox, MissingHiddenPathStaysHiddenWhenTheHostCreatesItLater) {
   std::string owner = dir.path + "/owner";
   ASSERT_TRUE(make_dirs(owner + "/.config"));
   ASSERT_TRUE(write_file(owner + "/visible", "v"));
+  plan.readable = {{owner, owner, "readable:"}};  // masks apply where a lent folder reaches
   plan.hidden = {owner + "/.kube/config", owner + "/.config/gh"};
   // The phase waits until the host has created both paths, then looks.
   std::string script = "while [ ! -e go ]; do sleep 0.01; done; cat " + owner +
@@ -186,12 +187,13 @@ TEST_F(IsolateSandbox, HiddenStateFolderStillExposesTheCloneInsideIt) {
   EXPECT_EQ(r.out, "u1\nok\n") << r.err;
 }
 
-TEST_F(IsolateSandbox, CloneInsideAMirroredHomeStaysWritable) {
-  // The owner's home gets mirrored (a missing hidden name in it) while the clone lives below it.
+TEST_F(IsolateSandbox, CloneInsideAMirroredLentFolderStaysWritable) {
+  // A lent folder gets mirrored (a missing hidden name in it) while the clone lives below it.
   std::string owner = dir.path + "/owner", work = owner + "/src/repo";
   ASSERT_TRUE(make_dirs(work));
   ASSERT_TRUE(write_file(owner + "/notes.txt", "n"));
   plan.writable = {work, home};
+  plan.readable = {{owner, owner, "readable:"}};
   plan.hidden = {owner + "/.kube"};
   auto r = run_with(make_sandbox_launcher(plan),
                     {"/bin/sh", "-c",
@@ -323,7 +325,7 @@ TEST_F(IsolateSandbox, BridgesNeedASocketAndAPortOfTheirOwn) {
 
 TEST(IsolatePlan, RefusesWritablePathsThatExposeTheOwnersSecretsOrHome) {
   TempDir d;
-  SandboxPaths u{d.path + "/clone", d.path + "/home", {}, d.path + "/owner", "", "", {}};
+  SandboxPaths u{d.path + "/clone", d.path + "/home", {}, d.path + "/owner", "", "", {}, {}, ""};
   SandboxConfig cfg;
   for (const auto& bad : {d.path + "/owner/.claude", d.path + "/owner", d.path + "/owner/.config",
                           std::string("/")}) {
@@ -352,8 +354,15 @@ TEST(IsolatePlan, ExpandsHomeResolvesLinksAndAlwaysHidesAwayworksOwnFolders) {
   ASSERT_EQ(::symlink((d.path + "/real").c_str(), (d.path + "/.aws").c_str()), 0);
   SandboxConfig cfg;
   cfg.hidden = {"~/extra"};
-  SandboxPaths u{d.path + "/clone", d.path + "/home",  {d.path + "/claude"},     d.path,
-                 d.path + "/cfg",   d.path + "/state", {d.path + "/secrets.bin"}};
+  SandboxPaths u{d.path + "/clone",
+                 d.path + "/home",
+                 {d.path + "/claude"},
+                 d.path,
+                 d.path + "/cfg",
+                 d.path + "/state",
+                 {d.path + "/secrets.bin"},
+                 {},
+                 ""};
   auto plan = make_plan(cfg, u);
   ASSERT_TRUE(plan) << plan.error().message;
   auto has = [&](const std::string& p) {
