@@ -162,10 +162,19 @@ std::string sandboxed_note(const SandboxPlan& plan) {
   std::string note = fmt::format("sandboxed: network {}", to_string(plan.network));
   if (plan.network == Network::allowlist)
     note += fmt::format(" ({} allowed host(s) through the egress proxy)", plan.allow.size());
-  return note;
+  return note + view_note(plan);
 }
 
 }  // namespace
+
+std::string view_note(const SandboxPlan& plan) {
+  auto lines = home_in_view(plan, plan.owner_home);
+  std::erase_if(lines, [](const std::string& l) { return l.rfind("the unit's own", 0) == 0; });
+  if (lines.empty()) return "";
+  std::string out = "; of the homes in view (read-only): ";
+  for (size_t i = 0; i < lines.size(); ++i) out += (i ? ", " : "") + lines[i];
+  return out;
+}
 
 SandboxPaths sandbox_base_paths(const Config& cfg) {
   SandboxPaths sp;

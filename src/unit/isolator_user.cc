@@ -232,7 +232,7 @@ class UserIsolator : public Isolator {
 };
 
 std::string sandboxed_note(const SandboxPlan& plan) {
-  return fmt::format("sandboxed: network {}", to_string(plan.network));
+  return fmt::format("sandboxed: network {}", to_string(plan.network)) + view_note(plan);
 }
 
 // The sandbox decision, before the unit exists: a note for the record, and the choice when the
