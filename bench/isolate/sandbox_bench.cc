@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   plan.hidden = {"/root/.ssh", "/root/.aws", "/root/.config/gh"};
   plan.apply_limits = ::geteuid() == 0;
   plan.cgroup_name = "bench-unit";  // one group per unit, as the lead configures it
-  plan.root_only = aw::sandbox::root_only_files(plan, ::geteuid() == 0);
+  plan.root_only = aw::sandbox::root_only_files(::geteuid() == 0);
   if (std::getenv("AW_BENCH_NO_LIMITS")) plan.apply_limits = false;
   auto sandboxed = [&](const aw::SandboxPlan& p) {
     auto launch = aw::make_sandbox_launcher(p);

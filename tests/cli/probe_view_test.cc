@@ -70,6 +70,20 @@ class ViewProbe : public UnitTest {
     return out;
   }
 
+  // Every view probe ran and is ok, the planted other home's and /etc/shadow's among them.
+  void expect_view_probes_ok(const RunOutput& r) {
+    ASSERT_TRUE(r.record.is_object()) << r.out << r.err;
+    auto l = leaked(r);
+    std::vector<std::string> names(std::begin(kViewProbes), std::end(kViewProbes));
+    names.push_back("view.other_home:" + other_);
+    names.push_back("rootonly:/etc/shadow");
+    for (const auto& n : names) {
+      ASSERT_TRUE(l.count(n)) << n << " missing: " << r.out;
+      EXPECT_FALSE(l[n]) << n << ": " << r.out;
+    }
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+  }
+
   std::string other_ = fmt::format("/home/aw-view-other-{}", ::getpid());
 };
 
@@ -82,20 +96,10 @@ class ViewProbe : public UnitTest {
 TEST_F(ViewProbe, AsRootNothingOfTheHomesNorRootOnlyFilesIsReadable) {
   NEED_ROOT();
   auto r = probe("{}");
-  ASSERT_TRUE(r.record.is_object()) << r.out << r.err;
-  auto l = leaked(r);
-  for (const std::string n : kViewProbes) {
-    ASSERT_TRUE(l.count(n)) << n << " missing: " << r.out;
-    EXPECT_FALSE(l[n]) << n << ": " << r.out;
-  }
-  for (const std::string& n : {"view.other_home:" + other_, std::string("rootonly:/etc/shadow")}) {
-    ASSERT_TRUE(l.count(n)) << n << " missing: " << r.out;
-    EXPECT_FALSE(l[n]) << n << ": " << r.out;
-  }
-  EXPECT_EQ(r.exit_code, 0) << r.out;
+  expect_view_probes_ok(r);
   // Positive control: without the sandbox every one of them is read.
   auto off = leaked(probe("{mode: off}"));
-  for (const std::string n : kViewProbes) EXPECT_TRUE(off[n]) << n;
+  for (const char* n : kViewProbes) EXPECT_TRUE(off[n]) << n;
   EXPECT_TRUE(off["view.other_home:" + other_]);
   EXPECT_TRUE(off["rootonly:/etc/shadow"]);
   // The canaries were planted for the run only.
@@ -106,21 +110,11 @@ TEST_F(ViewProbe, AsRootNothingOfTheHomesNorRootOnlyFilesIsReadable) {
 TEST_F(ViewProbe, AsAnOrdinaryOwnerNothingOfTheHomesNorRootOnlyFilesIsReadable) {
   AW_NEED_USERS(u);
   auto r = probe("{limits: off}", u);  // an ordinary owner has no cgroup to limit with
-  ASSERT_TRUE(r.record.is_object()) << r.out << r.err;
-  auto l = leaked(r);
-  for (const std::string n : kViewProbes) {
-    ASSERT_TRUE(l.count(n)) << n << " missing: " << r.out;
-    EXPECT_FALSE(l[n]) << n << ": " << r.out;
-  }
-  for (const std::string& n : {"view.other_home:" + other_, std::string("rootonly:/etc/shadow")}) {
-    ASSERT_TRUE(l.count(n)) << n << " missing: " << r.out;
-    EXPECT_FALSE(l[n]) << n << ": " << r.out;
-  }
-  EXPECT_EQ(r.exit_code, 0) << r.out;
+  expect_view_probes_ok(r);
   // Positive control: unsandboxed, the owner reads their own home and the open one; /etc/shadow
   // stays the kernel's to refuse (an ordinary user never reads it).
   auto off = leaked(probe("{mode: off}", u));
-  for (const std::string n : kViewProbes) EXPECT_TRUE(off[n]) << n;
+  for (const char* n : kViewProbes) EXPECT_TRUE(off[n]) << n;
   EXPECT_TRUE(off["view.other_home:" + other_]);
   EXPECT_FALSE(off["rootonly:/etc/shadow"]);
 }

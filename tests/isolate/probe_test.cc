@@ -186,7 +186,7 @@ struct World {
     p.hidden = {owner + "/.ssh", owner + "/.netrc", owner + "/.config/awaywork",
                 state,           owner + "/.kube",  owner + "/.config/gh"};
     p.owner_home = owner;
-    p.root_only = sandbox::root_only_files(p, ::geteuid() == 0);
+    p.root_only = sandbox::root_only_files(::geteuid() == 0);
     p.limits = Limits{128ull << 20, 64, 1.0};
     p.apply_limits = ::geteuid() == 0;
     // The probe program is lent read-only, as a unit lends its agent: a build tree under the

@@ -151,7 +151,7 @@ Result<SandboxPlan> make_plan(const SandboxConfig& config, const SandboxPaths& u
   plan.hidden.erase(std::unique(plan.hidden.begin(), plan.hidden.end()), plan.hidden.end());
   AW_CHECK(sandbox::add_readable(config, unit, plan));
   sandbox::add_toolchains(unit, plan);
-  plan.root_only = sandbox::root_only_files(plan, unit.root_owner);
+  plan.root_only = sandbox::root_only_files(unit.root_owner);
   return plan;
 }
 

@@ -255,7 +255,7 @@ void scan(const std::string& dir, int depth, size_t& budget, std::vector<std::st
 
 }  // namespace
 
-std::vector<std::string> root_only_files(const SandboxPlan& plan, bool root_owner) {
+std::vector<std::string> root_only_files(bool root_owner) {
   std::vector<std::string> out;
   struct stat st {};
   for (const auto& p : etc_secrets())
@@ -272,7 +272,6 @@ std::vector<std::string> root_only_files(const SandboxPlan& plan, bool root_owne
     size_t budget = 200000;
     for (const char* tree : {"/etc", "/opt", "/usr/local"}) scan(tree, 0, budget, out);
   }
-  (void)plan;
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

@@ -24,6 +24,6 @@ void lend_install(const std::string& given, const std::string& why, SandboxPlan&
 
 // The named secrets of /etc always; with root_owner, also every file or folder of /etc, /opt
 // and /usr/local a user other than root could not read.
-std::vector<std::string> root_only_files(const SandboxPlan& plan, bool root_owner);
+std::vector<std::string> root_only_files(bool root_owner);
 
 }  // namespace aw::sandbox
