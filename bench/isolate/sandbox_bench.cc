@@ -5,6 +5,7 @@
 //   sandbox-unitnet  the same joining a UnitNetns kept for the unit (the recommended setup)
 //   sandbox-nolimits a fresh network namespace but no cgroup v1 groups (an unprivileged owner)
 //   sandbox-oldview  the same with the old view: the host's "/" read-only, hidden paths masked
+//                    (also joining the unit netns: the view's own cost without netns noise)
 //   bwrap     bwrap --unshare-all --die-with-parent --ro-bind / / --dev /dev --proc /proc true
 //   bwrap-view bwrap building the same view as the sandbox: the system trees, the folder, a
 //             private /tmp and /run, /proc, /dev, and the same root-only masks
@@ -105,6 +106,8 @@ int main(int argc, char** argv) {
   hostnet.network = aw::Network::host;
   aw::SandboxPlan oldview = plan;
   oldview.disable_for_test = {"view"};
+  aw::SandboxPlan oldview_unitnet = unitnet;
+  oldview_unitnet.disable_for_test = {"view"};
   // bwrap's arguments for the same view (links recreated, masks as the sandbox makes them).
   std::vector<std::string> bw = {"/usr/bin/bwrap", "--unshare-all", "--die-with-parent"};
   for (const auto& t : plan.system) {
@@ -137,6 +140,7 @@ int main(int argc, char** argv) {
   cases.push_back({"sandbox-unitnet", sandboxed(unitnet), {}});
   cases.push_back({"sandbox-nolimits", sandboxed(nolimits), {}});
   cases.push_back({"sandbox-oldview", sandboxed(oldview), {}});
+  cases.push_back({"sandbox-oldview-unitnet", sandboxed(oldview_unitnet), {}});
   bool have_bwrap = ::access("/usr/bin/bwrap", X_OK) == 0;
   if (have_bwrap) cases.push_back({"bwrap-view", [&bw_argv] { return spawn(bw_argv); }, {}});
   if (have_bwrap)
@@ -160,7 +164,8 @@ int main(int argc, char** argv) {
   (void)aw::sweep_sandbox_cgroups();
   (void)aw::remove_tree(dir);
   double bare = median(cases[0].ms), sbx = median(cases[1].ms), host = median(cases[2].ms),
-         unit = median(cases[3].ms), nolim = median(cases[4].ms), old = median(cases[5].ms);
+         unit = median(cases[3].ms), nolim = median(cases[4].ms), old = median(cases[5].ms),
+         old_unit = median(cases[6].ms);
   std::printf("runs per case: %d, interleaved (medians)\n", runs);
   std::printf("bare fork+exec         %7.3f ms\n", bare);
   std::printf("sandbox (net none)     %7.3f ms   overhead %+.3f ms\n", sbx, sbx - bare);
@@ -171,8 +176,10 @@ int main(int argc, char** argv) {
               nolim, nolim - bare);
   std::printf("sandbox (old view)     %7.3f ms   new view/old view %.2fx (%zu root-only masks)\n",
               old, sbx / old, plan.root_only.size());
+  std::printf("old view, unit netns   %7.3f ms   new view/old view %.2fx (unit netns)\n", old_unit,
+              unit / old_unit);
   if (have_bwrap) {
-    double view = median(cases[6].ms), bw = median(cases[7].ms);
+    double view = median(cases[7].ms), bw = median(cases[8].ms);
     std::printf(
         "bwrap, the same view   %7.3f ms   sandbox/bwrap-view %.2fx, unit-netns/bwrap-view %.2fx\n",
         view, sbx / view, unit / view);
@@ -181,7 +188,7 @@ int main(int argc, char** argv) {
   } else {
     std::printf("bwrap: not installed (apt-get install bubblewrap)\n");
   }
-  for (size_t i = have_bwrap ? 8 : 6; i < cases.size(); ++i)
+  for (size_t i = have_bwrap ? 9 : 7; i < cases.size(); ++i)
     std::printf("%-20s %7.3f ms (%+.3f)\n", cases[i].name.c_str(), median(cases[i].ms),
                 median(cases[i].ms) - sbx);
   return 0;
