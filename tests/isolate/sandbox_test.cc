@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <set>
 
 #include "harness.h"
 #include "isolate/sandbox/sandbox.h"
@@ -377,6 +378,52 @@ TEST(IsolatePlan, ExpandsHomeResolvesLinksAndAlwaysHidesAwayworksOwnFolders) {
   EXPECT_TRUE(has(d.path + "/secrets.bin"));
   EXPECT_EQ(plan->writable,
             (std::vector<std::string>{d.path + "/clone", d.path + "/home", d.path + "/claude"}));
+}
+
+}  // namespace
+}  // namespace aw
+
+namespace aw {
+namespace {
+
+// What of a home a plan lends, resolved as the phases will resolve their programs.
+TEST(IsolatePlan, LendsTheInstallFoldersOfToolchainsAndReadablePathsOnly) {
+  test::TempDir d;
+  std::string h = d.path + "/home";
+  for (const auto& dir :
+       {h + "/.nvm/versions/node/v9/bin", h + "/.nvm/versions/node/v9/lib", h + "/.local/bin",
+        h + "/.local/lib", h + "/.local/share/keyrings", h + "/bin", h + "/notes/api", h + "/.ssh"})
+    ASSERT_TRUE(make_dirs(dir));
+  for (const auto& exe :
+       {h + "/.nvm/versions/node/v9/bin/node", h + "/.local/bin/tool", h + "/bin/x"}) {
+    ASSERT_TRUE(write_file(exe, "#!/bin/sh\n", 0755));
+  }
+  SandboxConfig cfg;
+  cfg.readable = {"~/notes/api"};
+  SandboxPaths u{d.path + "/clone",
+                 d.path + "/uhome",
+                 {},
+                 h,
+                 "",
+                 "",
+                 {},
+                 {"node", "x"},
+                 h + "/.local/bin:/usr/bin:" + h + "/.nvm/versions/node/v9/bin:" + h + "/bin"};
+  auto plan = make_plan(cfg, u);
+  ASSERT_TRUE(plan) << plan.error().message;
+  std::set<std::string> lent;
+  for (const auto& r : plan->readable) lent.insert(r.target);
+  EXPECT_EQ(lent, (std::set<std::string>{h + "/.nvm/versions/node/v9", h + "/.local/bin",
+                                         h + "/.local/lib", h + "/bin", h + "/notes/api"}));
+  auto lines = home_in_view(*plan, h);
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "~/notes/api (readable:)"), lines.end());
+  // Hidden wins over readable: said, not dropped. A whole home is refused.
+  cfg.readable = {"~/.ssh"};
+  auto hidden = make_plan(cfg, u);
+  ASSERT_FALSE(hidden);
+  EXPECT_NE(hidden.error().message.find("hidden wins"), std::string::npos);
+  cfg.readable = {"~"};
+  EXPECT_FALSE(make_plan(cfg, u));
 }
 
 }  // namespace

@@ -133,6 +133,10 @@ void lend_folder(const std::string& target, const std::string& why, SandboxPlan&
   if (!is_dir(source) || in_view(source, plan)) return;
   if (in_hidden(source, plan) || in_hidden(target, plan))
     return;  // nothing re-exposes a hidden place
+  // A folder lent before inside this one (an earlier PATH entry) is covered by it now.
+  std::erase_if(plan.readable, [&](const SandboxPlan::ReadOnly& r) {
+    return r.why.rfind("toolchain", 0) == 0 && inside(r.target, target);
+  });
   plan.readable.push_back({source, target, why});
 }
 
