@@ -72,6 +72,15 @@ TEST_F(View, ANodeUnderTheOwnersHomeRunsAsACheckAndTheRestOfTheHomeIsNotInTheVie
   std::string note = r.record["sandbox"];
   EXPECT_NE(note.find("~/.nvm/versions/node/v99.0.0 (toolchain: "), std::string::npos) << note;
   EXPECT_EQ(note.find("notes"), std::string::npos) << note;
+  // Positive control: the lend is what makes it run. With the tree hidden, nothing lends it: the
+  // check's PATH lookup passes the owner's node by and finds the system's.
+  std::ofstream(config, std::ios::app) << "sandbox: {hidden: [~/.nvm]}\n";
+  auto hidden = run_as_owner(home, bin + ":/usr/bin:/bin");
+  ASSERT_EQ(hidden.exit_code, 0) << hidden.err << hidden.out;
+  std::string ran_hidden = read(hidden.record["run_dir"].get<std::string>() + "/outputs/node");
+  EXPECT_EQ(ran_hidden.rfind("/usr/bin/node v", 0), 0u) << ran_hidden;
+  EXPECT_EQ(hidden.record["sandbox"].get<std::string>().find(".nvm"), std::string::npos)
+      << hidden.out;
 }
 
 }  // namespace
