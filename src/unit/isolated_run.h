@@ -42,4 +42,8 @@ Result<IsolatedResult> run_isolated(const Config& cfg, const IsolatedCommand& cm
 // the config file), with the owner's home: the unit's own folders are left empty.
 SandboxPaths sandbox_base_paths(const Config& cfg);
 
+// For the record: "sandboxed: network none", with the allowlist's host count (isolation none and
+// user).
+std::string sandboxed_note(const SandboxPlan& plan);
+
 }  // namespace aw
