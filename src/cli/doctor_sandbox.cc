@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include "config/paths.h"
-#include "isolate/sandbox/sandbox.h"
 #include "isolate/sandbox/limits_source.h"
+#include "isolate/sandbox/sandbox.h"
 #include "unit/isolated_run.h"
 
 namespace aw {

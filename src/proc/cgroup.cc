@@ -269,14 +269,14 @@ int sweep_orphaned_phase_cgroups(const CgroupRoots& roots) {
 
 std::string v2_limit_controllers(const CgroupRoots& roots) {
   if (roots.v2.empty()) return "";
-  std::string on = " " + read_text(roots.v2 + "/awaywork/cgroup.subtree_control");
-  if (on.size() == 1) on = " " + read_text(roots.v2 + "/cgroup.subtree_control");
-  on += " ";
-  for (char& c : on)
-    if (c == '\n') c = ' ';
+  std::string on = read_text(roots.v2 + "/awaywork/cgroup.subtree_control");
+  if (on.empty()) on = read_text(roots.v2 + "/cgroup.subtree_control");  // before the first phase
   std::string out;
-  for (const char* c : {"memory", "pids", "cpu"})
-    if (on.find(std::string(" ") + c + " ") != std::string::npos) out += (out.empty() ? "" : " ") + std::string(c);
+  for (std::string_view c : {"memory", "pids", "cpu"})
+    if (has_word(on, c)) {
+      if (!out.empty()) out.push_back(' ');
+      out.append(c);
+    }
   return out;
 }
 

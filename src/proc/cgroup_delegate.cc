@@ -104,7 +104,8 @@ std::optional<DelegatedCgroup> own_delegated(const std::string& mount, bool aske
   std::string scope = fmt::format("/awaywork-{}.scope", ::getpid());
   if (rel.size() > scope.size() && rel.compare(rel.size() - scope.size(), scope.size(), scope) == 0)
     return DelegatedCgroup{base, fmt::format("the systemd user scope {} (Delegate=yes, asked over "
-                                             "D-Bus)", rel)};
+                                             "D-Bus)",
+                                             rel)};
   return DelegatedCgroup{base, fmt::format("the owner's delegated cgroup {}", rel)};
 }
 
@@ -113,7 +114,8 @@ std::optional<std::string> start_scope(std::string* why) {
   sd_bus* bus = nullptr;
   int r = sd_bus_open_user(&bus);
   if (r < 0) {
-    if (why) *why = fmt::format("no systemd user manager on the session bus ({})", std::strerror(-r));
+    if (why)
+      *why = fmt::format("no systemd user manager on the session bus ({})", std::strerror(-r));
     return std::nullopt;
   }
   std::string name = fmt::format("awaywork-{}.scope", ::getpid());
@@ -122,8 +124,8 @@ std::optional<std::string> start_scope(std::string* why) {
   r = sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
                          "org.freedesktop.systemd1.Manager", "StartTransientUnit", &err, &reply,
                          "ssa(sv)a(sa(sv))", name.c_str(), "fail", 3, "PIDs", "au", 1,
-                         static_cast<uint32_t>(::getpid()), "Delegate", "b", 1, "Description",
-                         "s", "awaywork units", 0);
+                         static_cast<uint32_t>(::getpid()), "Delegate", "b", 1, "Description", "s",
+                         "awaywork units", 0);
   std::string error = r < 0 ? (err.message ? err.message : std::strerror(-r)) : "";
   sd_bus_error_free(&err);
   sd_bus_message_unref(reply);
@@ -144,13 +146,21 @@ std::optional<std::string> start_scope(std::string* why) {
 
 }  // namespace
 
+bool has_word(std::string_view text, std::string_view word) {
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find_first_of(" \n", at);
+    if (end == std::string_view::npos) end = text.size();
+    if (text.substr(at, end - at) == word) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 void enable_controllers(const std::string& dir) {
-  std::string offered = " " + read_small(dir + "/cgroup.controllers");
-  for (char& c : offered)
-    if (c == '\n') c = ' ';
-  for (const char* c : {"memory", "pids", "cpu"})
-    if (offered.find(std::string(" ") + c + " ") != std::string::npos)
-      (void)write_small(dir + "/cgroup.subtree_control", std::string("+") + c);
+  std::string offered = read_small(dir + "/cgroup.controllers");
+  for (const char* c : {"+memory", "+pids", "+cpu"})
+    if (has_word(offered, c + 1)) (void)write_small(dir + "/cgroup.subtree_control", c);
 }
 
 std::optional<DelegatedCgroup> delegated_cgroup(const std::string& mount, bool ask_systemd,

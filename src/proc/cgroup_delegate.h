@@ -16,6 +16,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace aw {
 
@@ -33,5 +34,8 @@ std::optional<DelegatedCgroup> delegated_cgroup(const std::string& mount, bool a
 // Enable in dir/cgroup.subtree_control every one of memory, pids, cpu that dir/cgroup.controllers
 // offers (best effort: a group with members of its own refuses, EBUSY).
 void enable_controllers(const std::string& dir);
+
+// Is word one of the space- or newline-separated words of text (a cgroup.controllers file)?
+bool has_word(std::string_view text, std::string_view word);
 
 }  // namespace aw

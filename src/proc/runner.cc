@@ -336,7 +336,8 @@ CgroupSources cgroup_sources() {
   CgroupSources out;
   CgroupRoots r = find_cgroup_roots(CgroupMode::automatic, &out.why_no_v2);
   if (!r.v2.empty()) {
-    out.containment = r.v2_source.empty() ? "cgroup v2 (" + r.v2 + ")" : "cgroup v2 in " + r.v2_source;
+    out.containment =
+        r.v2_source.empty() ? "cgroup v2 (" + r.v2 + ")" : "cgroup v2 in " + r.v2_source;
     out.v2_controllers = v2_limit_controllers(r);
     out.why_no_v2.clear();
   } else if (!r.v1_freezer.empty() && ::access(r.v1_freezer.c_str(), W_OK) == 0) {

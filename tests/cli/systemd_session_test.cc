@@ -57,8 +57,15 @@ class SystemdSession : public ::testing::Test {
     ASSERT_EQ(run.exit_code, 0) << run.err;
     started_ = true;
     // degraded is fine (units a container cannot run); what matters is that it finished booting.
-    auto up = root("timeout 90 systemctl is-system-running --wait; true");
+    // The system bus comes up a moment after PID 1 starts; then wait for the boot to finish.
+    auto up = root(
+        "for i in $(seq 300); do [ -S /run/dbus/system_bus_socket ] && break; sleep 0.1; done; "
+        "timeout 90 systemctl is-system-running --wait; true");
     ASSERT_NE(up.out.find("running"), std::string::npos) << up.out << up.err;
+    auto libs = root("ldd /opt/awaywork/awaywork | grep 'not found'");
+    ASSERT_NE(libs.exit_code, 0) << "the image lacks libraries this build links (add their "
+                                    "packages to scripts/test-image-systemd): "
+                                 << libs.out;
     ASSERT_EQ(root("useradd -m -s /bin/bash alice && loginctl enable-linger alice").exit_code, 0);
     uid_ = root("id -u alice").out;
     uid_.erase(uid_.find_last_not_of("\n") + 1);
@@ -82,16 +89,18 @@ class SystemdSession : public ::testing::Test {
   }
   // As alice in her user session: the bus and runtime folder of her user manager.
   Captured alice(const std::string& script) {
-    return sh("docker exec -i -u alice -w /home/alice -e HOME=/home/alice -e USER=alice -e "
-              "PATH=/usr/bin:/bin -e XDG_RUNTIME_DIR=/run/user/" + uid_ +
-              " -e DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/" + uid_ + "/bus " + name_ +
-              " sh -s",
-              script);
+    return sh(
+        "docker exec -i -u alice -w /home/alice -e HOME=/home/alice -e USER=alice -e "
+        "PATH=/usr/bin:/bin -e XDG_RUNTIME_DIR=/run/user/" +
+            uid_ + " -e DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/" + uid_ + "/bus " + name_ +
+            " sh -s",
+        script);
   }
   Captured awaywork(const std::string& sandbox, const std::string& args) {
     std::string cfg =
         "state_dir: /home/alice/state\nagent: a\nagents:\n  a:\n    command: "
-        "[/home/alice/agents/agent]\nrepos:\n  src:\n    path: /home/alice/src\n" + sandbox;
+        "[/home/alice/agents/agent]\nrepos:\n  src:\n    path: /home/alice/src\n" +
+        sandbox;
     auto w = sh("docker exec -i -u alice " + name_ + " sh -c 'cat > /home/alice/config.yml'", cfg);
     EXPECT_EQ(w.exit_code, 0) << w.err;
     return alice("/opt/awaywork/awaywork --config config.yml " + args);

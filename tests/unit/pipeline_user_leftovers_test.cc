@@ -61,7 +61,8 @@ class Leftovers : public UserPipeline {
     ASSERT_EQ(::lstat(target.c_str(), &st), 0);
     EXPECT_EQ(st.st_uid, u.owner_uid);
     // Nothing of the worker's anywhere in the three trees (root sees all of them).
-    EXPECT_EQ(entries_owned_by(u.worker.uid, leftover_roots(), {}), std::vector<std::string>{});
+    EXPECT_EQ(entries_owned_by(u.worker.uid, u.worker.gid, leftover_roots(), {}),
+              std::vector<std::string>{});
     // The record names what went, hostile names escaped.
     EXPECT_NE(notes.find("removed, and none remain"), std::string::npos) << notes;
     for (const auto& p : {"/tmp/" + tag + ".link", "/var/tmp/" + tag + ".file", "/dev/shm/" + tag,

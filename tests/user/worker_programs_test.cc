@@ -47,9 +47,9 @@ TEST_F(WorkerPrograms, OneOnlyUnderTheClosedHomeIsRefusedWithTheFix) {
   program(closed, "aw-agent-cli", "#!/bin/sh\nexit 0\n");
   auto r = resolve_for_worker("aw-agent-cli", path, u->worker);
   ASSERT_FALSE(r) << *r;
-  EXPECT_NE(r.error().message.find(closed + "/aw-agent-cli is not runnable by worker " +
-                                   u->worker.name),
-            std::string::npos)
+  EXPECT_NE(
+      r.error().message.find(closed + "/aw-agent-cli is not runnable by worker " + u->worker.name),
+      std::string::npos)
       << r.error().message;
   auto checks = program_checks({{"agent test", "aw-agent-cli"}}, path, u->worker);
   ASSERT_EQ(checks.size(), 1u);

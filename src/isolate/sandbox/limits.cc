@@ -17,10 +17,10 @@
 #include <sstream>
 
 #include "base/fs.h"
-#include "proc/runner.h"
 #include "isolate/sandbox/limits_source.h"
 #include "isolate/sandbox/sandbox.h"
 #include "isolate/sandbox/steps.h"
+#include "proc/runner.h"
 
 namespace aw {
 namespace sandbox {
@@ -144,7 +144,8 @@ std::string apply_rlimits(const SandboxPlan& plan) {
   // The pids limit again as RLIMIT_NPROC, set here inside the sandbox's own user namespace, where
   // the kernel counts it for this namespace alone (the owner's processes outside do not count):
   // a fork bomb stops even where no cgroup gives a pids limit (`limits: off`, an owner without a
-  // delegated pids controller). Never raised above what we were given.
+  // delegated pids controller). Never raised above what we were given. The kernel exempts uid 0
+  // outside (a root owner, who has cgroups anyway).
   struct rlimit nproc {};
   if (plan.limits.pids > 0 && ::getrlimit(RLIMIT_NPROC, &nproc) == 0) {
     rlim_t want = static_cast<rlim_t>(plan.limits.pids);
@@ -167,8 +168,9 @@ std::string describe_limits(bool enabled) {
   CgroupSources s = cgroup_sources();
   std::string where = "phases contained by " + s.containment;
   if (!enabled)
-    return where + "; limits off in the config (RLIMIT_NPROC at limits.pids in the sandbox's user "
-                   "namespace still caps processes)";
+    return where +
+           "; limits off in the config (RLIMIT_NPROC at limits.pids in the sandbox's user "
+           "namespace still caps processes)";
   if (!s.v2_controllers.empty())
     return where + "; limits from its cgroup v2 groups (" + s.v2_controllers + ")";
   if (::geteuid() == 0 || ::access((std::string(sandbox::kV1Root) + "/memory").c_str(), W_OK) == 0)

@@ -64,9 +64,18 @@ int open_dir_at(int dfd, const std::string& name) {
 using OnOwned = std::function<void(int dfd, const std::string& name, const std::string& path,
                                    const struct stat& st)>;
 
+// May uid/gid search the folder st (mode bits; the worker has no group but its own)? What it
+// cannot enter it cannot have written into: neither walk goes there (the owner's would otherwise
+// read every private tree of other users, root's most of all).
+bool searchable(const struct stat& st, uid_t uid, gid_t gid) {
+  mode_t bit = st.st_uid == uid ? S_IXUSR : st.st_gid == gid ? S_IXGRP : S_IXOTH;
+  return (st.st_mode & bit) != 0;
+}
+
 // Calls on_owned for each top-most entry owned by uid below dfd; enters nothing else's folders
-// that lie on another file system, in keep, or that this process cannot open.
-void walk(int dfd, const std::string& path, uid_t uid, dev_t dev,
+// that lie on another file system, in keep, that uid/gid cannot search or this process cannot
+// open.
+void walk(int dfd, const std::string& path, uid_t uid, gid_t gid, dev_t dev,
           const std::vector<std::string>& keep, int depth, const OnOwned& on_owned) {
   if (depth > kMaxWalkDepth) return;
   for (const auto& name : names_in(dfd)) {
@@ -78,19 +87,19 @@ void walk(int dfd, const std::string& path, uid_t uid, dev_t dev,
       on_owned(dfd, name, child, st);
       continue;
     }
-    if (!S_ISDIR(st.st_mode) || st.st_dev != dev) continue;
+    if (!S_ISDIR(st.st_mode) || st.st_dev != dev || !searchable(st, uid, gid)) continue;
     Fd c(open_dir_at(dfd, name));
-    if (c.fd >= 0) walk(c.fd, child, uid, dev, keep, depth + 1, on_owned);
+    if (c.fd >= 0) walk(c.fd, child, uid, gid, dev, keep, depth + 1, on_owned);
   }
 }
 
-void walk_roots(uid_t uid, const std::vector<std::string>& roots,
+void walk_roots(uid_t uid, gid_t gid, const std::vector<std::string>& roots,
                 const std::vector<std::string>& keep, const OnOwned& on_owned) {
   for (const auto& root : roots) {
     Fd r(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     struct stat st {};
     if (r.fd < 0 || ::fstat(r.fd, &st) != 0) continue;  // absent here (no /dev/shm)
-    walk(r.fd, root, uid, st.st_dev, keep, 0, on_owned);
+    walk(r.fd, root, uid, gid, st.st_dev, keep, 0, on_owned);
   }
 }
 
@@ -179,10 +188,11 @@ std::string joined(const std::vector<std::string>& names, size_t at_most) {
 
 }  // namespace
 
-std::vector<std::string> entries_owned_by(uid_t uid, const std::vector<std::string>& roots,
+std::vector<std::string> entries_owned_by(uid_t uid, gid_t gid,
+                                          const std::vector<std::string>& roots,
                                           const std::vector<std::string>& keep) {
   std::vector<std::string> out;
-  walk_roots(uid, roots, keep,
+  walk_roots(uid, gid, roots, keep,
              [&](int, const std::string&, const std::string& path, const struct stat&) {
                push_capped(out, path);
              });
@@ -205,7 +215,7 @@ Result<LeftoverSweep> sweep_worker_leftovers(const WorkerUser& worker, const std
   LeftoverSweep out;
   out.removed = names_of(said, "removed");
   // The proof is the owner's own walk; the worker's second pass is what the owner cannot see.
-  std::vector<std::string> left = entries_owned_by(worker.uid, roots, keep);
+  std::vector<std::string> left = entries_owned_by(worker.uid, worker.gid, roots, keep);
   for (auto& n : names_of(said, "left"))
     if (std::find(left.begin(), left.end(), n) == left.end()) left.push_back(std::move(n));
   if (!left.empty())
@@ -236,12 +246,13 @@ std::optional<int> sweep_worker_main(int argc, char** argv) {
   for (++i; i < argc; ++i) roots.emplace_back(argv[i]);
   json removed = json::array();
   uid_t me = ::geteuid();
+  gid_t group = ::getegid();
   for (const auto& root : roots) {
     Fd r(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     struct stat st {};
     if (r.fd < 0 || ::fstat(r.fd, &st) != 0) continue;
     Removal rm(r.fd, st.st_dev);
-    walk(r.fd, root, me, st.st_dev, keep, 0,
+    walk(r.fd, root, me, group, st.st_dev, keep, 0,
          [&](int dfd, const std::string& name, const std::string& path, const struct stat& s) {
            if (removed.size() < kMaxNames) removed.push_back(printable(path));
            rm.entry(dfd, name, s, 0);
@@ -249,7 +260,7 @@ std::optional<int> sweep_worker_main(int argc, char** argv) {
     rm.drain();
   }
   json left = json::array();
-  for (const auto& p : entries_owned_by(me, roots, keep)) left.push_back(p);
+  for (const auto& p : entries_owned_by(me, group, roots, keep)) left.push_back(p);
   std::printf("%s\n", json{{"removed", removed}, {"left", left}}.dump().c_str());
   return 0;
 }

@@ -42,8 +42,9 @@ Result<LeftoverSweep> sweep_worker_leftovers(
     const std::vector<std::string>& roots = leftover_roots());
 
 // Entries owned by uid under roots (not following links, not crossing file systems, not entering
-// keep), top-most only: what the owner's proof looks for.
-std::vector<std::string> entries_owned_by(uid_t uid, const std::vector<std::string>& roots,
+// keep nor a folder uid/gid cannot search), top-most only: what the owner's proof looks for.
+std::vector<std::string> entries_owned_by(uid_t uid, gid_t gid,
+                                          const std::vector<std::string>& roots,
                                           const std::vector<std::string>& keep);
 
 // For a record: one line naming what was removed (names escaped, at most a few dozen).

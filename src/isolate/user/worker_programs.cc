@@ -55,6 +55,10 @@ Result<std::string> resolve(const std::string& program, const std::string& path_
                             const WorkerUser& w, int depth) {
   std::vector<std::string> candidates;
   if (program.find('/') != std::string::npos) {
+    // A path the owner cannot look at (inside a folder already handed to the worker, as the
+    // probe's copy is) is the worker's to run: exec decides, as it always did.
+    struct stat st {};
+    if (::stat(program.c_str(), &st) != 0) return program;
     candidates.push_back(program);
   } else {
     std::istringstream dirs(path_value);
