@@ -2,6 +2,7 @@
 // cursor-agent's stream-json (documented by Cursor; same envelope plus "tool_call" lines).
 #include <fmt/format.h>
 
+#include "base/gcc_quirks.h"
 #include "provider/events_internal.h"
 
 namespace aw::events {
@@ -17,15 +18,7 @@ std::string result_text(const json& block) {
   if (!it->is_array()) return out;
   for (const auto& b : *it) {
     if (!b.is_object() || str(b, "type") != "text") continue;
-    // GCC 12 at -O3 reports -Wrestrict here (GCC bug 105651): operator+(const char*, string&&)
-    // inlines an insert at 0 into the temporary str() returned, and the warning's copy of
-    // "9223372036854775809 or more bytes" at "offset -2" lies on a path the insert's own length
-    // check rules out; the literal and the temporary are distinct objects and cannot overlap. A
-    // false positive: silenced at this line only.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wrestrict"
-    out += (out.empty() ? "" : "\n") + str(b, "text");
-#pragma GCC diagnostic pop
+    AW_NO_WRESTRICT(out += (out.empty() ? "" : "\n") + str(b, "text");)  // base/gcc_quirks.h
   }
   return out;
 }

@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 
+#include "base/gcc_quirks.h"
 #include "isolate/sandbox/steps.h"
 
 namespace aw::sandbox {
@@ -48,14 +49,7 @@ int open_beneath(int root_fd, const std::string& abs, int flags) {
   how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
   std::string rel = abs.substr(
       abs.find_first_not_of('/') == std::string::npos ? abs.size() : abs.find_first_not_of('/'));
-  // GCC 12 -O3 reports -Wrestrict on this assignment inlined into its callers (GCC bug 105651):
-  // it copies a 1-byte literal into rel's own buffer, distinct objects; the "9223372036854775810
-  // or more bytes" it names is past max_size(), a path _M_replace's length check excludes. A false
-  // positive: silenced at this line only.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wrestrict"
-  if (rel.empty()) rel = ".";
-#pragma GCC diagnostic pop
+  AW_NO_WRESTRICT(if (rel.empty()) rel = ".";)  // base/gcc_quirks.h
   return static_cast<int>(::syscall(SYS_openat2, root_fd, rel.c_str(), &how, sizeof how));
 }
 
@@ -369,7 +363,7 @@ class ViewBuilder {
       std::string parent = path.substr(0, path.rfind('/'));
       std::string name = path.substr(path.rfind('/') + 1);
       for (;;) {
-        if (parent.empty()) parent = "/";
+        AW_NO_WRESTRICT(if (parent.empty()) parent = "/";)  // base/gcc_quirks.h
         Fd p(open_beneath(root_.fd, parent, O_PATH | O_DIRECTORY));
         if (p) break;
         name = parent.substr(parent.rfind('/') + 1);
