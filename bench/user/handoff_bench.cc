@@ -33,6 +33,7 @@
 
 #include "base/fs.h"
 #include "isolate/user/handoff.h"
+#include "isolate/user/leftovers.h"
 #include "isolate/user/sudoers.h"
 
 namespace {
@@ -68,14 +69,15 @@ void populate(const std::string& root, int files) {
 
 struct Times {
   double to_worker = 0, back = 0, verify = 0, chmod = 0;
-  double total() const { return to_worker + back + verify + chmod; }
+  double sweep = 0;  // the worker's leftovers swept from /tmp, /var/tmp, /dev/shm (per unit)
+  double total() const { return to_worker + back + verify + chmod + sweep; }
 };
 
 // `runs` round trips as the owner (in a child with the owner's ids) on one folder populated once;
 // the first one also closes the checkout's 0644 modes, the later ones find them closed (the
 // steady state of a unit's later phases). Times are written to a pipe.
 bool round_trips(uid_t ou, gid_t og, const aw::WorkerUser& w, const UnitFolder& folder, int runs,
-                 std::vector<Times>& out) {
+                 std::vector<Times>& out, const std::string& helper) {
   int fds[2];
   if (::pipe(fds) != 0) return false;
   pid_t pid = ::fork();
@@ -101,6 +103,13 @@ bool round_trips(uid_t ou, gid_t og, const aw::WorkerUser& w, const UnitFolder& 
       r.chmod = us_since(t0);
       if (!s) std::fprintf(stderr, "%s\n", s.error().message.c_str());
       ok = ok && s.has_value();
+      // The sweep of the end of a unit, as the worker, then the owner's proof; the unit's folder
+      // is not entered.
+      t0 = Clock::now();
+      auto sw = aw::sweep_worker_leftovers(w, helper, {f->path});
+      r.sweep = us_since(t0);
+      if (!sw) std::fprintf(stderr, "%s\n", sw.error().message.c_str());
+      ok = ok && sw.has_value();
       if (::write(fds[1], &r, sizeof r) != sizeof r) _exit(4);
     }
     _exit(ok ? 0 : 5);
@@ -296,6 +305,9 @@ double idmapped_handoff(const std::string& path, uid_t ou, gid_t og, const aw::W
 }  // namespace
 
 int main(int argc, char** argv) {
+  // This binary is also the sweep's worker half (run through sudo as the worker).
+  if (auto rc = aw::sweep_worker_main(argc, argv)) return *rc;
+  const std::string helper = aw::self_exe();
   int runs = argc > 1 ? std::atoi(argv[1]) : 5;
   if (::geteuid() != 0) {
     std::fprintf(stderr, "run as root: it creates the bench users and sudoers lines\n");
@@ -324,9 +336,9 @@ int main(int argc, char** argv) {
     // the 100k tree, by a floor sample on the same tree.
     std::vector<Times> all;
     std::vector<Floor> fl;
-    bool ok = round_trips(ou, og, *w, *f, 1, all);
+    bool ok = round_trips(ou, og, *w, *f, 1, all, helper);
     for (int i = 0; ok && i < runs; ++i) {
-      ok = round_trips(ou, og, *w, *f, 1, all);
+      ok = round_trips(ou, og, *w, *f, 1, all, helper);
       if (ok && files == 100000) fl.push_back(floor_once(*f, ou, og, *w));
     }
     if (!ok) {
@@ -346,13 +358,16 @@ int main(int argc, char** argv) {
     for (const auto& t : all) totals.push_back(t.total());
     double total = median(totals);
     std::printf(
-        "chown round trip, %6d files: median %9.1f ms = %.2f us/file (chown there %.1f ms, back "
-        "%.1f ms, lstat %.3f ms, chmod walk %.1f ms) over %d runs; first phase (modes 0644 to "
-        "close) %.1f ms = %.2f us/file%s\n",
+        "chown round trip + leftovers sweep, %6d files: median %9.1f ms = %.2f us/file (chown "
+        "there %.1f ms, back %.1f ms, lstat %.3f ms, chmod walk %.1f ms, sweep %.1f ms) over %d "
+        "runs; first phase (modes 0644 to close) %.1f ms = %.2f us/file%s\n",
         files, total / 1000, total / files, med(&Times::to_worker) / 1000, med(&Times::back) / 1000,
-        med(&Times::verify) / 1000, med(&Times::chmod) / 1000, runs, first.total() / 1000,
-        first.total() / files,
-        files == 100000 ? (total <= 500000 ? "; goal <= 0.5 s: met" : "; goal <= 0.5 s: NOT met")
+        med(&Times::verify) / 1000, med(&Times::chmod) / 1000, med(&Times::sweep) / 1000, runs,
+        first.total() / 1000, first.total() / files,
+        files == 100000 ? (total <= 500000 ? "; goal <= 0.5 s: met"
+                           : total <= 970000
+                               ? "; goal <= 0.5 s: NOT met; bound with the sweep 0.97 s: kept"
+                               : "; goal <= 0.5 s: NOT met; bound with the sweep 0.97 s: NOT kept")
                         : "");
     std::fflush(stdout);
     if (files != 100000) {

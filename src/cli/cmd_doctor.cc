@@ -12,7 +12,9 @@
 #include "config/paths.h"
 #include "doctor/doctor.h"
 #include "isolate/container/doctor.h"
+#include "isolate/user/shared_folders.h"
 #include "isolate/user/user_checks.h"
+#include "isolate/user/worker_programs.h"
 #include "proc/capture.h"
 #include "provider/doctor.h"
 #include "provider/provider.h"
@@ -151,6 +153,44 @@ std::vector<Check> inference_checks(const Config& cfg) {
   return out;
 }
 
+// Every program a unit of this config runs, as its phases name it: each agent's (its command, or
+// its provider's), each repository's setup and checks.
+std::vector<WorkerProgram> unit_programs(const Config& cfg) {
+  std::vector<WorkerProgram> out;
+  auto agent = [&out](const std::string& name, const AgentConfig& a) {
+    const ProviderSpec* spec = find_provider(a.provider.empty() ? "command" : a.provider);
+    const Argv& argv = !a.command.empty() ? a.command : spec ? spec->command : a.command;
+    if (!argv.empty()) out.push_back({"agent " + name, argv[0]});
+  };
+  for (const auto& [name, a] : cfg.agents) agent(name, a);
+  if (!cfg.default_agent.empty() && !cfg.agents.count(cfg.default_agent)) {
+    AgentConfig a;
+    a.provider = cfg.default_agent;  // a built-in provider's name needs no entry
+    agent(cfg.default_agent, a);
+  }
+  for (const auto& [name, r] : cfg.repos) {
+    if (!r.setup.empty()) out.push_back({"setup of repo " + name, r.setup[0]});
+    for (size_t i = 0; i < r.checks.size(); ++i)
+      if (!r.checks[i].empty())
+        out.push_back({fmt::format("check {} of repo {}", i + 1, name), r.checks[i][0]});
+  }
+  return out;
+}
+
+// Under isolation user the worker runs every phase: each program must be found and runnable as
+// the worker finds it (its PATH is the phases', the owner's); the shared folders it could plant
+// in outside the sweep are warnings.
+std::vector<Check> worker_checks(const Config& cfg) {
+  std::vector<Check> out{shared_folders_check()};
+  if (cfg.sandbox.mode != SandboxMode::off) out.push_back(cgroup_check(cfg));
+  auto worker = lookup_worker(cfg.worker_user);
+  if (!worker) return out;  // user_checks says the worker is missing, with the fix
+  const char* path = std::getenv("PATH");
+  for (auto& c : program_checks(unit_programs(cfg), path ? path : "/usr/bin:/bin", *worker))
+    out.push_back(std::move(c));
+  return out;
+}
+
 Registry registry_for(const Config& cfg) {
   Registry reg;
   for (const char* iso : {"none", "user", "container"}) {
@@ -164,6 +204,7 @@ Registry registry_for(const Config& cfg) {
   }
   reg.add("none", [&cfg] { return sandbox_checks(cfg); });
   reg.add("user", user_provider(cfg.worker_user));
+  reg.add("user", [&cfg] { return worker_checks(cfg); });
   reg.add("container", container_provider(cfg));
   return reg;
 }

@@ -1,14 +1,23 @@
 #include "cli/doctor_sandbox.h"
 
+#include <unistd.h>
+
 #include "config/paths.h"
+#include "isolate/sandbox/limits_source.h"
 #include "isolate/sandbox/sandbox.h"
 #include "unit/isolated_run.h"
 
 namespace aw {
 
+Check cgroup_check(const Config& cfg) {
+  return {"where containment and limits come from", true,
+          describe_limits(cfg.sandbox.limits.enabled), ""};
+}
+
 std::vector<Check> sandbox_checks(const Config& cfg) {
   std::vector<Check> out;
   if (cfg.sandbox.mode == SandboxMode::off) return out;
+  out.push_back(cgroup_check(cfg));
   std::string where = cfg.file.empty() ? default_config_path() : cfg.file;
   SandboxPaths sp = sandbox_base_paths(cfg);
   // Every configured program, as the units' phases will resolve them: their toolchains are lent.

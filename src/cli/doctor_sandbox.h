@@ -14,4 +14,8 @@ namespace aw {
 // Empty when the sandbox is off (isolation_check in cmd_doctor.cc says so).
 std::vector<Check> sandbox_checks(const Config& cfg);
 
+// Informational: what contains the phases (cgroup v2 at the root, the owner's delegated group, a
+// systemd user scope, cgroup v1, a subreaper) and where the limits come from.
+Check cgroup_check(const Config& cfg);
+
 }  // namespace aw

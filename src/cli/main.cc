@@ -1,12 +1,17 @@
 // awaywork: run AI coding agents unattended, isolated, and publish only checked outputs.
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
+
+#include <filesystem>
 
 #include "cli/cmd_probe.h"
 #include "cli/cmd_secret.h"
 #include "cli/commands.h"
 #include "cli/probe_user.h"
 #include "cli/sandbox_exec.h"
+#include "cli/version.h"
 #include "git/git.h"
+#include "isolate/user/leftovers.h"
 
 int main(int argc, char** argv) {
   using namespace aw;
@@ -15,11 +20,16 @@ int main(int argc, char** argv) {
   // Hidden halves run as the worker of isolation user; their arguments are passed on exactly.
   if (auto rc = sandbox_exec_main(argc, argv)) return *rc;
   if (auto rc = probe_worker_main(argc, argv)) return *rc;
+  if (auto rc = sweep_worker_main(argc, argv)) return *rc;
   CLI::App app{"awaywork: run coding agents unattended, isolated; publish only checked outputs"};
-  app.set_version_flag("--version", "awaywork 0.1.0");
+  app.set_version_flag("--version", fmt::format("awaywork {} (commit {})", kVersion, kCommit));
   app.require_subcommand(1);
+  // Global options may also follow the subcommand (`awaywork run --config F`): what a subcommand
+  // does not know falls through to here. Set before the subcommands, which inherit it.
+  app.fallthrough();
   GlobalOptions g;
   app.add_option("--config", g.config, "config file (default ~/.config/awaywork/config.yml)");
+  app.add_flag("--json", g.json, "print JSON (the commands that have it)");
 
   RunOptions r;
   auto* run = app.add_subcommand("run", "run one unit now");
@@ -88,6 +98,18 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : kExitUsage;
+  }
+  // Made absolute at once: the config's own paths (hidden, state) are checked as absolute, and
+  // the sandbox hides this very file by its path.
+  if (!g.config.empty()) {
+    std::error_code ec;
+    auto abs = std::filesystem::absolute(g.config, ec);
+    if (ec) {
+      fmt::print(stderr, "awaywork: --config {}: cannot make it absolute: {}\n", g.config,
+                 ec.message());
+      return kExitUsage;
+    }
+    g.config = abs.lexically_normal().string();
   }
   if (run->parsed()) return cmd_run(g, r);
   if (units->parsed()) return cmd_units(g);

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "base/fs.h"
+#include "base/gcc_quirks.h"
 #include "isolate/sandbox/plan_json.h"
 #include "isolate/sandbox/sandbox.h"
 #include "proc/runner.h"
@@ -87,7 +88,7 @@ bool worker_cannot_reach(const std::string& path) {
   std::string dir = path;
   while (dir.size() > 1) {
     dir = dir.substr(0, dir.rfind('/'));
-    if (dir.empty()) dir = "/";
+    AW_NO_WRESTRICT(if (dir.empty()) dir = "/";)  // base/gcc_quirks.h
     if (::lstat(dir.c_str(), &st) == 0) return ::access(dir.c_str(), R_OK | X_OK) != 0;
     if (errno == EACCES) return true;
   }

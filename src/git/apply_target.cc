@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 
+#include "base/gcc_quirks.h"
 #include "git/git_internal.h"
 #include "secrets/store.h"
 
@@ -164,7 +165,8 @@ Result<bool> is_same_unit(const GitCall& base, const std::string& commit, const 
   AW_TRY(std::string obj, git_ok(g));
   size_t body = obj.find("\n\n");
   std::string head = obj.substr(0, body);
-  std::string msg = body == std::string::npos ? "" : "\n" + obj.substr(body + 2) + "\n";
+  AW_NO_WRESTRICT(std::string msg =
+                      body == std::string::npos ? "" : "\n" + obj.substr(body + 2) + "\n";)
   bool marked = msg.find("\n" + marker + "\n") != std::string::npos;
   if (!marked) return false;
   if (gitx::first_line(head) != "tree " + tree)

@@ -1,5 +1,7 @@
 #include "proc/cgroup.h"
 
+#include "proc/cgroup_delegate.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -79,7 +81,12 @@ void append_pids(const std::string& path, std::vector<pid_t>& out) {
 // keeper that died with our pid number: refuse it rather than share it.
 bool make_leaf(const std::string& root, std::string_view leaf, std::string& dir) {
   std::string parent = root + "/awaywork";
-  if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) return false;
+  if (::mkdir(parent.c_str(), 0755) == 0) {
+    enable_controllers(root);  // the phases' groups get the limits' controllers, where offered
+    enable_controllers(parent);
+  } else if (errno != EEXIST) {
+    return false;
+  }
   dir = parent + "/" + std::string(leaf);
   return ::mkdir(dir.c_str(), 0755) == 0;
 }
@@ -102,14 +109,21 @@ bool wait_v2_frozen(const std::string& dir) {
 
 }  // namespace
 
-CgroupRoots find_cgroup_roots(CgroupMode mode) {
+CgroupRoots find_cgroup_roots(CgroupMode mode, std::string* why_no_v2) {
   CgroupRoots r;
   if (mode == CgroupMode::none) return r;
   if (mode != CgroupMode::v1_only) {
-    if (is_cgroup2("/sys/fs/cgroup"))
-      r.v2 = "/sys/fs/cgroup";
-    else if (is_cgroup2("/sys/fs/cgroup/unified"))
-      r.v2 = "/sys/fs/cgroup/unified";
+    std::string mount = is_cgroup2("/sys/fs/cgroup")           ? "/sys/fs/cgroup"
+                        : is_cgroup2("/sys/fs/cgroup/unified") ? "/sys/fs/cgroup/unified"
+                                                               : "";
+    if (mount.empty()) {
+      if (why_no_v2) *why_no_v2 = "no cgroup2 file system is mounted";
+    } else if (::geteuid() == 0 || ::access(mount.c_str(), W_OK) == 0) {
+      r.v2 = mount;  // root's own: v2_source stays "" (the record says plain "cgroup v2")
+    } else if (auto d = delegated_cgroup(mount, true, why_no_v2)) {
+      r.v2 = d->base;
+      r.v2_source = d->source;
+    }
   }
   if (mode != CgroupMode::v2_only) {
     if (is_cgroup1("/sys/fs/cgroup/freezer")) r.v1_freezer = "/sys/fs/cgroup/freezer";
@@ -251,6 +265,19 @@ int sweep_orphaned_phase_cgroups(const CgroupRoots& roots) {
     }
   }
   return removed;
+}
+
+std::string v2_limit_controllers(const CgroupRoots& roots) {
+  if (roots.v2.empty()) return "";
+  std::string on = read_text(roots.v2 + "/awaywork/cgroup.subtree_control");
+  if (on.empty()) on = read_text(roots.v2 + "/cgroup.subtree_control");  // before the first phase
+  std::string out;
+  for (std::string_view c : {"memory", "pids", "cpu"})
+    if (has_word(on, c)) {
+      if (!out.empty()) out.push_back(' ');
+      out.append(c);
+    }
+  return out;
 }
 
 const char* containment_name(CgroupKind kind) {

@@ -19,11 +19,21 @@ enum class CgroupMode { automatic, v2_only, v1_only, none };
 
 // Where phase cgroups can go on this machine; found by the parent before the keeper forks.
 struct CgroupRoots {
-  std::string v2;          // a cgroup2 mount ("/sys/fs/cgroup" or ".../unified"), or ""
+  // Where awaywork's v2 groups go (v2/awaywork/<leaf>): the cgroup2 mount ("/sys/fs/cgroup" or
+  // ".../unified") for root, else the owner's delegated group (cgroup_delegate.h), or "".
+  std::string v2;
+  // For the record and doctor, when v2 is the owner's delegated group: "a systemd user scope ..."
+  std::string v2_source;
   std::string v1_freezer;  // the v1 freezer mount, or ""
   std::string v1_pids;     // the v1 pids mount (joined alongside the freezer), or ""
 };
-CgroupRoots find_cgroup_roots(CgroupMode mode);
+// `automatic` may move this process into a delegated group of the owner's, asking systemd's user
+// manager for a scope first (cgroup_delegate.h); why, when given, says why v2 was not had.
+CgroupRoots find_cgroup_roots(CgroupMode mode, std::string* why_no_v2 = nullptr);
+
+// The controllers (of memory, pids, cpu) the phases' v2 groups get: what roots.v2/awaywork hands
+// its children, "" when none (the limits then come from cgroup v1, or nowhere).
+std::string v2_limit_controllers(const CgroupRoots& roots);
 
 enum class CgroupKind { none, v2, v1 };
 

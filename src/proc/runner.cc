@@ -325,7 +325,27 @@ Result<PhaseResult> run_phase_with(const PhaseSpec& spec, const RunnerKnobs& kno
   if (rep.runner_failed) return fail("phase {}: {}", spec.name, rep.failure);
   if (!pump.hook_error().empty())
     return fail("phase {}: a hook threw ({}); the phase was stopped", spec.name, pump.hook_error());
-  return to_result(rep);
+  PhaseResult out = to_result(rep);
+  // Where the v2 group came from (root, the owner's delegated group, a systemd user scope).
+  if (out.containment == containment_name(CgroupKind::v2) && !plan.roots.v2_source.empty())
+    out.containment += " in " + plan.roots.v2_source;
+  return out;
+}
+
+CgroupSources cgroup_sources() {
+  CgroupSources out;
+  CgroupRoots r = find_cgroup_roots(CgroupMode::automatic, &out.why_no_v2);
+  if (!r.v2.empty()) {
+    out.containment =
+        r.v2_source.empty() ? "cgroup v2 (" + r.v2 + ")" : "cgroup v2 in " + r.v2_source;
+    out.v2_controllers = v2_limit_controllers(r);
+    out.why_no_v2.clear();
+  } else if (!r.v1_freezer.empty() && ::access(r.v1_freezer.c_str(), W_OK) == 0) {
+    out.containment = "cgroup v1 freezer (" + r.v1_freezer + ")";
+  } else {
+    out.containment = "subreaper (no cgroup this owner may make groups in)";
+  }
+  return out;
 }
 
 int sweep_orphaned_phases() {

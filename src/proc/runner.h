@@ -81,6 +81,17 @@ Result<PhaseResult> run_phase(const PhaseSpec& spec);
 // died with it) left in their cgroups, and remove those folders. Returns how many were removed.
 int sweep_orphaned_phases();
 
+// Where the phases' cgroups and their limits come from on this machine, for doctor, the record and
+// the sandbox's policy: a non-root owner's come from a delegated cgroup v2 group of theirs, or a
+// systemd user scope asked for over D-Bus (proc/cgroup_delegate.h). May move this process into
+// such a group (as the first phase would).
+struct CgroupSources {
+  std::string containment;     // "cgroup v2 in a systemd user scope ...", "cgroup v1 freezer"...
+  std::string v2_controllers;  // of memory, pids, cpu: what the phases' v2 groups get ("" = none)
+  std::string why_no_v2;       // when containment is not v2: why
+};
+CgroupSources cgroup_sources();
+
 // Ends this process the way a waited-for child ended (its exit code, or the same signal raised
 // again), for a process that stands in for its child (the user warden, `__sandbox-exec`).
 [[noreturn]] void exit_like(int wait_status);

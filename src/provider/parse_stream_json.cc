@@ -2,6 +2,7 @@
 // cursor-agent's stream-json (documented by Cursor; same envelope plus "tool_call" lines).
 #include <fmt/format.h>
 
+#include "base/gcc_quirks.h"
 #include "provider/events_internal.h"
 
 namespace aw::events {
@@ -14,10 +15,11 @@ std::string result_text(const json& block) {
   if (it == block.end()) return "";
   if (it->is_string()) return it->get<std::string>();
   std::string out;
-  if (it->is_array())
-    for (const auto& b : *it)
-      if (b.is_object() && str(b, "type") == "text")
-        out += (out.empty() ? "" : "\n") + str(b, "text");
+  if (!it->is_array()) return out;
+  for (const auto& b : *it) {
+    if (!b.is_object() || str(b, "type") != "text") continue;
+    AW_NO_WRESTRICT(out += (out.empty() ? "" : "\n") + str(b, "text");)  // base/gcc_quirks.h
+  }
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include "config/paths.h"
 #include "isolate/proxy/inference_proxy.h"
 #include "provider/events.h"
+#include "provider/login.h"
 #include "provider/provider.h"
 #include "secrets/codex_login.h"
 #include "secrets/store.h"
@@ -31,6 +32,8 @@ struct AgentSession::State {
   ProviderLaunch launch;
   std::optional<Lease> lease;
   EventParser parser{"command"};
+  std::vector<TranscriptEvent> events;                 // parsed so far (phase_over)
+  const std::vector<std::string>* literals = nullptr;  // the unit's, owned by run_unit
 
   ~State() {
     proxy.reset();  // joins the proxy's thread before its log closes
@@ -82,6 +85,19 @@ Status start_proxy(const Config& cfg, const Target& t, const std::string& creden
 }
 
 }  // namespace
+
+Status check_agent_login(const Target& t, const ResolvedProfile& profile) {
+  const ProviderSpec* spec = provider_of(t.agent);
+  if (!spec) return {};  // AgentSession::start names the unknown provider
+  LoginSources s;
+  s.agent = t.agent.name;
+  s.inference = !t.agent.inference.empty();
+  s.lend_login = t.agent.lend_login;
+  for (const auto& [name, _] : profile.env()) s.env_names.push_back(name);
+  for (const auto& name : t.agent.env)
+    if (const char* v = std::getenv(name.c_str()); v && *v) s.env_names.push_back(name);
+  return check_login(*spec, s);
+}
 
 Result<std::string> read_inference_credential(const Config& cfg, const Target& t) {
   if (t.agent.inference.empty()) return std::string();
@@ -142,6 +158,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::start(const Config& cfg, con
     s->lease = std::move(lease);
   }
   s->parser = EventParser(s->spec->name);
+  s->literals = &literals;
   return std::unique_ptr<AgentSession>(new AgentSession(std::move(s)));
 }
 
@@ -164,6 +181,17 @@ void AgentSession::feed(std::string_view bytes) {
   s_->parser.feed(bytes);
 }
 
+std::string AgentSession::phase_over() {
+  auto more = s_->parser.finish();
+  std::string last;
+  for (auto& e : more) {
+    e.text = redact_all(e.text, *s_->literals);
+    if (e.kind == TranscriptEvent::Kind::error && !e.text.empty()) last = e.text;
+    s_->events.push_back(std::move(e));
+  }
+  return last;
+}
+
 void AgentSession::revoke() {
   if (s_->proxy) s_->proxy->revoke(s_->token);
 }
@@ -183,10 +211,10 @@ void AgentSession::end(const RunDir& dir, const std::vector<std::string>& litera
     u.notes.push_back("codex login: " + (said ? *said : said.error().message));
     s_->lease.reset();
   }
-  auto events = s_->parser.finish();
-  if (events.empty()) return;
-  for (auto& e : events) e.text = redact_all(e.text, literals);
-  if (auto ok = write_events(dir.root + "/events.json", events); !ok)
+  (void)phase_over();
+  if (s_->events.empty()) return;
+  for (auto& e : s_->events) e.text = redact_all(e.text, literals);
+  if (auto ok = write_events(dir.root + "/events.json", s_->events); !ok)
     u.notes.push_back("could not write events.json: " + ok.error().message);
 }
 

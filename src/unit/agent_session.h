@@ -21,6 +21,11 @@ namespace aw {
 // agent names no upstream. A missing secret is an Error naming it and the fix.
 Result<std::string> read_inference_credential(const Config& cfg, const Target& t);
 
+// A built-in provider's CLI has a login for the unit (provider/login.h): an `inference:` upstream,
+// a lent Codex login, or its own variable among the profile's vars and secrets or the owner
+// variables the agent is handed. Checked before any phase; the Error says how to give one.
+Status check_agent_login(const Target& t, const ResolvedProfile& profile);
+
 class AgentSession {
  public:
   // Starts the proxy when the agent names `inference:` (reached through the isolator's bridge, or a
@@ -33,11 +38,15 @@ class AgentSession {
                                                      std::vector<std::string>& literals);
   ~AgentSession();
 
-  const Argv& argv() const;                  // the agent phase's argv
-  const EnvPairs& env() const;               // added to the agent phase's environment only
+  const Argv& argv() const;     // the agent phase's argv
+  const EnvPairs& env() const;  // added to the agent phase's environment only
   // For the record: the agent phase's variables that carry the run token, and the lent login.
   std::vector<std::string> credential_names() const;
   void feed(std::string_view stdout_bytes);  // the agent phase's standard output
+  // The agent phase's output is over: its events are parsed to the end. Returns the text of its
+  // last error event, redacted of the unit's literals ("" = none): what a failed phase's reason
+  // carries, since the CLI's own words ("Not logged in") say more than its exit code.
+  std::string phase_over();
   // The agent phase is over: its run token is refused from now on, so that a check phase (which
   // shares the unit's network) cannot use a token the agent left behind in the clone.
   void revoke();

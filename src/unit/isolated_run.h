@@ -48,4 +48,8 @@ std::string view_note(const SandboxPlan& plan);
 struct Target;
 SandboxPaths sandbox_unit_paths(const Config& cfg, const Target& target);
 
+// For the record: "sandboxed: network none", with the allowlist's host count (isolation none and
+// user).
+std::string sandboxed_note(const SandboxPlan& plan);
+
 }  // namespace aw

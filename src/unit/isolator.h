@@ -62,6 +62,14 @@ class Isolator {
   virtual Status after_phase(int index, std::vector<std::string>& notes) = 0;
   // The unit is over. When lost, folders are left for inspection.
   virtual void finish(bool lost) = 0;
+  // Before the first phase: every phase's program can be run by whoever runs it (user: found
+  // and runnable as the worker). An Error fails the unit before any phase, with the fix.
+  virtual Status can_run(const std::vector<PhasePlan>& phases) {
+    (void)phases;
+    return {};
+  }
+  // After finish: what it found and did, for the record's notes (user: the worker's leftovers).
+  virtual std::vector<std::string> end_notes() { return {}; }
   // For the record: "sandboxed: ..." or "unsandboxed: <reason>".
   virtual std::string sandbox_note() const = 0;
 };

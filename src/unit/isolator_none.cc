@@ -158,14 +158,14 @@ class NoneIsolator : public Isolator {
   std::unique_ptr<SandboxState> sandbox_;
 };
 
+}  // namespace
+
 std::string sandboxed_note(const SandboxPlan& plan) {
   std::string note = fmt::format("sandboxed: network {}", to_string(plan.network));
   if (plan.network == Network::allowlist)
     note += fmt::format(" ({} allowed host(s) through the egress proxy)", plan.allow.size());
   return note + view_note(plan);
 }
-
-}  // namespace
 
 std::string view_note(const SandboxPlan& plan) {
   auto lines = home_in_view(plan, plan.owner_home);

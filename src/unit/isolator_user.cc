@@ -24,13 +24,16 @@
 #include <optional>
 
 #include "base/fs.h"
+#include "isolate/proxy/egress_proxy.h"
 #include "isolate/sandbox/sandbox.h"
 #include "isolate/user/handoff.h"
+#include "isolate/user/leftovers.h"
 #include "isolate/user/locations.h"
 #include "isolate/user/socket_grant.h"
 #include "isolate/user/user_checks.h"
 #include "isolate/user/warden.h"
 #include "isolate/user/worker_lock.h"
+#include "isolate/user/worker_programs.h"
 #include "isolate/user/worker_sandbox.h"
 #include "proc/capture.h"
 #include "unit/isolated_run.h"
@@ -65,7 +68,10 @@ class UserIsolator : public Isolator {
     handoff_.owner_gid = gid;
   }
 
-  ~UserIsolator() override { ::close(lock_); }
+  ~UserIsolator() override {
+    stop_egress();
+    ::close(lock_);
+  }
   UserIsolator(const UserIsolator&) = delete;
   UserIsolator& operator=(const UserIsolator&) = delete;
 
@@ -98,6 +104,13 @@ class UserIsolator : public Isolator {
     return with_context(start_sandbox(paths), "sandbox");
   }
 
+  Status can_run(const std::vector<PhasePlan>& phases) override {
+    std::vector<WorkerProgram> programs;
+    for (const auto& p : phases)
+      if (!p.argv.empty()) programs.push_back({p.name + " phase", p.argv[0]});
+    return programs_runnable(programs, phase_path(), handoff_.worker);
+  }
+
   Status before_phase() override {
     handed_ = true;
     return aw::before_phase(handoff_);
@@ -109,7 +122,7 @@ class UserIsolator : public Isolator {
     if (!phase.argv.empty()) lend_program(phase.argv[0], phase_path(), plan);
     // Each bridged socket listens by now (the proxy starts before the first phase); the worker's
     // bridge connects as the worker. Idempotent, so every phase simply sets it again.
-    for (const auto& b : plan.bridges)
+    for (const auto& b : active_bridges(plan))
       AW_CHECK(with_context(grant_socket_to(b.socket, handoff_.worker.uid), "bridge"));
     AW_TRY(std::string plan_file, files_->write_plan(plan, index));
     return make_warded_worker_launcher(handoff_.worker, report_path(index),
@@ -134,9 +147,16 @@ class UserIsolator : public Isolator {
     return true;
   }
 
-  // The worker's own name, not the owner's, in USER and LOGNAME.
+  // The worker's own name, not the owner's, in USER and LOGNAME; in network allowlist the way
+  // out, the egress proxy bridged inside.
   std::vector<std::pair<std::string, std::string>> extra_env() const override {
-    return {{"USER", handoff_.worker.name}, {"LOGNAME", handoff_.worker.name}};
+    std::vector<std::pair<std::string, std::string>> env = {{"USER", handoff_.worker.name},
+                                                            {"LOGNAME", handoff_.worker.name}};
+    if (!files_ || plan_.network != Network::allowlist) return env;
+    std::string url = fmt::format("http://127.0.0.1:{}", plan_.proxy_port);
+    for (const char* k : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
+      env.emplace_back(k, url);
+    return env;
   }
 
   Status after_phase(int index, std::vector<std::string>& notes) override {
@@ -176,13 +196,17 @@ class UserIsolator : public Isolator {
       return;
     }
     if (handed_ && !take_back()) lost = true;  // a phase ended before after_phase ran
-    files_.reset();
     if (!lost) {
       (void)remove_unit_folder(handoff_.folders[1]);
       if (!work_id_ || no_repository_) (void)remove_unit_folder(handoff_.folders[0]);
     }
     write_locations(!lost);
+    sweep_leftovers();
+    stop_egress();
+    files_.reset();
   }
+
+  std::vector<std::string> end_notes() override { return std::move(end_notes_); }
 
   std::string sandbox_note() const override { return note_; }
 
@@ -195,9 +219,56 @@ class UserIsolator : public Isolator {
     AW_TRY(plan_, make_plan(sandbox_->config, sp));
     plan_.cgroup_name = sandbox_->unit_id;
     AW_TRY(files_, WorkerSandboxFiles::make(handoff_.worker, self_exe()));
+    if (plan_.network == Network::allowlist) AW_CHECK(start_egress());
     // The policy was decided before the unit existed; this catches what only the real paths
     // can show.
     return sandbox_available(plan_);
+  }
+
+  // What the worker left outside the unit's folders goes before the next unit can meet it, once
+  // its processes are proved gone (a live one could plant again behind the sweep).
+  void sweep_leftovers() {
+    if (auto gone = kill_worker_processes(handoff_.worker); !gone) {
+      end_notes_.push_back("the worker's leftovers were not swept: " + gone.error().message);
+      return;
+    }
+    std::unique_ptr<WorkerSandboxFiles> own;
+    if (!files_) {
+      auto f = WorkerSandboxFiles::make(handoff_.worker, self_exe());
+      if (!f) {
+        end_notes_.push_back("the worker's leftovers were not swept: " + f.error().message);
+        return;
+      }
+      own = std::move(*f);
+    }
+    std::vector<std::string> keep;
+    for (const auto& f : handoff_.folders) keep.push_back(f.path);
+    auto swept = sweep_worker_leftovers(handoff_.worker, (files_ ? files_ : own)->helper(), keep);
+    end_notes_.push_back(swept ? describe_sweep(handoff_.worker.name, *swept)
+                               : "the worker's leftovers: " + swept.error().message);
+  }
+
+  // network allowlist: awaywork's egress proxy listens in the helper folder under a random name,
+  // like the inference proxy's socket; launcher() opens it to the worker alone (an ACL entry).
+  Status start_egress() {
+    AW_TRY(std::string sock, files_->socket_path("egress"));
+    egress_log_ = std::fopen((run_root_ + "/egress.log").c_str(), "ae");
+    std::FILE* log = egress_log_;
+    EgressProxyOptions o;
+    o.socket_path = sock;
+    o.allow = plan_.allow;
+    o.log = [log](const std::string& line) {
+      if (log) std::fprintf(log, "%s\n", line.c_str()), std::fflush(log);
+    };
+    AW_TRY(egress_, with_context(EgressProxy::start(std::move(o)), "egress proxy"));
+    plan_.proxy_socket = sock;
+    return {};
+  }
+
+  void stop_egress() {
+    egress_.reset();  // joins the proxy's thread before its log closes
+    if (egress_log_) std::fclose(egress_log_);
+    egress_log_ = nullptr;
   }
 
   Status take_back() {
@@ -221,6 +292,8 @@ class UserIsolator : public Isolator {
   std::optional<SandboxChoice> sandbox_;
   SandboxPlan plan_;
   std::unique_ptr<WorkerSandboxFiles> files_;  // set when the phases run sandboxed
+  std::unique_ptr<EgressProxy> egress_;        // network allowlist
+  std::FILE* egress_log_ = nullptr;
   bool no_repository_ = false;
   Handoff handoff_;
   UnitPaths paths_;
@@ -228,12 +301,9 @@ class UserIsolator : public Isolator {
   DirId outputs_id_{};
   std::optional<DirId> work_id_;
   bool handed_ = false;
+  std::vector<std::string> end_notes_;
   int lock_;
 };
-
-std::string sandboxed_note(const SandboxPlan& plan) {
-  return fmt::format("sandboxed: network {}", to_string(plan.network)) + view_note(plan);
-}
 
 // The sandbox decision, before the unit exists: a note for the record, and the choice when the
 // phases run sandboxed. `required` refuses (an Error) what cannot be built.
@@ -244,17 +314,12 @@ Result<std::string> decide_sandbox(const Config& cfg, const Target* target,
   SandboxPaths sp = target ? sandbox_unit_paths(cfg, *target) : sandbox_base_paths(cfg);
   sp.root_owner = false;  // the worker is never root: the kernel refuses it root's files
   AW_TRY(SandboxPlan plan, with_context(make_plan(cfg.sandbox, sp), "sandbox"));
-  if (plan.network == Network::allowlist) {
-    std::string why =
-        "network allowlist is not available under isolation user yet (the worker cannot reach "
-        "the egress proxy's socket); use network none or host";
-    if (cfg.sandbox.mode == SandboxMode::required)
-      return fail("sandbox: {} (sandbox: required refuses to run the unit)", why);
-    return "unsandboxed: " + why;
-  }
   // Tried as the owner: the worker's kernel features are the same, and the limits are the
-  // owner's to set (the warden applies them before sudo).
-  AW_TRY(std::string reason, sandbox_decision(plan));
+  // owner's to set (the warden applies them before sudo). The egress proxy of network allowlist
+  // is awaywork's own, started with the unit (the worker reaches its socket by an ACL entry).
+  SandboxPlan policy = plan;
+  if (policy.network == Network::allowlist) policy.network = Network::none;
+  AW_TRY(std::string reason, sandbox_decision(policy));
   if (!reason.empty()) return reason;
   choice = SandboxChoice{cfg.sandbox, sp, unit_id};
   return sandboxed_note(plan);

@@ -160,7 +160,11 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
   spec.launcher = std::move(*launcher);
   std::string started = iso_now();
   auto result = run_phase(spec);
-  if (events) events->revoke();
+  std::string said;  // the agent's last error event, for a failed phase's reason
+  if (events) {
+    events->revoke();
+    said = events->phase_over();
+  }
   ctx.transcript.flush();
   if (result) {
     PhaseRecord rec = to_record(plan, started, *result);
@@ -182,7 +186,9 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
     return PhaseVerdict::lost;
   }
   for (auto& r : repairs) u.notes.push_back(fmt::format("after {}: {}", plan.name, r));
-  return verdict_of(plan, *result, u);
+  PhaseVerdict v = verdict_of(plan, *result, u);
+  if (v != PhaseVerdict::ok && !said.empty()) u.reason += ": the agent said: " + said;
+  return v;
 }
 
 }  // namespace aw

@@ -7,6 +7,7 @@
 #include "base/fs.h"
 #include "check/redact.h"
 #include "config/paths.h"
+#include "isolate/sandbox/limits_source.h"
 #include "record/store.h"
 #include "unit/agent_session.h"
 #include "unit/isolator.h"
@@ -53,6 +54,7 @@ struct Unit {
     u.reason = reason;
     u.ended_at = iso_now();
     iso.finish(state == UnitState::lost);
+    for (auto& n : iso.end_notes()) u.notes.push_back(std::move(n));
     (void)write_file(dir.summary(), to_json(u).dump(2) + "\n", 0600);
     if (auto ok = store.save(u); !ok)
       u.notes.push_back("could not save the record: " + ok.error().message);
@@ -96,6 +98,8 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   u.base_commit = t.base_commit;
   u.isolation = to_string(cfg.isolation);
   u.sandbox = iso->sandbox_note();
+  if (u.sandbox.rfind("sandboxed", 0) == 0 && cfg.isolation != Isolation::container)
+    u.notes.push_back(describe_limits(cfg.sandbox.limits.enabled));
   u.runner_pid = ::getpid();
   u.runner_start = process_start_time(u.runner_pid);
   AW_TRY(RunDir dir, make_run_dir(state, u.id));
@@ -107,6 +111,8 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   unit.prompt_redacted = u.prompt != req.prompt;
   if (!profile) return unit.end(UnitState::failed, "prepare: " + profile.error().message);
   if (!credential) return unit.end(UnitState::failed, "prepare: " + credential.error().message);
+  if (auto ok = check_agent_login(t, *profile); !ok)
+    return unit.end(UnitState::failed, "prepare: " + ok.error().message);
   auto paths = iso->layout(dir);
   if (!paths) return unit.end(UnitState::failed, "prepare: " + paths.error().message);
   u.work = paths->work;
@@ -133,8 +139,11 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   PhaseContext ctx{t,        *paths,      *iso, u.id,     req.prompt,
                    deadline, *transcript, obs,  *profile, agent->get()};
+  auto plans = plan_phases(t, *paths);
+  if (auto ok = iso->can_run(plans); !ok)
+    return unit.end(UnitState::failed, "prepare: " + ok.error().message);
   int index = 0;
-  for (const auto& plan : plan_phases(t, *paths)) {
+  for (const auto& plan : plans) {
     PhaseVerdict v = run_one_phase(ctx, plan, index++, *clone, u);
     (void)store.save(u);
     if (v != PhaseVerdict::ok) {

@@ -1,9 +1,12 @@
 // After a crash: what an awaywork that died mid-unit left behind is found at the next start.
 #include <unistd.h>
 
+#include "base/fs.h"
 #include "isolate/container/engine.h"
+#include "isolate/user/leftovers.h"
 #include "isolate/user/locations.h"
 #include "isolate/user/worker_lock.h"
+#include "isolate/user/worker_sandbox.h"
 #include "proc/runner.h"
 #include "record/store.h"
 #include "unit/pipeline.h"
@@ -29,6 +32,20 @@ int remove_leftover_containers(const Config& cfg, const std::vector<std::string>
   return removed;
 }
 
+// After a reclaim (the worker's processes killed, its folders taken back): what the dead unit's
+// worker left in the shared folders goes too, as after every unit.
+std::string sweep_after_crash(const UserUnitLocations& where) {
+  auto worker = lookup_worker(where.worker);
+  if (!worker) return "the worker's leftovers were not swept: " + worker.error().message;
+  auto files = WorkerSandboxFiles::make(*worker, self_exe());
+  if (!files) return "the worker's leftovers were not swept: " + files.error().message;
+  std::vector<std::string> keep;
+  for (const auto& f : where.folders) keep.push_back(f.path);
+  auto swept = sweep_worker_leftovers(*worker, (*files)->helper(), keep);
+  return swept ? describe_sweep(worker->name, *swept)
+               : "the worker's leftovers: " + swept.error().message;
+}
+
 // A user unit's folders were the worker's when its awaywork died (or the phase's processes still
 // run as the worker): kill those, take the folders back, and say so in the record. Found by the
 // run folder's isolation.json, whatever the config says now.
@@ -38,7 +55,7 @@ void reclaim_user_folders(const Config& cfg, Store& store, const std::vector<std
     if (!u || u->run_dir.empty()) continue;
     auto where = read_locations(u->run_dir + "/isolation.json");
     if (!where) continue;  // not a user unit
-    std::string note;
+    std::string note, swept;
     auto lock = lock_worker(state_dir_of(cfg), where->worker);
     if (!lock) {
       std::string paths;
@@ -49,10 +66,12 @@ void reclaim_user_folders(const Config& cfg, Store& store, const std::vector<std
           lock.error().message, ::getuid(), ::getgid(), paths);
     } else {
       auto said = reclaim_abandoned(*where, ::getuid(), ::getgid());
-      ::close(*lock);
       note = said ? "recovered: " + *said : "recovery failed: " + said.error().message;
+      if (said) swept = sweep_after_crash(*where);
+      ::close(*lock);
     }
     u->notes.push_back(note);
+    if (!swept.empty()) u->notes.push_back(swept);
     (void)store.save(*u);
   }
 }

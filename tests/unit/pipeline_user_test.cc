@@ -281,22 +281,42 @@ TEST_F(UserPipeline, SandboxedTimedOutPhaseEndsWithNothingLeft) {
   if (where.is_object()) fs::remove_all(fs::path(where["clone"].get<std::string>()).parent_path());
 }
 
-// `required` with what isolation user cannot layer yet (network: allowlist): refused, nothing run.
-TEST_F(UserPipeline, SandboxAllowlistUnderRequiredIsRefused) {
+// network: allowlist under isolation user: the worker's sandbox reaches awaywork's egress proxy
+// through a socket opened to the worker alone (an ACL entry, as the inference proxy's is), so
+// `required` runs the unit: a host not listed gets the proxy's 403, a direct connection goes
+// nowhere, and the proxy logs the attempt.
+TEST_F(UserPipeline, SandboxAllowlistUnderRequiredRunsThroughTheEgressProxy) {
   AW_NEED_USERS(u);
-  world(*u, {{"a.txt", "x\n"}});
-  std::string marker = root + "/ran";
-  write_config(agent_script("never", "touch " + marker),
+  // GET through HTTP_PROXY with bash's /dev/tcp; the status line.
+  std::string get =
+      "p=${HTTP_PROXY#http://}; exec 3<>/dev/tcp/${p%:*}/${p##*:} || exit 9\n"
+      "printf 'GET http://%s/ HTTP/1.1\\r\\nHost: %s\\r\\nConnection: close\\r\\n\\r\\n' "
+      "\"$1\" \"$1\" >&3\n"
+      "head -n1 <&3 | tr -d '\\r'\n";
+  world(*u, {{"a.txt", "x\n"}, {"get.sh", get}});
+  write_config(agent_script("fetch",
+                            "echo \"$HTTP_PROXY\" > proxy.txt\n"
+                            "bash get.sh denied.example > denied.txt 2>&1 || true\n"
+                            "bash -c '(exec 3<>/dev/tcp/1.1.1.1/80) 2>/dev/null && echo reached "
+                            "|| echo refused' > direct.txt\n"
+                            "echo y > a.txt\n"),
                "isolation: user\nworker_user: " + std::string(kWorker) +
                    "\nsandbox: {mode: required, limits: off, network: allowlist, allow: "
                    "[example.com]}\n");
   ::chmod(config.c_str(), 0644);
-  auto r = run_as_owner("must not run");
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("network allowlist is not available under isolation user"),
-            std::string::npos)
-      << r.err;
-  EXPECT_FALSE(exists(marker));
+  auto r = run_as_owner("fetch through the proxy");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.record["sandbox"],
+            "sandboxed: network allowlist (1 allowed host(s) through the egress proxy)")
+      << r.out;
+  std::string branch = r.record["branch"];
+  EXPECT_EQ(owner_git(src, "show " + branch + ":proxy.txt"), "http://127.0.0.1:3128\n");
+  EXPECT_EQ(owner_git(src, "show " + branch + ":denied.txt").rfind("HTTP/1.1 403", 0), 0u)
+      << owner_git(src, "show " + branch + ":denied.txt");
+  EXPECT_EQ(owner_git(src, "show " + branch + ":direct.txt"), "refused\n");
+  EXPECT_NE(read(r.record["run_dir"].get<std::string>() + "/egress.log").find("denied.example"),
+            std::string::npos);
+  fs::remove_all(fs::path(locations(r)["clone"].get<std::string>()).parent_path());
 }
 
 // The kill after a phase reaches every process of the worker: a second unit waits its turn.

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "base/gcc_quirks.h"
 #include "isolate/container/container_launcher.h"
 #include "proc/capture.h"
 
@@ -88,7 +89,7 @@ Result<EngineOutput> engine_command(const Engine& e, const std::vector<std::stri
                fmt::format("{:.3f}", std::max<double>(0.1, deadline.count() / 1000.0)), e.client};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.env = e.client_env;
-  spec.cwd = "/";
+  AW_NO_WRESTRICT(spec.cwd = "/";)  // base/gcc_quirks.h
   AW_TRY(auto c, capture(spec));
   // timeout(1) exits 124 when it had to stop the client, 137 when it had to kill it.
   if (c.exit_code == 124 || c.exit_code == 137 || c.exit_code == -1)

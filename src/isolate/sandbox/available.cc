@@ -3,13 +3,16 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 
 #include "isolate/sandbox/sandbox.h"
+#include "proc/runner.h"
 
 namespace aw {
 namespace {
@@ -24,9 +27,31 @@ bool can_clone(unsigned long flags) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+// The v2 tree's controllers ("memory pids cpu ..."): at /sys/fs/cgroup on a v2 machine, at its
+// .../unified on a hybrid one; "" without a v2 tree.
+std::string v2_controllers() {
+  for (const char* f :
+       {"/sys/fs/cgroup/cgroup.controllers", "/sys/fs/cgroup/unified/cgroup.controllers"}) {
+    std::ifstream in(f);
+    if (in) return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  return "";
+}
+
+// memory is a v1 hierarchy here and the v2 tree does not offer it: no delegation can help.
+bool limits_v1_only() {
+  struct stat st {};
+  return ::stat("/sys/fs/cgroup/memory/memory.limit_in_bytes", &st) == 0 &&
+         v2_controllers().find("memory") == std::string::npos;
+}
+
 bool cgroup_writable(const SandboxPlan&) {
   // v1 groups are made below our own; root (or a delegated tree) can do that.
-  return ::access("/sys/fs/cgroup/memory", W_OK) == 0 || ::geteuid() == 0;
+  if (::access("/sys/fs/cgroup/memory", W_OK) == 0 || ::geteuid() == 0) return true;
+  // A non-root owner: a delegated cgroup v2 group of theirs (or a systemd user scope) whose
+  // children get the memory and pids controllers.
+  std::string c = cgroup_sources().v2_controllers;
+  return c.find("memory") != std::string::npos && c.find("pids") != std::string::npos;
 }
 
 }  // namespace
@@ -52,10 +77,22 @@ std::vector<MissingFeature> probe_sandbox(const SandboxPlan& plan) {
   }
   if (::prctl(PR_GET_SECCOMP) < 0)
     missing.push_back({"seccomp filters", "a kernel built with CONFIG_SECCOMP_FILTER"});
-  if (plan.apply_limits && !cgroup_writable(plan))
-    missing.push_back({"cgroup limits (memory, pids, cpu)",
-                       "run awaywork as root, delegate a cgroup v2 subtree (systemd-run --user "
-                       "--scope -p Delegate=yes), or set `sandbox: {limits: off}` in the config"});
+  if (plan.apply_limits && !cgroup_writable(plan)) {
+    if (limits_v1_only())
+      missing.push_back(
+          {"cgroup limits (memory, pids, cpu): this kernel binds the memory, pids and cpu "
+           "controllers to cgroup v1 (its cgroup v2 tree offers none of them), and systemd "
+           "delegates only cgroup v2 to a user, so no cgroup of yours can hold the limits",
+           "run awaywork as root; or boot with systemd.unified_cgroup_hierarchy=1 (cgroup v2 with "
+           "the controllers, which systemd delegates to user@UID.service); or set `sandbox: "
+           "{limits: off}` in the config (the phases stay contained, and RLIMIT_NPROC in the "
+           "sandbox's user namespace still stops a fork bomb)"});
+    else
+      missing.push_back(
+          {"cgroup limits (memory, pids, cpu)",
+           "run awaywork as root, delegate a cgroup v2 subtree (systemd-run --user "
+           "--scope -p Delegate=yes), or set `sandbox: {limits: off}` in the config"});
+  }
   if (plan.network == Network::allowlist &&
       (plan.proxy_socket.empty() || ::access(plan.proxy_socket.c_str(), F_OK) != 0))
     missing.push_back(

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -16,8 +17,10 @@
 #include <sstream>
 
 #include "base/fs.h"
+#include "isolate/sandbox/limits_source.h"
 #include "isolate/sandbox/sandbox.h"
 #include "isolate/sandbox/steps.h"
+#include "proc/runner.h"
 
 namespace aw {
 namespace sandbox {
@@ -133,11 +136,23 @@ Status apply_cgroup_limits(const SandboxPlan& plan, const ExecRequest& req, pid_
   return v1_limits(plan, child);
 }
 
-std::string apply_rlimits(const SandboxPlan&) {
+std::string apply_rlimits(const SandboxPlan& plan) {
   struct rlimit core {
     0, 0
   };
   if (::setrlimit(RLIMIT_CORE, &core) != 0) return step_error("rlimits", "core", errno);
+  // The pids limit again as RLIMIT_NPROC, set here inside the sandbox's own user namespace, where
+  // the kernel counts it for this namespace alone (the owner's processes outside do not count):
+  // a fork bomb stops even where no cgroup gives a pids limit (`limits: off`, an owner without a
+  // delegated pids controller). Never raised above what we were given. The kernel exempts uid 0
+  // outside (a root owner, who has cgroups anyway).
+  struct rlimit nproc {};
+  if (plan.limits.pids > 0 && ::getrlimit(RLIMIT_NPROC, &nproc) == 0) {
+    rlim_t want = static_cast<rlim_t>(plan.limits.pids);
+    if (nproc.rlim_max != RLIM_INFINITY) want = std::min(want, nproc.rlim_max);
+    nproc.rlim_cur = nproc.rlim_max = want;
+    if (::setrlimit(RLIMIT_NPROC, &nproc) != 0) return step_error("rlimits", "nproc", errno);
+  }
   // Keep nofile within the hard limit we were given (it cannot be raised without privilege).
   struct rlimit nofile {};
   if (::getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
@@ -148,6 +163,21 @@ std::string apply_rlimits(const SandboxPlan&) {
 }
 
 }  // namespace sandbox
+
+std::string describe_limits(bool enabled) {
+  CgroupSources s = cgroup_sources();
+  std::string where = "phases contained by " + s.containment;
+  if (!enabled)
+    return where +
+           "; limits off in the config (RLIMIT_NPROC at limits.pids in the sandbox's user "
+           "namespace still caps processes)";
+  if (!s.v2_controllers.empty())
+    return where + "; limits from its cgroup v2 groups (" + s.v2_controllers + ")";
+  if (::geteuid() == 0 || ::access((std::string(sandbox::kV1Root) + "/memory").c_str(), W_OK) == 0)
+    return where + "; limits from cgroup v1 groups (memory, pids, cpu) below awaywork's own";
+  return where + "; no cgroup of this owner's can hold limits" +
+         (s.why_no_v2.empty() ? "" : " (" + s.why_no_v2 + ")");
+}
 
 Status sweep_sandbox_cgroups() {
   std::string errors;

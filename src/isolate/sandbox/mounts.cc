@@ -22,6 +22,7 @@
 #include <map>
 #include <set>
 
+#include "base/gcc_quirks.h"
 #include "isolate/sandbox/steps.h"
 
 namespace aw::sandbox {
@@ -53,7 +54,7 @@ int open_beneath(int root_fd, const std::string& abs, int flags) {
   how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
   std::string rel = abs.substr(
       abs.find_first_not_of('/') == std::string::npos ? abs.size() : abs.find_first_not_of('/'));
-  if (rel.empty()) rel = ".";
+  AW_NO_WRESTRICT(if (rel.empty()) rel = ".";)  // base/gcc_quirks.h
   return static_cast<int>(::syscall(SYS_openat2, root_fd, rel.c_str(), &how, sizeof how));
 }
 
@@ -471,7 +472,7 @@ class ViewBuilder {
       std::string parent = path.substr(0, path.rfind('/'));
       std::string name = path.substr(path.rfind('/') + 1);
       for (;;) {
-        if (parent.empty()) parent = "/";
+        AW_NO_WRESTRICT(if (parent.empty()) parent = "/";)  // base/gcc_quirks.h
         Fd p(open_beneath(root_.fd, parent, O_PATH | O_DIRECTORY));
         if (p) break;
         name = parent.substr(parent.rfind('/') + 1);

@@ -1,4 +1,5 @@
 #include "isolate/user/worker_launcher.h"
+#include "isolate/user/worker_programs.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -75,7 +76,9 @@ Result<std::vector<std::string>> worker_argv(const WorkerUser& worker, const Exe
     names += (names.empty() ? "" : ",") + n;
   }
   std::string path = env_value(req.env, "PATH");
-  AW_TRY(std::string prog, find_program(req.argv[0], path.empty() ? "/usr/bin:/bin" : path));
+  // Found as the worker finds it: an entry under the owner's closed home is passed over.
+  AW_TRY(std::string prog,
+         resolve_for_worker(req.argv[0], path.empty() ? "/usr/bin:/bin" : path, worker));
   if (prog.find('=') != std::string::npos) return fail("program path '{}' contains '='", prog);
   std::vector<std::string> argv = {"/usr/bin/sudo", "-n", "-u", worker.name};
   if (!names.empty()) argv.push_back("--preserve-env=" + names);

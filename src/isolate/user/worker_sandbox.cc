@@ -10,6 +10,7 @@
 #include <cerrno>
 
 #include "base/fs.h"
+#include "base/gcc_quirks.h"
 #include "isolate/sandbox/plan_json.h"
 
 namespace aw {
@@ -58,7 +59,7 @@ bool worker_can_run_unchanged(const std::string& path, const WorkerUser& worker)
     return false;
   if (!has_x(st, worker) || writable_by(st, worker)) return false;
   for (std::string dir = path.substr(0, path.rfind('/'));; dir = dir.substr(0, dir.rfind('/'))) {
-    if (dir.empty()) dir = "/";
+    AW_NO_WRESTRICT(if (dir.empty()) dir = "/";)  // base/gcc_quirks.h
     if (::stat(dir.c_str(), &st) != 0 || !has_x(st, worker) || writable_by(st, worker))
       return false;
     if (dir == "/") return true;

@@ -1,0 +1,107 @@
+// The command line's forms: global options before or after the subcommand, a relative --config
+// (made absolute at once, so the sandbox can hide it by path), and --version naming the commit.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include "../unit/unit_fixture.h"
+#include "proc/capture.h"
+
+namespace aw::test {
+namespace {
+
+class CliForms : public UnitTest {
+ protected:
+  // awaywork ARGS... exactly as given (no --config put in front), from cwd.
+  RunOutput bare(const std::vector<std::string>& args, const std::string& cwd = "") {
+    CaptureSpec spec;
+    spec.argv = {awaywork_binary()};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    for (char** e = environ; *e; ++e) spec.env.emplace_back(*e);
+    spec.cwd = cwd;
+    return run_captured(spec);
+  }
+  void SetUp() override {
+    UnitTest::SetUp();
+    make_repo({{"a.txt", "a\n"}});
+    // Sandbox off: these forms are about the command line, and run as any user.
+    write_config(agent_script("edit", "echo edited >> a.txt\n"), "", "sandbox: {mode: off}\n");
+  }
+};
+
+TEST_F(CliForms, ConfigAndJsonAfterTheSubcommand) {
+  auto r = bare({"units", "--config", config, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(r.record.is_array()) << r.out << r.err;
+}
+
+TEST_F(CliForms, ConfigAndJsonBeforeTheSubcommand) {
+  auto r = bare({"--config", config, "--json", "units"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(r.record.is_array()) << r.out << r.err;
+}
+
+TEST_F(CliForms, ConfigAfterTheSubcommandIsTheOneRead) {
+  // A config naming another state_dir: units lists from it, so the option was really used.
+  std::string other = root + "/other.yml";
+  std::ofstream(other) << "state_dir: [not a path\n";
+  auto good = bare({"units", "--config", config});
+  EXPECT_EQ(good.exit_code, 0) << good.out << good.err;
+  auto bad = bare({"units", "--config", other});
+  EXPECT_NE(bad.exit_code, 0) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find(other), std::string::npos) << bad.err;
+}
+
+TEST_F(CliForms, RunWithConfigAfterTheSubcommandRunsTheUnit) {
+  auto r = bare({"run", "--config", config, "--repo", "src", "--prompt", "edit", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.record.value("state", ""), "done") << r.out << r.err;
+}
+
+TEST_F(CliForms, RelativeConfigRunsAUnitUnderTheDefaultSandbox) {
+  if (::geteuid() != 0) {
+    const char* ci = std::getenv("CI");
+    if (ci && std::string(ci) == "true") FAIL() << "needs root (the default sandbox's limits)";
+    GTEST_SKIP() << "needs root (the default sandbox's limits)";
+  }
+  // The default sandbox: it hides the config file by its path, which must be absolute.
+  write_config(root + "/agents/edit");
+  auto r =
+      bare({"run", "--config", "config.yml", "--repo", "src", "--prompt", "edit", "--json"}, root);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.record.value("state", ""), "done") << r.out << r.err;
+  EXPECT_EQ(r.err.find("not an absolute path"), std::string::npos) << r.err;
+}
+
+TEST_F(CliForms, RelativeConfigBeforeTheSubcommandIsFound) {
+  auto r = bare({"--config", "./config.yml", "units", "--json"}, root);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(r.record.is_array()) << r.out << r.err;
+}
+
+TEST_F(CliForms, VersionNamesTheVersionAndACommitOfThisCheckout) {
+  auto r = bare({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      r.out, m, std::regex(R"(^awaywork (\d+\.\d+\.\d+) \(commit ([0-9a-f]{12}|unknown)\)\n$)")))
+      << r.out;
+  // Built from a git checkout here: the commit is a real one of it, not "unknown".
+  CaptureSpec git;
+  git.argv = {"/usr/bin/git", "-C", AW_SOURCE_DIR, "cat-file", "-e", m[2].str() + "^{commit}"};
+  for (char** e = environ; *e; ++e) git.env.emplace_back(*e);
+  auto g = capture(git);
+  ASSERT_TRUE(g) << g.error().message;
+  EXPECT_EQ(g->exit_code, 0) << "commit " << m[2] << " is not in " << AW_SOURCE_DIR << ": "
+                             << g->err;
+}
+
+TEST_F(CliForms, UnknownOptionAfterTheSubcommandIsStillAUsageError) {
+  auto r = bare({"units", "--config", config, "--no-such-option"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--no-such-option"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace aw::test
