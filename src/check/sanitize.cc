@@ -118,8 +118,8 @@ std::string capped(const std::string& clean, const SanitizeOptions& o, SanitizeS
     }
     size_t target = o.max_chars - note_chars;  // shrink in proportion to the growth
     size_t scaled = size_t(double(keep) * double(target) / double(n));
-    size_t step = std::max<size_t>({keep > scaled ? keep - scaled : 1, 1,
-                                    round >= 8 ? keep / 8 : 0});
+    size_t step =
+        std::max<size_t>({keep > scaled ? keep - scaled : 1, 1, round >= 8 ? keep / 8 : 0});
     keep = step >= keep ? 0 : keep - step;
   }
 }

@@ -9,33 +9,60 @@ namespace {
 // Lower-case letters of other scripts that render like a Latin one (after case folding).
 char confusable(int32_t c) {
   switch (c) {
-    case 0x0430: return 'a';  // Cyrillic а
-    case 0x0435: return 'e';
-    case 0x043E: return 'o';
-    case 0x0440: return 'p';
-    case 0x0441: return 'c';
-    case 0x0443: return 'y';
-    case 0x0445: return 'x';
-    case 0x0456: return 'i';
-    case 0x0458: return 'j';
-    case 0x0455: return 's';
-    case 0x0501: return 'd';
-    case 0x04BB: return 'h';
-    case 0x04CF: return 'l';
-    case 0x051B: return 'q';
-    case 0x051D: return 'w';
-    case 0x0131: return 'i';  // dotless i
-    case 0x03B1: return 'a';  // Greek α
-    case 0x03B5: return 'e';
-    case 0x03B9: return 'i';
-    case 0x03BA: return 'k';
-    case 0x03BD: return 'v';
-    case 0x03BF: return 'o';
-    case 0x03C1: return 'p';
-    case 0x03C4: return 't';
-    case 0x03C5: return 'u';
-    case 0x03C7: return 'x';
-    default: return 0;
+    case 0x0430:
+      return 'a';  // Cyrillic а
+    case 0x0435:
+      return 'e';
+    case 0x043E:
+      return 'o';
+    case 0x0440:
+      return 'p';
+    case 0x0441:
+      return 'c';
+    case 0x0443:
+      return 'y';
+    case 0x0445:
+      return 'x';
+    case 0x0456:
+      return 'i';
+    case 0x0458:
+      return 'j';
+    case 0x0455:
+      return 's';
+    case 0x0501:
+      return 'd';
+    case 0x04BB:
+      return 'h';
+    case 0x04CF:
+      return 'l';
+    case 0x051B:
+      return 'q';
+    case 0x051D:
+      return 'w';
+    case 0x0131:
+      return 'i';  // dotless i
+    case 0x03B1:
+      return 'a';  // Greek α
+    case 0x03B5:
+      return 'e';
+    case 0x03B9:
+      return 'i';
+    case 0x03BA:
+      return 'k';
+    case 0x03BD:
+      return 'v';
+    case 0x03BF:
+      return 'o';
+    case 0x03C1:
+      return 'p';
+    case 0x03C4:
+      return 't';
+    case 0x03C5:
+      return 'u';
+    case 0x03C7:
+      return 'x';
+    default:
+      return 0;
   }
 }
 

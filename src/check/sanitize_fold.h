@@ -10,8 +10,8 @@
 namespace aw::sanitize_detail {
 
 struct FoldUnit {
-  char c;          // folded ASCII, or '\x7f' for a character with no ASCII look-alike
-  uint32_t b, e;   // the code point it came from (several units may share one)
+  char c;         // folded ASCII, or '\x7f' for a character with no ASCII look-alike
+  uint32_t b, e;  // the code point it came from (several units may share one)
 };
 
 // Per code point: NFKC, case folding, marks stripped, Cyrillic/Greek look-alikes mapped to

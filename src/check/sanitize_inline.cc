@@ -33,8 +33,7 @@ size_t kept_tag_end(std::string_view s, size_t i, std::string* normalized) {
   } else if (s[j] == ' ' || s[j] == '\t') {
     size_t gt = s.find_first_of("<>`\n", j);
     if (gt == std::string_view::npos || s[gt] != '>') return 0;
-    if (closing && s.substr(j, gt - j).find_first_not_of(" \t") != std::string_view::npos)
-      return 0;
+    if (closing && s.substr(j, gt - j).find_first_not_of(" \t") != std::string_view::npos) return 0;
     end = gt + 1;
   } else {
     return 0;
@@ -69,8 +68,10 @@ Marked reduce_html(const Marked& in) {
   for (size_t i = 0; i < in.size(); ++i) {
     char c = s[i];
     if (in.k[i] == kCode || (c != '&' && c != '<')) {
-      if (esc[i]) out.copy(in, i, i + 2), ++i;
-      else out.put(c, in.k[i]);
+      if (esc[i])
+        out.copy(in, i, i + 2), ++i;
+      else
+        out.put(c, in.k[i]);
       continue;
     }
     if (c == '&') {
@@ -103,9 +104,9 @@ Marked reduce_html(const Marked& in) {
 
 namespace {
 
-constexpr std::string_view kClosingWords[] = {
-    "close", "closes", "closed", "closing", "fix",     "fixes",    "fixed",
-    "fixing", "resolve", "resolves", "resolved", "resolving"};
+constexpr std::string_view kClosingWords[] = {"close",   "closes",   "closed",   "closing",
+                                              "fix",     "fixes",    "fixed",    "fixing",
+                                              "resolve", "resolves", "resolved", "resolving"};
 
 bool name_char(char c) {
   return is_alnum(c) || c == '-' || c == '_';
@@ -173,9 +174,11 @@ class References {
 
   // GitHub links `@name` after anything but an ASCII letter or digit (so `_@x`, `é@x` count,
   // `bob@example.com` does not).
+  // Right after a wrapper, a text node starts on GitHub: `@a@b` is two mentions once the
+  // first is wrapped.
   bool word_start(size_t x) const {
     size_t b = u_[x].b;
-    return b == 0 || !is_alnum(in_.s[b - 1]);
+    return b == 0 || (b == copied_ && wrapped_) || !is_alnum(in_.s[b - 1]);
   }
 
   size_t mention(size_t x) const {
@@ -231,6 +234,7 @@ class References {
   size_t after_keyword(size_t x, size_t& end) const {
     size_t w = x;
     while (is_alpha(c(w))) ++w;
+    if (w - x < 3 || w - x > 9) return 0;
     std::string word;
     for (size_t y = x; y < w; ++y) word += u_[y].c;
     bool kw = false;
@@ -271,6 +275,7 @@ class References {
     out_.put(std::string_view(in_.s).substr(b, e - b), kNeutral);
     out_.put("</code>", kNeutral);
     copied_ = e;
+    wrapped_ = true;
   }
 
   const Marked& in_;
@@ -280,6 +285,7 @@ class References {
   std::vector<uint8_t> k_;
   Marked out_;
   size_t copied_ = 0;
+  bool wrapped_ = false;
 };
 
 }  // namespace

@@ -32,8 +32,9 @@ std::string decode(std::string_view s) {
       std::string_view name = s.substr(i + 1, semi - i - 1);
       long v = -1;
       if (name.size() > 1 && name[0] == '#')
-        v = (name[1] == 'x' || name[1] == 'X') ? std::strtol(std::string(name.substr(2)).c_str(), nullptr, 16)
-                                               : std::strtol(std::string(name.substr(1)).c_str(), nullptr, 10);
+        v = (name[1] == 'x' || name[1] == 'X')
+                ? std::strtol(std::string(name.substr(2)).c_str(), nullptr, 16)
+                : std::strtol(std::string(name.substr(1)).c_str(), nullptr, 10);
       else if (name == "colon")
         v = ':';
       else if (name == "sol")
@@ -55,10 +56,14 @@ std::string decode(std::string_view s) {
 size_t separator_at(std::string_view s, size_t i) {
   if (s[i] == ':') return 1;
   if (s[i] == '%' && i + 2 < s.size() && s[i + 1] == '3' && lower_c(s[i + 2]) == 'a') return 3;
-  if (s[i] != '&') return 0;
+  if (s[i] != '&' || i + 4 >= s.size() || (s[i + 1] != '#' && lower_c(s[i + 1]) != 'c')) return 0;
   for (std::string_view e : {"&#58;", "&#058;", "&#x3a;", "&#x003a;", "&colon;"})
     if (lower(s.substr(i, e.size())) == e) return e.size();
   return 0;
+}
+
+bool scheme_char(char c) {
+  return is_alnum(c) || c == '+' || c == '.' || c == '-';
 }
 
 // Start of the scheme ending at sep (at most 32 bytes back, never before lo): letters, digits,
@@ -67,13 +72,16 @@ size_t scheme_start(std::string_view s, size_t sep, size_t lo, bool& encoded) {
   size_t b = sep;
   while (b > lo && sep - b < 32) {
     char c = s[b - 1];
-    if (is_alnum(c) || c == '+' || c == '.' || c == '-') {
+    if (scheme_char(c)) {
       --b;
-    } else if (c == '%' && b + 1 < sep && is_xdigit(s[b]) && is_xdigit(s[b + 1])) {
+    } else if (c == '%' && b + 1 < sep && is_xdigit(s[b]) && is_xdigit(s[b + 1]) &&
+               scheme_char(char(hexval(s[b]) * 16 + hexval(s[b + 1])))) {
       --b, encoded = true;
     } else if (c == ';') {
       size_t amp = s.rfind('&', b - 1);
       if (amp == std::string_view::npos || amp < lo || b - amp > 10) break;
+      std::string d = decode(s.substr(amp, b - amp));
+      if (d.size() != 1 || !scheme_char(d[0])) break;
       b = amp, encoded = true;
     } else {
       break;
@@ -94,13 +102,17 @@ bool dangerous_scheme(const std::string& s) {
                     "intent", "blob", "about", "view-source", "jar", "facetime", "skype"});
 }
 bool web_scheme(const std::string& s) {
-  return one_of(s, {"http", "https", "ftp", "ftps", "ws", "wss", "git", "ssh", "sftp", "svn",
-                    "irc", "ircs", "news", "nntp", "telnet", "gopher"});
+  return one_of(s, {"http", "https", "ftp", "ftps", "ws", "wss", "git", "ssh", "sftp", "svn", "irc",
+                    "ircs", "news", "nntp", "telnet", "gopher"});
 }
 
+// A URL ends where markdown would end it, and at the brace entities the sanitizer writes
+// itself (so that `https://x{{` ends at the same place once `{{` is written as entities).
 size_t url_end(std::string_view s, size_t from) {
   size_t e = from;
-  while (e < s.size() && !url_char_stop(s[e])) ++e;
+  while (e < s.size() && !url_char_stop(s[e]) && s.substr(e, 5) != "&#123" &&
+         s.substr(e, 5) != "&#125")
+    ++e;
   while (e > from && std::string_view(".,;:!?*_~").find(s[e - 1]) != std::string_view::npos) --e;
   return e;
 }
@@ -132,8 +144,8 @@ struct Url {
 };
 
 // The URL that a separator at sep (length n) ends the scheme of, if any.
-bool url_at_separator(std::string_view s, size_t lo, size_t sep, size_t n,
-                      const SanitizeOptions& o, Url& u) {
+bool url_at_separator(std::string_view s, size_t lo, size_t sep, size_t n, const SanitizeOptions& o,
+                      Url& u) {
   bool encoded = n > 1;
   size_t b = scheme_start(s, sep, lo, encoded);
   if (b == sep) return false;
@@ -181,7 +193,7 @@ void urls_in(const Marked& in, size_t lo, size_t hi, const SanitizeOptions& o, S
     Url u{};
     bool found = false;
     bool word_start = i == lo || !is_alnum(s[i - 1]);
-    if (word_start && lower(s.substr(i, 4)) == "www.") {
+    if (word_start && lower_c(s[i]) == 'w' && lower(s.substr(i, 4)) == "www.") {
       u = {i, std::max(url_end(s, i), i + 4), false};
       found = true;
     } else if (s.substr(i, 2) == "//" && i + 2 < hi && is_alnum(s[i + 2]) &&
@@ -308,9 +320,11 @@ size_t link_dest(const Marked& m, const std::vector<bool>& esc, size_t p, size_t
 Marked strip_hidden_link_text(const Marked& in) {
   std::vector<bool> esc = escape_starts(in);
   const std::string& s = in.s;
-  std::vector<char> drop(in.size(), 0);  // bytes removed
+  std::vector<char> drop(in.size(), 0);   // bytes removed
   std::vector<char> guard(in.size(), 0);  // a backslash goes before this byte
   each_line(s, [&](size_t b, size_t e) {
+    std::string_view line = std::string_view(s).substr(b, e - b);
+    if (line.find_first_of("[]") == std::string_view::npos) return;
     // A reference definition: its title is never shown, nor is the definition itself when
     // nothing links to it; keep only definitions of kept https links, without title.
     size_t i = b;
@@ -318,8 +332,7 @@ Marked strip_hidden_link_text(const Marked& in) {
     while (i < e && (s[i] == '>' || s[i] == ' ')) ++i;
     if (i < e && s[i] == '[' && in.k[i] == kProse && i + 1 < e && s[i + 1] != '^') {
       size_t close = s.find(']', i);
-      if (close < e && close + 1 < e && s[close + 1] == ':' &&
-          s.find('[', i + 1) > close) {
+      if (close < e && close + 1 < e && s[close + 1] == ':' && s.find('[', i + 1) > close) {
         size_t d = close + 2;
         while (d < e && (s[d] == ' ' || s[d] == '\t')) ++d;
         size_t de = d;
@@ -329,8 +342,8 @@ Marked strip_hidden_link_text(const Marked& in) {
         while (t < e && (s[t] == ' ' || s[t] == '\t')) ++t;
         size_t next = e < s.size() ? e + 1 : e;
         while (next < s.size() && (s[next] == ' ' || s[next] == '\t')) ++next;
-        bool title_next_line = next < s.size() && std::string_view("\"'(").find(s[next]) !=
-                                                       std::string_view::npos;
+        bool title_next_line =
+            next < s.size() && std::string_view("\"'(").find(s[next]) != std::string_view::npos;
         if (kept && t < e) {  // a title on the line: drop it if it ends there
           char q = s[t] == '(' ? ')' : s[t];
           bool opener = s[t] == '"' || s[t] == '\'' || s[t] == '(';
@@ -348,7 +361,8 @@ Marked strip_hidden_link_text(const Marked& in) {
     size_t w = e - b + 1;
     std::vector<size_t> next_close(3 * w, std::string::npos);
     for (size_t x = e; x-- > b;) {
-      for (int q = 0; q < 3; ++q) next_close[size_t(q) * w + (x - b)] = next_close[size_t(q) * w + (x + 1 - b)];
+      for (int q = 0; q < 3; ++q)
+        next_close[size_t(q) * w + (x - b)] = next_close[size_t(q) * w + (x + 1 - b)];
       bool escaped = x > b && esc[x - 1];
       if (!escaped && in.k[x] != kCode) {
         if (s[x] == '"') next_close[x - b] = x;

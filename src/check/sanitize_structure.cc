@@ -48,7 +48,8 @@ std::vector<Line> split_lines(std::string_view s) {
 // Columns of leading white space (tabs to the next multiple of 4) and where the text starts.
 size_t indent_of(std::string_view l, size_t* first = nullptr) {
   size_t col = 0, i = 0;
-  for (; i < l.size() && (l[i] == ' ' || l[i] == '\t'); ++i) col = l[i] == '\t' ? (col / 4 + 1) * 4 : col + 1;
+  for (; i < l.size() && (l[i] == ' ' || l[i] == '\t'); ++i)
+    col = l[i] == '\t' ? (col / 4 + 1) * 4 : col + 1;
   if (first) *first = i;
   return col;
 }
@@ -157,9 +158,12 @@ bool tail_takes_backtick(std::string_view s, size_t p, size_t end, size_t& budge
     int depth = 0;
     for (; j < end && s[j] != ' ' && s[j] != '\t' && s[j] != '\n'; ++j) {
       if (!step() || s[j] == '`') return true;
-      if (s[j] == '\\' && j + 1 < end && s[j + 1] != '\n') ++j;
-      else if (s[j] == '(') ++depth;
-      else if (s[j] == ')' && depth-- == 0) return false;
+      if (s[j] == '\\' && j + 1 < end && s[j + 1] != '\n')
+        ++j;
+      else if (s[j] == '(')
+        ++depth;
+      else if (s[j] == ')' && depth-- == 0)
+        return false;
     }
   }
   skip_ws();

@@ -21,7 +21,8 @@ std::string S(std::string_view in, size_t max = 10000, std::string repo = "o/r")
 
 std::string unhex(std::string_view h) {
   std::string out;
-  for (size_t i = 0; i + 1 < h.size(); i += 2) out += char(std::stoi(std::string(h.substr(i, 2)), nullptr, 16));
+  for (size_t i = 0; i + 1 < h.size(); i += 2)
+    out += char(std::stoi(std::string(h.substr(i, 2)), nullptr, 16));
   return out;
 }
 
@@ -80,12 +81,15 @@ TEST(CheckSanitize, MentionsGluedToPunctuationOrAnEscape) {
             "_<code>@x</code> -<code>@y</code> .<code>@z</code> /<code>@w</code>");
   EXPECT_EQ(S("\\@alice"), "<code>@alice</code>") << "the escape's backslash is dropped";
   EXPECT_EQ(S("caf\xC3\xA9@alice"), "caf\xC3\xA9<code>@alice</code>");
+  EXPECT_EQ(S("@user@11"), "<code>@user</code><code>@11</code>")
+      << "found by fuzz_requests: after a wrapper the second is a mention too";
 }
 
 TEST(CheckSanitize, FullWidthAndCompatibilityFormsAreCaught) {
   EXPECT_EQ(S("\uFF20alice"), "<code>\uFF20alice</code>") << "full-width @ stays as written";
   EXPECT_EQ(S("\uFE6Bbob"), "<code>\uFE6Bbob</code>");
-  EXPECT_EQ(S("\uFF46\uFF49\uFF58\uFF45\uFF53 #1"), "\uFF46\uFF49\uFF58\uFF45\uFF53 <code>#1</code>");
+  EXPECT_EQ(S("\uFF46\uFF49\uFF58\uFF45\uFF53 #1"),
+            "\uFF46\uFF49\uFF58\uFF45\uFF53 <code>#1</code>");
   EXPECT_EQ(S("fixes \uFF03\uFF11"), "fixes <code>\uFF03\uFF11</code>");
   EXPECT_EQ(S("f\u0456xes #2"), "f\u0456xes <code>#2</code>") << "Cyrillic i";
   EXPECT_EQ(S("\uFB01xes #4"), "\uFB01xes <code>#4</code>") << "the fi ligature";
@@ -126,7 +130,8 @@ TEST(CheckSanitize, CodeThatGitHubMayNotSeeAsCodeIsNotTrusted) {
   // Raw text in an HTML block: backticks are not code there.
   EXPECT_EQ(S("<details>\n`@x`\n\n`@y`"), "<details>\n`<code>@x</code>`\n\n`@y`");
   // A table cell splits a span at `|`.
-  EXPECT_EQ(S("| a | b |\n|---|---|\n| `x | @y` |"), "| a | b |\n|---|---|\n| `x | <code>@y</code>` |");
+  EXPECT_EQ(S("| a | b |\n|---|---|\n| `x | @y` |"),
+            "| a | b |\n|---|---|\n| `x | <code>@y</code>` |");
   // A fence in a list item that a less indented line closes.
   EXPECT_EQ(S("1. a\n   ```\n@x\n"), "1. a\n   ```\n<code>@x</code>\n");
   // A fence inside a block quote is not trusted at all.
@@ -207,8 +212,8 @@ TEST(CheckSanitize, ReducesHtmlToASafeSet) {
 TEST(CheckSanitize, NeutralizesClosingKeywordsInEveryTense) {
   EXPECT_EQ(S("Fixes #12. closes: #3, resolved o/r#4"),
             "Fixes <code>#12</code>. closes: <code>#3</code>, resolved <code>o/r#4</code>");
-  for (std::string w : {"close", "closes", "closed", "closing", "fix", "fixed", "fixing",
-                        "resolve", "resolves", "resolved", "resolving", "FIXES", "Closed"})
+  for (std::string w : {"close", "closes", "closed", "closing", "fix", "fixed", "fixing", "resolve",
+                        "resolves", "resolved", "resolving", "FIXES", "Closed"})
     EXPECT_EQ(S(w + " #9"), w + " <code>#9</code>");
   EXPECT_EQ(S("fixes https://github.com/o/r/issues/9"),
             "fixes <code>https://github.com/o/r/issues/9</code>");
@@ -219,7 +224,8 @@ TEST(CheckSanitize, NeutralizesClosingKeywordsInEveryTense) {
 
 TEST(CheckSanitize, ReferencesToOtherRepositoriesAreInert) {
   EXPECT_EQ(S("fixed owner/other#5"), "fixed <code>owner/other#5</code>");
-  EXPECT_EQ(S("see victim/repo#1 and o/r#2 and #3"), "see <code>victim/repo#1</code> and o/r#2 and #3");
+  EXPECT_EQ(S("see victim/repo#1 and o/r#2 and #3"),
+            "see <code>victim/repo#1</code> and o/r#2 and #3");
   EXPECT_EQ(S("see https://github.com/victim/repo/issues/1"),
             "see <code>https://github.com/victim/repo/issues/1</code>");
   EXPECT_EQ(S("see https://github.com/O/R/pull/2"), "see https://github.com/O/R/pull/2");
