@@ -52,7 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string once = aw::sanitize_text(text, o);
   if (aw::sanitize_text(once, o) != once) std::abort();
   if (has_forbidden(once) || chars(once) > o.max_chars) std::abort();
-  o.max_chars = 200;  // a cut in every other input
+  o.max_chars = 200;  // a cut in every other input, and the one-line (title) form
+  o.one_line = size > 0 && (data[0] & 1);
   std::string cut = aw::sanitize_text(text, o);
   if (aw::sanitize_text(cut, o) != cut || chars(cut) > o.max_chars) std::abort();
   return 0;

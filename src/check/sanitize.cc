@@ -79,7 +79,7 @@ size_t prefix_bytes(std::string_view s, size_t chars) {
 }
 
 std::string markdown_stage(std::string_view clean, const SanitizeOptions& o, SanitizeStats& st) {
-  sd::Marked m = sd::mark_structure(clean);
+  sd::Marked m = sd::mark_structure(clean, o.one_line);
   m = sd::filter_urls(m, o, st);
   m = sd::reduce_html(m);
   m = sd::strip_hidden_link_text(m);
@@ -91,8 +91,9 @@ std::string markdown_stage(std::string_view clean, const SanitizeOptions& o, San
 // The note is inert in every context (no markup, no URL, no mention) and starts its own
 // paragraph indented by three spaces, so that it stays inside an unclosed fence that was
 // indented up to three and sanitizing the cut text again changes nothing.
-std::string cut_note(size_t max_chars) {
-  if (max_chars < 200) return "\xE2\x80\xA6";
+std::string cut_note(const SanitizeOptions& o) {
+  size_t max_chars = o.max_chars;
+  if (o.one_line || max_chars <= 256) return "\xE2\x80\xA6";
   return fmt::format("\n\n   \xE2\x80\xA6 (cut by awaywork to fit the limit of {} characters)",
                      max_chars);
 }
@@ -102,7 +103,7 @@ std::string cut_note(size_t max_chars) {
 std::string capped(const std::string& clean, const SanitizeOptions& o, SanitizeStats& st) {
   std::string out = markdown_stage(clean, o, st);
   if (count_chars(out) <= o.max_chars) return out;
-  std::string note = cut_note(o.max_chars);
+  std::string note = cut_note(o);
   size_t note_chars = count_chars(note);
   if (note_chars > o.max_chars) note.clear(), note_chars = 0;
   size_t keep = o.max_chars - note_chars;

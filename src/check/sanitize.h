@@ -41,6 +41,7 @@ struct SanitizeOptions {
   std::vector<std::string> allowed_domains = {"github.com", "*.github.com"};
   size_t max_chars = 65536;  // code points; GitHub: title 256, body and comment 65536
   std::string repo;          // "owner/name": references to it stay live; empty: none do
+  bool one_line = false;     // a title: GitHub renders inline markdown only (no fences, blocks)
 };
 
 std::string sanitize_text(std::string_view in, const SanitizeOptions& options,

@@ -69,7 +69,7 @@ std::vector<bool> escape_starts(const Marked& m);
 void put_inert(Marked& out, std::string_view inert, char first, uint8_t kind);
 
 // The passes, in the order sanitize_text runs them.
-Marked mark_structure(std::string_view s);                                          // structure.cc
+Marked mark_structure(std::string_view s, bool one_line);                           // structure.cc
 Marked filter_urls(const Marked& in, const SanitizeOptions& o, SanitizeStats& st);  // links.cc
 Marked reduce_html(const Marked& in);                                               // inline.cc
 Marked strip_hidden_link_text(const Marked& in);                                    // links.cc

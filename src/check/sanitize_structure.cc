@@ -253,7 +253,7 @@ class Spans {
 
 }  // namespace
 
-Marked mark_structure(std::string_view s) {
+Marked mark_structure(std::string_view s, bool one_line) {
   Marked m;
   m.s = std::string(s);
   m.k.assign(s.size(), kProse);
@@ -271,6 +271,10 @@ Marked mark_structure(std::string_view s) {
   auto code = [&](size_t b, size_t e) {
     for (size_t x = b; x < e && x < s.size(); ++x) m.k[x] = kCode;
   };
+  if (one_line) {  // inline markdown only: code spans, nothing of blocks
+    spans.chunk(0, s.size());
+    return m;
+  }
   for (size_t li = 0; li < lines.size(); ++li) {
     std::string_view l = s.substr(lines[li].b, lines[li].e - lines[li].b);
     size_t lb = lines[li].b, le = lines[li].e;
