@@ -1,5 +1,6 @@
 // requests.jsonl on arbitrary bytes: never crashes; kept text is clean and stable.
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
@@ -7,6 +8,7 @@
 #include "check/requests.h"
 #include "check/sanitize.h"
 #include "check/verdict.h"
+#include "github_render.h"
 
 namespace {
 
@@ -52,6 +54,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string once = aw::sanitize_text(text, o);
   if (aw::sanitize_text(once, o) != once) std::abort();
   if (has_forbidden(once) || chars(once) > o.max_chars) std::abort();
+  // Rendered as GitHub renders it, nothing is live that should not be.
+  std::string why = aw::fuzz::rendered_problem(once, o.allowed_domains, o.repo);
+  if (!why.empty()) {
+    std::fprintf(stderr, "rendered: %s\n", why.c_str());
+    std::abort();
+  }
   o.max_chars = 200;  // a cut in every other input, and the one-line (title) form
   o.one_line = size > 0 && (data[0] & 1);
   std::string cut = aw::sanitize_text(text, o);

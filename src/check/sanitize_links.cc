@@ -282,11 +282,13 @@ std::vector<size_t> bracket_matches(const Marked& m, const std::vector<bool>& es
 }
 
 // The destination and optional title after `](` at p on the line ending at e: returns the end
-// of the destination and sets title_end past the title, or npos when nothing parses.
+// of the destination and sets [title_from, title_to) to the title's text (empty without one), or
+// npos when nothing parses.
 constexpr size_t kTooLong = std::string::npos - 1;
 
 size_t link_dest(const Marked& m, const std::vector<bool>& esc, size_t p, size_t e,
-                 size_t& title_end, const std::vector<size_t>& next_close, size_t b, size_t w) {
+                 size_t& title_from, size_t& title_to, const std::vector<size_t>& next_close,
+                 size_t b, size_t w) {
   const std::string& s = m.s;
   size_t j = p;
   while (j < e && (s[j] == ' ' || s[j] == '\t')) ++j;
@@ -303,13 +305,14 @@ size_t link_dest(const Marked& m, const std::vector<bool>& esc, size_t p, size_t
   if (j == limit && limit < e) return kTooLong;
   size_t dest_end = j;
   while (j < e && (s[j] == ' ' || s[j] == '\t')) ++j;
-  title_end = dest_end;
+  title_from = title_to = dest_end;
   if (j < e && j > dest_end && (s[j] == '"' || s[j] == '\'' || s[j] == '(')) {
     int which = s[j] == '"' ? 0 : s[j] == '\'' ? 1 : 2;
     size_t close = next_close[size_t(which) * w + (j + 1 - b)];
     if (close == std::string::npos) return std::string::npos;
-    title_end = close + 1;
-    j = title_end;
+    title_from = j + 1;
+    title_to = close;
+    j = close + 1;
     while (j < e && (s[j] == ' ' || s[j] == '\t')) ++j;
   }
   return j < e && s[j] == ')' ? dest_end : std::string::npos;
@@ -349,7 +352,7 @@ Marked strip_hidden_link_text(const Marked& in) {
           bool opener = s[t] == '"' || s[t] == '\'' || s[t] == '(';
           size_t qe = opener ? s.find(q, t + 1) : std::string::npos;
           if (opener && qe < e && s.find_first_not_of(" \t", qe + 1) >= e)
-            std::fill(drop.begin() + long(de), drop.begin() + long(qe + 1), 1);
+            std::fill(drop.begin() + long(t + 1), drop.begin() + long(qe), 1);
           else
             kept = false;
         }
@@ -378,12 +381,13 @@ Marked strip_hidden_link_text(const Marked& in) {
           std::fill(drop.begin() + long(x + 2), drop.begin() + long(close), 1);
       }
       if (s[x] == ']' && s[x + 1] == '(' && in.k[x] == kProse) {
-        size_t title_end = 0;
-        size_t de = link_dest(in, esc, x + 2, e, title_end, next_close, b, w);
+        size_t title_from = 0, title_to = 0;
+        size_t de = link_dest(in, esc, x + 2, e, title_from, title_to, next_close, b, w);
         if (de == kTooLong) {
           guard[x] = 1;  // could not tell where it ends: show it as text rather than guess
-        } else if (de != std::string::npos && title_end > de) {
-          std::fill(drop.begin() + long(de), drop.begin() + long(title_end), 1);
+        } else if (de != std::string::npos && title_to > title_from) {
+          // the title's text, not its quotes: what is left parses as it did
+          std::fill(drop.begin() + long(title_from), drop.begin() + long(title_to), 1);
         }
       }
     }
