@@ -77,7 +77,7 @@ inline std::string live_in_text(const std::string& t, const std::string& repo) {
     bool start = i == 0 || !word(t[i - 1]);
     if (t[i] == '@' && start && i + 1 < t.size() && word(t[i + 1]) && t[i + 1] != '_')
       return "live mention: " + t.substr(i, 20);
-    if (!start || !(t[i] >= 'a' && t[i] <= 'z') && !(t[i] >= 'A' && t[i] <= 'Z')) continue;
+    if (!start || (!(t[i] >= 'a' && t[i] <= 'z') && !(t[i] >= 'A' && t[i] <= 'Z'))) continue;
     size_t w = i;
     while (w < t.size() && word(t[w])) ++w;
     std::string kw;
