@@ -93,7 +93,8 @@ std::string markdown_stage(std::string_view clean, const SanitizeOptions& o, San
 // indented up to three and sanitizing the cut text again changes nothing.
 std::string cut_note(const SanitizeOptions& o) {
   size_t max_chars = o.max_chars;
-  if (o.one_line || max_chars <= 256) return "\xE2\x80\xA6";
+  // after a space: glued to the cut text it could extend what it ends (`https:` + `…`)
+  if (o.one_line || max_chars <= 256) return " \xE2\x80\xA6";
   return fmt::format("\n\n   \xE2\x80\xA6 (cut by awaywork to fit the limit of {} characters)",
                      max_chars);
 }

@@ -111,6 +111,10 @@ constexpr std::string_view kClosingWords[] = {"close",   "closes",   "closed",  
 bool name_char(char c) {
   return is_alnum(c) || c == '-' || c == '_';
 }
+// What ends an issue number: `#3x` and `#3_` are no reference, `#3-` and `#3.` are.
+bool word_char(char c) {
+  return is_alnum(c) || c == '_';
+}
 
 class References {
  public:
@@ -203,7 +207,7 @@ class References {
     if (e == slash + 1 || c(e) != '#') return 0;
     size_t d = e + 1;
     while (c(d) >= '0' && c(d) <= '9') ++d;
-    if (d == e + 1 || name_char(c(d))) return 0;
+    if (d == e + 1 || word_char(c(d))) return 0;
     return same_repo(x, e) ? 0 : d;
   }
 
@@ -252,7 +256,7 @@ class References {
     if (c(r) == '#') {
       size_t d = r + 1;
       while (c(d) >= '0' && c(d) <= '9') ++d;
-      if (d > r + 1 && !name_char(c(d))) return end = d, r;
+      if (d > r + 1 && !word_char(c(d))) return end = d, r;
       return 0;
     }
     size_t e = r;
@@ -263,7 +267,7 @@ class References {
     if (c(e) != '#') return 0;
     size_t d = e + 1;
     while (c(d) >= '0' && c(d) <= '9') ++d;
-    if (d == e + 1 || name_char(c(d))) return 0;
+    if (d == e + 1 || word_char(c(d))) return 0;
     end = d;
     return r;
   }

@@ -179,7 +179,10 @@ bool url_at_separator(std::string_view s, size_t lo, size_t sep, size_t n, const
   bool userinfo = authority.find('@') != std::string_view::npos ||
                   lower(authority).find("%40") != std::string::npos;
   std::string host = lower(authority.substr(0, authority.find(':')));
-  u.keep = scheme == "https" && !encoded && exact_slashes && !userinfo &&
+  // Markdown may go on where the URL ends: in `[x](https://github.com\.evil.com)` the escape
+  // makes the host github.com.evil.com, so a host the text could continue is not kept.
+  bool host_open = auth_end == rest.size() && u.end < s.size() && s[u.end] == '\\';
+  u.keep = scheme == "https" && !encoded && exact_slashes && !userinfo && !host_open &&
            host_ok(host, o.allowed_domains) && !carries_url(rest.substr(auth_end));
   return true;
 }

@@ -177,6 +177,8 @@ TEST(CheckSanitize, UserInfoBackslashesAndLookalikeHosts) {
   EXPECT_EQ(S("https://github.com:443@evil.com/"), "(link removed)");
   EXPECT_EQ(S("[x](https:\\\\evil.com)"), "[x]((link removed))");
   EXPECT_EQ(S("[x](https:/evil.com)"), "[x]((link removed))");
+  EXPECT_EQ(S("[x](https://github.com\\.evil.com)"), "[x]((link removed)\\.evil.com)")
+      << "the escape would make the host github.com.evil.com";
   EXPECT_EQ(S("https://g\u0456thub.com/x"), "(link removed)") << "Cyrillic i";
   EXPECT_EQ(S("https://\uFF47ithub.com/x"), "(link removed)") << "full-width g";
   EXPECT_EQ(S("https://xn--gthub-n4a.com/x"), "(link removed)");
@@ -222,6 +224,8 @@ TEST(CheckSanitize, NeutralizesClosingKeywordsInEveryTense) {
   EXPECT_EQ(S("a fix for #12 and prefixes #1"), "a fix for #12 and prefixes #1");
   EXPECT_EQ(S("fixes #3;@bob"), "fixes <code>#3</code>;<code>@bob</code>");
   EXPECT_EQ(S("fixes #3x"), "fixes #3x");
+  EXPECT_EQ(S("Closed #2- and fixes #3."), "Closed <code>#2</code>- and fixes <code>#3</code>.")
+      << "found by fuzz_requests' rendering oracle";
 }
 
 TEST(CheckSanitize, ReferencesToOtherRepositoriesAreInert) {
@@ -245,7 +249,9 @@ TEST(CheckSanitize, TemplateDelimitersOutsideCode) {
 
 TEST(CheckSanitize, CapsInCharactersWithAVisibleNote) {
   EXPECT_EQ(S("ééééé", 5), "ééééé") << "characters, not bytes";
-  EXPECT_EQ(S("ééééé", 4), "ééé\xE2\x80\xA6");
+  EXPECT_EQ(S("ééééé", 4), "éé \xE2\x80\xA6");
+  EXPECT_EQ(S("see https://docs.github.com/en", 12), "see https: \xE2\x80\xA6")
+      << "found by fuzz_requests: `https:…` would read as a link on a second pass";
   std::string body(70000, 'a');
   SanitizeStats st;
   SanitizeOptions o;
