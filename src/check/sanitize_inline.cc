@@ -121,6 +121,9 @@ class References {
   References(const Marked& in, const SanitizeOptions& o, SanitizeStats& st)
       : in_(in), o_(o), st_(st), u_(fold_units(in.s)) {
     mark_code_elements();
+    ticks_ok_ = o.one_line;
+    for (size_t i = 0; i < in.size() && ticks_ok_; ++i)
+      ticks_ok_ = in.s[i] != '`' || in.k[i] == kCode;
   }
 
   Marked run() {
@@ -272,12 +275,16 @@ class References {
     return r;
   }
 
+  // A title shows <code> as text, so there backticks wrap, where they can only pair with each
+  // other: no backtick outside code in the text, none next to the wrapped part.
   void wrap(size_t x, size_t y) {
     size_t b = u_[x].b, e = u_[y - 1].e;
     out_.copy(in_, copied_, b);
-    put_inert(out_, "<code>", in_.s[b], kNeutral);
+    bool ticks = ticks_ok_ && (out_.size() == 0 || out_.s.back() != '`') &&
+                 (e >= in_.size() || in_.s[e] != '`');
+    put_inert(out_, ticks ? "`" : "<code>", in_.s[b], kNeutral);
     out_.put(std::string_view(in_.s).substr(b, e - b), kNeutral);
-    out_.put("</code>", kNeutral);
+    out_.put(ticks ? "`" : "</code>", kNeutral);
     copied_ = e;
     wrapped_ = true;
   }
@@ -290,6 +297,7 @@ class References {
   Marked out_;
   size_t copied_ = 0;
   bool wrapped_ = false;
+  bool ticks_ok_ = false;
 };
 
 }  // namespace

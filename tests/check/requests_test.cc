@@ -147,7 +147,20 @@ TEST(CheckRequests, OneLineFieldsAreJoinedBeforeSanitizing) {
   EXPECT_EQ(p.requests[0].title, "``` @x ```") << "one code span on one line";
   auto q = parse("{\"type\":\"create_pull_request\",\"title\":\"```\\n@x\"}\n");
   ASSERT_EQ(q.requests.size(), 1u);
-  EXPECT_EQ(q.requests[0].title, "``` <code>@x</code>");
+  EXPECT_EQ(q.requests[0].title, "``` <code>@x</code>") << "a backtick outside code: <code>";
+}
+
+TEST(CheckRequests, TitlesWrapInBackticksWhereTheyCanOnlyPairWithEachOther) {
+  // GitHub shows <code> in a title as text; backticks render as code there.
+  auto p = parse("{\"type\":\"create_pull_request\",\"title\":\"Bump @types/node, fixes #3\"}\n");
+  ASSERT_EQ(p.requests.size(), 1u);
+  EXPECT_EQ(p.requests[0].title, "Bump `@types/node`, fixes `#3`");
+  auto q = parse("{\"type\":\"create_pull_request\",\"title\":\"`a` @x\"}\n");
+  ASSERT_EQ(q.requests.size(), 1u);
+  EXPECT_EQ(q.requests[0].title, "`a` `@x`") << "code spans are fine";
+  auto r = parse("{\"type\":\"create_pull_request\",\"title\":\"``a``@x\"}\n");
+  ASSERT_EQ(r.requests.size(), 1u);
+  EXPECT_EQ(r.requests[0].title, "``a``<code>@x</code>") << "not glued to a backtick";
 }
 
 class CheckRequestsFile : public testing::Test {
