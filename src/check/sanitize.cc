@@ -78,14 +78,29 @@ size_t prefix_bytes(std::string_view s, size_t chars) {
   return i;
 }
 
-std::string markdown_stage(std::string_view clean, const SanitizeOptions& o, SanitizeStats& st) {
+std::string passes(std::string_view clean, const SanitizeOptions& o, SanitizeStats& st,
+                   bool ticks) {
   sd::Marked m = sd::mark_structure(clean, o.one_line);
   m = sd::filter_urls(m, o, st);
   m = sd::reduce_html(m);
   m = sd::strip_hidden_link_text(m);
-  m = sd::neutralize_references(m, o, st);
+  m = sd::neutralize_references(m, o, st, ticks);
   m = sd::neutralize_templates(m);
   return std::move(m.s);
+}
+
+// A title wraps in backticks (GitHub shows <code> in a title as text) only when they come out
+// as code spans: when the text they went into reads the same sanitized again; else <code>.
+std::string markdown_stage(std::string_view clean, const SanitizeOptions& o, SanitizeStats& st) {
+  if (o.one_line) {
+    SanitizeStats with = st, again;
+    std::string out = passes(clean, o, with, true);
+    if (passes(out, o, again, true) == out) {
+      st = with;
+      return out;
+    }
+  }
+  return passes(clean, o, st, false);
 }
 
 // The note is inert in every context (no markup, no URL, no mention) and starts its own

@@ -118,10 +118,10 @@ bool word_char(char c) {
 
 class References {
  public:
-  References(const Marked& in, const SanitizeOptions& o, SanitizeStats& st)
+  References(const Marked& in, const SanitizeOptions& o, SanitizeStats& st, bool ticks)
       : in_(in), o_(o), st_(st), u_(fold_units(in.s)) {
     mark_code_elements();
-    ticks_ok_ = o.one_line;
+    ticks_ok_ = ticks;
     for (size_t i = 0; i < in.size() && ticks_ok_; ++i)
       ticks_ok_ = in.s[i] != '`' || in.k[i] == kCode;
   }
@@ -302,8 +302,9 @@ class References {
 
 }  // namespace
 
-Marked neutralize_references(const Marked& in, const SanitizeOptions& o, SanitizeStats& st) {
-  return References(in, o, st).run();
+Marked neutralize_references(const Marked& in, const SanitizeOptions& o, SanitizeStats& st,
+                             bool ticks) {
+  return References(in, o, st, ticks).run();
 }
 
 Marked neutralize_templates(const Marked& in) {

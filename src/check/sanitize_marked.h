@@ -73,7 +73,9 @@ Marked mark_structure(std::string_view s, bool one_line);                       
 Marked filter_urls(const Marked& in, const SanitizeOptions& o, SanitizeStats& st);  // links.cc
 Marked reduce_html(const Marked& in);                                               // inline.cc
 Marked strip_hidden_link_text(const Marked& in);                                    // links.cc
-Marked neutralize_references(const Marked& in, const SanitizeOptions& o, SanitizeStats& st);
+// ticks: wrap in backticks where they can only pair with each other (titles), else <code>.
+Marked neutralize_references(const Marked& in, const SanitizeOptions& o, SanitizeStats& st,
+                             bool ticks);
 Marked neutralize_templates(const Marked& in);  // inline.cc
 
 // Characters a URL ends at (also used for the reference after a closing keyword).
