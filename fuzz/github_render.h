@@ -151,6 +151,9 @@ inline std::string bad_url(const std::string& u, const std::vector<std::string>&
   if (host.find('@') != std::string::npos) return "link with user info: " + u;
   host = host.substr(0, host.find(':'));
   for (char& c : host) c = low(c);
+  // A host no resolver accepts (`github.com]`) leads nowhere; `%` may decode to a dot.
+  if (host.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-%") != std::string::npos)
+    return "";
   if (!host_allowed(host, allowed)) return "link to another host: " + u;
   return "";
 }

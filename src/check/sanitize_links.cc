@@ -181,9 +181,10 @@ bool url_at_separator(std::string_view s, size_t lo, size_t sep, size_t n, const
   std::string host = lower(authority.substr(0, authority.find(':')));
   // Markdown may go on where the URL ends: in `[x](https://github.com\.evil.com)` the escape
   // makes the host github.com.evil.com, so a host the text could continue is not kept.
-  // GitHub's autolinker also reads on over the `&#123;` that `{` becomes.
+  // GitHub's autolinker also reads on over `(`, `[`, `` ` ``, `|` and the `&#123;` that `{`
+  // becomes (it stops at quotes and drops an unbalanced `)`).
   bool host_open = auth_end == rest.size() && u.end < s.size() &&
-                   std::string_view("\\&{}").find(s[u.end]) != std::string_view::npos;
+                   std::string_view("\\&{}([`|").find(s[u.end]) != std::string_view::npos;
   u.keep = scheme == "https" && !encoded && exact_slashes && !userinfo && !host_open &&
            host_ok(host, o.allowed_domains) && !carries_url(rest.substr(auth_end));
   return true;

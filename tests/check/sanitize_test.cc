@@ -181,6 +181,8 @@ TEST(CheckSanitize, UserInfoBackslashesAndLookalikeHosts) {
       << "the escape would make the host github.com.evil.com";
   EXPECT_EQ(S("https://github.com{{x}}"), "(link removed)&#123;&#123;x&#125;&#125;")
       << "found by fuzz-long: GitHub's autolink reads on over the entities";
+  EXPECT_EQ(S("https://github.com(x and (https://github.com) \"https://github.com\""),
+            "(link removed)(x and (https://github.com) \"https://github.com\"");
   EXPECT_EQ(S("https://g\u0456thub.com/x"), "(link removed)") << "Cyrillic i";
   EXPECT_EQ(S("https://\uFF47ithub.com/x"), "(link removed)") << "full-width g";
   EXPECT_EQ(S("https://xn--gthub-n4a.com/x"), "(link removed)");
