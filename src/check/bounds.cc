@@ -157,7 +157,7 @@ Result<Bounds> bounds_from_yaml(const YAML::Node& node, const std::string& file,
   auto sub = [&](const char* k) { return Ctx{file, key_path.empty() ? k : key_path + "." + k}; };
   AW_CHECK(known_keys(node, c,
                       {"max_patch_bytes", "max_patch_files", "requests", "protected", "unprotect",
-                       "allow_executables", "allow_binary"}));
+                       "allow_executables", "allow_binary", "allow_encoded"}));
   try {
     if (auto n = node["max_patch_bytes"]) {
       AW_TRY(b.max_patch_bytes, as_count(n, sub("max_patch_bytes"), 1ull << 32, true));
@@ -173,6 +173,9 @@ Result<Bounds> bounds_from_yaml(const YAML::Node& node, const std::string& file,
     if (auto n = node["unprotect"]) {
       AW_TRY(b.unprotect, as_strings(n, sub("unprotect")));
       AW_CHECK(valid_unprotect(b.unprotect, n, sub("unprotect")));
+    }
+    if (auto n = node["allow_encoded"]) {
+      AW_TRY(b.allow_encoded, as_strings(n, sub("allow_encoded")));
     }
     if (auto n = node["allow_executables"]) {
       AW_TRY(b.allow_executables, as_bool(n, sub("allow_executables")));

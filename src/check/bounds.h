@@ -24,6 +24,7 @@ struct Bounds {
   std::vector<std::string> allowed_labels;   // add_labels/create_issue labels; empty = none
   std::vector<std::string> protected_globs;  // the owner's extra protected paths
   std::vector<std::string> unprotect;        // exact top-level dot-folder names, e.g. ".github"
+  std::vector<std::string> allow_encoded;    // globs whose files may carry encoded data
   bool allow_executables = false;
   bool allow_binary = false;
 };

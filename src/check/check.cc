@@ -52,6 +52,7 @@ Verdict check_outputs(std::string_view patch, std::optional<std::string_view> re
   ParsedPatch parsed = parse_patch(patch);
   v.refusals = parsed.refusals;
   check_patch_rules(parsed, patch.size(), bounds, v.refusals);
+  check_encoded(patch, parsed, bounds, v.refusals);
   scan_patch_secrets(patch, parsed, ctx, v.refusals);
   v.stats.bytes = patch.size();
   v.stats.files = parsed.files.size();

@@ -15,6 +15,11 @@ namespace aw {
 void check_patch_rules(const ParsedPatch& parsed, size_t patch_bytes, const Bounds& bounds,
                        std::vector<Refusal>& refusals);
 
+// patch.encoded: added text carrying a long run of base64 or hex (patch_encoded.cc), unless the
+// bounds' allow_encoded globs name the file. patch is the text parsed was made from.
+void check_encoded(std::string_view patch, const ParsedPatch& parsed, const Bounds& bounds,
+                   std::vector<Refusal>& refusals);
+
 // The rule a path breaks by its shape alone (path.*), or nullopt when it is a plain name.
 std::optional<Refusal> check_path_shape(std::string_view path);
 

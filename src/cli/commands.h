@@ -32,6 +32,13 @@ int cmd_apply(const GlobalOptions& g, const std::string& id);
 // `doctor [--print-setup] [--json]`: exit 0 when every check passes, 1 otherwise.
 int cmd_doctor(const GlobalOptions& g, bool print_setup);
 
+// `serve`: the local API and dashboard until SIGINT/SIGTERM (docs/serve.md).
+struct ServeCliOptions {
+  std::string listen = "127.0.0.1:0";
+  bool anywhere = false;
+};
+int cmd_serve(const GlobalOptions& g, const ServeCliOptions& o);
+
 // Exit codes (README "Exit codes").
 enum Exit : int {
   kExitDone = 0,

@@ -10,7 +10,17 @@ std::vector<Check> sandbox_checks(const Config& cfg) {
   std::vector<Check> out;
   if (cfg.sandbox.mode == SandboxMode::off) return out;
   std::string where = cfg.file.empty() ? default_config_path() : cfg.file;
-  auto plan = make_plan(cfg.sandbox, sandbox_base_paths(cfg));
+  SandboxPaths sp = sandbox_base_paths(cfg);
+  // Every configured program, as the units' phases will resolve them: their toolchains are lent.
+  auto add = [&](const Argv& argv) {
+    if (!argv.empty() && !argv[0].empty()) sp.programs.push_back(argv[0]);
+  };
+  for (const auto& [name, agent] : cfg.agents) add(agent.command);
+  for (const auto& [name, repo] : cfg.repos) {
+    add(repo.setup);
+    for (const auto& c : repo.checks) add(c);
+  }
+  auto plan = make_plan(cfg.sandbox, sp);
   if (!plan) {
     out.push_back(
         {"sandbox configuration", false, plan.error().message, "fix `sandbox:` in " + where});
@@ -31,6 +41,16 @@ std::vector<Check> sandbox_checks(const Config& cfg) {
                    fmt::format("mode {}, network {}, landlock ABI {}", to_string(plan->mode),
                                to_string(plan->network), landlock_abi()),
                    ""});
+  // What of the homes a phase reads, and why (docs/sandbox.md): the owner decides whether that
+  // is what the work needs.
+  auto home = home_in_view(*plan, plan->owner_home);
+  std::string lent;
+  for (const auto& h : home) lent += (lent.empty() ? "" : "; ") + h;
+  out.push_back({"sandbox view of the homes", true,
+                 lent.empty() ? "nothing of your home, other homes or /root (only the unit's own "
+                                "folders)"
+                              : "read-only: " + lent,
+                 ""});
   for (const auto& w : sandbox_warnings(*plan))
     out.push_back({"sandbox strength", false, w,
                    "see the `sandbox:` section of docs/config.md; edit " + where});

@@ -62,6 +62,14 @@ int main(int argc, char** argv) {
                    "print the whole setup (worker user, deny lists, sudoers) to paste as root");
   doctor->add_flag("--json", g.json, "print JSON");
 
+  ServeCliOptions sv;
+  auto* serve = app.add_subcommand("serve", "the local API and the dashboard (docs/serve.md)");
+  serve->add_option("--listen", sv.listen, "ADDRESS:PORT, loopback only (port 0 picks one)")
+      ->default_str("127.0.0.1:0");
+  serve->add_flag("--listen-anywhere", sv.anywhere,
+                  "allow a non-loopback --listen address (the token is still required)");
+  serve->add_flag("--json", g.json, "print where it listens as one JSON line");
+
   auto* probe = app.add_subcommand(
       "probe", "run the leak suite inside the configured isolation, as an agent would be");
   probe->add_flag("--json", g.json, "print JSON");
@@ -88,6 +96,7 @@ int main(int argc, char** argv) {
   if (apply->parsed()) return cmd_apply(g, apply_id);
   if (doctor->parsed()) return cmd_doctor(g, print_setup);
   if (probe->parsed()) return cmd_probe(g);
+  if (serve->parsed()) return cmd_serve(g, sv);
   if (inside->parsed()) return cmd_probe_inside(inside_json, targets_file);
   if (secret_exit) return *secret_exit;
   return kExitUsage;

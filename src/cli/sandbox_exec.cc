@@ -111,6 +111,13 @@ std::optional<int> sandbox_exec_main(int argc, char** argv) {
   plan->apply_limits = false;  // applied by the owner's warden before sudo (isolate/user/warden.h)
   plan->unit_netns_fd = -1;
   std::erase_if(plan->hidden, worker_cannot_reach);
+  // The same for what the owner's plan lends or masks (a toolchain in the owner's closed home,
+  // a root-only file in a folder the worker cannot enter): the worker could not bind it, and its
+  // own permissions keep it out already.
+  std::erase_if(plan->root_only, worker_cannot_reach);
+  std::erase_if(plan->readable, [](const SandboxPlan::ReadOnly& r) {
+    return ::access(r.source.c_str(), R_OK) != 0;
+  });
 
   ExecRequest req;
   req.argv = args->argv;

@@ -34,6 +34,7 @@ struct SandboxConfig {
   std::vector<std::string> allow;     // domains for network: allowlist ("example.com", "*.x.org")
   std::vector<std::string> writable;  // extra read-write paths
   std::vector<std::string> hidden;    // extra paths masked inside the sandbox
+  std::vector<std::string> readable;  // owner paths (under a home) the view includes read-only
   Limits limits;
 };
 

@@ -67,8 +67,8 @@ void parse_allow(const Value& v, const ParseCtx& ctx, std::vector<std::string>& 
 
 void parse_sandbox(const Value& v, const ParseCtx& ctx, SandboxConfig& out) {
   if (!expect_map(v, "write e.g. sandbox: {mode: preferred, network: none}", ctx.issues)) return;
-  const std::vector<std::string> keys = {"mode",     "network", "allow",
-                                         "writable", "hidden",  "limits"};
+  const std::vector<std::string> keys = {"mode",   "network",  "allow", "writable",
+                                         "hidden", "readable", "limits"};
   for (const Field& f : map_fields(v, keys, ctx.issues)) {
     if (f.key == "mode") {
       if (auto i = get_enum(f.value, {"off", "preferred", "required"}, ctx.issues))
@@ -84,6 +84,9 @@ void parse_sandbox(const Value& v, const ParseCtx& ctx, SandboxConfig& out) {
     } else if (f.key == "hidden") {
       if (auto p = get_paths(f.value, ctx, "write a list of paths, e.g. hidden: [~/secrets]"))
         out.hidden = *p;
+    } else if (f.key == "readable") {
+      if (auto p = get_paths(f.value, ctx, "write a list of paths, e.g. readable: [~/notes/api]"))
+        out.readable = *p;
     } else if (f.key == "limits") {
       parse_limits(f.value, ctx, out.limits);
     }

@@ -25,6 +25,11 @@ CREATE TABLE IF NOT EXISTS units (
   record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS units_created ON units(created_at);
+-- The API's listing (record/store_query.cc): a page walks this index in order (newest first, id
+-- breaking ties) testing the filters on it, reading only the rows it returns; the count reads
+-- units_filters alone. Without them 10,000 units cost ~40 ms a page (a scan of every record).
+CREATE INDEX IF NOT EXISTS units_listing ON units(created_at DESC, id DESC, state, repo);
+CREATE INDEX IF NOT EXISTS units_filters ON units(state, repo);
 )sql";
 
 // A prepared statement that finalizes itself.
@@ -72,9 +77,10 @@ Result<Store> Store::open(const std::string& state_dir) {
   AW_CHECK(make_dirs(state_dir, 0700));
   std::string path = state_dir + "/awaywork.db";
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                                             SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(
+          path.c_str(), &db,
+          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_FULLMUTEX,
+          nullptr) != SQLITE_OK) {
     std::string m = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
     return fail("open record database {}: {}", path, m);
@@ -86,12 +92,16 @@ Result<Store> Store::open(const std::string& state_dir) {
   return store;
 }
 
-Store::Store(Store&& o) noexcept : db_(o.db_) { o.db_ = nullptr; }
+Store::Store(Store&& o) noexcept : db_(o.db_) {
+  o.db_ = nullptr;
+}
 Store& Store::operator=(Store&& o) noexcept {
   std::swap(db_, o.db_);
   return *this;
 }
-Store::~Store() { sqlite3_close(db_); }
+Store::~Store() {
+  sqlite3_close(db_);
+}
 
 Status Store::save(const UnitRecord& u) {
   Stmt st;

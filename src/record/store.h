@@ -2,8 +2,10 @@
 // JSON, plus the columns a listing needs.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -12,6 +14,21 @@
 struct sqlite3;
 
 namespace aw {
+
+// A page of the listing, newest first; empty filters match every unit.
+struct UnitQuery {
+  std::string state, repo;
+  int limit = 50, offset = 0;
+};
+struct UnitPage {
+  std::vector<UnitRecord> units;
+  int64_t total = 0;  // matching units, over every page
+};
+// Sum and count of recorded phase durations by phase name (for /metrics).
+struct PhaseStat {
+  std::string name;
+  int64_t count = 0, total_ms = 0;
+};
 
 class Store {
  public:
@@ -23,6 +40,12 @@ class Store {
   Status save(const UnitRecord& u);  // insert or replace
   Result<UnitRecord> get(const std::string& id_or_prefix);
   Result<std::vector<UnitRecord>> list(int limit = 100);
+  // store_query.cc: the listing, filtered and paged, and the aggregates /metrics reports.
+  Result<UnitPage> page(const UnitQuery& q);
+  Result<std::vector<std::pair<std::string, int64_t>>> count_by_state();
+  Result<std::vector<PhaseStat>> phase_stats();
+  // The unit whose runner is this process (pid and /proc start time), if it made one yet.
+  Result<std::optional<UnitRecord>> by_runner(int64_t pid);
   // Records left `running` by a runner that no longer exists become `interrupted`.
   // Returns the ids of those it changed.
   Result<std::vector<std::string>> mark_orphans_interrupted();

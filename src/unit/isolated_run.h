@@ -41,5 +41,11 @@ Result<IsolatedResult> run_isolated(const Config& cfg, const IsolatedCommand& cm
 // What every sandboxed unit hides besides the config's list (awaywork's own config and state,
 // the config file), with the owner's home: the unit's own folders are left empty.
 SandboxPaths sandbox_base_paths(const Config& cfg);
+// For the record's sandbox note: "; of the homes in view (read-only): ~/.cargo (toolchain: ...)"
+// or "" when nothing of a home is (the unit's own folders are not counted).
+std::string view_note(const SandboxPlan& plan);
+// The same with the target's programs (setup, agent, checks), whose toolchains the view lends.
+struct Target;
+SandboxPaths sandbox_unit_paths(const Config& cfg, const Target& target);
 
 }  // namespace aw

@@ -121,7 +121,7 @@ class NoneIsolator : public Isolator {
     if (lend_prompt_ && !paths.prompt_file.empty()) {
       std::string real = real_path(paths.prompt_file);
       if (real.empty()) return fail("the prompt file {} is missing", paths.prompt_file);
-      plan.readable.push_back({real, real});
+      plan.readable.push_back({real, real, "prompt"});
     }
     auto state = std::make_unique<SandboxState>();
     if (plan.network != Network::host)
@@ -162,10 +162,19 @@ std::string sandboxed_note(const SandboxPlan& plan) {
   std::string note = fmt::format("sandboxed: network {}", to_string(plan.network));
   if (plan.network == Network::allowlist)
     note += fmt::format(" ({} allowed host(s) through the egress proxy)", plan.allow.size());
-  return note;
+  return note + view_note(plan);
 }
 
 }  // namespace
+
+std::string view_note(const SandboxPlan& plan) {
+  auto lines = home_in_view(plan, plan.owner_home);
+  std::erase_if(lines, [](const std::string& l) { return l.rfind("the unit's own", 0) == 0; });
+  if (lines.empty()) return "";
+  std::string out = "; of the homes in view (read-only): ";
+  for (size_t i = 0; i < lines.size(); ++i) out += (i ? ", " : "") + lines[i];
+  return out;
+}
 
 SandboxPaths sandbox_base_paths(const Config& cfg) {
   SandboxPaths sp;
@@ -173,6 +182,19 @@ SandboxPaths sandbox_base_paths(const Config& cfg) {
   sp.config_dir = default_config_dir();
   sp.state_dir = state_dir_of(cfg);
   if (!cfg.file.empty()) sp.secret_files.push_back(cfg.file);
+  sp.path_value = phase_path();
+  sp.root_owner = ::geteuid() == 0;
+  return sp;
+}
+
+SandboxPaths sandbox_unit_paths(const Config& cfg, const Target& target) {
+  SandboxPaths sp = sandbox_base_paths(cfg);
+  auto add = [&](const Argv& argv) {
+    if (!argv.empty() && !argv[0].empty()) sp.programs.push_back(argv[0]);
+  };
+  add(target.repo.setup);
+  add(target.agent.command);
+  for (const auto& c : target.repo.checks) add(c);
   return sp;
 }
 
@@ -186,7 +208,7 @@ Result<UnitPaths> run_folder_layout(const RunDir& dir) {
 
 Result<std::unique_ptr<Isolator>> make_none_isolator(const Config& cfg, const Target& target,
                                                      const std::string& unit_id) {
-  SandboxPaths sp = sandbox_base_paths(cfg);
+  SandboxPaths sp = sandbox_unit_paths(cfg, target);
   bool lend_prompt = target.agent.prompt == PromptMode::file;
   if (cfg.sandbox.mode == SandboxMode::off)
     return std::unique_ptr<Isolator>(new NoneIsolator("unsandboxed: sandbox mode off", std::nullopt,

@@ -232,15 +232,17 @@ class UserIsolator : public Isolator {
 };
 
 std::string sandboxed_note(const SandboxPlan& plan) {
-  return fmt::format("sandboxed: network {}", to_string(plan.network));
+  return fmt::format("sandboxed: network {}", to_string(plan.network)) + view_note(plan);
 }
 
 // The sandbox decision, before the unit exists: a note for the record, and the choice when the
 // phases run sandboxed. `required` refuses (an Error) what cannot be built.
-Result<std::string> decide_sandbox(const Config& cfg, const std::string& unit_id,
+Result<std::string> decide_sandbox(const Config& cfg, const Target* target,
+                                   const std::string& unit_id,
                                    std::optional<SandboxChoice>& choice) {
   if (cfg.sandbox.mode == SandboxMode::off) return std::string("unsandboxed: sandbox mode off");
-  SandboxPaths sp = sandbox_base_paths(cfg);
+  SandboxPaths sp = target ? sandbox_unit_paths(cfg, *target) : sandbox_base_paths(cfg);
+  sp.root_owner = false;  // the worker is never root: the kernel refuses it root's files
   AW_TRY(SandboxPlan plan, with_context(make_plan(cfg.sandbox, sp), "sandbox"));
   if (plan.network == Network::allowlist) {
     std::string why =
@@ -258,8 +260,9 @@ Result<std::string> decide_sandbox(const Config& cfg, const std::string& unit_id
   return sandboxed_note(plan);
 }
 
-Result<std::unique_ptr<Isolator>> make(const Config& cfg, const std::string& unit_id,
-                                       bool for_probe, std::vector<std::string>* warnings) {
+Result<std::unique_ptr<Isolator>> make(const Config& cfg, const Target* target,
+                                       const std::string& unit_id, bool for_probe,
+                                       std::vector<std::string>* warnings) {
   AW_TRY(UserCheckInput in, current_owner(cfg.worker_user));
   if (for_probe) {
     AW_TRY(auto w, user_handoff_ready(in));
@@ -268,7 +271,7 @@ Result<std::unique_ptr<Isolator>> make(const Config& cfg, const std::string& uni
     AW_CHECK(user_isolation_ready(in));
   }
   std::optional<SandboxChoice> choice;
-  AW_TRY(std::string note, decide_sandbox(cfg, unit_id, choice));
+  AW_TRY(std::string note, decide_sandbox(cfg, target, unit_id, choice));
   AW_TRY(WorkerUser worker, lookup_worker(cfg.worker_user));
   AW_TRY(int lock, lock_worker(state_dir_of(cfg), worker.name));
   return std::unique_ptr<Isolator>(new UserIsolator(std::move(worker), in.owner_uid, in.owner_gid,
@@ -277,15 +280,15 @@ Result<std::unique_ptr<Isolator>> make(const Config& cfg, const std::string& uni
 
 }  // namespace
 
-Result<std::unique_ptr<Isolator>> make_user_isolator(const Config& cfg, const Target&,
+Result<std::unique_ptr<Isolator>> make_user_isolator(const Config& cfg, const Target& target,
                                                      const std::string& unit_id) {
-  return make(cfg, unit_id, false, nullptr);
+  return make(cfg, &target, unit_id, false, nullptr);
 }
 
 Result<std::unique_ptr<Isolator>> make_user_isolator_for_probe(const Config& cfg,
                                                                const std::string& unit_id,
                                                                std::vector<std::string>* warnings) {
-  return make(cfg, unit_id, true, warnings);
+  return make(cfg, nullptr, unit_id, true, warnings);
 }
 
 }  // namespace aw

@@ -48,7 +48,9 @@ void Transcript::heading(const std::string& text) {
 void Transcript::write(std::string_view bytes) {
   if (!f_) return;
   std::string out = filter_ ? filter_(bytes, false) : std::string(bytes);
+  if (out.empty()) return;
   std::fwrite(out.data(), 1, out.size(), f_);
+  std::fflush(f_);  // the live log (serve/) reads the file as it grows: no byte waits in a buffer
 }
 
 void Transcript::flush() {

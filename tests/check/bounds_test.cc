@@ -31,7 +31,8 @@ TEST(CheckBounds, ReadsEveryKey) {
       "protected: ['infra/**']\n"
       "unprotect: [.github, .devcontainer]\n"
       "allow_executables: true\n"
-      "allow_binary: true\n",
+      "allow_binary: true\n"
+      "allow_encoded: [fixtures/**, '*.pem']\n",
       "b.yml");
   ASSERT_TRUE(b) << b.error().message;
   EXPECT_EQ(b->max_patch_bytes, 512u << 10);
@@ -43,6 +44,7 @@ TEST(CheckBounds, ReadsEveryKey) {
   EXPECT_EQ(b->unprotect, (std::vector<std::string>{".github", ".devcontainer"}));
   EXPECT_TRUE(b->allow_executables);
   EXPECT_TRUE(b->allow_binary);
+  EXPECT_EQ(b->allow_encoded, (std::vector<std::string>{"fixtures/**", "*.pem"}));
 }
 
 TEST(CheckBounds, UnknownKeyNamesFileLineColumnAndSuggests) {

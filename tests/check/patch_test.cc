@@ -201,6 +201,64 @@ TEST(CheckUnquote, GitCStyle) {
   EXPECT_FALSE(unquote_c("\"a\\\"", out));
 }
 
+// A new file's patch with these added lines (hunk counts exact).
+std::string new_file_patch(const std::string& path, const std::vector<std::string>& lines) {
+  std::string p = "diff --git a/" + path + " b/" + path + "\nnew file mode 100644\nindex " +
+                  std::string(40, '0') + ".." + std::string(40, '1') + "\n--- /dev/null\n+++ b/" +
+                  path + "\n@@ -0,0 +1," + std::to_string(lines.size()) + " @@\n";
+  for (const auto& l : lines) p += "+" + l + "\n";
+  return p;
+}
+
+std::string base64ish(size_t n) {
+  const char* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += a[(i * 2654435761u >> 7) % 64];
+  return s;
+}
+
+std::vector<std::string> rules_of(const std::string& patch, const Bounds& b = {}) {
+  std::vector<std::string> out;
+  for (const auto& r : check_outputs(patch, std::nullopt, b, {}).refusals) out.push_back(r.rule);
+  return out;
+}
+
+TEST(CheckEncoded, A4KiBBase64BlobIsRefusedByItsOwnRuleAndAcceptedUnderAllowEncoded) {
+  std::string patch = new_file_patch("fixtures/cookies.b64", {base64ish(4096)});
+  EXPECT_EQ(rules_of(patch), std::vector<std::string>{"patch.encoded"});
+  Bounds b;
+  b.allow_encoded = {"fixtures/**"};
+  EXPECT_EQ(rules_of(patch, b), std::vector<std::string>{});
+  b.allow_encoded = {"other/**"};  // a glob naming another folder lifts nothing
+  EXPECT_EQ(rules_of(patch, b), std::vector<std::string>{"patch.encoded"});
+  auto v = check_outputs(patch, std::nullopt, Bounds{}, {});
+  ASSERT_EQ(v.refusals.size(), 1u);
+  EXPECT_EQ(v.refusals[0].path, "fixtures/cookies.b64");
+  EXPECT_NE(v.refusals[0].detail.find("allow_encoded"), std::string::npos);
+}
+
+TEST(CheckEncoded, TheBoundIsOneKiBForARunAndForAWrappedBlock) {
+  EXPECT_EQ(rules_of(new_file_patch("a.txt", {base64ish(1023)})), std::vector<std::string>{});
+  EXPECT_EQ(rules_of(new_file_patch("a.txt", {base64ish(1024)})),
+            std::vector<std::string>{"patch.encoded"});
+  std::vector<std::string> wrapped, short_block;
+  std::string b64 = base64ish(1100);
+  for (size_t i = 0; i < b64.size(); i += 64) wrapped.push_back(b64.substr(i, 64));
+  EXPECT_EQ(rules_of(new_file_patch("a.pem", wrapped)), std::vector<std::string>{"patch.encoded"});
+  for (size_t i = 0; i < 900; i += 64) short_block.push_back(b64.substr(i, 64));
+  EXPECT_EQ(rules_of(new_file_patch("a.pem", short_block)), std::vector<std::string>{});
+  // A blank line between chunks ends a block: each half stays under the bound.
+  std::vector<std::string> split = short_block;
+  split.push_back("");
+  split.insert(split.end(), short_block.begin(), short_block.end());
+  EXPECT_EQ(rules_of(new_file_patch("a.pem", split)), std::vector<std::string>{});
+  // Text is not data: a long line of words, a long run of letters without a digit.
+  std::string words;
+  while (words.size() < 4000) words += "lorem ipsum dolor sit amet ";
+  EXPECT_EQ(rules_of(new_file_patch("a.txt", {words, std::string(2000, 'a')})),
+            std::vector<std::string>{});
+}
+
 TEST(CheckVerdict, JsonIsValidEvenForUnprintablePaths) {
   std::string patch =
       "diff --git \"a/\\377\" \"b/\\377\"\nnew file mode 100644\nindex "

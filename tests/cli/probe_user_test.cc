@@ -155,10 +155,18 @@ TEST_F(UserProbe, OpenedHomeAndAReadableEnvFileLeak) {
 TEST_F(UserProbe, InsideTheSandboxEveryProbeIsOk) {
   AW_NEED_USERS(u);
   world(*u, "{mode: required, limits: off}");
+  // Another user's home, open to everyone: the worker could list it outside, not in its view.
+  std::string other = fmt::format("/home/aw-user-view-other-{}", ::getpid());
+  ASSERT_EQ(sh(fmt::format("mkdir -p {0} && echo CANARY > {0}/diary.txt && chmod 755 {0} && "
+                           "chmod 644 {0}/diary.txt",
+                           other)),
+            0);
   auto r = probe();
+  sh("rm -rf " + other);
   ASSERT_TRUE(r.record.is_object()) << r.out << r.err;
+  EXPECT_TRUE(by_name(r).count("view.other_home:" + other)) << r.out;
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_EQ(r.record["sandbox"], "sandboxed: network none");
+  EXPECT_EQ(r.record["sandbox"].get<std::string>().rfind("sandboxed: network none", 0), 0u);
   auto probes = by_name(r);
   for (const auto& [name, p] : probes) EXPECT_TRUE(p["ok"].get<bool>()) << p.dump();
   for (const auto& n : kWorkerProbes) EXPECT_TRUE(probes.count(n)) << n << " missing: " << r.out;

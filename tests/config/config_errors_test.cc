@@ -51,7 +51,7 @@ TEST_F(ConfigErrors, UnknownNestedKeySuggestsTheClosest) {
 TEST_F(ConfigErrors, UnknownKeyWithoutACloseOneListsTheKeys) {
   EXPECT_EQ(error_of("sandbox: {zzzz: 1}"),
             "config.yml:1:11: sandbox.zzzz: unknown key; the keys here are mode, network, allow, "
-            "writable, hidden, limits");
+            "writable, hidden, readable, limits");
 }
 
 TEST_F(ConfigErrors, WrongTypeSaysWhatWasExpectedAndFound) {

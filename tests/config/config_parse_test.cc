@@ -32,6 +32,7 @@ sandbox:
   allow: [example.com, "*.PyPI.org"]
   writable: [~/cache/x, rel/dir, /abs/./w/]
   hidden: [~/secret]
+  readable: [~/notes/api]
   limits: {memory: 512M, pids: 100, cpu: 1.5}
 agents:
   claude:
@@ -66,6 +67,7 @@ TEST_F(ConfigParse, FullConfigFillsEveryField) {
   EXPECT_EQ(c.sandbox.writable,
             (std::vector<std::string>{"/home/tester/cache/x", "/etc/aw/rel/dir", "/abs/w"}));
   EXPECT_EQ(c.sandbox.hidden, (std::vector<std::string>{"/home/tester/secret"}));
+  EXPECT_EQ(c.sandbox.readable, (std::vector<std::string>{"/home/tester/notes/api"}));
   EXPECT_EQ(c.sandbox.limits.memory_bytes, 512ull << 20);
   EXPECT_EQ(c.sandbox.limits.pids, 100);
   EXPECT_DOUBLE_EQ(c.sandbox.limits.cpus, 1.5);

@@ -134,6 +134,13 @@ def main():
     B("missing_tool_request", patch=b"", requests='{"type":"missing_tool","tool":"cargo","reason":"not installed"}\n')
     r.write(".github/dependabot.yml", "version: 2\n")
     B("github_folder_unprotected", patch=r.patch(), bounds="unprotect: [.github]\n")
+    # Lockfiles with integrity hashes: the encoded-data rule must let them through.
+    for name in ("package-lock.json", "yarn.lock", "Cargo.lock", "go.sum"):
+        with open(os.path.join(HERE, "lockfiles", name)) as f:
+            r.write(name, f.read())
+        B("lockfile_" + name.replace("-", "_").replace(".", "_").lower(), patch=r.patch())
+    r.write("fixtures/cookies.b64", blob_b64(4096) + "\n")
+    B("encoded_allowed_for_fixtures", patch=r.patch(), bounds="allow_encoded: [fixtures/**]\n")
 
     # ---------- hostile ----------
     r.write("README.md", "# demo\n\nchanged\n"); readme = r.patch().decode()
@@ -266,6 +273,23 @@ def main():
     H("request_not_object", ["request.not_object"], requests=P('["noop"]'))
     H("request_missing_field", ["request.missing_field"], requests=P('{"type":"add_comment"}'))
     H("request_empty_after_sanitizing", ["request.empty"], requests=P('{"type":"add_comment","body":"\\u200b\\u202e\\u001b[2J"}'))
+    # Encoded data: a 4 KiB base64 blob on one line, the same wrapped at 76, hex, a JSON array of
+    # chunks, C escapes; and an allow_encoded that names another folder.
+    b64 = blob_b64(4096)
+    r.write("notes/cookies.txt", b64 + "\n"); H("encoded_base64_line", ["patch.encoded"], patch=r.patch())
+    r.write("notes/cookies.txt", "".join(b64[i:i + 76] + "\n" for i in range(0, len(b64), 76)))
+    H("encoded_base64_wrapped", ["patch.encoded"], patch=r.patch())
+    raw = bytes((i * 131 + 7) % 256 for i in range(2048))
+    r.write("src/table.h", "".join(raw[i:i + 32].hex() + "\n" for i in range(0, len(raw), 32)))
+    H("encoded_hex_lines", ["patch.encoded"], patch=r.patch())
+    r.write("src/data.json", "[\n" + "".join(f'  "{b64[i:i + 64]}",\n' for i in range(0, len(b64), 64)) + "]\n")
+    H("encoded_json_chunks", ["patch.encoded"], patch=r.patch())
+    r.write("src/blob.c", "".join('"' + "".join(f"\\x{b:02x}" for b in raw[i:i + 16]) + '"\n'
+                                  for i in range(0, 1024, 16)))
+    H("encoded_c_escapes", ["patch.encoded"], patch=r.patch())
+    r.write("notes/cookies.txt", b64 + "\n")
+    H("encoded_allowed_elsewhere_only", ["patch.encoded"], patch=r.patch(),
+      bounds="allow_encoded: [fixtures/**]\n")
     for name, body in (("exact", "Done.\\n<!-- awaywork:unit=u-1 item=1 sha=0123abc -->"),
                        ("case_and_spacing", "<!--AwayWork : unit=u-1 item=2-->"),
                        ("invisible_inside", "<!-- away\\u200bwork:unit=u-1 -->"),
@@ -380,6 +404,12 @@ def text_cases():
         write(base + ".md", text)
         write(base + ".out", expected)
         write(base + ".gone", "".join(g + "\n" for g in gone))
+
+
+def blob_b64(n):
+    """n bytes of fixed pseudo-random data, base64 (what a dumped cookie database looks like)."""
+    import base64
+    return base64.b64encode(bytes((i * 2654435761 >> 13) % 256 for i in range(n))).decode()
 
 
 if __name__ == "__main__":

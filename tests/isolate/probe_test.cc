@@ -24,6 +24,7 @@
 #include "isolate/probe/probe_host.h"
 #include "isolate/probe/probes.h"
 #include "isolate/proxy/egress_proxy.h"
+#include "isolate/sandbox/view.h"
 
 namespace aw {
 namespace {
@@ -85,6 +86,9 @@ struct World {
   std::string state = dir.path + "/state", source = dir.path + "/source";
   std::string run_dir = "/run/aw-sbx-test-" + std::to_string(::getpid());
   std::string tmp_dir = "/tmp/aw-sbx-test-" + std::to_string(::getpid());
+  // Another user's home, open to everyone; a file only root may read, in a tree the view binds.
+  std::string other_home = "/home/aw-sbx-other-" + std::to_string(::getpid());
+  std::string root_only = "/etc/aw-sbx-rootonly-" + std::to_string(::getpid());
   ProbeTargets t;
   std::vector<int> fds;
   pid_t marker_pid = -1;
@@ -103,6 +107,19 @@ struct World {
     plant("hidden.env_file", owner + "/.config/awaywork/env");
     plant("hidden.database", state + "/awaywork.db");
     plant("hidden.secrets", state + "/secrets.enc");
+    // The owner's home outside every hidden path: what no agent needs and every owner minds.
+    for (const auto& d : {owner + "/notes", owner + "/.mozilla/firefox/x1.default",
+                          owner + "/.config/other-tool", other_home})
+      EXPECT_TRUE(make_dirs(d, 0755));
+    plant("view.home_notes", owner + "/notes/plans.md");
+    plant("view.browser_cookies", owner + "/.mozilla/firefox/x1.default/cookies.sqlite");
+    plant("view.other_tool_login", owner + "/.config/other-tool/login.json");
+    plant("view.other_home", other_home + "/diary.txt");
+    EXPECT_EQ(::chown(other_home.c_str(), 4242, 4242), 0);
+    EXPECT_EQ(::chown((other_home + "/diary.txt").c_str(), 4242, 4242), 0);
+    plant("rootonly.planted", root_only);
+    EXPECT_EQ(::chmod(root_only.c_str(), 0600), 0);
+    t.secrets.emplace_back("rootonly.shadow", "/etc/shadow");
     t.writes = {{"write.home", owner + "/projects"},
                 {"write.etc", "/etc"},
                 {"write.usr_local_bin", "/usr/local/bin"},
@@ -159,6 +176,8 @@ struct World {
     for (int fd : fds) ::close(fd);
     (void)remove_tree(run_dir);
     (void)remove_tree(tmp_dir);
+    (void)remove_tree(other_home);
+    ::unlink(root_only.c_str());
   }
 
   SandboxPlan plan() const {
@@ -166,11 +185,13 @@ struct World {
     p.writable = {clone, home};
     p.hidden = {owner + "/.ssh", owner + "/.netrc", owner + "/.config/awaywork",
                 state,           owner + "/.kube",  owner + "/.config/gh"};
+    p.owner_home = owner;
+    p.root_only = sandbox::root_only_files(::geteuid() == 0);
     p.limits = Limits{128ull << 20, 64, 1.0};
     p.apply_limits = ::geteuid() == 0;
     // The probe program is lent read-only, as a unit lends its agent: a build tree under the
     // host's /tmp is invisible behind the sandbox's private /tmp.
-    p.readable.push_back({AW_PROBE_INSIDE, AW_PROBE_INSIDE});
+    p.readable.push_back({AW_PROBE_INSIDE, AW_PROBE_INSIDE, "program"});
     return p;
   }
 
@@ -318,13 +339,26 @@ struct Mutation {
 TEST(IsolateProbe, EachProtectionTurnedOffMakesItsProbeLeak) {
   NEED_ROOT();
   World w;
-  const std::set<std::string> writes = {"write.home", "write.etc", "write.usr_local_bin",
-                                        "write.source_repo", "write.sys"};
+  // The home and the source repository are not in the view at all; /etc and /usr/local are,
+  // read-only.
+  const std::set<std::string> writes = {"write.etc", "write.usr_local_bin"};
+  const std::set<std::string> hidden = {"hidden.ssh", "hidden.netrc", "hidden.env_file",
+                                        "hidden.database", "hidden.secrets"};
+  const std::set<std::string> view = {"view.home_notes", "view.browser_cookies",
+                                      "view.other_tool_login", "view.other_home"};
+  std::set<std::string> old_view_writes = {"write.home", "write.source_repo", "write.sys"};
+  old_view_writes.insert(writes.begin(), writes.end());
+  old_view_writes.insert(view.begin(), view.end());
   std::set<std::string> net = {"net.host_loopback"};
   if (w.t.tcp.size() > 1) net.insert("net.egress");
+  std::set<std::string> view_and_hidden = view;
+  view_and_hidden.insert(hidden.begin(), hidden.end());
   const std::vector<Mutation> table = {
-      {{"hidden"},
-       {"hidden.ssh", "hidden.netrc", "hidden.env_file", "hidden.database", "hidden.secrets"}},
+      {{"hidden"}, {}},  // the view holds none of these folders: nothing to mask
+      {{"view"}, view},  // the old view: the whole host, the hidden paths masked over it
+      {{"view", "hidden"}, view_and_hidden},
+      {{"rootonly"}, {"rootonly.planted", "rootonly.shadow"}},
+      {{"view", "readonly", "landlock"}, old_view_writes},
       {{"pidns"}, {"proc.owner_processes"}},
       {{"readonly"}, {}},  // landlock alone still refuses every write
       {{"landlock"}, {}},  // the read-only mounts alone still refuse every write
@@ -430,7 +464,7 @@ TEST(IsolateProbe, ProbeHostTargetsAreOkInsideAndFoundWithTheProtectionOff) {
            {{"netns", "landlock"}, "net.host_loopback"},
            {{"pidns"}, "proc.owner_processes"},
            {{"seccomp"}, "keyring.owner"},
-           {{"hidden"}, "hidden.database"}}) {
+           {{"hidden", "view"}, "hidden.database"}}) {
     SandboxPlan p = plan;
     p.disable_for_test = off;
     auto m = w.probe(p, t, 0, &raw);

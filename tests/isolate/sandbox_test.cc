@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <set>
 
 #include "harness.h"
 #include "isolate/sandbox/sandbox.h"
@@ -141,6 +142,7 @@ TEST_F(IsolateSandbox, MissingHiddenPathStaysHiddenWhenTheHostCreatesItLater) {
   std::string owner = dir.path + "/owner";
   ASSERT_TRUE(make_dirs(owner + "/.config"));
   ASSERT_TRUE(write_file(owner + "/visible", "v"));
+  plan.readable = {{owner, owner, "readable:"}};  // masks apply where a lent folder reaches
   plan.hidden = {owner + "/.kube/config", owner + "/.config/gh"};
   // The phase waits until the host has created both paths, then looks.
   std::string script = "while [ ! -e go ]; do sleep 0.01; done; cat " + owner +
@@ -186,12 +188,13 @@ TEST_F(IsolateSandbox, HiddenStateFolderStillExposesTheCloneInsideIt) {
   EXPECT_EQ(r.out, "u1\nok\n") << r.err;
 }
 
-TEST_F(IsolateSandbox, CloneInsideAMirroredHomeStaysWritable) {
-  // The owner's home gets mirrored (a missing hidden name in it) while the clone lives below it.
+TEST_F(IsolateSandbox, CloneInsideAMirroredLentFolderStaysWritable) {
+  // A lent folder gets mirrored (a missing hidden name in it) while the clone lives below it.
   std::string owner = dir.path + "/owner", work = owner + "/src/repo";
   ASSERT_TRUE(make_dirs(work));
   ASSERT_TRUE(write_file(owner + "/notes.txt", "n"));
   plan.writable = {work, home};
+  plan.readable = {{owner, owner, "readable:"}};
   plan.hidden = {owner + "/.kube"};
   auto r = run_with(make_sandbox_launcher(plan),
                     {"/bin/sh", "-c",
@@ -323,7 +326,7 @@ TEST_F(IsolateSandbox, BridgesNeedASocketAndAPortOfTheirOwn) {
 
 TEST(IsolatePlan, RefusesWritablePathsThatExposeTheOwnersSecretsOrHome) {
   TempDir d;
-  SandboxPaths u{d.path + "/clone", d.path + "/home", {}, d.path + "/owner", "", "", {}};
+  SandboxPaths u{d.path + "/clone", d.path + "/home", {}, d.path + "/owner", "", "", {}, {}, ""};
   SandboxConfig cfg;
   for (const auto& bad : {d.path + "/owner/.claude", d.path + "/owner", d.path + "/owner/.config",
                           std::string("/")}) {
@@ -352,8 +355,15 @@ TEST(IsolatePlan, ExpandsHomeResolvesLinksAndAlwaysHidesAwayworksOwnFolders) {
   ASSERT_EQ(::symlink((d.path + "/real").c_str(), (d.path + "/.aws").c_str()), 0);
   SandboxConfig cfg;
   cfg.hidden = {"~/extra"};
-  SandboxPaths u{d.path + "/clone", d.path + "/home",  {d.path + "/claude"},     d.path,
-                 d.path + "/cfg",   d.path + "/state", {d.path + "/secrets.bin"}};
+  SandboxPaths u{d.path + "/clone",
+                 d.path + "/home",
+                 {d.path + "/claude"},
+                 d.path,
+                 d.path + "/cfg",
+                 d.path + "/state",
+                 {d.path + "/secrets.bin"},
+                 {},
+                 ""};
   auto plan = make_plan(cfg, u);
   ASSERT_TRUE(plan) << plan.error().message;
   auto has = [&](const std::string& p) {
@@ -368,6 +378,52 @@ TEST(IsolatePlan, ExpandsHomeResolvesLinksAndAlwaysHidesAwayworksOwnFolders) {
   EXPECT_TRUE(has(d.path + "/secrets.bin"));
   EXPECT_EQ(plan->writable,
             (std::vector<std::string>{d.path + "/clone", d.path + "/home", d.path + "/claude"}));
+}
+
+}  // namespace
+}  // namespace aw
+
+namespace aw {
+namespace {
+
+// What of a home a plan lends, resolved as the phases will resolve their programs.
+TEST(IsolatePlan, LendsTheInstallFoldersOfToolchainsAndReadablePathsOnly) {
+  test::TempDir d;
+  std::string h = d.path + "/home";
+  for (const auto& dir :
+       {h + "/.nvm/versions/node/v9/bin", h + "/.nvm/versions/node/v9/lib", h + "/.local/bin",
+        h + "/.local/lib", h + "/.local/share/keyrings", h + "/bin", h + "/notes/api", h + "/.ssh"})
+    ASSERT_TRUE(make_dirs(dir));
+  for (const auto& exe :
+       {h + "/.nvm/versions/node/v9/bin/node", h + "/.local/bin/tool", h + "/bin/x"}) {
+    ASSERT_TRUE(write_file(exe, "#!/bin/sh\n", 0755));
+  }
+  SandboxConfig cfg;
+  cfg.readable = {"~/notes/api"};
+  SandboxPaths u{d.path + "/clone",
+                 d.path + "/uhome",
+                 {},
+                 h,
+                 "",
+                 "",
+                 {},
+                 {"node", "x"},
+                 h + "/.local/bin:/usr/bin:" + h + "/.nvm/versions/node/v9/bin:" + h + "/bin"};
+  auto plan = make_plan(cfg, u);
+  ASSERT_TRUE(plan) << plan.error().message;
+  std::set<std::string> lent;
+  for (const auto& r : plan->readable) lent.insert(r.target);
+  EXPECT_EQ(lent, (std::set<std::string>{h + "/.nvm/versions/node/v9", h + "/.local/bin",
+                                         h + "/.local/lib", h + "/bin", h + "/notes/api"}));
+  auto lines = home_in_view(*plan, h);
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "~/notes/api (readable:)"), lines.end());
+  // Hidden wins over readable: said, not dropped. A whole home is refused.
+  cfg.readable = {"~/.ssh"};
+  auto hidden = make_plan(cfg, u);
+  ASSERT_FALSE(hidden);
+  EXPECT_NE(hidden.error().message.find("hidden wins"), std::string::npos);
+  cfg.readable = {"~"};
+  EXPECT_FALSE(make_plan(cfg, u));
 }
 
 }  // namespace

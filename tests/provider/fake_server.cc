@@ -4,12 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
+
+#include "../fakes/spawn_fake.h"
 
 namespace aw::test {
 
@@ -22,29 +23,9 @@ Status FakeServer::start(const std::string& script, const std::string& log,
                                    "--log",
                                    log};
   args.insert(args.end(), extra.begin(), extra.end());
-  int fds[2];
-  if (::pipe(fds) != 0) return fail("pipe failed");
-  pid_ = ::fork();
+  // The fake prints its port as its first line.
+  std::string line = spawn_fake(args, &pid_);
   if (pid_ < 0) return fail("fork failed");
-  if (pid_ == 0) {
-    ::dup2(fds[1], 1);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  // The fake prints its port as its first line; a guard, not a timing assertion.
-  std::string line;
-  char c;
-  pollfd p{fds[0], POLLIN, 0};
-  while (line.find('\n') == std::string::npos && ::poll(&p, 1, 30000) > 0 &&
-         ::read(fds[0], &c, 1) == 1)
-    line += c;
-  ::close(fds[0]);
   port_ = std::atoi(line.c_str());
   if (port_ <= 0) {
     stop();

@@ -33,7 +33,7 @@ TEST(PlanJson, EveryFieldRoundTrips) {
   p.bridges = {{"/tmp/awaywork-helper-abcdef/inference-0f.sock", 4180}, {"/run/b.sock", 4181}};
   p.writable = {"/tmp/awaywork-abcdef/work", "/tmp/awaywork-ghijkl"};
   p.hidden = {"/home/o/.ssh", "/home/o/.config/awaywork"};
-  p.readable = {{"/tmp/real/agent", "/tmp/given/agent"}};
+  p.readable = {{"/tmp/real/agent", "/tmp/given/agent", "program"}};
   p.limits = {123456789, 77, 1.5, false};
   p.apply_limits = false;
   p.cgroup_name = "unit-1";

@@ -1,6 +1,7 @@
 #include "isolate/probe/probe_host.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <ifaddrs.h>
 #include <linux/keyctl.h>
 #include <netinet/in.h>
@@ -55,6 +56,47 @@ std::string host_address() {
   return ip;
 }
 
+// Canaries where nothing of the home should be in the view: outside every hidden path, in a
+// folder of the probe's own (removed afterwards), shaped as what owners keep there.
+std::string plant_home_canaries(const std::string& home, ProbeTargets& t) {
+  if (home.empty() || ::access(home.c_str(), W_OK) != 0) return "";
+  std::string dir =
+      fmt::format("{}/.awaywork-probe-canary-{}-{}", home, ::getpid(), ::time(nullptr));
+  const std::pair<const char*, const char*> files[] = {
+      {"view.home_notes", "notes/plans.md"},
+      {"view.browser_cookies", ".mozilla/firefox/p1.default/cookies.sqlite"},
+      {"view.other_tool_login", ".config/other-tool/login.json"}};
+  for (const auto& [name, rel] : files) {
+    std::string path = dir + "/" + rel;
+    if (!make_dirs(path.substr(0, path.rfind('/')), 0700) ||
+        !write_file(path, std::string("CANARY ") + name, 0600))
+      continue;
+    t.secrets.emplace_back(name, path);
+  }
+  return dir;
+}
+
+// Other users' homes that the owner can list (an open home): none of them is in the view.
+void other_homes(const std::string& owner_home, const SandboxPlan& plan, ProbeTargets& t) {
+  std::vector<std::string> homes = {"/root"};
+  if (DIR* d = ::opendir("/home")) {
+    while (dirent* e = ::readdir(d))
+      if (e->d_name[0] != '.') homes.push_back(std::string("/home/") + e->d_name);
+    ::closedir(d);
+  }
+  for (const auto& h : homes) {
+    bool lent = false;
+    for (const auto& r : plan.readable) lent = lent || r.target.rfind(h + "/", 0) == 0;
+    if (h == owner_home || lent) continue;
+    if (DIR* d = ::opendir(h.c_str())) {
+      int n = 0;
+      while (::readdir(d)) ++n;
+      ::closedir(d);
+      if (n > 2) t.secrets.emplace_back("view.other_home:" + h, h);
+    }
+  }
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ProbeHost>> ProbeHost::start(const SandboxPlan& plan,
@@ -67,6 +109,10 @@ Result<std::unique_ptr<ProbeHost>> ProbeHost::start(const SandboxPlan& plan,
   if (exists(o.database)) t.secrets.emplace_back("hidden.database", o.database);
   if (exists(o.secrets)) t.secrets.emplace_back("hidden.secrets", o.secrets);
   if (exists(o.owner_home)) t.writes.emplace_back("write.home", o.owner_home);
+  h->canary_dir_ = plant_home_canaries(o.owner_home, t);
+  other_homes(o.owner_home, plan, t);
+  for (const char* f : {"/etc/shadow", "/etc/gshadow", "/etc/sudoers"})
+    if (exists(f)) t.secrets.emplace_back(std::string("rootonly:") + f, f);
   t.writes.emplace_back("write.etc", "/etc");
   if (exists("/usr/local/bin")) t.writes.emplace_back("write.usr_local_bin", "/usr/local/bin");
   if (exists(o.source_repo)) t.writes.emplace_back("write.source_repo", o.source_repo);
@@ -124,6 +170,7 @@ ProbeHost::~ProbeHost() {
   }
   if (key_ >= 0) ::syscall(SYS_keyctl, KEYCTL_UNLINK, key_, KEY_SPEC_SESSION_KEYRING);
   for (int fd : fds_) ::close(fd);
+  if (!canary_dir_.empty()) (void)remove_tree(canary_dir_);
 }
 
 }  // namespace aw

@@ -1,8 +1,10 @@
 // The outer side of `awaywork probe`: what the probes look for, set up on the host for as long as
 // this object lives. It plants nothing in the owner's secret folders: the hidden paths are probed
 // as they are (any content seen is a leak); it adds a loopback listener, a listener on the host's
-// address, an owner process with a marker in its environment and command line, and a key in a
-// session keyring the phase inherits.
+// address, an owner process with a marker in its environment and command line, a key in a
+// session keyring the phase inherits, and canaries in a folder of its own in the owner's home (a
+// note, a browser's cookie database, another tool's login: view.*). Other users' homes and the
+// root-only files of /etc are probed as they are (view.other_home:PATH, rootonly:PATH).
 #pragma once
 
 #include <sys/types.h>
@@ -34,6 +36,7 @@ class ProbeHost {
   ProbeHost() = default;
   ProbeTargets targets_;
   std::vector<int> fds_;
+  std::string canary_dir_;  // removed with the object
   pid_t marker_pid_ = -1;
   long key_ = -1;
 };

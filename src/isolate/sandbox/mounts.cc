@@ -1,7 +1,10 @@
 // Child side of the mount namespace: the filesystem view, built with pivot_root.
 //
 // Like bwrap, we first pivot into a private tmpfs so that the host's tree is at /oldroot and the
-// view is assembled at /newroot; then /newroot becomes / and /oldroot is detached. Every path is
+// view is assembled at /newroot: a fresh tmpfs holding the system trees bound read-only, the
+// unit's folders, the lent paths, a private /tmp and /run, a fresh /proc and a minimal /dev; the
+// folders leading to a bound path are empty, and the whole root is read-only once built. Then
+// /newroot becomes / and /oldroot is detached. Every path is
 // resolved with openat2(RESOLVE_NO_SYMLINKS) and mounted by fd (open_tree/move_mount), so a link
 // planted by an earlier phase can never redirect a bind or a mask.
 #include <dirent.h>
@@ -11,6 +14,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <limits.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -100,11 +105,15 @@ class ViewBuilder {
 
   std::string build() {
     std::string err = enter_staging();
-    if (err.empty()) err = bind_host_root();
+    if (err.empty()) err = plan_.enabled("view") ? bind_system_trees() : bind_host_root();
     if (err.empty()) err = private_mounts();
-    if (err.empty()) err = writable_binds();
-    if (err.empty()) err = readonly_binds();
+    if (err.empty()) err = lent_binds();
     if (err.empty() && plan_.enabled("hidden")) err = hide_paths();
+    if (err.empty() && plan_.enabled("rootonly")) err = mask_root_only();
+    if (err.empty() && plan_.enabled("view") && plan_.enabled("readonly") &&
+        set_attr(AT_FDCWD, "/newroot", 0,
+                 MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV) != 0)
+      err = fail("make read-only", "the view's root");
     if (err.empty()) err = enter_view();
     return err;
   }
@@ -139,6 +148,64 @@ class ViewBuilder {
     return {};
   }
 
+  // The view from what the work needs: an empty tmpfs root, the system trees bound into it
+  // read-only (a tree that is a link on the host, as usr-merged /bin, is made again as that link).
+  std::string bind_system_trees() {
+    if (::mkdir("/newroot", 0755) != 0 && errno != EEXIST) return fail("mkdir", "/newroot");
+    if (::mount("tmpfs", "/newroot", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") != 0)
+      return fail("mount root tmpfs on", "/newroot");
+    root_ = Fd(::open("/newroot", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    old_ = Fd(::open("/oldroot", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!root_ || !old_) return fail("open", "/newroot");
+    for (const auto& tree : plan_.system) {
+      std::string rel = tree.substr(1);
+      struct stat st {};
+      if (::fstatat(old_.fd, rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // not here
+      std::string parent = rel.substr(0, rel.rfind('/') == std::string::npos ? 0 : rel.rfind('/'));
+      if (!parent.empty() && !make_path(root_.fd, parent)) return fail("mount point for", tree);
+      if (S_ISLNK(st.st_mode)) {
+        char target[PATH_MAX];
+        ssize_t n = ::readlinkat(old_.fd, rel.c_str(), target, sizeof target - 1);
+        if (n < 0) return fail("read link", tree);
+        target[n] = 0;
+        if (::symlinkat(target, root_.fd, rel.c_str()) != 0 && errno != EEXIST)
+          return fail("make link", tree);
+        continue;
+      }
+      if (!S_ISDIR(st.st_mode)) continue;
+      std::string err = bind_host(tree, plan_.enabled("readonly"));
+      if (!err.empty()) return err;
+    }
+    return {};
+  }
+
+  // The host's folder at the same path in the view (recursively: /etc holds the engine's binds).
+  std::string bind_host(const std::string& path, bool readonly) {
+    Fd src(open_beneath(old_.fd, path, O_PATH | O_DIRECTORY));
+    if (!src) return fail("open host folder", path);
+    Fd tree(::open_tree(src.fd, "",
+                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
+    if (!tree) return fail("clone mount of", path);
+    if (readonly && set_attr(tree.fd, "", AT_EMPTY_PATH | AT_RECURSIVE,
+                             MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV) != 0)
+      return fail("make read-only", path);
+    if (!make_path(root_.fd, path.substr(1))) return fail("mount point for", path);
+    Fd dst(open_beneath(root_.fd, path, O_PATH | O_DIRECTORY));
+    if (!dst || attach(tree.fd, dst.fd) != 0) return fail("bind", path);
+    return {};
+  }
+
+  // A private mount, or (with its protection off for a test) the host's folder at that path.
+  std::string private_or_host(const char* path, const char* protection, const char* type,
+                              unsigned long flags, const char* data) {
+    if (plan_.enabled(protection)) {
+      if (plan_.enabled("view") && !make_path(root_.fd, path + 1))
+        return fail("mount point for", path);
+      return mount_at(path, type, flags, data);
+    }
+    return plan_.enabled("view") ? bind_host(path, true) : std::string();
+  }
+
   std::string mount_at(const std::string& path, const char* type, unsigned long flags,
                        const char* data) {
     std::string target = "/newroot" + path;
@@ -147,17 +214,17 @@ class ViewBuilder {
   }
 
   std::string private_mounts() {
-    std::string err;
-    if (plan_.enabled("tmp")) err = mount_at("/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
-    if (err.empty() && plan_.enabled("run"))
-      err = mount_at("/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m");
-    if (err.empty() && plan_.enabled("pidns"))
-      err = mount_at("/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+    std::string err = private_or_host("/tmp", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+    if (err.empty())
+      err = private_or_host("/run", "run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m");
+    if (err.empty())
+      err = private_or_host("/proc", "pidns", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
     if (err.empty()) err = minimal_dev();
     return err;
   }
 
   std::string minimal_dev() {
+    if (!make_path(root_.fd, "dev")) return fail("mount point for", "/dev");
     std::string err = mount_at("/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k");
     if (!err.empty()) return err;
     for (const char* node : {"null", "zero", "full", "random", "urandom", "tty"}) {
@@ -190,10 +257,25 @@ class ViewBuilder {
     return {};
   }
 
+  // The writable and the read-only binds, outer paths first, so that a clone below a lent folder
+  // (or a lent file below a writable one) is bound over it and not hidden by it.
+  std::string lent_binds() {
+    std::vector<std::pair<std::string, const SandboxPlan::ReadOnly*>> all;
+    for (const auto& w : plan_.writable) all.emplace_back(w, nullptr);
+    for (const auto& r : plan_.readable) all.emplace_back(r.target, &r);
+    std::stable_sort(all.begin(), all.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [path, ro] : all) {
+      std::string err = ro ? readonly_bind(*ro) : writable_bind(path);
+      if (!err.empty()) return err;
+    }
+    return {};
+  }
+
   // The clone, HOME, provider state and writable: paths, bound from the host read-write. A target
   // inside a private tmpfs (/tmp) is created first.
-  std::string writable_binds() {
-    for (const auto& path : plan_.writable) {
+  std::string writable_bind(const std::string& path) {
+    {
       Fd src(open_beneath(old_.fd, path, O_PATH | O_DIRECTORY));
       if (!src) return fail("open writable path (must be a real folder, not a link)", path);
       Fd tree(::open_tree(src.fd, "",
@@ -212,10 +294,10 @@ class ViewBuilder {
     return {};
   }
 
-  // Files awaywork lends read-only (SandboxPlan::readable). The mount point is created when
-  // missing, which only succeeds inside a private tmpfs (/tmp): elsewhere the view is read-only.
-  std::string readonly_binds() {
-    for (const auto& r : plan_.readable) {
+  // What awaywork lends read-only (SandboxPlan::readable). The mount point is created when
+  // missing, which only succeeds inside a tmpfs (the view's root, /tmp): not in a bound tree.
+  std::string readonly_bind(const SandboxPlan::ReadOnly& r) {
+    {
       Fd src(open_beneath(old_.fd, r.source, O_PATH));
       if (!src) return fail("open read-only path", r.source);
       struct stat st {};
@@ -340,8 +422,35 @@ class ViewBuilder {
     return {};
   }
 
+  // Whether anything bound from the host reaches path: elsewhere the view holds nothing of the
+  // host's (only the empty folders leading to bound paths), so there is nothing to mask.
+  bool reached(const std::string& path) const {
+    if (!plan_.enabled("view")) return true;
+    auto reaches = [&](const std::string& bound) { return under(path, bound); };
+    if (std::any_of(plan_.system.begin(), plan_.system.end(), reaches) ||
+        std::any_of(plan_.writable.begin(), plan_.writable.end(), reaches))
+      return true;
+    for (const auto& r : plan_.readable)
+      if (reaches(r.target)) return true;
+    return (!plan_.enabled("tmp") && reaches("/tmp")) || (!plan_.enabled("run") && reaches("/run"));
+  }
+
+  // Files only root may read (SandboxPlan::root_only, found on the host side): each masked as a
+  // hidden path that exists is.
+  std::string mask_root_only() {
+    for (const auto& path : plan_.root_only) {
+      Fd fd(open_beneath(root_.fd, path, O_PATH));
+      if (!fd) continue;  // not in this view (or under a folder masked already)
+      std::string err = mask_existing(path, fd.fd);
+      if (!err.empty()) return err;
+    }
+    return {};
+  }
+
   std::string hide_paths() {
-    std::vector<std::string> hidden = plan_.hidden;
+    std::vector<std::string> hidden;
+    for (const auto& h : plan_.hidden)
+      if (reached(h)) hidden.push_back(h);
     std::sort(hidden.begin(), hidden.end());
     std::map<std::string, std::set<std::string>> missing;  // parent -> names
     std::vector<std::string> done;

@@ -7,6 +7,9 @@
 
 #include <algorithm>
 
+#include "isolate/sandbox/view.h"
+#include "isolate/sandbox/view_paths.h"
+
 namespace aw {
 
 const std::vector<std::string>& builtin_hidden_in_home() {
@@ -38,9 +41,8 @@ std::vector<SandboxPlan::Bridge> active_bridges(const SandboxPlan& plan) {
   return all;
 }
 
-namespace {
+namespace sandbox {
 
-// Lexically normalized absolute path: no "//", ".", "..", no trailing slash.
 Result<std::string> normalize(const std::string& path) {
   if (path.empty() || path[0] != '/') return fail("not an absolute path: '{}'", path);
   std::vector<std::string> parts;
@@ -69,8 +71,6 @@ Result<std::string> expand(const std::string& path, const std::string& home) {
   return normalize(path);
 }
 
-// The path with every link resolved: the longest existing prefix through realpath, the missing
-// rest appended (the view is built without following links, so it needs link-free paths).
 std::string resolved(const std::string& path) {
   std::string head = path, tail;
   char buf[PATH_MAX];
@@ -84,12 +84,19 @@ std::string resolved(const std::string& path) {
   return path;
 }
 
-}  // namespace
-
 bool inside(const std::string& path, const std::string& dir) {
+  if (dir == "/") return !path.empty() && path[0] == '/';
   return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
                          path[dir.size()] == '/');
 }
+
+}  // namespace sandbox
+
+using sandbox::expand;
+using sandbox::inside;
+using sandbox::resolved;
+
+namespace {
 
 // A writable path must never open up the owner's own secrets or whole home: a provider's state
 // folder is per unit, never the owner's real ~/.claude or ~/.codex.
@@ -106,6 +113,8 @@ Status check_writable(const std::string& path, const SandboxPaths& unit) {
   return {};
 }
 
+}  // namespace
+
 Result<SandboxPlan> make_plan(const SandboxConfig& config, const SandboxPaths& unit) {
   SandboxPlan plan;
   plan.mode = config.mode;
@@ -113,6 +122,7 @@ Result<SandboxPlan> make_plan(const SandboxConfig& config, const SandboxPaths& u
   plan.allow = config.allow;
   plan.limits = config.limits;
   plan.apply_limits = config.limits.enabled;
+  plan.owner_home = unit.owner_home;
   std::vector<std::string> writable = {unit.clone, unit.home};
   writable.insert(writable.end(), unit.provider_state.begin(), unit.provider_state.end());
   writable.insert(writable.end(), config.writable.begin(), config.writable.end());
@@ -139,6 +149,9 @@ Result<SandboxPlan> make_plan(const SandboxConfig& config, const SandboxPaths& u
   }
   std::sort(plan.hidden.begin(), plan.hidden.end());
   plan.hidden.erase(std::unique(plan.hidden.begin(), plan.hidden.end()), plan.hidden.end());
+  AW_CHECK(sandbox::add_readable(config, unit, plan));
+  sandbox::add_toolchains(unit, plan);
+  plan.root_only = sandbox::root_only_files(unit.root_owner);
   return plan;
 }
 

@@ -22,7 +22,17 @@ struct SandboxPaths {
   std::string config_dir;                   // awaywork's config folder (always hidden)
   std::string state_dir;                  // awaywork's state folder: database, runs (always hidden)
   std::vector<std::string> secret_files;  // awaywork's secret store, key file... (always hidden)
+  // The phases' programs (setup, agent, checks: argv[0] each) and the PATH they resolve in: a
+  // program or PATH entry outside the system trees (an nvm, pyenv, cargo or ~/.local install)
+  // has its install's own folder lent read-only (view.cc).
+  std::vector<std::string> programs;
+  std::string path_value;
+  // The phase runs with root's uid (the owner is root): files only root may read are masked.
+  bool root_owner = false;
 };
+
+// The system trees a view binds (DESIGN.md section 3; docs/sandbox.md lists them and why).
+const std::vector<std::string>& system_trees();
 
 struct SandboxPlan {
   SandboxMode mode = SandboxMode::required;
@@ -40,13 +50,21 @@ struct SandboxPlan {
     uint16_t port = 0;
   };
   std::vector<Bridge> bridges;
+  // The system's own trees, bound read-only at their paths (a link, as usr-merged /bin, is made
+  // again as the same link). Nothing else of the host is in the view but what is listed below.
+  std::vector<std::string> system = system_trees();
   std::vector<std::string> writable;  // absolute, link-free paths bound read-write
-  std::vector<std::string> hidden;    // absolute paths masked (they need not exist)
+  std::vector<std::string> hidden;    // absolute paths masked where a bound tree reaches them
+  // Existing files and folders of the bound trees only root may read (masked: see view.cc).
+  std::vector<std::string> root_only;
   // Single files or folders awaywork itself lends a phase read-only (never from the config): the
   // agent's program when it lives in the host's /tmp (private inside), the unit's prompt file.
   // Bound at target from source (the link-free real path); kept reachable below a hidden folder.
+  // Also what awaywork found the phase needs, and the owner's `sandbox.readable` paths; `why`
+  // says which, for doctor and the record ("program", "prompt", "toolchain: node", "readable").
   struct ReadOnly {
     std::string source, target;
+    std::string why;
   };
   std::vector<ReadOnly> readable;
   Limits limits;
@@ -58,6 +76,7 @@ struct SandboxPlan {
   // every phase instead of creating one each time; -1 = a fresh one per phase.
   int unit_netns_fd = -1;
   std::string hostname = "awaywork";
+  std::string owner_home;  // what "too broad to lend" is measured against (view.cc)
   // Test-only: names of protections to leave out, so that a probe can show it would see the leak
   // (mutation tests). Never set from configuration. Names: see kProtections in sandbox.h.
   std::set<std::string> disable_for_test;
@@ -71,16 +90,22 @@ struct SandboxPlan {
 // in network allowlist. Empty in network host (there is no namespace to bridge into).
 std::vector<SandboxPlan::Bridge> active_bridges(const SandboxPlan& plan);
 
-// Lend the phase's program read-only (plan.readable) when it lives where the sandbox's view is
-// private (/tmp, /run, /dev/shm) and not in a hidden place. argv0 without a '/' is looked up in
-// path_value (the phase's PATH).
+// Lend the phase's program read-only (plan.readable) when the view would not have it: alone when
+// it lives where the view is private (/tmp, /run, /dev/shm), else its install's folder (an npm
+// prefix, the parent of its bin folder); never from a hidden place. argv0 without a '/' is looked
+// up in path_value (the phase's PATH).
 void lend_program(const std::string& argv0, const std::string& path_value, SandboxPlan& plan);
 
 // The secret folders every sandbox hides, relative to the owner's home (DESIGN.md section 3).
 const std::vector<std::string>& builtin_hidden_in_home();
 
 // Resolve config + unit paths into a plan: "~/" expanded against owner_home, links in existing
-// paths resolved (a hidden link hides its target too), awaywork's own folders always hidden.
+// paths resolved (a hidden link hides its target too), awaywork's own folders always hidden,
+// toolchains and `readable:` paths lent, root-only files listed (view.cc).
 Result<SandboxPlan> make_plan(const SandboxConfig& config, const SandboxPaths& unit);
+
+// What of the homes (the owner's, others', /root) a plan's view includes, one line each:
+// "~/.nvm/versions/node/v20.1.0 (toolchain: node)", "~/notes (readable:)". Empty: nothing.
+std::vector<std::string> home_in_view(const SandboxPlan& plan, const std::string& owner_home);
 
 }  // namespace aw

@@ -26,7 +26,8 @@ Result<E> enum_from(const std::string& field, const std::string& v,
 
 std::string plan_to_json(const SandboxPlan& p) {
   nlohmann::json readable = nlohmann::json::array();
-  for (const auto& r : p.readable) readable.push_back({{"source", r.source}, {"target", r.target}});
+  for (const auto& r : p.readable)
+    readable.push_back({{"source", r.source}, {"target", r.target}, {"why", r.why}});
   nlohmann::json bridges = nlohmann::json::array();
   for (const auto& b : p.bridges) bridges.push_back({{"socket", b.socket}, {"port", b.port}});
   nlohmann::json j = {
@@ -36,8 +37,11 @@ std::string plan_to_json(const SandboxPlan& p) {
       {"proxy_socket", p.proxy_socket},
       {"proxy_port", p.proxy_port},
       {"bridges", bridges},
+      {"system", p.system},
       {"writable", p.writable},
       {"hidden", p.hidden},
+      {"root_only", p.root_only},
+      {"owner_home", p.owner_home},
       {"readable", readable},
       {"limits",
        {{"memory_bytes", p.limits.memory_bytes},
@@ -70,10 +74,14 @@ Result<SandboxPlan> plan_from_json(const std::string& text) {
     p.proxy_port = j.at("proxy_port").get<uint16_t>();
     for (const auto& b : j.at("bridges"))
       p.bridges.push_back({b.at("socket").get<std::string>(), b.at("port").get<uint16_t>()});
+    p.system = j.at("system").get<std::vector<std::string>>();
     p.writable = j.at("writable").get<std::vector<std::string>>();
     p.hidden = j.at("hidden").get<std::vector<std::string>>();
+    p.root_only = j.at("root_only").get<std::vector<std::string>>();
+    p.owner_home = j.at("owner_home").get<std::string>();
     for (const auto& r : j.at("readable"))
-      p.readable.push_back({r.at("source").get<std::string>(), r.at("target").get<std::string>()});
+      p.readable.push_back({r.at("source").get<std::string>(), r.at("target").get<std::string>(),
+                            r.at("why").get<std::string>()});
     const auto& l = j.at("limits");
     p.limits.memory_bytes = l.at("memory_bytes").get<uint64_t>();
     p.limits.pids = l.at("pids").get<int>();

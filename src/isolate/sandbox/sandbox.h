@@ -30,6 +30,8 @@ namespace aw {
 inline const std::vector<std::string> kProtections = {
     "netns",          // no network namespace: host loopback and host network reachable
     "pidns",          // no pid namespace: host /proc, leftovers survive the phase
+    "view",           // the old view: the host's whole "/" read-only (homes included)
+    "rootonly",       // files only root may read not masked (matters when the owner is root)
     "hidden",         // hidden paths not masked
     "readonly",       // "/" stays writable where the host allows it
     "tmp",            // the host's /tmp instead of a private one

@@ -149,9 +149,11 @@ std::vector<WorkerProbeResult> run_worker_probes(const WorkerProbeTargets& t) {
   if (::access("/usr/bin/crontab", X_OK) != 0) {
     out.push_back(ok("crontab", "crontab is not installed"));
   } else {
-    // Listing is enough to tell: cron.deny refuses the program itself.
+    // Listing is enough to tell: cron.deny refuses the program itself ("not allowed"), and in the
+    // sandbox's view the spool is not there at all; an allowed user lists a crontab or is told
+    // it has none.
     out.push_back(command_probe("crontab", {"/usr/bin/crontab", "-l"}, [](const Captured& c) {
-      return c.err.find("not allowed") == std::string::npos;
+      return c.exit_code == 0 || c.err.find("no crontab for") != std::string::npos;
     }));
   }
   return out;

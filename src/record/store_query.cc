@@ -1,0 +1,103 @@
+// The listing and aggregates the local API asks for (serve/): filtered, paged, counted in SQL so
+// that 10,000 units cost one indexed query, not 10,000 parsed records.
+#include <sqlite3.h>
+
+#include <nlohmann/json.hpp>
+
+#include "record/store.h"
+
+namespace aw {
+
+namespace {
+
+struct Stmt {
+  sqlite3_stmt* s = nullptr;
+  ~Stmt() { sqlite3_finalize(s); }
+};
+
+// Binds ?1 state and ?2 repo; NULL (empty filter) matches everything.
+void bind_filters(sqlite3_stmt* s, const UnitQuery& q) {
+  if (q.state.empty())
+    sqlite3_bind_null(s, 1);
+  else
+    sqlite3_bind_text(s, 1, q.state.c_str(), -1, SQLITE_TRANSIENT);
+  if (q.repo.empty())
+    sqlite3_bind_null(s, 2);
+  else
+    sqlite3_bind_text(s, 2, q.repo.c_str(), -1, SQLITE_TRANSIENT);
+}
+
+std::string column_text(sqlite3_stmt* s, int i) {
+  const unsigned char* t = sqlite3_column_text(s, i);
+  return t ? reinterpret_cast<const char*>(t) : "";
+}
+
+}  // namespace
+
+Result<UnitPage> Store::page(const UnitQuery& q) {
+  constexpr const char* kWhere = " WHERE (?1 IS NULL OR state = ?1) AND (?2 IS NULL OR repo = ?2)";
+  UnitPage out;
+  {
+    Stmt st;
+    std::string sql = std::string("SELECT count(*) FROM units") + kWhere;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK)
+      return fail("sqlite: {}", sqlite3_errmsg(db_));
+    bind_filters(st.s, q);
+    if (sqlite3_step(st.s) == SQLITE_ROW) out.total = sqlite3_column_int64(st.s, 0);
+  }
+  Stmt st;
+  std::string sql = std::string("SELECT record FROM units") + kWhere +
+                    " ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4";
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK)
+    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  bind_filters(st.s, q);
+  sqlite3_bind_int(st.s, 3, q.limit);
+  sqlite3_bind_int(st.s, 4, q.offset);
+  while (sqlite3_step(st.s) == SQLITE_ROW) {
+    auto j = nlohmann::json::parse(column_text(st.s, 0), nullptr, false);
+    if (j.is_discarded()) return fail("record database holds an unreadable record");
+    out.units.push_back(unit_from_json(j));
+  }
+  return out;
+}
+
+Result<std::vector<std::pair<std::string, int64_t>>> Store::count_by_state() {
+  Stmt st;
+  const char* sql = "SELECT state, count(*) FROM units GROUP BY state ORDER BY state";
+  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
+    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  std::vector<std::pair<std::string, int64_t>> out;
+  while (sqlite3_step(st.s) == SQLITE_ROW)
+    out.emplace_back(column_text(st.s, 0), sqlite3_column_int64(st.s, 1));
+  return out;
+}
+
+Result<std::vector<PhaseStat>> Store::phase_stats() {
+  Stmt st;
+  const char* sql =
+      "SELECT json_extract(p.value, '$.name') AS n, count(*), "
+      "sum(json_extract(p.value, '$.duration_ms')) FROM units, json_each(units.record, "
+      "'$.phases') AS p GROUP BY n ORDER BY n";
+  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
+    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  std::vector<PhaseStat> out;
+  while (sqlite3_step(st.s) == SQLITE_ROW)
+    out.push_back(
+        {column_text(st.s, 0), sqlite3_column_int64(st.s, 1), sqlite3_column_int64(st.s, 2)});
+  return out;
+}
+
+Result<std::optional<UnitRecord>> Store::by_runner(int64_t pid) {
+  Stmt st;
+  const char* sql =
+      "SELECT record FROM units WHERE runner_pid = ?1 ORDER BY created_at DESC LIMIT 1";
+  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
+    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  sqlite3_bind_int64(st.s, 1, pid);
+  if (sqlite3_step(st.s) != SQLITE_ROW) return std::optional<UnitRecord>{};
+  auto j = nlohmann::json::parse(column_text(st.s, 0), nullptr, false);
+  if (j.is_discarded()) return fail("record database holds an unreadable record");
+  return std::optional<UnitRecord>(unit_from_json(j));
+}
+
+}  // namespace aw

@@ -1,0 +1,263 @@
+#include "serve/api.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "base/fs.h"
+#include "proc/capture.h"
+#include "serve/metrics.h"
+#include "serve/submit.h"
+#include "serve/view.h"
+
+extern char** environ;
+
+namespace aw {
+
+namespace {
+
+using nlohmann::json;
+
+Reply json_reply(int status, const json& j) {
+  return {status, "application/json",
+          j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"};
+}
+
+// A query integer in [lo, hi]; the default when absent.
+Result<int> query_int(const Route& r, const char* key, int dflt, int lo, int hi) {
+  auto it = r.query.find(key);
+  if (it == r.query.end()) return dflt;
+  int v = 0;
+  auto [p, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
+  if (ec != std::errc() || p != it->second.data() + it->second.size() || v < lo || v > hi)
+    return fail("query parameter {} must be a whole number from {} to {}", key, lo, hi);
+  return v;
+}
+
+std::vector<std::string> environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+  return env;
+}
+
+// "awaywork apply: no unit 'x'\n" → "no unit 'x'".
+std::string child_message(const std::string& err, const char* command) {
+  std::string m = err;
+  std::string prefix = fmt::format("awaywork {}: ", command);
+  if (m.rfind(prefix, 0) == 0) m = m.substr(prefix.size());
+  while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.pop_back();
+  return m.empty() ? fmt::format("awaywork {} failed without a message", command) : m;
+}
+
+}  // namespace
+
+Reply error_reply(int status, const std::string& message) {
+  return json_reply(status, json{{"error", message}, {"status", status}});
+}
+
+Api::Api(ApiContext ctx, Store store, Children& children)
+    : ctx_(std::move(ctx)), store_(std::move(store)), children_(children) {}
+
+std::vector<std::string> Api::self_argv(std::vector<std::string> args) const {
+  std::vector<std::string> argv = {ctx_.self};
+  if (!ctx_.config_path.empty()) argv.insert(argv.end(), {"--config", ctx_.config_path});
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+Result<UnitRecord> Api::get(const std::string& id) {
+  std::lock_guard lock(store_mu_);
+  return store_.get(id);
+}
+
+Reply Api::handle(const Route& r, const std::string& body, const std::string& content_type) {
+  switch (r.kind) {
+    case RouteKind::units:
+      return units(r);
+    case RouteKind::unit:
+      return unit(r.unit_id);
+    case RouteKind::patch:
+      return patch(r.unit_id);
+    case RouteKind::submit:
+      return submit(body, content_type);
+    case RouteKind::cancel:
+      return cancel(r.unit_id);
+    case RouteKind::apply:
+      return apply(r.unit_id);
+    case RouteKind::doctor:
+      return doctor();
+    case RouteKind::config:
+      return config();
+    case RouteKind::metrics:
+      return metrics();
+    default:
+      return error_reply(404, "no such API route; the routes are listed in docs/serve.md");
+  }
+}
+
+Reply Api::units(const Route& r) {
+  auto limit = query_int(r, "limit", 50, 1, 500);
+  auto offset = query_int(r, "offset", 0, 0, 1 << 30);
+  if (!limit || !offset) return error_reply(400, (!limit ? limit : offset).error().message);
+  UnitQuery q;
+  q.limit = *limit, q.offset = *offset;
+  if (auto it = r.query.find("state"); it != r.query.end()) q.state = it->second;
+  if (auto it = r.query.find("repo"); it != r.query.end()) q.repo = it->second;
+  Result<UnitPage> page = [&] {
+    std::lock_guard lock(store_mu_);
+    return store_.page(q);
+  }();
+  if (!page) return error_reply(500, "reading the record: " + page.error().message);
+  json rows = json::array();
+  for (const auto& u : page->units) rows.push_back(unit_row(u));
+  int64_t next = q.offset + static_cast<int64_t>(page->units.size());
+  return json_reply(200, {{"units", rows},
+                          {"total", page->total},
+                          {"limit", q.limit},
+                          {"offset", q.offset},
+                          {"next_offset", next < page->total ? json(next) : json()}});
+}
+
+Reply Api::unit(const std::string& id) {
+  auto u = get(id);
+  if (!u) return error_reply(404, u.error().message);
+  return json_reply(200, unit_detail(*u));
+}
+
+Reply Api::patch(const std::string& id) {
+  auto u = get(id);
+  if (!u) return error_reply(404, u.error().message);
+  auto text = read_file(u->run_dir + "/patch.diff", 64u << 20);
+  if (!text)
+    return error_reply(404, fmt::format("unit {} has no patch (state {}: the agent changed "
+                                        "nothing, or it ended before the patch was collected)",
+                                        u->id, to_string(u->state)));
+  return {200, "text/x-diff; charset=utf-8", *text};
+}
+
+Reply Api::submit(const std::string& body, const std::string& content_type) {
+  if (content_type.rfind("application/json", 0) != 0)
+    return error_reply(415, "send the unit as JSON with Content-Type: application/json");
+  auto req = parse_submit(body, ctx_.cfg);
+  if (!req) return error_reply(400, req.error().message);
+  std::string prompt_file = ctx_.state_dir + "/serve/prompts/" + new_prompt_name();
+  if (auto ok = make_dirs(ctx_.state_dir + "/serve/prompts", 0700); !ok)
+    return error_reply(500, ok.error().message);
+  if (auto ok = write_file(prompt_file, req->prompt, 0600); !ok)
+    return error_reply(500, ok.error().message);
+  auto pid = children_.spawn(self_argv(run_args(*req, prompt_file)));
+  if (!pid) {
+    ::unlink(prompt_file.c_str());
+    return error_reply(500, "starting awaywork run: " + pid.error().message);
+  }
+  // The run makes its record within moments (after reading config and prompt); until then it
+  // can still refuse (no such repo), which is the caller's error to see.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    Result<std::optional<UnitRecord>> found = [&] {
+      std::lock_guard lock(store_mu_);
+      return store_.by_runner(*pid);
+    }();
+    if (found && *found) {
+      ::unlink(prompt_file.c_str());
+      children_.release(*pid);
+      return json_reply(202, {{"id", (*found)->id}, {"unit", unit_row(**found)}});
+    }
+    if (auto st = children_.status(*pid)) {
+      // Ended: a record made just before exiting is still found above on the next pass.
+      Result<std::optional<UnitRecord>> last = [&] {
+        std::lock_guard lock(store_mu_);
+        return store_.by_runner(*pid);
+      }();
+      if (last && *last) continue;
+      ::unlink(prompt_file.c_str());
+      std::string msg = child_message(children_.output(*pid), "run");
+      children_.release(*pid);
+      return error_reply(400, msg);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return error_reply(504, "awaywork run made no record within 60 s; see `awaywork units`");
+}
+
+Reply Api::cancel(const std::string& id) {
+  auto u = get(id);
+  if (!u) return error_reply(404, u.error().message);
+  if (u->state != UnitState::running)
+    return error_reply(409, fmt::format("unit {} already ended ({}); nothing to cancel", u->id,
+                                        to_string(u->state)));
+  if (u->runner_pid <= 0 || process_start_time(u->runner_pid) != u->runner_start)
+    return error_reply(409,
+                       "the unit's runner is gone; the next awaywork command marks it "
+                       "interrupted");
+  // What Ctrl-C does to `awaywork run`: it kills the phases and records `interrupted`.
+  if (::kill(static_cast<pid_t>(u->runner_pid), SIGINT) != 0)
+    return error_reply(403, fmt::format("cannot signal the unit's runner (pid {}): {}",
+                                        u->runner_pid, errno_text(errno)));
+  return json_reply(202, {{"id", u->id}, {"cancelling", true}});
+}
+
+Reply Api::apply(const std::string& id) {
+  auto u = get(id);
+  if (!u) return error_reply(404, u.error().message);
+  auto r = capture({self_argv({"apply", u->id, "--json"}), environment(), "", ""});
+  if (!r) return error_reply(500, "starting awaywork apply: " + r.error().message);
+  auto j = json::parse(r->out, nullptr, false);
+  if (r->exit_code != 0 || j.is_discarded())
+    return error_reply(409, child_message(r->err, "apply"));
+  return json_reply(200, j);
+}
+
+Reply Api::doctor() {
+  auto r = capture({self_argv({"doctor", "--json"}), environment(), "", ""});
+  if (!r) return error_reply(500, "starting awaywork doctor: " + r.error().message);
+  auto j = json::parse(r->out, nullptr, false);
+  if (j.is_discarded()) return error_reply(500, child_message(r->err, "doctor"));
+  j["isolation"] = to_string(ctx_.cfg.isolation);
+  return json_reply(200, j);
+}
+
+Reply Api::config() {
+  json repos = json::array(), agents = json::array(), profiles = json::array();
+  for (const auto& [name, _] : ctx_.cfg.repos) repos.push_back(name);
+  for (const auto& [name, _] : ctx_.cfg.agents) agents.push_back(name);
+  for (const auto& [name, _] : ctx_.cfg.profiles) profiles.push_back(name);
+  return json_reply(200, {{"repos", repos},
+                          {"agents", agents},
+                          {"profiles", profiles},
+                          {"default_agent", ctx_.cfg.default_agent},
+                          {"isolation", to_string(ctx_.cfg.isolation)},
+                          {"unit_minutes", ctx_.cfg.unit_minutes}});
+}
+
+Reply Api::metrics() {
+  std::lock_guard lock(store_mu_);
+  auto text = render_metrics(store_);
+  if (!text) return error_reply(500, "reading the record: " + text.error().message);
+  return {200, "text/plain; version=0.0.4; charset=utf-8", *text};
+}
+
+Result<LogSlice> Api::log_slice(const std::string& id, uint64_t offset) {
+  AW_TRY(UnitRecord u, get(id));
+  LogSlice s;
+  bool running = u.state == UnitState::running;  // read before the file: then no byte is missed
+  constexpr size_t kMax = 256 << 10;
+  std::string path = u.run_dir + "/transcript.log";
+  FILE* f = std::fopen(path.c_str(), "rbe");
+  if (f) {
+    if (::fseeko(f, static_cast<off_t>(offset), SEEK_SET) == 0) {
+      s.bytes.resize(kMax);
+      s.bytes.resize(std::fread(s.bytes.data(), 1, kMax, f));
+    }
+    std::fclose(f);
+  }
+  s.ended = !running && s.bytes.size() < kMax;
+  return s;
+}
+
+}  // namespace aw

@@ -1,0 +1,121 @@
+#include "serve/children.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "base/fs.h"
+
+extern char** environ;
+
+namespace aw {
+
+Result<pid_t> Children::spawn(const std::vector<std::string>& argv) {
+  AW_CHECK(make_dirs(scratch_, 0700));
+  static_assert(sizeof(pid_t) <= sizeof(long));
+  std::string out_path;
+  int out = -1;
+  for (int i = 0; out < 0 && i < 100; ++i) {
+    out_path = fmt::format("{}/child-{}-{}.log", scratch_, ::getpid(),
+                           std::chrono::steady_clock::now().time_since_epoch().count() + i);
+    out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  }
+  if (out < 0) return fail("create {}: {}", out_path, errno_text(errno));
+  int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t parent = ::getpid();
+  std::lock_guard lock(mu_);  // reap() must not see the pid before it is in kids_
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    // The child of a multi-threaded process: system calls only, until exec.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // the server died without terminate_all
+    if (::getppid() != parent) ::_exit(125);
+    ::setpgid(0, 0);  // its own group: the server decides when it is interrupted
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    ::dup2(null, 0), ::dup2(out, 1), ::dup2(out, 2);
+    ::syscall(SYS_close_range, 3u, ~0u, 0u);
+    ::execve(args[0], args.data(), environ);
+    ::_exit(127);
+  }
+  int err = errno;
+  ::close(out), ::close(null);
+  if (pid < 0) return fail("fork: {}", errno_text(err));
+  kids_[pid] = Child{out_path, std::nullopt};
+  return pid;
+}
+
+void Children::reap() {
+  std::lock_guard lock(mu_);
+  for (auto& [pid, c] : kids_) {
+    if (c.status) continue;
+    int st = 0;
+    if (::waitpid(pid, &st, WNOHANG) == pid) c.status = st;
+  }
+  std::erase_if(kids_, [](const auto& kv) { return kv.second.released && kv.second.status; });
+}
+
+std::optional<int> Children::status(pid_t pid) {
+  reap();
+  std::lock_guard lock(mu_);
+  auto it = kids_.find(pid);
+  return it == kids_.end() ? std::nullopt : it->second.status;
+}
+
+std::string Children::output(pid_t pid) {
+  std::string path;
+  {
+    std::lock_guard lock(mu_);
+    auto it = kids_.find(pid);
+    if (it == kids_.end()) return "";
+    path = it->second.out_path;
+  }
+  auto text = read_file(path, 1 << 20);
+  return text ? *text : "";
+}
+
+void Children::release(pid_t pid) {
+  std::lock_guard lock(mu_);
+  auto it = kids_.find(pid);
+  if (it == kids_.end()) return;
+  ::unlink(it->second.out_path.c_str());
+  if (it->second.status)
+    kids_.erase(it);
+  else
+    it->second.released = true;
+}
+
+void Children::terminate_all(int grace_ms) {
+  reap();
+  std::vector<pid_t> running;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [pid, c] : kids_)
+      if (!c.status) running.push_back(pid);
+  }
+  for (pid_t pid : running) ::kill(pid, SIGTERM);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
+  for (pid_t pid : running) {
+    while (!status(pid) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!status(pid)) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+  std::lock_guard lock(mu_);
+  for (auto& [pid, c] : kids_) ::unlink(c.out_path.c_str());
+  kids_.clear();
+}
+
+}  // namespace aw

@@ -1,0 +1,254 @@
+// One client connection: read a header within the header timeout, guard it, read the body within
+// the body timeout, answer on the worker pool, and stream a live log with chunked encoding.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <chrono>
+#include <optional>
+
+#include "serve/assets.h"
+#include "serve/guard.h"
+#include "serve/route.h"
+#include "serve/server_internal.h"
+
+namespace aw {
+
+namespace {
+
+constexpr const char* kPagePolicy =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+std::optional<std::string_view> header(const http::fields& f, http::field name) {
+  auto it = f.find(name);
+  if (it == f.end()) return std::nullopt;
+  return std::string_view(it->value().data(), it->value().size());
+}
+
+// Headers every response carries; never an Access-Control-* one.
+template <class Res>
+void common_headers(Res& res, bool page) {
+  res.set(http::field::server, "awaywork");
+  res.set(http::field::cache_control, "no-store");
+  res.set("X-Content-Type-Options", "nosniff");
+  res.set("Referrer-Policy", "no-referrer");
+  res.set("X-Frame-Options", "DENY");
+  res.set("Cross-Origin-Resource-Policy", "same-origin");
+  res.set("Cross-Origin-Opener-Policy", "same-origin");
+  res.set("Content-Security-Policy", page ? kPagePolicy : "default-src 'none'");
+}
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(tcp::socket s, ServerShared& shared)
+      : stream_(std::move(s)), shared_(shared), timer_(stream_.get_executor()) {
+    ++shared_.connections;
+  }
+  ~Connection() { --shared_.connections; }
+
+  void start() { read_header(); }
+
+ private:
+  void read_header() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(shared_.opts.header_limit));
+    parser_->body_limit(shared_.opts.body_limit);
+    stream_.expires_after(shared_.opts.header_timeout);
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
+  }
+
+  void on_header(beast::error_code ec) {
+    if (ec == http::error::body_limit)
+      return reply(error_reply(413, fmt::format("the body is larger than {} bytes",
+                                                shared_.opts.body_limit)),
+                   false, "?", "?");
+    if (ec == http::error::header_limit)
+      return reply(error_reply(431, "the request headers are too large"), false, "?", "?");
+    if (ec) return close();  // timeout (a slow client), a reset, or garbage
+    const auto& req = parser_->get();
+    method_ = std::string(req.method_string());
+    std::string target(req.target());
+    path_ = target.substr(0, target.find('?'));  // what the log shows: never the query
+    auto route = parse_route(method_, target);
+    GuardRequest g{method_,
+                   target,
+                   header(req, http::field::host),
+                   header(req, http::field::origin),
+                   header(req, http::field::authorization),
+                   !route || route->api()};
+    if (auto no = guard(g, {shared_.port, shared_.token})) return refuse(no->status, no->message);
+    if (!route) return refuse(route.error().status, route.error().message);
+    route_ = std::move(*route);
+    if (route_.kind == RouteKind::log) return start_log();
+    stream_.expires_after(shared_.opts.body_timeout);
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->on_body(ec); });
+  }
+
+  void refuse(int status, const std::string& message) {
+    reply(error_reply(status, message), false, method_, path_);
+  }
+
+  void on_body(beast::error_code ec) {
+    if (ec == http::error::body_limit)
+      return refuse(413, fmt::format("the body is larger than {} bytes", shared_.opts.body_limit));
+    if (ec) return close();
+    stream_.expires_never();  // the handler may take a while (doctor); the write gets its own
+    const auto& req = parser_->get();
+    bool keep = req.keep_alive();
+    if (route_.kind == RouteKind::page || route_.kind == RouteKind::asset) {
+      const Asset* a = find_asset(route_.kind == RouteKind::page ? "index.html" : route_.asset);
+      if (!a) return reply(error_reply(404, "no such file"), keep, method_, path_);
+      return reply({200, std::string(a->content_type), std::string(a->bytes)}, keep, method_, path_,
+                   true);
+    }
+    std::string body = req.body();
+    std::string ctype(header(req, http::field::content_type).value_or(""));
+    net::post(shared_.pool,
+              [self = shared_from_this(), body = std::move(body), ctype = std::move(ctype), keep] {
+                Reply r = self->shared_.api.handle(self->route_, body, ctype);
+                net::post(self->stream_.get_executor(), [self, r = std::move(r), keep]() mutable {
+                  self->reply(std::move(r), keep, self->method_, self->path_);
+                });
+              });
+  }
+
+  void reply(Reply r, bool keep, const std::string& method, const std::string& path,
+             bool page = false) {
+    auto res = std::make_shared<http::response<http::string_body>>();
+    res->result(static_cast<http::status>(r.status));
+    res->version(11);
+    common_headers(*res, page);
+    res->set(http::field::content_type, r.content_type);
+    res->keep_alive(keep);
+    res->body() = std::move(r.body);
+    res->prepare_payload();
+    fmt::print(stderr, "serve: {} {} {}\n", method.substr(0, 16), path.substr(0, 200), r.status);
+    stream_.expires_after(shared_.opts.body_timeout);
+    http::async_write(stream_, *res,
+                      [self = shared_from_this(), res, keep](beast::error_code ec, size_t) {
+                        if (ec || !keep) return self->close();
+                        self->read_header();
+                      });
+  }
+
+  // The live log: the transcript from `offset`, then new bytes as written, until the unit ends.
+  void start_log() {
+    auto it = route_.query.find("offset");
+    offset_ = 0;
+    if (it != route_.query.end()) {
+      auto [p, ec] =
+          std::from_chars(it->second.data(), it->second.data() + it->second.size(), offset_);
+      if (ec != std::errc() || p != it->second.data() + it->second.size())
+        return refuse(400, "query parameter offset must be a whole number of bytes");
+    }
+    poll_log(true);
+  }
+
+  void poll_log(bool first) {
+    net::post(shared_.pool, [self = shared_from_this(), first] {
+      auto slice = self->shared_.api.log_slice(self->route_.unit_id, self->offset_);
+      net::post(self->stream_.get_executor(), [self, slice = std::move(slice), first]() mutable {
+        self->on_slice(std::move(slice), first);
+      });
+    });
+  }
+
+  void on_slice(Result<LogSlice> slice, bool first) {
+    if (gone_) return close();
+    if (!slice) {
+      if (first) return refuse(404, slice.error().message);
+      fmt::print(stderr, "serve: {} {}: log stream ended: {}\n", method_, path_.substr(0, 200),
+                 slice.error().message);
+      return close();
+    }
+    if (first) return write_log_header(std::move(*slice));
+    write_slice(std::move(*slice));
+  }
+
+  void write_log_header(LogSlice first) {
+    log_res_.emplace();
+    log_res_->result(http::status::ok);
+    log_res_->version(11);
+    common_headers(*log_res_, false);
+    log_res_->set(http::field::content_type, "text/plain; charset=utf-8");
+    log_res_->keep_alive(false);
+    log_res_->chunked(true);
+    log_sr_.emplace(*log_res_);
+    fmt::print(stderr, "serve: {} {} 200 (stream)\n", method_, path_.substr(0, 200));
+    stream_.expires_after(shared_.opts.body_timeout);
+    http::async_write_header(stream_, *log_sr_,
+                             [self = shared_from_this(), first = std::move(first)](
+                                 beast::error_code ec, size_t) mutable {
+                               if (ec) return self->close();
+                               self->watch_client();
+                               self->write_slice(std::move(first));
+                             });
+  }
+
+  // The client sends nothing more; a read completing means it went away.
+  void watch_client() {
+    stream_.socket().async_wait(tcp::socket::wait_read,
+                                [self = shared_from_this()](beast::error_code) {
+                                  self->gone_ = true;
+                                  self->timer_.cancel();
+                                });
+  }
+
+  void write_slice(LogSlice s) {
+    if (!s.bytes.empty()) {
+      offset_ += s.bytes.size();
+      auto data = std::make_shared<std::string>(std::move(s.bytes));
+      bool ended = s.ended;
+      stream_.expires_after(shared_.opts.body_timeout);  // a reader that stops reading is dropped
+      net::async_write(stream_, http::make_chunk(net::buffer(*data)),
+                       [self = shared_from_this(), data, ended](beast::error_code ec, size_t) {
+                         if (ec) return self->close();
+                         if (ended) return self->end_log();
+                         self->poll_log(false);
+                       });
+      return;
+    }
+    if (s.ended) return end_log();
+    timer_.expires_after(std::chrono::milliseconds(25));
+    timer_.async_wait([self = shared_from_this()](beast::error_code) {
+      if (self->gone_) return self->close();
+      self->poll_log(false);
+    });
+  }
+
+  void end_log() {
+    stream_.expires_after(shared_.opts.body_timeout);
+    net::async_write(stream_, http::make_chunk_last(),
+                     [self = shared_from_this()](beast::error_code, size_t) { self->close(); });
+  }
+
+  void close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.close();
+  }
+
+  beast::tcp_stream stream_;
+  ServerShared& shared_;
+  net::steady_timer timer_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::string method_ = "?", path_ = "?";
+  Route route_;
+  uint64_t offset_ = 0;
+  bool gone_ = false;
+  std::optional<http::response<http::empty_body>> log_res_;
+  std::optional<http::response_serializer<http::empty_body>> log_sr_;
+};
+
+}  // namespace
+
+void serve_connection(tcp::socket socket, ServerShared& shared) {
+  std::make_shared<Connection>(std::move(socket), shared)->start();
+}
+
+}  // namespace aw

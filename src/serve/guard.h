@@ -1,0 +1,37 @@
+// The checks every request passes before it is routed: the Host (DNS rebinding), the Origin
+// (another site's page), CORS preflights, a credential in the URL, and for the API the bearer
+// token. Pure: the server hands it the few headers it looks at.
+//   if (auto no = guard(req, {port, token})) respond(no->status, no->message);
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace aw {
+
+struct GuardRequest {
+  std::string_view method, target;
+  std::optional<std::string_view> host, origin, authorization;
+  bool api = false;  // /api/ and /metrics need the token; the page and its files do not
+};
+
+struct GuardConfig {
+  int port = 0;
+  std::string_view token;
+};
+
+struct Refusal {
+  int status = 400;
+  std::string message;
+};
+
+std::optional<Refusal> guard(const GuardRequest& r, const GuardConfig& c);
+
+// "127.0.0.1:PORT", "localhost:PORT" or "[::1]:PORT", exactly.
+bool loopback_host(std::string_view host, int port);
+
+// Equal length and contents, in time that depends only on the length.
+bool equal_constant_time(std::string_view a, std::string_view b);
+
+}  // namespace aw

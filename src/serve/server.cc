@@ -1,0 +1,159 @@
+#include "serve/server.h"
+
+#include <signal.h>
+
+#include <charconv>
+#include <thread>
+#include <vector>
+
+#include "serve/children.h"
+#include "serve/server_internal.h"
+
+namespace aw {
+
+struct Server::Impl {
+  Impl(const ServeOptions& o, std::string token, Api& api, Children& children)
+      : pool(static_cast<size_t>(o.workers)),
+        shared{o, std::move(token), 0, api, pool},
+        children(children),
+        acceptor(ioc),
+        signals(ioc, SIGINT, SIGTERM, SIGHUP),
+        sigchld(ioc, SIGCHLD) {}
+
+  net::io_context ioc;
+  net::thread_pool pool;
+  ServerShared shared;
+  Children& children;
+  tcp::acceptor acceptor;
+  net::signal_set signals, sigchld;
+
+  void accept() {
+    acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket s) {
+      if (ec == net::error::operation_aborted) return;
+      if (!ec) {
+        if (shared.connections.load() >= shared.opts.max_connections)
+          turn_away(std::move(s));
+        else
+          serve_connection(std::move(s), shared);
+      }
+      accept();
+    });
+  }
+
+  // Over the connection limit: a short answer, then closed.
+  static void turn_away(tcp::socket s) {
+    static const std::string kBody =
+        "{\"error\":\"too many connections to awaywork serve; close some and retry\","
+        "\"status\":503}\n";
+    static const std::string kBusy = fmt::format(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+        "Connection: close\r\nContent-Length: {}\r\n\r\n{}",
+        kBody.size(), kBody);
+    auto sock = std::make_shared<tcp::socket>(std::move(s));
+    net::async_write(*sock, net::buffer(kBusy), [sock](beast::error_code, size_t) {
+      beast::error_code ec;
+      sock->shutdown(tcp::socket::shutdown_both, ec);
+      sock->close(ec);
+    });
+  }
+
+  void on_sigchld() {
+    sigchld.async_wait([this](beast::error_code ec, int) {
+      if (ec) return;
+      children.reap();
+      on_sigchld();
+    });
+  }
+};
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Server::~Server() = default;
+
+int Server::port() const {
+  return impl_->shared.port;
+}
+
+Result<std::unique_ptr<Server>> Server::bind(const ServeOptions& opts, std::string token, Api& api,
+                                             Children& children) {
+  auto impl = std::make_unique<Impl>(opts, std::move(token), api, children);
+  beast::error_code ec;
+  auto addr = net::ip::make_address(opts.address, ec);
+  if (ec) return fail("'{}' is not an IP address", opts.address);
+  tcp::endpoint ep(addr, static_cast<unsigned short>(opts.port));
+  auto& a = impl->acceptor;
+  if (a.open(ep.protocol(), ec); ec) return fail("socket: {}", ec.message());
+  a.set_option(net::socket_base::reuse_address(true), ec);
+  if (a.bind(ep, ec); ec)
+    return fail(
+        "listen on {}:{}: {}; is another server on that port? --listen "
+        "127.0.0.1:0 picks a free one",
+        opts.address, opts.port, ec.message());
+  if (a.listen(net::socket_base::max_listen_connections, ec); ec)
+    return fail("listen: {}", ec.message());
+  impl->shared.port = a.local_endpoint().port();
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+void Server::run() {
+  Impl& s = *impl_;
+  s.accept();
+  s.on_sigchld();
+  s.signals.async_wait([&s](beast::error_code ec, int sig) {
+    if (ec) return;
+    fmt::print(stderr, "serve: signal {}: stopping the units this server started\n", sig);
+    beast::error_code ignored;
+    s.acceptor.close(ignored);
+    s.sigchld.cancel(ignored);
+    // Each run records itself interrupted on SIGTERM; 10 s for them to do so.
+    std::thread([&s] {
+      s.children.terminate_all(10000);
+      s.ioc.stop();
+    }).detach();
+  });
+  std::thread second([&s] { s.ioc.run(); });
+  s.ioc.run();
+  second.join();
+  s.pool.stop();
+  s.pool.join();
+}
+
+bool is_loopback_address(const std::string& address) {
+  beast::error_code ec;
+  auto a = net::ip::make_address(address, ec);
+  return !ec && ((a.is_v4() && a.to_v4() == net::ip::address_v4::loopback()) ||
+                 (a.is_v6() && a.to_v6() == net::ip::address_v6::loopback()));
+}
+
+Result<ServeOptions> parse_listen(const std::string& listen, bool anywhere) {
+  ServeOptions o;
+  o.anywhere = anywhere;
+  size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon + 1 == listen.size())
+    return fail("--listen {}: give ADDRESS:PORT, like 127.0.0.1:8080 (port 0 picks one)", listen);
+  std::string host = listen.substr(0, colon), port = listen.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  if (host == "localhost") host = "127.0.0.1";
+  int p = -1;
+  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
+  if (ec != std::errc() || end != port.data() + port.size() || p < 0 || p > 65535)
+    return fail("--listen {}: the port must be a number from 0 to 65535", listen);
+  beast::error_code bad;
+  net::ip::make_address(host, bad);
+  if (bad)
+    return fail(
+        "--listen {}: '{}' is not an IP address (names other than localhost are not "
+        "resolved)",
+        listen, host);
+  if (!is_loopback_address(host) && !anywhere)
+    return fail(
+        "--listen {}: awaywork serve listens on 127.0.0.1 or [::1] only: its API starts "
+        "units. Give --listen-anywhere to listen on {} anyway (the token is still "
+        "required)",
+        listen, host);
+  o.address = host;
+  o.port = p;
+  return o;
+}
+
+}  // namespace aw

@@ -1,0 +1,66 @@
+#include "serve/view.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <ctime>
+
+#include "base/fs.h"
+
+namespace aw {
+
+namespace {
+
+nlohmann::json duration(const UnitRecord& u) {
+  int64_t a = iso_ms(u.created_at), b = iso_ms(u.ended_at);
+  if (u.state == UnitState::running || a < 0 || b < 0) return nullptr;
+  return b - a;
+}
+
+// A JSON file of the run folder, or null when it is absent or unreadable.
+nlohmann::json run_file(const UnitRecord& u, const char* name) {
+  if (u.run_dir.empty()) return nullptr;
+  auto text = read_file(u.run_dir + "/" + name, 16u << 20);
+  if (!text) return nullptr;
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  return j.is_discarded() ? nlohmann::json() : j;
+}
+
+}  // namespace
+
+int64_t iso_ms(const std::string& iso) {
+  int Y, M, D, h, m, s, ms = 0;
+  if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &Y, &M, &D, &h, &m, &s, &ms) < 6)
+    return -1;
+  std::tm t{};
+  t.tm_year = Y - 1900, t.tm_mon = M - 1, t.tm_mday = D, t.tm_hour = h, t.tm_min = m, t.tm_sec = s;
+  return static_cast<int64_t>(::timegm(&t)) * 1000 + ms;
+}
+
+nlohmann::json unit_row(const UnitRecord& u) {
+  // A projection of the record (to_json): its fields keep one spelling everywhere.
+  nlohmann::json full = to_json(u), row;
+  for (const char* key : {"id", "created_at", "ended_at", "state", "reason", "repo", "agent",
+                          "profile", "isolation", "verdict", "patch_files", "branch"})
+    row[key] = full[key];
+  row["prompt"] = u.prompt.substr(0, u.prompt.find('\n')).substr(0, 160);
+  row["refusals"] = u.refusals.size();
+  row["duration_ms"] = duration(u);
+  row["issue"] = nullptr;
+  return row;
+}
+
+nlohmann::json unit_detail(const UnitRecord& u) {
+  nlohmann::json j = to_json(u);
+  j["duration_ms"] = duration(u);
+  j["verdict_detail"] = run_file(u, "verdict.json");
+  j["checked_requests"] = run_file(u, "requests.json");
+  j["published"] = u.branch.empty() ? nlohmann::json()
+                                    : nlohmann::json{{"branch", u.branch}, {"commit", u.commit}};
+  struct stat st {};
+  j["log_bytes"] = ::lstat((u.run_dir + "/transcript.log").c_str(), &st) == 0 ? st.st_size : 0;
+  j["issue"] = nullptr;
+  return j;
+}
+
+}  // namespace aw

@@ -1,0 +1,24 @@
+// The JSON shapes of units as the API returns them: a listing row, and the whole unit with what
+// its run folder adds (the verdict file, the checked requests). Names only for secrets, never a
+// value: the record already holds the redacted prompt and the secrets' names.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "record/record.h"
+
+namespace aw {
+
+// id, created_at, ended_at, state, reason, repo, agent, profile, isolation, verdict,
+// duration_ms (null while running), patch_files, branch, prompt (first line, capped),
+// issue (null until units come from a forge issue).
+nlohmann::json unit_row(const UnitRecord& u);
+
+// The record (to_json) plus: duration_ms, verdict_detail (verdict.json), checked_requests
+// (requests.json), published ({branch, commit} or null), log_bytes, issue.
+nlohmann::json unit_detail(const UnitRecord& u);
+
+// Milliseconds since the epoch of an ISO 8601 UTC time (2026-11-29T18:03:12.345Z); -1 when bad.
+int64_t iso_ms(const std::string& iso);
+
+}  // namespace aw

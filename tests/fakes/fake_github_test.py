@@ -1,0 +1,349 @@
+"""The fake GitHub behaves as GitHub does where awaywork depends on it: Link paging, ETag and 304
+(not counted), rate limits counting down, secondary limits and 5xx faults, errors in GitHub's
+shape, collaborator roles, comment edits, events, pull request validation, reactions, GHES paths
+and the request log. Run: python3 -m unittest tests/fakes/fake_github_test.py"""
+
+import json
+import os
+import sys
+import time
+import unittest
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from github_testlib import Fake, git, source_repo  # noqa: E402
+
+
+class FakeGithubTest(unittest.TestCase):
+    def setUp(self):
+        self.fake = Fake()
+        self.src = source_repo(self.fake.dir)
+        self.token = self.fake.user("alice")
+        self.fake.repo("alice", "r", self.src)
+
+    def tearDown(self):
+        self.fake.stop()
+
+    def issues(self, n):
+        for k in range(n):
+            self.fake.control("POST", "repos/alice/r/issues", {"title": f"issue {k + 1}"})
+
+    def links(self, headers):
+        out = {}
+        for part in filter(None, (headers.get("link") or "").split(",")):
+            url, rel = part.split(";")
+            out[rel.strip()[5:-1]] = url.strip()[1:-1]
+        return out
+
+    def test_lists_paginate_by_link_headers_that_name_the_repository_by_id(self):
+        self.issues(7)
+        rid = self.fake.call("GET", "/repos/alice/r", token=self.token)[2]["id"]
+        status, h, page = self.fake.call("GET", "/repos/alice/r/issues?per_page=3",
+                                         token=self.token)
+        self.assertEqual(status, 200)
+        links = self.links(h)
+        self.assertEqual(set(links), {"next", "last"})
+        self.assertIn(f"/repositories/{rid}/issues?per_page=3&page=2", links["next"])
+        numbers, pages = [i["number"] for i in page], 1
+        while "next" in links:
+            path = urllib.parse.urlsplit(links["next"])
+            status, h, page = self.fake.call("GET", path.path + "?" + path.query, token=self.token)
+            self.assertEqual(status, 200)
+            numbers += [i["number"] for i in page]
+            links, pages = self.links(h), pages + 1
+        self.assertEqual(numbers, [7, 6, 5, 4, 3, 2, 1])
+        self.assertEqual(pages, 3)
+        self.assertEqual(set(links), {"first", "prev"})
+        self.assertEqual(h.get("x-poll-interval"), "60")
+
+    def test_a_304_for_a_matching_etag_is_not_counted_against_the_limit(self):
+        self.issues(1)
+        _, h, _ = self.fake.call("GET", "/repos/alice/r/issues", token=self.token)
+        etag, left = h["etag"], int(h["x-ratelimit-remaining"])
+        status, h2, body = self.fake.call("GET", "/repos/alice/r/issues", token=self.token,
+                                          headers={"If-None-Match": etag})
+        self.assertEqual((status, body), (304, None))
+        self.assertEqual(int(h2["x-ratelimit-remaining"]), left)
+        self.fake.control("POST", "repos/alice/r/issues/1/comments", {"body": "new"})
+        status, h3, _ = self.fake.call("GET", "/repos/alice/r/issues", token=self.token,
+                                       headers={"If-None-Match": etag})
+        self.assertEqual(status, 200)  # the comment count changed: a new ETag
+        self.assertNotEqual(h3["etag"], etag)
+        self.assertEqual(int(h3["x-ratelimit-remaining"]), left - 1)
+        stats = self.fake.control("GET", "stats")
+        self.assertEqual(stats["not_modified"], 1)
+        self.assertEqual(stats["counted"], stats["requests"] - 1)
+
+    def test_the_primary_limit_counts_down_per_token_and_resets_with_the_clock(self):
+        _, h, _ = self.fake.call("GET", "/user", token=self.token)
+        _, h2, _ = self.fake.call("GET", "/user", token=self.token)
+        self.assertEqual(int(h["x-ratelimit-limit"]), 5000)
+        self.assertEqual(int(h2["x-ratelimit-remaining"]), int(h["x-ratelimit-remaining"]) - 1)
+        self.assertEqual(int(h2["x-ratelimit-used"]), 2)
+        _, _, limits = self.fake.call("GET", "/rate_limit", token=self.token)
+        self.assertEqual(limits["rate"]["remaining"], int(h2["x-ratelimit-remaining"]))
+        _, h3, _ = self.fake.call("GET", "/rate_limit", token=self.token)
+        self.assertEqual(h3["x-ratelimit-remaining"], h2["x-ratelimit-remaining"])  # not counted
+        bob = self.fake.user("bob")
+        self.assertEqual(self.fake.call("GET", "/user", token=bob)[1]["x-ratelimit-remaining"],
+                         "4999")  # a limit per token
+        self.fake.control("POST", "faults", {"rate_remaining": 1})
+        self.assertEqual(self.fake.call("GET", "/user", token=self.token)[0], 200)
+        status, h, body = self.fake.call("GET", "/user", token=self.token)
+        self.assertEqual(status, 403)
+        self.assertEqual(h["x-ratelimit-remaining"], "0")
+        self.assertRegex(body["message"], r"^API rate limit exceeded for user ID \d+\.")
+        self.assertGreater(int(h["x-ratelimit-reset"]), 0)
+        self.fake.control("POST", "clock", {"advance": 3601})
+        self.fake.control("POST", "faults", {"rate_remaining": 5000})
+        self.assertEqual(self.fake.call("GET", "/user", token=self.token)[0], 200)
+
+    def test_secondary_limit_and_5xx_faults_answer_then_recover(self):
+        self.fake.control("POST", "faults", {"secondary_limit": 2, "retry_after": 7})
+        for _ in range(2):
+            status, h, body = self.fake.call("GET", "/repos/alice/r", token=self.token)
+            self.assertEqual((status, h["retry-after"]), (403, "7"))
+            self.assertIn("secondary rate limit", body["message"])
+        self.assertEqual(self.fake.call("GET", "/repos/alice/r", token=self.token)[0], 200)
+        self.fake.control("POST", "faults", {"secondary_limit": 1, "secondary_status": 429})
+        self.assertEqual(self.fake.call("GET", "/repos/alice/r", token=self.token)[0], 429)
+        self.fake.control("POST", "faults", {"server_errors": 1, "status": 503})
+        self.assertEqual(self.fake.call("GET", "/repos/alice/r", token=self.token)[0], 503)
+        self.assertEqual(self.fake.call("GET", "/repos/alice/r", token=self.token)[0], 200)
+
+    def test_errors_come_in_githubs_shape(self):
+        status, _, body = self.fake.call("GET", "/user", token="ghp_" + "x" * 36)
+        self.assertEqual((status, body["message"]), (401, "Bad credentials"))
+        self.assertIn("documentation_url", body)
+        status, _, body = self.fake.call("POST", "/repos/alice/r/issues", {"title": "x"})
+        self.assertEqual((status, body["message"]), (401, "Requires authentication"))
+        status, _, body = self.fake.call("GET", "/repos/alice/nope", token=self.token)
+        self.assertEqual((status, body["message"]), (404, "Not Found"))
+        status, _, body = self.fake.call("POST", "/repos/alice/r/labels",
+                                         {"name": "x", "color": "nothex"}, token=self.token)
+        self.assertEqual((status, body["message"]), (422, "Validation Failed"))
+        self.assertEqual(body["errors"], [{"resource": "Label", "code": "invalid",
+                                           "field": "color"}])
+        self.fake.repo("alice", "secret", private=True)
+        stranger = self.fake.user("stranger")
+        self.assertEqual(self.fake.call("GET", "/repos/alice/secret", token=stranger)[0], 404)
+        self.assertEqual(self.fake.call("GET", "/repos/alice/secret")[0], 404)
+
+    def test_collaborator_permission_maps_roles_as_github_does(self):
+        expect = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read",
+                  "read": "read"}
+        for role, permission in expect.items():
+            self.fake.control("PUT", f"repos/alice/r/collaborators/u-{role}",
+                              {"permission": role})
+            _, _, body = self.fake.call("GET", f"/repos/alice/r/collaborators/u-{role}/permission",
+                                        token=self.token)
+            self.assertEqual((body["permission"], body["role_name"]), (permission, role))
+            self.assertEqual(body["user"]["login"], f"u-{role}")
+        self.fake.user("nobody")
+        body = self.fake.call("GET", "/repos/alice/r/collaborators/nobody/permission",
+                              token=self.token)[2]
+        self.assertEqual(body["permission"], "read")  # public: anyone reads
+        self.fake.control("PATCH", "repos/alice/r", {"private": True})
+        body = self.fake.call("GET", "/repos/alice/r/collaborators/nobody/permission",
+                              token=self.token)[2]
+        self.assertEqual((body["permission"], body["role_name"]), ("none", "none"))
+        self.assertEqual(self.fake.call("GET", "/repos/alice/r/collaborators/ghost/permission",
+                                        token=self.token)[0], 404)
+
+    def test_labels_need_triage_and_readers_only_comment_and_open_issues(self):
+        self.issues(1)
+        reader = self.fake.user("reader")
+        self.fake.control("PUT", "repos/alice/r/collaborators/tri", {"permission": "triage"})
+        tri = self.fake.user("tri")
+        path = "/repos/alice/r/issues/1/labels"
+        self.assertEqual(self.fake.call("POST", path, {"labels": ["x"]}, token=reader)[0], 403)
+        self.assertEqual(self.fake.call("POST", path, {"labels": ["x"]}, token=tri)[0], 200)
+        self.assertEqual(self.fake.call("POST", "/repos/alice/r/labels", {"name": "y"},
+                                        token=tri)[0], 403)  # creating labels needs write
+        self.assertEqual(self.fake.call("POST", "/repos/alice/r/issues/1/comments",
+                                        {"body": "hi"}, token=reader)[0], 201)
+        status, _, issue = self.fake.call("POST", "/repos/alice/r/issues",
+                                          {"title": "mine", "labels": ["x"]}, token=reader)
+        self.assertEqual((status, issue["labels"]), (201, []))  # GitHub drops them
+
+    def test_titles_and_bodies_are_capped_at_githubs_limits(self):
+        self.issues(1)
+        status, _, body = self.fake.call("POST", "/repos/alice/r/issues/1/comments",
+                                         {"body": "x" * 65537}, token=self.token)
+        self.assertEqual((status, body["errors"][0]["field"]), (422, "body"))
+        self.assertEqual(self.fake.call("POST", "/repos/alice/r/issues/1/comments",
+                                        {"body": "x" * 65536}, token=self.token)[0], 201)
+        self.assertEqual(self.fake.call("POST", "/repos/alice/r/issues", {"title": "t" * 257},
+                                        token=self.token)[0], 422)
+
+    def test_a_comment_edit_moves_updated_at_and_keeps_created_at(self):
+        self.issues(1)
+        _, _, c = self.fake.call("POST", "/repos/alice/r/issues/1/comments", {"body": "one"},
+                                 token=self.token)
+        self.fake.control("POST", "clock", {"advance": 120})
+        _, _, e = self.fake.call("PATCH", f"/repos/alice/r/issues/comments/{c['id']}",
+                                 {"body": "two"}, token=self.token)
+        self.assertEqual((e["body"], e["created_at"]), ("two", c["created_at"]))
+        self.assertGreater(e["updated_at"], c["updated_at"])
+        since = self.fake.call("GET", f"/repos/alice/r/issues/1/comments?since={e['updated_at']}",
+                               token=self.token)[2]
+        self.assertEqual([x["id"] for x in since], [c["id"]])
+        everywhere = self.fake.call("GET", "/repos/alice/r/issues/comments?sort=updated",
+                                    token=self.token)[2]
+        self.assertEqual([x["body"] for x in everywhere], ["two"])
+        self.assertEqual(self.fake.call("DELETE", f"/repos/alice/r/issues/comments/{c['id']}",
+                                        token=self.token)[0], 204)
+        self.assertEqual(self.fake.call("GET", "/repos/alice/r/issues/1/comments",
+                                        token=self.token)[2], [])
+
+    def test_events_name_who_labeled_and_assigned(self):
+        self.issues(1)
+        bob = self.fake.user("bob")
+        self.fake.control("PUT", "repos/alice/r/collaborators/bob", {"permission": "triage"})
+        self.fake.control("PUT", "repos/alice/r/collaborators/carol", {"permission": "write"})
+        carol = self.fake.user("carol")
+        self.fake.call("POST", "/repos/alice/r/issues/1/labels", {"labels": ["awaywork"]},
+                       token=carol)
+        self.fake.call("POST", "/repos/alice/r/issues/1/assignees", {"assignees": ["bob"]},
+                       token=carol)
+        self.fake.call("DELETE", "/repos/alice/r/issues/1/labels/awaywork", token=carol)
+        self.fake.call("PATCH", "/repos/alice/r/issues/1", {"state": "closed", "labels": []},
+                       token=self.token)  # no label left to remove: no event
+        _, h, events = self.fake.call("GET", "/repos/alice/r/issues/1/events", token=bob)
+        got = [(e["event"], e["actor"]["login"], (e.get("label") or {}).get("name"),
+                (e.get("assignee") or {}).get("login")) for e in events]
+        self.assertEqual(got, [("labeled", "carol", "awaywork", None),
+                               ("assigned", "carol", None, "bob"),
+                               ("unlabeled", "carol", "awaywork", None),
+                               ("closed", "alice", None, None)])
+        repo_events = self.fake.call("GET", "/repos/alice/r/issues/events", token=bob)[2]
+        self.assertEqual(repo_events[0]["event"], "closed")
+        self.assertEqual(repo_events[0]["issue"]["number"], 1)
+
+    def test_pull_requests_need_an_existing_head_and_honour_draft_settings(self):
+        def pr(**body):
+            return self.fake.call("POST", "/repos/alice/r/pulls",
+                                  dict({"title": "t", "base": "main"}, **body), token=self.token)
+        status, _, body = pr(head="missing")
+        self.assertEqual((status, body["errors"][0]["field"]), (422, "head"))
+        self.assertIn("No commits between", pr(head="main")[2]["errors"][0]["message"])
+        self.fake.control("PATCH", "repos/alice/r", {"drafts_allowed": False})
+        status, _, body = pr(head="feature", draft=True)
+        self.assertEqual((status, body["message"]),
+                         (422, "Draft pull requests are not supported in this repository."))
+        self.fake.control("PATCH", "repos/alice/r", {"drafts_allowed": True, "pr_refused": True})
+        self.assertEqual(pr(head="feature", draft=True)[0], 422)
+        self.fake.control("PATCH", "repos/alice/r", {"pr_refused": False})
+        status, h, body = pr(head="alice:feature", draft=True)
+        self.assertEqual((status, body["draft"], body["head"]["ref"]), (201, True, "feature"))
+        self.assertEqual(body["head"]["sha"],
+                         git("rev-parse", "feature", cwd=self.src).stdout.strip())
+        self.assertTrue(h["location"].endswith(f"/repos/alice/r/pulls/{body['number']}"))
+        self.assertIn("already exists", pr(head="feature")[2]["errors"][0]["message"])
+        _, _, edited = self.fake.call("PATCH", f"/repos/alice/r/pulls/{body['number']}",
+                                      {"body": "edited"}, token=self.token)
+        self.assertEqual((edited["body"], edited["draft"]), ("edited", True))
+        listed = self.fake.call("GET", "/repos/alice/r/pulls?head=alice:feature",
+                                token=self.token)[2]
+        self.assertEqual([p["number"] for p in listed], [body["number"]])
+        issues = self.fake.call("GET", "/repos/alice/r/issues", token=self.token)[2]
+        self.assertIn("pull_request", issues[0])
+
+    def test_a_reaction_is_created_once_per_user_and_content(self):
+        self.issues(1)
+        c = self.fake.control("POST", "repos/alice/r/issues/1/comments", {"body": "x"})
+        path = f"/repos/alice/r/issues/comments/{c['id']}/reactions"
+        statuses = [self.fake.call("POST", path, {"content": c}, token=self.token)[0]
+                    for c in ("eyes", "eyes", "nope")]
+        self.assertEqual(statuses, [201, 200, 422])
+        body = self.fake.call("GET", f"/repos/alice/r/issues/comments/{c['id']}",
+                              token=self.token)[2]
+        self.assertEqual((body["reactions"]["eyes"], body["reactions"]["total_count"]), (1, 1))
+
+    def test_ghes_paths_serve_the_same_routes_with_prefixed_urls(self):
+        self.issues(4)
+        status, h, body = self.fake.call("GET", "/api/v3/repos/alice/r/issues?per_page=2",
+                                         token=self.token)
+        self.assertEqual(status, 200)
+        self.assertIn("/api/v3/repos/alice/r/issues/4", body[0]["url"])
+        self.assertIn("/api/v3/repositories/", self.links(h)["next"])
+        repo = self.fake.call("GET", "/api/v3/repos/alice/r", token=self.token)[2]
+        self.assertTrue(repo["clone_url"].endswith(f":{self.fake.port}/alice/r.git"))
+
+    def test_a_bot_comments_as_a_bot(self):
+        self.issues(1)
+        bot = self.fake.control("POST", "users", {"login": "awaywork[bot]", "type": "Bot"})
+        self.fake.control("PUT", "repos/alice/r/collaborators/awaywork[bot]",
+                          {"permission": "write"})
+        _, _, c = self.fake.call("POST", "/repos/alice/r/issues/1/comments", {"body": "hi"},
+                                 token=bot["token"])
+        self.assertEqual((c["user"]["login"], c["user"]["type"]), ("awaywork[bot]", "Bot"))
+        perm = self.fake.call("GET", "/repos/alice/r/collaborators/awaywork%5Bbot%5D/permission",
+                              token=self.token)[2]
+        self.assertEqual(perm["permission"], "write")
+
+    def test_concurrent_requests_are_all_answered_and_counted(self):
+        import threading
+        self.issues(1)
+        statuses, lock = [], threading.Lock()
+
+        def worker(k):
+            for n in range(10):
+                status = self.fake.call("POST", "/repos/alice/r/issues/1/comments",
+                                        {"body": f"{k}-{n}"}, token=self.token)[0]
+                with lock:
+                    statuses.append(status)
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(statuses, [201] * 80)
+        comments = self.fake.call("GET", "/repos/alice/r/issues/1/comments?per_page=100",
+                                  token=self.token)[2]
+        self.assertEqual(len({c["id"] for c in comments}), 80)
+        stats = self.fake.control("GET", "stats")
+        self.assertEqual((stats["writes"], stats["counted"]), (80, 81))
+        _, h, _ = self.fake.call("GET", "/user", token=self.token)
+        self.assertEqual(h["x-ratelimit-remaining"], str(5000 - 82))
+
+    def test_the_log_names_every_request_and_whether_it_wrote(self):
+        self.fake.call("GET", "/repos/alice/r", token=self.token)
+        self.fake.call("POST", "/repos/alice/r/issues", {"title": "x"}, token=self.token)
+        log = self.fake.control("GET", "log")
+        got = [(e["kind"], e["method"], e["path"], e["login"], e["status"], e["write"])
+               for e in log]
+        self.assertEqual(got, [("api", "GET", "/repos/alice/r", "alice", 200, False),
+                               ("api", "POST", "/repos/alice/r/issues", "alice", 201, True)])
+        self.assertEqual(log[0]["user_agent"], "awaywork-fake-test")
+        self.assertEqual(self.fake.control("GET", "stats")["writes"], 1)
+
+
+class FakeGithubFilesTest(unittest.TestCase):
+    def test_the_log_file_has_the_entries_and_the_snapshot_no_token(self):
+        import tempfile
+        log = os.path.join(tempfile.mkdtemp(prefix="fake-github-log-"), "log.jsonl")
+        fake = Fake(extra=("--log", log))
+        try:
+            token = fake.user("alice")
+            fake.repo("alice", "r")
+            fake.call("POST", "/repos/alice/r/issues", {"title": "x"}, token=token)
+            with open(log) as f:
+                entries = [json.loads(line) for line in f]
+            self.assertEqual(entries, fake.control("GET", "log"))
+            snapshot = os.path.join(fake.dir, "state", "state.json")
+            for _ in range(100):  # the saver writes it within half a second; a guard, no timing
+                if os.path.exists(snapshot) and "issues" in open(snapshot).read():
+                    break
+                time.sleep(0.1)
+            with open(snapshot) as f:
+                text = f.read()
+            self.assertIn('"alice"', text)
+            self.assertNotIn(token, text)
+        finally:
+            fake.stop()
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,133 @@
+"""The test control routes of the fake GitHub under /_fake/ (a FAKE, for tests only): no auth,
+not counted, not in the API log. A test sets the world up with them (users, repositories,
+collaborators, issues and comments by anyone) and reads back what awaywork did (log, stats)."""
+
+import re
+
+from . import shapes
+from .store import ROLES, FakeError, invalid
+
+REPO = r"/_fake/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
+
+
+def as_user(st, r, b):
+    """The author a setup call names ("user"), created as a User when new; the owner else."""
+    return st.add_user(b.get("user") or r["owner"])["login"]
+
+
+def users(st, b, m, urls):
+    login = b.get("login")
+    if not login or b.get("type", "User") not in ("User", "Bot"):
+        raise invalid("User", "login")
+    u = st.add_user(login, b.get("type", "User"), b.get("token"))
+    return 201, {"login": u["login"], "id": u["id"], "type": u["type"], "token": u["token"]}
+
+
+def repos(st, b, m, urls):
+    if not b.get("owner") or not b.get("name"):
+        raise invalid("Repository", "name", "missing_field")
+    r = st.add_repo(b["owner"], b["name"], b.get("source"), b.get("default_branch"),
+                    b.get("private", False))
+    return 201, shapes.repo(r, st, urls, r["owner"])
+
+
+def collaborator(st, b, m, urls):
+    r = st.repo(m["owner"], m["repo"])
+    role = b.get("permission", "write")
+    if role not in ROLES:
+        raise invalid("Collaborator", "permission")
+    st.add_user(m["login"])
+    r["collaborators"][m["login"]] = role
+    return 200, shapes.permission(r, st, urls, m["login"])
+
+
+def repo_settings(st, b, m, urls):
+    r = st.repo(m["owner"], m["repo"])
+    for key in ("drafts_allowed", "pr_refused", "private"):
+        if key in b:
+            r[key] = bool(b[key])
+    if "push_refused" in b:
+        st.set_push_refused(r, b["push_refused"])
+    return 200, shapes.repo(r, st, urls, r["owner"])
+
+
+def issue(st, b, m, urls):
+    r = st.repo(m["owner"], m["repo"])
+    i = st.add_issue(r, as_user(st, r, b), b.get("title", "an issue"), b.get("body"),
+                     b.get("labels") or [], b.get("assignees") or [])
+    return 201, shapes.issue_single(r, i, st, urls)
+
+
+def comment(st, b, m, urls):
+    r = st.repo(m["owner"], m["repo"])
+    c = st.add_comment(r, st.issue(r, m["n"]), as_user(st, r, b), b.get("body", ""))
+    return 201, shapes.comment(r, c, st, urls)
+
+
+def edit_comment(st, b, m, urls):
+    r = st.repo(m["owner"], m["repo"])
+    c = st.comment(r, m["id"])
+    c["body"], c["updated_at"] = b.get("body", c["body"]), st.now()
+    return 200, shapes.comment(r, c, st, urls)
+
+
+def labels(st, b, m, urls):
+    r = st.repo(m["owner"], m["repo"])
+    i = st.issue(r, m["n"])
+    st.add_labels(r, i, as_user(st, r, b), b.get("labels") or [])
+    return 200, [shapes.label(r, st.label(r, n), urls) for n in i["labels"]]
+
+
+def faults(st, b, m, urls):
+    for key in ("secondary_limit", "retry_after", "secondary_status", "server_errors", "status"):
+        if key in b:
+            st.faults[key] = int(b[key])
+    if "rate_remaining" in b:
+        st.rate_remaining = int(b["rate_remaining"])
+        for bucket in st.rate.values():
+            bucket["remaining"] = st.rate_remaining
+    return 200, dict(st.faults, rate_remaining=st.rate_remaining)
+
+
+def clock(st, b, m, urls):
+    st.offset += float(b.get("advance", 0))
+    return 200, {"now": st.now(), "offset": st.offset}
+
+
+def stats(st, b, m, urls):
+    return 200, dict(st.stats)
+
+
+def log(st, b, m, urls):
+    return 200, list(st.log)
+
+
+ROUTES = [
+    ("POST", r"/_fake/users", users),
+    ("POST", r"/_fake/repos", repos),
+    ("PUT", REPO + r"/collaborators/(?P<login>[^/]+)", collaborator),
+    ("PATCH", REPO, repo_settings),
+    ("POST", REPO + r"/issues", issue),
+    ("POST", REPO + r"/issues/(?P<n>\d+)/comments", comment),
+    ("PATCH", REPO + r"/issues/comments/(?P<id>\d+)", edit_comment),
+    ("POST", REPO + r"/issues/(?P<n>\d+)/labels", labels),
+    ("POST", r"/_fake/faults", faults),
+    ("POST", r"/_fake/clock", clock),
+    ("GET", r"/_fake/stats", stats),
+    ("GET", r"/_fake/log", log),
+]
+COMPILED = [(mth, re.compile(p + "$"), fn) for mth, p, fn in ROUTES]
+
+
+def handle(st, method, path, body, urls):
+    """(status, JSON body) of a control call; the state lock is held by the caller."""
+    for mth, rx, fn in COMPILED:
+        m = rx.match(path)
+        if m and mth == method:
+            try:
+                return fn(st, body if isinstance(body, dict) else {}, m.groupdict(), urls)
+            except FakeError as e:
+                return e.status, e.body()
+            except (RuntimeError, ValueError) as e:
+                return 400, {"message": f"fake_github: {path}: {e}"}
+    return 404, {"message": f"fake_github: no control route {method} {path}"}

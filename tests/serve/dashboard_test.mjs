@@ -1,0 +1,190 @@
+// The dashboard in real headless Chromium against a real `awaywork serve`: the token from the
+// URL, a unit started from the form with the bundled scripted agent, the live log growing, the
+// diff and the verdict, a long unit cancelled, the doctor page, a profile secret nowhere on a
+// page, the keyboard, 1280 and 800 px, and no console error. Screenshots: build/test-artifacts/serve.
+import { test as testOf, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { launch, startWorld, collectErrors, api, missing } from "./browser.mjs";
+
+// Without Chromium or puppeteer-core the tests skip, saying why; under CI=true that is a failure.
+const why = missing();
+if (why && process.env.CI === "true") throw new Error("CI=true and " + why);
+const test = why ? (name, fn) => testOf(name, { skip: why }, fn) : testOf;
+
+const artifacts = path.join(process.env.AW_BINARY_DIR || "build", "test-artifacts", "serve");
+fs.mkdirSync(artifacts, { recursive: true });
+
+let w, browser, page, errors;
+
+before(async () => {
+  if (why) return;
+  w = await startWorld();
+  browser = await launch();
+  page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+  errors = collectErrors(page);
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (w) await w.close();
+});
+
+const shot = (name) => page.screenshot({ path: path.join(artifacts, name + ".png"), fullPage: true });
+const text = (sel) => page.$eval(sel, (e) => e.textContent);
+
+async function startFromForm(fields) {
+  await page.goto(`http://127.0.0.1:${w.port}/#/new`);
+  await page.waitForSelector("body[data-rendered=new]");
+  await page.type("#prompt", fields.prompt);
+  if (fields.agent) await page.select("#agent", fields.agent);
+  if (fields.profile) await page.select("#profile", fields.profile);
+  await page.click("#start");
+  await page.waitForFunction(() => /^#\/unit\//.test(location.hash), { timeout: 30000 });
+  await page.waitForSelector("body[data-rendered=unit]");
+  return page.evaluate(() => location.hash.slice("#/unit/".length));
+}
+
+test("the token moves from the fragment to sessionStorage and the address bar drops it", async () => {
+  await page.goto(w.url);
+  await page.waitForSelector("body[data-rendered=units]");
+  assert.equal(await page.evaluate(() => location.hash), "#/");
+  assert.equal(await page.evaluate(() => sessionStorage.getItem("awaywork.token")), w.token);
+  assert.ok(!(await page.evaluate(() => location.href)).includes(w.token));
+  await shot("units-empty-1280");
+});
+
+test("a unit started from the form shows its log, diff with counts, verdict and branch", async () => {
+  const id = await startFromForm({ prompt: "Fix the typo in greet.sh" });
+  await page.waitForSelector("body[data-unit-state=done]", { timeout: 60000 });
+  await page.waitForSelector("#diff-files li");
+  const files = await page.$$eval("#diff-files li", (lis) => lis.map((li) => li.textContent));
+  assert.ok(files.some((f) => f.includes("greet.sh") && f.includes("+1") && f.includes("\u22121")), files.join("|"));
+  assert.ok(files.some((f) => f.includes("CHANGES.md")), files.join("|"));
+  assert.match(await text("#verdict"), /accepted/);
+  assert.match(await text("#published"), new RegExp("awaywork/" + id));
+  await page.waitForSelector("#log[data-ended=true]");
+  assert.match(await text("#log"), /scripted agent: task received: Fix the typo/);
+  assert.match(await text("#timeline"), /agent/);
+  assert.match(await page.$eval("#diff", (e) => e.textContent), /\+.*Hello,/);
+  await shot("unit-done-1280");
+});
+
+test("the live log grows while the agent writes, and ends with the unit", async () => {
+  const id = await startFromForm({ prompt: "write slowly", agent: "slow" });
+  await page.waitForFunction(() => document.querySelector("#log").textContent.includes("slow agent line 3"), { timeout: 30000 });
+  const early = (await text("#log")).length;
+  assert.ok(!(await text("#log")).includes("slow agent line 40"), "the log is shown before the unit ends");
+  await page.waitForFunction(() => document.querySelector("#log").textContent.includes("slow agent line 12"), { timeout: 30000 });
+  assert.ok((await text("#log")).length > early);
+  await shot("unit-live-log-1280");
+  await page.waitForSelector("body[data-unit-state=done]", { timeout: 60000 });
+  await page.waitForSelector("#log[data-ended=true]");
+  assert.match(await text("#log"), /slow agent line 50/);
+  assert.equal((await api(w, "GET", "/units/" + id)).body.state, "done");
+});
+
+test("cancelling a long unit ends it interrupted", async () => {
+  await startFromForm({ prompt: "a long one", agent: "slow" });
+  await page.waitForFunction(() => document.querySelector("#log").textContent.includes("slow agent line 2"), { timeout: 30000 });
+  await page.waitForSelector("#cancel");
+  await page.click("#cancel");
+  await page.waitForSelector("body[data-unit-state=interrupted]", { timeout: 30000 });
+  await page.waitForSelector("#log[data-ended=true]");
+  assert.ok(!(await text("#log")).includes("slow agent line 50"));
+  await shot("unit-interrupted-1280");
+});
+
+test("terminal escapes and markup in the log are shown inert", async () => {
+  // The slow agent printed ESC[31mred ESC[0m <img src=x id=injected>.
+  assert.match(await text("#log"), /\u241b\[31mred\u241b\[0m <img src=x id=injected>/);
+  assert.equal(await page.$("#injected"), null);
+  assert.equal(await page.evaluate(() => document.querySelector("#log").querySelector("*")), null);
+});
+
+test("the doctor page lists each check with a mark and its fix", async () => {
+  await page.goto(`http://127.0.0.1:${w.port}/#/doctor`);
+  await page.waitForSelector("body[data-rendered=doctor]", { timeout: 60000 });
+  const items = await page.$$eval("#checks li", (lis) => lis.map((li) => li.textContent));
+  assert.ok(items.length > 0);
+  assert.ok(items.every((t) => t.startsWith("\u2714") || t.startsWith("\u2716")), items.join("|"));
+  const failed = await page.$$eval("#checks li[data-ok=false]", (lis) => lis.map((li) => li.textContent));
+  assert.ok(failed.every((t) => t.includes("fix:")), failed.join("|"));
+  await shot("doctor-1280");
+});
+
+test("a unit with a profile secret: no page holds the secret's value", async () => {
+  const id = await startFromForm({ prompt: "print the token", agent: "leaky", profile: "web" });
+  await page.waitForSelector("body[data-unit-state=done]", { timeout: 60000 });
+  await page.waitForSelector("#log[data-ended=true]");
+  assert.match(await text("#log"), /the token is/);
+  for (const hash of ["#/unit/" + id, "#/", "#/doctor"]) {
+    await page.goto(`http://127.0.0.1:${w.port}/${hash}`);
+    await page.waitForSelector("body[data-rendered]");
+    await new Promise((r) => setTimeout(r, 500));
+    assert.ok(!(await page.content()).includes(w.secret), hash);
+  }
+});
+
+test("a refused unit shows every refusal of its verdict, and no secret", async () => {
+  await startFromForm({ prompt: "spill the token", agent: "spill", profile: "web" });
+  await page.waitForSelector("body[data-unit-state=refused]", { timeout: 60000 });
+  assert.match(await text("#verdict"), /refused/);
+  const refusals = await page.$$eval("#refusals li", (lis) => lis.map((li) => li.textContent));
+  assert.ok(refusals.length > 0);
+  assert.ok(refusals.some((r) => r.includes("config.txt")), refusals.join("|"));
+  assert.ok(!(await page.content()).includes(w.secret));
+  await shot("unit-refused-1280");
+});
+
+test("the list shows state badges, repo, agent, isolation, age and duration", async () => {
+  await page.goto(`http://127.0.0.1:${w.port}/#/`);
+  await page.waitForSelector("#units tbody tr[data-state=interrupted]");
+  const row = await page.$eval("#units tbody tr[data-state=done]", (tr) => tr.textContent);
+  assert.match(row, /done/);
+  assert.match(row, /demo/);
+  assert.match(row, /none/);
+  assert.match(row, /ago/);
+  await shot("units-1280");
+  await page.goto(`http://127.0.0.1:${w.port}/#/?state=interrupted`);
+  await page.waitForSelector("body[data-rendered=units]");
+  await page.waitForFunction(() => [...document.querySelectorAll("#units tbody tr")].every((tr) => tr.dataset.state === "interrupted"));
+});
+
+test("readable at 800 px: nothing overflows sideways", async () => {
+  await page.setViewport({ width: 800, height: 900 });
+  for (const [hash, ready, name] of [["#/", "units", "units-800"], ["#/new", "new", "new-800"]]) {
+    await page.goto(`http://127.0.0.1:${w.port}/${hash}`);
+    await page.waitForSelector(`body[data-rendered=${ready}]`);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    await shot(name);
+    assert.ok(width <= 800, `${hash} is ${width} px wide`);
+  }
+  const first = (await api(w, "GET", "/units?limit=1")).body.units[0].id;
+  await page.goto(`http://127.0.0.1:${w.port}/#/unit/${first}`);
+  await page.waitForSelector("body[data-rendered=unit]");
+  const unitWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  await shot("unit-800");
+  assert.ok(unitWidth <= 800, `the unit page is ${unitWidth} px wide`);
+  await page.setViewport({ width: 1280, height: 900 });
+});
+
+test("keyboard: Tab reaches the navigation and Enter follows it", async () => {
+  await page.goto(`http://127.0.0.1:${w.port}/#/`);
+  await page.reload(); // focus starts at the top of a fresh document
+  await page.waitForSelector("body[data-rendered=units]");
+  let reached = false;
+  for (let i = 0; i < 10 && !reached; i++) {
+    await page.keyboard.press("Tab");
+    reached = await page.evaluate(() => document.activeElement && document.activeElement.id === "nav-doctor");
+  }
+  assert.ok(reached, "Tab reaches Doctor");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("body[data-rendered=doctor]", { timeout: 60000 });
+});
+
+test("the page logged no console error", () => {
+  assert.deepEqual(errors, []);
+});

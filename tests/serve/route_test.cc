@@ -1,0 +1,73 @@
+// parse_route: which targets name which route, and which are refused before any disk access.
+#include "serve/route.h"
+
+#include <gtest/gtest.h>
+
+namespace aw {
+namespace {
+
+TEST(Route, NamesEachApiRouteWithItsMethod) {
+  EXPECT_EQ(parse_route("GET", "/api/v1/units")->kind, RouteKind::units);
+  EXPECT_EQ(parse_route("POST", "/api/v1/units")->kind, RouteKind::submit);
+  auto u = parse_route("GET", "/api/v1/units/20261129-180312-fix-3f2a");
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->kind, RouteKind::unit);
+  EXPECT_EQ(u->unit_id, "20261129-180312-fix-3f2a");
+  EXPECT_EQ(parse_route("GET", "/api/v1/units/x1/patch")->kind, RouteKind::patch);
+  EXPECT_EQ(parse_route("GET", "/api/v1/units/x1/log?offset=10")->query.at("offset"), "10");
+  EXPECT_EQ(parse_route("POST", "/api/v1/units/x1/cancel")->kind, RouteKind::cancel);
+  EXPECT_EQ(parse_route("POST", "/api/v1/units/x1/apply")->kind, RouteKind::apply);
+  EXPECT_EQ(parse_route("GET", "/api/v1/doctor")->kind, RouteKind::doctor);
+  EXPECT_EQ(parse_route("GET", "/metrics")->kind, RouteKind::metrics);
+  EXPECT_EQ(parse_route("GET", "/")->kind, RouteKind::page);
+  EXPECT_EQ(parse_route("GET", "/app.js")->asset, "app.js");
+  EXPECT_TRUE(parse_route("GET", "/metrics")->api());
+  EXPECT_FALSE(parse_route("GET", "/app.js")->api());
+}
+
+TEST(Route, AWrongMethodIs405AndAnUnknownRoute404) {
+  EXPECT_EQ(parse_route("DELETE", "/api/v1/units/x1").error().status, 405);
+  EXPECT_EQ(parse_route("GET", "/api/v1/units/x1/cancel").error().status, 405);
+  EXPECT_EQ(parse_route("POST", "/").error().status, 405);
+  EXPECT_EQ(parse_route("GET", "/api/v1/nothing").error().status, 404);
+  EXPECT_EQ(parse_route("GET", "/api/v2/units").error().status, 404);
+}
+
+TEST(Route, DotDotEncodedSlashesAndOddIdsAreRefused) {
+  for (const char* t :
+       {"/api/v1/units/..", "/api/v1/units/../x", "/api/v1/units/%2e%2e", "/api/v1/units/a%2fb",
+        "/api/v1/units/a%2Fb/patch", "/api/v1/units/.", "/api/v1/units//patch", "/api/v1/units/A",
+        "/api/v1/units/-x", "/api/v1/units/a_b", "/api/v1/units/a\\b", "/.env", "//", "/a/../b",
+        "relative", ""}) {
+    auto r = parse_route("GET", t);
+    EXPECT_FALSE(r) << t;
+    if (!r) {
+      EXPECT_TRUE(r.error().status == 400 || r.error().status == 404) << t;
+    }
+  }
+  EXPECT_FALSE(parse_route("GET", "/api/v1/units/" + std::string(81, 'a')));
+}
+
+TEST(Route, QueryParametersAreDecodedCheckedAndNeverDuplicated) {
+  auto r = parse_route("GET", "/api/v1/units?state=done&repo=my%20web+app&limit=5");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->query.at("repo"), "my web app");
+  EXPECT_EQ(r->query.at("limit"), "5");
+  auto unknown = parse_route("GET", "/api/v1/units?colour=red");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("accepts limit, offset, repo, state"), std::string::npos);
+  EXPECT_FALSE(parse_route("GET", "/api/v1/units?state=a&state=b"));
+  EXPECT_FALSE(parse_route("GET", "/api/v1/units?state=%zz"));
+  EXPECT_FALSE(parse_route("GET", "/api/v1/doctor?x=1"));
+}
+
+TEST(Route, ACredentialInTheQueryIsSpotted) {
+  EXPECT_TRUE(query_has_credential("/api/v1/units?token=abc"));
+  EXPECT_TRUE(query_has_credential("/?x=1&Access_Token=abc"));
+  EXPECT_TRUE(query_has_credential("/?%74oken=abc"));
+  EXPECT_FALSE(query_has_credential("/api/v1/units?state=done"));
+  EXPECT_FALSE(query_has_credential("/api/v1/units"));
+}
+
+}  // namespace
+}  // namespace aw

@@ -1,0 +1,407 @@
+"""`awaywork serve` over raw HTTP: the real binary on a real socket. Each hostile request is
+refused or dropped as docs/serve.md says, and no response ever carries an Access-Control-* header
+or a secret value."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import unittest
+
+from world import SECRET, World, wait_for
+
+RESPONSES = []  # every response head seen, checked for Access-Control-* at the end
+
+
+def raw(port, data, timeout=60.0):
+    """Sends bytes, returns (status, headers dict lowercased, body bytes)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(data)
+        buf = b""
+        while True:
+            try:
+                chunk = s.recv(65536)
+            except socket.timeout:
+                break
+            if not chunk:
+                break
+            buf += chunk
+            head, sep, body = buf.partition(b"\r\n\r\n")
+            if sep:
+                length = [l for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")]
+                if length and len(body) >= int(length[0].split(b":")[1]):
+                    break
+    return parse(buf)
+
+
+def parse(buf):
+    head, _, body = buf.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    RESPONSES.append(lines)
+    if not lines or not lines[0].startswith("HTTP/1.1 "):
+        return None, {}, body
+    headers = {}
+    for l in lines[1:]:
+        k, _, v = l.partition(":")
+        headers[k.strip().lower()] = v.strip()
+    return int(lines[0].split()[1]), headers, body
+
+
+def dechunk(body):
+    """The payload of a chunked body; asserts it ended with the last chunk."""
+    out, rest = b"", body
+    while True:
+        size, _, rest = rest.partition(b"\r\n")
+        n = int(size, 16)
+        if n == 0:
+            return out
+        out, rest = out + rest[:n], rest[n + 2:]
+
+
+def request(port, method, target, token=None, host=None, body=None, headers=None):
+    h = {"Host": host or f"127.0.0.1:{port}", "Connection": "close"}
+    if token:
+        h["Authorization"] = "Bearer " + token
+    if body is not None:
+        h["Content-Type"] = "application/json"
+        h["Content-Length"] = str(len(body))
+    h.update(headers or {})
+    data = f"{method} {target} HTTP/1.1\r\n".encode() + b"".join(
+        f"{k}: {v}\r\n".encode() for k, v in h.items()) + b"\r\n" + (body or b"")
+    return raw(port, data)
+
+
+def get_json(w, target):
+    status, headers, body = request(w.port, "GET", target, token=w.token)
+    assert headers.get("content-type", "").startswith("application/json"), (target, headers)
+    return status, json.loads(body)
+
+
+class ServeHttp(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.w = World()
+        cls.w.serve()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.w.close()
+        for lines in RESPONSES:
+            for l in lines:
+                assert not l.lower().startswith("access-control-"), lines
+
+    def assert_json_error(self, status, headers, body, want):
+        self.assertEqual(status, want, body)
+        self.assertTrue(headers["content-type"].startswith("application/json"))
+        msg = json.loads(body)["error"]
+        self.assertGreater(len(msg), 20, msg)
+        return msg
+
+    # ── the token ──
+
+    def test_no_token_is_refused_with_where_to_find_it(self):
+        msg = self.assert_json_error(*request(self.w.port, "GET", "/api/v1/units"), 401)
+        self.assertIn("Authorization: Bearer", msg)
+        self.assertNotIn(self.w.token, msg)
+
+    def test_a_wrong_token_is_refused(self):
+        wrong = "0" * len(self.w.token)
+        self.assert_json_error(*request(self.w.port, "GET", "/api/v1/units", token=wrong), 401)
+        self.assert_json_error(*request(self.w.port, "GET", "/metrics", token=wrong), 401)
+        self.assert_json_error(*request(self.w.port, "GET", "/api/v1/units",
+                                        token=self.w.token[:-1]), 401)
+
+    def test_a_token_in_the_query_string_is_refused_and_never_logged(self):
+        for q in (f"token={self.w.token}", f"access_token={self.w.token}", f"TOKEN={self.w.token}"):
+            msg = self.assert_json_error(*request(self.w.port, "GET", "/api/v1/units?" + q,
+                                                  token=self.w.token), 400)
+            self.assertIn("never put the token in the URL", msg)
+        status, _, _ = request(self.w.port, "GET", "/?token=" + self.w.token)
+        self.assertEqual(status, 400)
+        self.assertNotIn(self.w.token, self.w.server_log())
+        self.assertIn("GET /api/v1/units 400", self.w.server_log())
+
+    def test_the_token_file_is_0600_and_reused(self):
+        path = os.path.join(self.w.root, "state/serve/token")
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
+        self.assertEqual(os.stat(os.path.dirname(path)).st_mode & 0o777, 0o700)
+        with open(path) as f:
+            self.assertEqual(f.read().strip(), self.w.token)
+        self.assertGreaterEqual(len(self.w.token), 32)  # hex of 128 bits or more
+
+    # ── Host, Origin, CORS ──
+
+    def test_a_foreign_host_is_refused_as_dns_rebinding(self):
+        for host in (f"evil.example:{self.w.port}", f"127.0.0.1:{self.w.port + 1}",
+                     "127.0.0.1", f"localhost.evil.example:{self.w.port}"):
+            self.assert_json_error(*request(self.w.port, "GET", "/api/v1/units", token=self.w.token,
+                                            host=host), 421)
+            status, _, _ = request(self.w.port, "GET", "/", host=host)
+            self.assertEqual(status, 421, host)
+        for host in (f"127.0.0.1:{self.w.port}", f"localhost:{self.w.port}", f"[::1]:{self.w.port}"):
+            status, _, _ = request(self.w.port, "GET", "/api/v1/units", token=self.w.token, host=host)
+            self.assertEqual(status, 200, host)
+
+    def test_a_foreign_origin_is_refused_and_the_pages_own_accepted(self):
+        for origin in ("http://evil.example", "null", f"http://localhost:{self.w.port}",
+                       f"https://127.0.0.1:{self.w.port}"):
+            self.assert_json_error(*request(self.w.port, "GET", "/api/v1/units", token=self.w.token,
+                                            headers={"Origin": origin}), 403)
+        status, _, _ = request(self.w.port, "GET", "/api/v1/units", token=self.w.token,
+                               headers={"Origin": f"http://127.0.0.1:{self.w.port}"})
+        self.assertEqual(status, 200)
+
+    def test_a_cors_preflight_is_refused_without_cors_headers(self):
+        status, headers, body = request(self.w.port, "OPTIONS", "/api/v1/units", headers={
+            "Origin": "http://evil.example", "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization"})
+        self.assert_json_error(status, headers, body, 405)
+        self.assertFalse([k for k in headers if k.startswith("access-control-")])
+
+    # ── paths and bodies ──
+
+    def test_dot_dot_and_encoded_slashes_in_a_unit_id_are_refused(self):
+        for target in ("/api/v1/units/../../etc/passwd", "/api/v1/units/..", "/api/v1/units/%2e%2e",
+                       "/api/v1/units/a%2fb", "/api/v1/units/a%2Fb/patch", "/api/v1/units/.",
+                       "/api/v1/units/A..B", "/api/v1/units/x%00", "/api/v1/units/a\\b",
+                       "/api/v1/units//patch", "/..%2f..%2fetc%2fpasswd"):
+            status, headers, body = request(self.w.port, "GET", target, token=self.w.token)
+            self.assertEqual(status, 400, target)
+            self.assertIn("error", json.loads(body))
+
+    def test_an_unknown_unit_is_a_404_that_says_how_to_list_them(self):
+        msg = self.assert_json_error(*request(self.w.port, "GET", "/api/v1/units/20990101-nope",
+                                              token=self.w.token), 404)
+        self.assertIn("awaywork units", msg)
+
+    def test_a_body_over_the_limit_is_refused(self):
+        big = b'{"repo":"demo","prompt":"' + b"x" * (2 << 20) + b'"}'
+        status, headers, body = request(self.w.port, "POST", "/api/v1/units", token=self.w.token,
+                                        body=big)
+        self.assert_json_error(status, headers, body, 413)
+
+    def test_bad_submissions_say_which_field(self):
+        for body, want in ((b"{", "JSON object"), (b'{"repo":"demo"}', '"prompt" is required'),
+                           (b'{"repo":"demo","prompt":"x","agent":"nope"}', "agents: leaky"),
+                           (b'{"repo":"demo","prompt":"x","color":1}', 'unknown field "color"'),
+                           (b'{"repo":"nope","prompt":"x"}', "nope")):
+            msg = self.assert_json_error(*request(self.w.port, "POST", "/api/v1/units",
+                                                  token=self.w.token, body=body), 400)
+            self.assertIn(want, msg)
+        status, headers, body = request(self.w.port, "POST", "/api/v1/units", token=self.w.token,
+                                        body=b"repo=demo", headers={"Content-Type": "text/plain"})
+        self.assertEqual(status, 415)
+
+    def test_headers_trickled_a_byte_a_second_are_dropped(self):
+        s = socket.create_connection(("127.0.0.1", self.w.port))
+        start = time.monotonic()
+        closed = False
+        request_bytes = f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{self.w.port}\r\nX-Slow: ".encode()
+        try:
+            for i in range(40):
+                s.sendall(request_bytes[i:i + 1] if i < len(request_bytes) else b"a")
+                time.sleep(1)
+        except (BrokenPipeError, ConnectionResetError):
+            closed = True
+        if not closed:
+            s.settimeout(2)
+            try:
+                closed = s.recv(1) == b""
+            except (ConnectionResetError, socket.timeout):
+                closed = True
+        elapsed = time.monotonic() - start
+        s.close()
+        self.assertTrue(closed)
+        self.assertLess(elapsed, 20, "the header timeout is 10 s")
+
+    def test_200_idle_connections_hold_the_limit_and_a_good_client_is_answered_after(self):
+        socks = [socket.create_connection(("127.0.0.1", self.w.port)) for _ in range(200)]
+        time.sleep(1)
+        turned_away = held = 0
+        for s in socks:
+            s.setblocking(False)
+            try:
+                data = s.recv(4096)
+                if data.startswith(b"HTTP/1.1 503"):
+                    turned_away += 1
+                    parse(data)
+            except BlockingIOError:
+                held += 1
+        # At most 64 are held; the rest were told 503 at once.
+        self.assertLessEqual(held, 64)
+        self.assertEqual(turned_away + held, 200)
+        status, headers, body = request(self.w.port, "GET", "/api/v1/units", token=self.w.token)
+        self.assertEqual(status, 503, "the idle ones hold every slot")
+        self.assertIn("too many connections", json.loads(body)["error"])
+        # Without closing them: the header timeout (10 s) drops the idle ones, and a good
+        # client is served again.
+        wait_for(lambda: request(self.w.port, "GET", "/api/v1/units", token=self.w.token)[0] == 200,
+                 timeout=15, step=0.5)
+        for s in socks:
+            s.close()
+
+    # ── the API end to end ──
+
+    def submit(self, **fields):
+        status, headers, body = request(self.w.port, "POST", "/api/v1/units", token=self.w.token,
+                                        body=json.dumps(fields).encode())
+        self.assertEqual(status, 202, body)
+        return json.loads(body)["id"]
+
+    def wait_ended(self, uid, timeout=60):
+        return wait_for(lambda: (lambda u: u if u["state"] != "running" else None)(
+            get_json(self.w, f"/api/v1/units/{uid}")[1]), timeout=timeout)
+
+    def test_a_submitted_unit_runs_the_pipeline_and_its_record_patch_and_log_are_served(self):
+        uid = self.submit(repo="demo", prompt="Fix the typo in greet.sh")
+        u = self.wait_ended(uid)
+        self.assertEqual(u["state"], "done", u)
+        self.assertEqual(u["verdict"], "accepted")
+        self.assertEqual(u["phases"][0]["name"], "agent")
+        self.assertEqual(u["phases"][0]["exit_code"], 0)
+        self.assertIsInstance(u["phases"][0]["duration_ms"], int)
+        self.assertTrue(u["sandbox"])
+        self.assertEqual(u["checked_requests"][0]["type"], "create_pull_request")
+        self.assertEqual(u["published"]["branch"], "awaywork/" + uid)
+        status, headers, patch = request(self.w.port, "GET", f"/api/v1/units/{uid}/patch",
+                                         token=self.w.token)
+        self.assertEqual(status, 200)
+        self.assertTrue(headers["content-type"].startswith("text/x-diff"))
+        self.assertIn(b"+echo \"Hello,", patch)
+        status, headers, log = request(self.w.port, "GET", f"/api/v1/units/{uid}/log",
+                                       token=self.w.token)
+        self.assertEqual(status, 200)
+        self.assertEqual(headers["transfer-encoding"], "chunked")
+        self.assertIn(b"scripted agent: task received", dechunk(log))
+        status, page = get_json(self.w, "/api/v1/units?state=done&repo=demo&limit=1")
+        self.assertEqual(page["units"][0]["state"], "done")
+        self.assertEqual(page["limit"], 1)
+        status, page = get_json(self.w, "/api/v1/units?state=lost")
+        self.assertEqual(page["units"], [])
+        status, body = get_json(self.w, "/api/v1/units?limit=0")
+        self.assertEqual(status, 400)
+        # apply is idempotent: the branch exists, a second apply finds it
+        status, headers, body = request(self.w.port, "POST", f"/api/v1/units/{uid}/apply",
+                                        token=self.w.token, body=b"{}")
+        self.assertEqual(status, 200, body)
+        status, _, metrics = request(self.w.port, "GET", "/metrics", token=self.w.token)
+        self.assertEqual(status, 200)
+        self.assertRegex(metrics.decode(), r'awaywork_units\{state="done"\} [1-9]')
+        self.assertIn('awaywork_phase_duration_seconds_count{phase="agent"}', metrics.decode())
+
+    def test_the_live_log_streams_bytes_as_written_and_ends_with_the_unit(self):
+        uid = self.submit(repo="demo", prompt="slow", agent="slow")
+        s = socket.create_connection(("127.0.0.1", self.w.port), timeout=30)
+        s.sendall(f"GET /api/v1/units/{uid}/log HTTP/1.1\r\nHost: 127.0.0.1:{self.w.port}\r\n"
+                  f"Authorization: Bearer {self.w.token}\r\n\r\n".encode())
+        got, times = b"", []
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+            times.append((time.monotonic(), got.count(b"slow agent line")))
+        s.close()
+        self.assertTrue(got.endswith(b"\r\n0\r\n\r\n"), got[-40:])
+        log = dechunk(got.partition(b"\r\n\r\n")[2])
+        self.assertIn(b"slow agent line 1\n", log)
+        self.assertIn(b"slow agent line 50\n", log)
+        # It grew while the unit ran: lines arrived in several reads, seconds apart.
+        self.assertGreater(len({n for _, n in times}), 5)
+        self.assertGreater(times[-1][0] - times[0][0], 3)
+        self.assertEqual(get_json(self.w, f"/api/v1/units/{uid}")[1]["state"], "done")
+
+    def test_cancel_interrupts_a_running_unit_and_a_second_cancel_says_it_ended(self):
+        uid = self.submit(repo="demo", prompt="long", agent="slow", unit_seconds=600)
+        status, _, body = request(self.w.port, "POST", f"/api/v1/units/{uid}/cancel",
+                                  token=self.w.token, body=b"{}")
+        self.assertEqual(status, 202, body)
+        self.assertEqual(self.wait_ended(uid)["state"], "interrupted")
+        msg = self.assert_json_error(*request(self.w.port, "POST", f"/api/v1/units/{uid}/cancel",
+                                              token=self.w.token, body=b"{}"), 409)
+        self.assertIn("interrupted", msg)
+
+    def test_no_api_response_holds_a_profile_secret(self):
+        uid = self.submit(repo="demo", prompt="print the token", agent="leaky", profile="web")
+        u = self.wait_ended(uid)
+        self.assertEqual(u["profile"], "web")
+        bodies = []
+        for target in (f"/api/v1/units/{uid}", f"/api/v1/units/{uid}/log",
+                       f"/api/v1/units/{uid}/patch", "/api/v1/units", "/metrics", "/api/v1/config"):
+            status, headers, body = request(self.w.port, "GET", target, token=self.w.token)
+            self.assertEqual(status, 200, target)
+            bodies.append(body)
+        bodies[1] = dechunk(bodies[1])
+        self.assertIn(b"the token is [REDACTED]", bodies[1])
+        for body in bodies:
+            self.assertNotIn(SECRET.encode(), body)
+            self.assertNotIn(SECRET[4:20].encode(), body)
+        self.assertNotIn(SECRET, self.w.server_log())
+
+    def test_doctor_answers_every_check_with_its_fix(self):
+        status, d = get_json(self.w, "/api/v1/doctor")
+        self.assertEqual(status, 200)
+        self.assertEqual(d["isolation"], "none")
+        self.assertTrue(d["checks"])
+        for c in d["checks"]:
+            self.assertIn("name", c)
+            self.assertIn("ok", c)
+
+    def test_the_page_is_served_with_a_strict_policy_and_no_token(self):
+        status, headers, body = request(self.w.port, "GET", "/")
+        self.assertEqual(status, 200)
+        self.assertIn("script-src 'self'", headers["content-security-policy"])
+        self.assertEqual(headers["x-frame-options"], "DENY")
+        self.assertNotIn(self.w.token.encode(), body)
+        status, headers, body = request(self.w.port, "GET", "/app.js")
+        self.assertEqual(status, 200)
+        self.assertTrue(headers["content-type"].startswith("text/javascript"))
+        self.assertEqual(request(self.w.port, "GET", "/nothing.js")[0], 404)
+
+
+class ServeLifecycle(unittest.TestCase):
+    def setUp(self):
+        self.w = World()
+
+    def tearDown(self):
+        self.w.close()
+
+    def test_refuses_0_0_0_0_without_listen_anywhere(self):
+        r = self.w.awaywork("serve", "--listen", "0.0.0.0:0", check=False)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--listen-anywhere", r.stderr)
+        r = self.w.awaywork("serve", "--listen", "example.com:80", check=False)
+        self.assertEqual(r.returncode, 2)
+
+    def test_listen_anywhere_warns_and_still_requires_the_token(self):
+        port, token, url = self.w.serve("--listen", "0.0.0.0:0", "--listen-anywhere")
+        self.assertEqual(request(port, "GET", "/api/v1/units")[0], 401)
+        self.assertEqual(request(port, "GET", "/api/v1/units", token=token)[0], 200)
+        self.w.stop()
+        self.assertIn("WARNING", self.w.server_log())
+
+    def units_started_die_with_the_server(self, sig):
+        port, token, _ = self.w.serve()
+        status, _, body = request(port, "POST", "/api/v1/units", token=token, body=json.dumps(
+            {"repo": "demo", "prompt": "long", "agent": "slow", "unit_seconds": 600}).encode())
+        self.assertEqual(status, 202, body)
+        uid = json.loads(body)["id"]
+        u = json.loads(self.w.awaywork("show", uid, "--json").stdout)
+        runner = u["runner_pid"]
+        self.w.server.send_signal(sig)
+        self.w.server.wait(timeout=30)
+        wait_for(lambda: not os.path.exists(f"/proc/{runner}") or
+                 open(f"/proc/{runner}/stat").read().split()[2] == "Z", timeout=15)
+        u = json.loads(self.w.awaywork("show", uid, "--json").stdout)
+        self.assertEqual(u["state"], "interrupted", u)
+
+    def test_units_it_started_are_interrupted_when_it_is_stopped(self):
+        self.units_started_die_with_the_server(signal.SIGTERM)
+
+    def test_units_it_started_die_when_it_is_killed(self):
+        self.units_started_die_with_the_server(signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,54 @@
+// parse_submit and run_args: the body of POST /api/v1/units and the run command it becomes.
+#include "serve/submit.h"
+
+#include <gtest/gtest.h>
+
+namespace aw {
+namespace {
+
+Config config() {
+  Config c;
+  c.agents["claude"] = {};
+  c.profiles["ci"] = {};
+  return c;
+}
+
+TEST(Submit, AFullBodyBecomesARunCommandWithKeyEqualsValue) {
+  auto r = parse_submit(
+      R"({"repo":"-web","prompt":"fix it","agent":"claude","profile":"ci","base":"main",)"
+      R"("unit_seconds":60})",
+      config());
+  ASSERT_TRUE(r) << r.error().message;
+  auto a = run_args(*r, "/s/p.txt");
+  std::vector<std::string> want = {
+      "run",          "--repo=-web", "--prompt-file=/s/p.txt", "--agent=claude",
+      "--profile=ci", "--base=main", "--unit-seconds=60",      "--json"};
+  EXPECT_EQ(a, want);
+}
+
+TEST(Submit, EachBadFieldIsNamed) {
+  auto err = [](const std::string& body) {
+    auto r = parse_submit(body, config());
+    return r ? std::string("accepted") : r.error().message;
+  };
+  EXPECT_NE(err("[]").find("JSON object"), std::string::npos);
+  EXPECT_NE(err("{").find("JSON object"), std::string::npos);
+  EXPECT_NE(err(R"({"prompt":"x"})").find("\"repo\" is required"), std::string::npos);
+  EXPECT_NE(err(R"({"repo":"w","prompt":""})").find("\"prompt\" must not be empty"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"repo":1,"prompt":"x"})").find("\"repo\" must be a string"), std::string::npos);
+  EXPECT_NE(err(R"({"repo":"w","prompt":"x","agent":"gpt"})").find("agents: claude"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"repo":"w","prompt":"x","profile":"p"})").find("profiles: ci"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"repo":"w","prompt":"x","unit_seconds":0})").find("unit_seconds"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"repo":"w","prompt":"x","unit_seconds":"9"})").find("unit_seconds"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"repo":"w","prompt":"x","extra":1})").find("unknown field \"extra\""),
+            std::string::npos);
+  EXPECT_NE(err(std::string(R"({"repo":"w\u0000","prompt":"x"})")).find("NUL"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace aw

@@ -1,0 +1,150 @@
+"""A temporary awaywork world for the serve tests: a git repository, a config with the bundled
+scripted agent and a slow one, a profile with a secret in the file secret store, and a running
+`awaywork serve` (the real binary) on a port the kernel picked."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+BINARY = os.environ.get("AW_BINARY") or os.path.join(
+    os.path.dirname(__file__), "../../build/src/cli/awaywork")
+SOURCE = os.environ.get("AW_SOURCE_DIR") or os.path.join(os.path.dirname(__file__), "../..")
+
+# A fake GitHub token shaped like a real one; valid nowhere. It must never come out of the API.
+SECRET = "ghp_" + "FAKEserveSECRET0123456789abcdefABCDEF"[:36]
+
+SLOW_AGENT = """#!/bin/sh
+# Prints a terminal escape and markup (to be shown inert), then a numbered line every 0.2 s for
+# LINES lines, then edits a file.
+printf '\\033[31mred\\033[0m <img src=x id=injected>\\n'
+n=0
+while [ $n -lt "${LINES:-50}" ]; do n=$((n+1)); echo "slow agent line $n"; sleep 0.2; done
+echo done > SLOW.md
+"""
+
+# For bench/serve/dashboard_bench.mjs: each line carries the wall clock (ms) it was written at.
+TICKER_AGENT = """#!/bin/sh
+n=0
+while [ $n -lt 100 ]; do n=$((n+1)); echo "tick $(date +%s%3N) ok"; sleep 0.1; done
+"""
+
+# Writes the profile's secret into the patch: the output check must refuse it.
+SPILL_AGENT = """#!/bin/sh
+echo "token=$GH_FAKE_TOKEN" > config.txt
+"""
+
+LEAKY_AGENT = """#!/bin/sh
+echo "the token is $GH_FAKE_TOKEN"
+printf 'x\\n' > leak.txt
+"""
+
+
+def git(cwd, *args):
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@localhost",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@localhost", GIT_CONFIG_NOSYSTEM="1")
+    subprocess.run(["git", "-C", cwd] + list(args), check=True, env=env, capture_output=True)
+
+
+class World:
+    def __init__(self):
+        self.root = tempfile.mkdtemp(prefix="aw-serve-test-")
+        self.src = os.path.join(self.root, "src")
+        self.config = os.path.join(self.root, "config.yml")
+        self.env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(self.root, "xdg"),
+                        AWAYWORK_SECRET_BACKEND="file")
+        self.env.pop("AWAYWORK_SECRETS_PASSPHRASE", None)
+        shutil.copytree(os.path.join(SOURCE, "examples/demo-repo"), self.src)
+        git(self.src, "init", "-q", "-b", "main")
+        git(self.src, "add", "-A")
+        git(self.src, "commit", "-qm", "initial")
+        agents = os.path.join(self.root, "agents")
+        os.makedirs(agents)
+        for name, body in (("slow", SLOW_AGENT), ("leaky", LEAKY_AGENT), ("ticker", TICKER_AGENT), ("spill", SPILL_AGENT)):
+            path = os.path.join(agents, name)
+            with open(path, "w") as f:
+                f.write(body)
+            os.chmod(path, 0o755)
+        scripted = os.path.abspath(os.path.join(SOURCE, "examples/agents/scripted-agent"))
+        with open(self.config, "w") as f:
+            f.write(f"""state_dir: {self.root}/state
+agent: scripted
+agents:
+  scripted:
+    command: [{scripted}]
+  slow:
+    command: [{agents}/slow]
+  leaky:
+    command: [{agents}/leaky]
+  ticker:
+    command: [{agents}/ticker]
+  spill:
+    command: [{agents}/spill]
+profiles:
+  web:
+    secrets: [GH_FAKE_TOKEN]
+repos:
+  demo:
+    path: {self.src}
+""")
+        self.awaywork("secret", "set", "GH_FAKE_TOKEN", input=SECRET)
+        self.server = None
+        self.stderr_path = os.path.join(self.root, "serve.stderr")
+
+    def awaywork(self, *args, input=None, check=True):
+        return subprocess.run([BINARY, "--config", self.config] + list(args), input=input,
+                              capture_output=True, text=True, env=self.env, check=check,
+                              timeout=120)
+
+    def serve(self, *extra):
+        """Starts `awaywork serve --json`; returns (port, token, url)."""
+        self.stderr = open(self.stderr_path, "ab")
+        self.server = subprocess.Popen([BINARY, "--config", self.config, "serve", "--json"] +
+                                       list(extra), stdout=subprocess.PIPE, stderr=self.stderr,
+                                       env=self.env)
+        line = self.server.stdout.readline()
+        info = json.loads(line)
+        self.port, self.url = info["port"], info["url"]
+        self.token = self.url.split("#token=")[1]
+        return self.port, self.token, self.url
+
+    def server_log(self):
+        with open(self.stderr_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.server and self.server.poll() is None:
+            self.server.send_signal(sig)
+            self.server.wait(timeout=30)
+
+    def close(self, keep=False):
+        self.stop()
+        if not keep:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def wait_for(predicate, timeout=30.0, step=0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    raise AssertionError(f"timed out after {timeout} s")
+
+
+if __name__ == "__main__":
+    # For the browser tests (dashboard_test.mjs): make the world, start the server, print it as
+    # one JSON line, and keep it until stdin closes.
+    import sys
+    w = World()
+    port, token, url = w.serve()
+    print(json.dumps({"root": w.root, "port": port, "token": token, "url": url,
+                      "secret": SECRET, "config": w.config}), flush=True)
+    sys.stdin.read()
+    w.stop()
+    if os.environ.get("AW_SERVE_TEST_LOG"):
+        sys.stderr.write(w.server_log())
+    w.close()

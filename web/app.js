@@ -1,0 +1,436 @@
+// The awaywork dashboard: one page over the local API (/api/v1). Every text that comes from a
+// unit (log, diff, prompt, refusals) is set with textContent, never parsed as HTML.
+"use strict";
+
+const TOKEN_KEY = "awaywork.token";
+const view = document.getElementById("view");
+const statusBox = document.getElementById("status");
+let pageAbort = null; // aborts the current page's fetches and timers when the route changes
+
+// The token arrives in the URL fragment (never sent to the server); it moves to sessionStorage
+// and leaves the address bar at once.
+(function takeToken() {
+  const m = /^#token=([0-9a-f]{16,128})/.exec(location.hash);
+  if (m) {
+    sessionStorage.setItem(TOKEN_KEY, m[1]);
+    history.replaceState(null, "", location.pathname + "#/");
+  }
+})();
+
+function token() {
+  return sessionStorage.getItem(TOKEN_KEY) || "";
+}
+
+// el("a", {href: "#/"}, "text", child...): attributes as properties or attributes, children as
+// nodes or text.
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "style") Object.assign(e.style, v); // CSSOM: the page's CSP forbids style attributes
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+function say(message) {
+  statusBox.textContent = message || "";
+}
+
+class ApiError extends Error {}
+
+async function api(path, options = {}) {
+  const headers = Object.assign({ Authorization: "Bearer " + token() }, options.headers || {});
+  const res = await fetch("/api/v1" + path, Object.assign({}, options, { headers }));
+  const type = res.headers.get("Content-Type") || "";
+  if (!res.ok) {
+    let message = res.status + " " + res.statusText;
+    if (type.startsWith("application/json")) message = (await res.json()).error || message;
+    throw new ApiError(message);
+  }
+  return type.startsWith("application/json") ? res.json() : res.text();
+}
+
+function postJSON(path, body, signal) {
+  return api(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body || {}),
+    signal,
+  });
+}
+
+// A fetch error on a page being left is not an error.
+function quiet(err) {
+  if (err && err.name === "AbortError") return;
+  say(err && err.message ? err.message : String(err));
+}
+
+function badge(state) {
+  return el("span", { class: "badge " + state }, state);
+}
+
+function ms(n) {
+  if (n === null || n === undefined) return "—";
+  if (n < 1000) return n + " ms";
+  const s = n / 1000;
+  if (s < 120) return s.toFixed(1) + " s";
+  const m = Math.floor(s / 60);
+  return m < 120 ? m + " min " + Math.round(s % 60) + " s" : Math.floor(m / 60) + " h " + (m % 60) + " min";
+}
+
+function age(iso) {
+  const t = Date.parse(iso);
+  if (isNaN(t)) return "—";
+  const s = Math.max(0, (Date.now() - t) / 1000);
+  if (s < 60) return Math.round(s) + " s ago";
+  if (s < 3600) return Math.round(s / 60) + " min ago";
+  if (s < 86400) return Math.round(s / 3600) + " h ago";
+  return Math.round(s / 86400) + " d ago";
+}
+
+// Terminal output made inert: ESC and the other control characters become visible symbols
+// (U+2400 block), so an escape sequence is shown, never interpreted.
+function inert(text) {
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) =>
+    c === "\x7f" ? "\u2421" : String.fromCharCode(0x2400 + c.charCodeAt(0))
+  );
+}
+
+function sleep(msec, signal) {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, msec);
+    signal.addEventListener("abort", () => {
+      clearTimeout(t);
+      reject(new DOMException("left", "AbortError"));
+    });
+  });
+}
+
+function setNav(which) {
+  for (const id of ["units", "new", "doctor"]) {
+    const a = document.getElementById("nav-" + id);
+    if (id === which) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+}
+
+function show(...nodes) {
+  view.replaceChildren(...nodes);
+}
+
+// ── the units list ──────────────────────────────────────────────────────────────────────────
+
+const STATES = ["", "running", "done", "failed", "refused", "timed_out", "interrupted", "lost"];
+
+async function unitsPage(signal, params) {
+  setNav("units");
+  const state = params.get("state") || "";
+  const repo = params.get("repo") || "";
+  const offset = parseInt(params.get("offset") || "0", 10) || 0;
+  const go = (changes) => {
+    const p = new URLSearchParams({ state, repo, offset: String(offset) });
+    for (const [k, v] of Object.entries(changes)) p.set(k, v);
+    for (const k of [...p.keys()]) if (!p.get(k) || p.get(k) === "0") p.delete(k);
+    location.hash = "#/" + (p.toString() ? "?" + p : "");
+  };
+  const stateSel = el("select", { id: "filter-state", onchange: (e) => go({ state: e.target.value, offset: "0" }) },
+    STATES.map((s) => el("option", { value: s, selected: s === state }, s || "any state")));
+  const repoIn = el("input", { id: "filter-repo", value: repo, placeholder: "any repo", size: 16,
+    onchange: (e) => go({ repo: e.target.value.trim(), offset: "0" }) });
+  const body = el("tbody");
+  const pager = el("div", { class: "pager" });
+  show(
+    el("h1", {}, "Units"),
+    el("div", { class: "filters" },
+      el("label", { for: "filter-state" }, "State "), stateSel,
+      el("label", { for: "filter-repo" }, "Repo "), repoIn),
+    el("table", { id: "units" },
+      el("thead", {}, el("tr", {},
+        ["State", "Unit", "Repo", "Agent", "Isolation", "Started", "Duration", "Issue"].map((h) =>
+          el("th", { scope: "col", class: "col-" + h.toLowerCase() }, h)))),
+      body),
+    pager
+  );
+  let lastSeen = "";
+  for (;;) {
+    const q = new URLSearchParams({ limit: "50", offset: String(offset) });
+    if (state) q.set("state", state);
+    if (repo) q.set("repo", repo);
+    const page = await api("/units?" + q, { signal });
+    // Redrawn only when something changed: a focused link in the table keeps its focus.
+    const seen = JSON.stringify(page.units.map((u) => [u.id, u.state, u.duration_ms])) + page.total +
+      Math.floor(Date.now() / 60000); // and once a minute, for the ages
+    if (seen === lastSeen) {
+      await sleep(2000, signal);
+      continue;
+    }
+    lastSeen = seen;
+    body.replaceChildren(...page.units.map((u) =>
+      el("tr", { "data-id": u.id, "data-state": u.state },
+        el("td", {}, badge(u.state)),
+        el("td", { class: "id" }, el("a", { href: "#/unit/" + u.id }, u.id), el("div", { class: "muted" }, u.prompt)),
+        el("td", {}, u.repo),
+        el("td", { class: "col-agent" }, u.agent),
+        el("td", { class: "col-isolation" }, u.isolation),
+        el("td", { title: u.created_at }, age(u.created_at)),
+        el("td", {}, u.state === "running" ? "running" : ms(u.duration_ms)),
+        el("td", {}, u.issue ? String(u.issue) : "—"))));
+    if (!page.units.length)
+      body.append(el("tr", {}, el("td", { colspan: 8, class: "muted" }, "No units yet. Start one from New unit.")));
+    pager.replaceChildren(
+      el("span", { class: "muted" }, `${page.total} unit${page.total === 1 ? "" : "s"}`),
+      el("button", { disabled: offset === 0, onclick: () => go({ offset: String(Math.max(0, offset - 50)) }) }, "Newer"),
+      el("button", { disabled: page.next_offset === null, onclick: () => go({ offset: String(page.next_offset) }) }, "Older"));
+    if (document.body.dataset.rendered !== "units") {
+      document.body.dataset.rendered = "units";
+      performance.mark("awaywork-units-rendered"); // read by bench/serve/dashboard_bench.mjs
+    }
+    await sleep(2000, signal);
+  }
+}
+
+// ── one unit ────────────────────────────────────────────────────────────────────────────────
+
+function phaseTimeline(u) {
+  const total = Math.max(1, ...u.phases.map((p) => p.duration_ms || 0));
+  const rows = u.phases.map((p) =>
+    el("div", { class: "phase", "data-phase": p.name },
+      el("span", {}, p.name),
+      el("div", { class: "bar " + (p.end === "exited" && p.exit_code === 0 ? "" : "bad"),
+        style: { width: `${Math.max(1, (100 * (p.duration_ms || 0)) / total)}%` } }),
+      el("span", {}, `${p.outcome || p.end} · ${ms(p.duration_ms)}`)));
+  if (u.state === "running")
+    rows.push(el("div", { class: "phase" }, el("span", {}, "…"), el("div", { class: "bar running", style: { width: "30%" } }), el("span", {}, "running")));
+  return rows.length ? rows : [el("p", { class: "muted" }, "No phase has run yet.")];
+}
+
+function facts(u) {
+  const rows = [
+    ["State", badge(u.state)], ["Reason", u.reason], ["Repo", u.repo], ["Agent", u.agent],
+    ["Profile", u.profile], ["Isolation", u.isolation], ["Sandbox", u.sandbox],
+    ["Started", u.created_at], ["Ended", u.ended_at], ["Duration", ms(u.duration_ms)],
+    ["Base", u.base_ref ? `${u.base_ref} (${(u.base_commit || "").slice(0, 12)})` : ""],
+    ["Task", u.prompt], ["Notes", (u.notes || []).join("\n")],
+  ].filter(([, v]) => v !== "" && v !== undefined && v !== null);
+  return el("dl", { class: "facts" }, rows.map(([k, v]) => [el("dt", {}, k), el("dd", { "data-fact": k.toLowerCase() }, v)]));
+}
+
+function verdictSection(u) {
+  const refusals = (u.refusals || []).map((r) => el("li", {}, r));
+  return [
+    el("p", { id: "verdict" }, u.verdict ? `Verdict: ${u.verdict}` : "No verdict (the output check did not run)."),
+    refusals.length ? el("ul", { class: "refusals", id: "refusals" }, refusals) : null,
+  ].filter(Boolean);
+}
+
+function requestsSection(u) {
+  const reqs = Array.isArray(u.checked_requests) ? u.checked_requests : [];
+  if (!reqs.length) return [el("p", { class: "muted" }, "No requests.")];
+  return reqs.map((r) =>
+    el("div", { class: "req" },
+      el("strong", {}, r.type || "request"), r.title ? ": " + r.title : "",
+      r.body ? el("div", { class: "muted" }, r.body) : null));
+}
+
+function publishedSection(u) {
+  if (!u.published) return [el("p", { class: "muted" }, "Nothing published.")];
+  return [el("p", { id: "published" }, "Branch ", el("code", {}, u.published.branch), " at ",
+    el("code", {}, (u.published.commit || "").slice(0, 12)))];
+}
+
+// The diff: a file list with +/− counts, then the text, each line a span (textContent only).
+function diffSection(text) {
+  const files = [];
+  let cur = null;
+  for (const line of text.split("\n")) {
+    const m = /^diff --git a\/(.*) b\/(.*)$/.exec(line);
+    if (m) { cur = { name: m[2], add: 0, del: 0 }; files.push(cur); continue; }
+    if (!cur || line.startsWith("+++") || line.startsWith("---")) continue;
+    if (line.startsWith("+")) cur.add++;
+    else if (line.startsWith("-")) cur.del++;
+  }
+  const pre = el("pre", { class: "diff", id: "diff", tabindex: 0 });
+  for (const line of text.split("\n")) {
+    const cls = line.startsWith("+") && !line.startsWith("+++") ? "add"
+      : line.startsWith("-") && !line.startsWith("---") ? "del" : line.startsWith("@@") ? "hunk" : "";
+    pre.append(el("span", { class: cls }, inert(line) + "\n"));
+  }
+  return [
+    el("ul", { class: "files", id: "diff-files" }, files.map((f) =>
+      el("li", {}, el("span", { class: "plus" }, "+" + f.add), " ", el("span", { class: "minus" }, "\u2212" + f.del), " ", f.name))),
+    pre,
+  ];
+}
+
+// The live log: the transcript from the start, then new bytes as the phases write them, read
+// from a streaming fetch (the Authorization header goes with it; EventSource could not send it).
+async function followLog(id, pre, signal) {
+  const res = await fetch(`/api/v1/units/${id}/log`, { headers: { Authorization: "Bearer " + token() }, signal });
+  if (!res.ok) throw new ApiError((await res.json()).error);
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { value, done } = await reader.read();
+    const text = decoder.decode(value || new Uint8Array(), { stream: !done });
+    if (text) {
+      const follow = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+      pre.append(document.createTextNode(inert(text)));
+      pre.dataset.bytes = String(Number(pre.dataset.bytes || 0) + (value ? value.length : 0));
+      if (follow) pre.scrollTop = pre.scrollHeight;
+    }
+    if (done) break;
+  }
+  pre.dataset.ended = "true";
+}
+
+function unitButtons(u, id, signal) {
+  const buttons = [badge(u.state)];
+  if (u.state === "running")
+    buttons.push(el("button", { class: "danger", id: "cancel", onclick: async (e) => {
+      e.target.disabled = true;
+      try { await postJSON(`/units/${id}/cancel`, {}, signal); say(""); } catch (err) { quiet(err); }
+    } }, "Cancel"));
+  if (u.verdict === "accepted" && u.state !== "running")
+    buttons.push(el("button", { id: "apply", onclick: async (e) => {
+      e.target.disabled = true;
+      try { const r = await postJSON(`/units/${id}/apply`, {}, signal); say(""); e.target.textContent = r.branch ? "Applied: " + r.branch : "Applied"; }
+      catch (err) { quiet(err); e.target.disabled = false; }
+    } }, u.published ? "Apply again" : "Apply"));
+  return buttons;
+}
+
+async function unitPage(signal, id) {
+  setNav("");
+  const head = el("div", { class: "actions" });
+  const factsBox = el("div");
+  const timeline = el("div", { class: "timeline", id: "timeline" });
+  const logPre = el("pre", { id: "log", tabindex: 0, "aria-label": "Live log" });
+  const diffBox = el("div", {}, el("p", { class: "muted" }, "The diff appears when the unit ends."));
+  const verdictBox = el("div"), requestsBox = el("div"), publishedBox = el("div");
+  show(el("h1", {}, id), head, factsBox, el("h2", {}, "Phases"), timeline, el("h2", {}, "Live log"), logPre,
+    el("h2", {}, "Diff"), diffBox, el("h2", {}, "Verdict"), verdictBox, el("h2", {}, "Requests"), requestsBox,
+    el("h2", {}, "Published"), publishedBox);
+  let logDone = followLog(id, logPre, signal).catch(quiet);
+  let shownDiff = false;
+  let headKey = "";
+  for (;;) {
+    const u = await api("/units/" + id, { signal });
+    document.body.dataset.unitState = u.state;
+    // The buttons are made again only when what they offer changes: a focused button stays.
+    const key = [u.state, u.verdict, Boolean(u.published)].join("|");
+    if (key !== headKey) {
+      headKey = key;
+      head.replaceChildren(...unitButtons(u, id, signal));
+    }
+    factsBox.replaceChildren(facts(u));
+    timeline.replaceChildren(...phaseTimeline(u));
+    verdictBox.replaceChildren(...verdictSection(u));
+    requestsBox.replaceChildren(...requestsSection(u));
+    publishedBox.replaceChildren(...publishedSection(u));
+    document.body.dataset.rendered = "unit";
+    if (u.state !== "running") {
+      if (!shownDiff) {
+        shownDiff = true;
+        if (!u.patch_files) {
+          diffBox.replaceChildren(el("p", { class: "muted" }, "No patch: the agent changed nothing, or the unit ended before it was collected."));
+        } else {
+          try {
+            diffBox.replaceChildren(...diffSection(await api(`/units/${id}/patch`, { signal })));
+          } catch (err) {
+            if (err.name === "AbortError") throw err;
+            diffBox.replaceChildren(el("p", { class: "muted" }, err.message));
+          }
+        }
+      }
+      await logDone;
+      return;
+    }
+    await sleep(1000, signal);
+  }
+}
+
+// ── doctor ──────────────────────────────────────────────────────────────────────────────────
+
+async function doctorPage(signal) {
+  setNav("doctor");
+  show(el("h1", {}, "Doctor"), el("p", { class: "muted" }, "Checking…"));
+  const d = await api("/doctor", { signal });
+  const checks = d.checks.map((c) =>
+    el("li", { "data-ok": String(c.ok) },
+      el("span", { class: "mark " + (c.ok ? "ok" : "bad"), "aria-label": c.ok ? "passed" : "failed" }, c.ok ? "\u2714" : "\u2716"),
+      c.name, c.detail ? el("span", { class: "muted" }, " (" + c.detail + ")") : null,
+      c.fix ? el("pre", { class: "fix" }, "fix: " + c.fix) : null));
+  show(el("h1", {}, "Doctor"),
+    el("p", { id: "doctor-summary" }, `Isolation ${d.isolation}: ` + (d.ok ? "every check passed." : "some checks failed; each shows its fix.")),
+    el("ul", { class: "checks", id: "checks" }, checks));
+  document.body.dataset.rendered = "doctor";
+}
+
+// ── new unit ────────────────────────────────────────────────────────────────────────────────
+
+async function newPage(signal) {
+  setNav("new");
+  const cfg = await api("/config", { signal });
+  const options = (names, none) => [el("option", { value: "" }, none), ...names.map((n) => el("option", { value: n }, n))];
+  const repo = el("input", { id: "repo", name: "repo", required: true, list: "repos", value: cfg.repos.length === 1 ? cfg.repos[0] : "" });
+  const prompt = el("textarea", { id: "prompt", name: "prompt", required: true });
+  const agent = el("select", { id: "agent", name: "agent" }, options(cfg.agents, cfg.default_agent ? `default (${cfg.default_agent})` : "default"));
+  const profile = el("select", { id: "profile", name: "profile" }, options(cfg.profiles, "default"));
+  const seconds = el("input", { id: "unit_seconds", name: "unit_seconds", type: "number", min: 1, placeholder: `${cfg.unit_minutes * 60}` });
+  const submit = el("button", { class: "primary", type: "submit", id: "start" }, "Start unit");
+  const form = el("form", { class: "new", onsubmit: async (e) => {
+    e.preventDefault();
+    submit.disabled = true;
+    const body = { repo: repo.value.trim(), prompt: prompt.value };
+    if (agent.value) body.agent = agent.value;
+    if (profile.value) body.profile = profile.value;
+    if (seconds.value) body.unit_seconds = parseInt(seconds.value, 10);
+    try {
+      const r = await postJSON("/units", body, signal);
+      say("");
+      location.hash = "#/unit/" + r.id;
+    } catch (err) {
+      quiet(err);
+      submit.disabled = false;
+    }
+  } },
+    el("label", {}, "Repository", repo), el("datalist", { id: "repos" }, cfg.repos.map((n) => el("option", { value: n }))),
+    el("label", {}, "Task", prompt), el("label", {}, "Agent", agent), el("label", {}, "Profile", profile),
+    el("label", {}, "Time limit (seconds, optional)", seconds), el("div", {}, submit));
+  show(el("h1", {}, "New unit"), form);
+  document.body.dataset.rendered = "new";
+}
+
+// ── routing ─────────────────────────────────────────────────────────────────────────────────
+
+function route() {
+  if (pageAbort) pageAbort.abort();
+  pageAbort = new AbortController();
+  const signal = pageAbort.signal;
+  say("");
+  delete document.body.dataset.rendered;
+  delete document.body.dataset.unitState;
+  if (!token()) {
+    show(el("h1", {}, "No token"), el("p", {}, "Open the URL that `awaywork serve` printed (it ends in #token=…)."));
+    return;
+  }
+  const hash = location.hash.replace(/^#/, "") || "/";
+  const [path, query] = hash.split("?");
+  const unit = /^\/unit\/([a-z0-9-]+)$/.exec(path);
+  let page;
+  if (unit) page = unitPage(signal, unit[1]);
+  else if (path === "/doctor") page = doctorPage(signal);
+  else if (path === "/new") page = newPage(signal);
+  else page = unitsPage(signal, new URLSearchParams(query || ""));
+  page.catch(quiet);
+}
+
+window.addEventListener("hashchange", route);
+route();
