@@ -1,5 +1,6 @@
 // requests.jsonl on arbitrary bytes: never crashes; kept text is clean and stable.
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
@@ -7,6 +8,7 @@
 #include "check/requests.h"
 #include "check/sanitize.h"
 #include "check/verdict.h"
+#include "github_render.h"
 
 namespace {
 
@@ -16,6 +18,12 @@ bool has_forbidden(const std::string& s) {
        {"\xE2\x80\xAE", "\xE2\x80\x8B", "\xE2\x81\xA6", "\x1b", "\xEF\xBB\xBF"})
     if (s.find(bad) != std::string::npos) return true;
   return false;
+}
+
+size_t chars(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
 }
 
 }  // namespace
@@ -32,13 +40,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto reqs = aw::parse_requests(text, b, ctx, refusals);
   for (const auto& r : reqs) {
     for (const std::string* f : {&r.title, &r.body, &r.message, &r.tool, &r.reason, &r.what}) {
-      if (has_forbidden(*f) || f->find("fuzz-secret-literal") != std::string::npos) std::abort();
+      if (has_forbidden(*f) || f->find("fuzz-secret-literal") != std::string::npos ||
+          aw::has_marker_form(*f))
+        std::abort();
     }
+    if (chars(r.title) > 256 || chars(r.body) > 65536) std::abort();
     (void)aw::to_json(r).dump();
   }
-  // Sanitizing is idempotent on any input.
-  std::string once = aw::sanitize_text(text, ctx.allowed_domains, 4096);
-  if (aw::sanitize_text(once, ctx.allowed_domains, 4096) != once) std::abort();
-  if (has_forbidden(once)) std::abort();
+  // Sanitizing is idempotent on any input, within its cap, and removes what it must.
+  aw::SanitizeOptions o;
+  o.max_chars = 4096;
+  o.repo = "o/r";
+  std::string once = aw::sanitize_text(text, o);
+  if (aw::sanitize_text(once, o) != once) std::abort();
+  if (has_forbidden(once) || chars(once) > o.max_chars) std::abort();
+  // Rendered as GitHub renders it, nothing is live that should not be.
+  std::string why = aw::fuzz::rendered_problem(once, o.allowed_domains, o.repo);
+  if (!why.empty()) {
+    std::fprintf(stderr, "rendered: %s\n", why.c_str());
+    std::abort();
+  }
+  o.max_chars = 200;  // a cut in every other input, and the one-line (title) form
+  o.one_line = size > 0 && (data[0] & 1);
+  std::string cut = aw::sanitize_text(text, o);
+  if (aw::sanitize_text(cut, o) != cut || chars(cut) > o.max_chars) std::abort();
   return 0;
 }

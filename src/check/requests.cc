@@ -24,7 +24,7 @@ struct Field {
   std::string_view name;
   Kind kind;
   bool required;
-  size_t max_bytes;  // raw text longer than this is refused, not cut
+  size_t max_chars;  // code points (GitHub counts characters); raw text longer is refused
 };
 
 struct TypeSpec {
@@ -119,11 +119,25 @@ bool retarget_ok(const std::string& key, const nlohmann::json& v, const RequestC
   return false;
 }
 
-std::string clean(const std::string& raw, const RequestContext& ctx, size_t max,
-                  SanitizeStats& st) {
-  std::string s = redact_all(raw, ctx.secrets);
-  s = sanitize_text(s, ctx.allowed_domains, max, &st);
-  return redact_all(s, ctx.secrets);  // secrets split by now-removed invisible characters
+size_t count_chars(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// Secrets are redacted before and after the invisible characters that could split one are
+// removed; the sanitized text (longer, with wrappers and escapes) is cut to the field's cap.
+std::string clean(std::string raw, const RequestContext& ctx, const Field& f, SanitizeStats& st) {
+  if (f.max_chars <= kTitle)  // one-line fields: joined before sanitizing, never after
+    for (char& c : raw)
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  std::string s = redact_all(clean_unicode(redact_all(raw, ctx.secrets)), ctx.secrets);
+  SanitizeOptions o;
+  o.allowed_domains = ctx.allowed_domains;
+  o.max_chars = f.max_chars;
+  o.repo = ctx.repo;
+  o.one_line = f.max_chars <= kTitle;
+  return sanitize_text(s, o, &st);
 }
 
 void text_field(const Field& f, const nlohmann::json& v, Request& r, const RequestContext& ctx,
@@ -133,16 +147,20 @@ void text_field(const Field& f, const nlohmann::json& v, Request& r, const Reque
     return;
   }
   const auto& raw = v.get_ref<const std::string&>();
-  if (raw.size() > f.max_bytes) {
+  if (size_t n = count_chars(raw); n > f.max_chars) {
     lc.refuse("request.too_long",
-              fmt::format("`{}` is {} bytes, at most {}", f.name, raw.size(), f.max_bytes));
+              fmt::format("`{}` is {} characters, at most {}", f.name, n, f.max_chars));
+    return;
+  }
+  if (has_marker_form(raw)) {
+    lc.refuse("request.marker",
+              fmt::format("`{}` contains awaywork's hidden marker form (<!-- awaywork:... -->); "
+                          "only the publish step writes markers",
+                          f.name));
     return;
   }
   SanitizeStats st;
-  std::string s = clean(raw, ctx, f.max_bytes, st);
-  if (f.max_bytes <= kTitle)  // one-line fields (title, tool): line breaks become spaces
-    for (char& c : s)
-      if (c == '\n' || c == '\t') c = ' ';
+  std::string s = clean(raw, ctx, f, st);
   if (st.mentions > kMaxMentions)
     lc.refuse("request.mention_flood",
               fmt::format("`{}` has {} @mentions, at most {}", f.name, st.mentions, kMaxMentions));
@@ -181,17 +199,22 @@ void labels_field(const Field& f, const nlohmann::json& v, Request& r, const Bou
       return;
     }
     const auto& s = l.get_ref<const std::string&>();
-    if (s.size() > f.max_bytes) {
-      lc.refuse("request.too_long", fmt::format("a label is over {} bytes", f.max_bytes));
+    if (count_chars(s) > f.max_chars) {
+      lc.refuse("request.too_long", fmt::format("a label is over {} characters", f.max_chars));
       return;
     }
-    // Labels are compared exactly with the owner's list, so no sanitizing can change them.
-    if (std::find(bounds.allowed_labels.begin(), bounds.allowed_labels.end(), s) ==
-        bounds.allowed_labels.end()) {
+    // Compared on the folded form (GitHub matches labels without case; full-width or
+    // invisible characters must not make a second spelling), and what is posted is the
+    // owner's own spelling from the list, never the agent's.
+    std::string folded = fold_for_compare(s);
+    auto owner = std::find_if(bounds.allowed_labels.begin(), bounds.allowed_labels.end(),
+                              [&](const std::string& a) { return fold_for_compare(a) == folded; });
+    if (owner == bounds.allowed_labels.end() || folded.empty()) {
       lc.refuse("request.label", "a label not in the bounds' allowed list");
       return;
     }
-    if (std::find(r.labels.begin(), r.labels.end(), s) == r.labels.end()) r.labels.push_back(s);
+    if (std::find(r.labels.begin(), r.labels.end(), *owner) == r.labels.end())
+      r.labels.push_back(*owner);
   }
 }
 

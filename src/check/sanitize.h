@@ -1,17 +1,26 @@
-// Deterministic text sanitizing for anything the agent writes that a human or a forge will read.
-// The steps, in order (each documented in sanitize.cc):
-//   1. ANSI escape sequences removed (CSI, OSC, and two-byte ESC sequences).
-//   2. Invalid UTF-8 replaced by U+FFFD; then NFC.
-//   3. Removed: C0/C1 controls except \n and \t (\r\n -> \n, lone \r -> \n), DEL, zero-width
-//      and bidi formatting characters, U+2028/2029, Unicode tag characters.
-//   4. HTML comments removed; tags outside a small safe set escaped (`<` -> `&lt;`); attributes
-//      of safe tags dropped.
-//   5. URLs whose scheme is not https, or whose host is not allowed, or that carry user info,
-//      replaced by "(link removed)"; javascript:/data:/vbscript:/file: likewise.
-//   6. @mentions (and @org/team) wrapped in backticks so they notify nobody.
-//   7. closes/fixes/resolves #N (all tenses, also owner/repo#N and issue URLs) wrapped in
-//      backticks so merging closes nothing.
-//   8. Capped at max_bytes on a UTF-8 boundary, with "…" (U+2026) appended when cut.
+// Deterministic, idempotent text sanitizing for anything the agent writes that a human or a forge
+// will read.
+//   SanitizeOptions o{{"github.com", "*.github.com"}, 65536, "owner/repo"};
+//   std::string body = sanitize_text(raw, o, &stats);
+// Two stages. The character stage runs first so that nothing a later step does can bring back
+// what it removed:
+//   1. ANSI escapes removed; invalid UTF-8 -> U+FFFD; \r\n and lone \r -> \n; C0/C1 controls
+//      (except \n \t), DEL, zero-width and bidi formatting, U+2028/9, tags, BOM removed; then NFC.
+// The markdown stage knows which text GitHub surely renders as code (fenced blocks, inline code
+// spans; see sanitize_structure.cc) and leaves it exactly as written. Everywhere else:
+//   2. URLs kept only when https, on an allowed host (ASCII, no punycode), without user info,
+//      with an unencoded scheme and no second URL in the path, query or fragment; every other
+//      link, mailto:, tel:, javascript:... becomes "(link removed)".
+//   3. HTML: a small safe set of tags kept without attributes; every other `<` that could start
+//      a tag, comment or autolink escaped, so hidden comments show; entities other than
+//      &lt; &gt; &amp; &quot; &#123; &#125; escaped.
+//   4. Link and reference-definition titles and image alt text removed (hidden text); a
+//      reference definition to anything but an https URL shown as text.
+//   5. @mentions, and references after a closing keyword (every tense) or to another
+//      repository, wrapped in <code>…</code> (inert in prose, in HTML blocks and in tables),
+//      matched on a folded form (NFKC, case, confusables) so full-width `＠x` is caught too.
+//   6. `{{` and `}}` (also in `${{`) written as entities.
+//   7. Cut to max_chars code points (GitHub counts characters) with a visible note.
 #pragma once
 
 #include <string>
@@ -27,8 +36,31 @@ struct SanitizeStats {
   bool truncated = false;
 };
 
+struct SanitizeOptions {
+  // Link hosts kept: exact names or "*.domain" for any subdomain.
+  std::vector<std::string> allowed_domains = {"github.com", "*.github.com"};
+  size_t max_chars = 65536;  // code points; GitHub: title 256, body and comment 65536
+  std::string repo;          // "owner/name": references to it stay live; empty: none do
+  bool one_line = false;     // a title: GitHub renders inline markdown only (no fences, blocks)
+};
+
+std::string sanitize_text(std::string_view in, const SanitizeOptions& options,
+                          SanitizeStats* stats = nullptr);
+// The same with default options but these domains and cap (max_chars code points).
 std::string sanitize_text(std::string_view in, const std::vector<std::string>& allowed_domains,
-                          size_t max_bytes, SanitizeStats* stats = nullptr);
+                          size_t max_chars, SanitizeStats* stats = nullptr);
+
+// The character stage alone (step 1): valid NFC without controls or invisible formatting.
+std::string clean_unicode(std::string_view in);
+
+// For comparing, never for display: clean_unicode, then NFKC, case folding, marks stripped and
+// common confusables (Cyrillic/Greek look-alikes) mapped to ASCII, whitespace runs as one space,
+// trimmed. "ＢＵＧ", "bug" and "Bug\u200b" fold alike.
+std::string fold_for_compare(std::string_view in);
+
+// True when the text holds awaywork's hidden marker form `<!-- awaywork:... -->`, in any
+// spelling GitHub would still render as that comment (case, spacing, invisible characters).
+bool has_marker_form(std::string_view in);
 
 // True when host (lowercase ASCII) is an exact entry or a subdomain of a "*.x" entry.
 bool host_allowed(std::string_view host, const std::vector<std::string>& allowed_domains);

@@ -1,5 +1,6 @@
 // Walks tests/corpus: every hostile case must be refused with exactly the rules its .expect
-// names; every benign case must be accepted. See tests/corpus/generate.py for how they are made.
+// names; every benign case must be accepted; every text case sanitizes as written down. See
+// tests/corpus/generate.py for how they are made.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "check/check.h"
 #include "check/redact.h"
+#include "check/sanitize.h"
 
 namespace aw {
 namespace {
@@ -129,9 +131,53 @@ std::string name_of(const testing::TestParamInfo<Case>& i) {
 INSTANTIATE_TEST_SUITE_P(CheckCorpus, CheckHostile, testing::ValuesIn(cases("hostile")), name_of);
 INSTANTIATE_TEST_SUITE_P(CheckCorpus, CheckBenign, testing::ValuesIn(cases("benign")), name_of);
 
+// Text cases: what the sanitizer does to text before it reaches GitHub, checked on its own and
+// through the request path (an add_comment body in the unit owner/repo).
+std::vector<Case> text_cases(const std::string& kind) {
+  std::vector<Case> out;
+  for (const auto& e : fs::directory_iterator(fs::path(AW_CORPUS_DIR) / "text" / kind))
+    if (e.path().extension() == ".md") out.push_back({kind, e.path().stem().string()});
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });
+  return out;
+}
+
+std::string sanitized_as_comment(const std::string& text) {
+  RequestContext ctx;
+  ctx.repo = "owner/repo";
+  Bounds b;
+  b.max_requests["add_comment"] = 1;
+  std::string line = nlohmann::json{{"type", "add_comment"}, {"body", text}}.dump() + "\n";
+  Verdict v = check_outputs("", std::string_view(line), b, ctx);
+  EXPECT_TRUE(v.accepted) << render_text(v);
+  return v.requests.empty() ? "(refused)" : v.requests[0].body;
+}
+
+class CheckText : public testing::TestWithParam<Case> {};
+
+TEST_P(CheckText, SanitizedAsExpectedOnceAndForAll) {
+  const Case& c = GetParam();
+  fs::path base = fs::path(AW_CORPUS_DIR) / "text" / c.kind / c.name;
+  std::string in = slurp(base.string() + ".md");
+  std::string want = c.kind == "benign" ? in : slurp(base.string() + ".out");
+  SanitizeOptions o;
+  o.repo = "owner/repo";
+  std::string once = sanitize_text(in, o);
+  EXPECT_EQ(once, want);
+  EXPECT_EQ(sanitize_text(once, o), once) << "a second pass changes it";
+  EXPECT_EQ(sanitized_as_comment(in), want);
+  if (c.kind != "hostile") return;
+  for (const auto& gone : lines_of(slurp(base.string() + ".gone")))
+    EXPECT_EQ(once.find(gone), std::string::npos) << "survived: " << gone;
+}
+
+INSTANTIATE_TEST_SUITE_P(Benign, CheckText, testing::ValuesIn(text_cases("benign")), name_of);
+INSTANTIATE_TEST_SUITE_P(Hostile, CheckText, testing::ValuesIn(text_cases("hostile")), name_of);
+
 TEST(CheckCorpus, HasAtLeastSixtyHostileAndTwentyBenignCases) {
   EXPECT_GE(cases("hostile").size(), 60u);
   EXPECT_GE(cases("benign").size(), 20u);
+  EXPECT_GE(text_cases("hostile").size(), 20u);
+  EXPECT_GE(text_cases("benign").size(), 10u);
 }
 
 }  // namespace

@@ -15,85 +15,6 @@
 namespace aw {
 namespace {
 
-const std::vector<std::string> kGithub = {"github.com", "*.github.com"};
-std::string S(std::string_view in, size_t max = 10000) {
-  return sanitize_text(in, kGithub, max);
-}
-
-TEST(CheckSanitize, NormalizesToNfc) {
-  EXPECT_EQ(S("cafe\xCC\x81"), "caf\xC3\xA9");
-}
-
-TEST(CheckSanitize, RemovesZeroWidthBidiAndControls) {
-  EXPECT_EQ(S("a\u200Bb\u202Ec\u2066d\x01"
-              "e\x7F"
-              "f\u00ADg\U000E0041h"),
-            "abcdefgh");
-  EXPECT_EQ(S("line1\r\nline2\rline3\ttab"), "line1\nline2\nline3\ttab");
-}
-
-TEST(CheckSanitize, RemovesAnsiEscapes) {
-  EXPECT_EQ(S("\x1b[31mred\x1b[0m \x1b]0;title\x07ok \x1b"
-              "c"),
-            "red ok ");
-}
-
-TEST(CheckSanitize, InvalidUtf8BecomesReplacementCharacter) {
-  EXPECT_EQ(S("a\xFF"
-              "b"),
-            "a\xEF\xBF\xBD"
-            "b");
-}
-
-TEST(CheckSanitize, NeutralizesMentionsButNotEmails) {
-  EXPECT_EQ(S("hi @alice and @org/team-x, mail bob@example.com"),
-            "hi `@alice` and `@org/team-x`, mail bob@example.com");
-}
-
-TEST(CheckSanitize, NeutralizesClosingKeywords) {
-  EXPECT_EQ(S("Fixes #12. closes: #3, resolved o/r#4"),
-            "`Fixes #12`. `closes: #3`, `resolved o/r#4`");
-  EXPECT_EQ(S("fixes https://github.com/o/r/issues/9"), "`fixes https://github.com/o/r/issues/9`");
-  EXPECT_EQ(S("a fix for #12 and prefixes #1"), "a fix for #12 and prefixes #1");
-  EXPECT_EQ(S("fixes #3;@bob"), "`fixes #3`;`@bob`") << "found by fuzz_requests";
-  EXPECT_EQ(S("fixes #3x"), "fixes #3x");
-}
-
-TEST(CheckSanitize, ReducesHtmlToASafeSet) {
-  EXPECT_EQ(S("<b onclick=x>bold</b><!-- hidden instructions --><script>x</script>"),
-            "<b>bold</b>&lt;script>x&lt;/script>");
-  EXPECT_EQ(S("<img src=x onerror=alert(1)>"), "&lt;img src=x onerror=alert(1)>");
-  EXPECT_EQ(S("&#x202E;&rlm; &lt;ok&gt;"), "&amp;#x202E;&amp;rlm; &lt;ok&gt;");
-}
-
-TEST(CheckSanitize, RedactsLinksThatAreNotHttpsOnAllowedHosts) {
-  EXPECT_EQ(S("see https://github.com/o/r/pull/1 and https://docs.github.com/x"),
-            "see https://github.com/o/r/pull/1 and https://docs.github.com/x");
-  EXPECT_EQ(S("http://github.com/x https://evil.com/a https://github.com.evil.com/ "
-              "https://user@github.com/ [x](javascript:alert(1)) [y](//evil.com) www.evil.com"),
-            "(link removed) (link removed) (link removed) (link removed) [x]((link removed)(1)) "
-            "[y]((link removed)) (link removed)");
-}
-
-TEST(CheckSanitize, CapsOnACodePointBoundary) {
-  std::string out = S("ééééé", 7);  // 10 bytes in; 7 allowed: 2 é (4 bytes) + … (3 bytes)
-  EXPECT_EQ(out, "éé\xE2\x80\xA6");
-}
-
-TEST(CheckSanitize, IsIdempotent) {
-  std::string nasty =
-      "Fixes #1 @bob <i x=1>i</i> &lt; http://x.org \u202E <!--c--> <div>d</div> `@carol`";
-  std::string once = S(nasty);
-  EXPECT_EQ(S(once), once);
-}
-
-TEST(CheckHostAllowed, ExactAndWildcard) {
-  EXPECT_TRUE(host_allowed("github.com", kGithub));
-  EXPECT_TRUE(host_allowed("api.github.com", kGithub));
-  EXPECT_FALSE(host_allowed("evilgithub.com", kGithub));
-  EXPECT_FALSE(host_allowed("", kGithub));
-}
-
 struct Parsed {
   std::vector<Request> requests;
   std::vector<Refusal> refusals;
@@ -166,6 +87,88 @@ TEST(CheckRequests, ARefusedVerdictKeepsNoRequests) {
                             Bounds{}, RequestContext{});
   EXPECT_FALSE(v.accepted);
   EXPECT_TRUE(v.requests.empty());
+}
+
+TEST(CheckRequests, AForgedMarkerIsRefusedByName) {
+  for (std::string body : {"<!-- awaywork:unit=u1 item=1 sha=abc -->", "<!--AWAYWORK:unit=u1-->",
+                           "x <!--  away\\u200bwork:unit=1 -->"}) {
+    auto p = parse("{\"type\":\"add_comment\",\"body\":\"" + body + "\"}\n");
+    ASSERT_EQ(p.refusals.size(), 1u) << body;
+    EXPECT_EQ(p.refusals[0].rule, "request.marker");
+    EXPECT_NE(p.refusals[0].detail.find("marker"), std::string::npos);
+  }
+  auto ok = parse("{\"type\":\"add_comment\",\"body\":\"<!-- a comment --> about awaywork\"}\n");
+  EXPECT_TRUE(ok.refusals.empty());
+}
+
+TEST(CheckRequests, LabelsMatchOnAFoldedFormAndPostTheOwnersSpelling) {
+  Bounds b;
+  b.allowed_labels = {"bug", "good first issue"};
+  auto p = parse(
+      "{\"type\":\"add_labels\",\"labels\":[\"BUG\",\"\\uff42\\uff55\\uff47\",\"good  "
+      "First\\u00a0issue\"]}\n",
+      b);
+  ASSERT_TRUE(p.refusals.empty()) << p.refusals[0].detail;
+  ASSERT_EQ(p.requests.size(), 1u);
+  EXPECT_EQ(p.requests[0].labels, (std::vector<std::string>{"bug", "good first issue"}));
+  auto q = parse("{\"type\":\"add_labels\",\"labels\":[\"b\\u0443g\"]}\n", b);
+  ASSERT_EQ(q.refusals.size(), 1u) << "Cyrillic u is not Latin u";
+  EXPECT_EQ(q.refusals[0].rule, "request.label");
+}
+
+TEST(CheckRequests, LengthsAreGitHubsCharacterLimits) {
+  std::string title;
+  for (int i = 0; i < 256; ++i) title += "\u00e9";  // 256 characters, 512 bytes: accepted
+  auto p = parse("{\"type\":\"create_pull_request\",\"title\":\"" + title + "\"}\n");
+  EXPECT_TRUE(p.refusals.empty());
+  auto q = parse("{\"type\":\"create_pull_request\",\"title\":\"" + title + "x\"}\n");
+  ASSERT_EQ(q.refusals.size(), 1u);
+  EXPECT_EQ(q.refusals[0].rule, "request.too_long");
+  EXPECT_NE(q.refusals[0].detail.find("257 characters"), std::string::npos);
+  // Sanitizing may lengthen a title within the limit; it is cut, with an ellipsis.
+  std::string at;
+  for (int i = 0; i < 50; ++i) at += "@u" + std::to_string(i % 10) + " ";
+  Bounds many;
+  auto r = parse("{\"type\":\"create_pull_request\",\"title\":\"" + at + "\"}\n", many);
+  ASSERT_EQ(r.refusals.size(), 1u) << "over five mentions";
+  auto t = parse("{\"type\":\"create_pull_request\",\"title\":\"" + [] {
+    std::string x;
+    for (int i = 0; i < 120; ++i) x += "<b";
+    return x;
+  }() + "\"}\n");
+  ASSERT_TRUE(t.refusals.empty());
+  EXPECT_EQ(t.requests[0].title.substr(t.requests[0].title.size() - 3), "\xE2\x80\xA6");
+}
+
+TEST(CheckRequests, OneLineFieldsAreJoinedBeforeSanitizing) {
+  // Joined after, a fence that kept `@x` as code would become one line where it is prose.
+  auto p = parse("{\"type\":\"create_pull_request\",\"title\":\"```\\n@x\\n```\"}\n");
+  ASSERT_EQ(p.requests.size(), 1u);
+  EXPECT_EQ(p.requests[0].title, "``` @x ```") << "one code span on one line";
+  auto q = parse("{\"type\":\"create_pull_request\",\"title\":\"```\\n@x\"}\n");
+  ASSERT_EQ(q.requests.size(), 1u);
+  EXPECT_EQ(q.requests[0].title, "``` <code>@x</code>") << "a backtick outside code: <code>";
+}
+
+TEST(CheckRequests, TitlesWrapInBackticksWhereTheyCanOnlyPairWithEachOther) {
+  // GitHub shows <code> in a title as text; backticks render as code there.
+  auto p = parse("{\"type\":\"create_pull_request\",\"title\":\"Bump @types/node, fixes #3\"}\n");
+  ASSERT_EQ(p.requests.size(), 1u);
+  EXPECT_EQ(p.requests[0].title, "Bump `@types/node`, fixes `#3`");
+  auto q = parse("{\"type\":\"create_pull_request\",\"title\":\"`a` @x\"}\n");
+  ASSERT_EQ(q.requests.size(), 1u);
+  EXPECT_EQ(q.requests[0].title, "`a` `@x`") << "code spans are fine";
+  auto r = parse("{\"type\":\"create_pull_request\",\"title\":\"``a``@x\"}\n");
+  ASSERT_EQ(r.requests.size(), 1u);
+  EXPECT_EQ(r.requests[0].title, "``a``<code>@x</code>") << "not glued to a backtick";
+  // Found by fuzz-long: a reference definition made the backticks untrusted on a second pass;
+  // backticks are now used only where sanitizing the result again changes nothing.
+  auto t = parse("{\"type\":\"create_pull_request\",\"title\":\"[[//]: (# i `@uss`)\"}\n");
+  ASSERT_EQ(t.requests.size(), 1u);
+  SanitizeOptions o;
+  o.one_line = true;
+  o.max_chars = 256;
+  EXPECT_EQ(sanitize_text(t.requests[0].title, o), t.requests[0].title);
 }
 
 class CheckRequestsFile : public testing::Test {
