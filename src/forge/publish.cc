@@ -26,7 +26,7 @@ std::string pull_footer(const UnitFacts& u, int64_t issue, bool closing_keyword)
   for (const auto& [name, code] : u.checks)
     checks += fmt::format("{}{} (exit {})", checks.empty() ? "" : ", ", name, code);
   std::string out = fmt::format(
-      "\n\n---\nMade by [awaywork](https://github.com/awaywork): unit `{}`, agent `{}`, "
+      "\n\n---\nMade by awaywork: unit `{}`, agent `{}`, "
       "isolation `{}`, sandbox `{}`.\nChecks: {}.\nOutput check: {}.",
       u.unit_id, u.agent, u.isolation, u.sandbox, checks.empty() ? "none" : checks, u.verdict);
   if (issue > 0) out += fmt::format("\nFor #{}.", issue);
