@@ -115,6 +115,7 @@ TEST_F(ForgeE2E, ASecondUnitOnTheSameRemoteFetchesIntoTheMirror) {
 // through the askpass, and its branch goes back to that remote.
 TEST_F(ForgeE2E, AUrlRepositoryClonesThroughAMirrorAndPublishesBack) {
   std::string url = fake->git_url() + "/octo/web.git";
+  write_agent("printf 'bravo\\n' > b.txt");
   ASSERT_TRUE(write_file(config, slurp(config) + "  remote:\n    url: " + url +
                                      "\n    publish: {url: " + url + ", credential: GH_TOKEN}\n"));
   Captured c = aw({"run", "--repo", "remote", "--prompt", "add b", "--json"});
