@@ -3,11 +3,13 @@
 // accepted verdict is applied; a unit already applied is found by its marker and left alone.
 #include <unistd.h>
 
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
 #include "cli/commands.h"
 #include "config/config.h"
+#include "forge/session.h"
 #include "git/git.h"
 #include "record/store.h"
 #include "unit/apply.h"
@@ -43,6 +45,15 @@ Result<Applied> apply_unit(const Config& cfg, Store& store, UnitRecord& u) {
   AW_TRY(std::vector<std::string> paths, checked_paths(u.run_dir + "/verdict.json"));
   ApplyInput in;
   if (auto it = cfg.repos.find(u.repo); it != cfg.repos.end()) in.repo = it->second;
+  std::unique_ptr<ForgeSession> forge;
+  if (!in.repo.forge.github.empty()) {
+    // The mirror (the unit's source) lends its objects; the remote is pushed to.
+    AW_TRY(forge, open_forge(cfg, in.repo));
+    in.forge = forge.get();
+    in.record = &u;
+    in.mirror_dir = u.source;
+    AW_TRY(in.requests, load_checked_requests(u.run_dir + "/requests.json"));
+  }
   AW_TRY(in.source, open_source(u.source));
   in.label = u.repo;
   in.unit_id = u.id;
@@ -53,9 +64,8 @@ Result<Applied> apply_unit(const Config& cfg, Store& store, UnitRecord& u) {
   in.paths = std::move(paths);
   in.scratch_dir = u.run_dir + "/apply";
   AW_TRY(Applied a, apply_checked(in));
-  if (u.branch != a.result.branch || u.commit != a.result.commit) {
-    u.branch = a.result.branch;
-    u.commit = a.result.commit;
+  if (u.branch != a.result.branch || u.commit != a.result.commit || !a.posted.empty()) {
+    note_applied(a, u);
     u.notes.push_back(fmt::format("applied by `awaywork apply`: {} at {} on {}", a.result.branch,
                                   a.result.commit.substr(0, 12), a.target));
     AW_CHECK(with_context(store.save(u), "saving the record"));
@@ -100,8 +110,17 @@ int cmd_apply(const GlobalOptions& g, const std::string& id) {
                                       {"already_applied", r.already_applied},
                                       {"branch", r.branch},
                                       {"commit", r.commit},
-                                      {"target", a->target}}
+                                      {"target", a->target},
+                                      {"pull_request", a->pull_url},
+                                      {"posted", a->posted},
+                                      {"already", a->already}}
                            .dump(2));
+  } else if (!a->pull_url.empty() || !a->compare_url.empty() || !a->posted.empty()) {
+    fmt::print("applied: {} at {} on {}; pull request {}; posted now: {}\n", r.branch,
+               r.commit.substr(0, 12), a->target,
+               a->pull_url.empty() ? "(drafts refused: " + a->compare_url + ")" : a->pull_url,
+               a->posted.empty() ? "nothing (all found by marker)"
+                                 : fmt::format("{}", fmt::join(a->posted, ", ")));
   } else if (r.already_applied) {
     fmt::print("already applied: {} at {} on {}; nothing done\n", r.branch, r.commit.substr(0, 12),
                a->target);

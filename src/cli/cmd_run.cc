@@ -8,6 +8,7 @@
 #include "cli/render.h"
 #include "cli/signals.h"
 #include "config/config.h"
+#include "forge/issue.h"
 #include "unit/pipeline.h"
 
 namespace aw {
@@ -52,10 +53,27 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     fmt::print(stderr, "awaywork: {}\n", cfg.error().message);
     return kExitUsage;
   }
-  auto prompt = prompt_text(o);
-  if (!prompt) {
-    fmt::print(stderr, "awaywork run: {}\n", prompt.error().message);
+  RunRequest req{o.repo, "", o.agent, o.base, o.unit_seconds, o.profile};
+  if (!o.issue.empty()) {
+    auto ref = parse_issue_ref(o.issue);
+    if (!ref || !o.prompt.empty() || !o.prompt_file.empty()) {
+      fmt::print(stderr, "awaywork run: {}\n",
+                 ref ? "--issue builds the task from the issue; drop --prompt/--prompt-file"
+                     : ref.error().message);
+      return kExitUsage;
+    }
+    req.repo = ref->repo;
+    req.issue = ref->number;
+  } else if (o.repo.empty()) {
+    fmt::print(stderr, "awaywork run: --repo NAME (or --issue NAME#N) is required\n");
     return kExitUsage;
+  } else {
+    auto prompt = prompt_text(o);
+    if (!prompt) {
+      fmt::print(stderr, "awaywork run: {}\n", prompt.error().message);
+      return kExitUsage;
+    }
+    req.prompt = *prompt;
   }
   Progress progress(::isatty(STDERR_FILENO) == 1);
   UnitObserver obs;
@@ -66,7 +84,6 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     progress.tick();
     return interrupted();
   };
-  RunRequest req{o.repo, *prompt, o.agent, o.base, o.unit_seconds, o.profile};
   auto unit = run_unit(*cfg, req, obs);
   progress.clear();
   if (!unit) {

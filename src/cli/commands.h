@@ -13,6 +13,7 @@ struct GlobalOptions {
 
 struct RunOptions {
   std::string repo, prompt, prompt_file, agent, base, profile;
+  std::string issue;  // --issue NAME#N or OWNER/REPO#N
   std::optional<int> unit_seconds;
 };
 

@@ -33,7 +33,10 @@ int main(int argc, char** argv) {
 
   RunOptions r;
   auto* run = app.add_subcommand("run", "run one unit now");
-  run->add_option("--repo", r.repo, "repository: a name from `repos:` or a path")->required();
+  auto* repo_opt = run->add_option("--repo", r.repo, "repository: a name from `repos:` or a path");
+  run->add_option("--issue", r.issue,
+                  "take the task from a forge issue: NAME#N (a repos: name) or OWNER/REPO#N")
+      ->excludes(repo_opt);
   run->add_option("--prompt", r.prompt, "the task text");
   run->add_option("--prompt-file", r.prompt_file, "read the task from a file");
   run->add_option("--agent", r.agent, "agent name from `agents:`");

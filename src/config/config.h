@@ -78,10 +78,38 @@ struct PublishConfig {
   std::string branch;      // the branch the base must be on; "" = the unit's base
 };
 
+// A forge awaywork reads issues from and publishes to (docs/forge.md).
+struct ForgeConfig {              // forges: NAME: {...}
+  std::string name;
+  std::string kind = "github";    // the only kind so far (github.com and GitHub Enterprise Server)
+  std::string api_url = "https://api.github.com";  // GHES: https://HOST/api/v3; http only loopback
+  std::string credential;         // a secret's name, or "gh" (the owner's `gh auth token`)
+  std::string ca_file;            // extra CA bundle to trust; "" = the system store
+};
+
+// Whose text reaches the agent and who may trigger a unit (forge/admission.h).
+struct TrustConfig {
+  std::vector<std::string> roles = {"admin", "maintain", "write"};  // collaborator role names
+  std::vector<std::string> users;  // logins admitted whatever their role
+  std::vector<std::string> bots;   // bot logins ("name[bot]"): bots are admitted only when listed
+};
+
+// What a forge repository adds to a repo entry (repos: NAME: {github: OWNER/REPO, ...}).
+struct ForgeRepoConfig {
+  std::string github;             // "OWNER/REPO" ("" = not a forge repository)
+  std::string forge;              // a name under forges: (implied when exactly one is defined)
+  std::string task;               // the task text put before the issue ("" = the built-in one)
+  TrustConfig trust;
+  int64_t stop_after = 0;         // Unix seconds after which nothing is admitted; 0 = never
+  std::string branch_prefix = "awaywork/";
+  bool closing_keyword = false;   // the pull request body says "Closes #N" (written by awaywork)
+};
+
 struct RepoConfig {
   std::string name;
   std::string path;                  // a local repository, or
-  std::string url;                   // a remote one (exactly one of path/url)
+  std::string url;                   // a remote one, or
+  ForgeRepoConfig forge;             // a forge one (exactly one of path/url/github)
   std::string base;                  // branch; empty = the source's HEAD
   Argv setup;                        // may be empty
   std::vector<Argv> checks;
@@ -105,6 +133,7 @@ struct Config {
   std::map<std::string, RepoConfig> repos;
   std::map<std::string, ProfileConfig> profiles;
   std::map<std::string, InferenceConfig> inference;
+  std::map<std::string, ForgeConfig> forges;
 };
 
 // $XDG_CONFIG_HOME/awaywork/config.yml, or ~/.config/awaywork/config.yml.

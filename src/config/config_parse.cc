@@ -83,7 +83,7 @@ namespace {
 const std::vector<std::string> kTopKeys = {
     "isolation",   "agent",           "unit_minutes",    "state_dir", "sandbox",  "agents",
     "repos",       "worker_user",     "container_engine", "container_image", "profiles",
-    "inference"};
+    "inference",   "forges"};
 
 // A value checked by one of validate.h's checks; the check's message is the error.
 std::optional<std::string> get_checked(const Value& v, std::string_view hint,
@@ -161,6 +161,8 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
       parse_profiles(v, ctx, cfg.profiles);
     } else if (f.key == "inference") {
       parse_inference(v, ctx, cfg.inference);
+    } else if (f.key == "forges") {
+      parse_forges(v, ctx, cfg.forges);
     } else if (f.key == "worker_user") {
       if (auto n = get_checked(v, "write a user name, e.g. worker_user: awaywork", check_user_name,
                                ctx.issues))
@@ -175,6 +177,7 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
     }
   }
   resolve_default_agent(agent, ctx, cfg);
+  resolve_implied_forges(ctx, cfg);
   check_refs(ctx, cfg);
 }
 
@@ -189,8 +192,8 @@ std::string folder_of(const std::string& file) {
 
 Result<Config> parse_config(const std::string& text, const std::string& file) {
   Issues issues(file.empty() ? "<config>" : file);
-  std::vector<NameRef> refs;
-  ParseCtx ctx{issues, folder_of(file), home_dir(), refs};
+  std::vector<NameRef> refs, implied;
+  ParseCtx ctx{issues, folder_of(file), home_dir(), refs, implied};
   Config cfg;
   cfg.file = file;
   cfg.state_dir = default_state_dir();

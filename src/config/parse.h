@@ -24,6 +24,8 @@ struct ParseCtx {
   std::string base_dir;  // relative paths resolve here: the config file's folder
   std::string home;      // what ~/ means
   std::vector<NameRef>& refs;
+  // Forge repositories that named no forge: given the only one defined, once all is read.
+  std::vector<NameRef>& implied_forges;
 };
 
 // A path value, expanded (~/, relative to base_dir) and absolute.
@@ -38,6 +40,14 @@ void parse_repos(const Value& v, const ParseCtx& ctx, std::map<std::string, Repo
 void parse_profiles(const Value& v, const ParseCtx& ctx, std::map<std::string, ProfileConfig>& out);
 void parse_inference(const Value& v, const ParseCtx& ctx,
                      std::map<std::string, InferenceConfig>& out);
+
+void parse_forges(const Value& v, const ParseCtx& ctx, std::map<std::string, ForgeConfig>& out);
+// A repo entry's forge keys (github:, forge:, task:, trust:, ...); false for any other key.
+bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& ctx,
+                            ForgeRepoConfig& out);
+extern const std::vector<std::string> kForgeRepoKeys;
+// Each forge repository without forge: gets the only forge defined, else an error at its entry.
+void resolve_implied_forges(const ParseCtx& ctx, Config& cfg);
 
 // The named entries of a section (agents:, repos:, profiles:, inference:), with their names
 // checked and each value a map.

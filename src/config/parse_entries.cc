@@ -121,11 +121,19 @@ void parse_publish(const Value& v, const ParseCtx& ctx, PublishConfig& p) {
 }
 
 void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
-  const std::vector<std::string> keys = {"path",  "url",    "base",    "setup",  "checks",
-                                         "image", "bounds", "publish", "profile"};
-  std::optional<YAML::Mark> path_at, url_at;
-  for (const Field& f : map_fields(e.value, keys, ctx.issues)) {
+  std::vector<std::string> keys = {"path",  "url",    "base",    "setup",  "checks",
+                                   "image", "bounds", "publish", "profile"};
+  keys.insert(keys.end(), kForgeRepoKeys.begin(), kForgeRepoKeys.end());
+  std::optional<YAML::Mark> path_at, url_at, github_at, publish_at;
+  std::vector<Field> fields = map_fields(e.value, keys, ctx.issues);
+  std::vector<const Field*> forge_keys;  // besides github: itself
+  for (const Field& f : fields) {
     const Value& v = f.value;
+    if (f.key == "github") github_at = f.key_mark;
+    if (parse_forge_repo_field(f, e, ctx, r.forge)) {
+      if (f.key != "github") forge_keys.push_back(&f);
+      continue;
+    }
     if (f.key == "path") {
       path_at = f.key_mark;
       if (auto p = get_path(v, ctx, "write a folder, e.g. path: ~/src/project")) r.path = *p;
@@ -144,6 +152,7 @@ void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
       auto s = get_string(v, "write an image, e.g. image: debian:bookworm", ctx.issues);
       add_checked(v, s, s ? check_image(*s) : Status{}, r.image, ctx.issues);
     } else if (f.key == "publish") {
+      publish_at = f.key_mark;
       parse_publish(v, ctx, r.publish);
     } else if (f.key == "profile") {
       add_ref(f, "profiles", ctx, r.profile);
@@ -156,14 +165,23 @@ void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
         ctx.issues.add_formatted(b.error().message);
     }
   }
-  if (path_at && url_at)
-    ctx.issues.add(*url_at, e.value.path,
-                   "has both 'path' and 'url'; keep exactly one (path: for a local repository, "
-                   "url: for a remote one)");
-  else if (!path_at && !url_at)
+  int sources = !!path_at + !!url_at + !!github_at;
+  if (sources > 1)
+    ctx.issues.add(url_at ? *url_at : *github_at, e.value.path,
+                   "has more than one of 'path', 'url' and 'github'; keep exactly one (path: for "
+                   "a local repository, url: for a remote one, github: OWNER/REPO for a forge "
+                   "one)");
+  else if (sources == 0)
     ctx.issues.add(e.key_mark, e.value.path,
-                   "missing 'path' or 'url'; add path: ~/src/project for a local repository or "
-                   "url: https://... for a remote one");
+                   "missing 'path', 'url' or 'github'; add path: ~/src/project for a local "
+                   "repository, url: https://... for a remote one or github: OWNER/REPO");
+  if (github_at && publish_at)
+    ctx.issues.add(*publish_at, e.value.path,
+                   "a github: repository publishes to its forge; remove publish:");
+  if (!github_at)
+    for (const Field* f : forge_keys)
+      ctx.issues.add(f->key_mark, f->value.path,
+                     "applies to forge repositories only; add github: OWNER/REPO or remove it");
 }
 
 }  // namespace

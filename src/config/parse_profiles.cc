@@ -114,6 +114,8 @@ std::vector<std::string> names_of(const Config& cfg, const std::string& section)
   std::vector<std::string> out;
   if (section == "profiles")
     for (const auto& [n, _] : cfg.profiles) out.push_back(n);
+  else if (section == "forges")
+    for (const auto& [n, _] : cfg.forges) out.push_back(n);
   else
     for (const auto& [n, _] : cfg.inference) out.push_back(n);
   return out;

@@ -80,7 +80,10 @@ Status check_var_value(const std::string& name, const std::string& value) {
 }
 
 Status check_inference_url(const std::string& url) {
-  const std::string_view hint = "write e.g. https://api.anthropic.com";
+  return check_api_url(url, "write e.g. https://api.anthropic.com");
+}
+
+Status check_api_url(const std::string& url, std::string_view hint) {
   if (url.empty() || has_control_or_blank(url))
     return fail("'{}' is not a URL; {}", url, hint);
   size_t scheme_end = url.find("://");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "base/result.h"
 
@@ -26,6 +27,8 @@ Status check_var_value(const std::string& name, const std::string& value);
 // An inference upstream's base URL: https://host[:port][/path], or http:// only to a loopback
 // address (a local test server). No credentials, query or fragment.
 Status check_inference_url(const std::string& url);
+// The same rule for any API base URL (inference, forges); hint shows a right one.
+Status check_api_url(const std::string& url, std::string_view hint);
 
 // An allowlist domain: a host name ("example.com") or "*." and a suffix of at least two labels
 // ("*.pypi.org"). Returns it lowercased.

@@ -18,75 +18,12 @@ namespace aw {
 
 namespace {
 
-// What publish knows of the target while it works.
-struct Side {
-  bool remote = false;
-  std::string dest;                   // git dir or URL, as git is given it
-  std::string shown;                  // for messages
-  std::vector<std::string> pre_args;  // -c options a remote needs before the subcommand
-  std::vector<std::string> env;       // the askpass environment when a credential is used
-  std::string credential;             // its name, for messages
-};
-
-Result<Side> open_side(const PublishRequest& req) {
-  const ApplyTarget& t = req.target;
-  Side s;
-  if (t.git_dir.empty() == t.url.empty())
-    return fail("the apply target needs exactly one of a local repository or a URL");
-  if (!t.git_dir.empty()) {
-    if (!t.credential.empty()) return fail("a local target takes no credential");
-    AW_TRY(std::string common, gitx::common_dir(t.git_dir));
-    s.dest = common;
-    s.shown = t.git_dir;
-    return s;
-  }
-  AW_CHECK(check_remote_url(t.url));
-  AW_TRY(gitx::UrlParts u, gitx::url_parts(t.url));
-  s.remote = true;
-  s.dest = t.url;
-  s.shown = t.url;
-  // The hardening allows only file://; open exactly this URL's scheme, and keep git from
-  // following a redirect elsewhere (with the credential).
-  if (u.scheme != "file") s.pre_args = {"-c", "protocol." + u.scheme + ".allow=always"};
-  for (std::string a : {"-c", "http.followRedirects=false"}) s.pre_args.push_back(a);
-  if (t.credential.empty()) return s;
-  if (u.scheme != "https" && u.scheme != "http")
-    return fail("credential '{}': only an http(s) remote takes a credential, not {}://",
-                t.credential, u.scheme);
-  std::string name = u.host.substr(0, u.host.rfind(':'));
-  if (u.host.starts_with("[")) name = u.host.substr(0, u.host.find(']') + 1);
-  bool loopback = name == "127.0.0.1" || name == "localhost" || name == "[::1]";
-  if (u.scheme == "http" && !loopback)
-    return fail("credential '{}': {} is plain http and would carry it unencrypted; use https",
-                t.credential, t.url);
-  if (!t.secrets) return fail("credential '{}': no secret store to read it from", t.credential);
-  AW_TRY(std::string secret,
-         with_context(t.secrets->get(t.credential), "credential '" + t.credential + "'"));
-  AW_TRY(s.env, gitx::askpass_env(req.askpass, u.host, t.username, secret));
-  s.credential = t.credential;
-  return s;
-}
-
-// git run against the remote: the -c options and askpass environment it needs.
-Result<Captured> remote_git(const Side& s, const std::string& scratch,
-                            std::vector<std::string> args) {
-  GitCall g = gitx::at(scratch, s.pre_args);
-  g.args.insert(g.args.end(), args.begin(), args.end());
-  AW_TRY(Captured c, gitx::run(g, s.env));
-  if (c.exit_code != 0 && c.err.find("Authentication failed") != std::string::npos)
-    return fail("{} refused the credential '{}' (authentication failed)", s.shown,
-                s.credential.empty() ? "(none)" : s.credential);
-  if (c.exit_code != 0)
-    return fail("git {} {} exited {}: {}", args[0], s.shown, c.exit_code, gitx::first_line(c.err));
-  return c;
-}
-
 // The commit ids of the wanted refs that exist on the target (ls-remote).
-Result<std::map<std::string, std::string>> remote_tips(const Side& s, const std::string& scratch,
+Result<std::map<std::string, std::string>> remote_tips(const gitx::Side& s, const std::string& scratch,
                                                        const std::vector<std::string>& refs) {
   std::vector<std::string> args = {"ls-remote", "--", s.dest};
   args.insert(args.end(), refs.begin(), refs.end());
-  AW_TRY(Captured c, remote_git(s, scratch, args));
+  AW_TRY(Captured c, gitx::remote_git(s, scratch, args));
   std::map<std::string, std::string> tips;
   size_t pos = 0;
   while (pos < c.out.size()) {
@@ -115,7 +52,7 @@ struct Tips {
   std::string target;
   std::optional<std::string> unit;
 };
-Result<Tips> find_tips(const Side& s, const std::string& scratch, const std::string& target_ref,
+Result<Tips> find_tips(const gitx::Side& s, const std::string& scratch, const std::string& target_ref,
                        const std::string& unit_ref) {
   Tips t;
   if (!s.remote) {  // objects come through the alternates; refs are read, never written
@@ -136,7 +73,7 @@ Result<Tips> find_tips(const Side& s, const std::string& scratch, const std::str
                                    s.dest,
                                    target_ref + ":refs/awaywork-target/tip"};
   if (tips.count(unit_ref)) args.push_back(unit_ref + ":refs/awaywork-target/unit");
-  AW_CHECK(remote_git(s, scratch, args));
+  AW_CHECK(gitx::remote_git(s, scratch, args));
   AW_TRY(auto tip, commit_of(scratch, "refs/awaywork-target/tip"));
   if (!tip) return fail("fetching {} from {} gave no commit", target_ref, s.shown);
   t.target = *tip;
@@ -144,17 +81,6 @@ Result<Tips> find_tips(const Side& s, const std::string& scratch, const std::str
     AW_TRY(t.unit, commit_of(scratch, "refs/awaywork-target/unit"));
   }
   return t;
-}
-
-// A fresh bare git dir with nothing in it but what awaywork writes.
-Status make_own_git_dir(const std::string& dir) {
-  for (const char* sub :
-       {"", "/objects/info", "/objects/pack", "/refs/heads", "/refs/tags", "/info"})
-    AW_CHECK(make_dirs(dir + sub));
-  AW_CHECK(write_file(dir + "/config", gitx::minimal_config(true, "sha1")));
-  AW_CHECK(write_file(dir + "/HEAD", "ref: refs/heads/awaywork-none\n"));
-  AW_CHECK(write_file(dir + "/info/attributes", gitx::kNeutralAttributes));
-  return {};
 }
 
 // Is an existing unit branch this unit's own work (its marker and the same tree)?
@@ -196,6 +122,20 @@ Status check_request(const PublishRequest& req) {
 
 }  // namespace
 
+namespace gitx {
+// A fresh bare git dir with nothing in it but what awaywork writes.
+Status make_own_git_dir(const std::string& dir) {
+  for (const char* sub :
+       {"", "/objects/info", "/objects/pack", "/refs/heads", "/refs/tags", "/info"})
+    AW_CHECK(make_dirs(dir + sub));
+  AW_CHECK(write_file(dir + "/config", gitx::minimal_config(true, "sha1")));
+  AW_CHECK(write_file(dir + "/HEAD", "ref: refs/heads/awaywork-none\n"));
+  AW_CHECK(write_file(dir + "/info/attributes", gitx::kNeutralAttributes));
+  return {};
+}
+
+}  // namespace gitx
+
 ApplyTarget local_target(const SourceRepo& src, const std::string& base_ref) {
   ApplyTarget t;
   t.git_dir = src.git_dir;
@@ -212,9 +152,9 @@ std::string unit_marker(const std::string& unit_id) {
 
 Result<PublishResult> publish(const PublishRequest& req) {
   AW_CHECK(check_request(req));
-  AW_TRY(Side side, open_side(req));
+  AW_TRY(gitx::Side side, gitx::open_side(req.target, req.askpass));
   PublishResult res;
-  res.branch = "awaywork/" + req.unit_id;
+  res.branch = req.branch_prefix + req.unit_id;
   std::string unit_ref = "refs/heads/" + res.branch;
   std::string target_ref = req.target.branch.empty() ? "HEAD" : "refs/heads/" + req.target.branch;
 
@@ -226,11 +166,14 @@ Result<PublishResult> publish(const PublishRequest& req) {
     ~Cleanup() { (void)remove_tree(path); }
   } cleanup{tmpl};
   std::string dir = tmpl + "/git";
-  if (side.remote) {
-    AW_CHECK(make_own_git_dir(dir));
+  // A remote target with a local copy (awaywork's mirror) borrows its objects: the fetch and the
+  // push then move only what the copy lacks.
+  const std::string& borrow = side.remote ? req.target.borrow_objects_of : side.dest;
+  if (borrow.empty()) {
+    AW_CHECK(gitx::make_own_git_dir(dir));
   } else {
-    AW_TRY(std::string format, gitx::object_format(side.dest));
-    AW_TRY(std::string objects, gitx::objects_dir(side.dest));
+    AW_TRY(std::string format, gitx::object_format(borrow));
+    AW_TRY(std::string objects, gitx::objects_dir(borrow));
     AW_CHECK(gitx::make_borrowing_git_dir(dir, objects, format));
   }
   GitCall base = gitx::at(dir, {});

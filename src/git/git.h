@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/fs.h"
@@ -90,13 +91,16 @@ struct ApplyTarget {
   std::string url;         // https://, http://, git://, file:// (never user:password in it)
   std::string credential;  // http(s): the secret's name in `secrets`; "" = anonymous
   std::string username = "x-access-token";  // sent with the credential
-  SecretStore* secrets = nullptr;           // read only when credential is set
+  SecretStore* secrets = nullptr;           // read only when credential is set, and
+  std::string secret_value;                 // not when its value is given here (a forge token)
+  std::string borrow_objects_of;            // a remote's local copy (a mirror) to borrow from
   std::string branch;  // the target branch the base must be on; "" = the target's HEAD
 };
 
 struct PublishRequest {
   ApplyTarget target;
-  std::string unit_id;                     // the branch is awaywork/<unit_id>
+  std::string unit_id;                     // the branch is <branch_prefix><unit_id>
+  std::string branch_prefix = "awaywork/";
   std::string base_commit;                 // full id
   std::string patch;                       // the checked patch
   std::vector<std::string> checked_paths;  // the verdict's paths: the applied tree must match
@@ -120,6 +124,38 @@ struct PublishResult {
 // that branch with the same marker and tree is success with already_applied (nothing is done);
 // finding it otherwise is an Error and the branch is left as it was.
 Result<PublishResult> publish(const PublishRequest& req);
+
+// ---- a remote's mirror (mirror.cc) ---------------------------------------------------------
+
+// One bare mirror per remote repository, awaywork's own (nothing of the agent touches it), under
+// the state folder. update_mirror creates it on first use, then fetches every branch and tag
+// from the remote with the hardened git (credential through the askpass), under an exclusive
+// flock held until the returned handle goes, so that concurrent units neither fetch into one
+// mirror at once nor clone from it while it moves.
+class MirrorLock {
+ public:
+  explicit MirrorLock(int fd = -1) : fd_(fd) {}
+  MirrorLock(MirrorLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  MirrorLock& operator=(MirrorLock&& o) noexcept;
+  ~MirrorLock();
+
+ private:
+  int fd_;
+};
+
+struct Mirror {
+  SourceRepo repo;  // the mirror as a bare source (make_clone, resolve_commit)
+  MirrorLock lock;
+  bool created = false;  // false: an existing mirror was fetched (only new objects moved)
+};
+
+// remote: url (and credential) of the repository; dir: the mirror's folder (created).
+Result<Mirror> update_mirror(const ApplyTarget& remote, const std::string& dir,
+                             const std::string& askpass);
+
+// The mirror folder for a URL under state_dir: mirrors/<host>/<path>.git, with anything outside
+// [A-Za-z0-9._-] in the host or path replaced (never a "..").
+std::string mirror_dir_for(const std::string& state_dir, const std::string& url);
 
 // The local source as an apply target: its git dir, on base_ref when that names a branch of it
 // (else "" = its HEAD).

@@ -87,4 +87,24 @@ Result<UrlParts> url_parts(const std::string& url);
 Result<std::vector<std::string>> askpass_env(const std::string& askpass, const std::string& host,
                                              const std::string& user, const std::string& secret);
 
+// A fresh bare git dir with nothing in it but what awaywork writes (apply_target.cc).
+Status make_own_git_dir(const std::string& dir);
+
+// What awaywork's git knows of a push or fetch target (remote_side.cc).
+struct Side {
+  bool remote = false;
+  std::string dest;                   // git dir or URL, as git is given it
+  std::string shown;                  // for messages
+  std::vector<std::string> pre_args;  // -c options a remote needs before the subcommand
+  std::vector<std::string> env;       // the askpass environment when a credential is used
+  std::string credential;             // its name, for messages
+};
+
+// The target's URL checked, the -c options for exactly its scheme (redirects off), and, with a
+// credential, the askpass environment (the secret from t.secret_value or t.secrets).
+Result<Side> open_side(const ApplyTarget& t, const std::string& askpass);
+// git ARGS in scratch against the side; a refused credential is named in the Error.
+Result<Captured> remote_git(const Side& s, const std::string& scratch,
+                            std::vector<std::string> args);
+
 }  // namespace aw::gitx

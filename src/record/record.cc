@@ -69,6 +69,9 @@ nlohmann::json to_json(const UnitRecord& u) {
           {"sandbox", u.sandbox},
           {"run_dir", u.run_dir},
           {"work", u.work},
+          {"forge_repo", u.forge_repo},
+          {"issue", u.issue},
+          {"pull_request", u.pull_request},
           {"branch", u.branch},
           {"commit", u.commit},
           {"patch_stat", u.patch_stat},
@@ -101,6 +104,9 @@ UnitRecord unit_from_json(const nlohmann::json& j) {
   u.sandbox = j.value("sandbox", "");
   u.run_dir = j.value("run_dir", "");
   u.work = j.value("work", "");
+  u.forge_repo = j.value("forge_repo", "");
+  u.issue = j.value("issue", int64_t{0});
+  u.pull_request = j.value("pull_request", "");
   u.branch = j.value("branch", "");
   u.commit = j.value("commit", "");
   u.patch_stat = j.value("patch_stat", "");

@@ -47,6 +47,9 @@ struct UnitRecord {
   std::string sandbox;              // "sandboxed" or "unsandboxed: <reason>"
   std::string run_dir;
   std::string work;                 // the clone (kept for inspection; where depends on isolation)
+  std::string forge_repo;           // OWNER/REPO when the repository is on a forge
+  int64_t issue = 0;                // the issue the unit came from (0 = none)
+  std::string pull_request;         // the draft pull request's URL, once opened
   std::string branch;               // set when published
   std::string commit;
   std::string patch_stat;

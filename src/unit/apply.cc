@@ -2,6 +2,11 @@
 
 #include <unistd.h>
 
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "base/fs.h"
+#include "forge/publish.h"
 #include "secrets/store.h"
 
 namespace aw {
@@ -22,16 +27,83 @@ std::string commit_message(const ApplyInput& in) {
                      in.base_commit.substr(0, 12));
 }
 
+UnitFacts facts_of(const UnitRecord& u) {
+  UnitFacts f{u.id, u.agent, u.isolation, u.sandbox, u.verdict, {}};
+  for (const PhaseRecord& p : u.phases)
+    if (p.name.starts_with("check")) f.checks.emplace_back(p.name, p.exit_code);
+  return f;
+}
+
+Result<Applied> apply_to_forge(const ApplyInput& in) {
+  if (!in.forge || !in.record) return fail("a forge repository's apply needs its forge session");
+  ForgePublishInput f;
+  f.unit = facts_of(*in.record);
+  f.issue = in.record->issue;
+  f.branch_prefix = in.repo.forge.branch_prefix;
+  f.closing_keyword = in.repo.forge.closing_keyword;
+  f.base_ref = in.base_ref;
+  f.base_commit = in.base_commit;
+  f.patch = in.patch;
+  f.paths = in.paths;
+  f.commit_message = commit_message(in);
+  f.fallback_title = in.prompt.substr(0, in.prompt.find('\n')).substr(0, 120);
+  f.requests = in.requests;
+  f.allowed_labels = in.repo.bounds.allowed_labels;
+  f.scratch_dir = in.scratch_dir;
+  f.mirror_dir = in.mirror_dir;
+  AW_TRY(f.askpass, self_path());
+  AW_TRY(ForgePublished p, publish_to_forge(*in.forge, f));
+  return Applied{p.branch, in.forge->owner_repo, p.pull_url, p.compare_url, p.posted, p.already};
+}
+
 }  // namespace
 
+void note_applied(const Applied& a, UnitRecord& u) {
+  u.branch = a.result.branch;
+  u.commit = a.result.commit;
+  if (!a.pull_url.empty()) u.pull_request = a.pull_url;
+  if (!a.compare_url.empty())
+    u.notes.push_back(
+        "the repository refuses draft pull requests: the compare link was "
+        "commented instead: " +
+        a.compare_url);
+  if (!a.posted.empty()) u.notes.push_back(fmt::format("posted: {}", fmt::join(a.posted, ", ")));
+  if (!a.already.empty())
+    u.notes.push_back(
+        fmt::format("already there (found by marker): {}", fmt::join(a.already, ", ")));
+}
+
+Result<std::vector<Request>> load_checked_requests(const std::string& file) {
+  std::vector<Request> out;
+  auto text = read_file(file, 16u << 20);
+  if (!text) return out;  // no requests were kept
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_array()) return fail("{} is not a list of requests", file);
+  for (const auto& r : j) {
+    if (!r.is_object()) return fail("{}: a request is not an object", file);
+    Request q;
+    q.type = r.value("type", "");
+    q.title = r.value("title", "");
+    q.body = r.value("body", "");
+    q.message = r.value("message", "");
+    q.labels = r.value("labels", std::vector<std::string>{});
+    out.push_back(std::move(q));
+  }
+  return out;
+}
+
 Result<Applied> apply_checked(const ApplyInput& in) {
+  if (!in.repo.forge.github.empty()) return apply_to_forge(in);
   PublishRequest req;
   std::unique_ptr<SecretStore> secrets;
-  const PublishConfig& pub = in.repo.publish;
+  PublishConfig pub = in.repo.publish;
+  // A url: repository's source is awaywork's mirror: its branch goes back to the remote.
+  if (pub.url.empty() && !in.repo.url.empty()) pub.url = in.repo.url;
   if (pub.url.empty()) {
     req.target = local_target(in.source, in.base_ref);
   } else {
     req.target.url = pub.url;
+    if (!in.repo.url.empty()) req.target.borrow_objects_of = in.source.git_dir;
     req.target.branch = pub.branch.empty() ? in.base_ref : pub.branch;
     req.target.credential = pub.credential;
     if (!pub.user.empty()) req.target.username = pub.user;
@@ -49,7 +121,7 @@ Result<Applied> apply_checked(const ApplyInput& in) {
   req.message = commit_message(in);
   req.scratch_dir = in.scratch_dir;
   AW_TRY(PublishResult r, publish(req));
-  return Applied{r, req.target.url.empty() ? req.target.git_dir : req.target.url};
+  return Applied{r, req.target.url.empty() ? req.target.git_dir : req.target.url, "", "", {}, {}};
 }
 
 }  // namespace aw

@@ -6,10 +6,14 @@
 #include <vector>
 
 #include "base/result.h"
+#include "check/requests.h"
 #include "config/config.h"
 #include "git/git.h"
+#include "record/record.h"
 
 namespace aw {
+
+struct ForgeSession;
 
 struct ApplyInput {
   RepoConfig repo;  // `publish:` names a remote target; without it the local source
@@ -19,14 +23,28 @@ struct ApplyInput {
   std::string patch;               // the checked patch
   std::vector<std::string> paths;  // the verdict's checked paths
   std::string scratch_dir;         // inside the unit's run folder
+  // A forge repository (repo.forge.github) publishes through forge/publish.h: the session, the
+  // unit's record (for the footer and its issue), the checked requests, the mirror to borrow.
+  ForgeSession* forge = nullptr;
+  const UnitRecord* record = nullptr;
+  std::vector<Request> requests;
+  std::string mirror_dir;
 };
 
 // Where and how it is published, for messages: "/home/o/web/.git" or "https://...".
 struct Applied {
   PublishResult result;
   std::string target;
+  std::string pull_url, compare_url;         // a forge repository's pull request (or link)
+  std::vector<std::string> posted, already;  // items posted now / found by their marker
 };
 
 Result<Applied> apply_checked(const ApplyInput& in);
+
+// What an apply did, into the record: branch, commit, the pull request, what was posted.
+void note_applied(const Applied& a, UnitRecord& u);
+
+// The checked requests kept in runs/<id>/requests.json (for `awaywork apply ID`).
+Result<std::vector<Request>> load_checked_requests(const std::string& file);
 
 }  // namespace aw

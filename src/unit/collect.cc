@@ -33,7 +33,8 @@ Verdict check(const Target& t, const Patch& patch, const std::optional<std::stri
               const RunDir& dir, UnitRecord& u, const std::vector<std::string>& secrets) {
   RequestContext ctx;
   ctx.secrets = secrets;
-  ctx.repo = t.label;
+  ctx.repo = t.request_repo;
+  if (u.issue > 0) ctx.issue = u.issue;
   ctx.base = t.base_ref;
   ctx.omitted = patch.omitted;
   std::optional<std::string_view> req;
@@ -82,12 +83,16 @@ Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths&
   }
   if (v.paths != patch->paths)
     return {UnitState::failed, "apply: the checked paths differ from the collected patch's paths"};
-  ApplyInput in{t.repo,     t.source,      t.label,     u.id,    u.prompt,
-                t.base_ref, u.base_commit, patch->text, v.paths, dir.apply};
+  ApplyInput in{t.repo,        t.source,
+                t.label,       u.id,
+                u.prompt,      t.base_ref,
+                u.base_commit, patch->text,
+                v.paths,       dir.apply,
+                t.forge.get(), &u,
+                v.requests,    t.forge ? t.source.git_dir : ""};
   auto applied = apply_checked(in);
   if (!applied) return {UnitState::failed, "apply: " + applied.error().message};
-  u.branch = applied->result.branch;
-  u.commit = applied->result.commit;
+  note_applied(*applied, u);
   if (applied->target != t.source.git_dir) u.notes.push_back("published to " + applied->target);
   return {UnitState::done, ""};
 }

@@ -2,12 +2,17 @@
 
 #include <unistd.h>
 
+#include <ctime>
+
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
 #include "check/redact.h"
+#include "check/sanitize.h"
 #include "config/paths.h"
 #include "isolate/sandbox/limits_source.h"
+#include "forge/issue.h"
+#include "forge/progress.h"
 #include "record/store.h"
 #include "unit/agent_session.h"
 #include "unit/isolator.h"
@@ -45,8 +50,28 @@ struct Unit {
   bool prompt_redacted = false;   // the record's prompt differs: it held a secret
   AgentSession* agent = nullptr;  // once started: revoked and written up at the end
   const std::vector<std::string>* literals = nullptr;
+  std::unique_ptr<ProgressComment> progress = {};  // a unit from an issue
+
+  // A progress comment that could not be written is worth a note, never the unit's failure.
+  void note(const Status& s, const char* when) {
+    if (!s) u.notes.push_back(fmt::format("progress comment ({}): {}", when, s.error().message));
+  }
+
+  void finish_progress(UnitState state, const std::string& reason) {
+    if (!progress) return;
+    std::string text =
+        !u.pull_request.empty()
+            ? fmt::format("Done: draft pull request {}", u.pull_request)
+            : fmt::format(
+                  "Ended: {}{}", to_string(state),
+                  reason.empty()
+                      ? ""
+                      : " (" + sanitize_text(redact_all(reason, *literals), {}, 2000) + ")");
+    note(progress->finish(text), "end");
+  }
 
   UnitRecord end(UnitState state, const std::string& reason) {
+    finish_progress(state, reason);
     // The prompt as given was the agent's input; what stays is the redacted one.
     if (prompt_redacted && !prompt_file.empty()) (void)write_file(prompt_file, u.prompt, 0600);
     if (agent) agent->end(dir, *literals, u);
@@ -68,8 +93,17 @@ std::string state_dir_of(const Config& cfg) {
   return cfg.state_dir.empty() ? default_state_dir() : cfg.state_dir;
 }
 
-Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const UnitObserver& obs) {
-  AW_TRY(Target t, resolve_target(cfg, req));
+Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
+                            const UnitObserver& given_obs) {
+  AW_TRY(Target t, resolve_target(cfg, given));
+  RunRequest req = given;
+  UnitObserver obs = given_obs;
+  std::optional<IssueWork> work;
+  if (req.issue > 0) {
+    AW_TRY(work, with_context(issue_work(*t.forge, t.repo, req.issue, ::time(nullptr)),
+                              fmt::format("issue {}#{}", t.request_repo, req.issue)));
+    req.prompt = work->prompt;
+  }
   std::string state = state_dir_of(cfg);
   AW_TRY(Store store, Store::open(state));
   recover_abandoned(cfg, store);
@@ -84,9 +118,11 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   // The model credential stays with the inference proxy; the record is redacted of it too.
   auto credential = read_inference_credential(cfg, t);
   if (credential && !credential->empty()) redact_literals.push_back(*credential);
+  if (t.forge) redact_literals.push_back(t.forge->token);
 
   UnitRecord u;
-  u.id = new_unit_id(req.prompt);
+  // Named for the issue, not for the repository's task text every issue's prompt starts with.
+  u.id = new_unit_id(work ? fmt::format("issue {} {}", req.issue, work->issue.title) : req.prompt);
   AW_TRY(std::unique_ptr<Isolator> iso, make_isolator(cfg, t, u.id));
   u.created_at = iso_now();
   u.repo = t.label;
@@ -100,6 +136,13 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   u.sandbox = iso->sandbox_note();
   if (u.sandbox.rfind("sandboxed", 0) == 0 && cfg.isolation != Isolation::container)
     u.notes.push_back(describe_limits(cfg.sandbox.limits.enabled));
+  if (t.forge) u.forge_repo = t.forge->owner_repo;
+  u.issue = req.issue;
+  if (work && work->left_out > 0)
+    u.notes.push_back(
+        fmt::format("{} comment(s) on the issue by people not admitted were left "
+                    "out of the task",
+                    work->left_out));
   u.runner_pid = ::getpid();
   u.runner_start = process_start_time(u.runner_pid);
   AW_TRY(RunDir dir, make_run_dir(state, u.id));
@@ -108,6 +151,18 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   if (obs.started) obs.started(u);
 
   Unit unit{store, dir, *iso, u};
+  unit.literals = &redact_literals;
+  if (t.forge && req.issue > 0) {
+    unit.progress = std::make_unique<ProgressComment>(*t.forge, req.issue, u.id);
+    unit.note(unit.progress->start(u.agent, u.isolation + ", " + u.sandbox), "start");
+    auto began = std::chrono::steady_clock::now();
+    obs.phase = [&, began, outer = given_obs.phase](const std::string& p) {
+      if (outer) outer(p);
+      auto s = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() -
+                                                                began);
+      unit.note(unit.progress->phase(p, s.count()), "phase");
+    };
+  }
   unit.prompt_redacted = u.prompt != req.prompt;
   if (!profile) return unit.end(UnitState::failed, "prepare: " + profile.error().message);
   if (!credential) return unit.end(UnitState::failed, "prepare: " + credential.error().message);
@@ -117,6 +172,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   if (!paths) return unit.end(UnitState::failed, "prepare: " + paths.error().message);
   u.work = paths->work;
   auto clone = make_clone(t.source, t.base_commit, t.clone_branch, paths->work, dir.shadow);
+  t.mirror_lock.reset();  // the clone has what it needs of the mirror
   if (!clone) return unit.end(UnitState::failed, "prepare: " + clone.error().message);
   if (auto ok = write_file(paths->prompt_file, req.prompt, 0600); !ok)
     return unit.end(UnitState::failed, "prepare: " + ok.error().message);
@@ -126,7 +182,6 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const Unit
   auto agent = AgentSession::start(cfg, t, *credential, dir, *paths, *iso, redact_literals);
   if (!agent) return unit.end(UnitState::failed, "prepare: " + agent.error().message);
   unit.agent = agent->get();
-  unit.literals = &redact_literals;
   t.agent.command = (*agent)->argv();
   // Every byte the phases print passes the redactor before it is recorded.
   auto redactor = std::make_shared<Redactor>(redact_literals);

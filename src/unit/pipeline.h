@@ -1,6 +1,7 @@
 // One unit, end to end: prepare → phases (setup, agent, checks) → collect → check → apply → record.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@ struct RunRequest {
   std::string base;                 // "" = the repo's `base:`, or the source's HEAD
   std::optional<int> unit_seconds;  // overrides unit_minutes
   std::string profile;              // "" = the repo's `profile:`, else the agent's, else none
+  int64_t issue = 0;                // run --issue: the task is built from this issue of repo
 };
 
 // How the caller follows a unit (progress display, Ctrl-C). Every member may be empty.

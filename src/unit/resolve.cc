@@ -7,6 +7,7 @@
 
 #include "base/fs.h"
 #include "check/redact.h"
+#include "forge/session.h"
 #include "provider/provider.h"
 #include "secrets/store.h"
 #include "unit/steps.h"
@@ -44,6 +45,7 @@ Result<AgentConfig> pick_agent(const Config& cfg, const std::string& wanted) {
 Result<RepoConfig> pick_repo(const Config& cfg, const std::string& wanted) {
   if (wanted.empty()) return fail("--repo is required: a name from `repos:` or a path");
   if (auto it = cfg.repos.find(wanted); it != cfg.repos.end()) return it->second;
+  if (auto forge = find_forge_repo(cfg, wanted)) return *forge;
   std::error_code ec;
   if (std::filesystem::is_directory(wanted, ec)) {
     RepoConfig r;
@@ -73,6 +75,36 @@ Result<ProfileConfig> pick_profile(const Config& cfg, const RunRequest& req, con
 }
 
 }  // namespace
+
+Status open_remote_source(const Config& cfg, Target& t) {
+  ApplyTarget remote;
+  std::string askpass;
+  if (!t.repo.forge.github.empty()) {
+    AW_TRY(t.forge, open_forge(cfg, t.repo));
+    t.request_repo = t.forge->owner_repo;
+    remote.url = t.forge->repo.clone_url;
+    remote.credential = t.forge->forge.credential;
+    remote.secret_value = t.forge->token;
+  } else {
+    remote.url = t.repo.url;
+    remote.credential = t.repo.publish.credential;
+    if (!t.repo.publish.user.empty()) remote.username = t.repo.publish.user;
+  }
+  std::unique_ptr<SecretStore> secrets;
+  if (!remote.credential.empty()) {
+    askpass = self_exe();
+    if (askpass.empty()) return fail("cannot find awaywork's own binary (the askpass)");
+    if (remote.secret_value.empty()) {
+      AW_TRY(secrets, open_secret_store({}));
+      remote.secrets = secrets.get();
+    }
+  }
+  std::string dir = mirror_dir_for(state_dir_of(cfg), remote.url);
+  AW_TRY(Mirror m, update_mirror(remote, dir, askpass));
+  t.source = m.repo;
+  t.mirror_lock = std::make_shared<MirrorLock>(std::move(m.lock));
+  return {};
+}
 
 EnvPairs ResolvedProfile::env() const {
   EnvPairs out(vars.begin(), vars.end());
@@ -130,13 +162,16 @@ Result<Target> resolve_target(const Config& cfg, const RunRequest& req) {
   AW_TRY(t.repo, pick_repo(cfg, req.repo));
   AW_TRY(t.agent, pick_agent(cfg, req.agent));
   AW_TRY(t.profile, pick_profile(cfg, req, t));
-  if (!t.repo.url.empty() && t.repo.path.empty())
-    return fail(
-        "repo '{}': remote (url:) repositories are not supported yet; clone it and give "
-        "`path:`",
-        t.repo.name);
-  AW_TRY(t.source, with_context(open_source(t.repo.path), "repo " + t.label));
+  t.request_repo = t.label;
+  if (!t.repo.forge.github.empty() || !t.repo.url.empty()) {
+    AW_CHECK(with_context(open_remote_source(cfg, t), "repo " + t.label));
+  } else {
+    AW_TRY(t.source, with_context(open_source(t.repo.path), "repo " + t.label));
+  }
+  if (req.issue > 0 && !t.forge)
+    return fail("--issue needs a forge repository (github: OWNER/REPO); {} is not one", t.label);
   t.base_ref = !req.base.empty() ? req.base : t.repo.base;
+  if (t.base_ref.empty() && t.forge) t.base_ref = t.forge->repo.default_branch;
   AW_TRY(t.base_commit,
          with_context(resolve_commit(t.source, t.base_ref),
                       fmt::format("base '{}' of repo {}", t.base_ref.empty() ? "HEAD" : t.base_ref,

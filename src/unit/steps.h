@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@
 namespace aw {
 
 class AgentSession;
+struct ForgeSession;
 
 // What a request resolves to before any unit exists.
 struct Target {
@@ -29,9 +31,17 @@ struct Target {
   std::string clone_branch;  // the branch checked out in the clone
   AgentConfig agent;
   ProfileConfig profile;  // the chosen profile (name "" = none); its secrets not read yet
+  // A forge repository: its session (token, client) and its mirror, the unit's source. The
+  // mirror stays locked until the unit's clone is made.
+  std::shared_ptr<ForgeSession> forge;
+  std::shared_ptr<MirrorLock> mirror_lock;
+  std::string request_repo;  // what a request's `repo` must name: OWNER/REPO, else the label
 };
 // An unknown --profile (or agent) is an Error naming the defined ones: no unit is made.
 Result<Target> resolve_target(const Config& cfg, const RunRequest& req);
+// A forge (github:) or url: repository: its session (forge), then its mirror fetched and locked
+// as t.source.
+Status open_remote_source(const Config& cfg, Target& t);
 
 using EnvPairs = std::vector<std::pair<std::string, std::string>>;
 

@@ -105,14 +105,15 @@ TEST_F(ConfigErrors, BadEnumListsTheChoices) {
 
 TEST_F(ConfigErrors, RepoWithoutPathOrUrl) {
   EXPECT_EQ(error_of("repos:\n  web:\n    base: main\n"),
-            "config.yml:2:3: repos.web: missing 'path' or 'url'; add path: ~/src/project for a "
-            "local repository or url: https://... for a remote one");
+            "config.yml:2:3: repos.web: missing 'path', 'url' or 'github'; add path: ~/src/project "
+            "for a local repository, url: https://... for a remote one or github: OWNER/REPO");
 }
 
 TEST_F(ConfigErrors, RepoWithBothPathAndUrl) {
   EXPECT_EQ(error_of("repos:\n  web:\n    path: /x\n    url: https://e.com/x.git\n"),
-            "config.yml:4:5: repos.web: has both 'path' and 'url'; keep exactly one (path: for a "
-            "local repository, url: for a remote one)");
+            "config.yml:4:5: repos.web: has more than one of 'path', 'url' and 'github'; keep "
+            "exactly one (path: for a local repository, url: for a remote one, github: "
+            "OWNER/REPO for a forge one)");
 }
 
 TEST_F(ConfigErrors, AgentWithoutCommandOrProvider) {
@@ -298,8 +299,8 @@ TEST_F(ConfigErrors, EveryProblemIsReportedInOneGo) {
             "config.yml:1:1: isolaton: unknown key; did you mean 'isolation'?\n"
             "config.yml:3:9: sandbox.mode: 'strict' is not one of off, preferred, required\n"
             "config.yml:6:5: repos.web.chekcs: unknown key; did you mean 'checks'?\n"
-            "config.yml:5:3: repos.web: missing 'path' or 'url'; add path: ~/src/project for a "
-            "local repository or url: https://... for a remote one");
+            "config.yml:5:3: repos.web: missing 'path', 'url' or 'github'; add path: ~/src/project "
+            "for a local repository, url: https://... for a remote one or github: OWNER/REPO");
 }
 
 TEST_F(ConfigErrors, BareTildeIsYamlNullAndTheMessageSaysSo) {

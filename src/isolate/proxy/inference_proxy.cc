@@ -17,7 +17,7 @@
 #include <type_traits>
 
 #include "isolate/proxy/inference_tokens.h"
-#include "isolate/proxy/inference_upstream.h"
+#include "net/tls_client.h"
 #include "isolate/proxy/inference_usage.h"
 #include "isolate/proxy/inference_wire.h"
 
@@ -357,9 +357,10 @@ Result<std::unique_ptr<InferenceProxy>> InferenceProxy::start(InferenceProxyOpti
   if (options.credential.empty()) return fail("inference proxy: no credential to forward with");
   auto impl = std::make_unique<Impl>();
   impl->opt = std::move(options);
-  AW_TRY(impl->up, parse_upstream(impl->opt.upstream, impl->opt.static_hosts));
+  AW_TRY(impl->up, with_context(parse_upstream(impl->opt.upstream, impl->opt.static_hosts),
+                                "inference"));
   if (impl->up.tls) {
-    AW_TRY(impl->tls, make_tls_context(impl->opt.ca_file));
+    AW_TRY(impl->tls, with_context(make_tls_context(impl->opt.ca_file), "inference proxy"));
   }
   AW_CHECK(impl->listen());
   Impl* raw = impl.get();

@@ -1,7 +1,10 @@
-// The inference proxy's one upstream: its URL, the TLS client context (system store plus an
-// optional extra CA bundle, TLS 1.2+), and connecting with certificate and hostname verification.
+// An HTTPS client's connection to one upstream, shared by the inference proxy and the forge
+// client: its URL, the TLS client context (system store plus an optional extra CA bundle, TLS
+// 1.2+), and connecting with certificate and hostname verification. Coroutines on Boost.Asio:
+// co_await connect_upstream, then tls_handshake for an https URL.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,12 +35,16 @@ Result<std::shared_ptr<boost::asio::ssl::context>> make_tls_context(const std::s
 
 using UpstreamTls = boost::beast::ssl_stream<boost::beast::tcp_stream>;
 
-// Resolve (static_hosts first) and connect; "" on success, else why (no secrets in it).
+// Resolve (static_hosts first) and connect within timeout; "" on success, else why (no secrets
+// in it).
 boost::asio::awaitable<std::string> connect_upstream(
     boost::beast::tcp_stream& stream, const UpstreamUrl& url,
-    const std::map<std::string, std::string>& static_hosts);
+    const std::map<std::string, std::string>& static_hosts,
+    std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 // SNI, hostname (or IP) verification against the certificate, then the handshake.
-boost::asio::awaitable<std::string> tls_handshake(UpstreamTls& stream, const UpstreamUrl& url);
+boost::asio::awaitable<std::string> tls_handshake(
+    UpstreamTls& stream, const UpstreamUrl& url,
+    std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 }  // namespace aw

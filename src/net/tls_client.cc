@@ -1,6 +1,6 @@
 // Verification is OpenSSL's own (X509_VERIFY_PARAM host/IP check during the chain check), so a
 // certificate for another name fails the handshake itself, before a byte of the request is sent.
-#include "isolate/proxy/inference_upstream.h"
+#include "net/tls_client.h"
 
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -41,10 +41,10 @@ Result<UpstreamUrl> parse_upstream(const std::string& url,
     u.port = 80;
     rest = url.substr(7);
   } else {
-    return fail("inference upstream '{}': not an https:// URL", url);
+    return fail("upstream '{}': not an https:// URL", url);
   }
   if (rest.find_first_of("@?#") != std::string::npos)
-    return fail("inference upstream '{}': no user, query or fragment allowed", url);
+    return fail("upstream '{}': no user, query or fragment allowed", url);
   size_t slash = rest.find('/');
   std::string authority = rest.substr(0, slash);
   u.base_path = slash == std::string::npos ? "" : rest.substr(slash);
@@ -52,10 +52,10 @@ Result<UpstreamUrl> parse_upstream(const std::string& url,
   std::string port;
   if (!authority.empty() && authority[0] == '[') {
     size_t close = authority.find(']');
-    if (close == std::string::npos) return fail("inference upstream '{}': bad IPv6 host", url);
+    if (close == std::string::npos) return fail("upstream '{}': bad IPv6 host", url);
     u.host = authority.substr(1, close - 1);
     if (close + 1 < authority.size()) {
-      if (authority[close + 1] != ':') return fail("inference upstream '{}': bad host", url);
+      if (authority[close + 1] != ':') return fail("upstream '{}': bad host", url);
       port = authority.substr(close + 2);
     }
   } else {
@@ -63,11 +63,11 @@ Result<UpstreamUrl> parse_upstream(const std::string& url,
     u.host = authority.substr(0, colon);
     if (colon != std::string::npos) port = authority.substr(colon + 1);
   }
-  if (u.host.empty()) return fail("inference upstream '{}': no host", url);
+  if (u.host.empty()) return fail("upstream '{}': no host", url);
   if (!port.empty()) {
     char* end = nullptr;
     long p = std::strtol(port.c_str(), &end, 10);
-    if (*end || p <= 0 || p > 65535) return fail("inference upstream '{}': bad port", url);
+    if (*end || p <= 0 || p > 65535) return fail("upstream '{}': bad port", url);
     u.port = static_cast<uint16_t>(p);
   }
   std::string bracketed = u.host.find(':') != std::string::npos ? "[" + u.host + "]" : u.host;
@@ -77,7 +77,7 @@ Result<UpstreamUrl> parse_upstream(const std::string& url,
     auto it = static_hosts.find(u.host);
     std::string ip = it == static_hosts.end() ? u.host : it->second;
     if (u.host != "localhost" && !is_loopback_literal(ip))
-      return fail("inference upstream '{}': plain http:// is allowed only to loopback", url);
+      return fail("upstream '{}': plain http:// is allowed only to loopback", url);
   }
   return u;
 }
@@ -86,10 +86,10 @@ Result<std::shared_ptr<asio::ssl::context>> make_tls_context(const std::string& 
   auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
   error_code ec;
   ctx->set_default_verify_paths(ec);
-  if (ec) return fail("inference proxy: the system's CA store: {}", ec.message());
+  if (ec) return fail("the system's CA store: {}", ec.message());
   if (!ca_file.empty()) {
     ctx->load_verify_file(ca_file, ec);
-    if (ec) return fail("inference proxy: CA bundle {}: {}", ca_file, ec.message());
+    if (ec) return fail("CA bundle {}: {}", ca_file, ec.message());
   }
   ctx->set_verify_mode(asio::ssl::verify_peer, ec);
   SSL_CTX_set_min_proto_version(ctx->native_handle(), TLS1_2_VERSION);
@@ -98,7 +98,7 @@ Result<std::shared_ptr<asio::ssl::context>> make_tls_context(const std::string& 
 
 asio::awaitable<std::string> connect_upstream(
     beast::tcp_stream& stream, const UpstreamUrl& url,
-    const std::map<std::string, std::string>& static_hosts) {
+    const std::map<std::string, std::string>& static_hosts, std::chrono::milliseconds timeout) {
   auto it = static_hosts.find(url.host);
   std::string name = it == static_hosts.end() ? url.host : it->second;
   std::string port = std::to_string(url.port);
@@ -107,14 +107,15 @@ asio::awaitable<std::string> connect_upstream(
   auto results =
       co_await resolver.async_resolve(name, port, asio::redirect_error(asio::use_awaitable, ec));
   if (ec) co_return fmt::format("cannot resolve {}: {}", url.host, ec.message());
-  stream.expires_after(std::chrono::seconds(30));
+  stream.expires_after(timeout);
   co_await stream.async_connect(results, asio::redirect_error(asio::use_awaitable, ec));
   if (ec) co_return fmt::format("cannot connect to {}:{}: {}", url.host, url.port, ec.message());
   stream.socket().set_option(asio::ip::tcp::no_delay(true), ec);  // not a failure if refused
   co_return std::string();
 }
 
-asio::awaitable<std::string> tls_handshake(UpstreamTls& stream, const UpstreamUrl& url) {
+asio::awaitable<std::string> tls_handshake(UpstreamTls& stream, const UpstreamUrl& url,
+                                           std::chrono::milliseconds timeout) {
   SSL* ssl = stream.native_handle();
   X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
   X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
@@ -124,7 +125,7 @@ asio::awaitable<std::string> tls_handshake(UpstreamTls& stream, const UpstreamUr
                       SSL_set_tlsext_host_name(ssl, url.host.c_str()) == 1;
   if (!set) co_return fmt::format("TLS setup for {} failed", url.host);
   error_code ec;
-  beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(30));
+  beast::get_lowest_layer(stream).expires_after(timeout);
   co_await stream.async_handshake(asio::ssl::stream_base::client,
                                   asio::redirect_error(asio::use_awaitable, ec));
   if (!ec) co_return std::string();

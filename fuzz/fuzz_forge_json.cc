@@ -1,0 +1,40 @@
+// The forge's answers on arbitrary bytes: parsing never crashes or throws, whatever the JSON;
+// the task built from a parsed issue is fenced and carries nothing invisible; Link headers too.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "forge/link.h"
+#include "forge/model.h"
+#include "forge/task.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  (void)aw::link_next(text);
+  (void)aw::target_under(text, "https://api.github.com");
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) return 0;
+  (void)aw::user_from_json(j, "fuzz");
+  (void)aw::repo_from_json(j, "fuzz");
+  (void)aw::pull_from_json(j, "fuzz");
+  (void)aw::role_from_json(j, "fuzz");
+  (void)aw::comments_from_json(j, "fuzz");
+  auto issue = aw::issue_from_json(j, "fuzz");
+  if (!issue) return 0;
+  aw::IssueTask t;
+  t.repo = "o/r";
+  t.issue = *issue;
+  t.author_trust = "fuzz";
+  std::string task = aw::build_issue_task(t);
+  // Nothing invisible survives, and the whole stays within its cap.
+  for (std::string_view bad : {"\xE2\x80\xAE", "\xE2\x80\x8B", "\x1b", "\xEF\xBB\xBF", "\r"})
+    if (task.find(bad) != std::string::npos) std::abort();
+  if (task.size() > aw::kTaskMaxBytes + 1024) std::abort();
+  // The body's fence is longer than any backtick run in the cleaned body.
+  std::string body = aw::clean_for_prompt(issue->body);
+  if (body.find(aw::fence_for(body)) != std::string::npos) std::abort();
+  return 0;
+}

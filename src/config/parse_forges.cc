@@ -1,0 +1,226 @@
+// The forges: section and the forge keys of a repo entry (github:, forge:, trust:, ...).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <ctime>
+
+#include "config/parse.h"
+#include "config/validate.h"
+
+namespace aw {
+
+const std::vector<std::string> kForgeRepoKeys = {
+    "github", "forge", "task", "trust", "stop_after", "branch_prefix", "closing_keyword"};
+
+namespace {
+
+const std::vector<std::string> kRoles = {"admin", "maintain", "write", "triage", "read"};
+
+// GitHub's login rule: letters, digits and single hyphens, not at either end, at most 39.
+bool valid_login(std::string_view s) {
+  if (s.empty() || s.size() > 39 || s.front() == '-' || s.back() == '-') return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') return false;
+  return s.find("--") == std::string_view::npos;
+}
+
+// OWNER/REPO: a login, a slash, a repository name (letters, digits, '.', '_', '-').
+Status check_owner_repo(const std::string& s) {
+  size_t slash = s.find('/');
+  std::string_view repo = slash == std::string::npos ? "" : std::string_view(s).substr(slash + 1);
+  bool ok = slash != std::string::npos && valid_login(std::string_view(s).substr(0, slash)) &&
+            !repo.empty() && repo.size() <= 100 && repo != "." && repo != "..";
+  for (char c : repo)
+    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-');
+  if (!ok) return fail("'{}' is not OWNER/REPO; write e.g. github: octo-org/web", s);
+  return {};
+}
+
+// 2026-12-31 (the whole day counts, in UTC) or 2026-12-31T18:00:00Z.
+std::optional<int64_t> parse_instant(const std::string& s) {
+  std::tm tm{};
+  int y = 0, mo = 0, d = 0, h = 23, mi = 59, sec = 59;
+  char z = 0;
+  int n = 0;
+  if (s.size() == 10 && std::sscanf(s.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &n) == 3 && n == 10) {
+  } else if (s.size() == 20 &&
+             std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &sec, &z,
+                         &n) == 7 &&
+             n == 20 && z == 'Z') {
+  } else {
+    return std::nullopt;
+  }
+  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59)
+    return std::nullopt;
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = sec;
+  time_t t = ::timegm(&tm);
+  if (tm.tm_mday != d) return std::nullopt;  // 2026-02-30 rolled over
+  return static_cast<int64_t>(t);
+}
+
+void parse_logins(const Value& v, bool bots, const ParseCtx& ctx, std::vector<std::string>& out) {
+  std::string_view hint = bots ? "write a list of bot logins, e.g. bots: [renovate[bot]]"
+                               : "write a list of logins, e.g. users: [octocat]";
+  auto items = get_strings(v, hint, ctx.issues);
+  if (!items) return;
+  auto values = get_list(v, hint, ctx.issues);
+  for (size_t i = 0; i < items->size(); ++i) {
+    const std::string& login = (*items)[i];
+    const Value& at = (*values)[i];
+    bool is_bot = login.ends_with("[bot]");
+    std::string_view name = is_bot ? std::string_view(login).substr(0, login.size() - 5) : login;
+    if (login == "github-actions[bot]")
+      ctx.issues.add(at.mark, at.path,
+                     "github-actions[bot] is never admitted: what a workflow posts would start "
+                     "units that post again (a loop); remove it");
+    else if (!valid_login(name))
+      ctx.issues.add(at.mark, at.path, fmt::format("'{}' is not a GitHub login; {}", login, hint));
+    else if (bots && !is_bot)
+      ctx.issues.add(
+          at.mark, at.path,
+          fmt::format("'{}' is not a bot login (NAME[bot]); list people under users:", login));
+    else if (!bots && is_bot)
+      ctx.issues.add(at.mark, at.path, fmt::format("'{}' is a bot; list bots under bots:", login));
+    else
+      out.push_back(login);
+  }
+}
+
+void parse_trust(const Value& v, const ParseCtx& ctx, TrustConfig& t) {
+  if (!expect_map(v, "write e.g. trust: {roles: [admin, maintain, write], users: [octocat]}",
+                  ctx.issues))
+    return;
+  for (const Field& f : map_fields(v, {"roles", "users", "bots"}, ctx.issues)) {
+    if (f.key == "users") {
+      parse_logins(f.value, false, ctx, t.users);
+    } else if (f.key == "bots") {
+      parse_logins(f.value, true, ctx, t.bots);
+    } else if (auto items =
+                   get_list(f.value, "write e.g. roles: [admin, maintain, write]", ctx.issues)) {
+      t.roles.clear();
+      for (const Value& item : *items)
+        if (auto i = get_enum(item, kRoles, ctx.issues)) t.roles.push_back(kRoles[*i]);
+    }
+  }
+}
+
+void parse_forge(const Field& e, const ParseCtx& ctx, ForgeConfig& c) {
+  const std::vector<std::string> keys = {"kind", "api_url", "credential", "ca_file"};
+  bool has_credential = false;
+  for (const Field& f : map_fields(e.value, keys, ctx.issues)) {
+    const Value& v = f.value;
+    if (f.key == "kind") {
+      if (auto i = get_enum(v, {"github"}, ctx.issues)) c.kind = "github";
+    } else if (f.key == "api_url") {
+      constexpr std::string_view hint =
+          "write e.g. https://api.github.com, or https://HOST/api/v3 for GitHub Enterprise Server";
+      auto s = get_string(v, hint, ctx.issues);
+      if (!s) continue;
+      std::string url = *s;
+      while (url.size() > 1 && url.back() == '/') url.pop_back();
+      if (auto ok = check_api_url(url, hint); !ok)
+        ctx.issues.add(v.mark, v.path, ok.error().message);
+      else
+        c.api_url = url;
+    } else if (f.key == "credential") {
+      has_credential = true;
+      auto s = get_string(v, "write a secret's name, e.g. credential: GH_TOKEN, or gh", ctx.issues);
+      if (!s) continue;
+      if (auto ok = *s == "gh" ? Status{} : check_env_name(*s); !ok)
+        ctx.issues.add(v.mark, v.path, ok.error().message);
+      else
+        c.credential = *s;
+    } else if (f.key == "ca_file") {
+      if (auto p = get_path(v, ctx, "write a PEM file, e.g. ca_file: ~/corp-ca.pem"))
+        c.ca_file = *p;
+    }
+  }
+  if (!has_credential)
+    ctx.issues.add(e.key_mark, e.value.path,
+                   "missing 'credential'; name the secret holding the token, e.g. credential: "
+                   "GH_TOKEN (stored with `awaywork secret set GH_TOKEN`), or credential: gh to "
+                   "use your `gh auth token`");
+}
+
+}  // namespace
+
+void parse_forges(const Value& v, const ParseCtx& ctx, std::map<std::string, ForgeConfig>& out) {
+  for (const Field& e : entries(v, "forges: {github: {credential: GH_TOKEN}}", ctx)) {
+    ForgeConfig c;
+    c.name = e.key;
+    parse_forge(e, ctx, c);
+    out[e.key] = std::move(c);
+  }
+}
+
+bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& ctx,
+                            ForgeRepoConfig& r) {
+  const Value& v = f.value;
+  if (f.key == "github") {
+    auto s = get_string(v, "write e.g. github: octo-org/web", ctx.issues);
+    if (s) {
+      if (auto ok = check_owner_repo(*s); !ok)
+        ctx.issues.add(v.mark, v.path, ok.error().message);
+      else
+        r.github = *s;
+    }
+    // Which forge is settled once the whole file is read (forges: may come later).
+    if (!entry.value.node["forge"])
+      ctx.implied_forges.push_back(NameRef{"forges", entry.key, entry.key_mark, entry.value.path});
+  } else if (f.key == "forge") {
+    add_ref(f, "forges", ctx, r.forge);
+  } else if (f.key == "task") {
+    if (auto s = get_string(v, "write the task text put before the issue", ctx.issues)) r.task = *s;
+  } else if (f.key == "trust") {
+    parse_trust(v, ctx, r.trust);
+  } else if (f.key == "stop_after") {
+    auto s = get_string(v, "write a date, e.g. stop_after: 2026-12-31", ctx.issues);
+    if (!s) return true;
+    if (auto t = parse_instant(*s))
+      r.stop_after = *t;
+    else
+      ctx.issues.add(v.mark, v.path,
+                     fmt::format("'{}' is not a date; write YYYY-MM-DD (that day included, UTC) "
+                                 "or YYYY-MM-DDTHH:MM:SSZ",
+                                 *s));
+  } else if (f.key == "branch_prefix") {
+    auto s = get_string(v, "write e.g. branch_prefix: awaywork/", ctx.issues);
+    if (!s) return true;
+    if (auto ok = check_branch(*s + "x"); !ok || s->empty())
+      ctx.issues.add(v.mark, v.path,
+                     fmt::format("'{}' cannot start a branch name; write e.g. awaywork/", *s));
+    else
+      r.branch_prefix = *s;
+  } else if (f.key == "closing_keyword") {
+    if (auto b = get_bool(v, "write closing_keyword: true or false", ctx.issues))
+      r.closing_keyword = *b;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void resolve_implied_forges(const ParseCtx& ctx, Config& cfg) {
+  for (const NameRef& r : ctx.implied_forges) {
+    if (cfg.forges.size() == 1) {
+      cfg.repos[r.name].forge.forge = cfg.forges.begin()->first;
+      continue;
+    }
+    std::vector<std::string> names;
+    for (const auto& [n, _] : cfg.forges) names.push_back(n);
+    ctx.issues.add(r.mark, r.path,
+                   names.empty()
+                       ? std::string("a github: repository needs a forge; define one, e.g. "
+                                     "forges: {github: {credential: GH_TOKEN}}")
+                       : fmt::format("several forges are defined ({}); name one with forge:",
+                                     fmt::join(names, ", ")));
+  }
+}
+
+}  // namespace aw

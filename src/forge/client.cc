@@ -1,0 +1,231 @@
+// The rules GitHub documents for REST clients ("Best practices for using the REST API", "Rate
+// limits for the REST API"): conditional requests, Link pagination, waiting out the primary
+// limit, honouring Retry-After on a secondary limit, backing off from 5xx.
+#include "forge/client.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace aw {
+
+using nlohmann::json;
+
+namespace {
+
+#ifndef AW_VERSION
+#define AW_VERSION "0"
+#endif
+
+std::optional<int64_t> number(const std::string& s) {
+  if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoll(s);
+}
+
+std::string message_of(const json& body) {
+  if (body.is_object() && body.contains("message") && body["message"].is_string())
+    return body["message"].get<std::string>();
+  return "";
+}
+
+// A 422's details: "field 'head' invalid", or GitHub's own message per error.
+std::string errors_of(const json& body) {
+  if (!body.is_object() || !body.contains("errors") || !body["errors"].is_array()) return "";
+  std::string out;
+  for (const json& e : body["errors"]) {
+    std::string one;
+    if (e.is_string()) one = e.get<std::string>();
+    if (e.is_object() && e.contains("message") && e["message"].is_string())
+      one = e["message"].get<std::string>();
+    else if (e.is_object())
+      one = fmt::format("{} {} {}", e.value("resource", std::string()),
+                        e.value("field", std::string()), e.value("code", std::string()));
+    if (!one.empty()) out += (out.empty() ? "" : "; ") + one;
+  }
+  return out;
+}
+
+bool secondary_limit(const ApiReply& r, const std::string& remaining) {
+  if (r.status != 403 && r.status != 429) return false;
+  if (r.headers.count("retry-after")) return true;
+  std::string m = message_of(r.body);
+  for (char& c : m) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return remaining != "0" && m.find("secondary rate limit") != std::string::npos;
+}
+
+bool primary_limit(const ApiReply& r, const std::string& remaining) {
+  return (r.status == 403 || r.status == 429) && remaining == "0";
+}
+
+}  // namespace
+
+GitHub::GitHub(GitHubOptions opt, std::string token, std::unique_ptr<Transport> transport,
+               Clock& clock)
+    : opt_(std::move(opt)),
+      token_(std::move(token)),
+      transport_(std::move(transport)),
+      clock_(clock) {}
+
+void GitHub::wait_for_primary_limit() {
+  if (!remaining_ || *remaining_ > 0 || !reset_) return;
+  int64_t wait = *reset_ - clock_.now_seconds() + 1;
+  if (wait <= 0) return;
+  wait = std::min(wait, opt_.max_wait_seconds);
+  stats_.waited_ms += wait * 1000;
+  clock_.sleep(std::chrono::seconds(wait));
+  remaining_.reset();
+}
+
+Result<ApiReply> GitHub::once(const std::string& method, const std::string& target,
+                              const std::string& body, const std::string& etag) {
+  HttpRequest req{method, target, {}, body};
+  req.headers = {{"Accept", "application/vnd.github+json"},
+                 {"X-GitHub-Api-Version", "2022-11-28"},
+                 {"User-Agent", "awaywork/" AW_VERSION}};
+  if (!token_.empty()) req.headers.emplace_back("Authorization", "Bearer " + token_);
+  if (!body.empty()) req.headers.emplace_back("Content-Type", "application/json");
+  if (!etag.empty()) req.headers.emplace_back("If-None-Match", etag);
+  ++stats_.requests;
+  AW_TRY(HttpResponse res,
+         with_context(transport_->send(req), fmt::format("GitHub {} {}", method, target)));
+  ApiReply r;
+  r.status = res.status;
+  r.headers = std::move(res.headers);
+  if (!res.body.empty()) r.body = json::parse(res.body, nullptr, false);
+  if (r.body.is_discarded()) r.body = nullptr;
+  if (auto n = number(r.headers["x-ratelimit-remaining"])) remaining_ = *n;
+  if (auto n = number(r.headers["x-ratelimit-reset"])) reset_ = *n;
+  return r;
+}
+
+Result<ApiReply> GitHub::call(const std::string& method, const std::string& target,
+                              const json* body) {
+  std::string text = body ? body->dump() : "";
+  bool is_get = method == "GET";
+  std::string etag;
+  if (is_get)
+    if (auto it = cache_.find(target); it != cache_.end()) etag = it->second.etag;
+  std::chrono::milliseconds backoff = opt_.backoff;
+  for (int attempt = 0;; ++attempt) {
+    wait_for_primary_limit();
+    AW_TRY(ApiReply r, once(method, target, text, etag));
+    std::string remaining =
+        r.headers.count("x-ratelimit-remaining") ? r.headers["x-ratelimit-remaining"] : "";
+    bool last = attempt >= opt_.max_retries;
+    if (r.status == 304 && is_get && !etag.empty()) {
+      ++stats_.not_modified;
+      r.status = 200;
+      r.body = cache_[target].body;
+      return r;
+    }
+    if (primary_limit(r, remaining) && !last) {
+      ++stats_.retries;
+      continue;  // wait_for_primary_limit sleeps until the reset
+    }
+    if (secondary_limit(r, remaining) && !last) {
+      // GitHub: wait Retry-After seconds; without it, at least a minute.
+      int64_t s = number(r.headers["retry-after"]).value_or(60);
+      s = std::min(s, opt_.max_wait_seconds);
+      ++stats_.retries;
+      stats_.waited_ms += s * 1000;
+      clock_.sleep(std::chrono::seconds(s));
+      continue;
+    }
+    // A write that got a 5xx may have been done; the caller finds out by its marker instead.
+    if (r.status >= 500 && is_get && !last) {
+      ++stats_.retries;
+      stats_.waited_ms += backoff.count();
+      clock_.sleep(backoff);
+      backoff *= 2;
+      continue;
+    }
+    if (is_get && r.status == 200 && r.headers.count("etag"))
+      cache_[target] = Cached{r.headers["etag"], r.body};
+    return r;
+  }
+}
+
+std::string GitHub::describe(const std::string& method, const std::string& target,
+                             const ApiReply& r) const {
+  std::string said = message_of(r.body);
+  std::string details = errors_of(r.body);
+  std::string what = fmt::format("GitHub {} {}: {}{}{}", method, target, r.status,
+                                 said.empty() ? "" : " \"" + said + "\"",
+                                 details.empty() ? "" : " (" + details + ")");
+  std::string fix;
+  bool gh = opt_.credential == "gh";
+  switch (r.status) {
+    case 401:
+      fix = gh ? "the token of your gh login was refused; run `gh auth login` (or `gh auth "
+                 "refresh`) and try again"
+               : fmt::format(
+                     "the token in credential '{}' was refused; store a valid one with "
+                     "`awaywork secret set {}`",
+                     opt_.credential, opt_.credential);
+      break;
+    case 403:
+    case 429:
+      fix = r.headers.count("x-ratelimit-remaining") && r.headers.at("x-ratelimit-remaining") == "0"
+                ? "the rate limit is still spent after waiting; try again after its reset"
+                : fmt::format(
+                      "the token of '{}' may not do this; give it access to the "
+                      "repository's contents, issues and pull requests",
+                      opt_.credential);
+      break;
+    case 404:
+      fix =
+          "no such repository, issue or resource, or the token cannot see it (GitHub answers "
+          "404 for what it hides); check the name and the token's access";
+      break;
+    case 422:
+      fix = "GitHub refused the request's content";
+      break;
+    default:
+      fix =
+          r.status >= 500 ? "GitHub failed (a server error); try again later" : "unexpected answer";
+  }
+  return what + "; " + fix;
+}
+
+namespace {
+Result<json> ok_or_error(const GitHub& gh, const std::string& method, const std::string& target,
+                         Result<ApiReply> r) {
+  if (!r) return tl::unexpected<Error>(r.error());
+  if (r->status < 200 || r->status > 299) return fail("{}", gh.describe(method, target, *r));
+  return std::move(r->body);
+}
+}  // namespace
+
+Result<json> GitHub::get(const std::string& target) {
+  return ok_or_error(*this, "GET", target, call("GET", target));
+}
+
+Result<json> GitHub::post(const std::string& target, const json& body) {
+  return ok_or_error(*this, "POST", target, call("POST", target, &body));
+}
+
+Result<json> GitHub::patch(const std::string& target, const json& body) {
+  return ok_or_error(*this, "PATCH", target, call("PATCH", target, &body));
+}
+
+Result<json> GitHub::get_all(const std::string& first) {
+  json items = json::array();
+  std::string target = first;
+  for (int page = 0;; ++page) {
+    if (page >= opt_.max_pages)
+      return fail("GitHub GET {}: more than {} pages; narrow the query", first, opt_.max_pages);
+    AW_TRY(ApiReply r, call("GET", target));
+    if (r.status != 200) return fail("{}", describe("GET", target, r));
+    if (!r.body.is_array())
+      return fail("GitHub GET {}: expected a list, got {}", target, r.body.type_name());
+    for (auto& item : r.body) items.push_back(std::move(item));
+    auto next = link_next(r.headers["link"]);
+    if (!next) return items;
+    AW_TRY(target, with_context(target_under(*next, opt_.api_url),
+                                fmt::format("GitHub GET {}: the next page", first)));
+  }
+}
+
+}  // namespace aw

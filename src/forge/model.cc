@@ -1,0 +1,131 @@
+#include "forge/model.h"
+
+namespace aw {
+
+using nlohmann::json;
+
+namespace {
+
+// A field of an object: a string ("" when absent or null); an Error when another type.
+Result<std::string> str(const json& j, const char* key, const std::string& what, bool required) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    if (required) return fail("{}: the answer has no '{}'", what, key);
+    return std::string();
+  }
+  if (!it->is_string()) return fail("{}: '{}' is {}, not a string", what, key, it->type_name());
+  return it->get<std::string>();
+}
+
+Result<int64_t> integer(const json& j, const char* key, const std::string& what) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer())
+    return fail("{}: the answer has no whole number '{}'", what, key);
+  return it->get<int64_t>();
+}
+
+bool flag(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+Status object(const json& j, const std::string& what) {
+  if (!j.is_object()) return fail("{}: expected an object, got {}", what, j.type_name());
+  return {};
+}
+
+Result<ForgeUser> user_at(const json& j, const char* key, const std::string& what) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return ForgeUser{"ghost", false};  // a deleted account
+  return user_from_json(*it, what + " ." + key);
+}
+
+}  // namespace
+
+Result<ForgeUser> user_from_json(const json& j, const std::string& what) {
+  AW_CHECK(object(j, what));
+  ForgeUser u;
+  AW_TRY(u.login, str(j, "login", what, true));
+  if (u.login.empty()) return fail("{}: an empty login", what);
+  AW_TRY(std::string type, str(j, "type", what, false));
+  u.bot = type == "Bot" || u.login.ends_with("[bot]");
+  return u;
+}
+
+Result<ForgeIssue> issue_from_json(const json& j, const std::string& what) {
+  AW_CHECK(object(j, what));
+  ForgeIssue i;
+  AW_TRY(i.number, integer(j, "number", what));
+  AW_TRY(i.title, str(j, "title", what, false));
+  AW_TRY(i.body, str(j, "body", what, false));
+  AW_TRY(i.state, str(j, "state", what, false));
+  AW_TRY(i.html_url, str(j, "html_url", what, false));
+  AW_TRY(i.author, user_at(j, "user", what));
+  i.is_pull_request = j.contains("pull_request") && !j["pull_request"].is_null();
+  if (auto it = j.find("labels"); it != j.end() && it->is_array()) {
+    for (const json& l : *it) {
+      if (l.is_string()) i.labels.push_back(l.get<std::string>());  // GitHub allows both forms
+      if (l.is_object() && l.contains("name") && l["name"].is_string())
+        i.labels.push_back(l["name"].get<std::string>());
+    }
+  }
+  return i;
+}
+
+Result<ForgeComment> comment_from_json(const json& j, const std::string& what) {
+  AW_CHECK(object(j, what));
+  ForgeComment c;
+  AW_TRY(c.id, integer(j, "id", what));
+  AW_TRY(c.author, user_at(j, "user", what));
+  AW_TRY(c.body, str(j, "body", what, false));
+  AW_TRY(c.created_at, str(j, "created_at", what, false));
+  AW_TRY(c.updated_at, str(j, "updated_at", what, false));
+  AW_TRY(c.html_url, str(j, "html_url", what, false));
+  return c;
+}
+
+Result<std::vector<ForgeComment>> comments_from_json(const json& j, const std::string& what) {
+  if (!j.is_array()) return fail("{}: expected a list, got {}", what, j.type_name());
+  std::vector<ForgeComment> out;
+  size_t i = 0;
+  for (const json& c : j) {
+    AW_TRY(ForgeComment one, comment_from_json(c, fmt::format("{} [{}]", what, i++)));
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
+Result<ForgeRepo> repo_from_json(const json& j, const std::string& what) {
+  AW_CHECK(object(j, what));
+  ForgeRepo r;
+  AW_TRY(r.full_name, str(j, "full_name", what, true));
+  AW_TRY(r.clone_url, str(j, "clone_url", what, true));
+  AW_TRY(r.default_branch, str(j, "default_branch", what, false));
+  AW_TRY(r.html_url, str(j, "html_url", what, false));
+  r.private_repo = flag(j, "private");
+  return r;
+}
+
+Result<ForgePull> pull_from_json(const json& j, const std::string& what) {
+  AW_CHECK(object(j, what));
+  ForgePull p;
+  AW_TRY(p.number, integer(j, "number", what));
+  AW_TRY(p.html_url, str(j, "html_url", what, false));
+  AW_TRY(p.body, str(j, "body", what, false));
+  p.draft = flag(j, "draft");
+  if (auto it = j.find("head"); it != j.end() && it->is_object()) {
+    AW_TRY(p.head_ref, str(*it, "ref", what + " .head", false));
+    AW_TRY(p.head_sha, str(*it, "sha", what + " .head", false));
+  }
+  return p;
+}
+
+Result<std::string> role_from_json(const json& j, const std::string& what) {
+  AW_CHECK(object(j, what));
+  AW_TRY(std::string role, str(j, "role_name", what, false));
+  if (!role.empty()) return role;
+  AW_TRY(std::string perm, str(j, "permission", what, true));
+  return perm;
+}
+
+}  // namespace aw

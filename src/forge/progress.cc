@@ -1,0 +1,58 @@
+#include "forge/progress.h"
+
+#include <fmt/format.h>
+
+#include "forge/publish.h"
+
+namespace aw {
+
+using nlohmann::json;
+
+ProgressComment::ProgressComment(ForgeSession& s, int64_t issue, std::string unit_id)
+    : s_(s), issue_(issue), unit_id_(std::move(unit_id)) {}
+
+Status ProgressComment::find_or_post(const std::string& body) {
+  std::string list =
+      fmt::format("/repos/{}/issues/{}/comments?per_page=100", s_.owner_repo, issue_);
+  AW_TRY(json comments, s_.gh.get_all(list));
+  for (const json& c : comments) {
+    auto one = comment_from_json(c, "GET comments");
+    if (one && one->author.login == s_.self_login && has_marker(one->body, unit_id_, "progress")) {
+      id_ = one->id;
+      return s_.gh
+          .patch(fmt::format("/repos/{}/issues/comments/{}", s_.owner_repo, id_),
+                 json{{"body", body}})
+          .map([](json) {});
+    }
+  }
+  AW_TRY(json made, s_.gh.post(fmt::format("/repos/{}/issues/{}/comments", s_.owner_repo, issue_),
+                               json{{"body", body}}));
+  AW_TRY(ForgeComment c, comment_from_json(made, "POST comments"));
+  id_ = c.id;
+  return {};
+}
+
+Status ProgressComment::write(const std::string& status) {
+  std::string body = head_ + (status.empty() ? "" : "\n\n" + status) + "\n\n" +
+                     item_marker(unit_id_, "progress", "-");
+  if (id_ == 0) return find_or_post(body);
+  AW_CHECK(s_.gh.patch(fmt::format("/repos/{}/issues/comments/{}", s_.owner_repo, id_),
+                       json{{"body", body}}));
+  return {};
+}
+
+Status ProgressComment::start(const std::string& agent, const std::string& isolation) {
+  head_ = fmt::format("awaywork is working on this issue: unit `{}`, agent `{}`, isolation `{}`.",
+                      unit_id_, agent, isolation);
+  return write("Status: starting.");
+}
+
+Status ProgressComment::phase(const std::string& name, int64_t elapsed_seconds) {
+  return write(fmt::format("Status: phase `{}` (after {} s).", name, elapsed_seconds));
+}
+
+Status ProgressComment::finish(const std::string& outcome) {
+  return write(outcome);
+}
+
+}  // namespace aw

@@ -1,0 +1,36 @@
+// The progress comment: one comment on the issue per unit, posted when the unit starts (unit id,
+// agent, isolation), edited as it goes (phase, elapsed) and at its end (the pull request, or the
+// state and the redacted reason). Found again by its marker, so a unit never has two. A failure
+// to post or edit is the caller's note, never the unit's failure.
+//
+//   ProgressComment pc(session, issue, unit_id);
+//   pc.start("claude", "user, sandboxed");  pc.phase("agent", 12);  pc.finish("Draft: URL");
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/result.h"
+#include "forge/session.h"
+
+namespace aw {
+
+class ProgressComment {
+ public:
+  ProgressComment(ForgeSession& s, int64_t issue, std::string unit_id);
+  Status start(const std::string& agent, const std::string& isolation);
+  Status phase(const std::string& name, int64_t elapsed_seconds);
+  Status finish(const std::string& outcome);
+  int64_t id() const { return id_; }
+
+ private:
+  Status write(const std::string& status);
+  Status find_or_post(const std::string& body);
+
+  ForgeSession& s_;
+  int64_t issue_;
+  std::string unit_id_, head_;
+  int64_t id_ = 0;
+};
+
+}  // namespace aw

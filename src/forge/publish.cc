@@ -1,0 +1,251 @@
+#include "forge/publish.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "check/sanitize.h"
+
+namespace aw {
+
+using nlohmann::json;
+
+std::string item_marker(const std::string& unit_id, const std::string& item,
+                        const std::string& sha) {
+  return fmt::format("<!-- awaywork:unit={} item={} sha={} -->", unit_id, item, sha);
+}
+
+bool has_marker(const std::string& text, const std::string& unit_id, const std::string& item) {
+  return text.find(fmt::format("<!-- awaywork:unit={} item={} ", unit_id, item)) !=
+         std::string::npos;
+}
+
+std::string pull_footer(const UnitFacts& u, int64_t issue, bool closing_keyword) {
+  std::string checks;
+  for (const auto& [name, code] : u.checks)
+    checks += fmt::format("{}{} (exit {})", checks.empty() ? "" : ", ", name, code);
+  std::string out = fmt::format(
+      "\n\n---\nMade by awaywork: unit `{}`, agent `{}`, "
+      "isolation `{}`, sandbox `{}`.\nChecks: {}.\nOutput check: {}.",
+      u.unit_id, u.agent, u.isolation, u.sandbox, checks.empty() ? "none" : checks, u.verdict);
+  if (issue > 0) out += fmt::format("\nFor #{}.", issue);
+  // Written by awaywork when the repository opts in; an agent's "closes" is neutralized.
+  if (issue > 0 && closing_keyword) out += fmt::format("\n\nCloses #{}", issue);
+  return out;
+}
+
+namespace {
+
+struct Publisher {
+  ForgeSession& s;
+  const ForgePublishInput& in;
+  ForgePublished out;
+  std::string repo_path;  // /repos/OWNER/REPO
+  std::string sha;
+
+  std::string marked(const std::string& body, const std::string& item) const {
+    return body + "\n\n" + item_marker(in.unit.unit_id, item, sha);
+  }
+
+  Result<json> issue_comments() {
+    return s.gh.get_all(fmt::format("{}/issues/{}/comments?per_page=100", repo_path, in.issue));
+  }
+
+  // Only what awaywork's own login posted counts: anyone may write a marker into a comment.
+  bool any_marked(const json& list, const std::string& item) const {
+    for (const json& x : list) {
+      if (!x.is_object() || !x.contains("body") || !x["body"].is_string()) continue;
+      auto by = x.contains("user") ? user_from_json(x["user"], "author") : fail("no author");
+      if (by && by->login == s.self_login &&
+          has_marker(x["body"].get<std::string>(), in.unit.unit_id, item))
+        return true;
+    }
+    return false;
+  }
+
+  Status push_branch() {
+    PublishRequest req;
+    req.target.url = s.repo.clone_url;
+    req.target.credential = s.forge.credential;
+    req.target.secret_value = s.token;
+    req.target.branch = in.base_ref;
+    req.target.borrow_objects_of = in.mirror_dir;
+    req.unit_id = in.unit.unit_id;
+    req.branch_prefix = in.branch_prefix;
+    req.base_commit = in.base_commit;
+    req.patch = in.patch;
+    req.checked_paths = in.paths;
+    req.message = in.commit_message;
+    req.scratch_dir = in.scratch_dir;
+    req.askpass = in.askpass;
+    AW_TRY(out.branch,
+           with_context(publish(req), fmt::format("pushing the branch to {}", s.owner_repo)));
+    sha = out.branch.commit;
+    return {};
+  }
+
+  // The pull request of the branch, if one exists (opened by an earlier run).
+  Result<std::optional<ForgePull>> existing_pull() {
+    std::string owner = s.owner_repo.substr(0, s.owner_repo.find('/'));
+    AW_TRY(json list, s.gh.get_all(fmt::format("{}/pulls?state=all&head={}:{}&per_page=100",
+                                               repo_path, owner, out.branch.branch)));
+    for (const json& p : list) {
+      AW_TRY(ForgePull pull, pull_from_json(p, "GET pulls"));
+      if (pull.head_ref == out.branch.branch) return std::optional<ForgePull>(pull);
+    }
+    return std::optional<ForgePull>{};
+  }
+
+  Status open_pull(const json& comments) {
+    AW_TRY(auto pull, existing_pull());
+    if (pull) {
+      out.pull_url = pull->html_url;
+      out.already.push_back("pull");
+      return {};
+    }
+    if (any_marked(comments, "compare")) {
+      out.already.push_back("compare");
+      return {};
+    }
+    const Request* pr = nullptr;
+    for (const Request& r : in.requests)
+      if (r.type == "create_pull_request") pr = &r;
+    std::string title = pr ? pr->title : in.fallback_title;
+    if (!pr && in.issue > 0) {  // the issue's title, sanitized like any text going to the forge
+      std::string target = fmt::format("{}/issues/{}", repo_path, in.issue);
+      AW_TRY(json ij, s.gh.get(target));
+      AW_TRY(ForgeIssue issue, issue_from_json(ij, "GET " + target));
+      title = "awaywork: " + sanitize_text(issue.title, {}, 200);
+    }
+    if (title.empty()) title = "awaywork: unit " + in.unit.unit_id;
+    std::string body = (pr ? pr->body : "") + pull_footer(in.unit, in.issue, in.closing_keyword);
+    json req = {{"title", title},
+                {"body", marked(body, "pull")},
+                {"head", out.branch.branch},
+                {"base", in.base_ref},
+                {"draft", true}};
+    std::string target = repo_path + "/pulls";
+    AW_TRY(ApiReply r, s.gh.call("POST", target, &req));
+    if (r.status == 201) {
+      AW_TRY(ForgePull p, pull_from_json(r.body, "POST " + target));
+      out.pull_url = p.html_url;
+      out.posted.push_back("pull");
+      return {};
+    }
+    std::string said = r.body.dump();
+    if (r.status == 422 && said.find("Draft pull requests are not supported") != std::string::npos)
+      return compare_instead(title);
+    return fail(
+        "the branch {} was pushed, but the pull request was not opened: {}; run "
+        "`awaywork apply {}` again to finish (it finds what is already there)",
+        out.branch.branch, s.gh.describe("POST", target, r), in.unit.unit_id);
+  }
+
+  // The repository refuses drafts: a ready pull request would ask for review of unreviewed
+  // work, so awaywork comments the compare link instead.
+  Status compare_instead(const std::string& title) {
+    out.compare_url =
+        fmt::format("{}/compare/{}...{}?expand=1", s.repo.html_url, in.base_ref, out.branch.branch);
+    if (in.issue == 0)
+      return fail(
+          "the branch {} was pushed; this repository refuses draft pull requests, "
+          "open one from {}",
+          out.branch.branch, out.compare_url);
+    std::string body = fmt::format(
+        "awaywork pushed `{}` for this issue ({}). This repository does not allow draft pull "
+        "requests, so none was opened: compare and open one here: {}",
+        out.branch.branch, sanitize_text(title, {}, 256), out.compare_url);
+    body += pull_footer(in.unit, 0, false);
+    return post_comment(marked(body, "compare"), "compare");
+  }
+
+  Status post_comment(const std::string& body, const std::string& item) {
+    AW_CHECK(
+        s.gh.post(fmt::format("{}/issues/{}/comments", repo_path, in.issue), json{{"body", body}}));
+    out.posted.push_back(item);
+    return {};
+  }
+
+  Status comments(const json& existing) {
+    int k = 0;
+    for (const Request& r : in.requests) {
+      if (r.type != "add_comment") continue;
+      std::string item = fmt::format("comment-{}", ++k);
+      if (any_marked(existing, item)) {
+        out.already.push_back(item);
+        continue;
+      }
+      AW_CHECK(post_comment(marked(r.body, item), item));
+    }
+    return {};
+  }
+
+  Status labels() {
+    std::set<std::string> wanted;
+    for (const Request& r : in.requests)
+      if (r.type == "add_labels")
+        for (const auto& l : r.labels)
+          if (std::find(in.allowed_labels.begin(), in.allowed_labels.end(), l) !=
+              in.allowed_labels.end())
+            wanted.insert(l);
+    if (wanted.empty()) return {};
+    std::string target = fmt::format("{}/issues/{}", repo_path, in.issue);
+    AW_TRY(json ij, s.gh.get(target));
+    AW_TRY(ForgeIssue issue, issue_from_json(ij, "GET " + target));
+    for (const auto& l : issue.labels) wanted.erase(l);
+    if (wanted.empty()) {
+      out.already.push_back("labels");
+      return {};
+    }
+    AW_CHECK(s.gh.post(target + "/labels",
+                       json{{"labels", std::vector<std::string>(wanted.begin(), wanted.end())}}));
+    out.posted.push_back("labels");
+    return {};
+  }
+
+  Status new_issues() {
+    std::vector<const Request*> asked;
+    for (const Request& r : in.requests)
+      if (r.type == "create_issue") asked.push_back(&r);
+    if (asked.empty()) return {};
+    AW_TRY(json list, s.gh.get_all(repo_path + "/issues?state=all&per_page=100"));
+    for (size_t k = 0; k < asked.size(); ++k) {
+      std::string item = fmt::format("issue-{}", k + 1);
+      if (any_marked(list, item)) {
+        out.already.push_back(item);
+        continue;
+      }
+      json req = {{"title", asked[k]->title}, {"body", marked(asked[k]->body, item)}};
+      std::vector<std::string> labels;
+      for (const auto& l : asked[k]->labels)
+        if (std::find(in.allowed_labels.begin(), in.allowed_labels.end(), l) !=
+            in.allowed_labels.end())
+          labels.push_back(l);
+      if (!labels.empty()) req["labels"] = labels;
+      AW_CHECK(s.gh.post(repo_path + "/issues", req));
+      out.posted.push_back(item);
+    }
+    return {};
+  }
+};
+
+}  // namespace
+
+Result<ForgePublished> publish_to_forge(ForgeSession& s, const ForgePublishInput& in) {
+  Publisher p{s, in, {}, "/repos/" + s.owner_repo, ""};
+  AW_CHECK(p.push_branch());
+  json existing = json::array();
+  if (in.issue > 0) {
+    AW_TRY(existing, p.issue_comments());
+  }
+  AW_CHECK(p.open_pull(existing));
+  if (in.issue > 0) {
+    AW_CHECK(p.comments(existing));
+    AW_CHECK(p.labels());
+  }
+  AW_CHECK(p.new_issues());
+  return p.out;
+}
+
+}  // namespace aw

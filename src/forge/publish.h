@@ -1,0 +1,59 @@
+// Publishing a checked unit to its forge (the apply step, on awaywork's side, after the check):
+// the branch pushed through the askpass and verified, a draft pull request with awaywork's footer,
+// then the checked comments, allowed labels and new issues. Every posted item carries a hidden
+// marker, <!-- awaywork:unit=ID item=K sha=COMMIT -->, so a replayed publish finds what is there
+// and posts nothing twice; it stops at the first failure (nothing after it is posted) and a later
+// run finishes what was left.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "check/requests.h"
+#include "forge/session.h"
+#include "git/git.h"
+
+namespace aw {
+
+// What the footer says about the unit.
+struct UnitFacts {
+  std::string unit_id, agent, isolation, sandbox, verdict;
+  std::vector<std::pair<std::string, int>> checks;  // name, exit code
+};
+
+struct ForgePublishInput {
+  UnitFacts unit;
+  int64_t issue = 0;  // 0 = the unit came from no issue
+  std::string branch_prefix = "awaywork/";
+  bool closing_keyword = false;
+  std::string base_ref, base_commit;
+  std::string patch;
+  std::vector<std::string> paths;  // the checked paths
+  std::string commit_message;
+  std::string fallback_title;     // when no create_pull_request: the task's first line
+  std::vector<Request> requests;  // as the check accepted them (sanitized)
+  std::vector<std::string> allowed_labels;
+  std::string scratch_dir, askpass, mirror_dir;
+};
+
+struct ForgePublished {
+  PublishResult branch;
+  std::string pull_url;  // "" when drafts were refused (then compare_url)
+  std::string compare_url;
+  std::vector<std::string> posted;   // items posted now ("pull", "comment-1", ...)
+  std::vector<std::string> already;  // items found by their marker
+};
+
+Result<ForgePublished> publish_to_forge(ForgeSession& s, const ForgePublishInput& in);
+
+// The hidden marker of one item; found_marker tells whether text carries it (any sha).
+std::string item_marker(const std::string& unit_id, const std::string& item,
+                        const std::string& sha);
+bool has_marker(const std::string& text, const std::string& unit_id, const std::string& item);
+
+// awaywork's footer of the pull request body.
+std::string pull_footer(const UnitFacts& u, int64_t issue, bool closing_keyword);
+
+}  // namespace aw

@@ -1,0 +1,104 @@
+#include "forge/session.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include "proc/capture.h"
+#include "secrets/store.h"
+
+namespace aw {
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// gh reads its login from its config folder; nothing else of the owner's environment is passed.
+std::vector<std::string> gh_env() {
+  std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin", "GH_PROMPT_DISABLED=1",
+                                  "NO_COLOR=1"};
+  for (const char* name : {"HOME", "XDG_CONFIG_HOME", "GH_CONFIG_DIR"})
+    if (const char* v = ::getenv(name)) env.push_back(std::string(name) + "=" + v);
+  return env;
+}
+
+Result<std::string> gh_token(const ForgeConfig& forge) {
+  std::vector<std::string> argv = {"gh", "auth", "token"};
+  const std::string https = "https://";
+  if (forge.api_url != "https://api.github.com" && forge.api_url.starts_with(https)) {
+    std::string host = forge.api_url.substr(https.size());
+    argv.insert(argv.end(), {"--hostname", host.substr(0, host.find('/'))});
+  }
+  std::vector<std::string> env = gh_env();
+  AW_TRY(argv[0], with_context(find_program("gh", env[0].substr(5)),
+                               "credential: gh needs the gh program (apt install gh)"));
+  AW_TRY(Captured c, capture({.argv = argv, .env = env, .cwd = "/", .stdin_data = ""}));
+  std::string token = c.out.substr(0, c.out.find('\n'));
+  if (c.exit_code != 0 || token.empty())
+    return fail("`gh auth token` gave no token (exit {}); log in with `gh auth login`{}",
+                c.exit_code, argv.size() > 3 ? " --hostname " + argv[4] : "");
+  return token;
+}
+
+}  // namespace
+
+Result<std::string> forge_token(const ForgeConfig& forge) {
+  if (forge.credential == "gh") return gh_token(forge);
+  AW_TRY(auto store, with_context(open_secret_store({}), "the secret store"));
+  auto value = store->get(forge.credential);
+  if (!value || value->empty())
+    return fail(
+        "forge {}: the credential {} is not in the secret store; store the token with "
+        "`awaywork secret set {}` (or write credential: gh to use your gh login)",
+        forge.name, forge.credential, forge.credential);
+  return *value;
+}
+
+Result<RepoConfig> find_forge_repo(const Config& cfg, const std::string& name) {
+  if (auto it = cfg.repos.find(name); it != cfg.repos.end()) {
+    if (it->second.forge.github.empty())
+      return fail("repo {} is not a forge repository (it has no github: OWNER/REPO)", name);
+    return it->second;
+  }
+  for (const auto& [_, r] : cfg.repos)
+    if (!r.forge.github.empty() && lower(r.forge.github) == lower(name)) return r;
+  std::string names;
+  for (const auto& [n, r] : cfg.repos)
+    if (!r.forge.github.empty())
+      names += fmt::format("{}{} ({})", names.empty() ? "" : ", ", n, r.forge.github);
+  return fail("'{}' is neither a repos: name nor the github: of one; forge repositories: {}", name,
+              names.empty() ? "none (add repos: NAME: {github: OWNER/REPO})" : names);
+}
+
+Result<std::unique_ptr<ForgeSession>> open_forge(const Config& cfg, const RepoConfig& repo) {
+  auto it = cfg.forges.find(repo.forge.forge);
+  if (it == cfg.forges.end())
+    return fail("repo {}: forge '{}' is not defined under forges:", repo.name, repo.forge.forge);
+  const ForgeConfig& forge = it->second;
+  AW_TRY(std::string token, forge_token(forge));
+  TransportOptions topt;
+  topt.api_url = forge.api_url;
+  topt.ca_file = forge.ca_file;
+  AW_TRY(auto transport, with_context(beast_transport(topt), "forge " + forge.name));
+  GitHubOptions opt;
+  opt.api_url = forge.api_url;
+  opt.credential = forge.credential;
+  auto s = std::unique_ptr<ForgeSession>(
+      new ForgeSession{forge,
+                       repo.forge.github,
+                       token,
+                       GitHub(opt, token, std::move(transport), system_clock()),
+                       "",
+                       {}});
+  AW_TRY(nlohmann::json user, s->gh.get("/user"));
+  AW_TRY(ForgeUser me, user_from_json(user, "GET /user"));
+  s->self_login = me.login;
+  std::string target = "/repos/" + repo.forge.github;
+  AW_TRY(nlohmann::json r, s->gh.get(target));
+  AW_TRY(s->repo, repo_from_json(r, "GET " + target));
+  return s;
+}
+
+}  // namespace aw

@@ -1,0 +1,40 @@
+// A repository's forge, opened: its config, the token (from the secret store, or the owner's
+// `gh auth token`), a client, and the login the token belongs to (awaywork's own, never admitted).
+// The token stays on awaywork's side: it goes to the API in a header and to git through the
+// askpass, never to a phase, an argv, a file or the record.
+//
+//   AW_TRY(auto s, open_forge(cfg, repo));
+//   AW_TRY(auto j, s->gh.get("/repos/" + repo.forge.github));
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/result.h"
+#include "config/config.h"
+#include "forge/client.h"
+#include "forge/model.h"
+
+namespace aw {
+
+struct ForgeSession {
+  ForgeConfig forge;
+  std::string owner_repo;  // OWNER/REPO
+  std::string token;
+  GitHub gh;
+  std::string self_login;  // GET /user
+  ForgeRepo repo;          // GET /repos/OWNER/REPO (clone_url, default_branch)
+};
+
+// The token of a forge: `credential: gh` runs `gh auth token` (for GHES with --hostname) as the
+// owner, with a minimal environment; any other name is read from the secret store. The Error
+// names the credential and the fix; it never holds the value.
+Result<std::string> forge_token(const ForgeConfig& forge);
+
+// Opens the repository's forge and reads the token's login and the repository.
+Result<std::unique_ptr<ForgeSession>> open_forge(const Config& cfg, const RepoConfig& repo);
+
+// The repository entry for "NAME" (a repos: key) or "OWNER/REPO" (a repos: entry's github:).
+Result<RepoConfig> find_forge_repo(const Config& cfg, const std::string& name);
+
+}  // namespace aw

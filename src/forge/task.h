@@ -1,0 +1,43 @@
+// The task a unit from an issue is given, built by awaywork (never by pasting raw text): the
+// repository's task text, one line naming the issue, its author and the author's trust, a notice
+// that what follows is data, then the title, the body and the admitted comments, each cleaned for
+// the prompt and in its own fence. Each piece and the whole are capped with a visible note.
+//
+//   std::string prompt = build_issue_task(IssueTask{...});
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "forge/model.h"
+
+namespace aw {
+
+inline constexpr size_t kPieceMaxBytes = 64u << 10;
+inline constexpr size_t kPieceMaxLines = 2000;
+inline constexpr size_t kTaskMaxBytes = 160u << 10;
+
+// Used when the repository's entry has no task:.
+extern const char kDefaultIssueTask[];
+
+struct IssueTask {
+  std::string repo_task;  // "" = kDefaultIssueTask
+  std::string repo;       // OWNER/REPO
+  ForgeIssue issue;
+  std::string author_trust;            // e.g. "admitted (role write)" or "not admitted (role read)"
+  std::vector<ForgeComment> comments;  // the admitted ones, oldest first
+  int left_out = 0;                    // comments by people not admitted
+};
+
+std::string build_issue_task(const IssueTask& t);
+
+// For the prompt: ANSI escapes, control characters but tab and newline (CR LF -> LF), Unicode
+// format characters (zero-width, bidi, soft hyphen, BOM, word joiners, the tag block) and
+// U+2028/2029 removed; invalid UTF-8 becomes U+FFFD.
+std::string clean_for_prompt(std::string_view in);
+
+// A fence of backticks longer than any run of backticks in text, at least 4.
+std::string fence_for(std::string_view text);
+
+}  // namespace aw

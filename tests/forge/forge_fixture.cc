@@ -1,0 +1,88 @@
+#include "forge_fixture.h"
+
+namespace aw::test {
+
+void ForgeTest::SetUp() {
+  fake = std::make_unique<FakeGitHub>(tmp.path);
+  ASSERT_FALSE(fake->api_url().empty()) << fake->why();
+  home = tmp.path + "/home";
+  ASSERT_TRUE(make_dirs(home));
+  src_dir = tmp.path + "/src";
+  sh("git init -q -b main " + sq(src_dir));
+  sh("printf 'alpha\\n' > a.txt && git add a.txt && git commit -qm init", src_dir);
+  owner_token = fake->user("octo");
+  token = fake->user("aw-bot");
+  auto repo =
+      fake->control("POST", "repos", {{"owner", "octo"}, {"name", "web"}, {"source", src_dir}});
+  ASSERT_EQ(repo.value("full_name", ""), "octo/web") << repo.dump();
+  collaborator("aw-bot", "write");
+  Captured set = aw({"secret", "set", "GH_TOKEN"}, token);
+  ASSERT_EQ(set.exit_code, 0) << set.out << set.err;
+  write_agent("printf 'bravo\\n' > b.txt");
+}
+
+void ForgeTest::write_agent(const std::string& body) {
+  agent_script = tmp.path + "/agent.sh";
+  ASSERT_TRUE(write_file(agent_script, "#!/bin/sh\nset -e\n" + body + "\n", 0755));
+  write_config();
+}
+
+void ForgeTest::write_config() {
+  config = tmp.path + "/config.yml";
+  std::string text = "state_dir: " + tmp.path + "/state\n" +
+                     "sandbox: {mode: preferred}\n"
+                     "agent: test\n"
+                     "agents:\n  test:\n    command: [" +
+                     agent_script + "]\n" + "forges:\n  fake:\n    api_url: " + fake->api_url() +
+                     "\n    credential: GH_TOKEN\n" + "repos:\n  web:\n    github: octo/web\n" +
+                     extra_repo_keys;
+  ASSERT_TRUE(write_file(config, text));
+}
+
+Captured ForgeTest::aw(const std::vector<std::string>& args, const std::string& stdin_data) {
+  CaptureSpec s;
+  s.argv = {std::string(AW_BINARY_DIR) + "/src/cli/awaywork", "--config", config};
+  if (config.empty()) s.argv.resize(1);
+  s.argv.insert(s.argv.end(), args.begin(), args.end());
+  s.env = {"PATH=/usr/bin:/bin",           "HOME=" + home,          "LC_ALL=C",
+           "AWAYWORK_SECRET_BACKEND=file", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"};
+  s.stdin_data = stdin_data;
+  auto r = capture(s);
+  return r ? *r : Captured{-1, "", r.error().message};
+}
+
+nlohmann::json ForgeTest::run_issue(int64_t n) {
+  Captured c = aw({"run", "--issue", "web#" + std::to_string(n), "--json"});
+  auto j = nlohmann::json::parse(c.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << "exit " << c.exit_code << "\n" << c.out << c.err;
+  if (j.is_discarded()) return nullptr;
+  j["_stderr"] = c.err;
+  j["_exit"] = c.exit_code;
+  return j;
+}
+
+int64_t ForgeTest::issue(const std::string& user, const std::string& title, const std::string& body,
+                         const std::vector<std::string>& labels) {
+  auto j = fake->control("POST", "repos/octo/web/issues",
+                         {{"user", user}, {"title", title}, {"body", body}, {"labels", labels}});
+  return j.value("number", int64_t{0});
+}
+
+void ForgeTest::comment(int64_t issue, const std::string& user, const std::string& body) {
+  fake->control("POST", "repos/octo/web/issues/" + std::to_string(issue) + "/comments",
+                {{"user", user}, {"body", body}});
+}
+
+void ForgeTest::collaborator(const std::string& login, const std::string& role) {
+  fake->control("PUT", "repos/octo/web/collaborators/" + login, {{"permission", role}});
+}
+
+nlohmann::json ForgeTest::get(const std::string& target) {
+  return fake->api("GET", target, owner_token).second;
+}
+
+std::string ForgeTest::fake_git(const std::string& args) {
+  return sh("git --git-dir=" + sq(tmp.path + "/fake-state/repos/octo/web.git") + " " + args);
+}
+
+}  // namespace aw::test
