@@ -145,6 +145,9 @@ inline std::string bad_url(const std::string& u, const std::vector<std::string>&
                         "sms", "ftp", "ws", "wss", "blob", "intent", "xmpp", "irc"})
     known = known || scheme == k;
   if (!known) return "";
+  // `https:x` on an https page is a path on the same host
+  if (scheme == "https" && u.compare(colon, 3, "://") != 0 && u.compare(colon, 2, ":\\") != 0)
+    return "";
   if (scheme != "https" || u.compare(colon, 3, "://") != 0) return "link scheme: " + u;
   std::string rest = u.substr(colon + 3);
   std::string host = rest.substr(0, rest.find_first_of("/?#"));
