@@ -74,7 +74,8 @@ std::string mirror_dir_for(const std::string& state_dir, const std::string& url)
   while (!path.empty()) {
     size_t next = path.find('/');
     std::string_view part = path.substr(0, next);
-    if (!part.empty()) out += "/" + safe_part(part);
+    // two appends, not `"/" + ...`: that form trips GCC 12's -Wrestrict false positive at -O3.
+    if (!part.empty()) out.append("/").append(safe_part(part));
     path = next == std::string_view::npos ? "" : path.substr(next + 1);
   }
   if (!out.ends_with(".git")) out += ".git";

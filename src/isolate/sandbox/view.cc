@@ -290,7 +290,9 @@ std::vector<std::string> home_in_view(const SandboxPlan& plan, const std::string
            (!owner_home.empty() && inside(p, owner_home));
   };
   auto tilde = [&](const std::string& p) {
-    if (!owner_home.empty() && inside(p, owner_home)) return "~" + p.substr(owner_home.size());
+    // append, not `"~" + substr`: the latter trips GCC 12's -Wrestrict false positive at -O3.
+    if (!owner_home.empty() && inside(p, owner_home))
+      return std::string("~").append(p, owner_home.size());
     return p;
   };
   std::vector<std::string> out;
