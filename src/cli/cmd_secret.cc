@@ -159,7 +159,10 @@ void add_secret_commands(CLI::App& app, GlobalOptions& g, std::optional<int>* ex
   auto* set =
       secret->add_subcommand("set", "store NAME; the value is read from stdin or a hidden prompt");
   set->add_option("name", *name, "secret name ([A-Za-z_][A-Za-z0-9_]*)")->required();
-  set->allow_extras();  // so that a value given as an argument is refused by us, without echoing it
+  // A value given as an argument is refused by us, without echoing it: extras stay here instead
+  // of falling through to the top level (whose "not expected: VALUE" would print the secret).
+  set->allow_extras();
+  set->fallthrough(false);
   set->callback([set, name, exit_code] { *exit_code = cmd_secret_set(*name, set->remaining()); });
   auto* list =
       secret->add_subcommand("list", "list the secret names and the backend (never values)");

@@ -62,9 +62,9 @@ printf '%s\n' '{"type":"create_pull_request","title":"Fix it @everyone","body":"
   EXPECT_EQ(r.record["requests"], 1);
   std::string kept = read(r.record["run_dir"].get<std::string>() + "/requests.json");
   EXPECT_NE(kept.find("create_pull_request"), std::string::npos) << kept;
-  // Neutralized as code spans: GitHub neither notifies nor closes from inside one.
+  // Neutralized as code: GitHub neither notifies nor closes from inside a code span.
   EXPECT_NE(kept.find("`@everyone`"), std::string::npos) << kept;
-  EXPECT_NE(kept.find("`closes #12`"), std::string::npos) << kept;
+  EXPECT_NE(kept.find("closes <code>#12</code>"), std::string::npos) << kept;
 }
 
 TEST_F(Checked, SecretInThePatchIsRefusedAndRedactedFromTheTranscript) {

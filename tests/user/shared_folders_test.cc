@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include <gtest/gtest.h>
 
+#include "isolate/user/leftovers.h"
 #include "isolate/user/shared_folders.h"
 
 namespace aw {
@@ -16,8 +18,13 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(SharedFolders, ListsWorldWritableNonStickyFoldersOnlyWithTheFix) {
-  // Not under /tmp or /var/tmp: those are swept, so never listed.
-  std::string tmpl = std::string(AW_BINARY_DIR) + "/aw-shared-XXXXXX";
+  // Not under /tmp, /var/tmp or /dev/shm: those are swept, so never listed (a build tree may
+  // itself be under /tmp: then the home folder serves).
+  std::string base = AW_BINARY_DIR;
+  for (const auto& r : leftover_roots())
+    if (base == r || base.rfind(r + "/", 0) == 0)
+      base = std::getenv("HOME") ? std::getenv("HOME") : "/root";
+  std::string tmpl = base + "/aw-shared-XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
   std::string root = tmpl;
   fs::create_directories(root + "/open/inner");
