@@ -55,6 +55,9 @@ ProbeTargets container_targets(ProbeTargets t, const Config& cfg, const HomeCana
   std::erase_if(t.writes, [&](const auto& w) {
     return w.second == home || w.second == "/etc" || w.second == "/usr/local/bin";
   });
+  // The container's /etc is the image's own (the host's is not mounted): its shadow is no secret
+  // of the host's. The image's files are the image builder's to close.
+  std::erase_if(t.secrets, [](const auto& s) { return s.first.rfind("rootonly:", 0) == 0; });
   if (canary) {  // an owner without a writable home has no home of the host's to leak
     t.secrets.emplace_back("host.home_canary", canary->file);
     t.writes.emplace_back("write.home", canary->dir);
