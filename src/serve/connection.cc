@@ -82,6 +82,22 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (!route) return refuse(route.error().status, route.error().message);
     route_ = std::move(*route);
     if (route_.kind == RouteKind::log) return start_log();
+    auto expect = header(req, http::field::expect);
+    if (!expect) return read_body();
+    if (!beast::iequals(beast::string_view(expect->data(), expect->size()), "100-continue"))
+      return refuse(417, "the only Expect this server answers is 100-continue");
+    // curl and others wait for this before sending a body; the request passed the guard and the
+    // body limit (a larger Content-Length got its 413 above), so the body is welcome.
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    stream_.expires_after(shared_.opts.body_timeout);
+    net::async_write(stream_, net::buffer(kContinue.data(), kContinue.size()),
+                     [self = shared_from_this()](beast::error_code ec, size_t) {
+                       if (ec) return self->close();
+                       self->read_body();
+                     });
+  }
+
+  void read_body() {
     stream_.expires_after(shared_.opts.body_timeout);
     http::async_read(
         stream_, buffer_, *parser_,

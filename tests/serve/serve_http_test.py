@@ -197,6 +197,33 @@ class ServeHttp(unittest.TestCase):
                                         body=b"repo=demo", headers={"Content-Type": "text/plain"})
         self.assertEqual(status, 415)
 
+    def test_expect_100_continue_is_answered_before_the_body_is_sent(self):
+        # curl sends Expect: 100-continue for bodies over 1 KiB and waits for the interim answer.
+        body = b'{"repo":"demo","prompt":"x","color":1}'
+        with socket.create_connection(("127.0.0.1", self.w.port), timeout=30) as s:
+            s.sendall((f"POST /api/v1/units HTTP/1.1\r\nHost: 127.0.0.1:{self.w.port}\r\n"
+                       f"Authorization: Bearer {self.w.token}\r\nConnection: close\r\n"
+                       f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                       "Expect: 100-continue\r\n\r\n").encode())
+            interim = b""
+            while b"\r\n\r\n" not in interim:
+                chunk = s.recv(4096)
+                self.assertTrue(chunk, interim)
+                interim += chunk
+            self.assertTrue(interim.startswith(b"HTTP/1.1 100 Continue\r\n"), interim)
+            s.sendall(body)
+            buf = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+        msg = self.assert_json_error(*parse(buf), 400)
+        self.assertIn('unknown field "color"', msg)
+        status, headers, body = request(self.w.port, "POST", "/api/v1/units", token=self.w.token,
+                                        body=b"{}", headers={"Expect": "sometimes"})
+        self.assertIn("100-continue", self.assert_json_error(status, headers, body, 417))
+
     def test_headers_trickled_a_byte_a_second_are_dropped(self):
         s = socket.create_connection(("127.0.0.1", self.w.port))
         start = time.monotonic()
