@@ -72,6 +72,20 @@ function quiet(err) {
   say(err && err.message ? err.message : String(err));
 }
 
+// "OWNER/REPO#N" linked to the forge's page (the server gives only http(s) URLs), titled.
+function issueLink(issue) {
+  if (!issue) return "—";
+  const label = `${issue.repo || ""}#${issue.number}`;
+  const attrs = { title: issue.title || "", class: "issue" };
+  if (issue.url && /^https?:\/\//.test(issue.url)) {
+    attrs.href = issue.url;
+    attrs.rel = "noreferrer noopener";
+    attrs.target = "_blank";
+    return el("a", attrs, label);
+  }
+  return el("span", attrs, label);
+}
+
 function badge(state) {
   return el("span", { class: "badge " + state }, state);
 }
@@ -133,9 +147,10 @@ async function unitsPage(signal, params) {
   setNav("units");
   const state = params.get("state") || "";
   const repo = params.get("repo") || "";
+  const issue = /^[1-9][0-9]{0,8}$/.test(params.get("issue") || "") ? params.get("issue") : "";
   const offset = parseInt(params.get("offset") || "0", 10) || 0;
   const go = (changes) => {
-    const p = new URLSearchParams({ state, repo, offset: String(offset) });
+    const p = new URLSearchParams({ state, repo, issue, offset: String(offset) });
     for (const [k, v] of Object.entries(changes)) p.set(k, v);
     for (const k of [...p.keys()]) if (!p.get(k) || p.get(k) === "0") p.delete(k);
     location.hash = "#/" + (p.toString() ? "?" + p : "");
@@ -144,13 +159,16 @@ async function unitsPage(signal, params) {
     STATES.map((s) => el("option", { value: s, selected: s === state }, s || "any state")));
   const repoIn = el("input", { id: "filter-repo", value: repo, placeholder: "any repo", size: 16,
     onchange: (e) => go({ repo: e.target.value.trim(), offset: "0" }) });
+  const issueIn = el("input", { id: "filter-issue", value: issue, placeholder: "any issue", size: 8,
+    inputmode: "numeric", onchange: (e) => go({ issue: e.target.value.trim().replace(/^#/, ""), offset: "0" }) });
   const body = el("tbody");
   const pager = el("div", { class: "pager" });
   show(
     el("h1", {}, "Units"),
     el("div", { class: "filters" },
       el("label", { for: "filter-state" }, "State "), stateSel,
-      el("label", { for: "filter-repo" }, "Repo "), repoIn),
+      el("label", { for: "filter-repo" }, "Repo "), repoIn,
+      el("label", { for: "filter-issue" }, "Issue "), issueIn),
     el("table", { id: "units" },
       el("thead", {}, el("tr", {},
         ["State", "Unit", "Repo", "Agent", "Isolation", "Started", "Duration", "Issue"].map((h) =>
@@ -163,6 +181,7 @@ async function unitsPage(signal, params) {
     const q = new URLSearchParams({ limit: "50", offset: String(offset) });
     if (state) q.set("state", state);
     if (repo) q.set("repo", repo);
+    if (issue) q.set("issue", issue);
     const page = await api("/units?" + q, { signal });
     // Redrawn only when something changed: a focused link in the table keeps its focus.
     const seen = JSON.stringify(page.units.map((u) => [u.id, u.state, u.duration_ms])) + page.total +
@@ -181,7 +200,7 @@ async function unitsPage(signal, params) {
         el("td", { class: "col-isolation" }, u.isolation),
         el("td", { title: u.created_at }, age(u.created_at)),
         el("td", {}, u.state === "running" ? "running" : ms(u.duration_ms)),
-        el("td", {}, u.issue ? String(u.issue) : "—"))));
+        el("td", { class: "col-issue" }, issueLink(u.issue)))));
     if (!page.units.length)
       body.append(el("tr", {}, el("td", { colspan: 8, class: "muted" }, "No units yet. Start one from New unit.")));
     pager.replaceChildren(
@@ -217,6 +236,7 @@ function facts(u) {
     ["Profile", u.profile], ["Isolation", u.isolation], ["Sandbox", u.sandbox],
     ["Started", u.created_at], ["Ended", u.ended_at], ["Duration", ms(u.duration_ms)],
     ["Base", u.base_ref ? `${u.base_ref} (${(u.base_commit || "").slice(0, 12)})` : ""],
+    ["Issue", u.issue ? [issueLink(u.issue), u.issue.title ? " " + u.issue.title : ""] : ""],
     ["Task", u.prompt], ["Notes", (u.notes || []).join("\n")],
   ].filter(([, v]) => v !== "" && v !== undefined && v !== null);
   return el("dl", { class: "facts" }, rows.map(([k, v]) => [el("dt", {}, k), el("dd", { "data-fact": k.toLowerCase() }, v)]));
@@ -381,6 +401,13 @@ async function newPage(signal) {
   const options = (names, none) => [el("option", { value: "" }, none), ...names.map((n) => el("option", { value: n }, n))];
   const repo = el("input", { id: "repo", name: "repo", required: true, list: "repos", value: cfg.repos.length === 1 ? cfg.repos[0] : "" });
   const prompt = el("textarea", { id: "prompt", name: "prompt", required: true });
+  // An issue instead of a task: the unit's task is built from it (repo and task then unused).
+  const issue = el("input", { id: "issue", name: "issue", placeholder: "NAME#N or OWNER/REPO#N", size: 24,
+    pattern: "[^#\\s]+#[1-9][0-9]*", oninput: () => {
+      const fromIssue = issue.value.trim() !== "";
+      repo.required = prompt.required = !fromIssue;
+      repo.disabled = prompt.disabled = fromIssue;
+    } });
   const agent = el("select", { id: "agent", name: "agent" }, options(cfg.agents, cfg.default_agent ? `default (${cfg.default_agent})` : "default"));
   const profile = el("select", { id: "profile", name: "profile" }, options(cfg.profiles, "default"));
   const seconds = el("input", { id: "unit_seconds", name: "unit_seconds", type: "number", min: 1, placeholder: `${cfg.unit_minutes * 60}` });
@@ -388,7 +415,7 @@ async function newPage(signal) {
   const form = el("form", { class: "new", onsubmit: async (e) => {
     e.preventDefault();
     submit.disabled = true;
-    const body = { repo: repo.value.trim(), prompt: prompt.value };
+    const body = issue.value.trim() ? { issue: issue.value.trim() } : { repo: repo.value.trim(), prompt: prompt.value };
     if (agent.value) body.agent = agent.value;
     if (profile.value) body.profile = profile.value;
     if (seconds.value) body.unit_seconds = parseInt(seconds.value, 10);
@@ -402,7 +429,9 @@ async function newPage(signal) {
     }
   } },
     el("label", {}, "Repository", repo), el("datalist", { id: "repos" }, cfg.repos.map((n) => el("option", { value: n }))),
-    el("label", {}, "Task", prompt), el("label", {}, "Agent", agent), el("label", {}, "Profile", profile),
+    el("label", {}, "Task", prompt),
+    el("label", {}, "Or an issue (its text becomes the task)", issue),
+    el("label", {}, "Agent", agent), el("label", {}, "Profile", profile),
     el("label", {}, "Time limit (seconds, optional)", seconds), el("div", {}, submit));
   show(el("h1", {}, "New unit"), form);
   document.body.dataset.rendered = "new";

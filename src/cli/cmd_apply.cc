@@ -13,6 +13,7 @@
 #include "git/git.h"
 #include "record/store.h"
 #include "unit/apply.h"
+#include "unit/forge_usage.h"
 #include "unit/pipeline.h"
 
 namespace aw {
@@ -49,6 +50,9 @@ Result<Applied> apply_unit(const Config& cfg, Store& store, UnitRecord& u) {
   if (!in.repo.forge.github.empty()) {
     // The mirror (the unit's source) lends its objects; the remote is pushed to.
     AW_TRY(forge, open_forge(cfg, in.repo));
+  }
+  ForgeUsageOnExit usage{store, forge.get()};
+  if (forge) {
     in.forge = forge.get();
     in.record = &u;
     in.mirror_dir = u.source;

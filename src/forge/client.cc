@@ -95,8 +95,9 @@ Result<ApiReply> GitHub::once(const std::string& method, const std::string& targ
   r.headers = std::move(res.headers);
   if (!res.body.empty()) r.body = json::parse(res.body, nullptr, false);
   if (r.body.is_discarded()) r.body = nullptr;
-  if (auto n = number(r.headers["x-ratelimit-remaining"])) remaining_ = *n;
-  if (auto n = number(r.headers["x-ratelimit-reset"])) reset_ = *n;
+  if (auto n = number(r.headers["x-ratelimit-remaining"])) remaining_ = stats_.rate_remaining = *n;
+  if (auto n = number(r.headers["x-ratelimit-reset"])) reset_ = stats_.rate_reset = *n;
+  if (auto n = number(r.headers["x-ratelimit-limit"])) stats_.rate_limit = *n;
   return r;
 }
 

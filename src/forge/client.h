@@ -58,6 +58,8 @@ class GitHub {
   struct Stats {
     int requests = 0, not_modified = 0, retries = 0;
     int64_t waited_ms = 0;
+    // The primary rate limit as the last answer gave it (x-ratelimit-*); -1 until one does.
+    int64_t rate_remaining = -1, rate_limit = -1, rate_reset = -1;
   };
   const Stats& stats() const { return stats_; }
 

@@ -6,13 +6,20 @@ namespace aw {
 
 const char* to_string(UnitState s) {
   switch (s) {
-    case UnitState::running: return "running";
-    case UnitState::done: return "done";
-    case UnitState::failed: return "failed";
-    case UnitState::timed_out: return "timed_out";
-    case UnitState::lost: return "lost";
-    case UnitState::interrupted: return "interrupted";
-    case UnitState::refused: return "refused";
+    case UnitState::running:
+      return "running";
+    case UnitState::done:
+      return "done";
+    case UnitState::failed:
+      return "failed";
+    case UnitState::timed_out:
+      return "timed_out";
+    case UnitState::lost:
+      return "lost";
+    case UnitState::interrupted:
+      return "interrupted";
+    case UnitState::refused:
+      return "refused";
   }
   return "unknown";
 }
@@ -25,12 +32,18 @@ static UnitState state_from(const std::string& s) {
 }
 
 static nlohmann::json phase_json(const PhaseRecord& p) {
-  return {{"name", p.name},         {"argv", p.argv},
-          {"started_at", p.started_at}, {"duration_ms", p.duration_ms},
-          {"end", p.end},           {"exit_code", p.exit_code},
-          {"signal", p.signal},     {"leftovers_killed", p.leftovers_killed},
-          {"leftover_names", p.leftover_names}, {"containment", p.containment},
-          {"outcome", p.outcome},   {"secrets", p.secrets}};
+  return {{"name", p.name},
+          {"argv", p.argv},
+          {"started_at", p.started_at},
+          {"duration_ms", p.duration_ms},
+          {"end", p.end},
+          {"exit_code", p.exit_code},
+          {"signal", p.signal},
+          {"leftovers_killed", p.leftovers_killed},
+          {"leftover_names", p.leftover_names},
+          {"containment", p.containment},
+          {"outcome", p.outcome},
+          {"secrets", p.secrets}};
 }
 
 static PhaseRecord phase_from(const nlohmann::json& j) {
@@ -71,6 +84,8 @@ nlohmann::json to_json(const UnitRecord& u) {
           {"work", u.work},
           {"forge_repo", u.forge_repo},
           {"issue", u.issue},
+          {"issue_title", u.issue_title},
+          {"issue_url", u.issue_url},
           {"pull_request", u.pull_request},
           {"branch", u.branch},
           {"commit", u.commit},
@@ -106,6 +121,8 @@ UnitRecord unit_from_json(const nlohmann::json& j) {
   u.work = j.value("work", "");
   u.forge_repo = j.value("forge_repo", "");
   u.issue = j.value("issue", int64_t{0});
+  u.issue_title = j.value("issue_title", "");
+  u.issue_url = j.value("issue_url", "");
   u.pull_request = j.value("pull_request", "");
   u.branch = j.value("branch", "");
   u.commit = j.value("commit", "");

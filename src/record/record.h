@@ -17,51 +17,52 @@ enum class UnitState { running, done, failed, timed_out, lost, interrupted, refu
 const char* to_string(UnitState s);
 
 struct PhaseRecord {
-  std::string name;                 // setup, agent, check 1, ...
+  std::string name;  // setup, agent, check 1, ...
   std::vector<std::string> argv;
-  std::string started_at;           // ISO 8601 UTC
+  std::string started_at;  // ISO 8601 UTC
   int64_t duration_ms = 0;
-  std::string end;                  // exited, signaled, timed_out, cancelled, failed_to_start
+  std::string end;  // exited, signaled, timed_out, cancelled, failed_to_start
   int exit_code = -1;
   int signal = 0;
   int leftovers_killed = 0;
   std::vector<std::string> leftover_names;
   std::string containment;
-  std::string outcome;              // describe(): "exit 0", "timed out after 60 s"
-  std::vector<std::string> secrets; // names of the secrets handed to this phase (never values)
+  std::string outcome;               // describe(): "exit 0", "timed out after 60 s"
+  std::vector<std::string> secrets;  // names of the secrets handed to this phase (never values)
 };
 
 struct UnitRecord {
   std::string id;
-  std::string created_at;           // ISO 8601 UTC
+  std::string created_at;  // ISO 8601 UTC
   std::string ended_at;
   UnitState state = UnitState::running;
-  std::string reason;               // why it failed / was lost; "" when done
-  std::string repo;                 // config name or path as given
-  std::string source;               // source git dir
+  std::string reason;  // why it failed / was lost; "" when done
+  std::string repo;    // config name or path as given
+  std::string source;  // source git dir
   std::string agent;
-  std::string profile;              // the environment profile handed to the phases ("" = none)
-  std::string prompt;               // as given (the record keeps it redacted)
+  std::string profile;  // the environment profile handed to the phases ("" = none)
+  std::string prompt;   // as given (the record keeps it redacted)
   std::string base_ref, base_commit;
-  std::string isolation;            // "none", ...
-  std::string sandbox;              // "sandboxed" or "unsandboxed: <reason>"
+  std::string isolation;  // "none", ...
+  std::string sandbox;    // "sandboxed" or "unsandboxed: <reason>"
   std::string run_dir;
-  std::string work;                 // the clone (kept for inspection; where depends on isolation)
-  std::string forge_repo;           // OWNER/REPO when the repository is on a forge
-  int64_t issue = 0;                // the issue the unit came from (0 = none)
-  std::string pull_request;         // the draft pull request's URL, once opened
-  std::string branch;               // set when published
+  std::string work;        // the clone (kept for inspection; where depends on isolation)
+  std::string forge_repo;  // OWNER/REPO when the repository is on a forge
+  int64_t issue = 0;       // the issue the unit came from (0 = none)
+  std::string issue_title, issue_url;  // as the forge gave them (hostile text: shown inert)
+  std::string pull_request;            // the draft pull request's URL, once opened
+  std::string branch;                  // set when published
   std::string commit;
   std::string patch_stat;
   int patch_files = 0;
-  std::vector<std::string> omitted; // untracked binaries left out of the patch
-  std::string verdict;              // "", "accepted" or "refused"
+  std::vector<std::string> omitted;   // untracked binaries left out of the patch
+  std::string verdict;                // "", "accepted" or "refused"
   std::vector<std::string> refusals;  // "rule path:line: detail", every reason
-  int requests = 0;                 // checked requests kept (runs/<id>/requests.json)
-  std::vector<std::string> notes;   // repairs, leftovers: things a reader should know
+  int requests = 0;                   // checked requests kept (runs/<id>/requests.json)
+  std::vector<std::string> notes;     // repairs, leftovers: things a reader should know
   std::vector<PhaseRecord> phases;
   int64_t runner_pid = 0;
-  std::string runner_start;         // /proc/PID/stat start time, to tell a reused pid apart
+  std::string runner_start;  // /proc/PID/stat start time, to tell a reused pid apart
 };
 
 nlohmann::json to_json(const UnitRecord& u);

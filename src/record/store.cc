@@ -30,6 +30,12 @@ CREATE INDEX IF NOT EXISTS units_created ON units(created_at);
 -- units_filters alone. Without them 10,000 units cost ~40 ms a page (a scan of every record).
 CREATE INDEX IF NOT EXISTS units_listing ON units(created_at DESC, id DESC, state, repo);
 CREATE INDEX IF NOT EXISTS units_filters ON units(state, repo);
+CREATE TABLE IF NOT EXISTS forge_usage (
+  api TEXT PRIMARY KEY,
+  requests INTEGER NOT NULL, not_modified INTEGER NOT NULL, retries INTEGER NOT NULL,
+  waited_ms INTEGER NOT NULL, rate_remaining INTEGER NOT NULL, rate_limit INTEGER NOT NULL,
+  rate_reset INTEGER NOT NULL, updated_at TEXT NOT NULL
+);
 )sql";
 
 // A prepared statement that finalizes itself.

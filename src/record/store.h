@@ -18,6 +18,7 @@ namespace aw {
 // A page of the listing, newest first; empty filters match every unit.
 struct UnitQuery {
   std::string state, repo;
+  int64_t issue = 0;  // the forge issue a unit came from (0 = any)
   int limit = 50, offset = 0;
 };
 struct UnitPage {
@@ -28,6 +29,15 @@ struct UnitPage {
 struct PhaseStat {
   std::string name;
   int64_t count = 0, total_ms = 0;
+};
+
+// What awaywork's GitHub client spent on one forge API, summed over the units and commands that
+// used it (for /metrics); the rate limit as last seen (-1 unknown).
+struct ForgeUsage {
+  std::string api;  // the forge's api_url
+  int64_t requests = 0, not_modified = 0, retries = 0, waited_ms = 0;
+  int64_t rate_remaining = -1, rate_limit = -1, rate_reset = -1;
+  std::string updated_at;
 };
 
 class Store {
@@ -44,6 +54,9 @@ class Store {
   Result<UnitPage> page(const UnitQuery& q);
   Result<std::vector<std::pair<std::string, int64_t>>> count_by_state();
   Result<std::vector<PhaseStat>> phase_stats();
+  // store_forge.cc: counts added to the API's row; a known rate limit replaces the last one.
+  Status add_forge_usage(const ForgeUsage& delta);
+  Result<std::vector<ForgeUsage>> forge_usage();
   // The unit whose runner is this process (pid and /proc start time), if it made one yet.
   Result<std::optional<UnitRecord>> by_runner(int64_t pid);
   // Records left `running` by a runner that no longer exists become `interrupted`.

@@ -15,7 +15,7 @@ struct Stmt {
   ~Stmt() { sqlite3_finalize(s); }
 };
 
-// Binds ?1 state and ?2 repo; NULL (empty filter) matches everything.
+// Binds ?1 state, ?2 repo and ?5 issue; NULL (empty filter) matches everything.
 void bind_filters(sqlite3_stmt* s, const UnitQuery& q) {
   if (q.state.empty())
     sqlite3_bind_null(s, 1);
@@ -25,6 +25,10 @@ void bind_filters(sqlite3_stmt* s, const UnitQuery& q) {
     sqlite3_bind_null(s, 2);
   else
     sqlite3_bind_text(s, 2, q.repo.c_str(), -1, SQLITE_TRANSIENT);
+  if (q.issue > 0)
+    sqlite3_bind_int64(s, 5, q.issue);
+  else
+    sqlite3_bind_null(s, 5);
 }
 
 std::string column_text(sqlite3_stmt* s, int i) {
@@ -35,7 +39,10 @@ std::string column_text(sqlite3_stmt* s, int i) {
 }  // namespace
 
 Result<UnitPage> Store::page(const UnitQuery& q) {
-  constexpr const char* kWhere = " WHERE (?1 IS NULL OR state = ?1) AND (?2 IS NULL OR repo = ?2)";
+  // The issue lives in the record alone: a filter on it reads the records the other filters left.
+  constexpr const char* kWhere =
+      " WHERE (?1 IS NULL OR state = ?1) AND (?2 IS NULL OR repo = ?2) AND"
+      " (?5 IS NULL OR json_extract(record, '$.issue') = ?5)";
   UnitPage out;
   {
     Stmt st;

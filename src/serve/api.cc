@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -103,9 +104,11 @@ Reply Api::handle(const Route& r, const std::string& body, const std::string& co
 Reply Api::units(const Route& r) {
   auto limit = query_int(r, "limit", 50, 1, 500);
   auto offset = query_int(r, "offset", 0, 0, 1 << 30);
-  if (!limit || !offset) return error_reply(400, (!limit ? limit : offset).error().message);
+  auto issue = query_int(r, "issue", 0, 1, std::numeric_limits<int>::max());
+  if (!limit || !offset || !issue)
+    return error_reply(400, (!limit ? limit : !offset ? offset : issue).error().message);
   UnitQuery q;
-  q.limit = *limit, q.offset = *offset;
+  q.limit = *limit, q.offset = *offset, q.issue = *issue;
   if (auto it = r.query.find("state"); it != r.query.end()) q.state = it->second;
   if (auto it = r.query.find("repo"); it != r.query.end()) q.repo = it->second;
   Result<UnitPage> page = [&] {
@@ -145,14 +148,17 @@ Reply Api::submit(const std::string& body, const std::string& content_type) {
     return error_reply(415, "send the unit as JSON with Content-Type: application/json");
   auto req = parse_submit(body, ctx_.cfg);
   if (!req) return error_reply(400, req.error().message);
-  std::string prompt_file = ctx_.state_dir + "/serve/prompts/" + new_prompt_name();
-  if (auto ok = make_dirs(ctx_.state_dir + "/serve/prompts", 0700); !ok)
-    return error_reply(500, ok.error().message);
-  if (auto ok = write_file(prompt_file, req->prompt, 0600); !ok)
-    return error_reply(500, ok.error().message);
+  std::string prompt_file;
+  if (req->issue.empty()) {
+    prompt_file = ctx_.state_dir + "/serve/prompts/" + new_prompt_name();
+    if (auto ok = make_dirs(ctx_.state_dir + "/serve/prompts", 0700); !ok)
+      return error_reply(500, ok.error().message);
+    if (auto ok = write_file(prompt_file, req->prompt, 0600); !ok)
+      return error_reply(500, ok.error().message);
+  }
   auto pid = children_.spawn(self_argv(run_args(*req, prompt_file)));
   if (!pid) {
-    ::unlink(prompt_file.c_str());
+    if (!prompt_file.empty()) ::unlink(prompt_file.c_str());
     return error_reply(500, "starting awaywork run: " + pid.error().message);
   }
   // The run makes its record within moments (after reading config and prompt); until then it
@@ -164,7 +170,7 @@ Reply Api::submit(const std::string& body, const std::string& content_type) {
       return store_.by_runner(*pid);
     }();
     if (found && *found) {
-      ::unlink(prompt_file.c_str());
+      if (!prompt_file.empty()) ::unlink(prompt_file.c_str());
       children_.release(*pid);
       return json_reply(202, {{"id", (*found)->id}, {"unit", unit_row(**found)}});
     }
@@ -175,7 +181,7 @@ Reply Api::submit(const std::string& body, const std::string& content_type) {
         return store_.by_runner(*pid);
       }();
       if (last && *last) continue;
-      ::unlink(prompt_file.c_str());
+      if (!prompt_file.empty()) ::unlink(prompt_file.c_str());
       std::string msg = child_message(children_.output(*pid), "run");
       children_.release(*pid);
       return error_reply(400, msg);

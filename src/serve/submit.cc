@@ -32,23 +32,47 @@ Result<std::string> text_field(const json& j, const char* key, bool required, si
   return v;
 }
 
+// The shape only (NAME#N, N a whole number); `run --issue` resolves the repository and the
+// issue, and its refusal (no such repo, not a forge repository) is the caller's 400.
+Status check_issue_ref(const std::string& ref) {
+  size_t hash = ref.rfind('#');
+  std::string_view num = hash == std::string::npos ? "" : std::string_view(ref).substr(hash + 1);
+  bool digits = !num.empty() && num.size() <= 15 &&
+                num.find_first_not_of("0123456789") == std::string_view::npos;
+  if (hash == 0 || !digits || num.front() == '0' ||
+      ref.find_first_of(" \t\r\n") != std::string::npos)
+    return fail(
+        "the field \"issue\" must be NAME#N or OWNER/REPO#N (a repos: name or its github:, then "
+        "the issue's number), e.g. \"web#12\"");
+  return {};
+}
+
 }  // namespace
 
 Result<SubmitRequest> parse_submit(const std::string& body, const Config& cfg) {
   auto j = json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return fail("the body must be a JSON object like {{\"repo\": \"NAME\", \"prompt\": \"TASK\"}}");
-  static const std::set<std::string> known = {"repo",    "prompt", "agent",
+  static const std::set<std::string> known = {"repo",    "prompt", "issue",       "agent",
                                               "profile", "base",   "unit_seconds"};
   for (const auto& [k, _] : j.items())
     if (!known.count(k))
       return fail(
-          "unknown field \"{}\"; a unit takes repo, prompt, agent, profile, base, "
-          "unit_seconds",
+          "unknown field \"{}\"; a unit takes repo and prompt (or issue), agent, profile, "
+          "base, unit_seconds",
           k.substr(0, 40));
   SubmitRequest r;
-  AW_TRY(r.repo, text_field(j, "repo", true, 4096));
-  AW_TRY(r.prompt, text_field(j, "prompt", true, 1u << 20));
+  if (j.contains("issue")) {
+    if (j.contains("repo") || j.contains("prompt"))
+      return fail(
+          "give \"issue\" alone (the task is built from the issue and its repository) or "
+          "\"repo\" and \"prompt\", not both");
+    AW_TRY(r.issue, text_field(j, "issue", true, 400));
+    AW_CHECK(check_issue_ref(r.issue));
+  } else {
+    AW_TRY(r.repo, text_field(j, "repo", true, 4096));
+    AW_TRY(r.prompt, text_field(j, "prompt", true, 1u << 20));
+  }
   AW_TRY(r.agent, text_field(j, "agent", false, 200));
   AW_TRY(r.profile, text_field(j, "profile", false, 200));
   AW_TRY(r.base, text_field(j, "base", false, 1000));
@@ -66,7 +90,11 @@ Result<SubmitRequest> parse_submit(const std::string& body, const Config& cfg) {
 }
 
 std::vector<std::string> run_args(const SubmitRequest& r, const std::string& prompt_file) {
-  std::vector<std::string> a = {"run", "--repo=" + r.repo, "--prompt-file=" + prompt_file};
+  std::vector<std::string> a = {"run"};
+  if (!r.issue.empty())
+    a.push_back("--issue=" + r.issue);
+  else
+    a.insert(a.end(), {"--repo=" + r.repo, "--prompt-file=" + prompt_file});
   if (!r.agent.empty()) a.push_back("--agent=" + r.agent);
   if (!r.profile.empty()) a.push_back("--profile=" + r.profile);
   if (!r.base.empty()) a.push_back("--base=" + r.base);

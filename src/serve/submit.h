@@ -1,7 +1,8 @@
 // POST /api/v1/units: the JSON body of a new unit, checked field by field, and the `awaywork run`
 // command line that runs it. Pure: fuzz/fuzz_serve_route.cc feeds it arbitrary bodies.
 //   {"repo": "web", "prompt": "Fix the typo", "agent": "claude", "profile": "ci",
-//    "base": "main", "unit_seconds": 600}     repo and prompt required
+//    "base": "main", "unit_seconds": 600}     repo and prompt required, or
+//   {"issue": "web#12", ...}                    the task built from that forge issue (run --issue)
 #pragma once
 
 #include <optional>
@@ -15,6 +16,7 @@ namespace aw {
 
 struct SubmitRequest {
   std::string repo, prompt, agent, profile, base;
+  std::string issue;  // "NAME#N" or "OWNER/REPO#N"; then repo and prompt are empty
   std::optional<int> unit_seconds;
 };
 
@@ -22,7 +24,8 @@ struct SubmitRequest {
 // does not define is named with the ones it does.
 Result<SubmitRequest> parse_submit(const std::string& body, const Config& cfg);
 
-// run --repo=R --prompt-file=F [--agent=A] [--profile=P] [--base=B] [--unit-seconds=N] --json
+// run --repo=R --prompt-file=F (or --issue=I) [--agent=A] [--profile=P] [--base=B]
+// [--unit-seconds=N] --json
 // (--key=value, so that a value starting with '-' stays a value).
 std::vector<std::string> run_args(const SubmitRequest& r, const std::string& prompt_file);
 

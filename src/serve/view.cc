@@ -26,6 +26,16 @@ nlohmann::json run_file(const UnitRecord& u, const char* name) {
   return j.is_discarded() ? nlohmann::json() : j;
 }
 
+// The forge issue a unit came from, or null. The link is given only as https (or http, for a
+// local forge): the page puts it in an href, where a javascript: URL would run.
+nlohmann::json issue_of(const UnitRecord& u) {
+  if (u.issue <= 0) return nullptr;
+  nlohmann::json j = {{"number", u.issue}, {"repo", u.forge_repo}, {"title", u.issue_title}};
+  bool web = u.issue_url.rfind("https://", 0) == 0 || u.issue_url.rfind("http://", 0) == 0;
+  j["url"] = web ? nlohmann::json(u.issue_url) : nlohmann::json();
+  return j;
+}
+
 }  // namespace
 
 int64_t iso_ms(const std::string& iso) {
@@ -46,7 +56,7 @@ nlohmann::json unit_row(const UnitRecord& u) {
   row["prompt"] = u.prompt.substr(0, u.prompt.find('\n')).substr(0, 160);
   row["refusals"] = u.refusals.size();
   row["duration_ms"] = duration(u);
-  row["issue"] = nullptr;
+  row["issue"] = issue_of(u);
   return row;
 }
 
@@ -59,7 +69,7 @@ nlohmann::json unit_detail(const UnitRecord& u) {
                                     : nlohmann::json{{"branch", u.branch}, {"commit", u.commit}};
   struct stat st {};
   j["log_bytes"] = ::lstat((u.run_dir + "/transcript.log").c_str(), &st) == 0 ? st.st_size : 0;
-  j["issue"] = nullptr;
+  j["issue"] = issue_of(u);
   return j;
 }
 

@@ -10,11 +10,12 @@
 #include "check/redact.h"
 #include "check/sanitize.h"
 #include "config/paths.h"
-#include "isolate/sandbox/limits_source.h"
 #include "forge/issue.h"
 #include "forge/progress.h"
+#include "isolate/sandbox/limits_source.h"
 #include "record/store.h"
 #include "unit/agent_session.h"
+#include "unit/forge_usage.h"
 #include "unit/isolator.h"
 #include "unit/steps.h"
 #include "unit/unit_id.h"
@@ -96,6 +97,9 @@ std::string state_dir_of(const Config& cfg) {
 Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
                             const UnitObserver& given_obs) {
   AW_TRY(Target t, resolve_target(cfg, given));
+  std::string state = state_dir_of(cfg);
+  AW_TRY(Store store, Store::open(state));
+  ForgeUsageOnExit usage{store, t.forge.get()};
   RunRequest req = given;
   UnitObserver obs = given_obs;
   std::optional<IssueWork> work;
@@ -104,8 +108,6 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
                               fmt::format("issue {}#{}", t.request_repo, req.issue)));
     req.prompt = work->prompt;
   }
-  std::string state = state_dir_of(cfg);
-  AW_TRY(Store store, Store::open(state));
   recover_abandoned(cfg, store);
 
   // Read before the record exists so that no byte of the record (the prompt first) is written
@@ -138,6 +140,10 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
     u.notes.push_back(describe_limits(cfg.sandbox.limits.enabled));
   if (t.forge) u.forge_repo = t.forge->owner_repo;
   u.issue = req.issue;
+  if (work) {
+    u.issue_title = redact_all(work->issue.title, redact_literals).substr(0, 300);
+    u.issue_url = work->issue.html_url.substr(0, 2000);
+  }
   if (work && work->left_out > 0)
     u.notes.push_back(
         fmt::format("{} comment(s) on the issue by people not admitted were left "

@@ -159,7 +159,9 @@ Result<ResolvedProfile> resolve_profile(const Config&, const Target& t, const Ru
 Result<Target> resolve_target(const Config& cfg, const RunRequest& req) {
   Target t;
   t.label = req.repo;
-  AW_TRY(t.repo, pick_repo(cfg, req.repo));
+  // An issue's repository is a forge one: a folder or a plain url: repository never has issues.
+  AW_TRY(t.repo, req.issue > 0 ? with_context(find_forge_repo(cfg, req.repo), "--issue")
+                               : pick_repo(cfg, req.repo));
   AW_TRY(t.agent, pick_agent(cfg, req.agent));
   AW_TRY(t.profile, pick_profile(cfg, req, t));
   t.request_repo = t.label;

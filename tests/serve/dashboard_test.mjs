@@ -153,6 +153,29 @@ test("the list shows state badges, repo, agent, isolation, age and duration", as
   await page.waitForFunction(() => [...document.querySelectorAll("#units tbody tr")].every((tr) => tr.dataset.state === "interrupted"));
 });
 
+test("the list filters by issue number", async () => {
+  await page.goto(`http://127.0.0.1:${w.port}/#/?issue=99`);
+  await page.waitForSelector("body[data-rendered=units]");
+  assert.equal(await page.$eval("#filter-issue", (e) => e.value), "99");
+  await page.waitForFunction(() => /No units/.test(document.querySelector("#units tbody").textContent));
+});
+
+test("an issue in the form replaces repository and task, and a refused one shows why", async () => {
+  await page.goto(`http://127.0.0.1:${w.port}/#/new`);
+  await page.waitForSelector("body[data-rendered=new]");
+  const before = errors.length;
+  await page.type("#issue", "nope#1");
+  assert.equal(await page.$eval("#repo", (e) => e.disabled), true);
+  assert.equal(await page.$eval("#prompt", (e) => e.required), false);
+  await page.click("#start");
+  await page.waitForFunction(() => /nope/.test(document.getElementById("status").textContent), { timeout: 30000 });
+  assert.match(await page.evaluate(() => location.hash), /^#\/new/);
+  await shot("new-issue-refused");
+  // Chromium logs the refused POST's 400 itself; that one line is expected, nothing else is.
+  const added = errors.splice(before);
+  assert.deepEqual(added, ["console: Failed to load resource: the server responded with a status of 400 (Bad Request)"]);
+});
+
 test("readable at 800 px: nothing overflows sideways", async () => {
   await page.setViewport({ width: 800, height: 900 });
   for (const [hash, ready, name] of [["#/", "units", "units-800"], ["#/new", "new", "new-800"]]) {

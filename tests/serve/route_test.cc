@@ -55,7 +55,7 @@ TEST(Route, QueryParametersAreDecodedCheckedAndNeverDuplicated) {
   EXPECT_EQ(r->query.at("limit"), "5");
   auto unknown = parse_route("GET", "/api/v1/units?colour=red");
   ASSERT_FALSE(unknown);
-  EXPECT_NE(unknown.error().message.find("accepts limit, offset, repo, state"), std::string::npos);
+  EXPECT_NE(unknown.error().message.find("accepts issue, limit, offset, repo, state"), std::string::npos);
   EXPECT_FALSE(parse_route("GET", "/api/v1/units?state=a&state=b"));
   EXPECT_FALSE(parse_route("GET", "/api/v1/units?state=%zz"));
   EXPECT_FALSE(parse_route("GET", "/api/v1/doctor?x=1"));

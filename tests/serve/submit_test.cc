@@ -50,5 +50,27 @@ TEST(Submit, EachBadFieldIsNamed) {
   EXPECT_NE(err(std::string(R"({"repo":"w\u0000","prompt":"x"})")).find("NUL"), std::string::npos);
 }
 
+TEST(Submit, AnIssueAloneBecomesRunIssueWithNoPromptFile) {
+  auto r = parse_submit(R"({"issue":"octo/web#12","agent":"claude"})", config());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->repo.empty());
+  std::vector<std::string> want = {"run", "--issue=octo/web#12", "--agent=claude", "--json"};
+  EXPECT_EQ(run_args(*r, ""), want);
+}
+
+TEST(Submit, AnIssueMustBeNameHashNumberAndComeWithoutRepoOrPrompt) {
+  for (const char* bad : {R"({"issue":"web"})", R"({"issue":"web#"})", R"({"issue":"#3"})",
+                          R"({"issue":"web#03"})", R"({"issue":"web#1x"})",
+                          R"({"issue":"w b#1"})", R"({"issue":"web#1234567890123456"})"}) {
+    auto r = parse_submit(bad, config());
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message.find("NAME#N"), std::string::npos) << r.error().message;
+  }
+  auto both = parse_submit(R"({"issue":"web#1","repo":"web"})", config());
+  ASSERT_FALSE(both);
+  EXPECT_NE(both.error().message.find("not both"), std::string::npos);
+  EXPECT_FALSE(parse_submit(R"({"issue":5})", config()));
+}
+
 }  // namespace
 }  // namespace aw

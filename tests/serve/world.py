@@ -49,7 +49,9 @@ def git(cwd, *args):
 
 
 class World:
-    def __init__(self):
+    # forge: (api_url, token) of a running fake GitHub (tests/fakes/fake_github.py) that holds
+    # octo/web; the config then names it `fake` and the repository `web`.
+    def __init__(self, forge=None):
         self.root = tempfile.mkdtemp(prefix="aw-serve-test-")
         self.src = os.path.join(self.root, "src")
         self.config = os.path.join(self.root, "config.yml")
@@ -89,7 +91,17 @@ repos:
   demo:
     path: {self.src}
 """)
+            if forge:
+                f.write(f"""  web:
+    github: octo/web
+forges:
+  fake:
+    api_url: {forge[0]}
+    credential: GH_TOKEN
+""")
         self.awaywork("secret", "set", "GH_FAKE_TOKEN", input=SECRET)
+        if forge:
+            self.awaywork("secret", "set", "GH_TOKEN", input=forge[1])
         self.server = None
         self.stderr_path = os.path.join(self.root, "serve.stderr")
 

@@ -1,0 +1,88 @@
+"""`awaywork serve` with a forge: a unit submitted from an issue of the fake GitHub
+(tests/fakes/fake_github.py, a test server standing in for GitHub's REST API and git over HTTP)
+runs through `run --issue`, the listing filters by issue, and /metrics counts the forge's
+requests and rate limit."""
+import json
+import os
+import re
+import shutil
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../fakes"))
+from github_testlib import Fake, git  # noqa: E402
+from serve_http_test import get_json, request  # noqa: E402
+from world import SOURCE, World, wait_for  # noqa: E402
+
+# A fake token shaped like a real one; valid nowhere. It must never come out of the API.
+FORGE_TOKEN = "ghp_" + "FAKEserveFORGE0123456789abcdefABCDEFGH"[:36]
+
+
+class ServeForge(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.fake = Fake()
+        cls.fake.user("octo")
+        cls.fake.control("POST", "users", {"login": "aw-bot", "type": "User",
+                                           "token": FORGE_TOKEN})
+        src = os.path.join(cls.fake.dir, "src")
+        shutil.copytree(os.path.join(SOURCE, "examples/demo-repo"), src)
+        git("init", "-q", "-b", "main", src)
+        git("add", "-A", cwd=src)
+        git("commit", "-qm", "initial", cwd=src)
+        cls.fake.repo("octo", "web", source=src)
+        cls.fake.control("PUT", "repos/octo/web/collaborators/aw-bot", {"permission": "write"})
+        cls.issue = cls.fake.control("POST", "repos/octo/web/issues", {
+            "user": "octo", "title": "Fix the typo in greet.sh",
+            "body": "greet.sh prints Helo; it should say Hello."})["number"]
+        cls.w = World(forge=(cls.fake.api_url, FORGE_TOKEN))
+        cls.w.serve()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.w.close()
+        cls.fake.stop()
+
+    def submit(self, body):
+        return request(self.w.port, "POST", "/api/v1/units", token=self.w.token,
+                       body=json.dumps(body).encode())
+
+    def test_a_unit_from_an_issue_runs_and_is_listed_under_its_issue(self):
+        status, _, body = self.submit({"issue": f"web#{self.issue}"})
+        self.assertEqual(status, 202, body)
+        uid = json.loads(body)["id"]
+        u = wait_for(lambda: (lambda u: u if u["state"] != "running" else None)(
+            get_json(self.w, f"/api/v1/units/{uid}")[1]), timeout=120)
+        self.assertEqual(u["state"], "done", u)
+        self.assertEqual(u["issue"]["number"], self.issue)
+        self.assertEqual(u["issue"]["repo"], "octo/web")
+        self.assertEqual(u["issue"]["title"], "Fix the typo in greet.sh")
+        self.assertRegex(u["issue"]["url"], rf"^http://.*/octo/web/issues/{self.issue}$")
+        self.assertIn("Helo", u["prompt"])  # the task was built from the issue's text
+        _, page = get_json(self.w, f"/api/v1/units?issue={self.issue}")
+        self.assertEqual([x["id"] for x in page["units"]], [uid])
+        self.assertEqual(page["units"][0]["issue"]["number"], self.issue)
+        _, page = get_json(self.w, f"/api/v1/units?issue={self.issue + 1}")
+        self.assertEqual(page["units"], [])
+        self.assertEqual(get_json(self.w, "/api/v1/units?issue=x")[0], 400)
+        status, _, metrics = request(self.w.port, "GET", "/metrics", token=self.w.token)
+        text = metrics.decode()
+        m = re.search(r'awaywork_forge_requests_total\{api="([^"]+)"\} (\d+)', text)
+        self.assertTrue(m, text)
+        self.assertEqual(m.group(1), self.fake.api_url)
+        self.assertGreater(int(m.group(2)), 3)
+        self.assertRegex(text, r'awaywork_forge_rate_limit_remaining\{api="[^"]+"\} \d+')
+        for body in (json.dumps(u), text):
+            self.assertNotIn(FORGE_TOKEN, body)
+
+    def test_an_issue_submission_is_checked_before_anything_runs(self):
+        for body, want in (({"issue": "web"}, "NAME#N"), ({"issue": "web#0"}, "NAME#N"),
+                           ({"issue": "web#1", "prompt": "x"}, "not both"),
+                           ({"issue": "nope#1"}, "forge repositories: web (octo/web)")):
+            status, _, out = self.submit(body)
+            self.assertEqual(status, 400, out)
+            self.assertIn(want, json.loads(out)["error"])
+
+
+if __name__ == "__main__":
+    unittest.main()
