@@ -53,7 +53,9 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     fmt::print(stderr, "awaywork: {}\n", cfg.error().message);
     return kExitUsage;
   }
-  RunRequest req{o.repo, "", o.agent, o.base, o.unit_seconds, o.profile};
+  RunRequest req;
+  req.repo = o.repo, req.agent = o.agent, req.base = o.base, req.profile = o.profile;
+  req.unit_seconds = o.unit_seconds;
   if (!o.issue.empty()) {
     auto ref = parse_issue_ref(o.issue);
     if (!ref || !o.prompt.empty() || !o.prompt_file.empty()) {
@@ -75,6 +77,11 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     }
     req.prompt = *prompt;
   }
+  return run_and_report(g, *cfg, req, interrupted, "run");
+}
+
+int run_and_report(const GlobalOptions& g, const Config& cfg, const RunRequest& req,
+                   const std::function<bool()>& interrupted, const char* command) {
   Progress progress(::isatty(STDERR_FILENO) == 1);
   UnitObserver obs;
   obs.started = [&](const UnitRecord& u) { progress.started(u); };
@@ -84,10 +91,10 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     progress.tick();
     return interrupted();
   };
-  auto unit = run_unit(*cfg, req, obs);
+  auto unit = run_unit(cfg, req, obs);
   progress.clear();
   if (!unit) {
-    fmt::print(stderr, "awaywork run: {}\n", unit.error().message);
+    fmt::print(stderr, "awaywork {}: {}\n", command, unit.error().message);
     return kExitUsage;
   }
   if (g.json)

@@ -1,6 +1,7 @@
 // The subcommands of `awaywork`. Each returns the process exit code.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,17 @@ struct RunOptions {
 };
 
 int cmd_run(const GlobalOptions& g, const RunOptions& o);
+
+// `replay ID [--latest]`: a new unit with the recorded repository, base commit, task, agent and
+// profile (--latest: the base branch's head instead of the commit), recorded with replay_of.
+int cmd_replay(const GlobalOptions& g, const std::string& id, bool latest);
+
+struct Config;
+struct RunRequest;
+// What run and replay share: the unit run with progress on stderr and Ctrl-C, its summary (or
+// record as JSON) printed, the exit code for its state.
+int run_and_report(const GlobalOptions& g, const Config& cfg, const RunRequest& req,
+                   const std::function<bool()>& interrupted, const char* command);
 int cmd_units(const GlobalOptions& g);
 int cmd_show(const GlobalOptions& g, const std::string& id);
 

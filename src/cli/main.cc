@@ -48,6 +48,14 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 7 * 24 * 3600));
   run->add_flag("--json", g.json, "print the record as JSON");
 
+  std::string replay_id;
+  bool replay_latest = false;
+  auto* replay = app.add_subcommand("replay", "run a recorded unit's task again, as a new unit");
+  replay->add_option("id", replay_id, "unit id (or a unique prefix)")->required();
+  replay->add_flag("--latest", replay_latest,
+                   "start from the base branch's head, not the recorded base commit");
+  replay->add_flag("--json", g.json, "print the new unit's record as JSON");
+
   auto* units = app.add_subcommand("units", "list recorded units");
   units->add_flag("--json", g.json, "print JSON");
 
@@ -115,6 +123,7 @@ int main(int argc, char** argv) {
     g.config = abs.lexically_normal().string();
   }
   if (run->parsed()) return cmd_run(g, r);
+  if (replay->parsed()) return cmd_replay(g, replay_id, replay_latest);
   if (units->parsed()) return cmd_units(g);
   if (show->parsed()) return cmd_show(g, id);
   if (check->parsed()) return cmd_check(g, c);

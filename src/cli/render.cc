@@ -21,6 +21,28 @@ std::string phases_block(const UnitRecord& u) {
   return out;
 }
 
+// Records hold hostile text (an issue's title and body in the task, an agent's words in a
+// reason): a terminal control sequence in it must be shown, never obeyed by the owner's
+// terminal. C0 controls but tab and newline, DEL, and C1 controls (UTF-8 C2 80..9F) become
+// \xNN, visible and harmless.
+std::string inert(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    bool c1 = c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+              static_cast<unsigned char>(s[i + 1]) <= 0x9F;
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
+      out += fmt::format("\\x{:02x}", c);
+    } else if (c1) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[++i]));
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
 std::string lines(const char* title, const std::vector<std::string>& items) {
   if (items.empty()) return "";
   std::string out = fmt::format("{}:\n", title);
@@ -28,12 +50,15 @@ std::string lines(const char* title, const std::vector<std::string>& items) {
   return out;
 }
 
-}  // namespace
-
-std::string render_summary(const UnitRecord& u) {
+std::string summary(const UnitRecord& u) {
   std::string out = fmt::format("unit    {}\nstate   {}\n", u.id, to_string(u.state));
   if (!u.reason.empty()) out += fmt::format("reason  {}\n", u.reason);
   out += fmt::format("repo    {} at {} ({})\n", u.repo, u.base_ref, u.base_commit.substr(0, 12));
+  if (u.issue > 0)
+    out += fmt::format("issue   {}#{} {}{}\n", u.forge_repo, u.issue, u.issue_title,
+                       u.issue_url.empty() ? "" : " (" + u.issue_url + ")");
+  if (!u.pull_request.empty()) out += fmt::format("pr      {}\n", u.pull_request);
+  if (!u.replay_of.empty()) out += fmt::format("replay  of {}\n", u.replay_of);
   out += fmt::format("agent   {}   isolation {}, {}\n", u.agent, u.isolation, u.sandbox);
   if (!u.profile.empty()) out += fmt::format("profile {}\n", u.profile);
   out += "phases:\n" + phases_block(u);
@@ -51,22 +76,32 @@ std::string render_summary(const UnitRecord& u) {
   return out;
 }
 
+}  // namespace
+
+std::string render_summary(const UnitRecord& u) {
+  return inert(summary(u));
+}
+
 std::string render_detail(const UnitRecord& u) {
-  std::string out = render_summary(u);
+  std::string out = summary(u);
   out += fmt::format("created {}\nended   {}\nprompt  {}\n", u.created_at,
                      u.ended_at.empty() ? "-" : u.ended_at, u.prompt);
-  return out;
+  return inert(out);
 }
 
 std::string render_table(const std::vector<UnitRecord>& units) {
   if (units.empty()) return "no units yet; start one with `awaywork run --repo R --prompt P`\n";
-  std::string out =
-      fmt::format("{:<44} {:<12} {:<16} {:<10} {}\n", "UNIT", "STATE", "REPO", "AGENT", "BRANCH");
+  auto clip = [](const std::string& s, size_t n) {
+    return s.size() > n ? "…" + s.substr(s.size() - (n - 1)) : s;
+  };
+  std::string out = fmt::format("{:<44} {:<12} {:<16} {:<10} {:<20} {}\n", "UNIT", "STATE", "REPO",
+                                "AGENT", "ISSUE", "BRANCH");
   for (const auto& u : units)
-    out += fmt::format("{:<44} {:<12} {:<16} {:<10} {}\n", u.id, to_string(u.state),
-                       u.repo.size() > 16 ? "…" + u.repo.substr(u.repo.size() - 15) : u.repo,
-                       u.agent, u.branch.empty() ? "-" : u.branch);
-  return out;
+    out += fmt::format("{:<44} {:<12} {:<16} {:<10} {:<20} {}\n", u.id, to_string(u.state),
+                       clip(u.repo, 16), u.agent,
+                       u.issue > 0 ? clip(fmt::format("{}#{}", u.forge_repo, u.issue), 20) : "-",
+                       u.branch.empty() ? "-" : u.branch);
+  return inert(out);
 }
 
 }  // namespace aw

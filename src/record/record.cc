@@ -86,6 +86,7 @@ nlohmann::json to_json(const UnitRecord& u) {
           {"issue", u.issue},
           {"issue_title", u.issue_title},
           {"issue_url", u.issue_url},
+          {"replay_of", u.replay_of},
           {"pull_request", u.pull_request},
           {"branch", u.branch},
           {"commit", u.commit},
@@ -123,6 +124,7 @@ UnitRecord unit_from_json(const nlohmann::json& j) {
   u.issue = j.value("issue", int64_t{0});
   u.issue_title = j.value("issue_title", "");
   u.issue_url = j.value("issue_url", "");
+  u.replay_of = j.value("replay_of", "");
   u.pull_request = j.value("pull_request", "");
   u.branch = j.value("branch", "");
   u.commit = j.value("commit", "");

@@ -50,6 +50,7 @@ struct UnitRecord {
   std::string forge_repo;  // OWNER/REPO when the repository is on a forge
   int64_t issue = 0;       // the issue the unit came from (0 = none)
   std::string issue_title, issue_url;  // as the forge gave them (hostile text: shown inert)
+  std::string replay_of;               // the unit this one repeats (`awaywork replay`), "" if none
   std::string pull_request;            // the draft pull request's URL, once opened
   std::string branch;                  // set when published
   std::string commit;

@@ -140,6 +140,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
     u.notes.push_back(describe_limits(cfg.sandbox.limits.enabled));
   if (t.forge) u.forge_repo = t.forge->owner_repo;
   u.issue = req.issue;
+  u.replay_of = req.replay_of;
   if (work) {
     u.issue_title = redact_all(work->issue.title, redact_literals).substr(0, 300);
     u.issue_url = work->issue.html_url.substr(0, 2000);

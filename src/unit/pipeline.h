@@ -21,6 +21,8 @@ struct RunRequest {
   std::optional<int> unit_seconds;  // overrides unit_minutes
   std::string profile;              // "" = the repo's `profile:`, else the agent's, else none
   int64_t issue = 0;                // run --issue: the task is built from this issue of repo
+  std::string base_commit;          // replay: the unit starts from this commit (base names it)
+  std::string replay_of;            // replay: the unit this one repeats
 };
 
 // How the caller follows a unit (progress display, Ctrl-C). Every member may be empty.

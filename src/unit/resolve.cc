@@ -74,6 +74,18 @@ Result<ProfileConfig> pick_profile(const Config& cfg, const RunRequest& req, con
   return fail("unknown profile '{}'; configured profiles: {}", name, fmt::join(names, ", "));
 }
 
+// A replay's recorded base: it must still be a commit of the source (a force push may have
+// dropped it from the forge, and then from the mirror).
+Result<std::string> pinned_base(const Target& t, const std::string& commit) {
+  auto found = resolve_commit(t.source, commit);
+  if (!found || *found != commit)
+    return fail(
+        "the recorded base commit {} is no longer in repo {} (rewritten or pruned history?); "
+        "`awaywork replay ID --latest` starts from the head of {} instead",
+        commit.substr(0, 12), t.label, t.base_ref.empty() ? "its base branch" : t.base_ref);
+  return commit;
+}
+
 }  // namespace
 
 Status open_remote_source(const Config& cfg, Target& t) {
@@ -178,6 +190,9 @@ Result<Target> resolve_target(const Config& cfg, const RunRequest& req) {
          with_context(resolve_commit(t.source, t.base_ref),
                       fmt::format("base '{}' of repo {}", t.base_ref.empty() ? "HEAD" : t.base_ref,
                                   t.label)));
+  if (!req.base_commit.empty()) {
+    AW_TRY(t.base_commit, pinned_base(t, req.base_commit));
+  }
   if (t.base_ref.empty()) {
     auto head =
         git_ok({t.source.git_dir, "", "", "", {"symbolic-ref", "--short", "-q", "HEAD"}, ""});

@@ -1,0 +1,45 @@
+// What `run`, `show` and `units` print for people: hostile text from a record (a task built from
+// an issue, an agent's words) reaches the owner's terminal inert.
+#include <gtest/gtest.h>
+
+#include "../unit/unit_fixture.h"
+
+namespace aw::test {
+namespace {
+
+class Render : public UnitTest {
+ protected:
+  void SetUp() override {
+    UnitTest::SetUp();
+    make_repo({{"a.txt", "a\n"}});
+    write_config(agent_script("edit", "echo edited >> a.txt\n"), "", "sandbox: {mode: off}\n");
+  }
+};
+
+TEST_F(Render, TerminalEscapesInATaskAreShownNotObeyed) {
+  // An OSC title change, a colour, a C1 CSI and a DEL: each must come out as visible text.
+  std::string hostile =
+      "fix it \x1b]0;pwned\x07 \x1b[31mred \xc2\x9b"
+      "2J \x7f end";
+  auto run = awaywork({"run", "--repo", "src", "--prompt", hostile});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  auto units = awaywork({"units", "--json"});
+  ASSERT_TRUE(units.record.is_array() && !units.record.empty()) << units.out;
+  std::string id = units.record[0].value("id", "");
+  auto show = awaywork({"show", id});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  for (const auto* out : {&show.out, &run.out}) {
+    EXPECT_EQ(out->find('\x1b'), std::string::npos) << *out;
+    EXPECT_EQ(out->find('\x07'), std::string::npos) << *out;
+    EXPECT_EQ(out->find('\x7f'), std::string::npos) << *out;
+    EXPECT_EQ(out->find("\xc2\x9b"), std::string::npos) << *out;
+  }
+  EXPECT_NE(show.out.find("\\x1b]0;pwned\\x07"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("\\u009b2J"), std::string::npos) << show.out;
+  // The record itself keeps the text as given (JSON escapes it): nothing is lost.
+  auto json = awaywork({"show", id, "--json"});
+  EXPECT_EQ(json.record.value("prompt", ""), hostile);
+}
+
+}  // namespace
+}  // namespace aw::test
