@@ -40,33 +40,34 @@ struct SandboxConfig {
 
 struct AgentConfig {
   std::string name;
-  Argv command;                      // argv; a YAML string is split into words, never run by a shell
-                                     // (may be empty when `provider` supplies it)
+  Argv command;  // argv; a YAML string is split into words, never run by a shell
+                 // (may be empty when `provider` supplies it)
   PromptMode prompt = PromptMode::stdin_pipe;
-  std::vector<std::string> env;      // names of owner variables handed to this agent
-  std::string provider;    // claude | codex | cursor | opencode | gemini | command ("" = command)
-  std::string inference;   // a name under inference: ("" = the agent talks to no proxy)
-  std::string profile;     // default profile for this agent ("" = none)
-  bool lend_login = false; // codex: lend the owner's ChatGPT login (auth.json) for the unit
+  std::vector<std::string> env;  // names of owner variables handed to this agent
+  std::string provider;     // claude | codex | cursor | opencode | gemini | command ("" = command)
+  std::string inference;    // a name under inference: ("" = the agent talks to no proxy)
+  std::string profile;      // default profile for this agent ("" = none)
+  bool lend_login = false;  // codex: lend the owner's ChatGPT login (auth.json) for the unit
 };
 
 // An environment profile: variables and secrets handed by name to every phase of a unit that
 // names it (`run --profile`, a repo's or an agent's `profile:`).
-struct ProfileConfig {            // profiles: NAME: {vars: {K: V}, secrets: [NAMES]}
+struct ProfileConfig {  // profiles: NAME: {vars: {K: V}, secrets: [NAMES]}
   std::string name;
   std::map<std::string, std::string> vars;
-  std::vector<std::string> secrets;   // secret-store names; each is handed as an env var of the same name
+  std::vector<std::string>
+      secrets;  // secret-store names; each is handed as an env var of the same name
 };
 
 // An upstream model API the inference proxy forwards to; the real key stays outside the unit.
-struct InferenceConfig {          // inference: NAME: {...}
+struct InferenceConfig {  // inference: NAME: {...}
   std::string name;
-  std::string api;                // "anthropic" | "openai" (required)
-  std::string url;                // https://api.anthropic.com ; https required, http only to loopback
-  std::string credential;         // secret name holding the real key (required)
-  int max_requests = 0;           // 0 = unlimited
-  uint64_t budget_tokens = 0;     // input+output tokens reported by the upstream; 0 = unlimited
-  std::string ca_file;            // extra CA bundle to trust (corporate/test); "" = system store
+  std::string api;             // "anthropic" | "openai" (required)
+  std::string url;             // https://api.anthropic.com ; https required, http only to loopback
+  std::string credential;      // secret name holding the real key (required)
+  int max_requests = 0;        // 0 = unlimited
+  uint64_t budget_tokens = 0;  // input+output tokens reported by the upstream; 0 = unlimited
+  std::string ca_file;         // extra CA bundle to trust (corporate/test); "" = system store
 };
 
 // Where a unit's branch is pushed when not to the local source: a remote, with a credential
@@ -79,12 +80,12 @@ struct PublishConfig {
 };
 
 // A forge awaywork reads issues from and publishes to (docs/forge.md).
-struct ForgeConfig {              // forges: NAME: {...}
+struct ForgeConfig {  // forges: NAME: {...}
   std::string name;
-  std::string kind = "github";    // the only kind so far (github.com and GitHub Enterprise Server)
+  std::string kind = "github";  // the only kind so far (github.com and GitHub Enterprise Server)
   std::string api_url = "https://api.github.com";  // GHES: https://HOST/api/v3; http only loopback
-  std::string credential;         // a secret's name, or "gh" (the owner's `gh auth token`)
-  std::string ca_file;            // extra CA bundle to trust; "" = the system store
+  std::string credential;  // a secret's name, or "gh" (the owner's `gh auth token`)
+  std::string ca_file;     // extra CA bundle to trust; "" = the system store
 };
 
 // Whose text reaches the agent and who may trigger a unit (forge/admission.h).
@@ -96,39 +97,50 @@ struct TrustConfig {
 
 // What a forge repository adds to a repo entry (repos: NAME: {github: OWNER/REPO, ...}).
 struct ForgeRepoConfig {
-  std::string github;             // "OWNER/REPO" ("" = not a forge repository)
-  std::string forge;              // a name under forges: (implied when exactly one is defined)
-  std::string task;               // the task text put before the issue ("" = the built-in one)
+  std::string github;  // "OWNER/REPO" ("" = not a forge repository)
+  std::string forge;   // a name under forges: (implied when exactly one is defined)
+  std::string task;    // the task text put before the issue ("" = the built-in one)
   TrustConfig trust;
-  int64_t stop_after = 0;         // Unix seconds after which nothing is admitted; 0 = never
+  int64_t stop_after = 0;  // Unix seconds after which nothing is admitted; 0 = never
   std::string branch_prefix = "awaywork/";
-  bool closing_keyword = false;   // the pull request body says "Closes #N" (written by awaywork)
+  bool closing_keyword = false;  // the pull request body says "Closes #N" (written by awaywork)
 };
 
 struct RepoConfig {
   std::string name;
-  std::string path;                  // a local repository, or
-  std::string url;                   // a remote one, or
-  ForgeRepoConfig forge;             // a forge one (exactly one of path/url/github)
-  std::string base;                  // branch; empty = the source's HEAD
-  Argv setup;                        // may be empty
+  std::string path;       // a local repository, or
+  std::string url;        // a remote one, or
+  ForgeRepoConfig forge;  // a forge one (exactly one of path/url/github)
+  std::string base;       // branch; empty = the source's HEAD
+  Argv setup;             // may be empty
   std::vector<Argv> checks;
-  std::string image;                 // for isolation: container
-  Bounds bounds;                     // what the output check lets through (check/bounds.h)
-  PublishConfig publish;             // "" url = the branch goes to the local source
-  std::string profile;               // default profile for units on this repo ("" = none)
+  std::string image;      // for isolation: container
+  Bounds bounds;          // what the output check lets through (check/bounds.h)
+  PublishConfig publish;  // "" url = the branch goes to the local source
+  std::string profile;    // default profile for units on this repo ("" = none)
+};
+
+// The watchdog's floors (top-level `limits:`; sandbox.limits are the phases' cgroup). A unit
+// does not start, and a running one is stopped and recorded `failed`, when the state folder's or
+// the clone's filesystem has less free space than disk_floor, or the host less available memory
+// than memory_floor_percent of its total. 0 turns a floor off.
+struct WatchdogLimits {
+  uint64_t disk_floor = 1ull << 30;  // "1G"
+  double memory_floor_percent = 5.0;
 };
 
 struct Config {
-  std::string file;                  // where it was read from ("" = built-in defaults)
+  std::string file;  // where it was read from ("" = built-in defaults)
   Isolation isolation = Isolation::none;
   SandboxConfig sandbox;
+  WatchdogLimits limits;
+  uint64_t max_transcript_bytes = 256ull << 20;  // past it the transcript is cut, the unit goes on
   int unit_minutes = 60;
-  std::string state_dir;             // default $XDG_STATE_HOME/awaywork or ~/.local/state/awaywork
-  std::string default_agent;         // key `agent`: used when run has no --agent
+  std::string state_dir;      // default $XDG_STATE_HOME/awaywork or ~/.local/state/awaywork
+  std::string default_agent;  // key `agent`: used when run has no --agent
   std::string worker_user = "awaywork";  // isolation user: the worker's name
-  std::string container_engine;      // isolation container: docker | podman | a client path; ""=find
-  std::string container_image;       // isolation container: default image (repos.X.image wins)
+  std::string container_engine;  // isolation container: docker | podman | a client path; ""=find
+  std::string container_image;   // isolation container: default image (repos.X.image wins)
   std::map<std::string, AgentConfig> agents;
   std::map<std::string, RepoConfig> repos;
   std::map<std::string, ProfileConfig> profiles;

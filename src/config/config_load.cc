@@ -23,13 +23,16 @@ Result<std::string> read_config(const std::string& path, int& errno_out) {
   auto text = read_file(path, ReadOptions{kMaxConfigBytes, true}, &p);
   errno_out = p.what == ReadFailure::open ? p.err : 0;
   switch (p.what) {
-    case ReadFailure::none: return text;
-    case ReadFailure::open: return fail("{}: cannot open: {}", path, errno_text(p.err));
+    case ReadFailure::none:
+      return text;
+    case ReadFailure::open:
+      return fail("{}: cannot open: {}", path, errno_text(p.err));
     case ReadFailure::not_regular:
       return fail("{}: not a regular file; point --config at a YAML file", path);
     case ReadFailure::too_large:
       return fail("{}: larger than {} bytes; is this the right file?", path, kMaxConfigBytes);
-    case ReadFailure::read: return fail("{}: cannot read: {}", path, errno_text(p.err));
+    case ReadFailure::read:
+      return fail("{}: cannot read: {}", path, errno_text(p.err));
   }
   return text;
 }

@@ -8,9 +8,9 @@
 #include <yaml-cpp/depthguard.h>
 
 #include "config/parse.h"
-#include "config/validate.h"
 #include "config/paths.h"
 #include "config/suggest.h"
+#include "config/validate.h"
 
 namespace aw {
 
@@ -81,9 +81,9 @@ std::optional<std::vector<std::string>> get_paths(const Value& v, const ParseCtx
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "isolation",   "agent",           "unit_minutes",    "state_dir", "sandbox",  "agents",
-    "repos",       "worker_user",     "container_engine", "container_image", "profiles",
-    "inference",   "forges"};
+    "isolation", "agent",     "unit_minutes", "state_dir",        "sandbox",
+    "agents",    "repos",     "worker_user",  "container_engine", "container_image",
+    "profiles",  "inference", "forges",       "limits",           "max_transcript_bytes"};
 
 // A value checked by one of validate.h's checks; the check's message is the error.
 std::optional<std::string> get_checked(const Value& v, std::string_view hint,
@@ -153,6 +153,10 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
         cfg.state_dir = *p;
     } else if (f.key == "sandbox") {
       parse_sandbox(v, ctx, cfg.sandbox);
+    } else if (f.key == "limits") {
+      parse_watchdog_limits(v, ctx, cfg.limits);
+    } else if (f.key == "max_transcript_bytes") {
+      parse_transcript_cap(v, ctx, cfg.max_transcript_bytes);
     } else if (f.key == "agents") {
       parse_agents(v, ctx, cfg.agents);
     } else if (f.key == "repos") {
@@ -171,8 +175,8 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
       if (auto e = get_checked(v, "write docker or podman", check_engine, ctx.issues))
         cfg.container_engine = *e;
     } else if (f.key == "container_image") {
-      if (auto i = get_checked(v, "write an image name, e.g. debian:bookworm", check_image,
-                               ctx.issues))
+      if (auto i =
+              get_checked(v, "write an image name, e.g. debian:bookworm", check_image, ctx.issues))
         cfg.container_image = *i;
     }
   }

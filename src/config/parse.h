@@ -35,6 +35,9 @@ std::optional<std::vector<std::string>> get_paths(const Value& v, const ParseCtx
                                                   std::string_view hint);
 
 void parse_sandbox(const Value& v, const ParseCtx& ctx, SandboxConfig& out);
+// parse_limits.cc: the watchdog's floors (top-level limits:) and max_transcript_bytes.
+void parse_watchdog_limits(const Value& v, const ParseCtx& ctx, WatchdogLimits& out);
+void parse_transcript_cap(const Value& v, const ParseCtx& ctx, uint64_t& out);
 void parse_agents(const Value& v, const ParseCtx& ctx, std::map<std::string, AgentConfig>& out);
 void parse_repos(const Value& v, const ParseCtx& ctx, std::map<std::string, RepoConfig>& out);
 void parse_profiles(const Value& v, const ParseCtx& ctx, std::map<std::string, ProfileConfig>& out);

@@ -116,8 +116,7 @@ void parse_publish(const Value& v, const ParseCtx& ctx, PublishConfig& p) {
       add_checked(x, s, check_branch(*s), p.branch, ctx.issues);
     }
   }
-  if (!has_url)
-    ctx.issues.add(v.mark, v.path, "missing 'url'; name the remote to push to");
+  if (!has_url) ctx.issues.add(v.mark, v.path, "missing 'url'; name the remote to push to");
 }
 
 void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {

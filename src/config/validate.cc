@@ -64,18 +64,20 @@ Status check_env_name(const std::string& name) {
 Status check_profile_name(const std::string& name) {
   AW_CHECK(check_env_name(name));
   if (name == "HOME" || name == "PATH" || name == "TMPDIR" || name.starts_with("AWAYWORK_"))
-    return fail("'{}' is set by awaywork itself (HOME, PATH, TMPDIR, AWAYWORK_*); a profile "
-                "cannot override it: choose another name",
-                name);
+    return fail(
+        "'{}' is set by awaywork itself (HOME, PATH, TMPDIR, AWAYWORK_*); a profile "
+        "cannot override it: choose another name",
+        name);
   return {};
 }
 
 Status check_var_value(const std::string& name, const std::string& value) {
   if (!find_secrets(value, {}).empty())
-    return fail("the value of {} looks like a secret (a token or key) and config is plaintext; "
-                "put it in the secret store: awaywork secret set {}, and list {} under the "
-                "profile's secrets:",
-                name, name, name);
+    return fail(
+        "the value of {} looks like a secret (a token or key) and config is plaintext; "
+        "put it in the secret store: awaywork secret set {}, and list {} under the "
+        "profile's secrets:",
+        name, name, name);
   return {};
 }
 
@@ -84,8 +86,7 @@ Status check_inference_url(const std::string& url) {
 }
 
 Status check_api_url(const std::string& url, std::string_view hint) {
-  if (url.empty() || has_control_or_blank(url))
-    return fail("'{}' is not a URL; {}", url, hint);
+  if (url.empty() || has_control_or_blank(url)) return fail("'{}' is not a URL; {}", url, hint);
   size_t scheme_end = url.find("://");
   std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
   if (scheme != "https" && scheme != "http")
@@ -93,9 +94,10 @@ Status check_api_url(const std::string& url, std::string_view hint) {
   std::string_view rest = std::string_view(url).substr(scheme_end + 3);
   std::string_view authority = rest.substr(0, rest.find('/'));
   if (authority.find('@') != std::string_view::npos)
-    return fail("'{}' carries a user or key; the key goes in the secret store and is named by "
-                "credential:",
-                url);
+    return fail(
+        "'{}' carries a user or key; the key goes in the secret store and is named by "
+        "credential:",
+        url);
   if (url.find_first_of("?#") != std::string::npos)
     return fail("'{}' has a query or fragment; write the base URL only; {}", url, hint);
   std::string_view host = authority;
@@ -106,13 +108,14 @@ Status check_api_url(const std::string& url, std::string_view hint) {
   }
   if (host.empty()) return fail("'{}' has no host; {}", url, hint);
   // Plain http is readable on the wire; only a server on this machine may be reached that way.
-  bool loopback = host == "localhost" || host == "[::1]" ||
-                  (host.starts_with("127.") &&
-                   host.find_first_not_of("0123456789.") == std::string_view::npos);
+  bool loopback =
+      host == "localhost" || host == "[::1]" ||
+      (host.starts_with("127.") && host.find_first_not_of("0123456789.") == std::string_view::npos);
   if (scheme == "http" && !loopback)
-    return fail("'{}' is plain http to another machine, which would carry the key in the clear; "
-                "use https:// (http:// only to 127.0.0.1, localhost or [::1])",
-                url);
+    return fail(
+        "'{}' is plain http to another machine, which would carry the key in the clear; "
+        "use https:// (http:// only to 127.0.0.1, localhost or [::1])",
+        url);
   return {};
 }
 
@@ -195,12 +198,15 @@ Status check_image(const std::string& image) {
 }
 
 Status check_user_name(const std::string& name) {
-  bool ok = !name.empty() && name.size() <= 32 && (std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  bool ok = !name.empty() && name.size() <= 32 &&
+            (std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_');
   for (unsigned char c : name)
     ok = ok && (std::islower(c) || std::isdigit(c) || c == '_' || c == '-');
   if (!ok)
-    return fail("'{}' is not a plain user name: use lowercase letters, digits, _ and -, starting "
-                "with a letter (e.g. awaywork)", name);
+    return fail(
+        "'{}' is not a plain user name: use lowercase letters, digits, _ and -, starting "
+        "with a letter (e.g. awaywork)",
+        name);
   return {};
 }
 

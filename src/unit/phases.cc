@@ -8,6 +8,7 @@
 #include "unit/agent_session.h"
 #include "unit/steps.h"
 #include "unit/unit_id.h"
+#include "unit/watchdog.h"
 
 extern char** environ;
 
@@ -156,7 +157,15 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
     ctx.transcript.write(bytes);
     if (events && stream == Stream::out) events->feed(bytes);
   };
-  spec.cancelled = ctx.obs.cancelled;
+  std::string stopped;  // the watchdog's reason, when it stopped the phase
+  spec.cancelled = [&ctx, &stopped] {
+    if (ctx.watchdog)
+      if (auto why = ctx.watchdog->poll()) {
+        stopped = *why;
+        return true;
+      }
+    return ctx.obs.cancelled && ctx.obs.cancelled();
+  };
   spec.launcher = std::move(*launcher);
   std::string started = iso_now();
   auto result = run_phase(spec);
@@ -186,6 +195,10 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
     return PhaseVerdict::lost;
   }
   for (auto& r : repairs) u.notes.push_back(fmt::format("after {}: {}", plan.name, r));
+  if (result->end == PhaseEnd::cancelled && !stopped.empty()) {
+    u.reason = fmt::format("{} phase stopped by the watchdog: {}", plan.name, stopped);
+    return PhaseVerdict::failed;
+  }
   PhaseVerdict v = verdict_of(plan, *result, u);
   if (v != PhaseVerdict::ok && !said.empty()) u.reason += ": the agent said: " + said;
   return v;

@@ -19,6 +19,7 @@
 #include "unit/isolator.h"
 #include "unit/steps.h"
 #include "unit/unit_id.h"
+#include "unit/watchdog.h"
 
 namespace aw {
 
@@ -87,6 +88,15 @@ struct Unit {
     return u;
   }
 };
+
+// The transcript closed; a cut one is noted in the record.
+void close_transcript(Transcript& t, const Config& cfg, UnitRecord& u) {
+  t.close();
+  if (t.dropped() > 0)
+    u.notes.push_back(fmt::format(
+        "the transcript reached max_transcript_bytes ({} bytes): {} bytes more were left out",
+        cfg.max_transcript_bytes, t.dropped()));
+}
 
 }  // namespace
 
@@ -175,12 +185,15 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
   if (!credential) return unit.end(UnitState::failed, "prepare: " + credential.error().message);
   if (auto ok = check_agent_login(t, *profile); !ok)
     return unit.end(UnitState::failed, "prepare: " + ok.error().message);
+  Watchdog dog(cfg.limits, {state});
+  if (auto why = dog.breach()) return unit.end(UnitState::failed, "not started: " + *why);
   auto paths = iso->layout(dir);
   if (!paths) return unit.end(UnitState::failed, "prepare: " + paths.error().message);
   u.work = paths->work;
   auto clone = make_clone(t.source, t.base_commit, t.clone_branch, paths->work, dir.shadow);
   t.mirror_lock.reset();  // the clone has what it needs of the mirror
   if (!clone) return unit.end(UnitState::failed, "prepare: " + clone.error().message);
+  dog.watch(paths->work);
   if (auto ok = write_file(paths->prompt_file, req.prompt, 0600); !ok)
     return unit.end(UnitState::failed, "prepare: " + ok.error().message);
   unit.prompt_file = paths->prompt_file;
@@ -192,15 +205,18 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
   t.agent.command = (*agent)->argv();
   // Every byte the phases print passes the redactor before it is recorded.
   auto redactor = std::make_shared<Redactor>(redact_literals);
-  auto transcript = Transcript::open(dir.transcript(), [redactor](std::string_view b, bool last) {
-    return last ? redactor->finish() : redactor->feed(b);
-  });
+  auto transcript = Transcript::open(
+      dir.transcript(),
+      [redactor](std::string_view b, bool last) {
+        return last ? redactor->finish() : redactor->feed(b);
+      },
+      cfg.max_transcript_bytes);
   if (!transcript) return unit.end(UnitState::failed, transcript.error().message);
 
   int seconds = req.unit_seconds.value_or(cfg.unit_minutes * 60);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  PhaseContext ctx{t,        *paths,      *iso, u.id,     req.prompt,
-                   deadline, *transcript, obs,  *profile, agent->get()};
+  PhaseContext ctx{t,           *paths, *iso,     u.id,         req.prompt, deadline,
+                   *transcript, obs,    *profile, agent->get(), &dog};
   auto plans = plan_phases(t, *paths);
   if (auto ok = iso->can_run(plans); !ok)
     return unit.end(UnitState::failed, "prepare: " + ok.error().message);
@@ -209,11 +225,11 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
     PhaseVerdict v = run_one_phase(ctx, plan, index++, *clone, u);
     (void)store.save(u);
     if (v != PhaseVerdict::ok) {
-      transcript->close();
+      close_transcript(*transcript, cfg, u);
       return unit.end(state_for(v), u.reason);
     }
   }
-  transcript->close();
+  close_transcript(*transcript, cfg, u);
   Outcome out = collect_check_apply(t, dir, *paths, *clone, u, redact_literals);
   return unit.end(out.state, out.reason);
 }

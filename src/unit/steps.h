@@ -19,6 +19,7 @@
 namespace aw {
 
 class AgentSession;
+class Watchdog;
 struct ForgeSession;
 
 // What a request resolves to before any unit exists.
@@ -104,6 +105,7 @@ struct PhaseContext {
   const UnitObserver& obs;
   const ResolvedProfile& profile;  // handed to every phase; its secret names go in the record
   AgentSession* agent = nullptr;   // the agent phase's provider side (agent_session.h)
+  Watchdog* watchdog = nullptr;    // its floors stop a phase (watchdog.h)
 };
 // Runs one phase, appends its PhaseRecord to u, sets u.reason on anything but ok.
 PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int index,

@@ -1,13 +1,15 @@
 #include "unit/transcript.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/fs.h"
 
 namespace aw {
 
-Result<Transcript> Transcript::open(const std::string& path, Filter filter) {
+Result<Transcript> Transcript::open(const std::string& path, Filter filter, uint64_t max_bytes) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return fail("open transcript {}: {}", path, errno_text(errno));
   std::FILE* f = ::fdopen(fd, "a");
@@ -15,15 +17,27 @@ Result<Transcript> Transcript::open(const std::string& path, Filter filter) {
     ::close(fd);
     return fail("open transcript {}: {}", path, errno_text(errno));
   }
-  return Transcript(f, std::move(filter));
+  struct stat st {};
+  uint64_t already = ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  Transcript t(f, std::move(filter), max_bytes);
+  t.written_ = already;
+  return t;
 }
 
-Transcript::Transcript(Transcript&& o) noexcept : f_(o.f_), filter_(std::move(o.filter_)) {
+Transcript::Transcript(Transcript&& o) noexcept
+    : f_(o.f_),
+      filter_(std::move(o.filter_)),
+      cap_(o.cap_),
+      written_(o.written_),
+      dropped_(o.dropped_) {
   o.f_ = nullptr;
 }
 Transcript& Transcript::operator=(Transcript&& o) noexcept {
   std::swap(f_, o.f_);
   std::swap(filter_, o.filter_);
+  std::swap(cap_, o.cap_);
+  std::swap(written_, o.written_);
+  std::swap(dropped_, o.dropped_);
   return *this;
 }
 Transcript::~Transcript() {
@@ -32,9 +46,11 @@ Transcript::~Transcript() {
 
 void Transcript::close() {
   if (!f_) return;
-  if (filter_) {
-    std::string rest = filter_({}, true);
-    std::fwrite(rest.data(), 1, rest.size(), f_);
+  if (filter_) put(filter_({}, true));
+  if (dropped_ > 0) {
+    std::string note =
+        fmt::format("\n[awaywork: {} more bytes were left out of this transcript]\n", dropped_);
+    std::fwrite(note.data(), 1, note.size(), f_);
   }
   std::fclose(f_);
   f_ = nullptr;
@@ -47,10 +63,29 @@ void Transcript::heading(const std::string& text) {
 
 void Transcript::write(std::string_view bytes) {
   if (!f_) return;
-  std::string out = filter_ ? filter_(bytes, false) : std::string(bytes);
-  if (out.empty()) return;
-  std::fwrite(out.data(), 1, out.size(), f_);
+  put(filter_ ? filter_(bytes, false) : std::string(bytes));
   std::fflush(f_);  // the live log (serve/) reads the file as it grows: no byte waits in a buffer
+}
+
+// Redacted bytes to the file, up to the cap; the first byte past it writes the cut's notice.
+void Transcript::put(std::string_view out) {
+  if (out.empty()) return;
+  if (cap_ == 0 || written_ + out.size() <= cap_) {
+    std::fwrite(out.data(), 1, out.size(), f_);
+    written_ += out.size();
+    return;
+  }
+  uint64_t room = written_ < cap_ ? cap_ - written_ : 0;
+  if (room > 0) std::fwrite(out.data(), 1, room, f_);
+  if (dropped_ == 0) {
+    std::string note = fmt::format(
+        "\n[awaywork: the transcript reached max_transcript_bytes ({} bytes) and was cut here; "
+        "the unit goes on]\n",
+        cap_);
+    std::fwrite(note.data(), 1, note.size(), f_);
+  }
+  written_ = cap_;
+  dropped_ += out.size() - room;
 }
 
 void Transcript::flush() {

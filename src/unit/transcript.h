@@ -2,6 +2,7 @@
 // before it is written.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -16,7 +17,9 @@ class Transcript {
   // A streaming filter: it may hold back the tail of a chunk (a secret split across chunks) and
   // must give everything back when called with last=true.
   using Filter = std::function<std::string(std::string_view, bool last)>;
-  static Result<Transcript> open(const std::string& path, Filter filter);
+  // max_bytes (0 = no cap): past it the transcript says it was cut and drops the rest, so an
+  // agent printing without end cannot fill the owner's disk; the unit goes on.
+  static Result<Transcript> open(const std::string& path, Filter filter, uint64_t max_bytes = 0);
   Transcript(Transcript&&) noexcept;
   Transcript& operator=(Transcript&&) noexcept;
   ~Transcript();
@@ -24,12 +27,16 @@ class Transcript {
   void heading(const std::string& text);  // "── agent: claude -p ──"
   void write(std::string_view bytes);     // through the filter
   void flush();
-  void close();  // drains the filter and closes the file
+  void close();                                  // drains the filter and closes the file
+  uint64_t dropped() const { return dropped_; }  // bytes left out past the cap
 
  private:
-  Transcript(std::FILE* f, Filter filter) : f_(f), filter_(std::move(filter)) {}
+  Transcript(std::FILE* f, Filter filter, uint64_t cap)
+      : f_(f), filter_(std::move(filter)), cap_(cap) {}
+  void put(std::string_view out);
   std::FILE* f_ = nullptr;
   Filter filter_;
+  uint64_t cap_ = 0, written_ = 0, dropped_ = 0;
 };
 
 }  // namespace aw
