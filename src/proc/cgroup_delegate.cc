@@ -13,22 +13,13 @@
 
 #include <fmt/format.h>
 
+#include "base/fs.h"
+
 namespace aw {
 
 namespace {
 
 constexpr const char* kSelf = "awaywork.self";
-
-std::string read_small(const std::string& path) {
-  std::string out;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  ::close(fd);
-  return out;
-}
 
 bool write_small(const std::string& path, const std::string& text) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -40,7 +31,7 @@ bool write_small(const std::string& path, const std::string& text) {
 
 // This process's v2 group ("/user.slice/.../x.scope"), from its "0::" line.
 std::string own_group() {
-  std::string text = read_small("/proc/self/cgroup");
+  std::string text = read_or_empty("/proc/self/cgroup");
   for (size_t at = 0; at < text.size();) {
     size_t nl = text.find('\n', at);
     std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
@@ -198,7 +189,7 @@ bool has_word(std::string_view text, std::string_view word) {
 }
 
 void enable_controllers(const std::string& dir) {
-  std::string offered = read_small(dir + "/cgroup.controllers");
+  std::string offered = read_or_empty(dir + "/cgroup.controllers");
   for (const char* c : {"+memory", "+pids", "+cpu"})
     if (has_word(offered, c + 1)) (void)write_small(dir + "/cgroup.subtree_control", c);
 }

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/fs.h"
 #include "isolate/sandbox/sandbox.h"
 #include "isolate/sandbox/steps.h"
 #include "proc/cgroup_delegate.h"
@@ -29,10 +30,7 @@ namespace aw {
 namespace {
 
 std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
+  std::string s = read_or_empty(path);
   while (!s.empty() && s.back() == '\n') s.pop_back();
   return s;
 }

@@ -68,20 +68,34 @@ bool put(int fd, const std::string& s) {
   return ::send(fd, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size());
 }
 
-TEST(Relay, CarriesARequestAndItsAnswerAndPassesTheHalfCloseOn) {
+// The relay started between the two pairs; how it ended, "" for a clean exit.
+class Relay : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_GE(client.outer, 0);
+    ASSERT_GE(server.outer, 0);
+    relay = start_relay(client, server);
+    ASSERT_GT(relay, 0);
+  }
+  std::string how_it_ended() {
+    int status = 0;
+    if (::waitpid(relay, &status, 0) != relay) return "not waited for";
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+    if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+    return "status " + std::to_string(status);
+  }
   Pair client, server;
-  ASSERT_GE(client.outer, 0);
-  ASSERT_GE(server.outer, 0);
-  pid_t relay = start_relay(client, server);
+  pid_t relay = -1;
+};
+
+TEST_F(Relay, CarriesARequestAndItsAnswerAndPassesTheHalfCloseOn) {
   ASSERT_TRUE(put(client.outer, "request"));
   ::shutdown(client.outer, SHUT_WR);
   EXPECT_EQ(read_to_end(server.outer), "request") << "the client's half-close reaches the server";
   ASSERT_TRUE(put(server.outer, "answer"));
   ::close(server.outer);
   EXPECT_EQ(read_to_end(client.outer), "answer");
-  int status = 0;
-  ASSERT_EQ(::waitpid(relay, &status, 0), relay);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(how_it_ended(), "");
   ::close(client.outer);
 }
 
@@ -90,11 +104,7 @@ TEST(Relay, CarriesARequestAndItsAnswerAndPassesTheHalfCloseOn) {
 // deliver and the answer to read at once. The relay wrote first, met the closed server (EPIPE,
 // and SIGPIPE killed it) and the answer, already sent, never reached the client. HTTP servers do
 // answer early (a refused token, a body too large), so the answer must get through.
-TEST(Relay, AnAnswerSentBeforeTheServerReadTheWholeRequestStillReachesTheClient) {
-  Pair client, server;
-  ASSERT_GE(client.outer, 0);
-  ASSERT_GE(server.outer, 0);
-  pid_t relay = start_relay(client, server);
+TEST_F(Relay, AnAnswerSentBeforeTheServerReadTheWholeRequestStillReachesTheClient) {
   ASSERT_TRUE(put(client.outer, "GET / HTTP/1.1\r\n"));
   ASSERT_EQ(read_exactly(server.outer, 16), "GET / HTTP/1.1\r\n");
   // Stopped, the relay finds both the rest of the request and the answer waiting when it wakes:
@@ -103,34 +113,26 @@ TEST(Relay, AnAnswerSentBeforeTheServerReadTheWholeRequestStillReachesTheClient)
   int status = 0;
   ASSERT_EQ(::waitpid(relay, &status, WUNTRACED), relay);
   ASSERT_TRUE(WIFSTOPPED(status));
-  ASSERT_TRUE(put(server.outer, "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n"));
+  const std::string answer = "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n";
+  ASSERT_TRUE(put(server.outer, answer));
   ::close(server.outer);
   ASSERT_TRUE(put(client.outer, "Host: 127.0.0.1\r\nConnection: close\r\n\r\n"));
   ASSERT_EQ(::kill(relay, SIGCONT), 0);
-  EXPECT_EQ(read_to_end(client.outer), "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n");
+  EXPECT_EQ(read_to_end(client.outer), answer);
   ::close(client.outer);
-  ASSERT_EQ(::waitpid(relay, &status, 0), relay);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      << "the relay ended by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(how_it_ended(), "");
 }
 
 // The same from the other side: a client that goes away while the server is still sending costs
 // the relay nothing but that connection (it ends, it is not killed mid-way).
-TEST(Relay, AClientGoneBeforeTheAnswerEndsTheRelayWithoutASignal) {
-  Pair client, server;
-  ASSERT_GE(client.outer, 0);
-  ASSERT_GE(server.outer, 0);
-  pid_t relay = start_relay(client, server);
+TEST_F(Relay, AClientGoneBeforeTheAnswerEndsTheRelayWithoutASignal) {
   ASSERT_TRUE(put(client.outer, "request"));
   ASSERT_EQ(read_exactly(server.outer, 7), "request");
   ::close(client.outer);
   std::string big(1 << 20, 'x');  // more than any socket buffer: the relay must write into the void
   (void)!::send(server.outer, big.data(), big.size(), MSG_NOSIGNAL);
   ::close(server.outer);
-  int status = 0;
-  ASSERT_EQ(::waitpid(relay, &status, 0), relay);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      << "the relay ended by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(how_it_ended(), "");
 }
 
 }  // namespace
