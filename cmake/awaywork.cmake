@@ -9,20 +9,14 @@ function(aw_target name)
   endif()
 endfunction()
 
-# aw_test(NAME [SERIAL] SOURCES... LIBS ...): one GoogleTest executable registered with ctest.
-# SERIAL: its tests never run beside another test (timing-sensitive relays under load).
+# aw_test(NAME SOURCES... LIBS ...): one GoogleTest executable registered with ctest.
 function(aw_test name)
-  cmake_parse_arguments(T "SERIAL" "" "SOURCES;LIBS" ${ARGN})
-  set(serial FALSE)
-  if(T_SERIAL)
-    set(serial TRUE)
-  endif()
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   aw_target(${name})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE
     AW_BINARY_DIR="${PROJECT_BINARY_DIR}" AW_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   include(GoogleTest)
-  gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60
-                       PROPERTIES TIMEOUT 600 RUN_SERIAL ${serial})
+  gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
 endfunction()

@@ -67,6 +67,10 @@ Result<std::string> read_file(const std::string& path, const ReadOptions& opts,
   return out;
 }
 
+std::string read_or_empty(const std::string& path) {
+  return read_file(path).value_or("");
+}
+
 Status write_file(const std::string& path, const std::string& data, mode_t mode) {
   // Unlink first so that a link planted at path is replaced, never written through.
   if (::unlink(path.c_str()) != 0 && errno != ENOENT)

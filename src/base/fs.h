@@ -36,6 +36,10 @@ struct ReadProblem {
 Result<std::string> read_file(const std::string& path, const ReadOptions& opts,
                               ReadProblem* problem);
 
+// The whole of a small file (a /proc or cgroupfs file, one of our own), "" when it cannot be read:
+// for callers to whom a missing file and an empty one mean the same. read_file's rules and cap.
+std::string read_or_empty(const std::string& path);
+
 // Create or replace path (never through a link) with data and mode.
 Status write_file(const std::string& path, const std::string& data, mode_t mode = 0600);
 

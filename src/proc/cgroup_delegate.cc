@@ -7,27 +7,19 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 
 #include <fmt/format.h>
+
+#include "base/fs.h"
 
 namespace aw {
 
 namespace {
 
 constexpr const char* kSelf = "awaywork.self";
-
-std::string read_small(const std::string& path) {
-  std::string out;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  ::close(fd);
-  return out;
-}
 
 bool write_small(const std::string& path, const std::string& text) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -39,7 +31,7 @@ bool write_small(const std::string& path, const std::string& text) {
 
 // This process's v2 group ("/user.slice/.../x.scope"), from its "0::" line.
 std::string own_group() {
-  std::string text = read_small("/proc/self/cgroup");
+  std::string text = read_or_empty("/proc/self/cgroup");
   for (size_t at = 0; at < text.size();) {
     size_t nl = text.find('\n', at);
     std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
@@ -57,6 +49,42 @@ bool xattr_says_delegated(const std::string& dir) {
     if (n > 0 && v[0] == '1') return true;
   }
   return false;
+}
+
+// The user manager's word that the unit we are in has Delegate=yes and owns our group: systemd
+// 252 marks the groups the system manager delegates (user@UID.service) with the xattr, but not the
+// scopes a user manager makes with Delegate=yes (`systemd-run --user --scope -p Delegate=yes`,
+// seen in the systemd session test). Asking about a unit is not asking for one.
+bool user_manager_says_delegated(const std::string& group) {
+  size_t dot = group.rfind('.');
+  std::string type = dot == std::string::npos ? "" : group.substr(dot + 1);
+  if (type != "scope" && type != "service") return false;
+  sd_bus* bus = nullptr;
+  if (sd_bus_open_user(&bus) < 0) return false;
+  sd_bus_error err = SD_BUS_ERROR_NULL;
+  sd_bus_message* reply = nullptr;
+  const char* unit = nullptr;
+  bool delegated = false;
+  if (sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                         "org.freedesktop.systemd1.Manager", "GetUnitByPID", &err, &reply, "u",
+                         static_cast<uint32_t>(::getpid())) >= 0 &&
+      sd_bus_message_read(reply, "o", &unit) >= 0) {
+    std::string iface =
+        "org.freedesktop.systemd1." + std::string(type == "scope" ? "Scope" : "Service");
+    int yes = 0;
+    char* cgroup = nullptr;
+    if (sd_bus_get_property_trivial(bus, "org.freedesktop.systemd1", unit, iface.c_str(),
+                                    "Delegate", &err, 'b', &yes) >= 0 &&
+        yes &&
+        sd_bus_get_property_string(bus, "org.freedesktop.systemd1", unit, iface.c_str(),
+                                   "ControlGroup", &err, &cgroup) >= 0)
+      delegated = cgroup && group == cgroup;
+    std::free(cgroup);
+  }
+  sd_bus_error_free(&err);
+  sd_bus_message_unref(reply);
+  sd_bus_flush_close_unref(bus);
+  return delegated;
 }
 
 // dir is ours to make groups in: delegated to us (marked so, or known to be: the root of our
@@ -85,7 +113,10 @@ std::optional<DelegatedCgroup> own_delegated(const std::string& mount, bool aske
   if (moved) rel = rel.substr(0, rel.size() - std::strlen(kSelf) - 1);
   std::string base = mount + (rel == "/" ? "" : rel);
   // Already in awaywork.self: only a delegated group was ever given one.
-  if (!usable(base, asked || moved || rel == "/" || rel.empty())) {
+  bool known = asked || moved || rel == "/" || rel.empty();
+  bool ok = usable(base, known);
+  if (!ok && !known && user_manager_says_delegated(rel)) ok = usable(base, true);
+  if (!ok) {
     if (why) *why = fmt::format("the owner's cgroup {} is not delegated to them", rel);
     return std::nullopt;
   }
@@ -158,7 +189,7 @@ bool has_word(std::string_view text, std::string_view word) {
 }
 
 void enable_controllers(const std::string& dir) {
-  std::string offered = read_small(dir + "/cgroup.controllers");
+  std::string offered = read_or_empty(dir + "/cgroup.controllers");
   for (const char* c : {"+memory", "+pids", "+cpu"})
     if (has_word(offered, c + 1)) (void)write_small(dir + "/cgroup.subtree_control", c);
 }

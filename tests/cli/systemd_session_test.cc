@@ -2,7 +2,8 @@
 // boots as PID 1 in a container of the local image awaywork-systemd:bookworm
 // (scripts/test-image-systemd), an ordinary user gets a user manager by `loginctl enable-linger`,
 // and this build's awaywork (bind-mounted) runs a unit and `awaywork probe` as that user. The unit
-// runs in a systemd user scope awaywork asks for over D-Bus (Delegate=yes); everything it started
+// runs in a systemd user scope awaywork asks for over D-Bus (Delegate=yes), or in the delegated
+// scope it was started in; everything it started
 // is killed through it; the record says where containment and limits came from. This kernel binds
 // memory, pids and cpu to cgroup v1, which systemd does not delegate: `sandbox: required` refuses
 // with that reason, `limits: off` runs contained.
@@ -139,6 +140,28 @@ TEST_F(SystemdSession, LimitsOffRunsTheUnitInItsOwnDelegatedScopeAndKillsWhatItL
             std::string::npos)
       << notes;
   EXPECT_NE(notes.find("limits off in the config"), std::string::npos) << notes;
+}
+
+// Started inside a group already delegated to the owner (`systemd-run --user --scope -p
+// Delegate=yes`), awaywork uses that group as it is and does not ask systemd for another scope:
+// asked, systemd would have moved it out into an awaywork-PID.scope.
+TEST_F(SystemdSession, InsideAnAlreadyDelegatedScopeItUsesThatScopeAndAsksSystemdForNone) {
+  awaywork("sandbox: {limits: off}\n", "--version");  // writes config.yml
+  auto r = alice(
+      "systemd-run --user --scope -q -p Delegate=yes --unit=given-by-owner "
+      "/opt/awaywork/awaywork --config config.yml run --repo src --prompt edit --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto rec = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(rec.is_object() && !rec["phases"].empty()) << r.out;
+  EXPECT_EQ(rec["state"], "done") << r.out;
+  std::string containment = rec["phases"][0]["containment"];
+  EXPECT_NE(containment.find("cgroup v2 in the owner's delegated cgroup /user.slice/user-" + uid_ +
+                             ".slice/user@" + uid_ + ".service/"),
+            std::string::npos)
+      << containment;
+  EXPECT_NE(containment.find("/given-by-owner.scope"), std::string::npos) << containment;
+  EXPECT_EQ(containment.find("awaywork-"), std::string::npos) << containment;
+  EXPECT_NE(root("pgrep -f \"sleep 4343.5\"").exit_code, 0) << "the leftover sleep survived";
 }
 
 // Without the sandbox (whose init would kill the leftover first) the scope's group is what finds

@@ -1,6 +1,8 @@
 // A test HTTP server outside the container: on the host's 127.0.0.1 (the "internet" of the
 // allowlist tests), or on a 0600 unix socket (a proxy of awaywork's, as the bridge sees one).
-// Answers every request with 200 and a marker body, counting what it served.
+// Answers every request with 200 and a marker body, counting what it served. It answers from its
+// first read and closes: bash's printf writes a request line by line, so this is often before the
+// whole request came, an early answer the bridges must still deliver (tests/isolate/relay_test.cc).
 #pragma once
 
 #include <arpa/inet.h>

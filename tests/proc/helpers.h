@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/fs.h"
 #include "proc/runner.h"
 #include "proc/runner_knobs.h"
 
@@ -62,17 +63,6 @@ inline std::string marker() {
   return "600." + std::to_string(::getpid()) + std::to_string(++n);
 }
 
-inline std::string read_all(const std::string& path) {
-  std::string out;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  ::close(fd);
-  return out;
-}
-
 // Pids of live (not zombie) processes whose command line contains `text`.
 inline std::vector<pid_t> processes_with(const std::string& text) {
   std::vector<pid_t> out;
@@ -80,8 +70,8 @@ inline std::vector<pid_t> processes_with(const std::string& text) {
   while (dirent* e = d ? ::readdir(d) : nullptr) {
     pid_t pid = std::atoi(e->d_name);
     if (pid <= 0 || pid == ::getpid()) continue;
-    std::string cmd = read_all("/proc/" + std::to_string(pid) + "/cmdline");
-    std::string stat = read_all("/proc/" + std::to_string(pid) + "/stat");
+    std::string cmd = read_or_empty("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string stat = read_or_empty("/proc/" + std::to_string(pid) + "/stat");
     size_t rp = stat.rfind(')');
     bool zombie = rp != std::string::npos && rp + 2 < stat.size() && stat[rp + 2] == 'Z';
     for (char& c : cmd)
@@ -93,7 +83,7 @@ inline std::vector<pid_t> processes_with(const std::string& text) {
 }
 
 inline pid_t parent_of(pid_t pid) {
-  std::string stat = read_all("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat = read_or_empty("/proc/" + std::to_string(pid) + "/stat");
   size_t rp = stat.rfind(')');
   return rp == std::string::npos ? 0 : std::atoi(stat.c_str() + rp + 4);
 }
