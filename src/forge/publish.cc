@@ -99,6 +99,7 @@ struct Publisher {
     req.target.url = s.repo.clone_url;
     req.target.credential = s.forge.credential;
     req.target.secret_value = s.token;
+    req.target.ca_file = s.forge.ca_file;
     req.target.branch = in.base_ref;
     req.target.borrow_objects_of = in.mirror_dir;
     req.target.read_ref = [this](const std::string& ref) { return read_ref(ref); };

@@ -3,8 +3,8 @@
 // past the mirror is fetched and still checked (a rewritten base is refused, nothing pushed).
 #include <gtest/gtest.h>
 
+#include "../fakes/fake_github.h"
 #include "../git/git_fixture.h"
-#include "fake_github.h"
 #include "forge/publish.h"
 
 namespace aw::test {
