@@ -323,18 +323,20 @@ size_t link_dest(const Marked& m, const std::vector<bool>& esc, size_t p, size_t
   size_t dest_end = j;
   while (j < e && (s[j] == ' ' || s[j] == '\t')) ++j;
   title_from = title_to = dest_end;
-  // The line ends where the link could still go on (its title or `)` on the next line, which
-  // CommonMark allows): what follows cannot be told from this line.
-  if (j == e) return kTooLong;
+  // The line ends where the link could still go on (its title or `)` on a next line that is not
+  // blank, which CommonMark allows): what follows cannot be told from this line.
+  bool goes_on = e < s.size() && s.find_first_not_of(" \t", e + 1) != std::string::npos &&
+                 s[s.find_first_not_of(" \t", e + 1)] != '\n';
+  if (j == e) return goes_on ? kTooLong : std::string::npos;
   if (j > dest_end && (s[j] == '"' || s[j] == '\'' || s[j] == '(')) {
     int which = s[j] == '"' ? 0 : s[j] == '\'' ? 1 : 2;
     size_t close = next_close[size_t(which) * w + (j + 1 - b)];
-    if (close == std::string::npos) return kTooLong;  // a title may span lines
+    if (close == std::string::npos) return goes_on ? kTooLong : std::string::npos;  // spans lines
     title_from = j + 1;
     title_to = close;
     j = close + 1;
     while (j < e && (s[j] == ' ' || s[j] == '\t')) ++j;
-    if (j == e) return kTooLong;
+    if (j == e) return goes_on ? kTooLong : std::string::npos;
   }
   return s[j] == ')' ? dest_end : std::string::npos;
 }

@@ -43,6 +43,11 @@ TEST(CheckSanitizeFindings, ALinkWhoseTitleMayFollowOnTheNextLineIsShownAsText) 
             "[x\\](https://github.com\n\"hidden\") and [y](https://github.com \"\")");
   EXPECT_EQ(S("[x](https://github.com \"spans\nlines\")"),
             "[x\\](https://github.com \"spans\nlines\")");
+  // Nothing can follow at the end of the text or before a blank line: left as it was (and a
+  // second pass changes nothing; link-dest-ends-the-text).
+  EXPECT_EQ(S("![x](https://github.com/a](https://github.com/b.png)"),
+            "![](https://github.com/a](https://github.com/b.png)");
+  EXPECT_EQ(S("[x](https://github.com\n\nnext"), "[x](https://github.com\n\nnext");
 }
 
 // autolink-over-quote: GitHub's autolinker reads on over a quote followed by more text.
