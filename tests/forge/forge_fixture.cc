@@ -29,15 +29,14 @@ void ForgeTest::write_agent(const std::string& body) {
 
 void ForgeTest::write_config() {
   config = tmp.path + "/config.yml";
-  std::string text =
-      "state_dir: " + tmp.path + "/state\n" +
-      "sandbox: {mode: preferred}\n"
-      "agent: test\n"
-      "agents:\n  test:\n    command: [" +
-      agent_script + "]\n" +
-      "forges:\n  fake:\n    api_url: " + (api_url.empty() ? fake->api_url() : api_url) +
-      "\n    credential: GH_TOKEN\n" + extra_forge_keys + "repos:\n  web:\n    github: octo/web\n" +
-      extra_repo_keys;
+  std::string text = "state_dir: " + tmp.path + "/state\n" +
+                     "sandbox: {mode: preferred}\n"
+                     "agent: test\n"
+                     "agents:\n  test:\n    command: [" +
+                     agent_script + "]\n" + "forges:\n  fake:\n    api_url: " +
+                     (api_url.empty() ? fake->api_url() : api_url) +
+                     "\n    credential: " + credential + "\n" + extra_forge_keys +
+                     "repos:\n  web:\n    github: octo/web\n" + extra_repo_keys;
   ASSERT_TRUE(write_file(config, text));
 }
 

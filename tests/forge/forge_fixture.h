@@ -24,7 +24,7 @@ class ForgeTest : public ::testing::Test {
   // Set before SetUp: the fake's extra arguments ({"--tls", cert, key}), the forge's api_url
   // ("" = the fake's) and keys appended to the forge entry (indented 4).
   std::vector<std::string> fake_args;
-  std::string api_url, extra_forge_keys;
+  std::string api_url, extra_forge_keys, credential = "GH_TOKEN";
 
   void SetUp() override;
   // The agent: a shell script run in the clone.
