@@ -10,6 +10,7 @@
 #include <cmark-gfm-core-extensions.h>
 #include <cmark-gfm.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -156,6 +157,21 @@ inline std::string bad_url(const std::string& u, const std::vector<std::string>&
   for (char& c : host) c = low(c);
   // A host no resolver accepts (`github.com]`) leads nowhere; `%` may decode to a dot.
   if (host.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-%") != std::string::npos)
+    return "";
+  // Nor does one that decodes to a code point the URL standard forbids in a host (`%5D` is
+  // `]`): every browser refuses such a URL. A quote (`%22`) is not one of them.
+  std::string decoded;
+  for (size_t i = 0; i < host.size(); ++i) {
+    if (host[i] == '%' && i + 2 < host.size() &&
+        std::isxdigit(static_cast<unsigned char>(host[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(host[i + 2]))) {
+      decoded += char(std::strtol(host.substr(i + 1, 2).c_str(), nullptr, 16));
+      i += 2;
+    } else {
+      decoded += host[i];
+    }
+  }
+  if (decoded.find_first_of(std::string("\0\t\n\r #/:<>?@[\\]^|%\x7f", 19)) != std::string::npos)
     return "";
   if (!host_allowed(host, allowed)) return "link to another host: " + u;
   return "";

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "../../tests/forge/fake_github.h"
+#include "../../tests/fakes/fake_github.h"
 #include "base/fs.h"
 #include "forge/publish.h"
 #include "git/git.h"

@@ -163,6 +163,24 @@ class References {
  private:
   uint8_t kind(size_t x) const { return k_[u_[x].b]; }
   char c(size_t x) const { return x < u_.size() && kind(x) == kProse ? u_[x].c : '\0'; }
+  // The character as written where only ASCII counts: anything else is '\x7f'.
+  char raw(size_t x) const {
+    if (x >= u_.size() || kind(x) != kProse) return '\0';
+    return u_[x].e - u_[x].b == 1 ? in_.s[u_[x].b] : '\x7f';
+  }
+  // The end of an issue number after `#` at hash, or 0. GitHub reads it in ASCII: `#1` ends at
+  // anything but an ASCII letter, digit or `_`, however that folds (`#1Ā` is #1 there, though Ā
+  // folds to `a`); the folded form (`＃１`) counts too, to err towards wrapping.
+  size_t number_end(size_t hash) const {
+    size_t best = 0;
+    for (bool folded : {false, true}) {
+      auto ch = [&](size_t x) { return folded ? c(x) : raw(x); };
+      size_t d = hash + 1;
+      while (ch(d) >= '0' && ch(d) <= '9') ++d;
+      if (d > hash + 1 && !word_char(ch(d))) best = std::max(best, d);
+    }
+    return best;
+  }
 
   // A <code>…</code> element on one line (ours or the agent's) is inert for references.
   void mark_code_elements() {
@@ -208,10 +226,8 @@ class References {
     size_t slash = e++;
     while (name_char(c(e)) || c(e) == '.') ++e;
     if (e == slash + 1 || c(e) != '#') return 0;
-    size_t d = e + 1;
-    while (c(d) >= '0' && c(d) <= '9') ++d;
-    if (d == e + 1 || word_char(c(d))) return 0;
-    return same_repo(x, e) ? 0 : d;
+    size_t d = number_end(e);
+    return d == 0 || same_repo(x, e) ? 0 : d;
   }
 
   bool same_repo(size_t x, size_t e) const {
@@ -257,10 +273,8 @@ class References {
       return r;
     }
     if (c(r) == '#') {
-      size_t d = r + 1;
-      while (c(d) >= '0' && c(d) <= '9') ++d;
-      if (d > r + 1 && !word_char(c(d))) return end = d, r;
-      return 0;
+      size_t d = number_end(r);
+      return d ? (end = d, r) : 0;
     }
     size_t e = r;
     while (name_char(c(e)) || c(e) == '.') ++e;
@@ -268,9 +282,8 @@ class References {
     ++e;
     while (name_char(c(e)) || c(e) == '.') ++e;
     if (c(e) != '#') return 0;
-    size_t d = e + 1;
-    while (c(d) >= '0' && c(d) <= '9') ++d;
-    if (d == e + 1 || word_char(c(d))) return 0;
+    size_t d = number_end(e);
+    if (d == 0) return 0;
     end = d;
     return r;
   }

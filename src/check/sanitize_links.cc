@@ -138,6 +138,16 @@ bool carries_url(std::string_view rest) {
   return false;
 }
 
+// GitHub's autolinker reads a URL on to the next white space and then trims trailing
+// punctuation: a quote right after a host is part of the link (`https://github.com".evil.com`)
+// unless only such punctuation follows it.
+bool quote_continues(std::string_view s, size_t at) {
+  if (at >= s.size() || s[at] != '"') return false;
+  for (size_t i = at; i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\n'; ++i)
+    if (std::string_view("?!.,:*_~'\")").find(s[i]) == std::string_view::npos) return true;
+  return false;
+}
+
 struct Url {
   size_t start, end;
   bool keep;
@@ -184,7 +194,8 @@ bool url_at_separator(std::string_view s, size_t lo, size_t sep, size_t n, const
   // GitHub's autolinker also reads on over `(`, `[`, `` ` ``, `|` and the `&#123;` that `{`
   // becomes (it stops at quotes and drops an unbalanced `)`).
   bool host_open = auth_end == rest.size() && u.end < s.size() &&
-                   std::string_view("\\&{}([`|").find(s[u.end]) != std::string_view::npos;
+                   (std::string_view("\\&{}([`|").find(s[u.end]) != std::string_view::npos ||
+                    quote_continues(s, u.end));
   u.keep = scheme == "https" && !encoded && exact_slashes && !userinfo && !host_open &&
            host_ok(host, o.allowed_domains) && !carries_url(rest.substr(auth_end));
   return true;
@@ -312,16 +323,22 @@ size_t link_dest(const Marked& m, const std::vector<bool>& esc, size_t p, size_t
   size_t dest_end = j;
   while (j < e && (s[j] == ' ' || s[j] == '\t')) ++j;
   title_from = title_to = dest_end;
-  if (j < e && j > dest_end && (s[j] == '"' || s[j] == '\'' || s[j] == '(')) {
+  // The line ends where the link could still go on (its title or `)` on a next line that is not
+  // blank, which CommonMark allows): what follows cannot be told from this line.
+  bool goes_on = e < s.size() && s.find_first_not_of(" \t", e + 1) != std::string::npos &&
+                 s[s.find_first_not_of(" \t", e + 1)] != '\n';
+  if (j == e) return goes_on ? kTooLong : std::string::npos;
+  if (j > dest_end && (s[j] == '"' || s[j] == '\'' || s[j] == '(')) {
     int which = s[j] == '"' ? 0 : s[j] == '\'' ? 1 : 2;
     size_t close = next_close[size_t(which) * w + (j + 1 - b)];
-    if (close == std::string::npos) return std::string::npos;
+    if (close == std::string::npos) return goes_on ? kTooLong : std::string::npos;  // spans lines
     title_from = j + 1;
     title_to = close;
     j = close + 1;
     while (j < e && (s[j] == ' ' || s[j] == '\t')) ++j;
+    if (j == e) return goes_on ? kTooLong : std::string::npos;
   }
-  return j < e && s[j] == ')' ? dest_end : std::string::npos;
+  return s[j] == ')' ? dest_end : std::string::npos;
 }
 
 }  // namespace
@@ -381,6 +398,16 @@ Marked strip_hidden_link_text(const Marked& in) {
     }
     for (size_t x = b; x + 1 < e; ++x) {
       if (in.k[x] == kCode || (x > b && esc[x - 1])) continue;
+      // `[^label]`: GitHub shows a footnote label as raw text (no inline HTML in it, so the
+      // <code> a mention is wrapped in would show as text); one that holds `@` or `#`, or may
+      // close on a later line, is escaped and renders as ordinary text.
+      if (s[x] == '[' && s[x + 1] == '^' && in.k[x] == kProse) {
+        size_t close = match[x - b];
+        std::string_view label =
+            std::string_view(s).substr(x, (close == std::string::npos ? e : close) - x);
+        if (close == std::string::npos || label.find_first_of("@#") != std::string_view::npos)
+          guard[x] = 1;
+      }
       if (s[x] == '!' && s[x + 1] == '[' && match[x + 1 - b] != std::string::npos) {
         size_t close = match[x + 1 - b];
         if (close + 1 < e && (s[close + 1] == '(' || s[close + 1] == '['))  // an image: no alt

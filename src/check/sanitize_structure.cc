@@ -11,8 +11,8 @@
 //  - Code spans paired as CommonMark does (a run of n backticks closes at the next run of
 //    exactly n, backslash escapes outside code) within a run of non-blank lines, and trusted
 //    only while every pair so far sits on one line, no link destination or title may take a
-//    backtick first (`[a](x`y)`), no reference definition starts, and, when the text has a
-//    table, the span holds no `|` that would split a cell.
+//    backtick first (`[a](x`y)`), no reference definition starts, no run of backticks went
+//    unclosed, and, when the text has a table, the span holds no `|` that would split a cell.
 #include <string>
 #include <unordered_map>
 
@@ -226,10 +226,9 @@ class Spans {
       auto& list = runs[n];
       size_t& cur = cursor[n];
       while (cur < list.size() && list[cur] < i + n) ++cur;
-      if (cur == list.size()) {  // no closer: literal backticks
-        i += n;
-        continue;
-      }
+      // No closer: literal backticks, and cmark-gfm, having looked for one to the end, may take
+      // later openers for literal too (it remembers only the last run of each length it saw).
+      if (cur == list.size()) return;
       size_t close = list[cur];
       if (!trustworthy(i, n, close)) return;
       for (size_t x = i; x < close + n; ++x) k_[x] = kCode;

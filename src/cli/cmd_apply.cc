@@ -67,13 +67,22 @@ Result<Applied> apply_unit(const Config& cfg, Store& store, UnitRecord& u) {
   in.patch = std::move(patch);
   in.paths = std::move(paths);
   in.scratch_dir = u.run_dir + "/apply";
-  AW_TRY(Applied a, apply_checked(in));
-  if (u.branch != a.result.branch || u.commit != a.result.commit || !a.posted.empty()) {
-    note_applied(a, u);
-    u.notes.push_back(fmt::format("applied by `awaywork apply`: {} at {} on {}", a.result.branch,
-                                  a.result.commit.substr(0, 12), a.target));
-    AW_CHECK(with_context(store.save(u), "saving the record"));
+  auto a = apply_checked(in);
+  bool changed =
+      a && (u.branch != a->result.branch || u.commit != a->result.commit || !a->posted.empty());
+  if (changed) {
+    note_applied(*a, u);
+    u.notes.push_back(fmt::format("applied by `awaywork apply`: {} at {} on {}", a->result.branch,
+                                  a->result.commit.substr(0, 12), a->target));
   }
+  if (forge) {  // the progress comment ends as `run` would have ended it
+    auto ended =
+        a ? end_progress(*forge, u, a->pull_url.empty() ? u.pull_request : a->pull_url, "done", "")
+          : end_progress(*forge, u, "", "failed", "apply: " + a.error().message);
+    if (!ended) u.notes.push_back("progress comment (apply): " + ended.error().message);
+    changed = changed || !ended;
+  }
+  if (changed) AW_CHECK(with_context(store.save(u), "saving the record"));
   return a;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "check/sanitize.h"
 #include "forge/publish.h"
 
 namespace aw {
@@ -19,6 +20,7 @@ Status ProgressComment::find_or_post(const std::string& body) {
     auto one = comment_from_json(c, "GET comments");
     if (one && one->author.login == s_.self_login && has_marker(one->body, unit_id_, "progress")) {
       id_ = one->id;
+      if (one->body == body) return {};  // a replay writes nothing
       return s_.gh
           .patch(fmt::format("/repos/{}/issues/comments/{}", s_.owner_repo, id_),
                  json{{"body", body}})
@@ -41,9 +43,13 @@ Status ProgressComment::write(const std::string& status) {
   return {};
 }
 
-Status ProgressComment::start(const std::string& agent, const std::string& isolation) {
+void ProgressComment::resume(const std::string& agent, const std::string& isolation) {
   head_ = fmt::format("awaywork is working on this issue: unit `{}`, agent `{}`, isolation `{}`.",
                       unit_id_, agent, isolation);
+}
+
+Status ProgressComment::start(const std::string& agent, const std::string& isolation) {
+  resume(agent, isolation);
   return write("Status: starting.");
 }
 
@@ -53,6 +59,13 @@ Status ProgressComment::phase(const std::string& name, int64_t elapsed_seconds) 
 
 Status ProgressComment::finish(const std::string& outcome) {
   return write(outcome);
+}
+
+std::string progress_outcome(const std::string& pull_url, const std::string& state,
+                             const std::string& reason) {
+  if (!pull_url.empty()) return fmt::format("Done: draft pull request {}", pull_url);
+  return fmt::format("Ended: {}{}", state,
+                     reason.empty() ? "" : " (" + sanitize_text(reason, {}, 2000) + ")");
 }
 
 }  // namespace aw

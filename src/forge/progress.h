@@ -19,6 +19,9 @@ class ProgressComment {
  public:
   ProgressComment(ForgeSession& s, int64_t issue, std::string unit_id);
   Status start(const std::string& agent, const std::string& isolation);
+  // For a later step (`awaywork apply ID`): the same head as start() wrote, nothing posted yet;
+  // the next write finds the unit's comment by its marker (and leaves it when unchanged).
+  void resume(const std::string& agent, const std::string& isolation);
   Status phase(const std::string& name, int64_t elapsed_seconds);
   Status finish(const std::string& outcome);
   int64_t id() const { return id_; }
@@ -32,5 +35,10 @@ class ProgressComment {
   std::string unit_id_, head_;
   int64_t id_ = 0;
 };
+
+// The progress comment's last words: the draft pull request, else the unit's state and its
+// reason (already redacted by the caller; sanitized here like any text sent to the forge).
+std::string progress_outcome(const std::string& pull_url, const std::string& state,
+                             const std::string& reason);
 
 }  // namespace aw

@@ -92,8 +92,15 @@ Result<std::unique_ptr<ForgeSession>> open_forge(const Config& cfg, const RepoCo
                        GitHub(opt, token, std::move(transport), system_clock()),
                        "",
                        {}});
-  AW_TRY(nlohmann::json user, s->gh.get("/user"));
-  AW_TRY(ForgeUser me, user_from_json(user, "GET /user"));
+  auto user = s->gh.get("/user");
+  if (!user && user.error().message.find("certificate not accepted") != std::string::npos)
+    return fail(
+        "{}; if {} is served under a private CA, give its bundle as `ca_file:` of forge {} "
+        "(it is trusted for the API and git){}",
+        user.error().message, forge.api_url, forge.name,
+        forge.ca_file.empty() ? "" : "; the ca_file " + forge.ca_file + " does not sign it");
+  if (!user) return tl::unexpected(user.error());
+  AW_TRY(ForgeUser me, user_from_json(*user, "GET /user"));
   s->self_login = me.login;
   std::string target = "/repos/" + repo.forge.github;
   AW_TRY(nlohmann::json r, s->gh.get(target));

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "base/gcc_quirks.h"
 #include "git/git_internal.h"
@@ -19,7 +20,8 @@ namespace aw {
 namespace {
 
 // The commit ids of the wanted refs that exist on the target (ls-remote).
-Result<std::map<std::string, std::string>> remote_tips(const gitx::Side& s, const std::string& scratch,
+Result<std::map<std::string, std::string>> remote_tips(const gitx::Side& s,
+                                                       const std::string& scratch,
                                                        const std::vector<std::string>& refs) {
   std::vector<std::string> args = {"ls-remote", "--", s.dest};
   args.insert(args.end(), refs.begin(), refs.end());
@@ -47,40 +49,105 @@ Result<std::optional<std::string>> commit_of(const std::string& git_dir, const s
   return std::optional<std::string>(gitx::first_line(c.out));
 }
 
-// The tips of the target branch and of the unit's branch, with their objects in the scratch.
+// Which of ids (full object ids) are commits git_dir has, its own or borrowed: one cat-file.
+Result<std::set<std::string>> present_commits(const std::string& git_dir,
+                                              const std::vector<std::string>& ids) {
+  GitCall g = gitx::at(git_dir, {"cat-file", "--batch-check=%(objectname) %(objecttype)"});
+  for (const std::string& id : ids) g.stdin_data += id + "\n";
+  AW_TRY(std::string out, git_ok(g));
+  std::set<std::string> got;
+  for (size_t pos = 0; pos < out.size();) {
+    size_t nl = std::min(out.find('\n', pos), out.size());
+    std::string line = out.substr(pos, nl - pos);
+    pos = nl + 1;
+    size_t sp = line.find(' ');
+    if (sp != std::string::npos && line.substr(sp + 1) == "commit") got.insert(line.substr(0, sp));
+  }
+  return got;
+}
+
+// The remote's tips of the wanted refs: from the target's read_ref when it has one, else by
+// ls-remote. A tip read_ref names must be a full commit id.
+Result<std::map<std::string, std::string>> read_tips(const gitx::Side& s, const ApplyTarget& t,
+                                                     const std::string& scratch,
+                                                     const std::vector<std::string>& refs) {
+  if (!t.read_ref) return remote_tips(s, scratch, refs);
+  std::map<std::string, std::string> tips;
+  for (const std::string& ref : refs) {
+    AW_TRY(auto id, with_context(t.read_ref(ref), fmt::format("reading {} of {}", ref, s.shown)));
+    if (id && !gitx::is_object_id(*id))
+      return fail("{} of {} reads '{}', not a commit id", ref, s.shown, *id);
+    if (id) tips[ref] = *id;
+  }
+  return tips;
+}
+
+// The tips of the target branch and of the unit's branch, with their objects in the scratch, and
+// whether the scratch has the base (it has the target's whole history: a base absent from it is
+// not on it).
 struct Tips {
   std::string target;
   std::optional<std::string> unit;
+  bool has_base = false;
 };
-Result<Tips> find_tips(const gitx::Side& s, const std::string& scratch, const std::string& target_ref,
-                       const std::string& unit_ref) {
+Result<Tips> find_tips(const gitx::Side& s, const ApplyTarget& at, const std::string& scratch,
+                       const std::string& target_ref, const std::string& unit_ref,
+                       const std::string& base) {
   Tips t;
   if (!s.remote) {  // objects come through the alternates; refs are read, never written
     AW_TRY(auto tip, commit_of(s.dest, target_ref));
     if (!tip) return fail("{} has no {}", s.shown, target_ref);
     t.target = *tip;
     AW_TRY(t.unit, commit_of(s.dest, unit_ref));
+    AW_TRY(auto here, present_commits(scratch, {base}));
+    t.has_base = here.count(base) > 0;
     return t;
   }
-  AW_TRY(auto tips, remote_tips(s, scratch, {target_ref, unit_ref}));
+  AW_TRY(auto tips, read_tips(s, at, scratch, {target_ref, unit_ref}));
   if (!tips.count(target_ref)) return fail("{} has no {}", s.shown, target_ref);
-  // Fetched into refs of the scratch that nothing else uses: no tags, nothing recursed.
-  std::vector<std::string> args = {"fetch",
-                                   "--no-tags",
-                                   "--no-recurse-submodules",
-                                   "--no-write-fetch-head",
-                                   "--",
-                                   s.dest,
-                                   target_ref + ":refs/awaywork-target/tip"};
-  if (tips.count(unit_ref)) args.push_back(unit_ref + ":refs/awaywork-target/unit");
-  AW_CHECK(gitx::remote_git(s, scratch, args));
-  AW_TRY(auto tip, commit_of(scratch, "refs/awaywork-target/tip"));
-  if (!tip) return fail("fetching {} from {} gave no commit", target_ref, s.shown);
-  t.target = *tip;
-  if (tips.count(unit_ref)) {
-    AW_TRY(t.unit, commit_of(scratch, "refs/awaywork-target/unit"));
+  // What the scratch lacks is fetched (everything, without a copy to borrow from; nothing, when
+  // the mirror is fresh), into refs of the scratch that nothing else uses: no tags, no recursion.
+  std::vector<std::string> ids = {base};
+  for (const auto& [_, id] : tips) ids.push_back(id);
+  AW_TRY(auto here, present_commits(scratch, ids));
+  std::vector<std::string> args = {
+      "fetch", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", s.dest};
+  std::map<std::string, std::string> local = {{target_ref, "refs/awaywork-target/tip"},
+                                              {unit_ref, "refs/awaywork-target/unit"}};
+  size_t before = args.size();
+  for (const auto& [ref, id] : tips)
+    if (!here.count(id)) args.push_back(ref + ":" + local[ref]);
+  if (args.size() > before) {
+    AW_CHECK(gitx::remote_git(s, scratch, args));
+    for (auto& [ref, id] : tips) {
+      if (here.count(id)) continue;
+      AW_TRY(auto got, commit_of(scratch, local[ref]));
+      if (!got) return fail("fetching {} from {} gave no commit", ref, s.shown);
+      id = *got;  // the fetch is as fresh as the read, or fresher
+    }
+    if (!here.count(base)) {
+      AW_TRY(here, present_commits(scratch, {base}));
+    }
   }
+  t.target = tips[target_ref];
+  if (tips.count(unit_ref)) t.unit = tips[unit_ref];
+  t.has_base = here.count(base) > 0;
   return t;
+}
+
+// After the push: the remote's unit_ref, read back (read_ref, and git's own ls-remote when
+// read_ref does not see the branch yet: a forge's API may lag its git a moment).
+Result<std::optional<std::string>> pushed_tip(const gitx::Side& s, const ApplyTarget& at,
+                                              const std::string& scratch,
+                                              const std::string& unit_ref) {
+  if (!s.remote) return commit_of(s.dest, unit_ref);
+  if (at.read_ref) {
+    AW_TRY(auto tips, read_tips(s, at, scratch, {unit_ref}));
+    if (tips.count(unit_ref)) return std::optional<std::string>(tips[unit_ref]);
+  }
+  AW_TRY(auto after, remote_tips(s, scratch, {unit_ref}));
+  if (after.count(unit_ref)) return std::optional<std::string>(after[unit_ref]);
+  return std::optional<std::string>{};
 }
 
 // Is an existing unit branch this unit's own work (its marker and the same tree)?
@@ -172,24 +239,21 @@ Result<PublishResult> publish(const PublishRequest& req) {
   if (borrow.empty()) {
     AW_CHECK(gitx::make_own_git_dir(dir));
   } else {
-    AW_TRY(std::string format, gitx::object_format(borrow));
-    AW_TRY(std::string objects, gitx::objects_dir(borrow));
-    AW_CHECK(gitx::make_borrowing_git_dir(dir, objects, format));
+    AW_TRY(gitx::ObjectStore store, gitx::object_store(borrow));
+    AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
   }
   GitCall base = gitx::at(dir, {});
   base.index_file = dir + "/apply-index";
 
-  AW_TRY(Tips tips, find_tips(side, dir, target_ref, unit_ref));
+  AW_TRY(Tips tips, find_tips(side, req.target, dir, target_ref, unit_ref, req.base_commit));
   std::string not_ancestor =
       fmt::format("base {} is not an ancestor of {} on {} (now {}); nothing pushed",
                   req.base_commit.substr(0, 12), target_ref, side.shown, tips.target.substr(0, 12));
-  // A remote target gave us the branch's whole history: a base absent from it is not on it.
-  AW_TRY(auto base_here, commit_of(dir, req.base_commit));
-  if (!base_here) return fail("{}", not_ancestor);
+  if (!tips.has_base) return fail("{}", not_ancestor);
 
-  AW_TRY(std::string tree, gitx::apply_to_tree(base, req.base_commit, req.patch));
-  AW_TRY(std::vector<std::string> changed, gitx::changed_paths(base, req.base_commit, tree));
-  if (gitx::sorted_unique(changed) != gitx::sorted_unique(req.checked_paths))
+  AW_TRY(gitx::AppliedTree applied, gitx::apply_to_tree(base, req.base_commit, req.patch));
+  const std::string& tree = applied.tree;
+  if (gitx::sorted_unique(applied.changed) != gitx::sorted_unique(req.checked_paths))
     return fail("the applied patch changes other paths than the checked list; nothing pushed");
 
   std::string marker = unit_marker(req.unit_id);
@@ -222,13 +286,8 @@ Result<PublishResult> publish(const PublishRequest& req) {
                       .env = side.env};
   AW_CHECK(gitx::push_create(base, to, res.commit, unit_ref));
 
-  std::optional<std::string> now;
-  if (side.remote) {
-    AW_TRY(auto after, remote_tips(side, dir, {unit_ref}));
-    if (after.count(unit_ref)) now = after[unit_ref];
-  } else {
-    AW_TRY(now, commit_of(side.dest, unit_ref));
-  }
+  AW_TRY(auto now, pushed_tip(side, req.target, dir, unit_ref));
+
   if (now != res.commit)
     return fail("after push, {} on {} is not {}", unit_ref, side.shown, res.commit);
   return res;

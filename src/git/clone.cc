@@ -85,8 +85,8 @@ Result<Clone> make_clone(const SourceRepo& src, const std::string& base_commit,
     return fail("clone folders must be absolute paths");
   if (exists(work_dir)) return fail("{} already exists", work_dir);
   AW_CHECK(check_branch_name(branch));
-  AW_TRY(std::string format, gitx::object_format(src.git_dir));
-  AW_TRY(std::string src_objects, gitx::objects_dir(src.git_dir));
+  AW_TRY(gitx::ObjectStore store, gitx::object_store(src.git_dir));
+  const std::string &format = store.format, &src_objects = store.objects;
   AW_TRY(std::string src_common, gitx::common_dir(src.git_dir));
 
   Clone c;

@@ -5,6 +5,8 @@
 // as the work tree.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,13 +95,19 @@ struct ApplyTarget {
   std::string username = "x-access-token";  // sent with the credential
   SecretStore* secrets = nullptr;           // read only when credential is set, and
   std::string secret_value;                 // not when its value is given here (a forge token)
-  std::string borrow_objects_of;            // a remote's local copy (a mirror) to borrow from
-  std::string branch;  // the target branch the base must be on; "" = the target's HEAD
+  std::string ca_file;  // https: the CA bundle git trusts for this remote (http.sslCAInfo)
+  std::string borrow_objects_of;  // a remote's local copy (a mirror) to borrow from
+  std::string branch;             // the target branch the base must be on; "" = the target's HEAD
+  // A remote's refs read by other means than git's ls-remote (a forge's API answers in about a
+  // millisecond where git's round trip costs tens): the commit id `refs/heads/NAME` names on
+  // the remote, nullopt when absent. When set, it replaces the ls-remote before the push and the
+  // one verifying it; the commits it names are fetched only when the borrowed copy lacks them.
+  std::function<Result<std::optional<std::string>>(const std::string& ref)> read_ref;
 };
 
 struct PublishRequest {
   ApplyTarget target;
-  std::string unit_id;                     // the branch is <branch_prefix><unit_id>
+  std::string unit_id;  // the branch is <branch_prefix><unit_id>
   std::string branch_prefix = "awaywork/";
   std::string base_commit;                 // full id
   std::string patch;                       // the checked patch

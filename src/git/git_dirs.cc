@@ -43,9 +43,9 @@ Status make_borrowing_git_dir(const std::string& dir, const std::string& borrow_
                               const std::string& format) {
   struct stat st {};
   if (::lstat(dir.c_str(), &st) == 0) return fail("{} already exists", dir);
-  for (const char* sub :
-       {"", "/objects/info", "/objects/pack", "/refs/heads", "/refs/tags", "/info"})
-    AW_CHECK(make_dirs(dir + sub));
+  // What git needs and no more (it makes the rest on demand): on a file system where an unlink
+  // costs milliseconds, each folder left out is time saved when the scratch is removed.
+  for (const char* sub : {"", "/objects/info", "/refs", "/info"}) AW_CHECK(make_dirs(dir + sub));
   AW_CHECK(write_file(dir + "/config", minimal_config(true, format)));
   // A detached HEAD until the caller points it somewhere: no branch needed in a scratch dir.
   AW_CHECK(write_file(dir + "/HEAD", "ref: refs/heads/awaywork-none\n"));

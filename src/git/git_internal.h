@@ -16,14 +16,15 @@ GitCall at(const std::string& git_dir, std::vector<std::string> args);
 Result<Captured> run(const GitCall& call, const std::vector<std::string>& extra_env);
 Result<std::string> run_ok(const GitCall& call, const std::vector<std::string>& extra_env);
 
-// The absolute objects folder of a git dir (follows commondir for linked worktrees).
-Result<std::string> objects_dir(const std::string& git_dir);
+// A git dir's object format ("sha1" or "sha256") and absolute objects folder (following commondir
+// for linked worktrees), read by one git.
+struct ObjectStore {
+  std::string format, objects;
+};
+Result<ObjectStore> object_store(const std::string& git_dir);
 
 // The absolute common git dir (where refs/heads live; differs for a linked worktree).
 Result<std::string> common_dir(const std::string& git_dir);
-
-// "sha1" or "sha256".
-Result<std::string> object_format(const std::string& git_dir);
 
 // A config file awaywork writes from nothing: no hooks, no fsmonitor, no filters, stat checks
 // at their strictest. bare selects core.bare.
@@ -54,7 +55,11 @@ bool is_object_id(const std::string& s);
 // The clean side's steps (publish.cc), shared by publish_branch and publish.
 // Reads base_commit into the call's index, applies the patch (--cached, no 3-way, no renames),
 // writes the tree, and checks that the tree changes exactly the paths git reads from the patch.
-Result<std::string> apply_to_tree(const GitCall& base, const std::string& base_commit,
+struct AppliedTree {
+  std::string tree;
+  std::vector<std::string> changed;  // the paths the tree changes against the base
+};
+Result<AppliedTree> apply_to_tree(const GitCall& base, const std::string& base_commit,
                                   const std::string& patch);
 // diff-tree -r --name-only between two trees or commits (no renames, raw paths).
 Result<std::vector<std::string>> changed_paths(const GitCall& base, const std::string& from,

@@ -12,13 +12,9 @@ namespace aw {
 
 namespace {
 
-// The paths git itself reads from the patch (no rename detection: apply has none without
-// --3way and the patch was made with --no-renames).
-Result<std::vector<std::string>> patch_paths(const GitCall& base, const std::string& patch) {
-  GitCall g = base;
-  g.args = {"apply", "--numstat", "-z", "-p1"};
-  g.stdin_data = patch;
-  AW_TRY(std::string out, git_ok(g));
+// The paths git reads from a `--numstat -z` listing of the patch (no rename detection: apply has
+// none without --3way and the patch was made with --no-renames).
+Result<std::vector<std::string>> numstat_paths(const std::string& out) {
   std::vector<std::string> paths;
   for (const auto& rec : gitx::split_z(out)) {
     size_t t1 = rec.find('\t');
@@ -33,25 +29,26 @@ Result<std::vector<std::string>> patch_paths(const GitCall& base, const std::str
 
 namespace gitx {
 
-Result<std::string> apply_to_tree(const GitCall& base, const std::string& base_commit,
+Result<AppliedTree> apply_to_tree(const GitCall& base, const std::string& base_commit,
                                   const std::string& patch) {
   GitCall g = base;
   g.args = {"read-tree", base_commit};
   AW_CHECK(git_ok(g));
-  g.args = {"apply", "--cached", "--whitespace=nowarn", "-p1"};
+  // --numstat lists the paths git reads from the patch; --apply after it applies it too (one
+  // git instead of two).
+  g.args = {"apply", "--cached", "--whitespace=nowarn", "-p1", "--numstat", "-z", "--apply"};
   g.stdin_data = patch;
-  AW_CHECK(with_context(git_ok(g), "the patch does not apply to the base"));
+  AW_TRY(std::string listed, with_context(git_ok(g), "the patch does not apply to the base"));
+  AW_TRY(std::vector<std::string> want, numstat_paths(listed));
   g.stdin_data.clear();
   g.args = {"write-tree"};
   AW_TRY(std::string tree_out, git_ok(g));
-  std::string tree = gitx::first_line(tree_out);
-  if (!gitx::is_object_id(tree)) return fail("write-tree gave '{}'", tree);
-
-  AW_TRY(std::vector<std::string> want, patch_paths(base, patch));
-  AW_TRY(std::vector<std::string> got, changed_paths(base, base_commit, tree));
-  if (gitx::sorted_unique(got) != gitx::sorted_unique(want))
+  AppliedTree out{gitx::first_line(tree_out), {}};
+  if (!gitx::is_object_id(out.tree)) return fail("write-tree gave '{}'", out.tree);
+  AW_TRY(out.changed, changed_paths(base, base_commit, out.tree));
+  if (gitx::sorted_unique(out.changed) != gitx::sorted_unique(want))
     return fail("the applied tree changes other paths than the patch names");
-  return tree;
+  return out;
 }
 
 Result<std::vector<std::string>> changed_paths(const GitCall& base, const std::string& from,
@@ -138,8 +135,7 @@ Result<std::string> publish_branch(const SourceRepo& src, const std::string& bas
   if (fmt_ok.exit_code != 0) return fail("invalid branch name '{}'", branch);
   AW_CHECK(branch_absent(src, ref));
 
-  AW_TRY(std::string format, gitx::object_format(src.git_dir));
-  AW_TRY(std::string src_objects, gitx::objects_dir(src.git_dir));
+  AW_TRY(gitx::ObjectStore store, gitx::object_store(src.git_dir));
   AW_CHECK(make_dirs(scratch_dir));
   // A fresh folder per attempt, removed afterwards: nothing carries over between publishes.
   std::string tmpl = scratch_dir + "/publish-XXXXXX";
@@ -149,13 +145,14 @@ Result<std::string> publish_branch(const SourceRepo& src, const std::string& bas
     ~Cleanup() { (void)remove_tree(path); }
   } cleanup{tmpl};
   std::string dir = tmpl + "/git";
-  AW_CHECK(gitx::make_borrowing_git_dir(dir, src_objects, format));
+  AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
   GitCall base = gitx::at(dir, {});
   base.index_file = dir + "/publish-index";
 
-  AW_TRY(std::string tree, with_context(gitx::apply_to_tree(base, base_commit, patch), "publish"));
+  AW_TRY(gitx::AppliedTree applied,
+         with_context(gitx::apply_to_tree(base, base_commit, patch), "publish"));
   AW_TRY(std::string commit,
-         with_context(gitx::commit_tree(base, tree, base_commit, who, message), "publish"));
+         with_context(gitx::commit_tree(base, applied.tree, base_commit, who, message), "publish"));
   AW_CHECK(branch_absent(src, ref));  // again, as late as possible before the push
   AW_TRY(std::string dest, gitx::common_dir(src.git_dir));
   gitx::PushTarget to;

@@ -25,6 +25,8 @@ Result<Side> open_side(const ApplyTarget& t, const std::string& askpass) {
   // following a redirect elsewhere (with the credential).
   if (u.scheme != "file") s.pre_args = {"-c", "protocol." + u.scheme + ".allow=always"};
   for (std::string a : {"-c", "http.followRedirects=false"}) s.pre_args.push_back(a);
+  if (!t.ca_file.empty() && u.scheme == "https")  // a path, not a secret: on the argv
+    s.pre_args.insert(s.pre_args.end(), {"-c", "http.sslCAInfo=" + t.ca_file});
   if (t.credential.empty()) return s;
   if (u.scheme != "https" && u.scheme != "http")
     return fail("credential '{}': only an http(s) remote takes a credential, not {}://",

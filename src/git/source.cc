@@ -58,12 +58,16 @@ Result<std::string> resolve_commit(const SourceRepo& src, const std::string& ref
 
 namespace gitx {
 
-Result<std::string> objects_dir(const std::string& git_dir) {
-  AW_TRY(std::string out, run_ok(at(git_dir, {"rev-parse", "--git-path", "objects"}), {}));
-  std::string dir = first_line(out);
-  if (dir.empty()) return fail("{}: no objects folder", git_dir);
-  if (dir[0] != '/') dir = git_dir + "/" + dir;
-  return dir;
+Result<ObjectStore> object_store(const std::string& git_dir) {
+  AW_TRY(std::string out,
+         run_ok(at(git_dir, {"rev-parse", "--show-object-format", "--git-path", "objects"}), {}));
+  size_t nl = out.find('\n');
+  ObjectStore s{out.substr(0, nl), nl == std::string::npos ? "" : first_line(out.substr(nl + 1))};
+  if (s.format != "sha1" && s.format != "sha256")
+    return fail("{}: unknown object format '{}'", git_dir, s.format);
+  if (s.objects.empty()) return fail("{}: no objects folder", git_dir);
+  if (s.objects[0] != '/') s.objects = git_dir + "/" + s.objects;
+  return s;
 }
 
 Result<std::string> common_dir(const std::string& git_dir) {
@@ -72,13 +76,6 @@ Result<std::string> common_dir(const std::string& git_dir) {
   if (dir.empty()) return fail("{}: no common git dir", git_dir);
   if (dir[0] != '/') dir = git_dir + "/" + dir;
   return dir;
-}
-
-Result<std::string> object_format(const std::string& git_dir) {
-  AW_TRY(std::string out, run_ok(at(git_dir, {"rev-parse", "--show-object-format"}), {}));
-  std::string f = first_line(out);
-  if (f != "sha1" && f != "sha256") return fail("{}: unknown object format '{}'", git_dir, f);
-  return f;
 }
 
 }  // namespace gitx

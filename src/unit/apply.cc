@@ -6,7 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "check/redact.h"
+#include "forge/progress.h"
 #include "forge/publish.h"
+#include "forge/session.h"
 #include "secrets/store.h"
 
 namespace aw {
@@ -71,6 +74,14 @@ void note_applied(const Applied& a, UnitRecord& u) {
   if (!a.already.empty())
     u.notes.push_back(
         fmt::format("already there (found by marker): {}", fmt::join(a.already, ", ")));
+}
+
+Status end_progress(ForgeSession& s, const UnitRecord& u, const std::string& pull_url,
+                    const std::string& state, const std::string& reason) {
+  if (u.issue <= 0) return {};
+  ProgressComment pc(s, u.issue, u.id);
+  pc.resume(u.agent, u.isolation + ", " + u.sandbox);
+  return pc.finish(progress_outcome(pull_url, state, redact_all(reason, {s.token})));
 }
 
 Result<std::vector<Request>> load_checked_requests(const std::string& file) {

@@ -44,6 +44,12 @@ Result<Applied> apply_checked(const ApplyInput& in);
 // What an apply did, into the record: branch, commit, the pull request, what was posted.
 void note_applied(const Applied& a, UnitRecord& u);
 
+// A unit from an issue applied later (`awaywork apply ID`): its progress comment brought to its
+// final state as `run` leaves it at its end: the pull request, else the state and the reason,
+// redacted of the forge token. Found by its marker; left alone when it already says so.
+Status end_progress(ForgeSession& s, const UnitRecord& u, const std::string& pull_url,
+                    const std::string& state, const std::string& reason);
+
 // The checked requests kept in runs/<id>/requests.json (for `awaywork apply ID`).
 Result<std::vector<Request>> load_checked_requests(const std::string& file);
 

@@ -8,7 +8,6 @@
 
 #include "base/fs.h"
 #include "check/redact.h"
-#include "check/sanitize.h"
 #include "config/paths.h"
 #include "forge/issue.h"
 #include "forge/progress.h"
@@ -61,15 +60,9 @@ struct Unit {
 
   void finish_progress(UnitState state, const std::string& reason) {
     if (!progress) return;
-    std::string text =
-        !u.pull_request.empty()
-            ? fmt::format("Done: draft pull request {}", u.pull_request)
-            : fmt::format(
-                  "Ended: {}{}", to_string(state),
-                  reason.empty()
-                      ? ""
-                      : " (" + sanitize_text(redact_all(reason, *literals), {}, 2000) + ")");
-    note(progress->finish(text), "end");
+    note(progress->finish(
+             progress_outcome(u.pull_request, to_string(state), redact_all(reason, *literals))),
+         "end");
   }
 
   UnitRecord end(UnitState state, const std::string& reason) {

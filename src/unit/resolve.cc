@@ -97,6 +97,7 @@ Status open_remote_source(const Config& cfg, Target& t) {
     remote.url = t.forge->repo.clone_url;
     remote.credential = t.forge->forge.credential;
     remote.secret_value = t.forge->token;
+    remote.ca_file = t.forge->forge.ca_file;
   } else {
     remote.url = t.repo.url;
     remote.credential = t.repo.publish.credential;

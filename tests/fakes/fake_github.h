@@ -10,6 +10,10 @@
 //   gh.control("POST", "repos/alice/r/issues", {{"user", "bob"}, {"title", "fix it"}});
 //   ... point awaywork at gh.api_url() (clone_url: gh.git_url() + "/alice/r.git") ...
 //   for (auto& e : gh.log()) if (e["write"]) EXPECT_EQ(e["login"], "awaywork-bot");
+// Or started by its constructor (state under DIR/fake-state), as the forge tests do:
+//   aw::test::FakeGitHub fake(tmp);  ASSERT_FALSE(fake.api_url().empty()) << fake.why();
+//   std::string token = fake.user("aw-bot");  auto [status, body] = fake.api("GET", "/user",
+//   token);
 #pragma once
 
 #include <arpa/inet.h>
@@ -20,6 +24,8 @@
 #include <unistd.h>
 
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -37,6 +43,10 @@ class FakeGithub {
   };
 
   FakeGithub() = default;
+  // Started at once, its state under dir/fake-state; api_url() is "" when it did not start.
+  explicit FakeGithub(const std::string& dir, const std::vector<std::string>& extra = {}) {
+    start(dir + "/fake-state", extra);
+  }
   FakeGithub(const FakeGithub&) = delete;
   FakeGithub& operator=(const FakeGithub&) = delete;
   ~FakeGithub() { stop(); }
@@ -73,6 +83,7 @@ class FakeGithub {
   const std::string& api_url() const { return api_url_; }  // http(s)://127.0.0.1:PORT
   const std::string& git_url() const { return git_url_; }  // + "/OWNER/NAME.git"
   const std::string& error() const { return error_; }
+  const std::string& why() const { return error_; }
 
   // /_fake/PATH (see the README): the JSON answer, null on an error (error() says which).
   nlohmann::json control(const std::string& method, const std::string& path,
@@ -89,9 +100,21 @@ class FakeGithub {
     return request(port_, method, path, body, token);
   }
 
+  // As a user (token "" = anonymous), a fake without TLS: status (-1: no answer) and body.
+  // (A template so that only a std::string token picks it: api(m, p, nullptr, "t") is the above.)
+  template <class Token, class = std::enable_if_t<std::is_same_v<Token, std::string>>>
+  std::pair<int, nlohmann::json> api(const std::string& method, const std::string& path,
+                                     const Token& token, const nlohmann::json& body = nullptr) {
+    Reply r = request(port_, method, path, body, token);
+    return {r.status ? r.status : -1, r.body};
+  }
+
   std::string add_user(const std::string& login, const std::string& type = "User") {
     auto u = control("POST", "users", {{"login", login}, {"type", type}});
     return u.is_object() ? u["token"].get<std::string>() : "";
+  }
+  std::string user(const std::string& login, const std::string& type = "User") {
+    return add_user(login, type);
   }
   nlohmann::json add_repo(const std::string& owner, const std::string& name,
                           const std::string& source = "") {
@@ -100,6 +123,13 @@ class FakeGithub {
     return control("POST", "repos", b);
   }
   nlohmann::json log() { return control("GET", "log"); }
+  // The entries of the log that wrote (API methods other than GET/HEAD, pushes).
+  nlohmann::json writes() {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : log())
+      if (e.value("write", false)) out.push_back(e);
+    return out;
+  }
   nlohmann::json stats() { return control("GET", "stats"); }
 
  private:
@@ -152,5 +182,6 @@ class FakeGithub {
   int port_ = 0, control_port_ = 0;
   std::string api_url_, git_url_, error_;
 };
+using FakeGitHub = FakeGithub;  // the forge tests' spelling
 
 }  // namespace aw::test

@@ -4,8 +4,8 @@
 // advances the fake's clock instead of waiting.
 #include <gtest/gtest.h>
 
+#include "../fakes/fake_github.h"
 #include "../git/git_fixture.h"
-#include "fake_github.h"
 #include "forge/client.h"
 
 namespace aw::test {

@@ -99,6 +99,42 @@ TEST_F(ForgeFailure, ARefusedPullRequestSaysSoAndALaterApplyFinishesIt) {
   EXPECT_EQ(pulls[0]["head"]["ref"], "awaywork/" + id);
 }
 
+TEST_F(ForgeFailure, ALaterApplyEndsTheProgressCommentAsRunWould) {
+  int64_t n = issue("octo", "t", "b");
+  fake->control("PATCH", "repos/octo/web", {{"pr_refused", true}});
+  auto u = run_issue(n);
+  ASSERT_FALSE(u.is_null());
+  std::string id = u["id"];
+  auto progress = [&] {
+    std::vector<std::string> found;
+    for (const auto& b : comment_bodies(n))
+      if (b.find("item=progress") != std::string::npos) found.push_back(b);
+    EXPECT_EQ(found.size(), 1u) << "one progress comment per unit";
+    return found.empty() ? std::string() : found[0];
+  };
+  EXPECT_NE(progress().find("Ended: failed"), std::string::npos) << progress();
+
+  // Still refused: the comment says the apply failed, and why.
+  Captured failed = aw({"apply", id});
+  EXPECT_NE(failed.exit_code, 0);
+  EXPECT_NE(progress().find("Ended: failed (apply: "), std::string::npos) << progress();
+  EXPECT_NE(progress().find("the pull request was not opened"), std::string::npos) << progress();
+
+  fake->control("PATCH", "repos/octo/web", {{"pr_refused", false}});
+  Captured a = aw({"apply", id, "--json"});
+  ASSERT_EQ(a.exit_code, 0) << a.out << a.err;
+  std::string url = nlohmann::json::parse(a.out)["pull_request"];
+  ASSERT_FALSE(url.empty());
+  EXPECT_NE(progress().find("Done: draft pull request " + url), std::string::npos) << progress();
+  EXPECT_NE(progress().find("unit `" + id + "`, agent `test`"), std::string::npos) << progress();
+
+  // Applied again: the comment already says so, nothing is written.
+  size_t before = fake->writes().size();
+  Captured again = aw({"apply", id});
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(fake->writes().size(), before) << fake->writes().dump(2);
+}
+
 TEST_F(ForgeFailure, DraftsRefusedGiveTheCompareLinkNotAReadyPullRequest) {
   int64_t n = issue("octo", "t", "b");
   fake->control("PATCH", "repos/octo/web", {{"drafts_allowed", false}});

@@ -3,7 +3,7 @@
 namespace aw::test {
 
 void ForgeTest::SetUp() {
-  fake = std::make_unique<FakeGitHub>(tmp.path);
+  fake = std::make_unique<FakeGitHub>(tmp.path, fake_args);
   ASSERT_FALSE(fake->api_url().empty()) << fake->why();
   home = tmp.path + "/home";
   ASSERT_TRUE(make_dirs(home));
@@ -33,9 +33,10 @@ void ForgeTest::write_config() {
                      "sandbox: {mode: preferred}\n"
                      "agent: test\n"
                      "agents:\n  test:\n    command: [" +
-                     agent_script + "]\n" + "forges:\n  fake:\n    api_url: " + fake->api_url() +
-                     "\n    credential: GH_TOKEN\n" + "repos:\n  web:\n    github: octo/web\n" +
-                     extra_repo_keys;
+                     agent_script + "]\n" + "forges:\n  fake:\n    api_url: " +
+                     (api_url.empty() ? fake->api_url() : api_url) +
+                     "\n    credential: " + credential + "\n" + extra_forge_keys +
+                     "repos:\n  web:\n    github: octo/web\n" + extra_repo_keys;
   ASSERT_TRUE(write_file(config, text));
 }
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "../fakes/fake_github.h"
 #include "../git/git_fixture.h"
-#include "fake_github.h"
 
 namespace aw::test {
 
@@ -21,6 +21,10 @@ class ForgeTest : public ::testing::Test {
   std::unique_ptr<FakeGitHub> fake;
   std::string token, owner_token, config, home, src_dir, agent_script;
   std::string extra_repo_keys;  // appended to the repo entry (indented 4)
+  // Set before SetUp: the fake's extra arguments ({"--tls", cert, key}), the forge's api_url
+  // ("" = the fake's) and keys appended to the forge entry (indented 4).
+  std::vector<std::string> fake_args;
+  std::string api_url, extra_forge_keys, credential = "GH_TOKEN";
 
   void SetUp() override;
   // The agent: a shell script run in the clone.

@@ -257,8 +257,6 @@ class Handler(fakeserver.Handler):
             return self.send(status, (message + "\n").encode(), headers)
         status = githttp.serve(self, st, gm, login, query)
         with st.lock:
-            if write:
-                st.pushed()
             self.record("git", gm.string, login, status, write)
 
 

@@ -5,6 +5,7 @@ pull requests). One lock guards it all; the server's threads take it around each
 import datetime
 import json
 import os
+import re
 import secrets
 import string
 import subprocess
@@ -88,7 +89,6 @@ class State:
         self.rate = {}  # login or "" (anonymous) -> {"remaining", "reset", "limit"}
         self.rate_remaining = None  # POST /_fake/faults rate_remaining: the next windows' start
         self.dirty = False
-        self.refs = {}  # (repo, branch) -> sha, cleared when a push lands
 
     # --- time and ids ------------------------------------------------------------------------
     def now(self):
@@ -182,15 +182,32 @@ class State:
             os.remove(hook)
 
     def ref_sha(self, r, branch):
-        key = (r["full_name"], branch)
-        if key not in self.refs:
-            bare = self.bare_path(r["full_name"])
-            self.refs[key] = git("rev-parse", "--verify", "-q", f"refs/heads/{branch}^{{commit}}",
-                                 cwd=bare, check=False) or None
-        return self.refs[key]
-
-    def pushed(self):
-        self.refs.clear()
+        """The commit refs/heads/BRANCH names in the bare repository, or None. Read from its
+        files every time (no git started): like GitHub's API, it sees each push at once, by
+        whatever route the push came."""
+        bare = self.bare_path(r["full_name"])
+        if not branch or ".." in branch or branch.startswith("/") or "\0" in branch:
+            return None
+        name = "refs/heads/" + branch
+        try:
+            with open(os.path.join(bare, name)) as f:
+                value = f.read().strip()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            value = None
+        if value is None:
+            try:
+                with open(os.path.join(bare, "packed-refs")) as f:
+                    for line in f:
+                        sha, _, ref = line.rstrip("\n").partition(" ")
+                        if ref == name:
+                            return sha
+            except FileNotFoundError:
+                pass
+            return None
+        if re.fullmatch(r"[0-9a-f]{40}", value):
+            return value
+        return git("rev-parse", "--verify", "-q", f"{name}^{{commit}}", cwd=bare,
+                   check=False) or None  # a symbolic ref
 
     def commit_info(self, r, sha):
         bare = self.bare_path(r["full_name"])

@@ -1,0 +1,60 @@
+// What fuzz_requests' rendering oracle (cmark-gfm, as GitHub renders) found live in sanitized
+// text, each pinned on a small input (the fuzzer's own inputs are seeds in fuzz/corpus/requests).
+#include <gtest/gtest.h>
+
+#include "check/sanitize.h"
+
+namespace aw {
+namespace {
+
+std::string S(std::string_view in) {
+  SanitizeOptions o;
+  o.repo = "o/r";
+  std::string once = sanitize_text(in, o);
+  EXPECT_EQ(sanitize_text(once, o), once) << "not idempotent on: " << in;
+  return once;
+}
+
+// closing-keyword-before-non-ascii-letter: `Ā` folds to `a`, but GitHub ends `#1` at it.
+TEST(CheckSanitizeFindings, AnIssueNumberEndsAtANonAsciiLetterAsOnGitHub) {
+  EXPECT_EQ(S("fixes #1\xC4\x80 and closes o/x#2\xC4\x80"),
+            "fixes <code>#1</code>\xC4\x80 and closes <code>o/x#2</code>\xC4\x80");
+  EXPECT_EQ(S("see other/repo#3\xC4\x80"), "see <code>other/repo#3</code>\xC4\x80");
+  EXPECT_EQ(S("fixes #1a"), "fixes #1a");  // no reference on GitHub either
+}
+
+// mention-after-unclosed-backticks: once a run of backticks has no closer, cmark-gfm may read
+// the code spans after it as literal backticks, so their text is treated as prose.
+TEST(CheckSanitizeFindings, CodeSpansAfterAnUnclosedBacktickRunAreNotTrusted) {
+  EXPECT_EQ(S("a ``` `@x` and `@y`"), "a ``` `<code>@x</code>` and `<code>@y</code>`");
+  EXPECT_EQ(S("`@x` then ```"), "`@x` then ```");  // before it, spans are still code
+}
+
+// mention-in-footnote-label: GitHub shows a footnote label as raw text, where <code> is text.
+TEST(CheckSanitizeFindings, AFootnoteLabelHoldingAMentionOrReferenceIsEscaped) {
+  EXPECT_EQ(S("see [^1 @x] and [^2] and [^3 #4]\n\n[^2]: ok"),
+            "see \\[^1 <code>@x</code>] and [^2] and \\[^3 #4]\n\n[^2]: ok");
+  EXPECT_EQ(S("an open [^label\ngoes on]"), "an open \\[^label\ngoes on]");
+}
+
+// link-title-on-the-next-line: CommonMark lets a link's title follow on the next line.
+TEST(CheckSanitizeFindings, ALinkWhoseTitleMayFollowOnTheNextLineIsShownAsText) {
+  EXPECT_EQ(S("[x](https://github.com\n\"hidden\") and [y](https://github.com \"t\")"),
+            "[x\\](https://github.com\n\"hidden\") and [y](https://github.com \"\")");
+  EXPECT_EQ(S("[x](https://github.com \"spans\nlines\")"),
+            "[x\\](https://github.com \"spans\nlines\")");
+  // Nothing can follow at the end of the text or before a blank line: left as it was (and a
+  // second pass changes nothing; link-dest-ends-the-text).
+  EXPECT_EQ(S("![x](https://github.com/a](https://github.com/b.png)"),
+            "![](https://github.com/a](https://github.com/b.png)");
+  EXPECT_EQ(S("[x](https://github.com\n\nnext"), "[x](https://github.com\n\nnext");
+}
+
+// autolink-over-quote: GitHub's autolinker reads on over a quote followed by more text.
+TEST(CheckSanitizeFindings, AnAllowedHostThatAQuoteContinuesIsRemoved) {
+  EXPECT_EQ(S("see https://github.com\".evil.com/x"), "see (link removed)\".evil.com/x");
+  EXPECT_EQ(S("say \"https://github.com\"."), "say \"https://github.com\".");
+}
+
+}  // namespace
+}  // namespace aw

@@ -1,0 +1,153 @@
+// publish_to_forge against the fake GitHub with real git: with a fresh mirror the remote's refs
+// are read through the API and the push is the only git round trip; a target branch that moved
+// past the mirror is fetched and still checked (a rewritten base is refused, nothing pushed).
+#include <gtest/gtest.h>
+
+#include "../fakes/fake_github.h"
+#include "../git/git_fixture.h"
+#include "forge/publish.h"
+
+namespace aw::test {
+namespace {
+
+const std::string kAskpass = std::string(AW_BINARY_DIR) + "/src/cli/awaywork";
+
+class ForgePublish : public ::testing::Test {
+ protected:
+  TempDir tmp;
+  std::unique_ptr<FakeGitHub> fake;
+  std::unique_ptr<ForgeSession> session;
+  ApplyTarget remote;
+  std::string token, bare, mirror_dir, base;
+  int64_t issue = 0;
+
+  void SetUp() override {
+    fake = std::make_unique<FakeGitHub>(tmp.path);
+    ASSERT_FALSE(fake->api_url().empty()) << fake->why();
+    std::string src = tmp.path + "/src";
+    sh("git init -q -b main " + sq(src));
+    sh("printf 'alpha\\n' > a.txt && git add a.txt && git commit -qm init", src);
+    fake->user("octo");
+    token = fake->user("aw-bot");
+    fake->control("POST", "repos", {{"owner", "octo"}, {"name", "web"}, {"source", src}});
+    fake->control("PUT", "repos/octo/web/collaborators/aw-bot", {{"permission", "write"}});
+    bare = tmp.path + "/fake-state/repos/octo/web.git";
+    issue = fake->control("POST", "repos/octo/web/issues", {{"title", "t"}, {"body", "b"}})
+                .value("number", int64_t{0});
+    remote.url = fake->git_url() + "/octo/web.git";
+    remote.credential = "GH_TOKEN";
+    remote.secret_value = token;
+    mirror_dir = tmp.path + "/state/mirrors/web.git";
+    auto m = update_mirror(remote, mirror_dir, kAskpass);
+    ASSERT_TRUE(m) << m.error().message;
+    auto b = resolve_commit(m->repo, "main");
+    ASSERT_TRUE(b) << b.error().message;
+    base = *b;
+
+    auto transport = beast_transport(TransportOptions{
+        fake->api_url(), "", std::chrono::milliseconds(10000), std::chrono::milliseconds(60000)});
+    ASSERT_TRUE(transport) << transport.error().message;
+    GitHubOptions opt;
+    opt.api_url = fake->api_url();
+    opt.credential = "GH_TOKEN";
+    session.reset(new ForgeSession{{},
+                                   "octo/web",
+                                   token,
+                                   GitHub(opt, token, std::move(*transport), system_clock()),
+                                   "aw-bot",
+                                   {}});
+    session->forge.credential = "GH_TOKEN";
+    session->repo.clone_url = remote.url;
+    session->repo.html_url = fake->git_url() + "/octo/web";
+  }
+
+  ForgePublishInput input(const std::string& unit) {
+    ForgePublishInput in;
+    in.unit = {unit, "test", "none", "off", "accepted", {{"check 1", 0}}};
+    in.issue = issue;
+    in.base_ref = "main";
+    in.base_commit = base;
+    in.patch =
+        "diff --git a/b.txt b/b.txt\nnew file mode 100644\n--- /dev/null\n+++ b/b.txt\n"
+        "@@ -0,0 +1 @@\n+bravo\n";
+    in.paths = {"b.txt"};
+    in.commit_message = "add b";
+    in.requests = {Request{"create_pull_request", 1, "Add b", "body", "", "", "", "", {}}};
+    in.scratch_dir = tmp.path + "/scratch";
+    in.askpass = kAskpass;
+    in.mirror_dir = mirror_dir;
+    return in;
+  }
+
+  // The git requests the fake logged from entry `from` on: "GET info/refs?service=..." or
+  // "POST git-upload-pack".
+  std::vector<std::string> git_requests(size_t from) {
+    std::vector<std::string> out;
+    auto log = fake->control("GET", "log");
+    for (size_t i = from; i < log.size(); ++i) {
+      if (log[i].value("kind", "") != "git") continue;
+      std::string path = log[i].value("path", "");
+      std::string what = log[i].value("method", "") + " " + path.substr(path.rfind('/') + 1);
+      if (!log[i].value("query", "").empty()) what += "?" + log[i].value("query", "");
+      out.push_back(what);
+    }
+    return out;
+  }
+  size_t log_size() { return fake->control("GET", "log").size(); }
+  std::string fake_git(const std::string& args) {
+    return sh("git --git-dir=" + sq(bare) + " " + args);
+  }
+};
+
+TEST_F(ForgePublish, AFreshMirrorLeavesThePushAsTheOnlyGitRoundTrip) {
+  size_t from = log_size();
+  auto done = publish_to_forge(*session, input("u1"));
+  ASSERT_TRUE(done) << done.error().message;
+  EXPECT_EQ(fake_git("rev-parse refs/heads/awaywork/u1"), done->branch.commit);
+  EXPECT_EQ(done->posted, (std::vector<std::string>{"pull"}));
+  // git asks anonymously first and again with the askpass's answer (a 401 between): all of it
+  // the push's own; no ls-remote or fetch (upload-pack) besides.
+  auto git = git_requests(from);
+  EXPECT_EQ(std::count(git.begin(), git.end(), "POST git-receive-pack"), 1)
+      << ::testing::PrintToString(git);
+  for (const auto& r : git)
+    EXPECT_NE(r.find("receive-pack"), std::string::npos) << ::testing::PrintToString(git);
+  // A replay reads the branch through the API too, finds its own commit and pushes nothing.
+  from = log_size();
+  auto again = publish_to_forge(*session, input("u1"));
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_TRUE(again->branch.already_applied);
+  EXPECT_EQ(again->already, (std::vector<std::string>{"pull"}));
+  for (const auto& r : git_requests(from)) EXPECT_EQ(r.find("receive-pack"), std::string::npos);
+}
+
+TEST_F(ForgePublish, ATargetThatMovedPastTheMirrorIsFetchedAndStillChecked) {
+  std::string up = tmp.path + "/up";
+  sh("git clone -q " + sq(bare) + " " + sq(up));
+  sh("printf 'c\\n' > c.txt && git add c.txt && git commit -qm c && git push -q origin main", up);
+  size_t from = log_size();
+  auto done = publish_to_forge(*session, input("u2"));
+  ASSERT_TRUE(done) << done.error().message;
+  auto git = git_requests(from);
+  EXPECT_NE(std::find(git.begin(), git.end(), "POST git-upload-pack"), git.end())
+      << "the new tip was fetched";
+  EXPECT_EQ(fake_git("rev-parse refs/heads/awaywork/u2^"), base);
+}
+
+TEST_F(ForgePublish, ABaseRewrittenAwayOnTheRemoteIsRefusedAndNothingIsPushed) {
+  // main force-rewritten to an unrelated history after the mirror was fetched.
+  std::string other = tmp.path + "/other";
+  sh("git init -q -b main " + sq(other));
+  sh("printf 'z\\n' > z.txt && git add z.txt && git commit -qm z", other);
+  sh("git push -q -f " + sq(bare) + " main:main", other);
+  auto done = publish_to_forge(*session, input("u3"));
+  ASSERT_FALSE(done);
+  EXPECT_NE(done.error().message.find("is not an ancestor of refs/heads/main"), std::string::npos)
+      << done.error().message;
+  EXPECT_EQ(
+      sh_capture("git --git-dir=" + sq(bare) + " rev-parse -q --verify awaywork/u3").exit_code, 1);
+  EXPECT_TRUE(fake->api("GET", "/repos/octo/web/pulls?state=all", token).second.empty());
+}
+
+}  // namespace
+}  // namespace aw::test
