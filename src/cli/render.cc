@@ -53,6 +53,7 @@ std::string render_summary(const UnitRecord& u) {
 
 std::string render_detail(const UnitRecord& u) {
   std::string out = render_summary(u);
+  if (u.issue > 0) out += fmt::format("issue   {}#{}\n", u.forge_repo, u.issue);
   out += fmt::format("created {}\nended   {}\nprompt  {}\n", u.created_at,
                      u.ended_at.empty() ? "-" : u.ended_at, u.prompt);
   return out;
@@ -61,11 +62,13 @@ std::string render_detail(const UnitRecord& u) {
 std::string render_table(const std::vector<UnitRecord>& units) {
   if (units.empty()) return "no units yet; start one with `awaywork run --repo R --prompt P`\n";
   std::string out =
-      fmt::format("{:<44} {:<12} {:<16} {:<10} {}\n", "UNIT", "STATE", "REPO", "AGENT", "BRANCH");
+      fmt::format("{:<44} {:<12} {:<16} {:<7} {:<10} {}\n", "UNIT", "STATE", "REPO", "ISSUE",
+                  "AGENT", "BRANCH");
   for (const auto& u : units)
-    out += fmt::format("{:<44} {:<12} {:<16} {:<10} {}\n", u.id, to_string(u.state),
+    out += fmt::format("{:<44} {:<12} {:<16} {:<7} {:<10} {}\n", u.id, to_string(u.state),
                        u.repo.size() > 16 ? "…" + u.repo.substr(u.repo.size() - 15) : u.repo,
-                       u.agent, u.branch.empty() ? "-" : u.branch);
+                       u.issue > 0 ? "#" + std::to_string(u.issue) : "-", u.agent,
+                       u.branch.empty() ? "-" : u.branch);
   return out;
 }
 

@@ -35,8 +35,7 @@ std::optional<int64_t> get_duration(const Value& v, int64_t max, std::string_vie
   }
   int64_t n = std::stoll(s->substr(0, digits)) * u->second;
   if (n < 1 || n > max) {
-    issues.add(v.mark, v.path,
-               fmt::format("{} is out of range (1 s to {} s); {}", *s, max, hint));
+    issues.add(v.mark, v.path, fmt::format("{} is out of range (1 s to {} s); {}", *s, max, hint));
     return std::nullopt;
   }
   return n;
@@ -148,10 +147,10 @@ void parse_repos_list(const Value& v, const ParseCtx& ctx, const WatchRepoConfig
           fmt::format("'{}' is not a forge repository under repos: (one with github: OWNER/"
                       "REPO){}",
                       e.key,
-                      !fix.empty()            ? fix
-                      : forge_repos.empty()   ? std::string("; add one under repos:")
-                                              : fmt::format("; defined: {}",
-                                                            fmt::join(forge_repos, ", "))));
+                      !fix.empty() ? fix
+                      : forge_repos.empty()
+                          ? std::string("; add one under repos:")
+                          : fmt::format("; defined: {}", fmt::join(forge_repos, ", "))));
       continue;
     }
     if (!e.value.node.IsNull() &&
@@ -168,8 +167,7 @@ void parse_repos_list(const Value& v, const ParseCtx& ctx, const WatchRepoConfig
 }  // namespace
 
 void parse_watch(const Value& v, const ParseCtx& ctx, Config& cfg) {
-  if (!expect_map(v, "write e.g. watch: {repos: {web: {}}, poll_seconds: 60}", ctx.issues))
-    return;
+  if (!expect_map(v, "write e.g. watch: {repos: {web: {}}, poll_seconds: 60}", ctx.issues)) return;
   std::vector<std::string> keys = kRepoKeys;
   keys.insert(keys.end(), kTopOnly.begin(), kTopOnly.end());
   WatchRepoConfig defaults;
@@ -189,8 +187,7 @@ void parse_watch(const Value& v, const ParseCtx& ctx, Config& cfg) {
     } else if (f.key == "claim_ttl") {
       if (auto n = get_duration(x, 30 * 86400, "claim_ttl: 6h", ctx.issues)) w.claim_ttl = *n;
     } else if (f.key == "shutdown_grace") {
-      if (auto n = get_duration(x, 86400, "shutdown_grace: 5m", ctx.issues))
-        w.shutdown_grace = *n;
+      if (auto n = get_duration(x, 86400, "shutdown_grace: 5m", ctx.issues)) w.shutdown_grace = *n;
     } else {
       parse_repo_key(f, ctx.issues, defaults);
     }

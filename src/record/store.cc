@@ -30,6 +30,12 @@ CREATE INDEX IF NOT EXISTS units_created ON units(created_at);
 -- units_filters alone. Without them 10,000 units cost ~40 ms a page (a scan of every record).
 CREATE INDEX IF NOT EXISTS units_listing ON units(created_at DESC, id DESC, state, repo);
 CREATE INDEX IF NOT EXISTS units_filters ON units(state, repo);
+-- awaywork watch's state (record/watch_state.cc): one JSON value per key.
+CREATE TABLE IF NOT EXISTS watch_state (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
 )sql";
 
 // A prepared statement that finalizes itself.

@@ -66,8 +66,9 @@ TEST_F(WatchConfigTest, WithoutWatchNothingIsWatched) {
 
 TEST_F(WatchConfigTest, MistakesAreReportedWhereTheyAreWithTheFix) {
   std::string base = std::string(kRepos) + "watch:\n";
-  EXPECT_NE(error_of(base + "  repos: {webb: {}}\n").find("config.yml:8:11: watch.repos.webb: "
-                                                          "'webb' is not a forge repository"),
+  EXPECT_NE(error_of(base + "  repos: {webb: {}}\n")
+                .find("config.yml:8:11: watch.repos.webb: "
+                      "'webb' is not a forge repository"),
             std::string::npos)
       << error_of(base + "  repos: {webb: {}}\n");
   EXPECT_NE(error_of(base + "  repos: {local: {}}\n").find("'local' is not a forge repository"),
