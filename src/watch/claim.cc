@@ -96,7 +96,7 @@ Status remove_label(ForgeSession& s, int64_t issue, const std::string& label) {
 }
 
 Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& me,
-                                int64_t claim_ttl, int64_t now,
+                                int64_t claim_ttl, int64_t now, int64_t handled_after,
                                 const std::function<bool(const ForgeUser&)>& trusted) {
   auto live = [&](const ClaimSeen& c) {
     return c.state == "active" && now - c.updated <= claim_ttl;
@@ -104,7 +104,7 @@ Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& 
   ClaimResult out;
   AW_TRY(json before, s.gh.get_all(comments_of(s, issue)));
   for (const ClaimSeen& c : claims_in(before, trusted))
-    if (live(c)) {
+    if (live(c) || (handled_after > 0 && c.state == "ended" && c.created >= handled_after)) {
       out.winner = c;  // someone holds it already: nothing is posted
       return out;
     }

@@ -55,9 +55,11 @@ struct ClaimResult {
   std::string note;        // "took over the stale claim of host H (silent since T)"
 };
 
-// Claims an issue. Active claims by others that are not stale make it yield without posting.
+// Claims an issue. Active claims by others that are not stale make it yield without posting, and
+// so does any claim made since handled_after (the trigger's time; 0 = do not look): another
+// watcher has already run what this trigger asked for.
 Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& me,
-                                int64_t claim_ttl, int64_t now,
+                                int64_t claim_ttl, int64_t now, int64_t handled_after,
                                 const std::function<bool(const ForgeUser&)>& trusted);
 
 // Edits our claim comment to a state (active, yielded, ended) and a status text.

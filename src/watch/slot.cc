@@ -18,6 +18,8 @@ nlohmann::json to_json(const IssueSlot& s) {
           {"seen_comment", s.seen.comment},
           {"queued_at", s.queued_at},
           {"trigger", s.trigger},
+          {"trigger_at", s.trigger_at},
+          {"requeued", s.requeued},
           {"claim_comment", s.claim_comment},
           {"claim_since", s.claim_since},
           {"claim_touched", s.claim_touched},
@@ -38,6 +40,8 @@ IssueSlot slot_from_json(const nlohmann::json& j) {
   s.seen.comment = j.value("seen_comment", int64_t{0});
   s.queued_at = j.value("queued_at", int64_t{0});
   s.trigger = j.value("trigger", "");
+  s.trigger_at = j.value("trigger_at", int64_t{0});
+  s.requeued = j.value("requeued", false);
   s.claim_comment = j.value("claim_comment", int64_t{0});
   s.claim_since = j.value("claim_since", int64_t{0});
   s.claim_touched = j.value("claim_touched", int64_t{0});

@@ -22,7 +22,9 @@ struct IssueSlot {
   std::string phase = "idle";  // idle, queued, claiming, running
   Seen seen;
   int64_t queued_at = 0;
-  std::string trigger;  // the admitted finding's reason, for the log and the claim
+  std::string trigger;     // the admitted finding's reason, for the log and the claim
+  int64_t trigger_at = 0;  // when it happened; a claim made since then has handled it
+  bool requeued = false;   // queued again by watch itself (retry, window, shutdown)
   int64_t claim_comment = 0, claim_since = 0, claim_touched = 0;
   std::string unit_id;
   int64_t child_pid = 0;

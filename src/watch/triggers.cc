@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "watch/iso_time.h"
+
 namespace aw {
 
 using nlohmann::json;
@@ -35,7 +37,7 @@ std::optional<std::string> trigger_kind(const WatchRepoConfig& spec, const json&
 }
 
 TriggerFinding judge(const std::string& kind, const json& who, int64_t id, const AdmitFn& admit) {
-  TriggerFinding f{kind, "", id, false, ""};
+  TriggerFinding f{kind, "", id, 0, false, ""};
   auto user = user_from_json(who, kind);
   const char* verb = kind == "label"        ? "label added"
                      : kind == "assignment" ? "assigned"
@@ -76,8 +78,10 @@ TriggerScan scan_triggers(const WatchRepoConfig& spec, const json& events, const
       int64_t id = id_of(e);
       if (id <= seen.event) continue;
       scan.seen.event = std::max(scan.seen.event, id);
-      if (auto kind = trigger_kind(spec, e))
+      if (auto kind = trigger_kind(spec, e)) {
         scan.found.push_back(judge(*kind, e.contains("actor") ? e["actor"] : json(), id, admit));
+        scan.found.back().at = parse_iso_utc(str(e, "created_at")).value_or(0);
+      }
     }
   if (comments.is_array())
     for (const json& c : comments) {
@@ -86,6 +90,7 @@ TriggerScan scan_triggers(const WatchRepoConfig& spec, const json& events, const
       scan.seen.comment = std::max(scan.seen.comment, id);
       if (!is_command(str(c, "body"), spec.command)) continue;
       TriggerFinding f = judge("command", c.contains("user") ? c["user"] : json(), id, admit);
+      f.at = parse_iso_utc(str(c, "created_at")).value_or(0);
       // An edit never triggers: what was asked may not be what was admitted.
       if (str(c, "created_at") != str(c, "updated_at")) {
         f.admitted = false;

@@ -30,6 +30,7 @@ struct TriggerFinding {
   std::string kind;  // "label", "assignment", "command"
   std::string actor;
   int64_t id = 0;  // the event's or comment's id
+  int64_t at = 0;  // when it happened (Unix seconds)
   bool admitted = false;
   std::string reason;  // "label added by @x: role read, not admitted"
 };

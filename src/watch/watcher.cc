@@ -235,19 +235,25 @@ void Watcher::examine(Repo& r, const json& issue, int64_t now) {
                                    [&](const ForgeUser& u) { return adm.check(u); });
   slot.seen = scan.seen;
   std::string admitted;
+  int64_t admitted_at = 0;
   for (const TriggerFinding& f : scan.found) {
     log_.write(f.admitted ? "trigger_admitted" : "trigger_refused", {{"repo", w.repo},
                                                                      {"issue", n},
                                                                      {"kind", f.kind},
                                                                      {"actor", f.actor},
                                                                      {"reason", f.reason}});
-    if (f.admitted && admitted.empty()) admitted = f.reason;
+    if (f.admitted && admitted.empty()) {
+      admitted = f.reason;
+      admitted_at = f.at;
+    }
   }
   if (!admitted.empty()) {
     if (slot.phase == "idle") {
       slot.phase = "queued";
       slot.queued_at = now;
       slot.trigger = admitted;
+      slot.trigger_at = admitted_at;
+      slot.requeued = false;
       slot.attempts = 0;
       log_.write("queued", {{"repo", w.repo}, {"issue", n}, {"trigger", admitted}});
     } else {

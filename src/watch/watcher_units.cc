@@ -57,6 +57,7 @@ void Watcher::recover() {
           *r->s, s.number, s.claim_comment, me_, s.claim_since,
           {"ended", "Released: watch stopped before the unit started.", {kRunningLabel}, {}});
       s.phase = "queued";
+      s.requeued = true;
       s.claim_comment = 0;
     }
     slots_[key] = s;
@@ -79,7 +80,8 @@ void Watcher::start_queued(int64_t now) {
 }
 
 void Watcher::start_one(Repo& r, IssueSlot& slot, int64_t now) {
-  auto result = claim_issue(*r.s, slot.number, me_, cfg_.watch.claim_ttl, now, trusted(r, now));
+  auto result = claim_issue(*r.s, slot.number, me_, cfg_.watch.claim_ttl, now,
+                            slot.requeued ? 0 : slot.trigger_at, trusted(r, now));
   if (!result) {
     log_.write("claim_failed", with(where(slot), {{"error", result.error().message}}));
     return;  // stays queued: tried again at the next tick
@@ -259,6 +261,7 @@ void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
   slot.child_start.clear();
   slot.stop_reason.clear();
   slot.unit_id.clear();
+  slot.requeued = slot.phase == "queued";
   if (slot.phase == "queued") slot.queued_at = now;
   keep(slot);
 }
