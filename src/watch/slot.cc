@@ -17,6 +17,7 @@ nlohmann::json to_json(const IssueSlot& s) {
           {"seen_event", s.seen.event},
           {"seen_comment", s.seen.comment},
           {"queued_at", s.queued_at},
+          {"not_before", s.not_before},
           {"trigger", s.trigger},
           {"trigger_at", s.trigger_at},
           {"requeued", s.requeued},
@@ -39,6 +40,7 @@ IssueSlot slot_from_json(const nlohmann::json& j) {
   s.seen.event = j.value("seen_event", int64_t{0});
   s.seen.comment = j.value("seen_comment", int64_t{0});
   s.queued_at = j.value("queued_at", int64_t{0});
+  s.not_before = j.value("not_before", int64_t{0});
   s.trigger = j.value("trigger", "");
   s.trigger_at = j.value("trigger_at", int64_t{0});
   s.requeued = j.value("requeued", false);

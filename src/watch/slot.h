@@ -22,6 +22,7 @@ struct IssueSlot {
   std::string phase = "idle";  // idle, queued, claiming, running
   Seen seen;
   int64_t queued_at = 0;
+  int64_t not_before = 0;  // after a failed claim: not tried again before this (no hammering)
   std::string trigger;     // the admitted finding's reason, for the log and the claim
   int64_t trigger_at = 0;  // when it happened; a claim made since then has handled it
   bool requeued = false;   // queued again by watch itself (retry, window, shutdown)

@@ -74,7 +74,9 @@ void Watcher::start_queued(int64_t now) {
   for (IssueSlot* s : queued) {
     if (static_cast<int>(children_.size()) >= cfg_.watch.max_units) return;
     Repo* r = repo_named(s->repo);
-    if (!r || r->running >= r->watch.max_units || !window_open(r->watch.window, now)) continue;
+    if (!r || r->running >= r->watch.max_units || !window_open(r->watch.window, now) ||
+        now < s->not_before)
+      continue;
     start_one(*r, *s, now);
   }
 }
@@ -83,8 +85,12 @@ void Watcher::start_one(Repo& r, IssueSlot& slot, int64_t now) {
   auto result = claim_issue(*r.s, slot.number, me_, cfg_.watch.claim_ttl, now,
                             slot.requeued ? 0 : slot.trigger_at, trusted(r, now));
   if (!result) {
-    log_.write("claim_failed", with(where(slot), {{"error", result.error().message}}));
-    return;  // stays queued: tried again at the next tick
+    // Stays queued, tried again after a poll interval: a forge that refuses is not hammered.
+    slot.not_before = now + cfg_.watch.poll_seconds;
+    keep(slot);
+    log_.write("claim_failed", with(where(slot), {{"error", result.error().message},
+                                                  {"retry_in", cfg_.watch.poll_seconds}}));
+    return;
   }
   if (!result->won) {
     log_.write("yield", with(where(slot), {{"winner_host", result->winner.host},
