@@ -147,5 +147,26 @@ TEST_F(WatchE2E, ACommandCommentCountsFromAnAdmittedAuthorAndNeverWhenEdited) {
   EXPECT_EQ(units_of(edited), 0);
 }
 
+TEST_F(WatchE2E, AfterStopAfterNothingIsAdmitted) {
+  watch_keys = "  poll_seconds: 5\n  stop_after: 2020-01-01\n  repos: {web: {}}\n";
+  write_watch_config();
+  int64_t n = issue("octo", "late", "x");
+  label(n, "alice", "awaywork");
+  auto log = watch_once();
+  EXPECT_NE(reasons(log).find("past the repository's stop_after"), std::string::npos)
+      << log.dump(1);
+  EXPECT_TRUE(events(log, "trigger_admitted").empty());
+  EXPECT_EQ(units_of(n), 0);
+}
+
+TEST_F(WatchE2E, ANearlySpentRateLimitSpreadsThePollsUntilItsReset) {
+  fake->control("POST", "faults", {{"rate_remaining", 6}});
+  auto log = watch_once();
+  auto polls = events(log, "poll");
+  ASSERT_EQ(polls.size(), 1u) << log.dump(1);
+  EXPECT_LT(polls[0]["remaining"].get<int64_t>(), 4) << polls[0].dump();
+  EXPECT_GT(polls[0]["next_in"].get<int64_t>(), 600) << polls[0].dump();
+}
+
 }  // namespace
 }  // namespace aw::test
