@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "base/utc.h"
 #include "config/parse.h"
 #include "config/validate.h"
 
@@ -125,7 +126,6 @@ void parse_forge(const Field& e, const ParseCtx& ctx, ForgeConfig& c) {
 
 // 2026-12-31 (the whole day counts, in UTC) or 2026-12-31T18:00:00Z.
 std::optional<int64_t> parse_instant(const std::string& s) {
-  std::tm tm{};
   int y = 0, mo = 0, d = 0, h = 23, mi = 59, sec = 59;
   char z = 0;
   int n = 0;
@@ -137,17 +137,7 @@ std::optional<int64_t> parse_instant(const std::string& s) {
   } else {
     return std::nullopt;
   }
-  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59)
-    return std::nullopt;
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = sec;
-  time_t t = ::timegm(&tm);
-  if (tm.tm_mday != d) return std::nullopt;  // 2026-02-30 rolled over
-  return static_cast<int64_t>(t);
+  return utc_seconds(y, mo, d, h, mi, sec);
 }
 
 void parse_forges(const Value& v, const ParseCtx& ctx, std::map<std::string, ForgeConfig>& out) {

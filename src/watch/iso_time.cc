@@ -1,5 +1,7 @@
 #include "watch/iso_time.h"
 
+#include "base/utc.h"
+
 #include <cstdio>
 #include <ctime>
 
@@ -15,7 +17,6 @@ std::string iso_utc(int64_t unix_seconds) {
 }
 
 std::optional<int64_t> parse_iso_utc(const std::string& s) {
-  std::tm tm{};
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, n = 0;
   if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 ||
       n != 19)
@@ -24,13 +25,7 @@ std::optional<int64_t> parse_iso_utc(const std::string& s) {
   if (i < s.size() && s[i] == '.')
     for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9';) ++i;
   if (i + 1 != s.size() || s[i] != 'Z') return std::nullopt;
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = sec;
-  return static_cast<int64_t>(::timegm(&tm));
+  return utc_seconds(y, mo, d, h, mi, sec);
 }
 
 }  // namespace aw

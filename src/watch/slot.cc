@@ -24,6 +24,7 @@ nlohmann::json to_json(const IssueSlot& s) {
           {"claim_comment", s.claim_comment},
           {"claim_since", s.claim_since},
           {"claim_touched", s.claim_touched},
+          {"claim_note", s.claim_note},
           {"unit_id", s.unit_id},
           {"child_pid", s.child_pid},
           {"child_start", s.child_start},
@@ -47,6 +48,7 @@ IssueSlot slot_from_json(const nlohmann::json& j) {
   s.claim_comment = j.value("claim_comment", int64_t{0});
   s.claim_since = j.value("claim_since", int64_t{0});
   s.claim_touched = j.value("claim_touched", int64_t{0});
+  s.claim_note = j.value("claim_note", "");
   s.unit_id = j.value("unit_id", "");
   s.child_pid = j.value("child_pid", int64_t{0});
   s.child_start = j.value("child_start", "");

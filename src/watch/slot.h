@@ -27,6 +27,7 @@ struct IssueSlot {
   int64_t trigger_at = 0;  // when it happened; a claim made since then has handled it
   bool requeued = false;   // queued again by watch itself (retry, window, shutdown)
   int64_t claim_comment = 0, claim_since = 0, claim_touched = 0;
+  std::string claim_note;  // kept in every edit of the claim ("took over the stale claim of H")
   std::string unit_id;
   int64_t child_pid = 0;
   std::string child_start;

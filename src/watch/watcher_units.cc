@@ -22,6 +22,11 @@ json where(const IssueSlot& s) {
   return {{"repo", s.repo}, {"issue", s.number}};
 }
 
+// A claim's status, after what it must keep saying.
+std::string claim_text(const IssueSlot& s, const std::string& status) {
+  return s.claim_note.empty() ? status : s.claim_note + "\n\n" + status;
+}
+
 json with(json j, const json& more) {
   for (auto& [k, v] : more.items()) j[k] = v;
   return j;
@@ -103,6 +108,7 @@ void Watcher::start_one(Repo& r, IssueSlot& slot, int64_t now) {
   slot.claim_comment = result->comment_id;
   slot.claim_since = now;
   slot.claim_touched = now;
+  slot.claim_note = result->note;
   slot.unit_id.clear();
   slot.phases_logged = 0;
   slot.stop_reason.clear();
@@ -156,17 +162,18 @@ void Watcher::watch_running(int64_t now) {
                                                        {"outcome", u->phases[i].outcome}}));
         slot.phases_logged = u->phases.size();
         // The claim's heartbeat: a claim edited as its unit goes is never stale.
-        (void)update_claim(*r->s, slot.claim_comment, me_, slot.claim_since,
-                           fmt::format("Status: unit `{}`, phase `{}` ended ({}).", slot.unit_id,
-                                       u->phases.back().name, u->phases.back().outcome));
+        (void)update_claim(
+            *r->s, slot.claim_comment, me_, slot.claim_since,
+            claim_text(slot, fmt::format("Status: unit `{}`, phase `{}` ended ({}).", slot.unit_id,
+                                         u->phases.back().name, u->phases.back().outcome)));
         slot.claim_touched = now;
         keep(slot);
       }
     }
     if (now - slot.claim_touched > cfg_.watch.claim_ttl / 3) {
       (void)update_claim(*r->s, slot.claim_comment, me_, slot.claim_since,
-                         fmt::format("Status: unit `{}` running (still alive at {}).", slot.unit_id,
-                                     iso_utc(now)));
+                         claim_text(slot, fmt::format("Status: unit `{}` running (alive at {}).",
+                                                      slot.unit_id, iso_utc(now))));
       slot.claim_touched = now;
       keep(slot);
     }
@@ -255,6 +262,7 @@ void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
     }
     slot.phase = retry ? "queued" : "idle";
   }
+  end.text = claim_text(slot, end.text);
   auto released = release_claim(*r.s, slot.number, slot.claim_comment, me_, slot.claim_since, end);
   log_.write("released", with(where(slot), {{"unit", id},
                                             {"state", unit ? to_string(unit->state) : "none"},
@@ -263,6 +271,7 @@ void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
                                             {"error", released ? "" : released.error().message}}));
   // The labels watch removed are events by awaywork's own login; they never trigger.
   slot.claim_comment = 0;
+  slot.claim_note.clear();
   slot.child_pid = 0;
   slot.child_start.clear();
   slot.stop_reason.clear();

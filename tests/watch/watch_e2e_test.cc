@@ -168,5 +168,61 @@ TEST_F(WatchE2E, ANearlySpentRateLimitSpreadsThePollsUntilItsReset) {
   EXPECT_GT(polls[0]["next_in"].get<int64_t>(), 600) << polls[0].dump();
 }
 
+std::string claim_by(const std::string& host, const std::string& state) {
+  return "**awaywork** on `" + host +
+         "` is working on this issue.\n\n<!-- awaywork:claim host=" + host +
+         " pid=1 state=" + state + " -->";
+}
+
+TEST_F(WatchE2E, ALiveClaimOfAnotherWatcherMakesItYieldWithoutPosting) {
+  int64_t n = issue("octo", "taken", "x");
+  label(n, "alice", "awaywork");
+  comment(n, "aw-bot", claim_by("other-box", "active"));
+  size_t writes = fake->writes().size();
+  auto log = watch_once();
+  ASSERT_EQ(events(log, "yield").size(), 1u) << log.dump(1);
+  EXPECT_EQ(events(log, "yield")[0]["winner_host"], "other-box");
+  EXPECT_FALSE(events(log, "yield")[0]["posted"].get<bool>());
+  EXPECT_EQ(units_of(n), 0);
+  EXPECT_EQ(fake->writes().size(), writes) << fake->writes().dump(1);
+}
+
+TEST_F(WatchE2E, AStaleClaimIsTakenOverAndTheNewClaimSaysSo) {
+  watch_keys = "  poll_seconds: 5\n  claim_ttl: 1h\n  repos: {web: {}}\n";
+  write_watch_config();
+  int64_t n = issue("octo", "stale", "x");
+  fake->control("POST", "clock", {{"advance", -7200}});
+  comment(n, "aw-bot", claim_by("dead-box", "active"));
+  fake->control("POST", "clock", {{"advance", 7200}});
+  label(n, "alice", "awaywork");
+  auto log = watch_once();
+  ASSERT_EQ(events(log, "claim").size(), 1u) << log.dump(1);
+  EXPECT_NE(events(log, "claim")[0]["note"].get<std::string>().find("dead-box"), std::string::npos);
+  EXPECT_EQ(units_of(n), 1);
+  std::string all;
+  for (const auto& c : get("/repos/octo/web/issues/" + std::to_string(n) + "/comments"))
+    all += c["body"].get<std::string>();
+  EXPECT_NE(all.find("Took over the stale claim of `dead-box`"), std::string::npos) << all;
+}
+
+TEST_F(WatchE2E, AFailedUnitIsRetriedPerThePolicyThenLabelledFailed) {
+  write_agent("exit 3");
+  watch_keys =
+      "  poll_seconds: 5\n  on_failure: {retry: 1, label: needs-human}\n  repos: {web: {}}\n";
+  write_watch_config();
+  int64_t n = issue("octo", "fails", "x");
+  label(n, "alice", "awaywork");
+  auto log = watch_once();
+  auto released = events(log, "released");
+  ASSERT_EQ(released.size(), 2u) << log.dump(1);
+  EXPECT_TRUE(released[0]["requeued"].get<bool>());
+  EXPECT_FALSE(released[1]["requeued"].get<bool>());
+  EXPECT_EQ(units_of(n), 2);
+  auto names = labels_of(n);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "needs-human"), 1);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "awaywork"), 0);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "awaywork:running"), 0);
+}
+
 }  // namespace
 }  // namespace aw::test

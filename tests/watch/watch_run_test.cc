@@ -84,6 +84,14 @@ class WatchRun : public WatchTest {
         out += c["body"].get<std::string>() + "\n----\n";
     return out;
   }
+  // An issue labelled by a writer whose unit's agent takes a minute (with watch_keys applied).
+  int64_t slow_issue() {
+    write_agent("sleep 60\nprintf 'bravo\\n' > b.txt");
+    write_watch_config();
+    int64_t n = issue("octo", "slow", "x");
+    label(n, "alice", "awaywork");
+    return n;
+  }
   nlohmann::json unit_of(int64_t n) {
     Captured c = aw({"units", "--json"});
     for (const auto& u : nlohmann::json::parse(c.out))
@@ -167,11 +175,8 @@ TEST_F(WatchRun, IdlePollingOfManyRepositoriesCountsNoRequest) {
 }
 
 TEST_F(WatchRun, SigtermLetsTheUnitRunForTheGraceThenInterruptsItAndExitsZero) {
-  write_agent("sleep 60\nprintf 'bravo\\n' > b.txt");
   watch_keys = "  poll_seconds: 5\n  shutdown_grace: 2s\n  repos: {web: {}}\n";
-  write_watch_config();
-  int64_t n = issue("octo", "slow", "x");
-  label(n, "alice", "awaywork");
+  int64_t n = slow_issue();
   std::string log = tmp.path + "/term.jsonl";
   pid_t pid = start_watch(log);
   ASSERT_TRUE(wait_for(log, "unit_started", 30)) << slurp(log);
@@ -192,9 +197,7 @@ TEST_F(WatchRun, SigtermLetsTheUnitRunForTheGraceThenInterruptsItAndExitsZero) {
 }
 
 TEST_F(WatchRun, KillMinusNineMidUnitThenANewWatchReleasesTheIssueAndRunsNothingTwice) {
-  write_agent("sleep 60\nprintf 'bravo\\n' > b.txt");
-  int64_t n = issue("octo", "slow", "x");
-  label(n, "alice", "awaywork");
+  int64_t n = slow_issue();
   std::string log = tmp.path + "/k.jsonl";
   pid_t pid = start_watch(log);
   ASSERT_TRUE(wait_for(log, "unit_started", 30)) << slurp(log);
@@ -229,13 +232,10 @@ TEST_F(WatchRun, AUnitWaitsForTheWindowAndIsStoppedAtItsEnd) {
   while (hms(::time(nullptr)) > "23:59:30" || hms(::time(nullptr)) < "00:00:30")
     std::this_thread::sleep_for(std::chrono::seconds(1));
   time_t now = ::time(nullptr);
-  write_agent("sleep 60\nprintf 'bravo\\n' > b.txt");
   time_t start = now + 6, end = now + 14;
   watch_keys =
       "  poll_seconds: 5\n  window: \"" + hms(start) + "-" + hms(end) + "\"\n  repos: {web: {}}\n";
-  write_watch_config();
-  int64_t n = issue("octo", "slow", "x");
-  label(n, "alice", "awaywork");
+  int64_t n = slow_issue();
   std::string log = tmp.path + "/w.jsonl";
   pid_t pid = start_watch(log);
   ASSERT_TRUE(wait_for(log, "released", 40)) << slurp(log);
