@@ -224,5 +224,27 @@ TEST_F(WatchE2E, AFailedUnitIsRetriedPerThePolicyThenLabelledFailed) {
   EXPECT_EQ(std::count(names.begin(), names.end(), "awaywork:running"), 0);
 }
 
+TEST_F(WatchE2E, ASecondTriggerOnARepositoryAtItsLimitWaitsInTheQueue) {
+  watch_keys = "  poll_seconds: 5\n  machine_max_units: 2\n  repos: {web: {max_units: 1}}\n";
+  write_watch_config();
+  int64_t a = issue("octo", "first", "x");
+  int64_t b = issue("octo", "second", "x");
+  label(a, "alice", "awaywork");
+  label(b, "alice", "awaywork");
+  auto log = watch_once();
+  // In the log's order: the first unit is released before the second is spawned.
+  std::vector<std::string> order;
+  for (const auto& e : log)
+    if (e["event"] == "unit_spawned" || e["event"] == "released")
+      order.push_back(e["event"].get<std::string>() + " " +
+                      std::to_string(e["issue"].get<int64_t>()));
+  std::vector<std::string> want = {
+      "unit_spawned " + std::to_string(a), "released " + std::to_string(a),
+      "unit_spawned " + std::to_string(b), "released " + std::to_string(b)};
+  EXPECT_EQ(order, want) << log.dump(1);
+  EXPECT_EQ(units_of(a), 1);
+  EXPECT_EQ(units_of(b), 1);
+}
+
 }  // namespace
 }  // namespace aw::test
