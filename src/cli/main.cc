@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
   serve->add_flag("--json", g.json, "print where it listens as one JSON line");
 
   WatchCliOptions wo;
-  auto* watch = app.add_subcommand("watch", "poll the forge and run admitted triggers (docs/watch.md)");
+  auto* watch =
+      app.add_subcommand("watch", "poll the forge and run admitted triggers (docs/watch.md)");
   watch->add_flag("--once", wo.once, "one pass; exit when the units it started have ended");
   watch->add_option("--log", wo.log, "append the JSON-lines event log here (default stderr)");
 

@@ -61,9 +61,8 @@ std::string render_detail(const UnitRecord& u) {
 
 std::string render_table(const std::vector<UnitRecord>& units) {
   if (units.empty()) return "no units yet; start one with `awaywork run --repo R --prompt P`\n";
-  std::string out =
-      fmt::format("{:<44} {:<12} {:<16} {:<7} {:<10} {}\n", "UNIT", "STATE", "REPO", "ISSUE",
-                  "AGENT", "BRANCH");
+  std::string out = fmt::format("{:<44} {:<12} {:<16} {:<7} {:<10} {}\n", "UNIT", "STATE", "REPO",
+                                "ISSUE", "AGENT", "BRANCH");
   for (const auto& u : units)
     out += fmt::format("{:<44} {:<12} {:<16} {:<7} {:<10} {}\n", u.id, to_string(u.state),
                        u.repo.size() > 16 ? "…" + u.repo.substr(u.repo.size() - 15) : u.repo,

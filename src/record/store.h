@@ -58,8 +58,7 @@ class Store {
   Status watch_put(const std::string& key, const nlohmann::json& value);
   Result<std::optional<nlohmann::json>> watch_get(const std::string& key);
   // Every key starting with prefix, with its value, in key order.
-  Result<std::vector<std::pair<std::string, nlohmann::json>>> watch_list(
-      const std::string& prefix);
+  Result<std::vector<std::pair<std::string, nlohmann::json>>> watch_list(const std::string& prefix);
   Status watch_erase(const std::string& key);
 
  private:
