@@ -52,6 +52,14 @@ struct ServeCliOptions {
 };
 int cmd_serve(const GlobalOptions& g, const ServeCliOptions& o);
 
+// `watch [--once] [--log FILE]`: poll the watched repositories and run their admitted triggers
+// (docs/watch.md) until SIGTERM/SIGINT (exit 0), or one pass with --once.
+struct WatchCliOptions {
+  bool once = false;
+  std::string log;  // "" = stderr
+};
+int cmd_watch(const GlobalOptions& g, const WatchCliOptions& o);
+
 // Exit codes (README "Exit codes").
 enum Exit : int {
   kExitDone = 0,

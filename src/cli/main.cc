@@ -91,6 +91,12 @@ int main(int argc, char** argv) {
                   "allow a non-loopback --listen address (the token is still required)");
   serve->add_flag("--json", g.json, "print where it listens as one JSON line");
 
+  WatchCliOptions wo;
+  auto* watch =
+      app.add_subcommand("watch", "poll the forge and run admitted triggers (docs/watch.md)");
+  watch->add_flag("--once", wo.once, "one pass; exit when the units it started have ended");
+  watch->add_option("--log", wo.log, "append the JSON-lines event log here (default stderr)");
+
   auto* probe = app.add_subcommand(
       "probe", "run the leak suite inside the configured isolation, as an agent would be");
   probe->add_flag("--json", g.json, "print JSON");
@@ -131,6 +137,7 @@ int main(int argc, char** argv) {
   if (doctor->parsed()) return cmd_doctor(g, print_setup);
   if (probe->parsed()) return cmd_probe(g);
   if (serve->parsed()) return cmd_serve(g, sv);
+  if (watch->parsed()) return cmd_watch(g, wo);
   if (inside->parsed()) return cmd_probe_inside(inside_json, targets_file);
   if (secret_exit) return *secret_exit;
   return kExitUsage;

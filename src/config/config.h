@@ -129,6 +129,36 @@ struct WatchdogLimits {
   double memory_floor_percent = 5.0;
 };
 
+// `awaywork watch` (docs/watch.md): which forge repositories it polls, what asks it for a unit
+// there, and when and how many units it runs. Keys of a repository default to the watch: keys.
+struct WatchFailure {             // on_failure: comment | {label: NAME} | {retry: N}
+  std::string label = "awaywork:failed";  // added to the issue when a unit fails
+  int retry = 0;                  // run the issue again up to this many times before failing
+};
+
+struct WatchWindow {              // window: "22:00-07:00" (local time; may cross midnight)
+  int start = -1, end = -1;       // seconds after local midnight; -1 = always open
+};
+
+struct WatchRepoConfig {
+  std::string repo;               // a name under repos: with github:
+  std::string label = "awaywork"; // trigger: this label added ("" = none)
+  std::string assignee;           // trigger: an issue assigned to this login ("" = none)
+  std::string command = "/awaywork";  // trigger: a comment starting with it ("" = none)
+  int max_units = 1;              // at once on this repository, on this machine
+  WatchWindow window;
+  int64_t stop_after = 0;         // Unix seconds after which no trigger is admitted; 0 = never
+  WatchFailure on_failure;
+};
+
+struct WatchConfig {
+  std::vector<WatchRepoConfig> repos;
+  int poll_seconds = 60;          // at least; a forge's X-Poll-Interval may make it longer
+  int max_units = 2;              // at once on this machine
+  int64_t claim_ttl = 6 * 3600;   // seconds after which another watcher may take a silent claim
+  int64_t shutdown_grace = 300;   // seconds units may finish in after SIGTERM/SIGINT
+};
+
 struct Config {
   std::string file;  // where it was read from ("" = built-in defaults)
   Isolation isolation = Isolation::none;
@@ -146,6 +176,7 @@ struct Config {
   std::map<std::string, ProfileConfig> profiles;
   std::map<std::string, InferenceConfig> inference;
   std::map<std::string, ForgeConfig> forges;
+  WatchConfig watch;
 };
 
 // $XDG_CONFIG_HOME/awaywork/config.yml, or ~/.config/awaywork/config.yml.

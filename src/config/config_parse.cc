@@ -83,7 +83,8 @@ namespace {
 const std::vector<std::string> kTopKeys = {
     "isolation", "agent",     "unit_minutes", "state_dir",        "sandbox",
     "agents",    "repos",     "worker_user",  "container_engine", "container_image",
-    "profiles",  "inference", "forges",       "limits",           "max_transcript_bytes"};
+    "profiles",  "inference", "forges",       "limits",           "max_transcript_bytes",
+    "watch"};
 
 // A value checked by one of validate.h's checks; the check's message is the error.
 std::optional<std::string> get_checked(const Value& v, std::string_view hint,
@@ -137,7 +138,7 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
                                kind_of(root)));
     return;
   }
-  std::optional<Value> agent;
+  std::optional<Value> agent, watch;
   for (const Field& f : map_fields(top, kTopKeys, ctx.issues)) {
     const Value& v = f.value;
     if (f.key == "isolation") {
@@ -167,6 +168,8 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
       parse_inference(v, ctx, cfg.inference);
     } else if (f.key == "forges") {
       parse_forges(v, ctx, cfg.forges);
+    } else if (f.key == "watch") {
+      watch = v;
     } else if (f.key == "worker_user") {
       if (auto n = get_checked(v, "write a user name, e.g. worker_user: awaywork", check_user_name,
                                ctx.issues))
@@ -183,6 +186,7 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
   resolve_default_agent(agent, ctx, cfg);
   resolve_implied_forges(ctx, cfg);
   check_refs(ctx, cfg);
+  if (watch) parse_watch(*watch, ctx, cfg);
 }
 
 std::string folder_of(const std::string& file) {

@@ -44,6 +44,11 @@ void parse_profiles(const Value& v, const ParseCtx& ctx, std::map<std::string, P
 void parse_inference(const Value& v, const ParseCtx& ctx,
                      std::map<std::string, InferenceConfig>& out);
 
+// 2026-12-31 (the whole day counts, in UTC) or 2026-12-31T18:00:00Z, as Unix seconds.
+std::optional<int64_t> parse_instant(const std::string& s);
+// The watch: section; read after the rest of the file (it names repos: entries).
+void parse_watch(const Value& v, const ParseCtx& ctx, Config& cfg);
+
 void parse_forges(const Value& v, const ParseCtx& ctx, std::map<std::string, ForgeConfig>& out);
 // A repo entry's forge keys (github:, forge:, task:, trust:, ...); false for any other key.
 bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& ctx,

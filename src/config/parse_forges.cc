@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "base/utc.h"
 #include "config/parse.h"
 #include "config/validate.h"
 
@@ -35,33 +36,6 @@ Status check_owner_repo(const std::string& s) {
     ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-');
   if (!ok) return fail("'{}' is not OWNER/REPO; write e.g. github: octo-org/web", s);
   return {};
-}
-
-// 2026-12-31 (the whole day counts, in UTC) or 2026-12-31T18:00:00Z.
-std::optional<int64_t> parse_instant(const std::string& s) {
-  std::tm tm{};
-  int y = 0, mo = 0, d = 0, h = 23, mi = 59, sec = 59;
-  char z = 0;
-  int n = 0;
-  if (s.size() == 10 && std::sscanf(s.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &n) == 3 && n == 10) {
-  } else if (s.size() == 20 &&
-             std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &sec, &z,
-                         &n) == 7 &&
-             n == 20 && z == 'Z') {
-  } else {
-    return std::nullopt;
-  }
-  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59)
-    return std::nullopt;
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = sec;
-  time_t t = ::timegm(&tm);
-  if (tm.tm_mday != d) return std::nullopt;  // 2026-02-30 rolled over
-  return static_cast<int64_t>(t);
 }
 
 void parse_logins(const Value& v, bool bots, const ParseCtx& ctx, std::vector<std::string>& out) {
@@ -149,6 +123,22 @@ void parse_forge(const Field& e, const ParseCtx& ctx, ForgeConfig& c) {
 }
 
 }  // namespace
+
+// 2026-12-31 (the whole day counts, in UTC) or 2026-12-31T18:00:00Z.
+std::optional<int64_t> parse_instant(const std::string& s) {
+  int y = 0, mo = 0, d = 0, h = 23, mi = 59, sec = 59;
+  char z = 0;
+  int n = 0;
+  if (s.size() == 10 && std::sscanf(s.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &n) == 3 && n == 10) {
+  } else if (s.size() == 20 &&
+             std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &sec, &z,
+                         &n) == 7 &&
+             n == 20 && z == 'Z') {
+  } else {
+    return std::nullopt;
+  }
+  return utc_seconds(y, mo, d, h, mi, sec);
+}
 
 void parse_forges(const Value& v, const ParseCtx& ctx, std::map<std::string, ForgeConfig>& out) {
   for (const Field& e : entries(v, "forges: {github: {credential: GH_TOKEN}}", ctx)) {

@@ -190,6 +190,12 @@ std::string GitHub::describe(const std::string& method, const std::string& targe
   return what + "; " + fix;
 }
 
+std::optional<GitHub::Cached> GitHub::cached(const std::string& target) const {
+  auto it = cache_.find(target);
+  if (it == cache_.end()) return std::nullopt;
+  return it->second;
+}
+
 namespace {
 Result<json> ok_or_error(const GitHub& gh, const std::string& method, const std::string& target,
                          Result<ApiReply> r) {

@@ -55,6 +55,14 @@ class GitHub {
   std::string describe(const std::string& method, const std::string& target,
                        const ApiReply& r) const;
 
+  // The ETag cache by target, for a caller that keeps it across restarts (watch's state).
+  struct Cached {
+    std::string etag;
+    nlohmann::json body;
+  };
+  std::optional<Cached> cached(const std::string& target) const;
+  void remember(const std::string& target, Cached c) { cache_[target] = std::move(c); }
+
   struct Stats {
     int requests = 0, not_modified = 0, retries = 0;
     int64_t waited_ms = 0;
@@ -72,10 +80,6 @@ class GitHub {
   std::string token_;
   std::unique_ptr<Transport> transport_;
   Clock& clock_;
-  struct Cached {
-    std::string etag;
-    nlohmann::json body;
-  };
   std::map<std::string, Cached> cache_;  // by target
   std::optional<int64_t> remaining_, reset_;
   Stats stats_;

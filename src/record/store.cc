@@ -36,6 +36,12 @@ CREATE TABLE IF NOT EXISTS forge_usage (
   waited_ms INTEGER NOT NULL, rate_remaining INTEGER NOT NULL, rate_limit INTEGER NOT NULL,
   rate_reset INTEGER NOT NULL, updated_at TEXT NOT NULL
 );
+-- awaywork watch's state (record/watch_state.cc): one JSON value per key.
+CREATE TABLE IF NOT EXISTS watch_state (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
 )sql";
 
 // A prepared statement that finalizes itself.

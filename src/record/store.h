@@ -4,9 +4,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "base/result.h"
 #include "record/record.h"
@@ -62,6 +65,14 @@ class Store {
   // Records left `running` by a runner that no longer exists become `interrupted`.
   // Returns the ids of those it changed.
   Result<std::vector<std::string>> mark_orphans_interrupted();
+
+  // watch_state.cc: what `awaywork watch` keeps across restarts (ETags, the last event and
+  // comment it handled per issue, claims, the queue), as JSON values under its own keys.
+  Status watch_put(const std::string& key, const nlohmann::json& value);
+  Result<std::optional<nlohmann::json>> watch_get(const std::string& key);
+  // Every key starting with prefix, with its value, in key order.
+  Result<std::vector<std::pair<std::string, nlohmann::json>>> watch_list(const std::string& prefix);
+  Status watch_erase(const std::string& key);
 
  private:
   explicit Store(sqlite3* db) : db_(db) {}

@@ -56,6 +56,16 @@ class FakeGithubTest(unittest.TestCase):
         self.assertEqual(set(links), {"first", "prev"})
         self.assertEqual(h.get("x-poll-interval"), "60")
 
+    def test_the_poll_interval_can_be_set_or_left_out(self):
+        self.issues(1)
+        self.fake.control("POST", "faults", {"poll_interval": 30})
+        _, h, _ = self.fake.call("GET", "/repos/alice/r/issues", token=self.token)
+        self.assertEqual(h.get("x-poll-interval"), "30")
+        self.fake.control("POST", "faults", {"poll_interval": 0})
+        _, h, _ = self.fake.call("GET", "/repos/alice/r/issues/1/events", token=self.token)
+        self.assertIsNone(h.get("x-poll-interval"))
+        self.fake.control("POST", "faults", {"poll_interval": 60})
+
     def test_a_304_for_a_matching_etag_is_not_counted_against_the_limit(self):
         self.issues(1)
         _, h, _ = self.fake.call("GET", "/repos/alice/r/issues", token=self.token)

@@ -116,6 +116,14 @@ def get_permission(req, m):
     return 200, shapes.permission(r, req.st, req.urls, m["login"])
 
 
+def poll_interval(req):
+    """GitHub's X-Poll-Interval (60 s); POST /_fake/faults {"poll_interval": N} changes it, 0
+    leaves it out."""
+    n = req.st.faults.get("poll_interval", 60)
+    if n:
+        req.headers["X-Poll-Interval"] = str(n)
+
+
 # --- issues ----------------------------------------------------------------------------------
 def list_issues(req, m):
     r = repo_of(req, m)
@@ -134,7 +142,7 @@ def list_issues(req, m):
         items = [i for i in items if req.arg("assignee") in i["assignees"]]
     sort = {"created": "created_at", "updated": "updated_at"}.get(req.arg("sort"), "created_at")
     items.sort(key=lambda i: (i[sort], i["number"]), reverse=req.arg("direction") != "asc")
-    req.headers["X-Poll-Interval"] = "60"
+    poll_interval(req)
     return 200, [shapes.issue(r, i, req.st, req.urls) for i in req.paginate(items)]
 
 
@@ -306,14 +314,14 @@ def issue_events(req, m):
     r = repo_of(req, m)
     i = req.st.issue(r, m["n"])
     items = [e for e in r["events"] if e["issue"] == i["number"]]
-    req.headers["X-Poll-Interval"] = "60"
+    poll_interval(req)
     return 200, [shapes.event(r, e, req.st, req.urls) for e in req.paginate(items)]
 
 
 def repo_events(req, m):
     r = repo_of(req, m)
     items = sorted(r["events"], key=lambda e: e["id"], reverse=True)
-    req.headers["X-Poll-Interval"] = "60"
+    poll_interval(req)
     return 200, [shapes.event(r, e, req.st, req.urls, True) for e in req.paginate(items)]
 
 

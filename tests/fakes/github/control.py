@@ -79,7 +79,8 @@ def labels(st, b, m, urls):
 
 
 def faults(st, b, m, urls):
-    for key in ("secondary_limit", "retry_after", "secondary_status", "server_errors", "status"):
+    for key in ("secondary_limit", "retry_after", "secondary_status", "server_errors", "status",
+                "poll_interval"):
         if key in b:
             st.faults[key] = int(b[key])
     if "rate_remaining" in b:

@@ -1,0 +1,46 @@
+// What watch knows about one issue, kept in the state database (record/store.h watch_state) under
+// "issue/REPO/N" so that a restart continues where the last watch stopped: the last event and
+// comment handled, where the issue is (idle, queued, claiming, running), its claim, its unit.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "watch/triggers.h"
+
+namespace aw {
+
+class Store;
+
+struct IssueSlot {
+  std::string repo;  // the repos: name
+  int64_t number = 0;
+  std::string phase = "idle";  // idle, queued, claiming, running
+  Seen seen;
+  int64_t queued_at = 0;
+  int64_t not_before = 0;  // after a failed claim: not tried again before this (no hammering)
+  std::string trigger;     // the admitted finding's reason, for the log and the claim
+  int64_t trigger_at = 0;  // when it happened; a claim made since then has handled it
+  bool requeued = false;   // queued again by watch itself (retry, window, shutdown)
+  int64_t claim_comment = 0, claim_since = 0, claim_touched = 0;
+  std::string claim_note;  // kept in every edit of the claim ("took over the stale claim of H")
+  std::string unit_id;
+  int64_t child_pid = 0;
+  std::string child_start;
+  size_t phases_logged = 0;
+  int attempts = 0;         // units run for the current trigger
+  std::string stop_reason;  // why watch stopped its unit ("window ended", "watch stopped")
+};
+
+std::string slot_key(const std::string& repo, int64_t number);
+nlohmann::json to_json(const IssueSlot& s);
+IssueSlot slot_from_json(const nlohmann::json& j);
+
+Result<IssueSlot> load_slot(Store& store, const std::string& repo, int64_t number);
+Status save_slot(Store& store, const IssueSlot& s);
+
+}  // namespace aw

@@ -1,0 +1,268 @@
+#include "watch/watcher.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "forge/admission.h"
+#include "unit/pipeline.h"
+#include "watch/iso_time.h"
+#include "watch/triggers.h"
+#include "watch/window.h"
+
+namespace aw {
+
+using nlohmann::json;
+
+namespace {
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "localhost";
+  std::string h = buf;
+  for (char& c : h)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') c = '_';
+  return h;
+}
+
+int64_t header_number(const std::map<std::string, std::string>& h, const std::string& name) {
+  auto it = h.find(name);
+  if (it == h.end() || it->second.empty() ||
+      it->second.find_first_not_of("0123456789") != std::string::npos || it->second.size() > 12)
+    return -1;
+  return std::stoll(it->second);
+}
+
+bool has_label(const json& issue, const std::string& name) {
+  if (name.empty() || !issue.contains("labels") || !issue["labels"].is_array()) return false;
+  for (const json& l : issue["labels"])
+    if (l.is_object() && l.value("name", "") == name) return true;
+  return false;
+}
+
+bool assigned_to(const json& issue, const std::string& login) {
+  if (login.empty() || !issue.contains("assignees") || !issue["assignees"].is_array()) return false;
+  for (const json& a : issue["assignees"])
+    if (a.is_object() && a.value("login", "") == login) return true;
+  return false;
+}
+
+}  // namespace
+
+Watcher::Watcher(const Config& cfg, WatchOptions opt, EventLog& log, Clock& clock)
+    : cfg_(cfg), opt_(std::move(opt)), log_(log), clock_(clock) {
+  me_.host = host_name();
+  me_.pid = ::getpid();
+}
+
+Watcher::~Watcher() = default;
+
+Watcher::Repo* Watcher::repo_named(const std::string& name) {
+  for (auto& r : repos_)
+    if (r.watch.repo == name) return &r;
+  return nullptr;
+}
+
+void Watcher::keep(const IssueSlot& slot) {
+  // Saved before the map changes: slot may be the very element erased.
+  if (auto ok = save_slot(*store_, slot); !ok)
+    log_.write("error", {{"repo", slot.repo},
+                         {"issue", slot.number},
+                         {"error", "state database: " + ok.error().message}});
+  std::string key = slot_key(slot.repo, slot.number);
+  if (slot.phase == "idle")
+    slots_.erase(key);
+  else if (&slots_[key] != &slot)
+    slots_[key] = slot;
+}
+
+Status Watcher::open_repos() {
+  if (cfg_.watch.repos.empty())
+    return fail("nothing to watch: add watch: {{repos: {{NAME: {{}}}}}} to {} (docs/watch.md)",
+                cfg_.file.empty() ? "the config" : cfg_.file);
+  for (const WatchRepoConfig& w : cfg_.watch.repos) {
+    Repo r;
+    r.watch = w;
+    AW_TRY(r.repo, find_forge_repo(cfg_, w.repo));
+    AW_TRY(r.s, with_context(open_forge(cfg_, r.repo), "watch " + w.repo));
+    // The list's ETag from the last watch: its first poll may be a 304 too.
+    if (auto j = store_->watch_get("poll/" + w.repo); j && *j)
+      r.s->gh.remember((**j).value("target", ""),
+                       GitHub::Cached{(**j).value("etag", ""), (**j).value("body", json())});
+    repos_.push_back(std::move(r));
+  }
+  return {};
+}
+
+Status Watcher::run() {
+  AW_TRY(Store st, Store::open(state_dir_of(cfg_)));
+  store_.emplace(std::move(st));
+  recover_abandoned(cfg_, *store_);
+  AW_CHECK(open_repos());
+  log_.write("watch_started",
+             {{"host", me_.host}, {"pid", me_.pid}, {"repos", repos_.size()}, {"once", opt_.once}});
+  recover();
+  for (;;) {
+    int64_t now = clock_.now_seconds();
+    if (!stopping_ && opt_.stop && opt_.stop()) {
+      stopping_ = true;
+      stop_deadline_ = now + cfg_.watch.shutdown_grace;
+      log_.write("stopping",
+                 {{"running", children_.size()}, {"grace_seconds", cfg_.watch.shutdown_grace}});
+    }
+    if (stopping_ && !interrupted_units_ && now >= stop_deadline_) stop_all("watch stopped");
+    if (!stopping_)
+      for (auto& r : repos_)
+        if (now >= r.next_poll && !(opt_.once && r.polled)) poll(r, now);
+    watch_running(now);
+    if (!stopping_) start_queued(now);
+    if (children_.empty() && (stopping_ || done_once())) break;
+    clock_.sleep(opt_.tick);
+  }
+  log_.write("watch_stopped", {{"queued", slots_.size()}});
+  return {};
+}
+
+bool Watcher::done_once() const {
+  if (!opt_.once) return false;
+  for (const auto& r : repos_)
+    if (!r.polled) return false;
+  // Queued issues that cannot start now (window closed) stay queued for the next pass.
+  for (const auto& [_, s] : slots_)
+    if (s.phase == "queued") {
+      for (const auto& r : repos_)
+        if (r.watch.repo == s.repo && window_open(r.watch.window, clock_.now_seconds()))
+          return false;
+    }
+  return true;
+}
+
+void Watcher::poll(Repo& r, int64_t now) {
+  const std::string& full = r.s->owner_repo;
+  auto saved = store_->watch_get("poll/" + r.watch.repo);
+  std::string since = saved && *saved ? (**saved).value("since", "") : "";
+  // sort=updated ascending from the newest change seen: nothing new gives the same list, so the
+  // same ETag, so a 304 (GitHub does not count it against the rate limit).
+  std::string target =
+      fmt::format("/repos/{}/issues?state=open&sort=updated&direction=asc&per_page=100{}", full,
+                  since.empty() ? "" : "&since=" + since);
+  int before = r.s->gh.stats().not_modified;
+  auto reply = r.s->gh.call("GET", target);
+  r.polled = true;
+  int64_t interval = cfg_.watch.poll_seconds;
+  if (!reply || reply->status != 200) {
+    std::string why = reply ? r.s->gh.describe("GET", target, *reply) : reply.error().message;
+    log_.write("poll_failed", {{"repo", r.watch.repo}, {"error", why}});
+    r.next_poll = now + interval;
+    return;
+  }
+  bool changed = r.s->gh.stats().not_modified == before;
+  interval = std::max(interval, header_number(reply->headers, "x-poll-interval"));
+  // Slow down before the limit is spent: what is left is spread until its reset.
+  int64_t remaining = header_number(reply->headers, "x-ratelimit-remaining");
+  int64_t reset = header_number(reply->headers, "x-ratelimit-reset");
+  if (remaining >= 0 && reset > now && remaining < 4 * static_cast<int64_t>(repos_.size()))
+    interval = std::max(interval, (reset - now) / std::max<int64_t>(remaining / 4, 1));
+  r.next_poll = now + interval;
+  log_.write("poll", {{"repo", r.watch.repo},
+                      {"changed", changed},
+                      {"next_in", interval},
+                      {"remaining", remaining}});
+  if (!changed) return;
+  json items = reply->body;
+  if (reply->headers.count("link") &&
+      reply->headers.at("link").find("rel=\"next\"") != std::string::npos) {
+    auto all = r.s->gh.get_all(target);
+    if (all) items = std::move(*all);
+  }
+  std::string newest = since;
+  if (items.is_array())
+    for (const json& issue : items) {
+      std::string updated = issue.value("updated_at", "");
+      if (updated > newest) newest = updated;
+      if (!issue.contains("pull_request")) examine(r, issue, now);
+    }
+  std::string next_target =
+      fmt::format("/repos/{}/issues?state=open&sort=updated&direction=asc&per_page=100{}", full,
+                  newest.empty() ? "" : "&since=" + newest);
+  json keep_poll = {{"since", newest}, {"target", next_target}};
+  if (auto c = r.s->gh.cached(next_target)) {
+    keep_poll["etag"] = c->etag;
+    keep_poll["body"] = c->body;
+  }
+  (void)store_->watch_put("poll/" + r.watch.repo, keep_poll);
+}
+
+std::function<bool(const ForgeUser&)> Watcher::trusted(Repo& r, int64_t now) {
+  auto adm = std::make_shared<Admission>(r.repo.forge.trust, 0, r.s->self_login,
+                                         github_roles(r.s->gh, r.s->owner_repo), now);
+  std::string self = r.s->self_login;
+  return [adm, self](const ForgeUser& u) { return u.login == self || adm->check(u).admitted; };
+}
+
+void Watcher::examine(Repo& r, const json& issue, int64_t now) {
+  int64_t n = issue.value("number", int64_t{0});
+  if (n <= 0) return;
+  auto loaded = load_slot(*store_, r.watch.repo, n);
+  if (!loaded) {
+    log_.write("error", {{"repo", r.watch.repo}, {"issue", n}, {"error", loaded.error().message}});
+    return;
+  }
+  IssueSlot slot = *loaded;
+  if (auto it = slots_.find(slot_key(r.watch.repo, n)); it != slots_.end()) slot = it->second;
+  const WatchRepoConfig& w = r.watch;
+  std::string base = fmt::format("/repos/{}/issues/{}", r.s->owner_repo, n);
+  json events, comments;
+  if (has_label(issue, w.label) || assigned_to(issue, w.assignee)) {
+    auto e = r.s->gh.get_all(base + "/events?per_page=100");
+    if (!e)
+      return log_.write("error", {{"repo", w.repo}, {"issue", n}, {"error", e.error().message}});
+    events = std::move(*e);
+  }
+  if (!w.command.empty() && issue.value("comments", 0) > 0) {
+    auto c = r.s->gh.get_all(base + "/comments?per_page=100");
+    if (!c)
+      return log_.write("error", {{"repo", w.repo}, {"issue", n}, {"error", c.error().message}});
+    comments = std::move(*c);
+  }
+  int64_t stop_after = w.stop_after;
+  if (r.repo.forge.stop_after > 0 && (stop_after == 0 || r.repo.forge.stop_after < stop_after))
+    stop_after = r.repo.forge.stop_after;
+  Admission adm(r.repo.forge.trust, stop_after, r.s->self_login,
+                github_roles(r.s->gh, r.s->owner_repo), now);
+  TriggerScan scan = scan_triggers(w, events, comments, slot.seen,
+                                   [&](const ForgeUser& u) { return adm.check(u); });
+  slot.seen = scan.seen;
+  std::string admitted;
+  int64_t admitted_at = 0;
+  for (const TriggerFinding& f : scan.found) {
+    log_.write(f.admitted ? "trigger_admitted" : "trigger_refused", {{"repo", w.repo},
+                                                                     {"issue", n},
+                                                                     {"kind", f.kind},
+                                                                     {"actor", f.actor},
+                                                                     {"reason", f.reason}});
+    if (f.admitted && admitted.empty()) {
+      admitted = f.reason;
+      admitted_at = f.at;
+    }
+  }
+  if (!admitted.empty()) {
+    if (slot.phase == "idle") {
+      slot.phase = "queued";
+      slot.queued_at = now;
+      slot.trigger = admitted;
+      slot.trigger_at = admitted_at;
+      slot.requeued = false;
+      slot.attempts = 0;
+      log_.write("queued", {{"repo", w.repo}, {"issue", n}, {"trigger", admitted}});
+    } else {
+      log_.write(
+          "trigger_ignored",
+          {{"repo", w.repo}, {"issue", n}, {"reason", "the issue is already " + slot.phase}});
+    }
+  }
+  keep(slot);
+}
+
+}  // namespace aw

@@ -1,0 +1,90 @@
+// `awaywork watch`: one loop for every watched repository. It polls each repository's changed
+// issues with conditional requests (a 304 costs nothing against the rate limit), honours
+// X-Poll-Interval and the rate-limit headers, finds admitted triggers (triggers.h), queues their
+// issues, claims them (claim.h) and runs each as `awaywork run --issue` (child.h) within the
+// limits and the window, then ends the claim. Everything it knows is in the state database, so a
+// restart, even after kill -9, continues: an interrupted unit is released (or retried per
+// on_failure), never run twice.
+//
+//   EventLog log = *EventLog::open("");
+//   Watcher w(cfg, {.once = true, .self_exe = self_exe(), .stop = interrupted}, log,
+//             system_clock());
+//   AW_CHECK(w.run());
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "config/config.h"
+#include "forge/http.h"
+#include "forge/session.h"
+#include "record/store.h"
+#include "watch/child.h"
+#include "watch/claim.h"
+#include "watch/event_log.h"
+#include "watch/slot.h"
+
+namespace aw {
+
+struct WatchOptions {
+  bool once = false;                    // one pass; return when the units it started have ended
+  std::string self_exe;                 // the awaywork binary the units run with
+  std::function<bool()> stop;           // SIGTERM/SIGINT asked: stop claiming, let units finish
+  std::chrono::milliseconds tick{500};  // how often running units are looked at
+};
+
+class Watcher {
+ public:
+  Watcher(const Config& cfg, WatchOptions opt, EventLog& log, Clock& clock);
+  ~Watcher();
+  // Opens every repository's forge, recovers what a previous watch left, then loops until
+  // stopped (or, with once, until its pass is done). Returns an Error only when it cannot start.
+  Status run();
+
+ private:
+  struct Repo {
+    WatchRepoConfig watch;
+    RepoConfig repo;
+    std::unique_ptr<ForgeSession> s;
+    int64_t next_poll = 0;
+    bool polled = false;
+    int running = 0;
+  };
+
+  // watcher.cc: the loop and polling.
+  Status open_repos();
+  void poll(Repo& r, int64_t now);
+  void examine(Repo& r, const nlohmann::json& issue, int64_t now);
+  bool done_once() const;
+  // watcher_units.cc: claims, units and their ends.
+  void recover();
+  void start_queued(int64_t now);
+  void start_one(Repo& r, IssueSlot& slot, int64_t now);
+  void watch_running(int64_t now);
+  void finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now);
+  void stop_all(const std::string& reason);
+  std::function<bool(const ForgeUser&)> trusted(Repo& r, int64_t now);
+  Repo* repo_named(const std::string& name);
+  void keep(const IssueSlot& slot);
+
+  const Config& cfg_;
+  WatchOptions opt_;
+  EventLog& log_;
+  Clock& clock_;
+  std::optional<Store> store_;
+  std::vector<Repo> repos_;
+  Claimant me_;
+  std::map<std::string, IssueSlot> slots_;  // queued, claiming or running, by slot_key
+  std::map<std::string, UnitChild> children_;
+  bool stopping_ = false;
+  int64_t stop_deadline_ = 0;
+  bool interrupted_units_ = false;
+};
+
+}  // namespace aw

@@ -1,0 +1,53 @@
+// Reading claims back from an issue's comments (watch/claim.h): oldest first, with host, pid and
+// state from the marker; a stranger's comment imitating the marker never counts.
+#include <gtest/gtest.h>
+
+#include "watch/claim.h"
+
+namespace aw {
+namespace {
+
+using nlohmann::json;
+
+json comment(int64_t id, const std::string& login, const std::string& body,
+             const std::string& created, const std::string& updated = "") {
+  return {{"id", id},
+          {"user", {{"login", login}, {"id", 1}, {"type", "User"}}},
+          {"body", body},
+          {"created_at", created},
+          {"updated_at", updated.empty() ? created : updated},
+          {"html_url", "https://github.com/o/r/issues/1#c"}};
+}
+
+TEST(Claims, AreReadOldestFirstFromTrustedAuthorsOnly) {
+  Claimant a{"box-a", 11}, b{"box-b", 22};
+  json list = json::array({
+      comment(5, "aw-bot", claim_body(b, 100, "active", "Status: starting."),
+              "2026-12-01T10:00:02Z"),
+      comment(4, "mallory", claim_body(a, 0, "active", "fake"), "2026-12-01T09:00:00Z"),
+      comment(3, "aw-bot", claim_body(a, 100, "yielded", "Yielded."), "2026-12-01T10:00:02Z",
+              "2026-12-01T10:00:09Z"),
+      comment(2, "aw-bot", "an ordinary comment", "2026-12-01T08:00:00Z"),
+  });
+  auto trusted = [](const ForgeUser& u) { return u.login == "aw-bot"; };
+  auto claims = claims_in(list, trusted);
+  ASSERT_EQ(claims.size(), 2u);
+  // Same second: the lower comment id is the earlier claim.
+  EXPECT_EQ(claims[0].comment_id, 3);
+  EXPECT_EQ(claims[0].state, "yielded");
+  EXPECT_EQ(claims[0].host, "box-a");
+  EXPECT_EQ(claims[0].pid, 11);
+  EXPECT_EQ(claims[0].updated - claims[0].created, 7);
+  EXPECT_EQ(claims[1].comment_id, 5);
+  EXPECT_EQ(claims[1].state, "active");
+  EXPECT_EQ(claims[1].host, "box-b");
+}
+
+TEST(Claims, TheBodyEndsWithTheMarker) {
+  std::string body = claim_body({"h", 7}, 0, "ended", "Done.");
+  EXPECT_NE(body.find("Done."), std::string::npos);
+  EXPECT_TRUE(body.ends_with("<!-- awaywork:claim host=h pid=7 state=ended -->")) << body;
+}
+
+}  // namespace
+}  // namespace aw

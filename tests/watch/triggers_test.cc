@@ -1,0 +1,105 @@
+// Which events and comments are triggers (watch/triggers.h), judged by a stand-in admission: a
+// label counts only when added, after what was handled, by an admitted actor; an assignment only
+// to the configured login; a command comment only at its first character and never when edited.
+#include <gtest/gtest.h>
+
+#include "watch/triggers.h"
+
+namespace aw {
+namespace {
+
+using nlohmann::json;
+
+json user(const std::string& login, const std::string& type = "User") {
+  return {{"login", login}, {"id", 1}, {"type", type}};
+}
+
+json labeled(int64_t id, const std::string& actor, const std::string& label,
+             const std::string& event = "labeled") {
+  return {{"id", id},
+          {"event", event},
+          {"actor", user(actor)},
+          {"label", {{"name", label}}},
+          {"created_at", "2026-12-01T10:00:00Z"}};
+}
+
+json comment(int64_t id, const std::string& author, const std::string& body, bool edited = false) {
+  return {{"id", id},
+          {"user", user(author)},
+          {"body", body},
+          {"created_at", "2026-12-01T10:00:00Z"},
+          {"updated_at", edited ? "2026-12-01T10:05:00Z" : "2026-12-01T10:00:00Z"},
+          {"html_url", "https://github.com/o/r/issues/1#c"}};
+}
+
+Admitted admit(const ForgeUser& u) {
+  if (u.login == "writer") return {true, "role write"};
+  return {false, "role read, not admitted"};
+}
+
+WatchRepoConfig spec() {
+  WatchRepoConfig w;
+  w.repo = "web";
+  w.assignee = "aw-bot";
+  return w;
+}
+
+TEST(Triggers, OnlyTheTriggerLabelAddedByAnAdmittedActorCounts) {
+  json events = json::array({labeled(10, "writer", "bug"), labeled(11, "reader", "awaywork"),
+                             labeled(12, "writer", "awaywork", "unlabeled"),
+                             labeled(13, "writer", "AwayWork")});
+  TriggerScan s = scan_triggers(spec(), events, nullptr, {}, admit);
+  ASSERT_EQ(s.found.size(), 2u);
+  EXPECT_FALSE(s.found[0].admitted);
+  EXPECT_EQ(s.found[0].reason, "label added by @reader: role read, not admitted");
+  EXPECT_TRUE(s.found[1].admitted);
+  EXPECT_EQ(s.found[1].id, 13);
+  EXPECT_EQ(s.seen.event, 13);
+  EXPECT_TRUE(s.admitted());
+}
+
+TEST(Triggers, WhatWasHandledBeforeNeverCountsAgain) {
+  json events = json::array({labeled(13, "writer", "awaywork")});
+  TriggerScan s = scan_triggers(spec(), events, nullptr, Seen{13, 0}, admit);
+  EXPECT_TRUE(s.found.empty());
+  EXPECT_FALSE(s.admitted());
+}
+
+TEST(Triggers, AnAssignmentCountsOnlyToTheConfiguredLogin) {
+  json a = {
+      {"id", 20}, {"event", "assigned"}, {"actor", user("writer")}, {"assignee", user("someone")}};
+  json b = {
+      {"id", 21}, {"event", "assigned"}, {"actor", user("writer")}, {"assignee", user("aw-bot")}};
+  TriggerScan s = scan_triggers(spec(), json::array({a, b}), nullptr, {}, admit);
+  ASSERT_EQ(s.found.size(), 1u);
+  EXPECT_EQ(s.found[0].kind, "assignment");
+  EXPECT_TRUE(s.found[0].admitted);
+}
+
+TEST(Triggers, ACommandCommentCountsAtItsFirstCharacterAndNeverWhenEdited) {
+  json comments = json::array(
+      {comment(30, "writer", "please /awaywork"), comment(31, "writer", "/awaywork-ish"),
+       comment(32, "writer", "/awaywork fix the tests", true), comment(33, "reader", "/awaywork"),
+       comment(34, "writer", "/awaywork\nand the docs")});
+  TriggerScan s = scan_triggers(spec(), nullptr, comments, {}, admit);
+  ASSERT_EQ(s.found.size(), 3u);
+  EXPECT_FALSE(s.found[0].admitted);
+  EXPECT_NE(s.found[0].reason.find("edited"), std::string::npos) << s.found[0].reason;
+  EXPECT_FALSE(s.found[1].admitted);
+  EXPECT_TRUE(s.found[2].admitted);
+  EXPECT_EQ(s.found[2].id, 34);
+  EXPECT_EQ(s.seen.comment, 34);
+}
+
+TEST(Triggers, AnEmptyTriggerIsOff) {
+  WatchRepoConfig w = spec();
+  w.label.clear();
+  w.command.clear();
+  TriggerScan s = scan_triggers(w, json::array({labeled(1, "writer", "awaywork")}),
+                                json::array({comment(2, "writer", "/awaywork")}), {}, admit);
+  EXPECT_TRUE(s.found.empty());
+  EXPECT_FALSE(is_command("/awaywork", ""));
+}
+
+}  // namespace
+}  // namespace aw
