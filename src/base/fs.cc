@@ -93,6 +93,17 @@ Status write_file(const std::string& path, const std::string& data, mode_t mode)
   return {};
 }
 
+Status replace_file(const std::string& path, const std::string& data, mode_t mode) {
+  std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  AW_CHECK(write_file(tmp, data, mode));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    return fail("rename {} over {}: {}", tmp, path, errno_text(e));
+  }
+  return {};
+}
+
 Status make_dirs(const std::string& path, mode_t mode) {
   std::string cur;
   for (size_t i = 0; i <= path.size(); ++i) {

@@ -42,6 +42,9 @@ std::string read_or_empty(const std::string& path);
 
 // Create or replace path (never through a link) with data and mode.
 Status write_file(const std::string& path, const std::string& data, mode_t mode = 0600);
+// The same, but a reader at any moment sees the old content or the new, never no file: written
+// beside it (PATH.tmp-PID) and renamed over it. For files other processes read concurrently.
+Status replace_file(const std::string& path, const std::string& data, mode_t mode = 0600);
 
 // mkdir -p with mode for each created folder.
 Status make_dirs(const std::string& path, mode_t mode = 0700);

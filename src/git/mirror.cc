@@ -57,7 +57,11 @@ Status set_head(const gitx::Side& side, const std::string& dir) {
   GitCall g = gitx::at(dir, {"check-ref-format", "refs/heads/" + branch});
   AW_TRY(Captured ok, git(g));
   if (ok.exit_code != 0 || branch.empty() || branch[0] == '-') return {};
-  return write_file(dir + "/HEAD", "ref: refs/heads/" + branch + "\n");
+  // Units publishing from this mirror read it without its lock: HEAD must never be missing, even
+  // for a moment (git would call the mirror "not a git repository").
+  std::string head = "ref: refs/heads/" + branch + "\n";
+  if (auto now = read_file(dir + "/HEAD", 4096); now && *now == head) return {};
+  return replace_file(dir + "/HEAD", head);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "record/store.h"
+#include "record/stmt.h"
 
 #include <signal.h>
 #include <sqlite3.h>
@@ -9,6 +10,8 @@
 #include "base/fs.h"
 
 namespace aw {
+
+using record_sql::Stmt;
 
 namespace {
 
@@ -43,12 +46,6 @@ CREATE TABLE IF NOT EXISTS watch_state (
   updated_at INTEGER NOT NULL
 );
 )sql";
-
-// A prepared statement that finalizes itself.
-struct Stmt {
-  sqlite3_stmt* s = nullptr;
-  ~Stmt() { sqlite3_finalize(s); }
-};
 
 Status exec(sqlite3* db, const char* sql) {
   char* msg = nullptr;

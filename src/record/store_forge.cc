@@ -3,18 +3,12 @@
 // add at once: the upsert is one statement).
 #include <sqlite3.h>
 
+#include "record/stmt.h"
 #include "record/store.h"
 
 namespace aw {
 
-namespace {
-
-struct Stmt {
-  sqlite3_stmt* s = nullptr;
-  ~Stmt() { sqlite3_finalize(s); }
-};
-
-}  // namespace
+using record_sql::Stmt;
 
 Status Store::add_forge_usage(const ForgeUsage& d) {
   // A rate limit of -1 (this client saw none) keeps the row's last known one.
@@ -49,15 +43,11 @@ Result<std::vector<ForgeUsage>> Store::forge_usage() {
   std::vector<ForgeUsage> out;
   while (sqlite3_step(st.s) == SQLITE_ROW) {
     ForgeUsage u;
-    auto text = [&](int i) {
-      const unsigned char* t = sqlite3_column_text(st.s, i);
-      return std::string(t ? reinterpret_cast<const char*>(t) : "");
-    };
-    u.api = text(0);
+    u.api = record_sql::column_text(st.s, 0);
     int64_t* fields[] = {&u.requests,       &u.not_modified, &u.retries,   &u.waited_ms,
                          &u.rate_remaining, &u.rate_limit,   &u.rate_reset};
     for (int i = 0; i < 7; ++i) *fields[i] = sqlite3_column_int64(st.s, i + 1);
-    u.updated_at = text(8);
+    u.updated_at = record_sql::column_text(st.s, 8);
     out.push_back(std::move(u));
   }
   return out;

@@ -4,16 +4,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "record/stmt.h"
 #include "record/store.h"
 
 namespace aw {
 
-namespace {
+using record_sql::column_text;
+using record_sql::Stmt;
 
-struct Stmt {
-  sqlite3_stmt* s = nullptr;
-  ~Stmt() { sqlite3_finalize(s); }
-};
+namespace {
 
 // Binds ?1 state, ?2 repo and ?5 issue; NULL (empty filter) matches everything.
 void bind_filters(sqlite3_stmt* s, const UnitQuery& q) {
@@ -29,11 +28,6 @@ void bind_filters(sqlite3_stmt* s, const UnitQuery& q) {
     sqlite3_bind_int64(s, 5, q.issue);
   else
     sqlite3_bind_null(s, 5);
-}
-
-std::string column_text(sqlite3_stmt* s, int i) {
-  const unsigned char* t = sqlite3_column_text(s, i);
-  return t ? reinterpret_cast<const char*>(t) : "";
 }
 
 }  // namespace

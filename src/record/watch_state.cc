@@ -4,18 +4,12 @@
 
 #include <ctime>
 
+#include "record/stmt.h"
 #include "record/store.h"
 
 namespace aw {
 
-namespace {
-
-struct Stmt {
-  sqlite3_stmt* s = nullptr;
-  ~Stmt() { sqlite3_finalize(s); }
-};
-
-}  // namespace
+using record_sql::Stmt;
 
 Status Store::watch_put(const std::string& key, const nlohmann::json& value) {
   Stmt st;

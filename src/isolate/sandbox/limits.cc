@@ -116,11 +116,12 @@ Status v1_limits(const SandboxPlan& plan, pid_t child) {
     if (!exists(base))
       return fail("no cgroup v1 {} hierarchy at {} (and no cgroup v2 controllers)", c, base);
     std::string dir = fmt::format("{}/{}", base, group_name(plan, child));
-    // A sweep elsewhere may remove an empty group between our mkdir and our join: make it again.
+    // Another unit's sweep may remove an empty group between our mkdir and our join, or between
+    // the mkdir and the limit writes (which then fail with ENODEV): make it again.
     Status joined = fail("not tried");
-    for (int attempt = 0; attempt < 3 && !joined; ++attempt) {
-      AW_CHECK(v1_group(plan, c, dir));
-      joined = write_existing(dir + "/cgroup.procs", std::to_string(child));
+    for (int attempt = 0; attempt < 5 && !joined; ++attempt) {
+      joined = v1_group(plan, c, dir);
+      if (joined) joined = write_existing(dir + "/cgroup.procs", std::to_string(child));
     }
     AW_CHECK(joined);
   }
