@@ -15,6 +15,7 @@
 #include "serve/metrics.h"
 #include "serve/submit.h"
 #include "serve/view.h"
+#include "watch/status.h"
 
 extern char** environ;
 
@@ -94,6 +95,8 @@ Reply Api::handle(const Route& r, const std::string& body, const std::string& co
       return doctor();
     case RouteKind::config:
       return config();
+    case RouteKind::watcher:
+      return watcher();
     case RouteKind::metrics:
       return metrics();
     default:
@@ -124,6 +127,15 @@ Reply Api::units(const Route& r) {
                           {"limit", q.limit},
                           {"offset", q.offset},
                           {"next_offset", next < page->total ? json(next) : json()}});
+}
+
+Reply Api::watcher() {
+  Result<json> view = [&] {
+    std::lock_guard lock(store_mu_);
+    return watcher_status(store_);
+  }();
+  if (!view) return error_reply(500, "reading the watcher's state: " + view.error().message);
+  return json_reply(200, *view);
 }
 
 Reply Api::unit(const std::string& id) {

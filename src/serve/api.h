@@ -56,6 +56,7 @@ class Api {
   Reply apply(const std::string& id);
   Reply doctor();
   Reply config();
+  Reply watcher();
   Reply metrics();
   Result<UnitRecord> get(const std::string& id);
   std::vector<std::string> self_argv(std::vector<std::string> args) const;

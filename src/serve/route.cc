@@ -83,6 +83,7 @@ tl::expected<Route, RouteError> match_api(std::string_view method,
   };
   if (seg.size() == 1 && seg[0] == "config") return want(RouteKind::config, "GET");
   if (seg.size() == 1 && seg[0] == "doctor") return want(RouteKind::doctor, "GET");
+  if (seg.size() == 1 && seg[0] == "watcher") return want(RouteKind::watcher, "GET");
   if (seg.size() == 1 && seg[0] == "units")
     return want(method == "POST" ? RouteKind::submit : RouteKind::units,
                 method == "POST" ? "POST" : "GET");

@@ -26,6 +26,7 @@ enum class RouteKind {
   cancel,   // POST /api/v1/units/ID/cancel
   apply,    // POST /api/v1/units/ID/apply
   doctor,   // GET /api/v1/doctor
+  watcher,  // GET /api/v1/watcher      claims, queue, polls and rate limits of `awaywork watch`
 };
 
 struct Route {

@@ -17,6 +17,8 @@ using nlohmann::json;
 
 namespace {
 
+constexpr int64_t kBeatSeconds = 5;
+
 std::string host_name() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "localhost";
@@ -103,8 +105,10 @@ Status Watcher::run() {
   log_.write("watch_started",
              {{"host", me_.host}, {"pid", me_.pid}, {"repos", repos_.size()}, {"once", opt_.once}});
   recover();
+  started_at_ = clock_.now_seconds();
   for (;;) {
     int64_t now = clock_.now_seconds();
+    if (now - beat_at_ >= kBeatSeconds) beat(now, false);
     if (!stopping_ && opt_.stop && opt_.stop()) {
       stopping_ = true;
       stop_deadline_ = now + cfg_.watch.shutdown_grace;
@@ -120,6 +124,7 @@ Status Watcher::run() {
     if (children_.empty() && (stopping_ || done_once())) break;
     clock_.sleep(opt_.tick);
   }
+  beat(clock_.now_seconds(), true);
   log_.write("watch_stopped", {{"queued", slots_.size()}});
   return {};
 }
@@ -150,6 +155,7 @@ void Watcher::poll(Repo& r, int64_t now) {
   int before = r.s->gh.stats().not_modified;
   auto reply = r.s->gh.call("GET", target);
   r.polled = true;
+  r.polled_at = now;
   int64_t interval = cfg_.watch.poll_seconds;
   if (!reply || reply->status != 200) {
     std::string why = reply ? r.s->gh.describe("GET", target, *reply) : reply.error().message;

@@ -52,9 +52,10 @@ class Watcher {
     WatchRepoConfig watch;
     RepoConfig repo;
     std::unique_ptr<ForgeSession> s;
-    int64_t next_poll = 0;
+    int64_t next_poll = 0, polled_at = 0;
     bool polled = false;
     int running = 0;
+    GitHub::Stats saved;  // what the forge usage record already holds of this session
   };
 
   // watcher.cc: the loop and polling.
@@ -62,6 +63,8 @@ class Watcher {
   void poll(Repo& r, int64_t now);
   void examine(Repo& r, const nlohmann::json& issue, int64_t now);
   bool done_once() const;
+  // watcher_beat.cc: what the watcher tells serve (watch/status.h) and /metrics.
+  void beat(int64_t now, bool stopped);
   // watcher_units.cc: claims, units and their ends.
   void recover();
   void start_queued(int64_t now);
@@ -85,6 +88,7 @@ class Watcher {
   bool stopping_ = false;
   int64_t stop_deadline_ = 0;
   bool interrupted_units_ = false;
+  int64_t started_at_ = 0, beat_at_ = 0;
 };
 
 }  // namespace aw

@@ -1,41 +1,49 @@
 """`awaywork serve` with a forge: a unit submitted from an issue of the fake GitHub
 (tests/fakes/fake_github.py, a test server standing in for GitHub's REST API and git over HTTP)
 runs through `run --issue`, the listing filters by issue, and /metrics counts the forge's
-requests and rate limit."""
+requests and rate limit. GET /api/v1/watcher follows a real `awaywork watch` on the same state
+folder: its polls and rate limit, its claim while the unit runs, and that it stopped."""
 import json
 import os
 import re
 import shutil
+import signal
+import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../fakes"))
 from github_testlib import Fake, git  # noqa: E402
 from serve_http_test import get_json, request  # noqa: E402
-from world import SOURCE, World, wait_for  # noqa: E402
+from world import BINARY, SOURCE, World, wait_for  # noqa: E402
 
 # A fake token shaped like a real one; valid nowhere. It must never come out of the API.
 FORGE_TOKEN = "ghp_" + "FAKEserveFORGE0123456789abcdefABCDEFGH"[:36]
 
 
+def forge_world(cls):
+    """A fake GitHub holding octo/web (the demo repository) and one issue, and a World on it."""
+    cls.fake = Fake()
+    cls.fake.user("octo")
+    cls.fake.control("POST", "users", {"login": "aw-bot", "type": "User",
+                                       "token": FORGE_TOKEN})
+    src = os.path.join(cls.fake.dir, "src")
+    shutil.copytree(os.path.join(SOURCE, "examples/demo-repo"), src)
+    git("init", "-q", "-b", "main", src)
+    git("add", "-A", cwd=src)
+    git("commit", "-qm", "initial", cwd=src)
+    cls.fake.repo("octo", "web", source=src)
+    cls.fake.control("PUT", "repos/octo/web/collaborators/aw-bot", {"permission": "write"})
+    cls.issue = cls.fake.control("POST", "repos/octo/web/issues", {
+        "user": "octo", "title": "Fix the typo in greet.sh",
+        "body": "greet.sh prints Helo; it should say Hello."})["number"]
+    cls.w = World(forge=(cls.fake.api_url, FORGE_TOKEN))
+
+
 class ServeForge(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.fake = Fake()
-        cls.fake.user("octo")
-        cls.fake.control("POST", "users", {"login": "aw-bot", "type": "User",
-                                           "token": FORGE_TOKEN})
-        src = os.path.join(cls.fake.dir, "src")
-        shutil.copytree(os.path.join(SOURCE, "examples/demo-repo"), src)
-        git("init", "-q", "-b", "main", src)
-        git("add", "-A", cwd=src)
-        git("commit", "-qm", "initial", cwd=src)
-        cls.fake.repo("octo", "web", source=src)
-        cls.fake.control("PUT", "repos/octo/web/collaborators/aw-bot", {"permission": "write"})
-        cls.issue = cls.fake.control("POST", "repos/octo/web/issues", {
-            "user": "octo", "title": "Fix the typo in greet.sh",
-            "body": "greet.sh prints Helo; it should say Hello."})["number"]
-        cls.w = World(forge=(cls.fake.api_url, FORGE_TOKEN))
+        forge_world(cls)
         cls.w.serve()
 
     @classmethod
@@ -82,6 +90,67 @@ class ServeForge(unittest.TestCase):
             status, _, out = self.submit(body)
             self.assertEqual(status, 400, out)
             self.assertIn(want, json.loads(out)["error"])
+
+
+class ServeWatcher(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        forge_world(cls)
+        with open(cls.w.config, "a") as f:
+            f.write("watch:\n  poll_seconds: 5\n  repos:\n    web: {}\n")
+        cls.w.serve()
+        cls.owner = cls.fake.user("octo-owner")  # a second login of the fake; only its token
+        cls.fake.control("PUT", "repos/octo/web/collaborators/octo-owner",
+                         {"permission": "admin"})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.w.close()
+        cls.fake.stop()
+
+    def watcher(self):
+        status, view = get_json(self.w, "/api/v1/watcher")
+        self.assertEqual(status, 200, view)
+        return view
+
+    def test_the_watcher_route_follows_a_real_watch_from_its_first_poll_to_its_stop(self):
+        before = self.watcher()
+        self.assertFalse(before["watching"])
+        self.assertIn("has not run", before["message"])
+        status, _, out = self.fake.call("POST", f"/repos/octo/web/issues/{self.issue}/labels",
+                                        {"labels": ["awaywork"]}, token=self.owner)
+        self.assertEqual(status, 200, out)
+        log = os.path.join(self.w.root, "watch.jsonl")
+        watch = subprocess.Popen([BINARY, "--config", self.w.config, "watch", "--log", log],
+                                 env=self.w.env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        try:
+            claimed = wait_for(lambda: (lambda v: v if v["watching"] and v["claims"] else None)(
+                self.watcher()), timeout=60, step=0.1)
+            claim = claimed["claims"][0]
+            self.assertEqual((claim["repo"], claim["issue"]), ("web", self.issue), claimed)
+            self.assertIn(claim["phase"], ("claiming", "running"))
+            self.assertGreater(claim["comment"], 0)
+            self.assertIn("@octo-owner", claim["trigger"])
+            repo = claimed["repos"][0]
+            self.assertEqual(repo["repo"], "web")
+            self.assertEqual(claimed["pid"], watch.pid)
+            ended = wait_for(lambda: (lambda v: v if not v["claims"] and v["repos"][0]["polled_at"]
+                                      else None)(self.watcher()), timeout=120, step=0.2)
+            self.assertEqual(ended["queue"], [])
+            self.assertIsInstance(ended["repos"][0]["rate_limit"]["remaining"], int, ended)
+            labels = [x["name"] for x in self.fake.call(
+                "GET", f"/repos/octo/web/issues/{self.issue}/labels", token=self.owner)[2]]
+            self.assertIn("awaywork:done", labels)
+        finally:
+            watch.send_signal(signal.SIGTERM)
+            watch.wait(timeout=60)
+        self.assertEqual(watch.returncode, 0)
+        after = self.watcher()
+        self.assertFalse(after["watching"], after)
+        self.assertIsNotNone(after["stopped_at"])
+        self.assertIn("stopped", after["message"])
+        self.assertNotIn(FORGE_TOKEN, json.dumps(after))
 
 
 if __name__ == "__main__":

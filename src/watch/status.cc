@@ -1,0 +1,148 @@
+#include "watch/status.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "record/store.h"
+#include "watch/iso_time.h"
+#include "watch/slot.h"
+
+namespace aw {
+
+using nlohmann::json;
+
+namespace {
+
+json when(int64_t t) {
+  return t > 0 ? json(iso_utc(t)) : json();
+}
+
+json repo_json(const RepoBeat& r) {
+  return {{"repo", r.repo},
+          {"polled_at", when(r.polled_at)},
+          {"next_poll_at", when(r.next_poll)},
+          {"requests", r.requests},
+          {"rate_limit", r.rate_limit < 0 ? json()
+                                          : json{{"remaining", r.rate_remaining},
+                                                 {"limit", r.rate_limit},
+                                                 {"reset_at", when(r.rate_reset)}}}};
+}
+
+WatcherBeat beat_from(const json& j) {
+  WatcherBeat b;
+  b.host = j.value("host", "");
+  b.start = j.value("start", "");
+  b.pid = j.value("pid", int64_t{0});
+  b.started_at = j.value("started_at", int64_t{0});
+  b.beat_at = j.value("beat_at", int64_t{0});
+  b.stopped_at = j.value("stopped_at", int64_t{0});
+  b.stopping = j.value("stopping", false);
+  if (j.contains("repos") && j["repos"].is_array())
+    for (const json& r : j["repos"]) {
+      RepoBeat rb;
+      rb.repo = r.value("repo", "");
+      rb.polled_at = r.value("polled_at", int64_t{0});
+      rb.next_poll = r.value("next_poll", int64_t{0});
+      rb.rate_remaining = r.value("rate_remaining", int64_t{-1});
+      rb.rate_limit = r.value("rate_limit", int64_t{-1});
+      rb.rate_reset = r.value("rate_reset", int64_t{-1});
+      rb.requests = r.value("requests", int64_t{0});
+      b.repos.push_back(std::move(rb));
+    }
+  return b;
+}
+
+// Alive: its pid runs and is the same process (its start time), and it has not said it stopped.
+bool alive(const WatcherBeat& b) {
+  return b.stopped_at == 0 && b.pid > 0 && !b.start.empty() && process_start_time(b.pid) == b.start;
+}
+
+json claim_json(const IssueSlot& s) {
+  return {{"repo", s.repo},
+          {"issue", s.number},
+          {"phase", s.phase},
+          {"comment", s.claim_comment},
+          {"since", when(s.claim_since)},
+          {"unit", s.unit_id.empty() ? json() : json(s.unit_id)},
+          {"attempts", s.attempts},
+          {"trigger", s.trigger}};
+}
+
+json queued_json(const IssueSlot& s) {
+  return {{"repo", s.repo},
+          {"issue", s.number},
+          {"queued_at", when(s.queued_at)},
+          {"not_before", when(s.not_before)},
+          {"trigger", s.trigger},
+          {"attempts", s.attempts},
+          {"requeued", s.requeued}};
+}
+
+}  // namespace
+
+Status write_beat(Store& store, const WatcherBeat& b) {
+  json repos = json::array();
+  for (const RepoBeat& r : b.repos)
+    repos.push_back({{"repo", r.repo},
+                     {"polled_at", r.polled_at},
+                     {"next_poll", r.next_poll},
+                     {"rate_remaining", r.rate_remaining},
+                     {"rate_limit", r.rate_limit},
+                     {"rate_reset", r.rate_reset},
+                     {"requests", r.requests}});
+  return store.watch_put("watcher", {{"host", b.host},
+                                     {"start", b.start},
+                                     {"pid", b.pid},
+                                     {"started_at", b.started_at},
+                                     {"beat_at", b.beat_at},
+                                     {"stopped_at", b.stopped_at},
+                                     {"stopping", b.stopping},
+                                     {"repos", repos}});
+}
+
+Result<json> watcher_status(Store& store) {
+  AW_TRY(auto beat_json, store.watch_get("watcher"));
+  AW_TRY(auto slots, store.watch_list("issue/"));
+  json claims = json::array(), queue = json::array();
+  std::vector<IssueSlot> queued;
+  for (const auto& [_, j] : slots) {
+    IssueSlot s = slot_from_json(j);
+    if (s.phase == "claiming" || s.phase == "running") claims.push_back(claim_json(s));
+    if (s.phase == "queued") queued.push_back(s);
+  }
+  // The order watch starts them in.
+  std::sort(queued.begin(), queued.end(), [](const IssueSlot& a, const IssueSlot& b) {
+    return a.queued_at != b.queued_at ? a.queued_at < b.queued_at : a.number < b.number;
+  });
+  for (const IssueSlot& s : queued) queue.push_back(queued_json(s));
+  json out = {{"claims", claims}, {"queue", queue}};
+  if (!beat_json) {
+    out["watching"] = false;
+    out["repos"] = json::array();
+    out["message"] =
+        "awaywork watch has not run with this state folder; start it with `awaywork watch` "
+        "(docs/watch.md)";
+    return out;
+  }
+  WatcherBeat b = beat_from(*beat_json);
+  bool up = alive(b);
+  json repos = json::array();
+  for (const RepoBeat& r : b.repos) repos.push_back(repo_json(r));
+  out.update({{"watching", up},
+              {"host", b.host},
+              {"pid", b.pid},
+              {"started_at", when(b.started_at)},
+              {"beat_at", when(b.beat_at)},
+              {"stopped_at", when(b.stopped_at)},
+              {"stopping", up && b.stopping},
+              {"repos", repos}});
+  if (!up)
+    out["message"] = b.stopped_at > 0
+                         ? "awaywork watch stopped; start it again with `awaywork watch`"
+                         : "awaywork watch is not running (it was killed or crashed); start it "
+                           "again with `awaywork watch`: it continues where it stopped";
+  return out;
+}
+
+}  // namespace aw

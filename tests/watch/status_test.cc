@@ -1,0 +1,94 @@
+// What serve shows of a watcher (watch/status.h): claims and the queue from the issue slots, the
+// queue in the order watch starts it, and "watching" only while the beat's process is the very
+// process that wrote it (a stopped watcher, a dead pid and no watcher at all each say so).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "../git/git_fixture.h"
+#include "record/store.h"
+#include "watch/slot.h"
+#include "watch/status.h"
+
+namespace aw {
+namespace {
+
+IssueSlot slot(int64_t n, const std::string& phase, int64_t queued_at) {
+  IssueSlot s;
+  s.repo = "web";
+  s.number = n;
+  s.phase = phase;
+  s.queued_at = queued_at;
+  s.trigger = "label awaywork added by @alice";
+  return s;
+}
+
+WatcherBeat me() {
+  WatcherBeat b;
+  b.host = "box";
+  b.pid = ::getpid();
+  b.start = process_start_time(b.pid);
+  b.started_at = 1'800'000'000;
+  b.beat_at = 1'800'000'050;
+  b.repos.push_back({"web", 1'800'000'040, 1'800'000'100, 4990, 5000, 1'800'003'600, 12});
+  return b;
+}
+
+TEST(WatcherStatus, ListsClaimsAndTheQueueInStartOrder) {
+  test::TempDir tmp;
+  auto st = Store::open(tmp.path);
+  ASSERT_TRUE(st) << st.error().message;
+  IssueSlot running = slot(7, "running", 10);
+  running.claim_comment = 99;
+  running.claim_since = 1'800'000'010;
+  running.unit_id = "20261201-abc";
+  for (const IssueSlot& s :
+       {slot(3, "queued", 30), slot(9, "queued", 20), slot(4, "idle", 0), running})
+    ASSERT_TRUE(save_slot(*st, s));
+  ASSERT_TRUE(write_beat(*st, me()));
+  auto v = watcher_status(*st);
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_TRUE((*v)["watching"]) << v->dump();
+  EXPECT_EQ((*v)["host"], "box");
+  ASSERT_EQ((*v)["claims"].size(), 1u);
+  EXPECT_EQ((*v)["claims"][0]["issue"], 7);
+  EXPECT_EQ((*v)["claims"][0]["comment"], 99);
+  EXPECT_EQ((*v)["claims"][0]["unit"], "20261201-abc");
+  EXPECT_EQ((*v)["claims"][0]["since"], "2027-01-15T08:00:10Z");
+  ASSERT_EQ((*v)["queue"].size(), 2u);
+  EXPECT_EQ((*v)["queue"][0]["issue"], 9);  // queued first
+  EXPECT_EQ((*v)["queue"][1]["issue"], 3);
+  const auto& repo = (*v)["repos"][0];
+  EXPECT_EQ(repo["repo"], "web");
+  EXPECT_EQ(repo["rate_limit"]["remaining"], 4990);
+  EXPECT_EQ(repo["rate_limit"]["limit"], 5000);
+  EXPECT_EQ(repo["requests"], 12);
+  EXPECT_FALSE(v->contains("message"));
+}
+
+TEST(WatcherStatus, SaysWhenNoWatcherRuns) {
+  test::TempDir tmp;
+  auto st = Store::open(tmp.path);
+  ASSERT_TRUE(st);
+  auto none = watcher_status(*st);
+  ASSERT_TRUE(none);
+  EXPECT_FALSE((*none)["watching"]);
+  EXPECT_NE((*none)["message"].get<std::string>().find("has not run"), std::string::npos);
+
+  WatcherBeat stopped = me();
+  stopped.stopped_at = stopped.beat_at;
+  ASSERT_TRUE(write_beat(*st, stopped));
+  auto v = watcher_status(*st);
+  EXPECT_FALSE((*v)["watching"]);
+  EXPECT_NE((*v)["message"].get<std::string>().find("stopped"), std::string::npos);
+
+  // A pid reused by another process is not the watcher: its start time differs.
+  WatcherBeat reused = me();
+  reused.start = "1";
+  ASSERT_TRUE(write_beat(*st, reused));
+  v = watcher_status(*st);
+  EXPECT_FALSE((*v)["watching"]);
+  EXPECT_NE((*v)["message"].get<std::string>().find("killed or crashed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace aw
