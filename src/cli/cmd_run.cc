@@ -56,6 +56,7 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
   RunRequest req;
   req.repo = o.repo, req.agent = o.agent, req.base = o.base, req.profile = o.profile;
   req.unit_seconds = o.unit_seconds;
+  req.progress_comment = !o.no_progress_comment;
   if (!o.issue.empty()) {
     auto ref = parse_issue_ref(o.issue);
     if (!ref || !o.prompt.empty() || !o.prompt_file.empty()) {

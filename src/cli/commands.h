@@ -16,6 +16,7 @@ struct RunOptions {
   std::string repo, prompt, prompt_file, agent, base, profile;
   std::string issue;  // --issue NAME#N or OWNER/REPO#N
   std::optional<int> unit_seconds;
+  bool no_progress_comment = false;
 };
 
 int cmd_run(const GlobalOptions& g, const RunOptions& o);

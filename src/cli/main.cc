@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
   run->add_option("--unit-seconds", r.unit_seconds,
                   "time limit of the unit (overrides unit_minutes)")
       ->check(CLI::Range(1, 7 * 24 * 3600));
+  run->add_flag("--no-progress-comment", r.no_progress_comment,
+                "with --issue: post no progress comment (watch's claim comment is its units')");
   run->add_flag("--json", g.json, "print the record as JSON");
 
   std::string replay_id;

@@ -23,6 +23,7 @@ struct RunRequest {
   int64_t issue = 0;                // run --issue: the task is built from this issue of repo
   std::string base_commit;          // replay: the unit starts from this commit (base names it)
   std::string replay_of;            // replay: the unit this one repeats
+  bool progress_comment = true;     // with issue: false when watch's claim comment is the progress
 };
 
 // How the caller follows a unit (progress display, Ctrl-C). Every member may be empty.

@@ -27,6 +27,17 @@ std::string claim_text(const IssueSlot& s, const std::string& status) {
   return s.claim_note.empty() ? status : s.claim_note + "\n\n" + status;
 }
 
+std::string started_text(const UnitRecord& u) {
+  return fmt::format("Status: unit `{}` started: agent `{}`, isolation {}, {}.", u.id, u.agent,
+                     u.isolation, u.sandbox);
+}
+
+std::string phase_text(const UnitRecord& u, int64_t elapsed) {
+  return fmt::format(
+      "Status: unit `{}` (agent `{}`, isolation {}): phase `{}` ended ({}), {} s in.", u.id,
+      u.agent, u.isolation, u.phases.back().name, u.phases.back().outcome, elapsed);
+}
+
 json with(json j, const json& more) {
   for (auto& [k, v] : more.items()) j[k] = v;
   return j;
@@ -119,8 +130,8 @@ void Watcher::start_one(Repo& r, IssueSlot& slot, int64_t now) {
   std::string log = fmt::format("{}/{}-{}-{}.log", logs, slot.repo, slot.number, now);
   std::vector<std::string> argv = {opt_.self_exe};
   if (!cfg_.file.empty()) argv.insert(argv.end(), {"--config", cfg_.file});
-  argv.insert(argv.end(),
-              {"run", "--issue", fmt::format("{}#{}", slot.repo, slot.number), "--json"});
+  argv.insert(argv.end(), {"run", "--issue", fmt::format("{}#{}", slot.repo, slot.number),
+                           "--no-progress-comment", "--json"});
   auto child = UnitChild::spawn(argv, log);
   if (!child) {
     log_.write("error", with(where(slot), {{"error", child.error().message}}));
@@ -151,6 +162,10 @@ void Watcher::watch_running(int64_t now) {
         slot.unit_id = (**u).id;
         keep(slot);
         log_.write("unit_started", with(where(slot), {{"unit", slot.unit_id}}));
+        // The claim is the unit's progress comment (the unit posts none of its own).
+        (void)update_claim(*r->s, slot.claim_comment, me_, slot.claim_since,
+                           claim_text(slot, started_text(**u)));
+        slot.claim_touched = now;
       }
     }
     if (!slot.unit_id.empty()) {
@@ -162,10 +177,8 @@ void Watcher::watch_running(int64_t now) {
                                                        {"outcome", u->phases[i].outcome}}));
         slot.phases_logged = u->phases.size();
         // The claim's heartbeat: a claim edited as its unit goes is never stale.
-        (void)update_claim(
-            *r->s, slot.claim_comment, me_, slot.claim_since,
-            claim_text(slot, fmt::format("Status: unit `{}`, phase `{}` ended ({}).", slot.unit_id,
-                                         u->phases.back().name, u->phases.back().outcome)));
+        (void)update_claim(*r->s, slot.claim_comment, me_, slot.claim_since,
+                           claim_text(slot, phase_text(*u, now - slot.claim_since)));
         slot.claim_touched = now;
         keep(slot);
       }

@@ -42,9 +42,14 @@ TEST_F(WatchE2E, ALabelAddedByAWriterBecomesOneUnitAndADraftPullRequest) {
   EXPECT_EQ(std::count(names.begin(), names.end(), "awaywork:running"), 0);
   EXPECT_EQ(std::count(names.begin(), names.end(), "awaywork:done"), 1)
       << get("/repos/octo/web/issues/" + std::to_string(n)).dump(1);
+  // One comment of awaywork's on the issue: the claim is the unit's progress comment.
   std::string claim;
-  for (const auto& c : get("/repos/octo/web/issues/" + std::to_string(n) + "/comments"))
+  int ours = 0;
+  for (const auto& c : get("/repos/octo/web/issues/" + std::to_string(n) + "/comments")) {
+    if (c["user"]["login"] == "aw-bot") ++ours;
     if (c["body"].get<std::string>().find("awaywork:claim") != std::string::npos) claim = c["body"];
+  }
+  EXPECT_EQ(ours, 1) << get("/repos/octo/web/issues/" + std::to_string(n) + "/comments").dump(1);
   EXPECT_NE(claim.find("Done: unit"), std::string::npos) << claim;
   EXPECT_NE(claim.find(pulls[0]["html_url"].get<std::string>()), std::string::npos) << claim;
   EXPECT_NE(claim.find("state=ended"), std::string::npos) << claim;

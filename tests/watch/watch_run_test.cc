@@ -101,9 +101,9 @@ class WatchRun : public WatchTest {
 };
 
 TEST_F(WatchRun, TwoWatchersOnOneRepositoryRunEachOfTwentyIssuesExactlyOnce) {
-  // One unit at a time per watcher: concurrent units in one state folder hit two races outside
-  // watch (the first use of a new mirror at publish; a v1 pids cgroup's ENODEV), reported.
-  watch_keys = "  poll_seconds: 5\n  machine_max_units: 1\n  repos: {web: {}}\n";
+  // Two units at a time in each watcher, four at once on the machine: units run concurrently in
+  // one state folder and share its mirror.
+  watch_keys = "  poll_seconds: 5\n  machine_max_units: 2\n  repos: {web: {max_units: 2}}\n";
   write_watch_config();
   std::string text = slurp(config);
   std::string second = tmp.path + "/config2.yml";
@@ -135,6 +135,16 @@ TEST_F(WatchRun, TwoWatchersOnOneRepositoryRunEachOfTwentyIssuesExactlyOnce) {
   auto la = read_log(tmp.path + "/a.jsonl"), lb = read_log(tmp.path + "/b.jsonl");
   size_t ran = events(la, "unit_started").size() + events(lb, "unit_started").size();
   EXPECT_EQ(ran, 20u) << la.dump(1) << lb.dump(1);
+  // Units overlapped within a watcher (two spawned before the first was released).
+  int most = 0;
+  for (const auto* log : {&la, &lb}) {
+    int now = 0;
+    for (const auto& e : *log) {
+      if (e["event"] == "unit_spawned") most = std::max(most, ++now);
+      if (e["event"] == "released") --now;
+    }
+  }
+  EXPECT_EQ(most, 2) << la.dump(1);
   // Both competed: each claimed some and saw the other's claims.
   EXPECT_FALSE(events(la, "yield").empty() && events(lb, "yield").empty());
   std::map<int64_t, int> per_issue;
