@@ -72,6 +72,8 @@ std::string process_start_time(int64_t pid) {
   // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
   size_t p = stat->rfind(')');
   if (p == std::string::npos) return "";
+  // A zombie (or dead) process has ended: it is no longer what its pid named.
+  if (p + 2 < stat->size() && ((*stat)[p + 2] == 'Z' || (*stat)[p + 2] == 'X')) return "";
   int field = 2;
   size_t i = p + 1;
   while (i < stat->size() && field < 22) {

@@ -79,7 +79,8 @@ class Store {
   sqlite3* db_ = nullptr;
 };
 
-// Start time of a process (field 22 of /proc/PID/stat), "" when it does not exist.
+// Start time of a process (field 22 of /proc/PID/stat), "" when it does not exist or has ended
+// (a zombie): a pid and its start time name one live process.
 std::string process_start_time(int64_t pid);
 
 }  // namespace aw

@@ -1,9 +1,11 @@
 #include "record/store.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include <nlohmann/json.hpp>
 #include <stdlib.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 
@@ -95,6 +97,24 @@ TEST_F(StoreTest, RunningRecordOfADeadRunnerBecomesInterrupted) {
   EXPECT_EQ(*n, std::vector<std::string>{"a"});
   EXPECT_EQ(s->get("a")->state, UnitState::interrupted);
   EXPECT_EQ(s->get("b")->state, UnitState::running);
+}
+
+TEST_F(StoreTest, AZombieRunnerHasEndedAndItsRecordBecomesInterrupted) {
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  std::string start = process_start_time(child);
+  for (int i = 0; i < 200 && !process_start_time(child).empty(); ++i) ::usleep(10000);
+  EXPECT_EQ(process_start_time(child), "") << "a zombie is not a live process";
+  auto s = Store::open(dir);
+  UnitRecord z = sample("z");
+  z.state = UnitState::running;
+  z.runner_pid = child;
+  z.runner_start = start;
+  ASSERT_TRUE(s->save(z));
+  auto n = s->mark_orphans_interrupted();
+  ::waitpid(child, nullptr, 0);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(*n, std::vector<std::string>{"z"});
 }
 
 TEST_F(StoreTest, DatabaseIsInWalModeAndPrivate) {

@@ -2,6 +2,7 @@
 // idle polling costs no counted request; SIGTERM lets a unit go on for shutdown_grace, then
 // interrupts it and exits 0; kill -9 mid-unit and a new watch release the issue with a comment
 // and publish nothing; a unit outside the window waits, one at the window's end is stopped.
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -11,6 +12,8 @@
 #include <future>
 #include <thread>
 
+#include "record/store.h"
+#include "watch/slot.h"
 #include "watch_fixture.h"
 
 extern char** environ;
@@ -26,12 +29,12 @@ class WatchRun : public WatchTest {
   }
   // `awaywork watch --log FILE` in the background (the fixture's environment).
   pid_t start_watch(const std::string& log, const std::string& cfg = "") {
-    std::vector<std::string> args = {std::string(AW_BINARY_DIR) + "/src/cli/awaywork",
-                                     "--config",
-                                     cfg.empty() ? config : cfg,
-                                     "watch",
-                                     "--log",
-                                     log};
+    return start_aw({"--config", cfg.empty() ? config : cfg, "watch", "--log", log});
+  }
+  // awaywork ARGS in the background, its output to /dev/null.
+  pid_t start_aw(const std::vector<std::string>& aw_args) {
+    std::vector<std::string> args = {std::string(AW_BINARY_DIR) + "/src/cli/awaywork"};
+    args.insert(args.end(), aw_args.begin(), aw_args.end());
     std::vector<std::string> env = {
         "PATH=/usr/bin:/bin",           "HOME=" + home,          "LC_ALL=C",
         "AWAYWORK_SECRET_BACKEND=file", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"};
@@ -40,8 +43,12 @@ class WatchRun : public WatchTest {
     for (auto& s : env) e.push_back(s.data());
     a.push_back(nullptr);
     e.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    ::posix_spawn_file_actions_init(&fa);
+    ::posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     pid_t pid = -1;
-    EXPECT_EQ(::posix_spawn(&pid, a[0], nullptr, nullptr, a.data(), e.data()), 0);
+    EXPECT_EQ(::posix_spawn(&pid, a[0], &fa, nullptr, a.data(), e.data()), 0);
+    ::posix_spawn_file_actions_destroy(&fa);
     return pid;
   }
   int wait_exit(pid_t pid, int seconds) {
@@ -233,6 +240,52 @@ TEST_F(WatchRun, KillMinusNineMidUnitThenANewWatchReleasesTheIssueAndRunsNothing
   EXPECT_EQ(std::count(names.begin(), names.end(), "awaywork:failed"), 1);
   EXPECT_TRUE(get("/repos/octo/web/pulls?state=all").empty());
   EXPECT_TRUE(events(watch_once(), "unit_started").empty());
+}
+
+TEST_F(WatchRun, AUnitStillRunningWhenWatchStartsIsAdoptedFollowedAndItsClaimEnded) {
+  // What a watch that died leaves when its unit did not: a slot `running` with the unit's
+  // runner, a claim comment, the running label. Made here by hand around a real `run --issue`.
+  write_agent("sleep 4\nprintf 'bravo\\n' > b.txt");
+  write_watch_config();
+  int64_t n = issue("octo", "adopt me", "add b");
+  comment(n, "aw-bot",
+          "**awaywork** on `old-box` is working on this issue.\n\n<!-- awaywork:claim "
+          "host=old-box pid=1 state=active -->");
+  auto claim = get("/repos/octo/web/issues/" + std::to_string(n) + "/comments");
+  ASSERT_EQ(claim.size(), 1u);
+  pid_t unit = start_aw({"--config", config, "run", "--issue", "web#" + std::to_string(n),
+                         "--no-progress-comment", "--json"});
+  {
+    auto st = Store::open(tmp.path + "/state");
+    ASSERT_TRUE(st) << st.error().message;
+    IssueSlot s;
+    s.repo = "web";
+    s.number = n;
+    s.phase = "running";
+    s.claim_comment = claim[0]["id"].get<int64_t>();
+    s.claim_since = s.claim_touched = ::time(nullptr);
+    s.child_pid = unit;
+    s.child_start = process_start_time(unit);
+    s.attempts = 1;
+    ASSERT_FALSE(s.child_start.empty());
+    ASSERT_TRUE(save_slot(*st, s));
+  }
+  auto log = watch_once();
+  int status = 0;
+  ::waitpid(unit, &status, 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  ASSERT_EQ(events(log, "adopted").size(), 1u) << log.dump(1);
+  ASSERT_EQ(events(log, "unit_started").size(), 1u) << log.dump(1);
+  EXPECT_TRUE(events(log, "unit_spawned").empty()) << log.dump(1);
+  ASSERT_EQ(events(log, "released").size(), 1u) << log.dump(1);
+  EXPECT_EQ(events(log, "released")[0]["state"], "done") << log.dump(1);
+  EXPECT_EQ(units_of(n), 1);
+  auto pulls = get("/repos/octo/web/pulls?state=all");
+  ASSERT_EQ(pulls.size(), 1u);
+  std::string text = claim_of(n);
+  EXPECT_NE(text.find(pulls[0]["html_url"].get<std::string>()), std::string::npos) << text;
+  auto names = labels_of(n);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "awaywork:done"), 1);
 }
 
 std::string hms(time_t t) {
