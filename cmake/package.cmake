@@ -43,10 +43,12 @@ add_custom_target(aw_package_files DEPENDS ${aw_package_outputs})
 install(FILES ${aw_pkg}/changelog.Debian.gz ${PROJECT_SOURCE_DIR}/contrib/debian/copyright
         DESTINATION ${aw_doc})
 
-# The user unit as a source build uses it, pointed at the installed binary and manual.
+# The user unit as a source build uses it, pointed at the packaged binary and manual (the
+# package installs under /usr, whatever CMAKE_INSTALL_PREFIX a plain `cmake --install` uses).
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 file(READ ${PROJECT_SOURCE_DIR}/contrib/systemd/awaywork-watch.service aw_unit_text)
-string(REPLACE "%h/.local/bin/awaywork" "${CMAKE_INSTALL_FULL_BINDIR}/awaywork" aw_unit_text "${aw_unit_text}")
-string(REPLACE "%h/.local/share/doc/awaywork" "${CMAKE_INSTALL_FULL_DATADIR}/doc/awaywork" aw_unit_text "${aw_unit_text}")
+string(REPLACE "%h/.local/bin/awaywork" "${CPACK_PACKAGING_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/awaywork" aw_unit_text "${aw_unit_text}")
+string(REPLACE "%h/.local/share/doc/awaywork" "${CPACK_PACKAGING_INSTALL_PREFIX}/${aw_doc}" aw_unit_text "${aw_unit_text}")
 file(WRITE ${aw_pkg}/awaywork-watch.service "${aw_unit_text}")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
              ${PROJECT_SOURCE_DIR}/contrib/systemd/awaywork-watch.service)
@@ -71,7 +73,6 @@ install(FILES ${PROJECT_SOURCE_DIR}/contrib/debian/lintian-overrides
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME awaywork)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGE_CONTACT "awaywork maintainers <maintainers@users.noreply.a-seed-cec0ba61.example>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "run AI coding agents unattended, isolated")

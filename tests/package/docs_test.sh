@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The man pages and shell completions against the real command line: every command that
+# `awaywork --help` lists has docs/man/awaywork-CMD.1, named in awaywork(1), documenting exactly
+# the flags `awaywork CMD --help` prints (none missing, none made up); no page for a command
+# that does not exist; every page formats without a groff warning; the bash, zsh and fish
+# completions name every command and flag, and bash's really completes them.
+# Usage: docs_test.sh AWAYWORK_BINARY SOURCE_DIR
+set -uo pipefail
+aw=$1
+src=$2
+man_dir=$src/docs/man
+comp=$src/contrib/completions
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# The names listed under "Subcommands:" in a --help text.
+subcommands() { "$aw" "$@" --help | awk '/^Subcommands:/{on=1; next} on && NF==0{on=0} on{print $1}'; }
+# The long flags of a --help text, --help itself left out.
+flags_of() { "$aw" "$@" --help | grep -oE '^ +(-[a-z],)?--[a-z][a-z-]*' | sed 's/.*--/--/' | grep -vx -- --help; }
+# The long flags a man page mentions (roff writes \-\-flag), outside its example blocks
+# (.nf ... .fi), which may show other programs' flags (systemctl --user).
+page_flags() { sed '/^\.nf/,/^\.fi/d; s/\\-/-/g' "$1" | grep -oE -- '--[a-z][a-z-]*' | sort -u; }
+
+commands=$(subcommands)
+[ -n "$commands" ] || { echo "FAIL: '$aw --help' lists no commands"; exit 1; }
+global_flags=$(flags_of | sort -u)
+top=$man_dir/awaywork.1
+
+for cmd in $commands; do
+  page=$man_dir/awaywork-$cmd.1
+  if ! [ -f "$page" ]; then
+    fail "command '$cmd' has no man page (write docs/man/awaywork-$cmd.1)"
+    continue
+  fi
+  grep -q "^\.BR $cmd \" (\" awaywork\\\\-$cmd (1))" "$top" || fail "awaywork.1 does not list '$cmd' under COMMANDS"
+  grep -q "^\.BR awaywork\\\\-$cmd (1)" "$top" || fail "awaywork.1 SEE ALSO does not name awaywork-$cmd(1)"
+  grep -q "^awaywork\\\\-$cmd \\\\- " "$page" || fail "$page: NAME is not 'awaywork\\-$cmd \\- ...'"
+  want=$(flags_of "$cmd")
+  for sub in $(subcommands "$cmd"); do want+=$'\n'$(flags_of "$cmd" "$sub"); done
+  want=$(printf '%s\n' "$want" | grep . | sort -u)
+  for f in $want; do
+    page_flags "$page" | grep -qx -- "$f" || fail "awaywork-$cmd.1 does not document $f (awaywork $cmd --help has it)"
+  done
+  for f in $(page_flags "$page"); do
+    printf '%s\n' "$want" $global_flags | grep -qx -- "$f" ||
+      fail "awaywork-$cmd.1 documents $f, which 'awaywork $cmd --help' does not have"
+  done
+done
+for f in $(page_flags "$top"); do
+  printf '%s\n' $global_flags --help | grep -qx -- "$f" || fail "awaywork.1 documents $f, not a global flag"
+done
+for f in $global_flags; do page_flags "$top" | grep -qx -- "$f" || fail "awaywork.1 does not document $f"; done
+
+for page in "$man_dir"/awaywork-*.1; do
+  cmd=$(basename "$page" .1)
+  cmd=${cmd#awaywork-}
+  printf '%s\n' $commands | grep -qx "$cmd" || fail "$page: there is no command '$cmd'"
+done
+
+if command -v man >/dev/null; then
+  for page in "$man_dir"/*.1; do
+    warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l -Tutf8 "$page" 2>&1 >/dev/null)
+    [ -z "$warnings" ] || fail "$(basename "$page"): $warnings"
+  done
+elif [ "${CI:-}" = true ]; then
+  fail "man is not installed (scripts/deps.d/package.txt), CI=true: no skipping the format check"
+else
+  echo "SKIP: man is not installed: the groff warning check does not run"
+fi
+
+# Completions: every command and flag named in each.
+for cmd in $commands; do
+  grep -qw -- "$cmd" "$comp/awaywork.bash" || fail "awaywork.bash does not name '$cmd'"
+  grep -q "'$cmd:\|\"$cmd:" "$comp/_awaywork" || fail "_awaywork does not describe '$cmd'"
+  grep -q -- "-a $cmd -d" "$comp/awaywork.fish" || fail "awaywork.fish does not offer '$cmd'"
+  for sub in $(subcommands "$cmd"); do
+    grep -qw -- "$sub" "$comp/awaywork.bash" || fail "awaywork.bash does not name '$cmd $sub'"
+    grep -q "$sub\\\\:" "$comp/_awaywork" || fail "_awaywork does not name '$cmd $sub'"
+    grep -qw -- "$sub" "$comp/awaywork.fish" || fail "awaywork.fish does not name '$cmd $sub'"
+  done
+  for f in $(flags_of "$cmd"; for sub in $(subcommands "$cmd"); do flags_of "$cmd" "$sub"; done); do
+    grep -qw -- "$f" "$comp/awaywork.bash" || fail "awaywork.bash does not name $f ($cmd)"
+    grep -q -- "'$f\[\|'([^)]*)$f\[" "$comp/_awaywork" || fail "_awaywork does not name $f ($cmd)"
+    grep -q -- "-l ${f#--} " "$comp/awaywork.fish" || fail "awaywork.fish does not name $f ($cmd)"
+  done
+done
+
+# bash really completes: the commands after `awaywork`, each command's flags after it.
+complete_bash() {
+  bash --norc -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _awaywork; printf "%s\n" "${COMPREPLY[@]}"' \
+    _ "$comp/awaywork.bash" "$@"
+}
+got=$(complete_bash awaywork "")
+for cmd in $commands; do printf '%s\n' "$got" | grep -qx "$cmd" || fail "bash: 'awaywork <TAB>' does not offer $cmd"; done
+for cmd in $commands; do
+  got=$(complete_bash awaywork "$cmd" --)
+  for f in $(flags_of "$cmd"); do
+    printf '%s\n' "$got" | grep -qx -- "$f" || fail "bash: 'awaywork $cmd --<TAB>' does not offer $f"
+  done
+done
+
+if [ "$failures" -ne 0 ]; then
+  echo "docs_test: $failures failure(s)"
+  exit 1
+fi
+echo "docs_test: $(printf '%s\n' $commands | wc -l) commands, each with its man page and completions"
