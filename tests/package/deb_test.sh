@@ -42,14 +42,14 @@ dpkg-deb -f "$deb" Depends
 step "lintian"
 cache=/var/cache/awaywork/lintian
 mkdir -p "$cache"
-if ! [ -f "$cache/$sha.txt" ]; then
-  # --pedantic: every tag but the experimental ones. lintian warns when run as root; that line
+if ! [ -f "$cache/$sha-pedantic-info.txt" ]; then
+  # --pedantic --display-info: every tag but the experimental ones. lintian warns when run as root; that line
   # is not a tag.
-  lintian --pedantic --info "$deb" 2>&1 | grep -v 'running with root privileges' >"$cache/$sha.tmp" || true
-  mv "$cache/$sha.tmp" "$cache/$sha.txt"
+  lintian --pedantic --display-info "$deb" 2>&1 | grep -v 'running with root privileges' >"$cache/$sha-pedantic-info.tmp" || true
+  mv "$cache/$sha-pedantic-info.tmp" "$cache/$sha-pedantic-info.txt"
 fi
-grep -E '^[EWIP]:' "$cache/$sha.txt" || echo "(no tags)"
-! grep -q '^E:' "$cache/$sha.txt" || fail "lintian reports errors (above)"
+grep -E '^[EWIP]:' "$cache/$sha-pedantic-info.txt" || echo "(no tags)"
+! grep -q '^E:' "$cache/$sha-pedantic-info.txt" || fail "lintian reports errors (above)"
 
 step "unpacked: the helpers found beside the binary, never in the build tree"
 dpkg-deb -x "$deb" "$work/root"
