@@ -51,20 +51,23 @@ fi
 grep -E '^[EWIP]:' "$cache/$sha-pedantic-info.txt" || echo "(no tags)"
 ! grep -q '^E:' "$cache/$sha-pedantic-info.txt" || fail "lintian reports errors (above)"
 
-step "unpacked: the helpers found beside the binary, never in the build tree"
-dpkg-deb -x "$deb" "$work/root"
-printf 'isolation: container\nsandbox: {network: allowlist, allow: [example.org]}\n' \
-  >"$work/container.yml"
+# doctor's line about the egress bridge, which it looks for with the binary's own search.
 doctor_bridge() { "$work/root/usr/bin/awaywork" --config "$work/container.yml" doctor 2>&1 | grep aw_bridge_static || true; }
-got=$(doctor_bridge)
-[[ $got == *"egress bridge for network allowlist: $work/root/usr/libexec/awaywork/aw_bridge_static"* ]] ||
-  fail "doctor did not find the bridge in usr/libexec/awaywork: '$got'"
-rm "$work/root/usr/libexec/awaywork/aw_bridge_static"
-got=$(doctor_bridge)
-[[ $got == *"aw_bridge_static not found"* ]] || fail "a missing helper was not reported: '$got'"
-[[ $got != *"$src"* ]] || fail "the packaged binary looks in its build tree: '$got'"
+unpacked_check() {
+  step "unpacked: the helpers found beside the binary, never in the build tree"
+  dpkg-deb -x "$deb" "$work/root"
+  printf 'isolation: container\nsandbox: {network: allowlist, allow: [example.org]}\n' \
+    >"$work/container.yml"
+  got=$(doctor_bridge)
+  [[ $got == *"egress bridge for network allowlist: $work/root/usr/libexec/awaywork/aw_bridge_static"* ]] ||
+    fail "doctor did not find the bridge in usr/libexec/awaywork: '$got'"
+  rm "$work/root/usr/libexec/awaywork/aw_bridge_static"
+  got=$(doctor_bridge)
+  [[ $got == *"aw_bridge_static not found"* ]] || fail "a missing helper was not reported: '$got'"
+  [[ $got != *"$src"* ]] || fail "the packaged binary looks in its build tree: '$got'"
+}
 
-image=awaywork-deb-installed:$sha
+image=awaywork-deb-installed:$sha${AW_DEB_TEST_OFFLINE:+-offline}
 mounts=(-v "$deb:/tmp/awaywork.deb:ro" -v "$src/tests/package:/tests:ro")
 # Without network in the container: the declared dependencies' closure, fetched on the host
 # (apt-get download, from this machine's apt sources) and installed with dpkg, awaywork last.
@@ -90,6 +93,7 @@ install_online() {
     grep -E "^(The following NEW|  )" /tmp/install.log | head -n 20'
 }
 if ! docker image inspect "$image" >/dev/null 2>&1; then
+  unpacked_check
   "$src/scripts/package-test-image" >/dev/null
   docker rm -f "aw-deb-$$" >/dev/null 2>&1 || true
   status=0
@@ -106,11 +110,16 @@ if ! docker image inspect "$image" >/dev/null 2>&1; then
       install_offline || status=$?
     fi
   fi
-  if [ "$status" -eq 0 ]; then docker commit "aw-deb-$$" "$image" >/dev/null; fi
+  if [ "$status" -eq 0 ]; then
+    docker commit "aw-deb-$$" "$image" >/dev/null
+    # One cached install: the images of earlier packages go.
+    docker images --format '{{.Repository}}:{{.Tag}}' awaywork-deb-installed | grep -vx "$image" |
+      xargs -r docker rmi >/dev/null || true
+  fi
   docker rm -f "aw-deb-$$" >/dev/null
   [ "$status" -eq 0 ] || fail "installing the package in a fresh Debian 12 (exit $status)"
 else
-  step "installed image $image cached (same package)"
+  step "installed image $image cached: this package passed the unpacked check and installed before"
 fi
 
 step "in the container: files, doctor, the demo (no network)"
