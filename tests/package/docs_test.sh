@@ -3,7 +3,7 @@
 # `awaywork --help` lists has docs/man/awaywork-CMD.1, named in awaywork(1), documenting exactly
 # the flags `awaywork CMD --help` prints (none missing, none made up); no page for a command
 # that does not exist; every page formats without a groff warning; the bash, zsh and fish
-# completions name every command and flag, and bash's really completes them.
+# completions name every command and flag, bash's and fish's really complete them, zsh's parses.
 # Usage: docs_test.sh AWAYWORK_BINARY SOURCE_DIR
 set -uo pipefail
 aw=$1
@@ -98,6 +98,33 @@ for cmd in $commands; do
     printf '%s\n' "$got" | grep -qx -- "$f" || fail "bash: 'awaywork $cmd --<TAB>' does not offer $f"
   done
 done
+
+# fish really completes too; zsh's file at least parses. Both shells are in scripts/deps.d.
+need_shell() {
+  command -v "$1" >/dev/null && return 0
+  if [ "${CI:-}" = true ]; then fail "$1 is not installed (scripts/deps.d/package.txt), CI=true: no skipping"; else echo "SKIP: $1 is not installed"; fi
+  return 1
+}
+if need_shell fish; then
+  fish_home=$(mktemp -d)
+  trap 'rm -rf "$fish_home"' EXIT
+  complete_fish() { HOME=$fish_home fish --no-config -c "source '$comp/awaywork.fish'; complete -C '$1'" | cut -f1; }
+  got=$(complete_fish "awaywork ")
+  for cmd in $commands; do printf '%s\n' "$got" | grep -qx "$cmd" || fail "fish: 'awaywork <TAB>' does not offer $cmd"; done
+  for cmd in $commands; do
+    got=$(complete_fish "awaywork $cmd --")
+    for f in $(flags_of "$cmd"); do
+      printf '%s\n' "$got" | grep -qx -- "$f" || fail "fish: 'awaywork $cmd --<TAB>' does not offer $f"
+    done
+    subs=$(subcommands "$cmd")
+    [ -z "$subs" ] && continue
+    got=$(complete_fish "awaywork $cmd ")
+    for sub in $subs; do printf '%s\n' "$got" | grep -qx "$sub" || fail "fish: 'awaywork $cmd <TAB>' does not offer $sub"; done
+  done
+fi
+if need_shell zsh; then
+  zsh -n "$comp/_awaywork" || fail "_awaywork does not parse (zsh -n)"
+fi
 
 if [ "$failures" -ne 0 ]; then
   echo "docs_test: $failures failure(s)"
