@@ -12,6 +12,9 @@ man_dir=$src/docs/man
 comp=$src/contrib/completions
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# has LINE TEXT: TEXT has LINE as a whole line. A here-string, not `printf | grep -q`: grep -q
+# leaves early, and under pipefail the writer's SIGPIPE would fail the check at random.
+has() { grep -qx -- "$1" <<<"$2"; }
 
 # The names listed under "Subcommands:" in a --help text.
 subcommands() { "$aw" "$@" --help | awk '/^Subcommands:/{on=1; next} on && NF==0{on=0} on{print $1}'; }
@@ -39,22 +42,22 @@ for cmd in $commands; do
   for sub in $(subcommands "$cmd"); do want+=$'\n'$(flags_of "$cmd" "$sub"); done
   want=$(printf '%s\n' "$want" | grep . | sort -u)
   for f in $want; do
-    page_flags "$page" | grep -qx -- "$f" || fail "awaywork-$cmd.1 does not document $f (awaywork $cmd --help has it)"
+    has "$f" "$(page_flags "$page")" || fail "awaywork-$cmd.1 does not document $f (awaywork $cmd --help has it)"
   done
   for f in $(page_flags "$page"); do
-    printf '%s\n' "$want" $global_flags | grep -qx -- "$f" ||
+    has "$f" "$want"$'\n'"$global_flags" ||
       fail "awaywork-$cmd.1 documents $f, which 'awaywork $cmd --help' does not have"
   done
 done
 for f in $(page_flags "$top"); do
-  printf '%s\n' $global_flags --help | grep -qx -- "$f" || fail "awaywork.1 documents $f, not a global flag"
+  has "$f" "$global_flags"$'\n'--help || fail "awaywork.1 documents $f, not a global flag"
 done
-for f in $global_flags; do page_flags "$top" | grep -qx -- "$f" || fail "awaywork.1 does not document $f"; done
+for f in $global_flags; do has "$f" "$(page_flags "$top")" || fail "awaywork.1 does not document $f"; done
 
 for page in "$man_dir"/awaywork-*.1; do
   cmd=$(basename "$page" .1)
   cmd=${cmd#awaywork-}
-  printf '%s\n' $commands | grep -qx "$cmd" || fail "$page: there is no command '$cmd'"
+  has "$cmd" "$commands" || fail "$page: there is no command '$cmd'"
 done
 
 if command -v man >/dev/null; then
@@ -91,11 +94,11 @@ complete_bash() {
     _ "$comp/awaywork.bash" "$@"
 }
 got=$(complete_bash awaywork "")
-for cmd in $commands; do printf '%s\n' "$got" | grep -qx "$cmd" || fail "bash: 'awaywork <TAB>' does not offer $cmd"; done
+for cmd in $commands; do has "$cmd" "$got" || fail "bash: 'awaywork <TAB>' does not offer $cmd"; done
 for cmd in $commands; do
   got=$(complete_bash awaywork "$cmd" --)
   for f in $(flags_of "$cmd"); do
-    printf '%s\n' "$got" | grep -qx -- "$f" || fail "bash: 'awaywork $cmd --<TAB>' does not offer $f"
+    has "$f" "$got" || fail "bash: 'awaywork $cmd --<TAB>' does not offer $f"
   done
 done
 
@@ -110,16 +113,16 @@ if need_shell fish; then
   trap 'rm -rf "$fish_home"' EXIT
   complete_fish() { HOME=$fish_home fish --no-config -c "source '$comp/awaywork.fish'; complete -C '$1'" | cut -f1; }
   got=$(complete_fish "awaywork ")
-  for cmd in $commands; do printf '%s\n' "$got" | grep -qx "$cmd" || fail "fish: 'awaywork <TAB>' does not offer $cmd"; done
+  for cmd in $commands; do has "$cmd" "$got" || fail "fish: 'awaywork <TAB>' does not offer $cmd"; done
   for cmd in $commands; do
     got=$(complete_fish "awaywork $cmd --")
     for f in $(flags_of "$cmd"); do
-      printf '%s\n' "$got" | grep -qx -- "$f" || fail "fish: 'awaywork $cmd --<TAB>' does not offer $f"
+      has "$f" "$got" || fail "fish: 'awaywork $cmd --<TAB>' does not offer $f"
     done
     subs=$(subcommands "$cmd")
     [ -z "$subs" ] && continue
     got=$(complete_fish "awaywork $cmd ")
-    for sub in $subs; do printf '%s\n' "$got" | grep -qx "$sub" || fail "fish: 'awaywork $cmd <TAB>' does not offer $sub"; done
+    for sub in $subs; do has "$sub" "$got" || fail "fish: 'awaywork $cmd <TAB>' does not offer $sub"; done
   done
 fi
 if need_shell zsh; then

@@ -14,7 +14,8 @@ pages=0
 for cmd in $(awaywork --help | awk '/^Subcommands:/{on=1; next} on && NF==0{on=0} on{print $1}'); do
   page=/usr/share/man/man1/awaywork-$cmd.1.gz
   [ -f "$page" ] || fail "no man page for '$cmd' ($page)"
-  zcat "$page" | grep -q '^\.TH AWAYWORK' || fail "$page is not a man page"
+  zcat "$page" >/tmp/page
+  grep -q '^\.TH AWAYWORK' /tmp/page || fail "$page is not a man page"
   pages=$((pages + 1))
 done
 [ -f /usr/share/man/man1/awaywork.1.gz ] || fail "no awaywork(1)"
@@ -29,8 +30,9 @@ unit=/usr/lib/systemd/user/awaywork-watch.service
 grep -qx 'ExecStart=/usr/bin/awaywork watch' "$unit" || fail "$unit does not run /usr/bin/awaywork watch"
 grep -qx 'Delegate=yes' "$unit" || fail "$unit lacks Delegate=yes"
 grep -q 'file:///usr/share/doc/awaywork/watch.md' "$unit" || fail "$unit points at another manual"
-bash -c '. /usr/share/bash-completion/completions/awaywork; COMP_WORDS=(awaywork ""); COMP_CWORD=1;
-  _awaywork; printf "%s\n" "${COMPREPLY[@]}"' | grep -qx doctor || fail "bash completion does not work"
+offered=$(bash -c '. /usr/share/bash-completion/completions/awaywork; COMP_WORDS=(awaywork ""); COMP_CWORD=1;
+  _awaywork; printf "%s\n" "${COMPREPLY[@]}"')
+grep -qx doctor <<<"$offered" || fail "bash completion does not offer doctor: $offered"
 
 # A machine's root has writable cgroup hierarchies; Docker hands a container read-only ones.
 # Mount the container's own (cgroupns private) memory, pids and cpu hierarchies writable, where
