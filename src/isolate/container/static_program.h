@@ -9,9 +9,10 @@
 
 namespace aw {
 
-// The program's absolute, link-free path: beside the running executable, then in
-// ../libexec/awaywork/ from it, then in the build tree this library was built in. Error naming
-// every place looked at (and the ninja target that builds it).
+// The program's absolute, link-free path: beside the running executable (a build tree), then in
+// ../libexec/awaywork/ from it (installed: /usr/bin/awaywork finds /usr/libexec/awaywork/), then,
+// except in a Release build, in the build tree this library was built in (for test binaries).
+// Error naming every place looked at (and the ninja target that builds it).
 Result<std::string> static_program(const std::string& name);
 
 }  // namespace aw
