@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# awaywork's image (contrib/docker/Dockerfile, built by scripts/awaywork-image from this build's
+# binary): what the build made, a stand-in agent run as a unit in it, and the refusal of an image
+# without the worker user.
+# Usage: image_test.sh CASE AWAYWORK_BINARY
+#   stand_in_agent_refused        the layout (away under tini, /home/away 700, the worker, the two
+#                                 sudoers lines = doctor --print-setup's), then `awaywork run` with
+#                                 a stand-in agent: /proc/1/environ, /home/away, sudo refused, no
+#                                 GH_TOKEN, though away's own environment holds one
+#   image_without_worker_refused  the worker removed: run refuses with the image's message
+# This machine's kernel has fs.protected_symlinks 0, which is global and not ours to change: a unit
+# refuses such a kernel (host_runner_lock.unprotected_kernel_refused pins that). So that the unit
+# gets past that gate here, the container gets a file reading 1 bind-mounted over
+# /proc/sys/fs/protected_symlinks in its own mount namespace; nothing the probes test depends on it.
+# Needs root and Docker: exit 77 (skip) without them, except under CI=true (a failure).
+set -euo pipefail
+case_name=$1
+bin=$(readlink -f "$2")
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+image=awaywork-image-test:$(sha256sum "$bin" | head -c 12)
+token=ghp_$(head -c 200 /dev/urandom | tr -dc 'A-Za-z0-9' | head -c 36)
+skip() {
+  if [ "${CI:-}" = true ]; then echo "FAIL (CI=true, no skipping): $*" >&2; exit 1; fi
+  echo "SKIP: $*"; exit 77
+}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] || skip "needs root (docker)"
+command -v docker >/dev/null && docker info >/dev/null 2>&1 || "$src/scripts/engine-up" >/dev/null 2>&1 ||
+  skip "no container engine (scripts/engine-up)"
+docker image inspect "$image" >/dev/null 2>&1 || AWAYWORK_BIN=$bin "$src/scripts/awaywork-image" "$image"
+
+name=aw-image-$case_name-$$
+trap 'docker rm -f "$name" >/dev/null 2>&1 || true' EXIT
+# As the image runs: tini as PID 1, awaywork as away with a forge token in its environment.
+docker run -d --name "$name" --cap-add SYS_ADMIN -e GH_TOKEN="$token" -v "$here:/t:ro" "$image" \
+  serve --listen 127.0.0.1:0 >/dev/null
+sleep 1
+as_root() { docker exec -u root "$name" "$@"; }
+as_away() { docker exec -u away -w /home/away "$name" "$@"; }
+[ "$(as_root cat /proc/1/comm)" = tini ] || fail "PID 1 is not tini"
+child=$(as_root cat /proc/1/task/1/children | awk '{print $1}')
+[ "$(as_root stat -c %U "/proc/$child")" = away ] || fail "awaywork (pid $child) does not run as away"
+[ "$(docker image inspect -f '{{json .Config.Entrypoint}} {{.Config.User}}' "$image")" = '["/usr/bin/tini","--","/usr/bin/awaywork"] away' ] ||
+  fail "the image's entrypoint is not tini -- awaywork as away"
+as_root sh -c 'echo 1 >/run/one && mount --bind /run/one /proc/sys/fs/protected_symlinks && mount --bind /run/one /proc/sys/fs/protected_hardlinks'
+as_away sh -c 'mkdir -p .config/awaywork && git init -q r && git -C r -c user.email=a@b -c user.name=a commit -q --allow-empty -m i'
+as_away sh -c 'cat > .config/awaywork/config.yml' <<'YML'
+isolation: none
+sandbox: {mode: off}
+agent: stand-in
+agents:
+  stand-in:
+    command: [/t/stand_in_agent.sh]
+YML
+
+case $case_name in
+  stand_in_agent_refused)
+    [ "$(as_root stat -c %a /home/away)" = 700 ] || fail "/home/away is not 700"
+    as_root id awaywork
+    [ "$(as_root id -nG awaywork)" = awaywork ] || fail "the worker has other groups"
+    installed=$(as_root cat /etc/sudoers.d/awaywork-awaywork)
+    printed=$(as_away awaywork doctor --print-setup | sed -n '/^cat > \/tmp\/awaywork-sudoers/,/^EOF$/p' | sed '1d;$d')
+    [ -n "$printed" ] && [ "$installed" = "$printed" ] || fail "sudoers: installed\n$installed\nprinted\n$printed"
+    ww=$(as_root find / -xdev -perm -o+w ! -type l ! \( -type d -perm -1000 \) 2>/dev/null | head -5)
+    [ -z "$ww" ] || fail "world-writable paths left: $ww"
+    set +e
+    out=$(as_away awaywork --json run --repo /home/away/r --prompt "report what you can reach" 2>&1)
+    set -e
+    echo "$out" | tail -40
+    grep -q '"isolation": "user"' <<<"$out" || fail "isolation was not forced to user (the config says none)"
+    found=$(as_away sh -c 'cat .local/state/awaywork/runs/*/outputs/findings.txt 2>/dev/null || true')
+    [ -n "$found" ] || found=$(grep -o 'id awaywork.*' <<<"$out" || true)
+    echo "findings: $found"
+    grep -q "^id awaywork" <<<"$found" || fail "the agent did not run as the worker"
+    for p in proc1_environ away_home sudo gh_token; do
+      grep -qx "ok $p" <<<"$found" || fail "$p: $(grep " $p" <<<"$found")"
+    done
+    ! grep -q "$token" <<<"$out" || fail "the token is in the output"
+    ;;
+  image_without_worker_refused)
+    as_root userdel awaywork
+    set +e
+    out=$(as_away awaywork run --repo /home/away/r --prompt hello 2>&1)
+    rc=$?
+    set -e
+    echo "$out"
+    [ "$rc" -ne 0 ] || fail "run went ahead"
+    grep -q "can't run as the awaywork user in this image: build it from awaywork's Dockerfile, which creates it" <<<"$out" ||
+      fail "not the image's refusal"
+    ;;
+  *) echo "unknown case $case_name" >&2; exit 2 ;;
+esac
+echo "PASS $case_name"
