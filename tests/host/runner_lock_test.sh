@@ -31,7 +31,9 @@ command -v docker >/dev/null && docker info >/dev/null 2>&1 || "$src/scripts/eng
 name=aw-hostlock-$case_name-$$
 cleanup() { docker rm -f "$name" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
-docker run -d --name "$name" --hostname runnervm \
+caps=()
+[ "$case_name" = unprotected_kernel_refused ] && caps=(--cap-add SYS_ADMIN)
+docker run -d --name "$name" --hostname runnervm "${caps[@]}" \
   -v "$bin:/usr/local/libexec/awaywork/awaywork:ro" -v "$here:/t:ro" \
   "$image" sleep infinity >/dev/null
 # Beside the binary, as a package installs them: the static helpers it looks for there.
@@ -39,13 +41,13 @@ for h in aw_probe_static aw_bridge_static; do
   [ -e "$(dirname "$bin")/$h" ] && docker cp "$(dirname "$bin")/$h" "$name:/usr/local/libexec/awaywork/$h"
 done
 docker exec "$name" ln -s /usr/local/libexec/awaywork/awaywork /usr/bin/awaywork
-in() { docker exec "$name" "$@"; }
+ex() { docker exec "$name" "$@"; }
 fixture() { docker exec -e WORKER="${1:-none}" "$name" /t/runner_fixture.sh "$token"; }
 # As the runner's job runs it: sudo from the runner, which sets SUDO_USER.
 lock() { docker exec -u runner "$name" sudo -n awaywork host lock "$@"; }
 probes() {
-  in sh -c 'touch /srv/drop/tool'  # made after the lock, by root, with the default umask
-  in setpriv --reuid=awaywork --regid=awaywork --init-groups --reset-env /bin/sh /t/worker_probes.sh "$token"
+  ex sh -c 'touch /srv/drop/tool'  # made after the lock, by root, with the default umask
+  ex setpriv --reuid=awaywork --regid=awaywork --init-groups --reset-env /bin/sh /t/worker_probes.sh "$token"
 }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 expect_probes() {  # expect_probes "LEAKING NAMES..." (all others must be ok)
@@ -108,22 +110,27 @@ case $case_name in
     ;;
   unprotected_kernel_refused)
     fixture none
-    [ "$(in cat /proc/sys/fs/protected_symlinks)" = 0 ] || skip "fs.protected_symlinks is on here: nothing to refuse"
+    # A kernel with the setting off, as this machine had it: where it is on, a read-only file
+    # reading 0 over the sysctl in the container's own mount namespace stands in for it.
+    if [ "$(ex cat /proc/sys/fs/protected_symlinks)" != 0 ]; then
+      ex sh -c 'echo 0 >/run/zero && mount --bind -o ro /run/zero /proc/sys/fs/protected_symlinks' ||
+        fail "cannot stand in a kernel with protected_symlinks 0"
+    fi
     set +e; out=$(lock 2>&1); rc=$?; set -e; echo "$out"
     [ "$rc" -eq 1 ] || fail "exit $rc, not 1"
     grep -q "fs.protected_symlinks is 0 and cannot be set here" <<<"$out" || fail "no kernel refusal"
-    ! in id awaywork >/dev/null 2>&1 || fail "a refused lock made the worker"
-    [ "$(in stat -c %a /usr/local/bin)" = 777 ] || fail "a refused lock changed modes"
+    ! ex id awaywork >/dev/null 2>&1 || fail "a refused lock made the worker"
+    [ "$(ex stat -c %a /usr/local/bin)" = 777 ] || fail "a refused lock changed modes"
     ;;
   sudoers_match_print_setup)
     fixture none
     lock --skip kernel
-    installed=$(in cat /etc/sudoers.d/awaywork-awaywork)
+    installed=$(ex cat /etc/sudoers.d/awaywork-awaywork)
     printed=$(docker exec -u runner -w /home/runner "$name" awaywork doctor --print-setup |
       sed -n '/^cat > \/tmp\/awaywork-sudoers/,/^EOF$/p' | sed '1d;$d')
     [ -n "$printed" ] && [ "$installed" = "$printed" ] || fail "installed:\n$installed\nprinted:\n$printed"
-    [ "$(in stat -c '%a %U' /etc/sudoers.d/awaywork-awaywork)" = "440 root" ] || fail "not 0440 root"
-    in visudo -c -q || fail "visudo -c"
+    [ "$(ex stat -c '%a %U' /etc/sudoers.d/awaywork-awaywork)" = "440 root" ] || fail "not 0440 root"
+    ex visudo -c -q || fail "visudo -c"
     ;;
   doctor_on_locked_runner)
     fixture none
@@ -148,7 +155,9 @@ case $case_name in
     out=$(docker exec -u runner -w /home/runner -e GITHUB_ACTIONS=true -e RUNNER_ENVIRONMENT=github-hosted \
       -e AWAYWORK_SECRETS_PASSPHRASE=x "$name" sh -c \
       'git init -q r && git -C r -c user.email=a@b -c user.name=a commit -q --allow-empty -m i &&
-       awaywork run --repo r --prompt hello' 2>&1)
+       mkdir -p .config/awaywork &&
+       printf "agent: t\nagents:\n  t:\n    command: [/bin/true]\n" >.config/awaywork/config.yml &&
+       awaywork run --repo /home/runner/r --prompt hello' 2>&1)
     rc=$?
     set -e
     echo "$out"

@@ -8,10 +8,11 @@ temp=/home/runner/work/_temp
 genv=$temp/_runner_file_commands/set_env_1
 say() { if [ "$2" = leak ]; then echo "LEAK $1: $3"; else echo "ok $1"; fi; }
 
-if tr '\0' '\n' </proc/"$rpid"/environ 2>/dev/null | grep -q "$token"; then
+if { tr '\0' '\n' </proc/"$rpid"/environ; } 2>/dev/null | grep -q "$token"; then
   say environ leak "read /proc/$rpid/environ"
-elif sudo -n cat /proc/"$rpid"/environ 2>/dev/null | tr '\0' '\n' | grep -q "$token"; then
-  say environ leak "sudo cat /proc/$rpid/environ"
+elif sudo -n -u runner cat /proc/"$rpid"/environ 2>/dev/null | tr '\0' '\n' | grep -q "$token"; then
+  # As the runner: root in a container without CAP_SYS_PTRACE may not read another's environ.
+  say environ leak "sudo -u runner cat /proc/$rpid/environ"
 else say environ ok; fi
 
 if grep -q "$token" "$temp/step.sh" 2>/dev/null; then say runner_temp leak "read $temp/step.sh"
