@@ -8,10 +8,10 @@
 #                                 a stand-in agent: /proc/1/environ, /home/away, sudo refused, no
 #                                 GH_TOKEN, though away's own environment holds one
 #   image_without_worker_refused  the worker removed: run refuses with the image's message
-# This machine's kernel has fs.protected_symlinks 0, which is global and not ours to change: a unit
-# refuses such a kernel (host_runner_lock.unprotected_kernel_refused pins that). So that the unit
-# gets past that gate here, the container gets a file reading 1 bind-mounted over
-# /proc/sys/fs/protected_symlinks in its own mount namespace; nothing the probes test depends on it.
+# Where this machine's kernel has fs.protected_symlinks 0 (global, and not ours to change), a unit
+# refuses it (host_runner_lock.unprotected_kernel_refused pins that); so that the unit gets past
+# that gate there, the container gets a file reading 1 bind-mounted over the sysctl in its own
+# mount namespace. Nothing the probes test depends on it.
 # Needs root and Docker: exit 77 (skip) without them, except under CI=true (a failure).
 set -euo pipefail
 case_name=$1
@@ -43,9 +43,12 @@ child=$(as_root cat /proc/1/task/1/children | awk '{print $1}')
 [ "$(as_root stat -c %U "/proc/$child")" = away ] || fail "awaywork (pid $child) does not run as away"
 [ "$(docker image inspect -f '{{json .Config.Entrypoint}} {{.Config.User}}' "$image")" = '["/usr/bin/tini","--","/usr/bin/awaywork"] away' ] ||
   fail "the image's entrypoint is not tini -- awaywork as away"
-as_root sh -c 'echo 1 >/run/one && mount --bind /run/one /proc/sys/fs/protected_symlinks && mount --bind /run/one /proc/sys/fs/protected_hardlinks'
+for k in protected_symlinks protected_hardlinks; do
+  [ "$(as_root cat /proc/sys/fs/$k)" != 0 ] ||
+    as_root sh -c "echo 1 >/run/one && mount --bind /run/one /proc/sys/fs/$k"
+done
 as_away sh -c 'mkdir -p .config/awaywork && git init -q r && git -C r -c user.email=a@b -c user.name=a commit -q --allow-empty -m i'
-as_away sh -c 'cat > .config/awaywork/config.yml' <<'YML'
+docker exec -i -u away -w /home/away "$name" sh -c 'cat > .config/awaywork/config.yml' <<'YML'
 isolation: none
 sandbox: {mode: off}
 agent: stand-in
@@ -69,8 +72,9 @@ case $case_name in
     set -e
     echo "$out" | tail -40
     grep -q '"isolation": "user"' <<<"$out" || fail "isolation was not forced to user (the config says none)"
-    found=$(as_away sh -c 'cat .local/state/awaywork/runs/*/outputs/findings.txt 2>/dev/null || true')
-    [ -n "$found" ] || found=$(grep -o 'id awaywork.*' <<<"$out" || true)
+    # The agent's lines as the record kept them (its transcript, redacted).
+    run_dir=$(grep -o '"run_dir": "[^"]*"' <<<"$out" | cut -d'"' -f4)
+    found=$(as_away grep -rhoE '(id |ok |LEAK )[a-z0-9_]+.*' "$run_dir" | sort -u || true)
     echo "findings: $found"
     grep -q "^id awaywork" <<<"$found" || fail "the agent did not run as the worker"
     for p in proc1_environ away_home sudo gh_token; do
