@@ -59,8 +59,10 @@ Result<LockReport> host_lock(const LockOptions& o) {
   if (w.clear_writable || w.clear_acls) {
     AW_TRY(r.walked, with_context(lock_walk(o.root, w, r.changes), "walk"));
   }
-  if (on(LockStep::sudoers))
+  if (on(LockStep::sudoers)) {
     AW_CHECK(with_context(lock_sudoers(o.worker, o.runner, r.changes), "sudoers"));
+    AW_CHECK(with_context(lock_runner_sudo(o.worker, o.runner, r.changes), "sudoers"));
+  }
   return r;
 }
 

@@ -78,4 +78,9 @@ Result<uint64_t> lock_walk(const std::string& root, WalkSteps steps, std::vector
 Status lock_sudoers(const std::string& worker, const std::string& runner,
                     std::vector<LockChange>& out);
 
+// The runner's other rules in /etc/sudoers.d/ commented out (part of the sudoers step): after the
+// lock the runner has no sudo but the two lines, so do what needs root before it.
+Status lock_runner_sudo(const std::string& worker, const std::string& runner,
+                        std::vector<LockChange>& out);
+
 }  // namespace aw

@@ -20,8 +20,9 @@ EnvLookup env_of(std::map<std::string, std::string> vars) {
 }
 
 TEST(HostEnv, TellsHostedRunnersImagesAndTheRestApart) {
-  EXPECT_EQ(host_kind(env_of({{"GITHUB_ACTIONS", "true"}, {"RUNNER_ENVIRONMENT", "github-hosted"}})),
-            HostKind::github_hosted);
+  EXPECT_EQ(
+      host_kind(env_of({{"GITHUB_ACTIONS", "true"}, {"RUNNER_ENVIRONMENT", "github-hosted"}})),
+      HostKind::github_hosted);
   EXPECT_EQ(host_kind(env_of({{"GITHUB_ACTIONS", "true"}, {"RUNNER_ENVIRONMENT", "self-hosted"}})),
             HostKind::plain);
   EXPECT_EQ(host_kind(env_of({{"RUNNER_ENVIRONMENT", "github-hosted"}})), HostKind::plain);

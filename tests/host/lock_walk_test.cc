@@ -27,8 +27,14 @@ mode_t mode_of(const std::string& p) {
 std::vector<unsigned char> default_acl(uint16_t other_perm) {
   std::vector<unsigned char> b = {2, 0, 0, 0};
   auto entry = [&](uint16_t tag, uint16_t perm) {
-    unsigned char e[8] = {static_cast<unsigned char>(tag), static_cast<unsigned char>(tag >> 8),
-                          static_cast<unsigned char>(perm), 0, 0xff, 0xff, 0xff, 0xff};
+    unsigned char e[8] = {static_cast<unsigned char>(tag),
+                          static_cast<unsigned char>(tag >> 8),
+                          static_cast<unsigned char>(perm),
+                          0,
+                          0xff,
+                          0xff,
+                          0xff,
+                          0xff};
     b.insert(b.end(), e, e + 8);
   };
   entry(0x01, 7), entry(0x04, 5), entry(0x20, other_perm);

@@ -8,7 +8,7 @@
 #   second_lock_changes_nothing    lock twice: the second run prints that nothing changed
 #   unprotected_kernel_refused     protected_symlinks 0 (as here): the lock refuses, changes nothing
 #   sudoers_match_print_setup      the installed lines are doctor --print-setup's, visudo -c passes
-#   doctor_on_locked_runner        doctor as the runner: all ✔ but the exceptions named below
+#   doctor_on_locked_runner        doctor as the runner: all ✔ (but a kernel with protected_symlinks 0)
 #   hosted_run_refused_without_lock  `awaywork run` as the runner on a hosted runner, no lock
 # Needs root and Docker: exit 77 (skip) without them, except under CI=true (a failure).
 set -euo pipefail
@@ -19,13 +19,8 @@ src=$(cd "$here/../.." && pwd)
 image=awaywork-runner:bookworm
 token=ghs_$(head -c 200 /dev/urandom | tr -dc 'A-Za-z0-9' | head -c 36)
 
-skip() {
-  if [ "${CI:-}" = true ]; then echo "FAIL (CI=true, no skipping): $*" >&2; exit 1; fi
-  echo "SKIP: $*"; exit 77
-}
-[ "$(id -u)" -eq 0 ] || skip "needs root (docker, a container to lock)"
-command -v docker >/dev/null && docker info >/dev/null 2>&1 || "$src/scripts/engine-up" >/dev/null 2>&1 ||
-  skip "no container engine (scripts/engine-up)"
+. "$here/testlib.sh"
+need_root_and_engine "$src"
 "$src/scripts/test-image-runner" >/dev/null || skip "cannot build $image (scripts/test-image-runner)"
 
 name=aw-hostlock-$case_name-$$
@@ -43,13 +38,14 @@ done
 docker exec "$name" ln -s /usr/local/libexec/awaywork/awaywork /usr/bin/awaywork
 ex() { docker exec "$name" "$@"; }
 fixture() { docker exec -e WORKER="${1:-none}" "$name" /t/runner_fixture.sh "$token"; }
-# As the runner's job runs it: sudo from the runner, which sets SUDO_USER.
-lock() { docker exec -u runner "$name" sudo -n awaywork host lock "$@"; }
+# As root naming the runner (after a lock the runner has no sudo but the two lines); the first
+# case runs it as action.yml does, through the runner's sudo (SUDO_USER).
+lock() { docker exec "$name" awaywork host lock --runner runner "$@"; }
+lock_via_sudo() { docker exec -u runner "$name" sudo -n awaywork host lock "$@"; }
 probes() {
   ex sh -c 'touch /srv/drop/tool'  # made after the lock, by root, with the default umask
   ex setpriv --reuid=awaywork --regid=awaywork --init-groups --reset-env /bin/sh /t/worker_probes.sh "$token"
 }
-fail() { echo "FAIL: $*" >&2; exit 1; }
 expect_probes() {  # expect_probes "LEAKING NAMES..." (all others must be ok)
   local out; out=$(probes); echo "$out"
   local all="environ runner_temp github_env sudo docker crontab toolcache usr_local_bin default_acl leftover_process"
@@ -66,7 +62,7 @@ expect_probes() {  # expect_probes "LEAKING NAMES..." (all others must be ok)
 case $case_name in
   locked_closes_every_leak)
     fixture none
-    lock --skip kernel
+    lock_via_sudo --skip kernel
     expect_probes ""
     ;;
   control_user)
@@ -131,6 +127,9 @@ case $case_name in
     [ -n "$printed" ] && [ "$installed" = "$printed" ] || fail "installed:\n$installed\nprinted:\n$printed"
     [ "$(ex stat -c '%a %U' /etc/sudoers.d/awaywork-awaywork)" = "440 root" ] || fail "not 0440 root"
     ex visudo -c -q || fail "visudo -c"
+    ! docker exec -u runner "$name" sudo -n true 2>/dev/null || fail "the runner kept its sudo"
+    grep -q "^# awaywork host lock: runner ALL=(ALL) NOPASSWD:ALL" <<<"$(ex cat /etc/sudoers.d/runner)" ||
+      fail "the runner's own rule is not commented out"
     ;;
   doctor_on_locked_runner)
     fixture none
@@ -142,28 +141,38 @@ case $case_name in
     set -e
     echo "$out"
     grep -q "isolation user" <<<"$out" || fail "a hosted runner's isolation is not user"
-    # The exceptions: this machine's kernel (protected_symlinks 0, not settable from a
-    # container) and the runner's own `(ALL) NOPASSWD: ALL`, which the lock leaves to the runner.
-    bad=$(grep '^✖' <<<"$out" | grep -v 'fs.protected_symlinks is 1' |
-      grep -v 'the two sudoers lines for runner are present and exact' || true)
-    [ -z "$bad" ] || fail "doctor failed beyond the two exceptions: $bad"
-    grep -q 'broader: (ALL) NOPASSWD: ALL' <<<"$out" || fail "the sudoers exception is not the runner's own rule"
+    # The one exception: a kernel with protected_symlinks 0 (this machine had it), which a
+    # container cannot set.
+    bad=$(grep '^✖' <<<"$out" | grep -v 'fs.protected_symlinks is 1' || true)
+    [ -z "$bad" ] || fail "doctor failed: $bad"
+    ;;
+  unit_runs_as_worker_on_locked_runner)
+    fixture none
+    lock --skip kernel
+    # The agent leaves a process behind: after the phase none of the worker's may survive.
+    out=$(docker exec -u runner -w /home/runner -e PATH=/usr/local/bin:/usr/bin:/bin \
+      -e GITHUB_ACTIONS=true -e RUNNER_ENVIRONMENT=github-hosted -e AWAYWORK_SECRETS_PASSPHRASE=x \
+      -e GITHUB_TOKEN="$token" "$name" sh -c \
+      'git init -q r && git -C r -c user.email=a@b -c user.name=a commit -q --allow-empty -m i &&
+       mkdir -p .config/awaywork &&
+       printf "sandbox: {mode: off}\nagent: t\nagents:\n  t:\n    command: [/bin/sh, -c, \"id -un; env | grep -c ghs_ || true; setsid sleep 1000 & true\"]\n" \
+         >.config/awaywork/config.yml &&
+       awaywork --json run --repo /home/runner/r --prompt hello' 2>&1) || fail "the unit failed: $out"
+    grep -E '"(isolation|state|verdict|work)"' <<<"$out"
+    grep -q '"isolation": "user"' <<<"$out" || fail "not isolation user"
+    grep -q '"state": "done"' <<<"$out" || fail "not done: $out"
+    ! ex pgrep -u awaywork >/dev/null || fail "a process of the worker survived the phase"
+    ! grep -q "$token" <<<"$out" || fail "the runner's token reached the record"
     ;;
   hosted_run_refused_without_lock)
     fixture none
-    set +e
-    out=$(docker exec -u runner -w /home/runner -e GITHUB_ACTIONS=true -e RUNNER_ENVIRONMENT=github-hosted \
+    expect_refusal "can't run as the awaywork user on this GitHub-hosted runner: run awaywork through its action, which creates it" \
+      docker exec -u runner -w /home/runner -e GITHUB_ACTIONS=true -e RUNNER_ENVIRONMENT=github-hosted \
       -e AWAYWORK_SECRETS_PASSPHRASE=x "$name" sh -c \
       'git init -q r && git -C r -c user.email=a@b -c user.name=a commit -q --allow-empty -m i &&
        mkdir -p .config/awaywork &&
        printf "agent: t\nagents:\n  t:\n    command: [/bin/true]\n" >.config/awaywork/config.yml &&
-       awaywork run --repo /home/runner/r --prompt hello' 2>&1)
-    rc=$?
-    set -e
-    echo "$out"
-    [ "$rc" -ne 0 ] || fail "run went ahead"
-    grep -q "can't run as the awaywork user on this GitHub-hosted runner: run awaywork through its action, which creates it" <<<"$out" ||
-      fail "not the hosted-runner refusal"
+       awaywork run --repo /home/runner/r --prompt hello'
     ;;
   *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac
