@@ -3,7 +3,7 @@
 # binary): what the build made, a stand-in agent run as a unit in it, and the refusal of an image
 # without the worker user.
 # Usage: image_test.sh CASE AWAYWORK_BINARY
-#   stand_in_agent_refused        the layout (away under tini, /home/away 700, the worker, the two
+#   stand_in_agent_refused        doctor all ✔ in a fresh container; the layout (away under tini, /home/away 700, the worker, the two
 #                                 sudoers lines = doctor --print-setup's), then `awaywork run` with
 #                                 a stand-in agent: /proc/1/environ, /home/away, sudo refused, no
 #                                 GH_TOKEN, though away's own environment holds one
@@ -53,6 +53,10 @@ YML
 
 case $case_name in
   stand_in_agent_refused)
+    # A fresh container of the image, its default config: doctor all ✔ (isolation user, forced).
+    doc=$(docker run --rm "$image" doctor 2>&1) || fail "doctor in the image: $doc"
+    grep -q "^✔ isolation user" <<<"$doc" && grep -q "^all [0-9]* checks pass" <<<"$doc" ||
+      fail "doctor in the image: $doc"
     [ "$(as_root stat -c %a /home/away)" = 700 ] || fail "/home/away is not 700"
     as_root id awaywork
     [ "$(as_root id -nG awaywork)" = awaywork ] || fail "the worker has other groups"
