@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "base/fs.h"
 #include "cli/commands.h"
 #include "cli/doctor_sandbox.h"
 #include "config/config.h"
+#include "config/host_env.h"
 #include "config/paths.h"
 #include "doctor/doctor.h"
 #include "isolate/container/doctor.h"
@@ -49,7 +51,8 @@ Check isolation_check(const Config& cfg) {
   return {"isolation " + std::string(to_string(cfg.isolation)), !open,
           open ? "isolation none with sandbox off: the agent runs as you, with your files and "
                  "network; there is no isolation at all"
-               : fmt::format("sandbox {}", to_string(cfg.sandbox.mode)),
+               : fmt::format("sandbox {}{}", to_string(cfg.sandbox.mode),
+                             host_isolation_note(host_kind(std::getenv))),
           open ? "set `isolation: user` or `sandbox: {mode: required}` in " +
                      (cfg.file.empty() ? default_config_path() : cfg.file)
                : ""};

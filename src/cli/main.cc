@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "cli/cmd_host.h"
 #include "cli/cmd_probe.h"
 #include "cli/cmd_secret.h"
 #include "cli/commands.h"
@@ -111,6 +112,8 @@ int main(int argc, char** argv) {
   inside->add_option("targets", targets_file, "probe targets file")->required();
   std::optional<int> secret_exit;  // `secret set|list|rm` run inside parse (cli/cmd_secret.cc)
   add_secret_commands(app, g, &secret_exit);
+  std::optional<int> host_exit;  // `host lock`, likewise (cli/cmd_host.cc)
+  add_host_commands(app, g, &host_exit);
 
   try {
     app.parse(argc, argv);
@@ -142,5 +145,6 @@ int main(int argc, char** argv) {
   if (watch->parsed()) return cmd_watch(g, wo);
   if (inside->parsed()) return cmd_probe_inside(inside_json, targets_file);
   if (secret_exit) return *secret_exit;
+  if (host_exit) return *host_exit;
   return kExitUsage;
 }

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 
 #include "base/fs.h"
 #include "config/config.h"
+#include "config/host_env.h"
 #include "config/paths.h"
 
 namespace aw {
@@ -37,6 +39,12 @@ Result<std::string> read_config(const std::string& path, int& errno_out) {
   return text;
 }
 
+// Where awaywork runs may overrule the file's isolation (the image, a hosted runner).
+Result<Config> with_host(Result<Config> cfg) {
+  if (cfg) force_isolation(*cfg, host_kind(std::getenv));
+  return cfg;
+}
+
 }  // namespace
 
 std::string default_config_path() {
@@ -47,14 +55,14 @@ std::string default_config_path() {
 Result<Config> load_config(const std::string& path, bool explicit_path) {
   int err = 0;
   auto text = read_config(path, err);
-  if (!text && err == ENOENT && !explicit_path) return parse_config("", "");
+  if (!text && err == ENOENT && !explicit_path) return with_host(parse_config("", ""));
   if (!text && err == ENOENT)
     return fail(
         "{}: no such file; create it (see examples/config.yml) or leave out --config to "
         "use {}",
         path, default_config_path());
   if (!text) return tl::unexpected(text.error());
-  return parse_config(*text, path);
+  return with_host(parse_config(*text, path));
 }
 
 }  // namespace aw

@@ -24,6 +24,7 @@
 #include <optional>
 
 #include "base/fs.h"
+#include "config/host_env.h"
 #include "isolate/proxy/egress_proxy.h"
 #include "isolate/sandbox/sandbox.h"
 #include "isolate/user/handoff.h"
@@ -329,6 +330,10 @@ Result<std::unique_ptr<Isolator>> make(const Config& cfg, const Target* target,
                                        const std::string& unit_id, bool for_probe,
                                        std::vector<std::string>* warnings) {
   AW_TRY(UserCheckInput in, current_owner(cfg.worker_user));
+  // On a hosted runner or in the image a missing worker means the lock never ran: say how to get
+  // it there rather than doctor's useradd.
+  if (!lookup_worker(cfg.worker_user))
+    if (auto why = missing_worker_refusal(host_kind(std::getenv)); !why.empty()) return fail(why);
   if (for_probe) {
     AW_TRY(auto w, user_handoff_ready(in));
     if (warnings) *warnings = std::move(w);
