@@ -4,25 +4,25 @@
 _awaywork() {
   local cur prev cmd="" sub="" i
   _init_completion 2>/dev/null || { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; }
-  local commands="run replay units show check apply doctor serve watch probe secret"
+  local commands="run replay units show check apply doctor serve watch probe secret host"
   local global="--config --json --help --version"
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
       --config) ((i++)) ;;
       -*) ;;
-      *) if [ -z "$cmd" ]; then cmd=${COMP_WORDS[i]}; elif [ "$cmd" = secret ] && [ -z "$sub" ]; then sub=${COMP_WORDS[i]}; fi ;;
+      *) if [ -z "$cmd" ]; then cmd=${COMP_WORDS[i]}; elif { [ "$cmd" = secret ] || [ "$cmd" = host ]; } && [ -z "$sub" ]; then sub=${COMP_WORDS[i]}; fi ;;
     esac
   done
   case $prev in
     --config | --prompt-file | --bounds | --patch | --requests | --log)
       COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --repo) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-    --issue | --prompt | --agent | --base | --profile | --unit-seconds | --listen) return ;;
+    --issue | --prompt | --agent | --base | --profile | --unit-seconds | --listen | --runner | --worker) return ;;
   esac
   local flags
   case $cmd in
     "") COMPREPLY=($(compgen -W "$commands $global" -- "$cur")); return ;;
-    run) flags="--repo --issue --prompt --prompt-file --agent --base --profile --unit-seconds --json" ;;
+    run) flags="--repo --issue --prompt --prompt-file --agent --base --profile --unit-seconds --no-progress-comment --json" ;;
     replay) flags="--latest --json" ;;
     units | show | apply | probe) flags="--json" ;;
     check) flags="--bounds --patch --requests --json" ;;
@@ -32,6 +32,9 @@ _awaywork() {
     secret)
       if [ -z "$sub" ]; then COMPREPLY=($(compgen -W "set list rm" -- "$cur")); return; fi
       [ "$sub" = list ] && flags="--json" ;;
+    host)
+      if [ -z "$sub" ]; then COMPREPLY=($(compgen -W "lock" -- "$cur")); return; fi
+      flags="--runner --worker --for-image --this-machine --json" ;;
   esac
   COMPREPLY=($(compgen -W "$flags --config --help" -- "$cur"))
 }

@@ -1,7 +1,7 @@
 # fish completion for awaywork (installed in /usr/share/fish/vendor_completions.d/). The commands
 # and flags are those of `awaywork --help`; tests/package/docs_test.sh checks that every command
 # and flag is here.
-set -l commands run replay units show check apply doctor serve watch probe secret
+set -l commands run replay units show check apply doctor serve watch probe secret host
 complete -c awaywork -f
 complete -c awaywork -l config -r -F -d 'config file'
 complete -c awaywork -l json -d 'print JSON (the commands that have it)'
@@ -18,6 +18,7 @@ complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a serve -d 
 complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a watch -d 'poll the forge and run admitted triggers'
 complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a probe -d 'run the leak suite'
 complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a secret -d 'keep credentials in the secret store'
+complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a host -d 'prepare the machine awaywork runs on (as root)'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l repo -r -a '(__fish_complete_directories)' -d 'repository: a repos: name or a path'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l issue -r -d 'take the task from a forge issue'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l prompt -r -d 'the task text'
@@ -26,6 +27,7 @@ complete -c awaywork -n '__fish_seen_subcommand_from run' -l agent -r -d 'agent 
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l base -r -d 'base branch, tag or commit'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l profile -r -d 'environment profile'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l unit-seconds -r -d 'time limit of the unit'
+complete -c awaywork -n '__fish_seen_subcommand_from run' -l no-progress-comment -d 'with --issue: post no progress comment'
 complete -c awaywork -n '__fish_seen_subcommand_from replay' -l latest -d "start from the base branch's head"
 complete -c awaywork -n '__fish_seen_subcommand_from check' -l bounds -r -F -d 'bounds file (YAML)'
 complete -c awaywork -n '__fish_seen_subcommand_from check' -l patch -r -F -d 'the patch (git diff output)'
@@ -36,3 +38,8 @@ complete -c awaywork -n '__fish_seen_subcommand_from serve' -l listen-anywhere -
 complete -c awaywork -n '__fish_seen_subcommand_from watch' -l once -d 'one pass, then exit'
 complete -c awaywork -n '__fish_seen_subcommand_from watch' -l log -r -F -d 'append the JSON-lines event log here'
 complete -c awaywork -n "__fish_seen_subcommand_from secret; and not __fish_seen_subcommand_from set list rm" -a 'set list rm'
+complete -c awaywork -n "__fish_seen_subcommand_from host; and not __fish_seen_subcommand_from lock" -a lock -d 'harden a hosted runner or an image'
+complete -c awaywork -n '__fish_seen_subcommand_from lock' -l runner -r -d 'the user awaywork runs as'
+complete -c awaywork -n '__fish_seen_subcommand_from lock' -l worker -r -d 'the worker user'
+complete -c awaywork -n '__fish_seen_subcommand_from lock' -l for-image -d 'building an image'
+complete -c awaywork -n '__fish_seen_subcommand_from lock' -l this-machine -d 'lock a machine that is not a hosted runner'

@@ -8,6 +8,7 @@
 
 #include "cli/cmd_host.h"
 #include "config/config.h"
+#include "config/host_env.h"
 #include "host/lock.h"
 #include "host/runner_user.h"
 
@@ -18,7 +19,7 @@ namespace {
 struct HostLockArgs {
   std::string runner, worker;
   std::vector<std::string> skip;
-  bool for_image = false;
+  bool for_image = false, this_machine = false;
 };
 
 // The walk may change hundreds of thousands of paths: a terminal gets the first few of them.
@@ -59,6 +60,18 @@ nlohmann::json report_json(const LockReport& r, const LockOptions& o) {
 }
 
 int cmd_host_lock(const GlobalOptions& g, const HostLockArgs& a) {
+  // The walk and the sudoers step reshape a whole machine: on someone's laptop by mistake, that
+  // is their machine's modes and their own sudo rules.
+  if (!a.for_image && !a.this_machine && host_kind(std::getenv) != HostKind::github_hosted) {
+    fmt::print(stderr,
+               "awaywork host lock: this is not a GitHub-hosted runner (GITHUB_ACTIONS=true and "
+               "RUNNER_ENVIRONMENT=github-hosted are not both set; sudo drops them unless "
+               "--preserve-env=GITHUB_ACTIONS,RUNNER_ENVIRONMENT is given). The lock clears "
+               "world-writable bits on the whole root file system and comments out the runner's "
+               "sudo rules: pass --for-image when building an image, or --this-machine to lock "
+               "this machine anyway (docs/host-lock.md)\n");
+    return kExitUsage;
+  }
   LockOptions o;
   o.worker = a.worker;
   o.for_image = a.for_image;
@@ -108,6 +121,8 @@ void add_host_commands(CLI::App& app, GlobalOptions& g, std::optional<int>* exit
   lock->add_option("--worker", a->worker, "the worker user (default: the config's worker_user)");
   lock->add_flag("--for-image", a->for_image,
                  "building an image: leave the kernel check to where the image runs");
+  lock->add_flag("--this-machine", a->this_machine,
+                 "lock a machine that is not a GitHub-hosted runner (a self-hosted one, say)");
   lock->add_flag("--json", g.json, "print what changed as JSON");
   lock->add_option("--skip", a->skip, "test only: leave out a step (the leak tests' controls)")
       ->group("");

@@ -10,6 +10,8 @@
 #   sudoers_match_print_setup      the installed lines are doctor --print-setup's, visudo -c passes
 #   doctor_on_locked_runner        doctor as the runner: all ✔ (but a kernel with protected_symlinks 0)
 #   hosted_run_refused_without_lock  `awaywork run` as the runner on a hosted runner, no lock
+#   refused_off_a_runner           no hosted runner's environment: refused, nothing changed;
+#                                  --this-machine locks anyway
 # Needs root and Docker: exit 77 (skip) without them, except under CI=true (a failure).
 set -euo pipefail
 case_name=$1
@@ -40,8 +42,14 @@ ex() { docker exec "$name" "$@"; }
 fixture() { docker exec -e WORKER="${1:-none}" "$name" /t/runner_fixture.sh "$token"; }
 # As root naming the runner (after a lock the runner has no sudo but the two lines); the first
 # case runs it as action.yml does, through the runner's sudo (SUDO_USER).
-lock() { docker exec "$name" awaywork host lock --runner runner "$@"; }
-lock_via_sudo() { docker exec -u runner "$name" sudo -n awaywork host lock "$@"; }
+# The runner's environment says it is a hosted runner, as GitHub's does (the lock refuses
+# elsewhere); through sudo it is kept by name.
+hosted=(-e GITHUB_ACTIONS=true -e RUNNER_ENVIRONMENT=github-hosted)
+lock() { docker exec "${hosted[@]}" "$name" awaywork host lock --runner runner "$@"; }
+lock_via_sudo() {
+  docker exec "${hosted[@]}" -u runner "$name" \
+    sudo -n --preserve-env=GITHUB_ACTIONS,RUNNER_ENVIRONMENT awaywork host lock "$@"
+}
 probes() {
   ex sh -c 'touch /srv/drop/tool'  # made after the lock, by root, with the default umask
   ex setpriv --reuid=awaywork --regid=awaywork --init-groups --reset-env /bin/sh /t/worker_probes.sh "$token"
@@ -163,6 +171,17 @@ case $case_name in
     grep -q '"state": "done"' <<<"$out" || fail "not done: $out"
     ! ex pgrep -u awaywork >/dev/null || fail "a process of the worker survived the phase"
     ! grep -q "$token" <<<"$out" || fail "the runner's token reached the record"
+    ;;
+  refused_off_a_runner)
+    fixture none
+    out=$(ex awaywork host lock --runner runner --skip kernel 2>&1) && fail "the lock ran off a runner: $out"
+    grep -q "this is not a GitHub-hosted runner" <<<"$out" || fail "no refusal: $out"
+    grep -q -- "--this-machine" <<<"$out" || fail "the refusal does not say how: $out"
+    ! ex id awaywork >/dev/null 2>&1 || fail "the refused lock made the worker user"
+    [ "$(ex stat -c %a /home/runner)" != 700 ] || fail "the refused lock closed the runner's home"
+    ex awaywork host lock --runner runner --skip kernel --this-machine >/dev/null ||
+      fail "--this-machine did not lock"
+    ex id awaywork >/dev/null || fail "--this-machine made no worker"
     ;;
   hosted_run_refused_without_lock)
     fixture none
