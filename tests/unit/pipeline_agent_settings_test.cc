@@ -54,6 +54,11 @@ class AgentSettings : public UnitTest {
         << "{\"name\": \"awaytest\", \"version\": \"0.0.1\", \"description\": \"test plugin\"}\n";
     std::ofstream(plugin_ + "/skills/hello/SKILL.md")
         << "---\nname: hello\ndescription: Say hello.\n---\nSay hello.\n";
+    // The server's script, where the owner lets the sandbox read it (sandbox.readable).
+    mcp_dir_ = root + "/mcp";
+    std::filesystem::create_directories(mcp_dir_);
+    std::filesystem::copy_file(std::string(AW_SOURCE_DIR) + "/tests/unit/mcp/probe_server.py",
+                               mcp_dir_ + "/probe_server.py");
     hidden_ = root + "/hidden";
     std::filesystem::create_directories(hidden_);
     std::ofstream(hidden_ + "/secret.txt") << "owner's private note\n";
@@ -90,6 +95,7 @@ class AgentSettings : public UnitTest {
   void write_agent_config(const std::string& repo_extra) {
     std::ofstream(config) << "state_dir: " << root << "/state\n"
                           << "sandbox:\n  hidden: [" << hidden_ << "]\n"
+                          << "  readable: [" << mcp_dir_ << "]\n"
                           << "agent: model\n"
                           << "agents:\n  model:\n    provider: claude\n"
                           << "    inference: upstream\n"
@@ -98,8 +104,8 @@ class AgentSettings : public UnitTest {
                              "--permission-mode, bypassPermissions]\n"
                           << "    plugins: [" << plugin_ << "]\n"
                           << "    mcp:\n      probe:\n        command: [/usr/bin/python3, "
-                          << AW_SOURCE_DIR << "/tests/unit/mcp/probe_server.py, --hidden, "
-                          << hidden_ << "/secret.txt]\n"
+                          << mcp_dir_ << "/probe_server.py, --hidden, " << hidden_
+                          << "/secret.txt]\n"
                           << "        secrets: [MCP_PROBE_TOKEN]\n"
                           << "inference:\n  upstream:\n    api: anthropic\n"
                           << "    url: https://localhost:" << fake_.port() << "\n"
@@ -114,7 +120,7 @@ class AgentSettings : public UnitTest {
            read(run_dir + "/summary.json") + read(run_dir + "/patch.diff");
   }
 
-  std::string saved_path_, fake_log_, plugin_, hidden_;
+  std::string saved_path_, fake_log_, plugin_, hidden_, mcp_dir_;
   FakeServer fake_;
 };
 
@@ -179,8 +185,9 @@ TEST_F(AgentSettings, AnMcpServerRunsInsideTheSandboxAndItsSecretIsNeverRecorded
   EXPECT_EQ(rec.find(kMcpToken), std::string::npos);
   EXPECT_EQ(log.find(kMcpToken), std::string::npos) << "the secret reached the model";
   for (const auto& p : std::filesystem::recursive_directory_iterator(run_dir))
-    if (p.is_regular_file())
+    if (p.is_regular_file()) {
       EXPECT_EQ(read(p.path()).find(kMcpToken), std::string::npos) << p.path();
+    }
 }
 
 }  // namespace
