@@ -87,6 +87,7 @@ Registry::Provider container_provider(const Config& cfg) {
         add(s.programs, agent.command[0]);
       else if (p && !p->command.empty())
         add(s.programs, p->command[0]);
+      for (const auto& [_, m] : agent.mcp) add(s.programs, m.command[0]);  // started inside
     }
     // A relative path runs from the clone, not the image: nothing to look for there.
     std::erase_if(s.programs, [](const std::string& p) {
@@ -121,6 +122,20 @@ std::vector<Check> secret_checks() {
   return out;
 }
 
+// Where argv0 runs from: itself when it holds a '/', else its first executable match in
+// path_value; "" when none.
+std::string program_on_path(const std::string& argv0, const std::string& path_value) {
+  if (argv0.find('/') != std::string::npos) return ::access(argv0.c_str(), X_OK) == 0 ? argv0 : "";
+  for (size_t at = 0; at <= path_value.size();) {
+    size_t end = path_value.find(':', at);
+    if (end == std::string::npos) end = path_value.size();
+    std::string candidate = path_value.substr(at, end - at) + "/" + argv0;
+    if (end > at && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+    at = end + 1;
+  }
+  return "";
+}
+
 // The agent CLIs on the owner's PATH (and scripts/agent-clis' folder), with their versions: a
 // provider a configured agent uses must answer `--version` (under isolation container they live
 // in the image, which the container checks look at).
@@ -131,8 +146,21 @@ std::vector<Check> agent_checks(const Config& cfg) {
       if (!agent.provider.empty() && agent.provider != "command" && agent.command.empty())
         required.push_back(agent.provider);
   const char* path = std::getenv("PATH");
-  return agent_cli_checks(std::string(path ? path : "/usr/bin:/bin") + ":" + kAgentClisBin,
-                          required);
+  std::string path_value = std::string(path ? path : "/usr/bin:/bin") + ":" + kAgentClisBin;
+  auto out = agent_cli_checks(path_value, required);
+  // The agent's MCP servers run where the agent does (isolation user: worker_checks; container:
+  // the image checks); under none, the owner's PATH is the phases'.
+  if (cfg.isolation == Isolation::none)
+    for (const auto& [name, agent] : cfg.agents)
+      for (const auto& [server, m] : agent.mcp) {
+        std::string found = program_on_path(m.command[0], path_value);
+        out.push_back({fmt::format("agent {}: MCP server {}", name, server), !found.empty(),
+                       found.empty() ? m.command[0] + " is not found on PATH" : found,
+                       found.empty()
+                           ? "install " + m.command[0] + " or fix mcp: " + server + ": command:"
+                           : ""});
+      }
+  return out;
 }
 
 // Each inference upstream's model credential is in the secret store.
@@ -164,6 +192,8 @@ std::vector<WorkerProgram> unit_programs(const Config& cfg) {
     const ProviderSpec* spec = find_provider(a.provider.empty() ? "command" : a.provider);
     const Argv& argv = !a.command.empty() ? a.command : spec ? spec->command : a.command;
     if (!argv.empty()) out.push_back({"agent " + name, argv[0]});
+    for (const auto& [server, m] : a.mcp)
+      out.push_back({"MCP server " + server + " of agent " + name, m.command[0]});
   };
   for (const auto& [name, a] : cfg.agents) agent(name, a);
   if (!cfg.default_agent.empty() && !cfg.agents.count(cfg.default_agent)) {

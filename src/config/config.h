@@ -38,6 +38,15 @@ struct SandboxConfig {
   Limits limits;
 };
 
+// An MCP server the agent's CLI starts inside the unit's isolation (docs/agents.md):
+// agents: NAME: mcp: {SERVER: {command: [...], env: [NAMES], secrets: [NAMES]}}.
+struct McpServerConfig {
+  std::string name;
+  Argv command;                      // argv[0] resolved inside the isolation (PATH, image)
+  std::vector<std::string> env;      // owner variables handed by name
+  std::vector<std::string> secrets;  // secret-store names, handed by name, redacted
+};
+
 struct AgentConfig {
   std::string name;
   Argv command;  // argv; a YAML string is split into words, never run by a shell
@@ -48,6 +57,8 @@ struct AgentConfig {
   std::string inference;    // a name under inference: ("" = the agent talks to no proxy)
   std::string profile;      // default profile for this agent ("" = none)
   bool lend_login = false;  // codex: lend the owner's ChatGPT login (auth.json) for the unit
+  std::map<std::string, McpServerConfig> mcp;  // started by the CLI, inside the isolation
+  std::vector<std::string> plugins;  // absolute folders, mounted read-only at their own paths
 };
 
 // An environment profile: variables and secrets handed by name to every phase of a unit that
@@ -118,6 +129,9 @@ struct RepoConfig {
   Bounds bounds;          // what the output check lets through (check/bounds.h)
   PublishConfig publish;  // "" url = the branch goes to the local source
   std::string profile;    // default profile for units on this repo ("" = none)
+  // `agent_settings: clone`: the agent CLI loads the clone's own settings, hooks and MCP servers
+  // (.claude/, .mcp.json, ...); default `awaywork`: only what awaywork writes (docs/agents.md).
+  bool clone_agent_settings = false;
 };
 
 // The watchdog's floors (top-level `limits:`; sandbox.limits are the phases' cgroup). A unit
@@ -131,32 +145,32 @@ struct WatchdogLimits {
 
 // `awaywork watch` (docs/watch.md): which forge repositories it polls, what asks it for a unit
 // there, and when and how many units it runs. Keys of a repository default to the watch: keys.
-struct WatchFailure {             // on_failure: comment | {label: NAME} | {retry: N}
+struct WatchFailure {                     // on_failure: comment | {label: NAME} | {retry: N}
   std::string label = "awaywork:failed";  // added to the issue when a unit fails
-  int retry = 0;                  // run the issue again up to this many times before failing
+  int retry = 0;  // run the issue again up to this many times before failing
 };
 
-struct WatchWindow {              // window: "22:00-07:00" (local time; may cross midnight)
-  int start = -1, end = -1;       // seconds after local midnight; -1 = always open
+struct WatchWindow {         // window: "22:00-07:00" (local time; may cross midnight)
+  int start = -1, end = -1;  // seconds after local midnight; -1 = always open
 };
 
 struct WatchRepoConfig {
-  std::string repo;               // a name under repos: with github:
-  std::string label = "awaywork"; // trigger: this label added ("" = none)
-  std::string assignee;           // trigger: an issue assigned to this login ("" = none)
+  std::string repo;                   // a name under repos: with github:
+  std::string label = "awaywork";     // trigger: this label added ("" = none)
+  std::string assignee;               // trigger: an issue assigned to this login ("" = none)
   std::string command = "/awaywork";  // trigger: a comment starting with it ("" = none)
-  int max_units = 1;              // at once on this repository, on this machine
+  int max_units = 1;                  // at once on this repository, on this machine
   WatchWindow window;
-  int64_t stop_after = 0;         // Unix seconds after which no trigger is admitted; 0 = never
+  int64_t stop_after = 0;  // Unix seconds after which no trigger is admitted; 0 = never
   WatchFailure on_failure;
 };
 
 struct WatchConfig {
   std::vector<WatchRepoConfig> repos;
-  int poll_seconds = 60;          // at least; a forge's X-Poll-Interval may make it longer
-  int max_units = 2;              // at once on this machine
-  int64_t claim_ttl = 6 * 3600;   // seconds after which another watcher may take a silent claim
-  int64_t shutdown_grace = 300;   // seconds units may finish in after SIGTERM/SIGINT
+  int poll_seconds = 60;         // at least; a forge's X-Poll-Interval may make it longer
+  int max_units = 2;             // at once on this machine
+  int64_t claim_ttl = 6 * 3600;  // seconds after which another watcher may take a silent claim
+  int64_t shutdown_grace = 300;  // seconds units may finish in after SIGTERM/SIGINT
 };
 
 struct Config {

@@ -39,6 +39,12 @@ void parse_sandbox(const Value& v, const ParseCtx& ctx, SandboxConfig& out);
 void parse_watchdog_limits(const Value& v, const ParseCtx& ctx, WatchdogLimits& out);
 void parse_transcript_cap(const Value& v, const ParseCtx& ctx, uint64_t& out);
 void parse_agents(const Value& v, const ParseCtx& ctx, std::map<std::string, AgentConfig>& out);
+// parse_agent_tools.cc: a list of variable names (env:, secrets:); an agent's mcp: servers and
+// plugins: folders.
+void parse_env_names(const Value& v, const ParseCtx& ctx, std::string_view hint,
+                     std::vector<std::string>& out);
+void parse_mcp(const Value& v, const ParseCtx& ctx, std::map<std::string, McpServerConfig>& out);
+void parse_plugins(const Value& v, const ParseCtx& ctx, std::vector<std::string>& out);
 void parse_repos(const Value& v, const ParseCtx& ctx, std::map<std::string, RepoConfig>& out);
 void parse_profiles(const Value& v, const ParseCtx& ctx, std::map<std::string, ProfileConfig>& out);
 void parse_inference(const Value& v, const ParseCtx& ctx,

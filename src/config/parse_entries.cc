@@ -34,25 +34,15 @@ void add_checked(const Value& v, const std::optional<std::string>& s, Status ok,
 }
 
 void parse_env(const Value& v, const ParseCtx& ctx, std::vector<std::string>& out) {
-  constexpr std::string_view hint = "write a list of variable names, e.g. env: [OPENAI_BASE_URL]";
-  auto items = get_list(v, hint, ctx.issues);
-  if (!items) return;
-  for (const auto& item : *items) {
-    auto s = get_string(item, hint, ctx.issues);
-    if (!s) continue;
-    if (auto ok = check_env_name(*s); !ok)
-      ctx.issues.add(item.mark, item.path, ok.error().message);
-    else
-      out.push_back(*s);
-  }
+  parse_env_names(v, ctx, "write a list of variable names, e.g. env: [OPENAI_BASE_URL]", out);
 }
 
 const std::vector<std::string> kProviders = {"claude",   "codex",  "cursor",
                                              "opencode", "gemini", "command"};
 
 void parse_agent(const Field& e, const ParseCtx& ctx, AgentConfig& a) {
-  const std::vector<std::string> keys = {"command",   "prompt",  "env",       "provider",
-                                         "inference", "profile", "lend_login"};
+  const std::vector<std::string> keys = {"command", "prompt",     "env", "provider", "inference",
+                                         "profile", "lend_login", "mcp", "plugins"};
   bool has_command = false;
   std::optional<YAML::Mark> lend_at;
   for (const Field& f : map_fields(e.value, keys, ctx.issues)) {
@@ -74,6 +64,10 @@ void parse_agent(const Field& e, const ParseCtx& ctx, AgentConfig& a) {
       lend_at = f.key_mark;
       if (auto b = get_bool(f.value, "write lend_login: true or false", ctx.issues))
         a.lend_login = *b;
+    } else if (f.key == "mcp") {
+      parse_mcp(f.value, ctx, a.mcp);
+    } else if (f.key == "plugins") {
+      parse_plugins(f.value, ctx, a.plugins);
     }
   }
   // A built-in provider knows its own command; `command` (or none) runs exactly what is written.
@@ -81,6 +75,16 @@ void parse_agent(const Field& e, const ParseCtx& ctx, AgentConfig& a) {
     ctx.issues.add(e.key_mark, e.value.path,
                    "missing 'command'; add the program to run, e.g. command: \"my-agent --task\", "
                    "or name a built-in provider, e.g. provider: claude");
+  bool mcp_cli = a.provider == "claude" || a.provider == "codex" || a.provider == "gemini" ||
+                 a.provider == "opencode";
+  if (!a.mcp.empty() && !mcp_cli)
+    ctx.issues.add(e.key_mark, e.value.path + ".mcp",
+                   "mcp: servers are written into the config of a built-in CLI (claude, codex, "
+                   "gemini, opencode); add one as provider: or remove mcp:");
+  if (!a.plugins.empty() && a.provider != "claude")
+    ctx.issues.add(e.key_mark, e.value.path + ".plugins",
+                   "plugins: folders are handed to Claude Code (--plugin-dir); add provider: "
+                   "claude or remove plugins:");
   if (a.lend_login && a.provider != "codex")
     ctx.issues.add(*lend_at, e.value.path + ".lend_login",
                    "only the codex provider borrows a login (auth.json); add provider: codex or "
@@ -120,8 +124,8 @@ void parse_publish(const Value& v, const ParseCtx& ctx, PublishConfig& p) {
 }
 
 void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
-  std::vector<std::string> keys = {"path",  "url",    "base",    "setup",  "checks",
-                                   "image", "bounds", "publish", "profile"};
+  std::vector<std::string> keys = {"path",  "url",    "base",    "setup",   "checks",
+                                   "image", "bounds", "publish", "profile", "agent_settings"};
   keys.insert(keys.end(), kForgeRepoKeys.begin(), kForgeRepoKeys.end());
   std::optional<YAML::Mark> path_at, url_at, github_at, publish_at;
   std::vector<Field> fields = map_fields(e.value, keys, ctx.issues);
@@ -155,6 +159,8 @@ void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
       parse_publish(v, ctx, r.publish);
     } else if (f.key == "profile") {
       add_ref(f, "profiles", ctx, r.profile);
+    } else if (f.key == "agent_settings") {
+      if (auto i = get_enum(v, {"awaywork", "clone"}, ctx.issues)) r.clone_agent_settings = *i == 1;
     } else if (f.key == "bounds") {
       // The output check owns the bounds schema; its messages already carry file:line:col.
       auto b = bounds_from_yaml(v.node, ctx.issues.file(), v.path);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "provider/agent_tools.h"
+
 namespace aw {
 
 namespace {
@@ -103,21 +105,23 @@ void insert_after_subcommand(std::vector<std::string>& argv, std::vector<std::st
               extra.end());
 }
 
-void opencode_env(Env& env, const std::string& url, const std::string& token) {
+void opencode_env(Env& env, const std::string& url, const std::string& token,
+                  const nlohmann::json& mcp) {
   // No network but the model's: no update check, models.dev list, LSP download or sharing.
   for (const char* k : {"OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_MODELS_FETCH",
                         "OPENCODE_DISABLE_LSP_DOWNLOAD", "OPENCODE_DISABLE_SHARE"})
     env.emplace_back(k, "1");
-  if (url.empty()) return;
+  if (url.empty() && mcp.empty()) return;
   nlohmann::json cfg = {
-      {"$schema", "https://opencode.ai/config.json"},
-      {"autoupdate", false},
-      {"share", "disabled"},
-      {"provider",
-       {{"anthropic",
+      {"$schema", "https://opencode.ai/config.json"}, {"autoupdate", false}, {"share", "disabled"}};
+  if (!mcp.empty()) cfg["mcp"] = mcp;
+  if (!url.empty())
+    cfg["provider"] = {
+        {"anthropic",
          {{"options",
-           {{"baseURL", url + "/v1"}, {"apiKey", fmt::format("{{env:{}}}", kRunTokenEnv)}}}}}}}};
+           {{"baseURL", url + "/v1"}, {"apiKey", fmt::format("{{env:{}}}", kRunTokenEnv)}}}}}};
   env.emplace_back("OPENCODE_CONFIG_CONTENT", cfg.dump());
+  if (url.empty()) return;
   env.emplace_back(kRunTokenEnv, token);
   env.emplace_back("ANTHROPIC_API_KEY", token);
 }
@@ -148,7 +152,7 @@ const ProviderSpec* find_provider(std::string_view name) {
 Result<ProviderLaunch> provider_launch(const ProviderSpec& spec,
                                        const std::vector<std::string>& configured_argv,
                                        const std::string& proxy_url, const std::string& run_token,
-                                       const std::string& unit_home) {
+                                       const std::string& unit_home, const LaunchExtras& extras) {
   ProviderLaunch out;
   out.argv = configured_argv.empty() ? spec.command : configured_argv;
   if (out.argv.empty())
@@ -170,10 +174,14 @@ Result<ProviderLaunch> provider_launch(const ProviderSpec& spec,
   if (spec.name == "claude") {
     claude_env(out.env, url, run_token, unit_home);
     out.state_dirs = {unit_home + "/.claude"};
+    provider_tools::claude(extras, unit_home, out);
   } else if (spec.name == "codex") {
     out.env.emplace_back("CODEX_HOME", unit_home + "/.codex");
     if (!url.empty()) out.env.emplace_back(kRunTokenEnv, run_token);
-    insert_after_subcommand(out.argv, codex_overrides(url));
+    auto kv = codex_overrides(url);
+    auto tools = provider_tools::codex(extras, out);
+    kv.insert(kv.end(), tools.begin(), tools.end());
+    insert_after_subcommand(out.argv, std::move(kv));
     out.state_dirs = {unit_home + "/.codex"};
   } else if (spec.name == "gemini") {
     out.env.emplace_back("GEMINI_CLI_HOME", unit_home);
@@ -183,8 +191,9 @@ Result<ProviderLaunch> provider_launch(const ProviderSpec& spec,
     }
     out.state_dirs = {unit_home + "/.gemini"};
     out.files.emplace_back(unit_home + "/.gemini/settings.json", gemini_settings(url));
+    provider_tools::gemini(extras, out);
   } else if (spec.name == "opencode") {
-    opencode_env(out.env, url, run_token);
+    opencode_env(out.env, url, run_token, provider_tools::opencode_mcp(extras));
     out.state_dirs = {unit_home + "/.config/opencode", unit_home + "/.local/share/opencode"};
   } else if (spec.name == "cursor") {
     out.state_dirs = {unit_home + "/.cursor"};
@@ -193,6 +202,7 @@ Result<ProviderLaunch> provider_launch(const ProviderSpec& spec,
     out.env.emplace_back("AWAYWORK_INFERENCE_URL", url);
     out.env.emplace_back(kRunTokenEnv, run_token);
   }
+  out.mcp_env_names = provider_tools::mcp_names(extras);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "config/config.h"
 
 namespace aw {
 
@@ -27,6 +28,22 @@ struct ProviderSpec {
 const ProviderSpec* find_provider(std::string_view name);
 const std::vector<ProviderSpec>& builtin_providers();
 
+// What of the agent's config and the unit the provider turns into its CLI's own settings.
+struct LaunchExtras {
+  std::string clone;            // the clone's path as the phase sees it ("" = unknown)
+  bool clone_settings = false;  // the repository opted in (`agent_settings: clone`)
+  std::map<std::string, McpServerConfig> mcp;
+  std::vector<std::string> plugins;  // absolute folders
+};
+
+// A folder of awaywork's own files (name, content), bound read-only at target inside the
+// isolation (sandbox, container): where the phase can read them and never write.
+struct LentFolder {
+  std::string target;
+  std::vector<std::pair<std::string, std::string>> files;
+  std::string why;
+};
+
 struct ProviderLaunch {
   std::vector<std::pair<std::string, std::string>> env;  // added to the phase's clean env
   std::vector<std::string> argv;                         // the full argv
@@ -34,7 +51,18 @@ struct ProviderLaunch {
   // Per-unit files to write (absolute path, content; mode 0600) after the folders: settings a CLI
   // reads only from a file. Never a secret (the token travels in env only).
   std::vector<std::pair<std::string, std::string>> files;
+  // The CLI's managed settings: written by the isolation outside every folder the phase may
+  // write, bound read-only at target.
+  std::vector<LentFolder> lent_folders;
+  // Owner folders bound read-only at their own paths (plugins).
+  std::vector<std::string> readonly_paths;
+  // Variables the CLI must hand its MCP servers by name; the unit fills their values.
+  std::vector<std::string> mcp_env_names;
 };
+
+// Where Claude Code reads its managed settings on Linux (policy settings: they win over every
+// other source and cannot be overridden by user, project or --settings).
+inline constexpr const char* kClaudeManagedDir = "/etc/claude-code";
 
 // The run token rides in this variable for every provider that reads its key from a variable
 // named in its own config (codex's env_key); claude and gemini read their usual variables.
@@ -47,7 +75,8 @@ inline constexpr const char* kRunTokenEnv = "AWAYWORK_RUN_TOKEN";
 Result<ProviderLaunch> provider_launch(const ProviderSpec& spec,
                                        const std::vector<std::string>& configured_argv,
                                        const std::string& proxy_url, const std::string& run_token,
-                                       const std::string& unit_home);
+                                       const std::string& unit_home,
+                                       const LaunchExtras& extras = {});
 
 // For a spec with prompt_stdin = false: every "{prompt_file}" in argv (whole or inside an
 // argument, e.g. "--file={prompt_file}") replaced by the path of the file the unit wrote.

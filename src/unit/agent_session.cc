@@ -31,6 +31,7 @@ struct AgentSession::State {
   std::string token;
   ProviderLaunch launch;
   std::optional<Lease> lease;
+  std::map<std::string, McpServerConfig> mcp;  // for the record: which secrets went by name
   EventParser parser{"command"};
   std::vector<TranscriptEvent> events;                 // parsed so far (phase_over)
   const std::vector<std::string>* literals = nullptr;  // the unit's, owned by run_unit
@@ -121,6 +122,35 @@ Result<std::string> read_inference_credential(const Config& cfg, const Target& t
   return std::move(*value);
 }
 
+namespace {
+
+// What the agent's MCP servers get by name (agents.NAME.mcp: env: and secrets:), put in the agent
+// phase's environment: the CLI hands them on to the server it starts; the secrets' values are
+// redacted from every recorded byte like the model key.
+Status add_mcp_values(const AgentConfig& a, EnvPairs& env, std::vector<std::string>& literals) {
+  std::unique_ptr<SecretStore> store;
+  for (const auto& [server, m] : a.mcp) {
+    for (const auto& name : m.env)
+      if (const char* v = std::getenv(name.c_str()); v && *v) env.emplace_back(name, v);
+    for (const auto& name : m.secrets) {
+      if (!store) {
+        AW_TRY(store, with_context(open_secret_store({}), "the secret store"));
+      }
+      auto value = store->get(name);
+      if (!value)
+        return fail(
+            "the secret {} of MCP server {} (agent {}) is missing from the secret store ({}); "
+            "store it with `awaywork secret set {}`",
+            name, server, a.name, value.error().message, name);
+      literals.push_back(*value);
+      env.emplace_back(name, std::move(*value));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 AgentSession::AgentSession(std::unique_ptr<State> s) : s_(std::move(s)) {}
 AgentSession::~AgentSession() = default;
 
@@ -137,9 +167,16 @@ Result<std::unique_ptr<AgentSession>> AgentSession::start(const Config& cfg, con
     AW_CHECK(start_proxy(cfg, t, credential, dir, iso, *s, url));
     literals.push_back(s->token);
   }
-  AW_TRY(s->launch, provider_launch(*s->spec, t.agent.command, url, s->token, paths.home));
+  LaunchExtras extras{paths.work, t.repo.clone_agent_settings, t.agent.mcp, t.agent.plugins};
+  AW_TRY(s->launch, provider_launch(*s->spec, t.agent.command, url, s->token, paths.home, extras));
   for (const auto& d : s->launch.state_dirs) AW_CHECK(make_dirs(d, 0700));
   for (const auto& [path, content] : s->launch.files) AW_CHECK(write_file(path, content, 0600));
+  for (const auto& f : s->launch.lent_folders)
+    AW_CHECK(with_context(iso.lend_folder(f), f.why).map([](bool) {}));
+  for (const auto& p : s->launch.readonly_paths)
+    AW_CHECK(with_context(iso.lend_path(p), "plugin " + p).map([](bool) {}));
+  AW_CHECK(add_mcp_values(t.agent, s->launch.env, literals));
+  s->mcp = t.agent.mcp;
   std::vector<std::string> names;
   for (const auto& [name, _] : s->launch.env) names.push_back(name);
   iso.add_agent_env_names(names);
@@ -174,6 +211,8 @@ std::vector<std::string> AgentSession::credential_names() const {
     for (const auto& [name, value] : s_->launch.env)
       if (value == s_->token) out.push_back(name + " (run token)");
   if (s_->lease) out.push_back("CODEX_HOME/auth.json (lent login)");
+  for (const auto& [server, m] : s_->mcp)
+    for (const auto& name : m.secrets) out.push_back(name + " (MCP server " + server + ")");
   return out;
 }
 

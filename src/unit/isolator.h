@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "git/git.h"
 #include "proc/runner.h"
+#include "provider/provider.h"
 
 namespace aw {
 
@@ -57,6 +58,19 @@ class Isolator {
   // Names of variables the agent phase gets beyond the owner's (the provider's); an isolation
   // that passes variables by name (container) must pass these too.
   virtual void add_agent_env_names(const std::vector<std::string>& names) { (void)names; }
+  // Awaywork's own files (a CLI's managed settings) bound read-only at folder.target in every
+  // later phase, written where no phase can write. false: this isolation has no view to bind
+  // them into (unsandboxed), nothing is written.
+  virtual Result<bool> lend_folder(const LentFolder& folder) {
+    (void)folder;
+    return false;
+  }
+  // An owner folder (a plugin) bound read-only at its own path. false: unsandboxed, the phase
+  // sees the host's folder as it is.
+  virtual Result<bool> lend_path(const std::string& path) {
+    (void)path;
+    return false;
+  }
   // Right after a phase, before anything reads the clone (user: kill the worker's processes and
   // take the folders back; container: remove the container). An Error loses the unit.
   virtual Status after_phase(int index, std::vector<std::string>& notes) = 0;
@@ -73,6 +87,10 @@ class Isolator {
   // For the record: "sandboxed: ..." or "unsandboxed: <reason>".
   virtual std::string sandbox_note() const = 0;
 };
+
+// Write folder.files into a new folder under parent (folder 0755, files 0644, owned by the
+// owner) and return its path: the source of a lent folder.
+Result<std::string> write_lent_folder(const std::string& parent, const LentFolder& folder);
 
 // The isolation the config asks for, or an Error that says what is missing and how to fix it
 // (policy `required` refuses here). Dispatches to one of the backends below.

@@ -147,6 +147,18 @@ class ContainerIsolator : public Isolator {
     return true;
   }
 
+  // The engine's daemon binds from the run folder, which the container never sees.
+  Result<bool> lend_folder(const LentFolder& folder) override {
+    AW_TRY(std::string dir, write_lent_folder(run_root_, folder));
+    plan_.readonly_files.emplace_back(dir, folder.target);
+    return true;
+  }
+
+  Result<bool> lend_path(const std::string& path) override {
+    plan_.readonly_files.emplace_back(path, path);
+    return true;
+  }
+
   void add_agent_env_names(const std::vector<std::string>& names) override {
     agent_env_.insert(agent_env_.end(), names.begin(), names.end());
   }

@@ -69,6 +69,23 @@ class NoneIsolator : public Isolator {
 
   Status before_phase() override { return {}; }
 
+  // The run folder is the owner's and inside the hidden state folder: the lent copy is reachable
+  // only through its read-only bind.
+  Result<bool> lend_folder(const LentFolder& folder) override {
+    if (!sandbox_) return false;
+    AW_TRY(std::string dir, write_lent_folder(run_root_, folder));
+    sandbox_->plan.readable.push_back({dir, folder.target, folder.why});
+    return true;
+  }
+
+  Result<bool> lend_path(const std::string& path) override {
+    if (!sandbox_) return false;
+    std::string real = real_path(path);
+    if (real.empty()) return fail("{} does not exist", path);
+    sandbox_->plan.readable.push_back({real, path, "plugin"});
+    return true;
+  }
+
   Result<Launcher> launcher(const PhasePlan& phase, int) override {
     if (!sandbox_) return Launcher{};
     SandboxPlan plan = sandbox_->plan;

@@ -112,6 +112,22 @@ class UserIsolator : public Isolator {
     return programs_runnable(programs, phase_path(), handoff_.worker);
   }
 
+  // Lent from the helper folder (the owner's, 711): the worker reads the files, never writes.
+  Result<bool> lend_folder(const LentFolder& folder) override {
+    if (!files_) return false;
+    AW_TRY(std::string dir, write_lent_folder(files_->dir(), folder));
+    plan_.readable.push_back({dir, folder.target, folder.why});
+    return true;
+  }
+
+  Result<bool> lend_path(const std::string& path) override {
+    if (!files_) return false;
+    char buf[PATH_MAX];
+    if (!::realpath(path.c_str(), buf)) return fail("{} does not exist", path);
+    plan_.readable.push_back({buf, path, "plugin"});
+    return true;
+  }
+
   Status before_phase() override {
     handed_ = true;
     return aw::before_phase(handoff_);

@@ -7,7 +7,10 @@ JSON) with a script of turns that makes the real Claude Code CLI edit a file:
          tool (file_path = <cwd from the system prompt>/<--file>, content = --content), or of
          `Bash` when the working directory cannot be found or --tool bash is given (opencode's
          lowercase `write` / `bash` likewise);
-  turn 2 (the request carries a tool_result): a final text message (--final).
+         With --mcp-tool NAME (an MCP tool as Claude Code offers it, mcp__SERVER__TOOL) and that
+         tool offered, turn 1 is a tool_use of it instead (input --mcp-input, a JSON object);
+  turn 2 (the request carries a tool_result): a final text message (--final). The request log
+         holds the tool_result, so a test reads what the tool answered.
 Side requests (no tools: titles, summaries, quota checks) get a short text. count_tokens
 answers a count. Unknown paths are logged and answered with a minimal JSON 404.
 """
@@ -28,6 +31,8 @@ def extra_args(p):
     p.add_argument("--final", default="Done: I wrote the file.")
     p.add_argument("--tool", choices=["write", "bash"], default="write")
     p.add_argument("--model", default="claude-sonnet-4-5-20250929")
+    p.add_argument("--mcp-tool", default="", help="call this offered tool first (mcp__S__T)")
+    p.add_argument("--mcp-input", default="{}", help="its input, a JSON object")
 
 
 def strings(node):
@@ -84,7 +89,11 @@ def plan(args, body):
     """The content blocks and stop_reason of this turn."""
     if has_tool_result(body):
         return [{"type": "text", "text": args.final}], "end_turn"
-    use = edit_call(args, tool_names(body), find_cwd(body))
+    names = tool_names(body)
+    if args.mcp_tool and args.mcp_tool in names:
+        use = {"name": args.mcp_tool, "input": json.loads(args.mcp_input)}
+    else:
+        use = edit_call(args, names, find_cwd(body))
     if use:
         return [{"type": "text", "text": "I will write the file."},
                 {"type": "tool_use", "id": fakeserver.new_id("toolu_"), **use}], "tool_use"

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "provider/provider.h"
 
 namespace aw {
@@ -47,7 +49,9 @@ TEST(ProviderSpec, EveryBuiltinTakesThePromptOnStdinNeverOnArgv) {
 
 TEST(ProviderLaunch, ClaudeTalksToTheProxyWithTheRunTokenAndItsOwnConfigDir) {
   auto l = launch("claude");
-  EXPECT_EQ(l.argv, find_provider("claude")->command);
+  std::vector<std::string> want = find_provider("claude")->command;
+  want.insert(want.end(), {"--setting-sources", "user", "--strict-mcp-config"});
+  EXPECT_EQ(l.argv, want);
   EXPECT_EQ(env_of(l, "ANTHROPIC_BASE_URL"), kUrl);
   EXPECT_EQ(env_of(l, "ANTHROPIC_API_KEY"), kToken);
   EXPECT_EQ(env_of(l, "CLAUDE_CONFIG_DIR"), kHome + "/.claude");
@@ -140,7 +144,62 @@ TEST(ProviderLaunch, AConfiguredArgvReplacesTheDefault) {
   auto l =
       launch("claude", kUrl, {"/usr/local/bin/claude", "-p", "--output-format", "stream-json"});
   EXPECT_EQ(l.argv.front(), "/usr/local/bin/claude");
-  EXPECT_EQ(l.argv.size(), 4u);
+  EXPECT_EQ(l.argv.size(), 7u) << "the four given, then --setting-sources user --strict-mcp-config";
+}
+
+TEST(ProviderLaunch, ClaudeGetsReadOnlyManagedSettingsAndNoCloneSettingsUnlessOptedIn) {
+  auto l = launch("claude");
+  ASSERT_EQ(l.lent_folders.size(), 1u);
+  EXPECT_EQ(l.lent_folders[0].target, "/etc/claude-code");
+  ASSERT_EQ(l.lent_folders[0].files.size(), 1u);
+  EXPECT_EQ(l.lent_folders[0].files[0].first, "managed-settings.json");
+  EXPECT_NE(l.lent_folders[0].files[0].second.find("\"allowManagedHooksOnly\": true"),
+            std::string::npos);
+  LaunchExtras opt_in;
+  opt_in.clone_settings = true;
+  auto o = provider_launch(*find_provider("claude"), {}, kUrl, kToken, kHome, opt_in);
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->argv, find_provider("claude")->command);
+  EXPECT_EQ(o->lent_folders[0].files[0].second.find("allowManagedHooksOnly"), std::string::npos);
+}
+
+TEST(ProviderLaunch, McpServersAndPluginsGoToEachCliByNameNeverByValue) {
+  LaunchExtras x;
+  x.clone = "/tmp/awaywork-Ab12Cd/work";
+  x.mcp["probe"] = {"probe", {"/usr/bin/python3", "server.py", "--x"}, {"HOST_VAR"}, {"TOKEN"}};
+  x.plugins = {"/opt/plugins/review"};
+  auto c = provider_launch(*find_provider("claude"), {}, kUrl, kToken, kHome, x);
+  ASSERT_TRUE(c);
+  std::string file = kHome + "/.claude/awaywork-mcp.json";
+  EXPECT_TRUE(argv_has(*c, "--mcp-config") && argv_has(*c, file));
+  EXPECT_TRUE(argv_has(*c, "--plugin-dir") && argv_has(*c, "/opt/plugins/review"));
+  EXPECT_EQ(c->readonly_paths, std::vector<std::string>{"/opt/plugins/review"});
+  ASSERT_EQ(c->files.size(), 1u);
+  auto cfg = nlohmann::json::parse(c->files[0].second);
+  EXPECT_EQ(cfg["mcpServers"]["probe"]["command"], "/usr/bin/python3");
+  EXPECT_EQ(cfg["mcpServers"]["probe"]["env"]["TOKEN"], "${TOKEN}");
+  EXPECT_EQ(c->mcp_env_names, (std::vector<std::string>{"HOST_VAR", "TOKEN"}));
+
+  auto k = provider_launch(*find_provider("codex"), {}, kUrl, kToken, kHome, x);
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(argv_has(*k, "mcp_servers.probe.command=\"/usr/bin/python3\""));
+  EXPECT_TRUE(argv_has(*k, "mcp_servers.probe.env_vars=[\"HOST_VAR\",\"TOKEN\"]"));
+  EXPECT_TRUE(argv_has(*k, "projects.\"/tmp/awaywork-Ab12Cd/work\".trust_level=\"untrusted\""));
+  EXPECT_EQ(k->argv.back(), "-") << "the prompt marker stays last";
+
+  auto g = provider_launch(*find_provider("gemini"), {}, kUrl, kToken, kHome, x);
+  ASSERT_TRUE(g);
+  ASSERT_EQ(g->lent_folders.size(), 1u);
+  EXPECT_EQ(g->lent_folders[0].target, "/etc/gemini-cli");
+  auto gs = nlohmann::json::parse(g->lent_folders[0].files[0].second);
+  EXPECT_EQ(gs["mcpServers"]["probe"]["env"]["TOKEN"], "$TOKEN");
+  EXPECT_EQ(gs["hooksConfig"]["enabled"], false);
+  EXPECT_EQ(gs["mcp"]["allowed"], nlohmann::json::array({"probe"}));
+  auto oc = provider_launch(*find_provider("opencode"), {}, kUrl, kToken, kHome, x);
+  ASSERT_TRUE(oc);
+  auto ocfg = nlohmann::json::parse(env_of(*oc, "OPENCODE_CONFIG_CONTENT"));
+  EXPECT_EQ(ocfg["mcp"]["probe"]["environment"]["TOKEN"], "{env:TOKEN}");
+  EXPECT_EQ(ocfg["mcp"]["probe"]["command"][0], "/usr/bin/python3");
 }
 
 TEST(PromptFile, EveryPlaceholderIsReplacedAndNoneIsAnError) {

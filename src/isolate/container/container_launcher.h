@@ -46,8 +46,8 @@ struct ContainerPlan {
   // A seccomp profile file (seccomp_profile.h) for `--security-opt seccomp=`; "" = the engine's
   // own default.
   std::string seccomp_profile;
-  // Files awaywork itself lends read-only, {source, target} (the static probe of `awaywork
-  // probe`); never from the config, never for a unit's phases.
+  // What awaywork itself lends read-only, {source, target}: the static probe of `awaywork probe`,
+  // a CLI's managed settings (written by awaywork in the run folder), the agent's plugin folders.
   std::vector<std::pair<std::string, std::string>> readonly_files;
   // Test-only: engine flags added before the image (a mount of the owner's home, a capability),
   // so that a probe test can show the suite sees that leak. Never set from configuration.

@@ -296,7 +296,8 @@ class ViewBuilder {
   }
 
   // What awaywork lends read-only (SandboxPlan::readable). The mount point is created when
-  // missing, which only succeeds inside a tmpfs (the view's root, /tmp): not in a bound tree.
+  // missing, which only succeeds inside a tmpfs (the view's root, /tmp); a missing folder in a
+  // bound tree is made in a mirror of its parent (mask_missing).
   std::string readonly_bind(const SandboxPlan::ReadOnly& r) {
     {
       Fd src(open_beneath(old_.fd, r.source, O_PATH));
@@ -321,6 +322,13 @@ class ViewBuilder {
                                    O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644));
         }
         dst = Fd(open_beneath(root_.fd, r.target, O_PATH));
+        // A folder of awaywork's lent where a bound tree has nothing (/etc/claude-code): the
+        // parent becomes a read-only mirror holding an empty folder of that name to bind onto.
+        if (!dst && dir && pfd) {
+          std::string err = mask_missing(parent.empty() ? "/" : parent, {name});
+          if (!err.empty()) return err;
+          dst = Fd(open_beneath(root_.fd, r.target, O_PATH));
+        }
       }
       if (!dst) return fail("open read-only mount point", r.target);
       if (attach(tree.fd, dst.fd) != 0) return fail("bind read-only", r.target);

@@ -28,6 +28,8 @@ class WorkerSandboxFiles {
 
   const std::string& helper() const { return helper_; }
   bool copied() const { return copied_; }
+  // The folder itself (owner's, 711): what awaywork lends the worker's sandbox goes below it.
+  const std::string& dir() const { return dir_; }
   // plan-N.json (mode 644: the worker reads it as itself), replacing an earlier one.
   Result<std::string> write_plan(const SandboxPlan& plan, int index);
   // A path in the folder for a unix socket of the owner's that the worker's sandbox bridges

@@ -1,0 +1,141 @@
+#include "provider/agent_tools.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace aw::provider_tools {
+
+namespace {
+
+std::vector<std::string> args_of(const McpServerConfig& s) {
+  return {s.command.begin() + (s.command.empty() ? 0 : 1), s.command.end()};
+}
+
+std::vector<std::string> names_of(const McpServerConfig& s) {
+  std::vector<std::string> n = s.env;
+  n.insert(n.end(), s.secrets.begin(), s.secrets.end());
+  return n;
+}
+
+// A TOML basic string (codex's -c values are TOML).
+std::string toml(const std::string& s) {
+  return nlohmann::json(s).dump();  // JSON string escapes are valid TOML basic-string escapes
+}
+
+std::string toml_list(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (const auto& s : v) out += (out.size() > 1 ? "," : "") + toml(s);
+  return out + "]";
+}
+
+}  // namespace
+
+std::vector<std::string> mcp_names(const LaunchExtras& x) {
+  std::vector<std::string> out;
+  for (const auto& [_, s] : x.mcp)
+    for (auto& n : names_of(s))
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  return out;
+}
+
+// Tried on Claude Code 2.1.332 against tests/fakes/fake_anthropic.py: a clone's
+// .claude/settings.json hook runs without these; with `--setting-sources user` the project and
+// local settings (hooks, permissions, .mcp.json approvals) are not read; allowManagedHooksOnly in
+// /etc/claude-code/managed-settings.json keeps even hooks written into the unit's own
+// CLAUDE_CONFIG_DIR (the user source, writable by the agent) from running in a later round.
+// CLAUDE_CODE_MANAGED_SETTINGS_PATH is not honoured by that build, so the system path is used.
+// --strict-mcp-config: only the servers of --mcp-config start (no .mcp.json, no ~/.claude.json).
+void claude(const LaunchExtras& x, const std::string& home, ProviderLaunch& out) {
+  nlohmann::json managed = nlohmann::json::object();
+  if (!x.clone_settings) managed["allowManagedHooksOnly"] = true;
+  out.lent_folders.push_back({kClaudeManagedDir,
+                              {{"managed-settings.json", managed.dump(2) + "\n"}},
+                              "managed settings: claude"});
+  if (!x.clone_settings) {
+    out.argv.insert(out.argv.end(), {"--setting-sources", "user", "--strict-mcp-config"});
+  }
+  if (!x.mcp.empty()) {
+    nlohmann::json servers = nlohmann::json::object();
+    for (const auto& [name, s] : x.mcp) {
+      nlohmann::json env = nlohmann::json::object();
+      // Claude Code expands ${NAME} from its own environment: the value is never in the file.
+      for (const auto& n : names_of(s)) env[n] = "${" + n + "}";
+      servers[name] = {
+          {"type", "stdio"}, {"command", s.command.front()}, {"args", args_of(s)}, {"env", env}};
+    }
+    std::string file = home + "/.claude/awaywork-mcp.json";
+    out.files.emplace_back(file, nlohmann::json{{"mcpServers", servers}}.dump(2) + "\n");
+    out.argv.insert(out.argv.end(), {"--mcp-config", file});
+  }
+  for (const auto& p : x.plugins) {
+    out.argv.insert(out.argv.end(), {"--plugin-dir", p});
+    out.readonly_paths.push_back(p);
+  }
+}
+
+// Codex 0.171.0 reads a project's .codex/config.toml, its execpolicy rules and hooks only for a
+// trusted project, and an explicitly untrusted one cannot be trusted by anything the project
+// holds (`codex exec --help`: "--trust ... does not override an explicitly untrusted project").
+// Configured only: no test runs codex against a clone's .codex/ yet.
+std::vector<std::string> codex(const LaunchExtras& x, ProviderLaunch& out) {
+  std::vector<std::string> kv;
+  if (!x.clone_settings && !x.clone.empty())
+    kv.push_back(fmt::format("projects.{}.trust_level=\"untrusted\"", toml(x.clone)));
+  for (const auto& [name, s] : x.mcp) {
+    std::string at = "mcp_servers." + name + ".";
+    kv.push_back(at + "command=" + toml(s.command.front()));
+    kv.push_back(at + "args=" + toml_list(args_of(s)));
+    // env_vars: forwarded by name from codex's own environment.
+    if (!names_of(s).empty()) kv.push_back(at + "env_vars=" + toml_list(names_of(s)));
+  }
+  (void)out;
+  std::vector<std::string> argv;
+  for (auto& s : kv) argv.insert(argv.end(), {"-c", std::move(s)});
+  return argv;
+}
+
+// Gemini CLI 0.61.0 merges its settings schema defaults < system defaults < user < workspace
+// (the clone's .gemini/settings.json, loaded since --skip-trust trusts it) < system, so the
+// system file (/etc/gemini-cli/settings.json on Linux) is where awaywork's settings win:
+// hooksConfig.enabled false (its "canonical toggle": no hook runs), the MCP servers, and
+// mcp.allowed naming exactly those (an empty list allows none). Read from its bundle's source;
+// configured only: no live test runs gemini against a clone's .gemini/ yet.
+void gemini(const LaunchExtras& x, ProviderLaunch& out) {
+  nlohmann::json system = nlohmann::json::object();
+  if (!x.mcp.empty()) system["mcpServers"] = gemini_mcp(x);
+  if (!x.clone_settings) {
+    std::vector<std::string> names;
+    for (const auto& [name, _] : x.mcp) names.push_back(name);
+    system["hooksConfig"] = {{"enabled", false}};
+    system["mcp"] = {{"allowed", names}};
+  }
+  out.lent_folders.push_back(
+      {"/etc/gemini-cli", {{"settings.json", system.dump(2) + "\n"}}, "managed settings: gemini"});
+}
+
+// settings.json `mcpServers` (env values "$NAME" are expanded from gemini's own environment).
+nlohmann::json gemini_mcp(const LaunchExtras& x) {
+  nlohmann::json servers = nlohmann::json::object();
+  for (const auto& [name, s] : x.mcp) {
+    nlohmann::json env = nlohmann::json::object();
+    for (const auto& n : names_of(s)) env[n] = "$" + n;
+    servers[name] = {{"command", s.command.front()}, {"args", args_of(s)}, {"env", env}};
+  }
+  return servers;
+}
+
+// opencode 1.18.33 config `mcp` ({type: local, command: [argv], environment}; "{env:NAME}" is
+// substituted from its environment). Configured only: no live MCP test for opencode.
+nlohmann::json opencode_mcp(const LaunchExtras& x) {
+  nlohmann::json servers = nlohmann::json::object();
+  for (const auto& [name, s] : x.mcp) {
+    nlohmann::json env = nlohmann::json::object();
+    for (const auto& n : names_of(s)) env[n] = "{env:" + n + "}";
+    servers[name] = {
+        {"type", "local"}, {"command", s.command}, {"environment", env}, {"enabled", true}};
+  }
+  return servers;
+}
+
+}  // namespace aw::provider_tools

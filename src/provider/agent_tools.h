@@ -1,0 +1,30 @@
+// Internal to provider.cc: what each CLI gets so that the clone's own settings, hooks and MCP
+// servers are not loaded (unless the repository opts in), and the agent's configured MCP servers
+// and plugin folders are. docs/agents.md says what each CLI is handed and why.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "provider/provider.h"
+
+namespace aw::provider_tools {
+
+// claude: the managed settings (bound read-only at /etc/claude-code), --setting-sources,
+// --strict-mcp-config, --mcp-config (a file in HOME) and --plugin-dir.
+void claude(const LaunchExtras& x, const std::string& home, ProviderLaunch& out);
+
+// codex: the clone marked untrusted (no project .codex/ config, rules or hooks) and each MCP
+// server as `-c mcp_servers.NAME...` overrides (returned, to go after the subcommand).
+std::vector<std::string> codex(const LaunchExtras& x, ProviderLaunch& out);
+
+// gemini: its system settings (bound read-only at /etc/gemini-cli, they win over the clone's):
+// no hooks, the MCP servers and only them.
+void gemini(const LaunchExtras& x, ProviderLaunch& out);
+// gemini's mcpServers; opencode: the `mcp` section of its config.
+nlohmann::json gemini_mcp(const LaunchExtras& x);
+nlohmann::json opencode_mcp(const LaunchExtras& x);
+
+// Every variable an MCP server gets by name (its env: and secrets:), deduplicated.
+std::vector<std::string> mcp_names(const LaunchExtras& x);
+
+}  // namespace aw::provider_tools

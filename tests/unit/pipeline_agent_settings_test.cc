@@ -1,0 +1,194 @@
+// The real Claude Code CLI as a unit's agent, in the default sandbox, through the inference proxy,
+// against tests/fakes/fake_anthropic.py (a fake of the model API, over TLS): what the clone holds
+// for the CLI (.claude/settings.json hooks) is not loaded unless the repository opts in; the
+// managed settings awaywork writes at /etc/claude-code are read-only inside; a plugin folder is
+// readable and not writable; an MCP server of agents.NAME.mcp is started by the CLI inside the
+// sandbox, answers the fake model's tool call, and its secret is in no recorded byte.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fake_server.h"
+#include "provider/doctor.h"
+#include "unit_fixture.h"
+
+namespace aw::test {
+namespace {
+
+// Shaped like a GitHub token (an MCP server's typical secret); valid nowhere.
+const std::string kMcpToken = "ghp_FAKEmcpFAKEmcpFAKEmcpFAKEmcpFAKE1234";
+
+std::string clis_bin() {
+  const char* env = ::getenv("AWAYWORK_AGENT_CLIS_BIN");
+  return env && *env ? env : kAgentClisBin;
+}
+
+class AgentSettings : public UnitTest {
+ protected:
+  void SetUp() override {
+    UnitTest::SetUp();
+    if (::access((clis_bin() + "/claude").c_str(), X_OK) != 0) {
+      const char* ci = ::getenv("CI");
+      if (ci && std::string(ci) == "true") FAIL() << "claude is not in " << clis_bin();
+      GTEST_SKIP() << "claude is not in " << clis_bin() << "; run scripts/agent-clis";
+    }
+    use_test_secret_store();
+    store_secret("MODEL_KEY", kAnthropicKey);
+    const char* path = std::getenv("PATH");
+    saved_path_ = path ? path : "/usr/bin:/bin";
+    ::setenv("PATH", (clis_bin() + ":" + saved_path_).c_str(), 1);
+    ASSERT_NO_FATAL_FAILURE(make_tls_certificate(root));
+    // The clone's own Claude Code settings: hooks that leave a marker where the test finds it.
+    const std::string hook =
+        "{\"type\": \"command\", \"command\": \"touch \\\"$AWAYWORK_OUTPUTS/hook-marker\\\"\"}";
+    make_repo({{"README.md", "a repo\n"},
+               {".claude/settings.json",
+                "{\"hooks\": {\"SessionStart\": [{\"hooks\": [" + hook +
+                    "]}], \"PreToolUse\": [{\"matcher\": \"*\", \"hooks\": [" + hook + "]}]}}\n"}});
+    plugin_ = root + "/plugins/awaytest";
+    std::filesystem::create_directories(plugin_ + "/.claude-plugin");
+    std::filesystem::create_directories(plugin_ + "/skills/hello");
+    std::ofstream(plugin_ + "/.claude-plugin/plugin.json")
+        << "{\"name\": \"awaytest\", \"version\": \"0.0.1\", \"description\": \"test plugin\"}\n";
+    std::ofstream(plugin_ + "/skills/hello/SKILL.md")
+        << "---\nname: hello\ndescription: Say hello.\n---\nSay hello.\n";
+    // The server's script, where the owner lets the sandbox read it (sandbox.readable).
+    mcp_dir_ = root + "/mcp";
+    std::filesystem::create_directories(mcp_dir_);
+    std::filesystem::copy_file(std::string(AW_SOURCE_DIR) + "/tests/unit/mcp/probe_server.py",
+                               mcp_dir_ + "/probe_server.py");
+    hidden_ = root + "/hidden";
+    std::filesystem::create_directories(hidden_);
+    std::ofstream(hidden_ + "/secret.txt") << "owner's private note\n";
+  }
+  void TearDown() override {
+    fake_.stop();
+    ::setenv("PATH", saved_path_.c_str(), 1);
+    UnitTest::TearDown();
+  }
+
+  void start_fake(const std::vector<std::string>& extra = {}) {
+    fake_log_ = root + "/fake.jsonl";
+    std::vector<std::string> args = {"--tls", root + "/cert.pem", root + "/key.pem"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    ASSERT_TRUE(fake_.start("fake_anthropic.py", fake_log_, args));
+  }
+
+  // A wrapper around claude that, inside the sandbox, tries to write the managed settings and
+  // the plugin folder and reads both, into $AWAYWORK_OUTPUTS/probe. ENABLE_TOOL_SEARCH=false:
+  // Claude Code 2.1.332 otherwise offers MCP tools only through its ToolSearch tool.
+  std::string wrapper() {
+    return agent_script(
+        "probe-around",
+        "set +e\n"
+        "{ echo x > /etc/claude-code/managed-settings.json && echo managed-written || echo "
+        "managed-denied\n"
+        "  cat /etc/claude-code/managed-settings.json\n"
+        "  echo x > " +
+            plugin_ + "/planted && echo plugin-written || echo plugin-denied\n" + "  cat " +
+            plugin_ + "/skills/hello/SKILL.md\n} > \"$AWAYWORK_OUTPUTS/probe\" 2>&1\n" +
+            "export ENABLE_TOOL_SEARCH=false\n\"$@\"\n");
+  }
+
+  void write_agent_config(const std::string& repo_extra) {
+    std::ofstream(config) << "state_dir: " << root << "/state\n"
+                          << "sandbox:\n  hidden: [" << hidden_ << "]\n"
+                          << "  readable: [" << mcp_dir_ << "]\n"
+                          << "agent: model\n"
+                          << "agents:\n  model:\n    provider: claude\n"
+                          << "    inference: upstream\n"
+                          << "    command: [" << wrapper()
+                          << ", claude, -p, --output-format, stream-json, --verbose, "
+                             "--permission-mode, bypassPermissions]\n"
+                          << "    plugins: [" << plugin_ << "]\n"
+                          << "    mcp:\n      probe:\n        command: [/usr/bin/python3, "
+                          << mcp_dir_ << "/probe_server.py, --hidden, " << hidden_
+                          << "/secret.txt]\n"
+                          << "        secrets: [MCP_PROBE_TOKEN]\n"
+                          << "inference:\n  upstream:\n    api: anthropic\n"
+                          << "    url: https://localhost:" << fake_.port() << "\n"
+                          << "    credential: MODEL_KEY\n"
+                          << "    ca_file: " << root << "/cert.pem\n"
+                          << "repos:\n  src:\n    path: " << src << "\n"
+                          << repo_extra;
+  }
+
+  std::string recorded(const std::string& run_dir) {
+    return read(run_dir + "/transcript.log") + read(run_dir + "/events.json") +
+           read(run_dir + "/summary.json") + read(run_dir + "/patch.diff");
+  }
+
+  std::string saved_path_, fake_log_, plugin_, hidden_, mcp_dir_;
+  FakeServer fake_;
+};
+
+TEST_F(AgentSettings, TheClonesHooksDoNotRunAndTheManagedSettingsAndPluginAreReadOnly) {
+  start_fake();
+  store_secret("MCP_PROBE_TOKEN", kMcpToken);
+  write_agent_config("");
+  auto r = run_unit("Write the file AWAYWORK_FAKE_EDIT.txt, then say you are done.");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string run_dir = r.record["run_dir"];
+  // The CLI ran its turns (the edit is the patch), and no hook of the clone's ran.
+  EXPECT_NE(read(run_dir + "/patch.diff").find("+written by the fake model"), std::string::npos)
+      << read(run_dir + "/transcript.log");
+  EXPECT_FALSE(exists(run_dir + "/outputs/hook-marker")) << "a hook from the clone ran";
+  std::string probe = read(run_dir + "/outputs/probe");
+  EXPECT_NE(probe.find("managed-denied"), std::string::npos) << probe;
+  EXPECT_NE(probe.find("\"allowManagedHooksOnly\": true"), std::string::npos) << probe;
+  EXPECT_NE(probe.find("plugin-denied"), std::string::npos) << probe;
+  EXPECT_NE(probe.find("Say hello."), std::string::npos) << probe;
+  EXPECT_FALSE(exists(plugin_ + "/planted"));
+}
+
+// The control: with the repository's opt-in the same clone's hooks do run, so the test above
+// would see them.
+TEST_F(AgentSettings, WithAgentSettingsCloneTheClonesHooksRun) {
+  start_fake();
+  store_secret("MCP_PROBE_TOKEN", kMcpToken);
+  write_agent_config("    agent_settings: clone\n");
+  auto r = run_unit("Write the file AWAYWORK_FAKE_EDIT.txt, then say you are done.");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string run_dir = r.record["run_dir"];
+  EXPECT_TRUE(exists(run_dir + "/outputs/hook-marker")) << read(run_dir + "/transcript.log");
+}
+
+TEST_F(AgentSettings, AnMcpServerRunsInsideTheSandboxAndItsSecretIsNeverRecorded) {
+  start_fake({"--mcp-tool", "mcp__probe__probe"});
+  store_secret("MCP_PROBE_TOKEN", kMcpToken);
+  write_agent_config("");
+  auto r = run_unit("Call the probe tool, then say you are done.");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string run_dir = r.record["run_dir"];
+  // The tool's answer reached the fake model as a tool_result.
+  std::string log = read(fake_log_);
+  size_t at = log.find("probe-answer ");
+  ASSERT_NE(at, std::string::npos) << "no tool_result from the MCP server\n"
+                                   << read(run_dir + "/transcript.log");
+  std::string answer = log.substr(at, log.find('"', at) - at);
+  // Not the host's uid-0 network: the sandbox's own namespace.
+  char host_ns[128] = {};
+  ASSERT_GT(::readlink("/proc/self/ns/net", host_ns, sizeof host_ns - 1), 0);
+  EXPECT_EQ(answer.find(std::string("netns=") + host_ns), std::string::npos) << answer;
+  EXPECT_NE(answer.find("netns=net:["), std::string::npos) << answer;
+  EXPECT_NE(answer.find("hidden=denied"), std::string::npos) << answer;
+  EXPECT_EQ(answer.find("secret_sha256=absent"), std::string::npos) << "no secret: " << answer;
+  EXPECT_NE(answer.find("uid="), std::string::npos) << answer;
+  // Audited by name: the record names what the agent phase was handed.
+  EXPECT_NE(r.record["phases"][0]["secrets"].dump().find("MCP_PROBE_TOKEN (MCP server probe)"),
+            std::string::npos)
+      << r.record["phases"][0].dump();
+  // The secret reached the server and no recorded byte.
+  std::string rec = recorded(run_dir) + read(run_dir + "/outputs/probe");
+  EXPECT_EQ(rec.find(kMcpToken), std::string::npos);
+  EXPECT_EQ(log.find(kMcpToken), std::string::npos) << "the secret reached the model";
+  for (const auto& p : std::filesystem::recursive_directory_iterator(run_dir))
+    if (p.is_regular_file()) {
+      EXPECT_EQ(read(p.path()).find(kMcpToken), std::string::npos) << p.path();
+    }
+}
+
+}  // namespace
+}  // namespace aw::test
