@@ -118,6 +118,8 @@ struct RepoConfig {
   Bounds bounds;          // what the output check lets through (check/bounds.h)
   PublishConfig publish;  // "" url = the branch goes to the local source
   std::string profile;    // default profile for units on this repo ("" = none)
+  int rounds = 1;         // loop: {rounds: N}: agent runs while checks fail (docs/rounds.md)
+  Argv when;              // run before the first agent round; a non-zero exit skips the unit
 };
 
 // The watchdog's floors (top-level `limits:`; sandbox.limits are the phases' cgroup). A unit
