@@ -178,7 +178,7 @@ TEST_F(Rounds, WhenExitingNonZeroSkipsTheUnitWithItsLastLineRedactedAsTheReason)
   EXPECT_NE(reason.find("the failing test already passes on the base [REDACTED]"),
             std::string::npos)
       << reason;
-  EXPECT_NE(reason.find("<code>@owner</code>"), std::string::npos) << "inert: " << reason;
+  EXPECT_NE(reason.find("`@owner`"), std::string::npos) << "inert: " << reason;
   EXPECT_EQ(phase_names(r.record), (std::vector<std::string>{"setup", "when"}));
   EXPECT_FALSE(exists(r.record["run_dir"].get<std::string>() + "/outputs/agent-ran"));
   EXPECT_EQ(git({"branch", "--list", "awaywork/*"}), "");
