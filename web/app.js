@@ -141,7 +141,7 @@ function show(...nodes) {
 
 // ── the units list ──────────────────────────────────────────────────────────────────────────
 
-const STATES = ["", "running", "done", "failed", "refused", "timed_out", "interrupted", "lost"];
+const STATES = ["", "running", "done", "failed", "refused", "skipped", "timed_out", "interrupted", "lost"];
 
 async function unitsPage(signal, params) {
   setNav("units");

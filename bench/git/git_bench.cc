@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/bench_repo.h"
 #include "base/fs.h"
 #include "git/git.h"
 #include "proc/capture.h"
@@ -19,33 +20,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const std::vector<std::string> kEnv = {
-    "PATH=/usr/bin:/bin",          "HOME=/nonexistent",       "GIT_CONFIG_NOSYSTEM=1",
-    "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=b",       "GIT_AUTHOR_EMAIL=b@b",
-    "GIT_COMMITTER_NAME=b",        "GIT_COMMITTER_EMAIL=b@b", "LC_ALL=C"};
-
-bool run(std::vector<std::string> argv, const std::string& cwd = "/") {
-  auto r = aw::capture({.argv = std::move(argv), .env = kEnv, .cwd = cwd, .stdin_data = ""});
-  if (!r || r->exit_code != 0) {
-    std::fprintf(stderr, "failed: %s\n", r ? r->err.c_str() : r.error().message.c_str());
-    return false;
-  }
-  return true;
-}
+using aw::bench::run;
 
 bool make_repo(const std::string& dir, int files) {
-  if (!run({"git", "init", "-q", "-b", "main", dir})) return false;
-  for (int i = 0; i < files; ++i) {
-    std::string sub = dir + "/d" + std::to_string(i / 100);
-    if (i % 100 == 0 && !aw::make_dirs(sub)) return false;
-    std::string body = "file " + std::to_string(i) + "\n" + std::string(200 + i % 300, 'x') + "\n";
-    if (!aw::write_file(sub + "/f" + std::to_string(i) + ".txt", body, 0644)) return false;
-  }
-  // Packed like a real repository, and synchronously: a background gc --auto would prune loose
-  // objects while the clones copy them.
-  return run({"git", "add", "-A"}, dir) &&
-         run({"git", "-c", "gc.auto=0", "commit", "-q", "-m", "init"}, dir) &&
-         run({"git", "gc", "-q"}, dir);
+  return aw::bench::make_repo(dir, files, [] { return true; });
 }
 
 double seconds_since(Clock::time_point t) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "base/fs.h"
@@ -131,6 +132,9 @@ Status read_requests(const YAML::Node& n, Ctx c, Bounds& b) {
 
 Status valid_unprotect(const std::vector<std::string>& names, const YAML::Node& n, const Ctx& c) {
   for (const auto& s : names) {
+    if (std::find(std::begin(kInstructionFiles), std::end(kInstructionFiles), s) !=
+        std::end(kInstructionFiles))
+      continue;
     bool ok =
         s.size() > 1 && s[0] == '.' && s != ".." &&
         s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
@@ -140,8 +144,8 @@ Status valid_unprotect(const std::vector<std::string>& names, const YAML::Node& 
     if (low.rfind(".git", 0) == 0 && low != ".github") ok = false;
     if (!ok)
       return fail(
-          "{}`{}` is not a top-level dot-folder name (like .github); git's own files "
-          "cannot be unprotected",
+          "{}`{}` is not a top-level dot-folder name (like .github) nor an instruction file "
+          "(AGENTS.md, CLAUDE.md, GEMINI.md, .mcp.json); git's own files cannot be unprotected",
           where(c, n), s);
   }
   return {};

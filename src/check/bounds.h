@@ -13,6 +13,10 @@
 
 namespace aw {
 
+// Agent instruction files, protected in a patch at any depth unless a repository unprotects them.
+inline constexpr const char* kInstructionFiles[] = {"AGENTS.md", "CLAUDE.md", "GEMINI.md",
+                                                    ".mcp.json"};
+
 struct Bounds {
   uint64_t max_patch_bytes = 1u << 20;
   int max_patch_files = 100;
@@ -23,8 +27,9 @@ struct Bounds {
       {"missing_data", 10}};
   std::vector<std::string> allowed_labels;   // add_labels/create_issue labels; empty = none
   std::vector<std::string> protected_globs;  // the owner's extra protected paths
-  std::vector<std::string> unprotect;        // exact top-level dot-folder names, e.g. ".github"
-  std::vector<std::string> allow_encoded;    // globs whose files may carry encoded data
+  // Exact top-level dot-folder names (".github") or instruction file names (kInstructionFiles).
+  std::vector<std::string> unprotect;
+  std::vector<std::string> allow_encoded;  // globs whose files may carry encoded data
   bool allow_executables = false;
   bool allow_binary = false;
 };

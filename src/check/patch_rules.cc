@@ -193,6 +193,12 @@ std::string protected_reason(std::string_view path, const Bounds& bounds) {
       return fmt::format("`{}` is git metadata", parts[i]);
     for (auto name : kProtectedNames)
       if (parts[i] == name) return fmt::format("`{}` is a hook, CI or ownership file", name);
+    // What an agent CLI loads as instructions or tools, at any depth: a later agent run on the
+    // repository would take it as trusted (DESIGN.md section 9, 10).
+    for (auto name : kInstructionFiles)
+      if (parts[i] == name && std::find(bounds.unprotect.begin(), bounds.unprotect.end(), name) ==
+                                  bounds.unprotect.end())
+        return fmt::format("`{}` is an agent instruction file (not in unprotect)", name);
   }
   if (parts.size() > 1 && parts[0].size() > 1 && parts[0][0] == '.' &&
       std::find(bounds.unprotect.begin(), bounds.unprotect.end(), parts[0]) ==

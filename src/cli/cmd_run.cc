@@ -25,6 +25,8 @@ int exit_for(UnitState s) {
       return kExitLost;
     case UnitState::refused:
       return kExitRefused;
+    case UnitState::skipped:
+      return kExitSkipped;
     case UnitState::interrupted:
       return kExitInterrupted;
     default:

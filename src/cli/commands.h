@@ -69,6 +69,7 @@ enum Exit : int {
   kExitTimedOut = 3,
   kExitLost = 4,
   kExitRefused = 5,
+  kExitSkipped = 6,  // the repository's `when:` found nothing to do
   kExitInterrupted = 130,
 };
 

@@ -60,6 +60,8 @@ void parse_forges(const Value& v, const ParseCtx& ctx, std::map<std::string, For
 bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& ctx,
                             ForgeRepoConfig& out);
 extern const std::vector<std::string> kForgeRepoKeys;
+// parse_loop.cc: a repo entry's loop: and when: keys; false for any other key.
+bool parse_loop_field(const Field& f, const ParseCtx& ctx, RepoConfig& out);
 // Each forge repository without forge: gets the only forge defined, else an error at its entry.
 void resolve_implied_forges(const ParseCtx& ctx, Config& cfg);
 

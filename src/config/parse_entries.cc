@@ -124,8 +124,9 @@ void parse_publish(const Value& v, const ParseCtx& ctx, PublishConfig& p) {
 }
 
 void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
-  std::vector<std::string> keys = {"path",  "url",    "base",    "setup",   "checks",
-                                   "image", "bounds", "publish", "profile", "agent_settings"};
+  std::vector<std::string> keys = {"path",    "url",   "base",   "setup",
+                                   "checks",  "image", "bounds", "publish",
+                                   "profile", "loop",  "when",   "agent_settings"};
   keys.insert(keys.end(), kForgeRepoKeys.begin(), kForgeRepoKeys.end());
   std::optional<YAML::Mark> path_at, url_at, github_at, publish_at;
   std::vector<Field> fields = map_fields(e.value, keys, ctx.issues);
@@ -137,6 +138,7 @@ void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
       if (f.key != "github") forge_keys.push_back(&f);
       continue;
     }
+    if (parse_loop_field(f, ctx, r)) continue;
     if (f.key == "path") {
       path_at = f.key_mark;
       if (auto p = get_path(v, ctx, "write a folder, e.g. path: ~/src/project")) r.path = *p;

@@ -61,6 +61,28 @@ Result<Clone> make_clone(const SourceRepo& src, const std::string& base_commit,
 // the saved copy and remove hooks. An Error means the clone is lost. Notes what was repaired.
 Status verify_and_restore(const Clone& clone, std::vector<std::string>& notes);
 
+// The agent CLIs' settings and instruction paths at a clone's top (.claude/, .codex/, .gemini/,
+// .cursor/, .opencode/, .mcp.json, AGENTS.md, CLAUDE.md, GEMINI.md): what one agent round writes
+// there must not become what the next round's CLI loads (DESIGN.md section 12).
+extern const std::vector<std::string> kAgentInstructionPaths;
+// What the base commit holds at some top-level paths, read once from the shadow.
+struct BaseSnapshot {
+  struct Entry {
+    std::string path;
+    unsigned mode = 0;  // 100644, 100755 or 120000
+    std::string data;   // a file's content or a link's target
+  };
+  std::vector<std::string> tops;
+  std::vector<Entry> entries;  // sorted by path
+};
+Result<BaseSnapshot> snapshot_base_paths(const Clone& clone, const std::vector<std::string>& tops);
+// Each of the snapshot's top paths in the clone made exactly what the base has (removed when the
+// base has none); one that already is stays untouched. Works from a descriptor of the verified
+// clone folder and never follows a link (base_paths.cc). notes: what was put back. Only between
+// phases, when nothing of the unit runs.
+Status restore_base_paths(const Clone& clone, const BaseSnapshot& snapshot,
+                          std::vector<std::string>& notes);
+
 struct Patch {
   std::string text;                  // git diff --cached <base>, hardened; may be empty
   std::vector<std::string> paths;    // changed paths, in diff order

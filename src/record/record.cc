@@ -20,13 +20,15 @@ const char* to_string(UnitState s) {
       return "interrupted";
     case UnitState::refused:
       return "refused";
+    case UnitState::skipped:
+      return "skipped";
   }
   return "unknown";
 }
 
 static UnitState state_from(const std::string& s) {
   for (auto v : {UnitState::running, UnitState::done, UnitState::failed, UnitState::timed_out,
-                 UnitState::lost, UnitState::interrupted, UnitState::refused})
+                 UnitState::lost, UnitState::interrupted, UnitState::refused, UnitState::skipped})
     if (s == to_string(v)) return v;
   return UnitState::failed;
 }

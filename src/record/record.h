@@ -13,7 +13,8 @@ namespace aw {
 // A unit's state. `running` only while its runner is alive; a later start turns a `running`
 // record whose runner is gone into `interrupted`.
 // `refused`: the output check refused the patch or the requests; nothing was published.
-enum class UnitState { running, done, failed, timed_out, lost, interrupted, refused };
+// skipped: the repository's `when:` said there is nothing to do (no agent ran, nothing published).
+enum class UnitState { running, done, failed, timed_out, lost, interrupted, refused, skipped };
 const char* to_string(UnitState s);
 
 struct PhaseRecord {

@@ -69,7 +69,7 @@ Result<std::string> render_metrics(Store& store) {
   std::string out =
       "# HELP awaywork_units Units in the record, by state.\n# TYPE awaywork_units gauge\n";
   for (const char* s :
-       {"running", "done", "failed", "timed_out", "lost", "interrupted", "refused"}) {
+       {"running", "done", "failed", "timed_out", "lost", "interrupted", "refused", "skipped"}) {
     int64_t n = 0;
     for (const auto& [name, count] : states)
       if (name == s) n = count;

@@ -235,6 +235,16 @@ void AgentSession::revoke() {
   if (s_->proxy) s_->proxy->revoke(s_->token);
 }
 
+void AgentSession::next_round(std::vector<std::string>& literals) {
+  if (!s_->proxy) return;
+  s_->proxy->revoke(s_->token);
+  std::string next = s_->proxy->issue_token_sharing(s_->token);
+  for (auto& [name, value] : s_->launch.env)
+    if (value == s_->token) value = next;
+  s_->token = std::move(next);
+  literals.push_back(s_->token);
+}
+
 void AgentSession::end(const RunDir& dir, const std::vector<std::string>& literals, UnitRecord& u) {
   if (s_->proxy) {
     s_->proxy->revoke(s_->token);

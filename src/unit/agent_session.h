@@ -50,6 +50,10 @@ class AgentSession {
   // The agent phase is over: its run token is refused from now on, so that a check phase (which
   // shares the unit's network) cannot use a token the agent left behind in the clone.
   void revoke();
+  // Before the next agent round (the last round's token is revoked by now): a fresh run token
+  // that shares the unit's proxy budget takes the last one's place in the agent's environment;
+  // literals gains it. Nothing without a proxy.
+  void next_round(std::vector<std::string>& literals);
   // The agent phase is over: revoke the run token, note the proxy's counts, save back a genuine
   // login refresh, write runs/<id>/events.json redacted of literals.
   void end(const RunDir& dir, const std::vector<std::string>& literals, UnitRecord& u);

@@ -171,8 +171,13 @@ class ContainerIsolator : public Isolator {
                          {"AWAYWORK_UNIT", unit_},
                          {"AWAYWORK_OUTPUTS", paths_.outputs},
                          {"AWAYWORK_PHASE", phase.name}};
-    if (phase.agent && prompt_file_mode_)
+    if (phase.agent && prompt_file_mode_) {
       plan.placeholders.emplace_back("AWAYWORK_PROMPT_FILE", inner_prompt_);
+      // The clone's copy again from the run folder's: a later round's task, and never what a
+      // phase before left there (restore_away made .away a real folder after it).
+      AW_TRY(std::string prompt, read_file(host_prompt_));
+      AW_CHECK(write_file(inner_prompt_, prompt, 0600));
+    }
     AW_CHECK(ensure_bridge());
     plan.proxy_network = bridge_;
     if (plan.network == Network::allowlist) {

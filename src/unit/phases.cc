@@ -3,9 +3,12 @@
 // git metadata restored before anything else happens.
 #include <fmt/ranges.h>
 
+#include <optional>
+
 #include "base/fs.h"
 #include "proc/runner.h"
 #include "unit/agent_session.h"
+#include "unit/round_task.h"
 #include "unit/steps.h"
 #include "unit/unit_id.h"
 #include "unit/watchdog.h"
@@ -122,17 +125,33 @@ std::vector<std::string> unit_env(const UnitPaths& paths, const std::string& uni
   return build_env(environ, owner_names, set);
 }
 
-std::vector<PhasePlan> plan_phases(const Target& t, const UnitPaths& paths) {
+std::vector<PhasePlan> plan_prelude(const Target& t) {
   std::vector<PhasePlan> out;
   if (!t.repo.setup.empty()) out.push_back({"setup", t.repo.setup, false});
-  out.push_back({"agent", substitute(t.agent.command, paths.prompt_file), true});
+  if (!t.repo.when.empty()) out.push_back({"when", t.repo.when, false});
+  return out;
+}
+
+std::vector<PhasePlan> plan_round(const Target& t, const UnitPaths& paths, int round) {
+  bool loops = t.repo.rounds > 1;
+  std::vector<PhasePlan> out;
+  out.push_back({loops ? fmt::format("agent {}", round) : "agent",
+                 substitute(t.agent.command, paths.prompt_file), true});
   for (size_t i = 0; i < t.repo.checks.size(); ++i)
-    out.push_back({fmt::format("check {}", i + 1), t.repo.checks[i], false});
+    out.push_back({round > 1 ? fmt::format("check {} (round {})", i + 1, round)
+                             : fmt::format("check {}", i + 1),
+                   t.repo.checks[i], false});
+  return out;
+}
+
+std::vector<PhasePlan> plan_phases(const Target& t, const UnitPaths& paths) {
+  std::vector<PhasePlan> out = plan_prelude(t);
+  for (auto& p : plan_round(t, paths, 1)) out.push_back(std::move(p));
   return out;
 }
 
 PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int index,
-                           const Clone& clone, UnitRecord& u) {
+                           const Clone& clone, UnitRecord& u, PhaseOutput* out) {
   if (ctx.obs.phase) ctx.obs.phase(plan.name);
   if (auto ok = ctx.isolator.before_phase(); !ok)
     return isolation_failed(plan, "before", ok.error(), u);
@@ -153,9 +172,12 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
   spec.timeout = std::max(std::chrono::milliseconds(1),
                           std::chrono::duration_cast<std::chrono::milliseconds>(left));
   AgentSession* events = plan.agent ? ctx.agent : nullptr;
-  spec.on_output = [&ctx, events](Stream stream, std::string_view bytes) {
+  std::optional<OutputTail> tail;
+  if (out) tail.emplace(ctx.literals ? *ctx.literals : ctx.profile.secret_values());
+  spec.on_output = [&ctx, events, &tail](Stream stream, std::string_view bytes) {
     ctx.transcript.write(bytes);
     if (events && stream == Stream::out) events->feed(bytes);
+    if (tail) tail->feed(bytes);
   };
   std::string stopped;  // the watchdog's reason, when it stopped the phase
   spec.cancelled = [&ctx, &stopped] {
@@ -198,6 +220,14 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
   if (result->end == PhaseEnd::cancelled && !stopped.empty()) {
     u.reason = fmt::format("{} phase stopped by the watchdog: {}", plan.name, stopped);
     return PhaseVerdict::failed;
+  }
+  if (out) {
+    out->ended_itself = result->end == PhaseEnd::exited || result->end == PhaseEnd::signaled;
+    out->exited = result->end == PhaseEnd::exited;
+    out->exit_code = result->exit_code;
+    out->outcome = result->end == PhaseEnd::exited ? fmt::format("exit {}", result->exit_code)
+                                                   : describe(*result);
+    out->tail = tail->finish();
   }
   PhaseVerdict v = verdict_of(plan, *result, u);
   if (v != PhaseVerdict::ok && !said.empty()) u.reason += ": the agent said: " + said;

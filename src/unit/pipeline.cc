@@ -24,22 +24,6 @@ namespace aw {
 
 namespace {
 
-UnitState state_for(PhaseVerdict v) {
-  switch (v) {
-    case PhaseVerdict::ok:
-      return UnitState::done;
-    case PhaseVerdict::failed:
-      return UnitState::failed;
-    case PhaseVerdict::timed_out:
-      return UnitState::timed_out;
-    case PhaseVerdict::cancelled:
-      return UnitState::interrupted;
-    case PhaseVerdict::lost:
-      return UnitState::lost;
-  }
-  return UnitState::failed;
-}
-
 // The end of a unit: state, summary file, database; the isolator tidies up (HOME goes, the
 // clone stays for inspection; a lost unit's folders all stay).
 struct Unit {
@@ -196,31 +180,37 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
   if (!agent) return unit.end(UnitState::failed, "prepare: " + agent.error().message);
   unit.agent = agent->get();
   t.agent.command = (*agent)->argv();
-  // Every byte the phases print passes the redactor before it is recorded.
+  // Every byte the phases print passes the redactor before it is recorded. A later agent round's
+  // run token joins the literals between phases: the redactor is made again to know it.
   auto redactor = std::make_shared<Redactor>(redact_literals);
+  auto known = std::make_shared<size_t>(redact_literals.size());
   auto transcript = Transcript::open(
       dir.transcript(),
-      [redactor](std::string_view b, bool last) {
-        return last ? redactor->finish() : redactor->feed(b);
+      [redactor, known, &redact_literals](std::string_view b, bool last) {
+        std::string out;
+        if (redact_literals.size() != *known) {
+          out = redactor->finish();
+          *redactor = Redactor(redact_literals);
+          *known = redact_literals.size();
+        }
+        return out + (last ? redactor->finish() : redactor->feed(b));
       },
       cfg.max_transcript_bytes);
   if (!transcript) return unit.end(UnitState::failed, transcript.error().message);
 
   int seconds = req.unit_seconds.value_or(cfg.unit_minutes * 60);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  PhaseContext ctx{t,           *paths, *iso,     u.id,         req.prompt, deadline,
+  std::string task = req.prompt;  // rewritten before each later agent round
+  PhaseContext ctx{t,           *paths, *iso,     u.id,         task, deadline,
                    *transcript, obs,    *profile, agent->get(), &dog};
-  auto plans = plan_phases(t, *paths);
-  if (auto ok = iso->can_run(plans); !ok)
+  ctx.literals = &redact_literals;
+  if (auto ok = iso->can_run(plan_phases(t, *paths)); !ok)
     return unit.end(UnitState::failed, "prepare: " + ok.error().message);
-  int index = 0;
-  for (const auto& plan : plans) {
-    PhaseVerdict v = run_one_phase(ctx, plan, index++, *clone, u);
-    (void)store.save(u);
-    if (v != PhaseVerdict::ok) {
-      close_transcript(*transcript, cfg, u);
-      return unit.end(state_for(v), u.reason);
-    }
+  RoundsEnd rounds =
+      run_rounds({ctx, *clone, dir, task, redact_literals, [&] { (void)store.save(u); }}, u);
+  if (!rounds.passed) {
+    close_transcript(*transcript, cfg, u);
+    return unit.end(rounds.state, u.reason);
   }
   close_transcript(*transcript, cfg, u);
   Outcome out = collect_check_apply(t, dir, *paths, *clone, u, redact_literals);

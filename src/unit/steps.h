@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -77,10 +78,16 @@ struct RunDir {
 Result<RunDir> make_run_dir(const std::string& state_dir, const std::string& id);
 
 struct PhasePlan {
-  std::string name;  // setup, agent, check 1..n
+  std::string name;  // setup, when, agent, check 1..n; with rounds: agent K, check I (round K)
   Argv argv;
   bool agent = false;
 };
+// What runs once, before any agent round: setup, then when: (each when the repository has it).
+std::vector<PhasePlan> plan_prelude(const Target& t);
+// One agent round: the agent, then each check. A repository of one round keeps the names agent,
+// check I; with loop.rounds > 1 they are agent K, then check I in round 1, check I (round K) after.
+std::vector<PhasePlan> plan_round(const Target& t, const UnitPaths& paths, int round);
+// The prelude and round 1: every program a unit may run.
 std::vector<PhasePlan> plan_phases(const Target& t, const UnitPaths& paths);
 
 // The environment of a phase, built from nothing (proc/runner.h build_env): the allowlist, the
@@ -106,10 +113,37 @@ struct PhaseContext {
   const ResolvedProfile& profile;  // handed to every phase; its secret names go in the record
   AgentSession* agent = nullptr;   // the agent phase's provider side (agent_session.h)
   Watchdog* watchdog = nullptr;    // its floors stop a phase (watchdog.h)
+  const std::vector<std::string>* literals = nullptr;  // what a PhaseOutput tail is redacted of
 };
-// Runs one phase, appends its PhaseRecord to u, sets u.reason on anything but ok.
+// How a phase's own command ended, for the next round's task or a skip's reason.
+struct PhaseOutput {
+  bool ended_itself = false;  // it exited or was killed by a signal (not stopped by awaywork)
+  bool exited = false;        // it exited (with exit_code)
+  int exit_code = -1;
+  std::string outcome;  // "exit 1", "killed by signal 9 (SIGKILL)"
+  std::string tail;     // the redacted end of its output (round_task.h OutputTail)
+};
+// Runs one phase, appends its PhaseRecord to u, sets u.reason on anything but ok. out, when
+// given, gets how the command ended once the after-phase checks passed.
 PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int index,
-                           const Clone& clone, UnitRecord& u);
+                           const Clone& clone, UnitRecord& u, PhaseOutput* out = nullptr);
+
+// The phases of a unit after prepare: the prelude, then agent rounds while the checks fail and
+// rounds remain (rounds.cc). Between rounds: the agent instruction paths restored to the base's,
+// a fresh run token, the task rewritten with the failed checks' output.
+struct RoundsInput {
+  const PhaseContext& ctx;  // ctx.prompt refers to task
+  const Clone& clone;
+  const RunDir& dir;
+  std::string& task;                   // the agent's task, rewritten before each later round
+  std::vector<std::string>& literals;  // gains each round's run token
+  std::function<void()> save;          // the record saved after each phase
+};
+struct RoundsEnd {
+  bool passed = false;                  // a round's checks passed: collect, check, apply
+  UnitState state = UnitState::failed;  // otherwise, with u.reason
+};
+RoundsEnd run_rounds(const RoundsInput& in, UnitRecord& u);
 
 // After the last phase: the patch and requests collected, checked, and published when accepted.
 // secrets: the unit's literal secret values (a patch holding one is refused; requests and the

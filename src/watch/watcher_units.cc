@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "base/fs.h"
+#include "check/sanitize.h"
 #include "unit/pipeline.h"
 #include "watch/iso_time.h"
 #include "watch/watcher.h"
@@ -253,6 +254,17 @@ void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
     if (!unit->pull_request.empty())
       log_.write("published",
                  with(where(slot), {{"unit", id}, {"pull_request", unit->pull_request}}));
+  } else if (unit && unit->state == UnitState::skipped) {
+    // The repository's when: found nothing to do: said on the issue, released, not a failure.
+    SanitizeOptions inert;
+    inert.one_line = true;
+    inert.max_chars = 500;
+    end.text = fmt::format("Skipped: unit `{}` found nothing to do: {}", id,
+                           sanitize_text(unit->reason, inert));
+    end.remove_labels.push_back(label);
+    slot.phase = "idle";
+    slot.attempts = std::max(slot.attempts - 1, 0);
+    log_.write("skipped", with(where(slot), {{"unit", id}, {"reason", unit->reason}}));
   } else if (window || shutdown) {
     end.text = fmt::format("Stopped: {} (unit `{}` interrupted); released, it runs again {}.",
                            window ? "the window ended" : "watch was shut down", id,

@@ -79,6 +79,8 @@ TEST(CheckBounds, UnprotectTakesOnlyTopLevelDotFolderNames) {
   EXPECT_FALSE(parse_bounds("unprotect: [.gitmodules]\n", "b.yml"));
   EXPECT_FALSE(parse_bounds("unprotect: ['..']\n", "b.yml"));
   EXPECT_TRUE(parse_bounds("unprotect: [.github]\n", "b.yml"));
+  EXPECT_TRUE(parse_bounds("unprotect: [AGENTS.md, CLAUDE.md, GEMINI.md, .mcp.json]\n", "b.yml"));
+  EXPECT_FALSE(parse_bounds("unprotect: [README.md]\n", "b.yml"));
 }
 
 TEST(CheckBounds, MissingFileIsAnError) {

@@ -179,6 +179,20 @@ TEST(CheckProtected, BuiltInListAndBounds) {
   EXPECT_EQ(protected_reason("src/infra.c", b), "");
 }
 
+TEST(CheckProtected, InstructionFilesAtAnyDepthUnlessTheRepositoryUnprotectsThem) {
+  Bounds b;
+  for (const char* p :
+       {"AGENTS.md", "CLAUDE.md", "GEMINI.md", ".mcp.json", "sub/dir/AGENTS.md", "pkg/CLAUDE.md"})
+    EXPECT_NE(protected_reason(p, b).find("instruction file"), std::string::npos) << p;
+  for (const char* p : {"AGENTS.md.txt", "docs/agents.md", "README.md"})
+    EXPECT_EQ(protected_reason(p, b), "") << p;
+  b.unprotect = {"AGENTS.md", ".mcp.json"};
+  EXPECT_EQ(protected_reason("AGENTS.md", b), "");
+  EXPECT_EQ(protected_reason("sub/AGENTS.md", b), "");
+  EXPECT_EQ(protected_reason(".mcp.json", b), "");
+  EXPECT_NE(protected_reason("CLAUDE.md", b), "");
+}
+
 TEST(CheckGlob, Semantics) {
   EXPECT_TRUE(glob_match("*.pem", "a/b/c.pem"));
   EXPECT_TRUE(glob_match("deploy/**", "deploy/x/y"));

@@ -36,6 +36,27 @@ TEST_F(IsolateInferenceProxy, RefusesMissingWrongAndRevokedRunTokensWith401InThe
   EXPECT_EQ(proxy->usage(token).requests, 2);
 }
 
+// A unit's rounds: one token each, revoked when its round ends, one budget for them all.
+TEST_F(IsolateInferenceProxy, RoundTokensShareTheUnitsBudgetAndEachIsRevokedAlone) {
+  auto o = options();
+  o.max_requests = 3;
+  start(o);
+  std::string round1 = proxy->issue_token();
+  EXPECT_EQ(post("/v1/messages", {"x-api-key: " + round1}).status, 200);
+  EXPECT_EQ(post("/v1/messages", {"x-api-key: " + round1}).status, 200);
+  proxy->revoke(round1);
+  std::string round2 = proxy->issue_token_sharing(round1);
+  EXPECT_NE(round2, round1);
+  EXPECT_EQ(post("/v1/messages", {"x-api-key: " + round1}).status, 401);
+  EXPECT_EQ(post("/v1/messages", {"x-api-key: " + round2}).status, 200);
+  EXPECT_EQ(post("/v1/messages", {"x-api-key: " + round2}).status, 403);  // the unit's 3 spent
+  EXPECT_EQ(proxy->usage(round2).requests, 3);
+  EXPECT_EQ(proxy->usage(round1).requests, 3);
+  EXPECT_EQ(upstream->seen().size(), 3u);
+  // Another unit's token still has a budget of its own.
+  EXPECT_EQ(post("/v1/messages", {"x-api-key: " + proxy->issue_token()}).status, 200);
+}
+
 TEST_F(IsolateInferenceProxy, OpenAiRefusalsUseOpenAisErrorShape) {
   start(options("openai", kOpenAiKey));
   auto r = post("/v1/responses", {"Authorization: Bearer nope"});

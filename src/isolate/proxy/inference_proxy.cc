@@ -17,9 +17,9 @@
 #include <type_traits>
 
 #include "isolate/proxy/inference_tokens.h"
-#include "net/tls_client.h"
 #include "isolate/proxy/inference_usage.h"
 #include "isolate/proxy/inference_wire.h"
+#include "net/tls_client.h"
 
 namespace aw {
 
@@ -357,8 +357,8 @@ Result<std::unique_ptr<InferenceProxy>> InferenceProxy::start(InferenceProxyOpti
   if (options.credential.empty()) return fail("inference proxy: no credential to forward with");
   auto impl = std::make_unique<Impl>();
   impl->opt = std::move(options);
-  AW_TRY(impl->up, with_context(parse_upstream(impl->opt.upstream, impl->opt.static_hosts),
-                                "inference"));
+  AW_TRY(impl->up,
+         with_context(parse_upstream(impl->opt.upstream, impl->opt.static_hosts), "inference"));
   if (impl->up.tls) {
     AW_TRY(impl->tls, with_context(make_tls_context(impl->opt.ca_file), "inference proxy"));
   }
@@ -384,6 +384,10 @@ InferenceProxy::~InferenceProxy() {
 
 std::string InferenceProxy::issue_token() {
   return impl_->book.issue();
+}
+
+std::string InferenceProxy::issue_token_sharing(const std::string& shares_with) {
+  return impl_->book.issue(shares_with);
 }
 
 void InferenceProxy::revoke(const std::string& token) {

@@ -59,9 +59,12 @@ class InferenceProxy {
 
   // A fresh per-unit run token: "awrun-" + 43 url-safe random characters (256 bits).
   std::string issue_token();
-  void revoke(const std::string& token);  // every later request with it: 401
-  InferenceUsage usage(const std::string& token) const;
-  uint16_t tcp_port() const;  // 0 when !tcp_loopback
+  // A fresh token that counts against the same limits and usage as `shares_with` (a unit's next
+  // agent round: one token per round, one budget per unit). An unknown token: a fresh budget.
+  std::string issue_token_sharing(const std::string& shares_with);
+  void revoke(const std::string& token);                 // every later request with it: 401
+  InferenceUsage usage(const std::string& token) const;  // shared with its round tokens
+  uint16_t tcp_port() const;                             // 0 when !tcp_loopback
   const std::string& socket_path() const;
 
   struct Impl;

@@ -30,12 +30,15 @@ std::string base64url(const unsigned char* p, size_t n) {
 
 }  // namespace
 
-std::string TokenBook::issue() {
+std::string TokenBook::issue(const std::string& shares_with) {
   unsigned char raw[32];
   if (RAND_bytes(raw, sizeof raw) != 1) std::abort();  // no entropy: nothing safe to hand out
   std::string token = "awrun-" + base64url(raw, sizeof raw);
   std::lock_guard<std::mutex> l(mu_);
-  tokens_[token] = Entry{};
+  Entry e;
+  if (auto it = tokens_.find(shares_with); !shares_with.empty() && it != tokens_.end())
+    e.usage = it->second.usage;
+  tokens_[token] = std::move(e);
   return token;
 }
 
@@ -59,7 +62,7 @@ std::optional<std::string> TokenBook::find_live(const std::vector<std::string>& 
 
 std::string TokenBook::admit(const std::string& token, int max_requests, uint64_t budget_tokens) {
   std::lock_guard<std::mutex> l(mu_);
-  InferenceUsage& u = tokens_[token].usage;
+  InferenceUsage& u = *tokens_[token].usage;
   std::string why;
   if (max_requests > 0 && u.requests >= max_requests)
     why =
@@ -76,7 +79,7 @@ std::string TokenBook::admit(const std::string& token, int max_requests, uint64_
 
 void TokenBook::add_tokens(const std::string& token, uint64_t in, uint64_t out) {
   std::lock_guard<std::mutex> l(mu_);
-  InferenceUsage& u = tokens_[token].usage;
+  InferenceUsage& u = *tokens_[token].usage;
   u.input_tokens += in;
   u.output_tokens += out;
 }
@@ -84,7 +87,7 @@ void TokenBook::add_tokens(const std::string& token, uint64_t in, uint64_t out) 
 InferenceUsage TokenBook::usage(const std::string& token) const {
   std::lock_guard<std::mutex> l(mu_);
   auto it = tokens_.find(token);
-  return it == tokens_.end() ? InferenceUsage{} : it->second.usage;
+  return it == tokens_.end() ? InferenceUsage{} : *it->second.usage;
 }
 
 }  // namespace aw

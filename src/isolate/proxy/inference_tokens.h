@@ -1,8 +1,10 @@
 // The inference proxy's run tokens: issued per unit, checked in constant time, revoked when the
-// unit ends, each with its own request and token counts and limits.
+// unit ends, each with its own request and token counts and limits, or sharing them with an
+// earlier token (the rounds of one unit).
 #pragma once
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -14,7 +16,8 @@ namespace aw {
 
 class TokenBook {
  public:
-  std::string issue();
+  // shares_with: a token issued before whose counts (and so limits) the new one shares.
+  std::string issue(const std::string& shares_with = "");
   void revoke(const std::string& token);
   // The live token among the values the agent presented, compared in constant time.
   std::optional<std::string> find_live(const std::vector<std::string>& presented) const;
@@ -26,7 +29,7 @@ class TokenBook {
 
  private:
   struct Entry {
-    InferenceUsage usage;
+    std::shared_ptr<InferenceUsage> usage = std::make_shared<InferenceUsage>();
     bool revoked = false;
   };
   mutable std::mutex mu_;

@@ -1,0 +1,242 @@
+// Between agent rounds: the agent CLIs' settings and instruction paths at the clone's top put back
+// to the base commit's content (git.h). The agent is hostile and fs.protected_symlinks may be 0:
+// every step is relative to a descriptor of the verified clone folder and opens nothing through a
+// link (O_NOFOLLOW, *at calls on names without '/'), so a link planted at one of these paths is
+// removed as a link, never followed. No process of the unit runs while this does (the after-phase
+// checks proved them gone), so what is looked at cannot change under it.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include "git/git_internal.h"
+
+namespace aw {
+
+const std::vector<std::string> kAgentInstructionPaths = {".claude",   ".codex",    ".gemini",
+                                                         ".cursor",   ".opencode", ".mcp.json",
+                                                         "AGENTS.md", "CLAUDE.md", "GEMINI.md"};
+
+namespace {
+
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+
+// A folder below dirfd, opened without following a link; one the agent made unreadable is made
+// the owner's to walk again first (it is a folder: fstatat said so, and nothing else runs).
+int open_dir_at(int dirfd, const std::string& name) {
+  int fd = ::openat(dirfd, name.c_str(), kDirFlags);
+  if (fd < 0 && errno == EACCES && ::fchmodat(dirfd, name.c_str(), 0700, 0) == 0)
+    fd = ::openat(dirfd, name.c_str(), kDirFlags);
+  return fd;
+}
+
+std::vector<std::string> names_in(int dirfd) {
+  std::vector<std::string> out;
+  int dup = ::dup(dirfd);
+  if (dup < 0) return out;
+  DIR* d = ::fdopendir(dup);
+  if (!d) {
+    ::close(dup);
+    return out;
+  }
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") out.push_back(std::move(n));
+  }
+  ::closedir(d);
+  return out;
+}
+
+// rm -r of name below dirfd, never through a link.
+Status remove_at(int dirfd, const std::string& name, const std::string& shown) {
+  struct stat st {};
+  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return {};
+    return fail("lstat {}: {}", shown, errno_text(errno));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    Fd sub(open_dir_at(dirfd, name));
+    if (sub.fd < 0) return fail("open {}: {}", shown, errno_text(errno));
+    if ((st.st_mode & 0700) != 0700) (void)::fchmod(sub.fd, 0700);
+    for (const auto& n : names_in(sub.fd)) AW_CHECK(remove_at(sub.fd, n, shown + "/" + n));
+    if (::unlinkat(dirfd, name.c_str(), AT_REMOVEDIR) != 0)
+      return fail("remove {}: {}", shown, errno_text(errno));
+    return {};
+  }
+  if (::unlinkat(dirfd, name.c_str(), 0) != 0)
+    return fail("remove {}: {}", shown, errno_text(errno));
+  return {};
+}
+
+Result<std::string> read_at(int dirfd, const std::string& name, size_t size) {
+  Fd f(::openat(dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (f.fd < 0) return fail("open: {}", errno_text(errno));
+  std::string out(size, '\0');
+  size_t got = 0;
+  while (got < size) {
+    ssize_t n = ::read(f.fd, out.data() + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  out.resize(got);
+  return out;
+}
+
+using Wanted = std::map<std::string, const BaseSnapshot::Entry*>;
+
+// Does name below dirfd (shown as rel) hold exactly what `want` lists under rel, nothing else?
+// Content is read only where the base has a file of the same size.
+bool same_as_base(int dirfd, const std::string& name, const std::string& rel, const Wanted& want,
+                  size_t& matched) {
+  struct stat st {};
+  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT;
+  if (S_ISDIR(st.st_mode)) {
+    Fd sub(::openat(dirfd, name.c_str(), kDirFlags));
+    if (sub.fd < 0) return false;
+    for (const auto& n : names_in(sub.fd))
+      if (!same_as_base(sub.fd, n, rel + "/" + n, want, matched)) return false;
+    return true;
+  }
+  auto it = want.find(rel);
+  if (it == want.end()) return false;
+  const BaseSnapshot::Entry& e = *it->second;
+  if (S_ISLNK(st.st_mode)) {
+    if (e.mode != 0120000 || static_cast<size_t>(st.st_size) != e.data.size()) return false;
+    std::string target(e.data.size() + 1, '\0');
+    ssize_t n = ::readlinkat(dirfd, name.c_str(), target.data(), target.size());
+    if (n < 0 || static_cast<size_t>(n) != e.data.size()) return false;
+    target.resize(static_cast<size_t>(n));
+    ++matched;
+    return target == e.data;
+  }
+  if (!S_ISREG(st.st_mode)) return false;
+  unsigned mode = (st.st_mode & 0100) ? 0100755 : 0100644;
+  if (mode != e.mode || static_cast<size_t>(st.st_size) != e.data.size()) return false;
+  auto data = read_at(dirfd, name, e.data.size());
+  ++matched;
+  return data && *data == e.data;
+}
+
+// One entry of the base written below the clone folder: its folders made (never entered through
+// a link: each is opened O_NOFOLLOW), then the file or link created new (O_EXCL).
+Status write_entry(int root, const BaseSnapshot::Entry& e) {
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    size_t slash = e.path.find('/', start);
+    parts.push_back(e.path.substr(start, slash - start));
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  int dirfd = root;
+  std::vector<std::unique_ptr<Fd>> held;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (::mkdirat(dirfd, parts[i].c_str(), 0755) != 0 && errno != EEXIST)
+      return fail("mkdir {}: {}", e.path, errno_text(errno));
+    held.push_back(std::make_unique<Fd>(::openat(dirfd, parts[i].c_str(), kDirFlags)));
+    if (held.back()->fd < 0) return fail("open a folder of {}: {}", e.path, errno_text(errno));
+    (void)::fchmod(held.back()->fd, 0755);
+    dirfd = held.back()->fd;
+  }
+  const std::string& leaf = parts.back();
+  if (e.mode == 0120000) {
+    if (::symlinkat(e.data.c_str(), dirfd, leaf.c_str()) != 0)
+      return fail("link {}: {}", e.path, errno_text(errno));
+    return {};
+  }
+  mode_t mode = e.mode == 0100755 ? 0755 : 0644;
+  Fd f(::openat(dirfd, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  if (f.fd < 0) return fail("create {}: {}", e.path, errno_text(errno));
+  for (size_t done = 0; done < e.data.size();) {
+    ssize_t n = ::write(f.fd, e.data.data() + done, e.data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail("write {}: {}", e.path, errno_text(errno));
+    done += static_cast<size_t>(n);
+  }
+  if (::fchmod(f.fd, mode) != 0) return fail("chmod {}: {}", e.path, errno_text(errno));
+  return {};
+}
+
+bool under(const std::string& path, const std::string& top) {
+  return path == top || (path.size() > top.size() && path.compare(0, top.size(), top) == 0 &&
+                         path[top.size()] == '/');
+}
+
+}  // namespace
+
+Result<BaseSnapshot> snapshot_base_paths(const Clone& c, const std::vector<std::string>& tops) {
+  BaseSnapshot s;
+  s.tops = tops;
+  std::vector<std::string> args = {"--literal-pathspecs", "ls-tree",     "-r", "-z",
+                                   "--full-tree",         c.base_commit, "--"};
+  args.insert(args.end(), tops.begin(), tops.end());
+  AW_TRY(std::string listed, gitx::run_ok(gitx::at(c.shadow, args), {}));
+  std::string batch;
+  for (const auto& rec : gitx::split_z(listed)) {
+    // "<mode> SP <type> SP <object> TAB <path>"
+    size_t tab = rec.find('\t');
+    if (tab == std::string::npos || rec.size() < 7) return fail("git ls-tree: odd line {}", rec);
+    BaseSnapshot::Entry e;
+    e.mode = static_cast<unsigned>(std::strtoul(rec.substr(0, 6).c_str(), nullptr, 8));
+    e.path = rec.substr(tab + 1);
+    if (e.mode == 0160000) continue;  // a submodule: an empty folder in the clone, as in the base
+    batch += rec.substr(rec.rfind(' ', tab) + 1, tab - rec.rfind(' ', tab) - 1) + "\n";
+    s.entries.push_back(std::move(e));
+  }
+  if (s.entries.empty()) return s;
+  GitCall cat = gitx::at(c.shadow, {"cat-file", "--batch"});
+  cat.stdin_data = batch;
+  AW_TRY(std::string out, gitx::run_ok(cat, {}));
+  size_t at = 0;
+  for (auto& e : s.entries) {
+    size_t nl = out.find('\n', at);
+    size_t sp = out.rfind(' ', nl);
+    if (nl == std::string::npos || sp == std::string::npos || sp < at)
+      return fail("git cat-file: short answer for {}", e.path);
+    size_t size = std::strtoul(out.substr(sp + 1, nl - sp - 1).c_str(), nullptr, 10);
+    if (nl + 1 + size > out.size()) return fail("git cat-file: short answer for {}", e.path);
+    e.data = out.substr(nl + 1, size);
+    at = nl + 1 + size + 1;
+  }
+  std::sort(s.entries.begin(), s.entries.end(),
+            [](const auto& a, const auto& b) { return a.path < b.path; });
+  return s;
+}
+
+Status restore_base_paths(const Clone& c, const BaseSnapshot& s, std::vector<std::string>& notes) {
+  Fd root(::open(c.work.c_str(), kDirFlags));
+  if (root.fd < 0) return fail("clone lost: open {}: {}", c.work, errno_text(errno));
+  struct stat st {};
+  if (::fstat(root.fd, &st) != 0 || st.st_dev != c.work_id.dev || st.st_ino != c.work_id.ino)
+    return fail("clone lost: {} is not the folder awaywork created", c.work);
+  for (const auto& top : s.tops) {
+    Wanted want;
+    for (const auto& e : s.entries)
+      if (under(e.path, top)) want.emplace(e.path, &e);
+    size_t matched = 0;
+    if (same_as_base(root.fd, top, top, want, matched) && matched == want.size()) continue;
+    AW_CHECK(remove_at(root.fd, top, top));
+    for (const auto& [_, e] : want) AW_CHECK(write_entry(root.fd, *e));
+    notes.push_back(want.empty() ? fmt::format("removed {} (the base has none)", top)
+                                 : fmt::format("restored {} to the base's content", top));
+  }
+  return {};
+}
+
+}  // namespace aw

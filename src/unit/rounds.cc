@@ -1,0 +1,117 @@
+// The phases of a unit once it is prepared (steps.h run_rounds): setup and when: once, then agent
+// rounds on the one clone while the checks fail and rounds remain. Each phase goes through
+// run_one_phase, so every after-phase protection (kill and prove, identity checks, git metadata
+// restored, permissions closed) follows every round. Between rounds, on awaywork's side with
+// nothing of the unit running: the agent instruction paths are put back to the base's, the last
+// round's run token is revoked and a new one issued, and the task is rewritten.
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "base/fs.h"
+#include "check/redact.h"
+#include "unit/agent_session.h"
+#include "unit/round_task.h"
+#include "unit/steps.h"
+
+namespace aw {
+
+namespace {
+
+UnitState state_for(PhaseVerdict v) {
+  switch (v) {
+    case PhaseVerdict::ok:
+      return UnitState::done;
+    case PhaseVerdict::failed:
+      return UnitState::failed;
+    case PhaseVerdict::timed_out:
+      return UnitState::timed_out;
+    case PhaseVerdict::cancelled:
+      return UnitState::interrupted;
+    case PhaseVerdict::lost:
+      return UnitState::lost;
+  }
+  return UnitState::failed;
+}
+
+RoundsEnd ended(PhaseVerdict v) {
+  return {false, state_for(v)};
+}
+
+// A `when:` that exited non-zero: the unit has nothing to do. Its reason is the command's last
+// line of output, redacted and inert.
+RoundsEnd skipped(const PhaseOutput& out, UnitRecord& u) {
+  u.reason = last_line_inert(out.tail);
+  if (u.reason.empty()) u.reason = fmt::format("when: {} without output", out.outcome);
+  return {false, UnitState::skipped};
+}
+
+// Everything between round-1 and round: the instruction paths restored (base read once), the
+// next run token, the task rewritten and kept in the record (redacted). An Error loses the unit.
+Status between_rounds(const RoundsInput& in, int round, const std::vector<FailedCheck>& failed,
+                      const std::string& first_task, std::optional<BaseSnapshot>& base,
+                      UnitRecord& u) {
+  if (!base) {
+    AW_TRY(base, snapshot_base_paths(in.clone, kAgentInstructionPaths));
+  }
+  std::vector<std::string> notes;
+  AW_CHECK(restore_base_paths(in.clone, *base, notes));
+  std::string agent = plan_round(in.ctx.target, in.ctx.paths, round).front().name;
+  for (auto& n : notes) u.notes.push_back(fmt::format("before {}: {}", agent, n));
+  if (in.ctx.agent) in.ctx.agent->next_round(in.literals);
+  in.task = round_task(first_task, round, in.ctx.target.repo.rounds, failed);
+  AW_CHECK(write_file(in.ctx.paths.prompt_file, in.task, 0600));
+  return write_file(fmt::format("{}/task-round-{}.md", in.dir.root, round),
+                    redact_all(in.task, in.literals), 0600);
+}
+
+}  // namespace
+
+RoundsEnd run_rounds(const RoundsInput& in, UnitRecord& u) {
+  const PhaseContext& ctx = in.ctx;
+  int index = 0;  // each phase's own (the isolators name containers and reports by it)
+  for (const auto& plan : plan_prelude(ctx.target)) {
+    PhaseOutput out;
+    bool when = plan.name == "when";
+    PhaseVerdict v = run_one_phase(ctx, plan, index++, in.clone, u, when ? &out : nullptr);
+    in.save();
+    if (v == PhaseVerdict::ok) continue;
+    if (when && v == PhaseVerdict::failed && out.exited) return skipped(out, u);
+    return ended(v);
+  }
+  const int rounds = std::max(1, ctx.target.repo.rounds);
+  const std::string first_task = in.task;
+  std::optional<BaseSnapshot> base;
+  std::vector<FailedCheck> failed;
+  for (int round = 1; round <= rounds; ++round) {
+    if (round > 1) {
+      if (auto ok = between_rounds(in, round, failed, first_task, base, u); !ok) {
+        u.reason = fmt::format("clone lost before agent round {}: {}", round, ok.error().message);
+        in.save();
+        return {false, UnitState::lost};
+      }
+      failed.clear();
+    }
+    bool last = round == rounds;
+    for (const auto& plan : plan_round(ctx.target, ctx.paths, round)) {
+      // A round with rounds left runs every check, so the next one sees all that failed.
+      PhaseOutput out;
+      bool check = !plan.agent;
+      PhaseVerdict v =
+          run_one_phase(ctx, plan, index++, in.clone, u, check && !last ? &out : nullptr);
+      in.save();
+      if (v == PhaseVerdict::ok) continue;
+      if (check && !last && v == PhaseVerdict::failed && out.ended_itself) {
+        failed.push_back({plan.name, out.outcome, out.tail});
+        continue;
+      }
+      if (check && rounds > 1 && v == PhaseVerdict::failed)
+        u.reason += fmt::format(" (all {} agent rounds spent)", rounds);
+      return ended(v);
+    }
+    if (failed.empty()) return {true, UnitState::done};
+  }
+  return {false, UnitState::failed};  // not reached: the last round ends above
+}
+
+}  // namespace aw

@@ -1,0 +1,64 @@
+// A repository's loop: {rounds: N} and when: (docs/rounds.md): read, and refused with
+// FILE:LINE:COL and the fix.
+#include <gtest/gtest.h>
+
+#include "config/config.h"
+#include "env_guard.h"
+
+namespace aw {
+namespace {
+
+class LoopConfig : public ::testing::Test {
+ protected:
+  void SetUp() override { env_.set("HOME", "/home/tester"); }
+  std::string error_of(const std::string& repo_keys) {
+    auto r = parse_config("repos:\n  web:\n    path: /x\n" + repo_keys, "config.yml");
+    EXPECT_FALSE(r) << "accepted:\n" << repo_keys;
+    return r ? "" : r.error().message;
+  }
+  EnvGuard env_;
+};
+
+TEST_F(LoopConfig, RoundsAndWhenAreReadAndDefaultToOneRoundAndNoCommand) {
+  auto none = parse_config("repos:\n  web:\n    path: /x\n", "config.yml");
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_EQ(none->repos.at("web").rounds, 1);
+  EXPECT_TRUE(none->repos.at("web").when.empty());
+  auto c = parse_config(
+      "repos:\n  web:\n    path: /x\n    loop: {rounds: 3}\n    when: \"./still-failing "
+      "--quiet\"\n",
+      "config.yml");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->repos.at("web").rounds, 3);
+  EXPECT_EQ(c->repos.at("web").when, (Argv{"./still-failing", "--quiet"}));
+}
+
+TEST_F(LoopConfig, RoundsOutOfRangeOrNotANumberIsRefusedAtItsValue) {
+  EXPECT_EQ(error_of("    loop: {rounds: 0}\n"),
+            "config.yml:4:20: repos.web.loop.rounds: 0 is out of range; use 1 to 20");
+  EXPECT_EQ(error_of("    loop: {rounds: 21}\n"),
+            "config.yml:4:20: repos.web.loop.rounds: 21 is out of range; use 1 to 20");
+  std::string word = error_of("    loop: {rounds: many}\n");
+  EXPECT_NE(word.find("config.yml:4:20: repos.web.loop.rounds: 'many' is not a whole number"),
+            std::string::npos)
+      << word;
+  EXPECT_NE(word.find("rounds: 3"), std::string::npos) << word;
+}
+
+TEST_F(LoopConfig, LoopMustBeAMapOfKnownKeys) {
+  std::string scalar = error_of("    loop: 3\n");
+  EXPECT_NE(scalar.find("config.yml:4:11: repos.web.loop:"), std::string::npos) << scalar;
+  EXPECT_NE(scalar.find("loop: {rounds: 3}"), std::string::npos) << scalar;
+  EXPECT_EQ(error_of("    loop: {round: 2}\n"),
+            "config.yml:4:12: repos.web.loop.round: unknown key; did you mean 'rounds'?");
+}
+
+TEST_F(LoopConfig, WhenMustBeANonEmptyCommand) {
+  std::string empty = error_of("    when: \"\"\n");
+  EXPECT_NE(empty.find("config.yml:4:11: repos.web.when:"), std::string::npos) << empty;
+  std::string map = error_of("    when: {run: x}\n");
+  EXPECT_NE(map.find("config.yml:4:11: repos.web.when:"), std::string::npos) << map;
+}
+
+}  // namespace
+}  // namespace aw

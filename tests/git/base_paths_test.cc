@@ -1,0 +1,99 @@
+// Between agent rounds the instruction and settings paths go back to the base's (git.h
+// restore_base_paths); links a hostile round planted there are removed as links, and nothing
+// outside the clone is written or removed.
+#include <fcntl.h>
+
+#include "git_fixture.h"
+
+namespace aw::test {
+namespace {
+
+class BasePaths : public GitTest {
+ protected:
+  std::string outside;
+  std::string with_instructions;
+
+  void SetUp() override {
+    GitTest::SetUp();
+    outside = tmp.path + "/outside";
+    sh("mkdir -p " + sq(outside + "/dir") + " && printf 'keep\\n' > " + sq(outside + "/dir/keep") +
+       " && printf 'outside\\n' > " + sq(outside + "/file"));
+    sh("mkdir -p .claude/commands && printf '{}\\n' > .claude/settings.json && "
+       "printf 'run tests\\n' > .claude/commands/t.md && printf 'agents\\n' > AGENTS.md && "
+       "printf '#!/bin/sh\\n' > CLAUDE.md && chmod +x CLAUDE.md && ln -s ../a.txt .claude/link && "
+       "git add -A && git commit -q -m three",
+       src_dir);
+    with_instructions = sh("git rev-parse HEAD", src_dir);
+  }
+};
+
+TEST_F(BasePaths, AnUntouchedCloneIsLeftAloneWithoutNotes) {
+  Clone c = clone_at(with_instructions);
+  auto snap = snapshot_base_paths(c, kAgentInstructionPaths);
+  ASSERT_TRUE(snap) << snap.error().message;
+  EXPECT_EQ(snap->entries.size(), 5u);
+  std::vector<std::string> notes;
+  ASSERT_TRUE(restore_base_paths(c, *snap, notes));
+  EXPECT_TRUE(notes.empty()) << notes.front();
+}
+
+TEST_F(BasePaths, PlantedLinksAreRemovedAsLinksAndTheBasesContentComesBack) {
+  Clone c = clone_at(with_instructions);
+  auto snap = snapshot_base_paths(c, kAgentInstructionPaths);
+  ASSERT_TRUE(snap) << snap.error().message;
+  // A hostile round: links at the paths themselves and below them, to files and folders outside,
+  // a folder it cannot read, new folders the base lacks.
+  sh("rm AGENTS.md && ln -s " + sq(outside + "/file") + " AGENTS.md && rm CLAUDE.md && ln -s " +
+         sq(outside + "/dir") + " CLAUDE.md && ln -s " + sq(outside + "/dir") +
+         " .claude/commands/evil && printf 'hook' > .claude/settings.json && ln -s " + sq(outside) +
+         " .gemini && mkdir -p .codex/deep && printf x > .codex/deep/f && "
+         "chmod 000 .codex/deep && printf '{}' > .mcp.json && rm .claude/link && "
+         "ln -s " +
+         sq(outside + "/file") + " .claude/link",
+     work);
+  std::vector<std::string> notes;
+  auto ok = restore_base_paths(c, *snap, notes);
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_EQ(slurp(outside + "/file"), "outside\n");
+  EXPECT_EQ(slurp(outside + "/dir/keep"), "keep\n");
+  EXPECT_EQ(slurp(work + "/AGENTS.md"), "agents\n");
+  EXPECT_EQ(slurp(work + "/CLAUDE.md"), "#!/bin/sh\n");
+  struct stat st {};
+  ASSERT_EQ(::lstat((work + "/CLAUDE.md").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0755u);
+  EXPECT_EQ(slurp(work + "/.claude/settings.json"), "{}\n");
+  EXPECT_EQ(slurp(work + "/.claude/commands/t.md"), "run tests\n");
+  EXPECT_FALSE(exists(work + "/.claude/commands/evil"));
+  char target[64] = {};
+  ASSERT_GT(::readlink((work + "/.claude/link").c_str(), target, sizeof target - 1), 0);
+  EXPECT_STREQ(target, "../a.txt");
+  for (const char* gone : {"/.gemini", "/.codex", "/.mcp.json"})
+    EXPECT_FALSE(exists(work + gone)) << gone;
+  EXPECT_EQ(notes.size(), 6u);
+  // The clone's git sees no change in those paths.
+  GitCall st_call{shadow, work, shadow + "/index", "", {"status", "--porcelain"}, ""};
+  auto status = git_ok(st_call);
+  ASSERT_TRUE(status) << status.error().message;
+  EXPECT_EQ(*status, "");
+  std::vector<std::string> again;
+  ASSERT_TRUE(restore_base_paths(c, *snap, again));
+  EXPECT_TRUE(again.empty());
+}
+
+TEST_F(BasePaths, ASwappedCloneFolderIsRefusedAndNothingIsTouched) {
+  Clone c = clone_at(with_instructions);
+  auto snap = snapshot_base_paths(c, kAgentInstructionPaths);
+  ASSERT_TRUE(snap);
+  ASSERT_EQ(::rename(work.c_str(), (work + ".moved").c_str()), 0);
+  ASSERT_EQ(::symlink(outside.c_str(), work.c_str()), 0);
+  sh("printf 'x' > " + sq(outside + "/AGENTS.md"));
+  std::vector<std::string> notes;
+  auto ok = restore_base_paths(c, *snap, notes);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().message.find("clone lost"), std::string::npos) << ok.error().message;
+  EXPECT_EQ(slurp(outside + "/AGENTS.md"), "x");
+}
+
+}  // namespace
+}  // namespace aw::test
