@@ -23,6 +23,9 @@ struct RunRequest {
   int64_t issue = 0;                // run --issue: the task is built from this issue of repo
   std::string base_commit;          // replay: the unit starts from this commit (base names it)
   std::string replay_of;            // replay: the unit this one repeats
+  // run --artifact: checked but not published, no progress comment (the agent job of the
+  // reusable workflow has a read-only token; `apply --from DIR` publishes in the apply job).
+  bool hold = false;
 };
 
 // How the caller follows a unit (progress display, Ctrl-C). Every member may be empty.

@@ -111,7 +111,8 @@ struct PhaseContext {
 PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int index,
                            const Clone& clone, UnitRecord& u);
 
-// After the last phase: the patch and requests collected, checked, and published when accepted.
+// After the last phase: the patch and requests collected, checked, and published when accepted
+// (unless publish is false: `run --artifact`, whose apply is the apply job's).
 // secrets: the unit's literal secret values (a patch holding one is refused; requests and the
 // verdict are redacted of them).
 struct Outcome {
@@ -120,6 +121,6 @@ struct Outcome {
 };
 Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths& paths,
                             const Clone& clone, UnitRecord& u,
-                            const std::vector<std::string>& secrets = {});
+                            const std::vector<std::string>& secrets = {}, bool publish = true);
 
 }  // namespace aw
