@@ -88,7 +88,39 @@ Result<Applied> apply_unit(const Config& cfg, Store& store, UnitRecord& u) {
 
 }  // namespace
 
-int cmd_apply(const GlobalOptions& g, const std::string& id) {
+void print_applied(const GlobalOptions& g, const std::string& id, const Applied& a) {
+  const PublishResult& r = a.result;
+  if (g.json) {
+    fmt::print("{}\n", nlohmann::json{{"id", id},
+                                      {"applied", true},
+                                      {"already_applied", r.already_applied},
+                                      {"branch", r.branch},
+                                      {"commit", r.commit},
+                                      {"target", a.target},
+                                      {"pull_request", a.pull_url},
+                                      {"posted", a.posted},
+                                      {"already", a.already}}
+                           .dump(2));
+  } else if (!a.pull_url.empty() || !a.compare_url.empty() || !a.posted.empty()) {
+    fmt::print("applied: {} at {} on {}; pull request {}; posted now: {}\n", r.branch,
+               r.commit.substr(0, 12), a.target,
+               a.pull_url.empty() ? "(drafts refused: " + a.compare_url + ")" : a.pull_url,
+               a.posted.empty() ? "nothing (all found by marker)"
+                                : fmt::format("{}", fmt::join(a.posted, ", ")));
+  } else if (r.already_applied) {
+    fmt::print("already applied: {} at {} on {}; nothing done\n", r.branch, r.commit.substr(0, 12),
+               a.target);
+  } else {
+    fmt::print("applied: {} at {} on {}\n", r.branch, r.commit.substr(0, 12), a.target);
+  }
+}
+
+int cmd_apply(const GlobalOptions& g, const std::string& id, const std::string& from) {
+  if (id.empty() == from.empty()) {
+    fmt::print(stderr, "awaywork apply: give a unit id or --from DIR (one of them)\n");
+    return kExitUsage;
+  }
+  if (!from.empty()) return cmd_apply_artifact(g, from);
   auto cfg = load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
   if (!cfg) {
     fmt::print(stderr, "awaywork apply: {}\n", cfg.error().message);
@@ -116,30 +148,7 @@ int cmd_apply(const GlobalOptions& g, const std::string& id) {
     fmt::print(stderr, "awaywork apply: {}\n", a.error().message);
     return refused ? kExitRefused : kExitFailed;
   }
-  const PublishResult& r = a->result;
-  if (g.json) {
-    fmt::print("{}\n", nlohmann::json{{"id", unit->id},
-                                      {"applied", true},
-                                      {"already_applied", r.already_applied},
-                                      {"branch", r.branch},
-                                      {"commit", r.commit},
-                                      {"target", a->target},
-                                      {"pull_request", a->pull_url},
-                                      {"posted", a->posted},
-                                      {"already", a->already}}
-                           .dump(2));
-  } else if (!a->pull_url.empty() || !a->compare_url.empty() || !a->posted.empty()) {
-    fmt::print("applied: {} at {} on {}; pull request {}; posted now: {}\n", r.branch,
-               r.commit.substr(0, 12), a->target,
-               a->pull_url.empty() ? "(drafts refused: " + a->compare_url + ")" : a->pull_url,
-               a->posted.empty() ? "nothing (all found by marker)"
-                                 : fmt::format("{}", fmt::join(a->posted, ", ")));
-  } else if (r.already_applied) {
-    fmt::print("already applied: {} at {} on {}; nothing done\n", r.branch, r.commit.substr(0, 12),
-               a->target);
-  } else {
-    fmt::print("applied: {} at {} on {}\n", r.branch, r.commit.substr(0, 12), a->target);
-  }
+  print_applied(g, unit->id, *a);
   return kExitDone;
 }
 

@@ -5,6 +5,11 @@
 namespace aw {
 
 int cmd_check(const GlobalOptions& g, const CheckOptions& o) {
+  if (!o.from.empty()) return cmd_check_artifact(g, o);
+  if (o.bounds.empty() || o.patch.empty()) {
+    fmt::print(stderr, "awaywork check: give --bounds F --patch F [--requests F], or --from DIR\n");
+    return kExitUsage;
+  }
   std::optional<std::string> requests;
   if (!o.requests.empty()) requests = o.requests;
   auto v = check_files(o.bounds, o.patch, requests);

@@ -9,6 +9,7 @@
 #include "cli/signals.h"
 #include "config/config.h"
 #include "forge/issue.h"
+#include "unit/artifact.h"
 #include "unit/pipeline.h"
 
 namespace aw {
@@ -59,6 +60,7 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
   req.repo = o.repo, req.agent = o.agent, req.base = o.base, req.profile = o.profile;
   req.unit_seconds = o.unit_seconds;
   req.progress_comment = !o.no_progress_comment;
+  req.hold = !o.artifact.empty();
   if (!o.issue.empty()) {
     auto ref = parse_issue_ref(o.issue);
     if (!ref || !o.prompt.empty() || !o.prompt_file.empty()) {
@@ -80,11 +82,12 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     }
     req.prompt = *prompt;
   }
-  return run_and_report(g, *cfg, req, interrupted, "run");
+  return run_and_report(g, *cfg, req, interrupted, "run", o.artifact);
 }
 
 int run_and_report(const GlobalOptions& g, const Config& cfg, const RunRequest& req,
-                   const std::function<bool()>& interrupted, const char* command) {
+                   const std::function<bool()>& interrupted, const char* command,
+                   const std::string& artifact) {
   Progress progress(::isatty(STDERR_FILENO) == 1);
   UnitObserver obs;
   obs.started = [&](const UnitRecord& u) { progress.started(u); };
@@ -104,6 +107,13 @@ int run_and_report(const GlobalOptions& g, const Config& cfg, const RunRequest& 
     fmt::print("{}\n", to_json(*unit).dump(2));
   else
     fmt::print("{}", render_summary(*unit));
+  if (!artifact.empty() && !unit->verdict.empty()) {
+    if (auto ok = export_artifact(*unit, artifact); !ok) {
+      fmt::print(stderr, "awaywork {}: --artifact: {}\n", command, ok.error().message);
+      return kExitFailed;
+    }
+    fmt::print(stderr, "artifact of unit {} written to {}\n", unit->id, artifact);
+  }
   return exit_for(unit->state);
 }
 

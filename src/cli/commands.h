@@ -17,6 +17,7 @@ struct RunOptions {
   std::string issue;  // --issue NAME#N or OWNER/REPO#N
   std::optional<int> unit_seconds;
   bool no_progress_comment = false;
+  std::string artifact;  // --artifact DIR: check, do not publish, export the artifact there
 };
 
 int cmd_run(const GlobalOptions& g, const RunOptions& o);
@@ -30,18 +31,29 @@ struct RunRequest;
 // What run and replay share: the unit run with progress on stderr and Ctrl-C, its summary (or
 // record as JSON) printed, the exit code for its state.
 int run_and_report(const GlobalOptions& g, const Config& cfg, const RunRequest& req,
-                   const std::function<bool()>& interrupted, const char* command);
+                   const std::function<bool()>& interrupted, const char* command,
+                   const std::string& artifact = "");
 int cmd_units(const GlobalOptions& g);
 int cmd_show(const GlobalOptions& g, const std::string& id);
 
 struct CheckOptions {
   std::string bounds, patch, requests;
+  std::string from;  // --from DIR: an artifact (unit/artifact.h), checked with the config's bounds
 };
 int cmd_check(const GlobalOptions& g, const CheckOptions& o);
 
 // `apply ID [--json]`: publish a recorded unit whose verdict was accepted; a second apply finds
-// its marker and does nothing.
-int cmd_apply(const GlobalOptions& g, const std::string& id);
+// its marker and does nothing. `apply --from DIR`: an artifact, checked again, then the same.
+int cmd_apply(const GlobalOptions& g, const std::string& id, const std::string& from = "");
+
+struct Applied;
+// What an apply did, as `apply` prints it (text or --json).
+void print_applied(const GlobalOptions& g, const std::string& id, const Applied& a);
+
+// cmd_artifact.cc: `export ID DIR`, `check --from DIR`, `apply --from DIR` (docs/scale-out.md).
+int cmd_export(const GlobalOptions& g, const std::string& id, const std::string& dir);
+int cmd_check_artifact(const GlobalOptions& g, const CheckOptions& o);
+int cmd_apply_artifact(const GlobalOptions& g, const std::string& dir);
 
 // `doctor [--print-setup] [--json]`: exit 0 when every check passes, 1 otherwise.
 int cmd_doctor(const GlobalOptions& g, bool print_setup);

@@ -49,6 +49,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 7 * 24 * 3600));
   run->add_flag("--no-progress-comment", r.no_progress_comment,
                 "with --issue: post no progress comment (watch's claim comment is its units')");
+  run->add_option("--artifact", r.artifact,
+                  "check but do not publish; write the unit's artifact to this new folder "
+                  "(`apply --from DIR` publishes it)");
   run->add_flag("--json", g.json, "print the record as JSON");
 
   std::string replay_id;
@@ -69,17 +72,28 @@ int main(int argc, char** argv) {
 
   CheckOptions c;
   auto* check = app.add_subcommand("check", "run the output check on a patch (and requests)");
-  check->add_option("--bounds", c.bounds, "bounds file (YAML)")->required();
-  check->add_option("--patch", c.patch, "the patch (git diff output)")->required();
+  check->add_option("--bounds", c.bounds, "bounds file (YAML)");
+  check->add_option("--patch", c.patch, "the patch (git diff output)");
+  check->add_option("--from", c.from, "an artifact folder (`run --artifact`), checked again");
   check->add_option("--requests", c.requests, "requests.jsonl");
   check->add_flag("--json", g.json, "print the verdict as JSON");
 
   std::string apply_id;
   auto* apply = app.add_subcommand("apply", "publish a recorded, accepted unit (idempotent)");
-  apply->add_option("id", apply_id, "unit id (or a unique prefix)")->required();
+  std::string apply_from;
+  apply->add_option("id", apply_id, "unit id (or a unique prefix)");
+  apply->add_option("--from", apply_from, "an artifact folder: checked again, then published");
   apply->add_flag("--json", g.json, "print JSON");
 
   bool print_setup = false;
+  std::string export_id, export_dir;
+  auto* exp = app.add_subcommand("export",
+                                 "write a recorded unit's artifact (patch, requests, "
+                                 "verdict, manifest) to a new folder");
+  exp->add_option("id", export_id, "unit id (or a unique prefix)")->required();
+  exp->add_option("dir", export_dir, "the folder to create")->required();
+  exp->add_flag("--json", g.json, "print JSON");
+
   auto* doctor =
       app.add_subcommand("doctor", "check every prerequisite of the configured isolation");
   doctor->add_flag("--print-setup", print_setup,
@@ -138,7 +152,8 @@ int main(int argc, char** argv) {
   if (units->parsed()) return cmd_units(g);
   if (show->parsed()) return cmd_show(g, id);
   if (check->parsed()) return cmd_check(g, c);
-  if (apply->parsed()) return cmd_apply(g, apply_id);
+  if (apply->parsed()) return cmd_apply(g, apply_id, apply_from);
+  if (exp->parsed()) return cmd_export(g, export_id, export_dir);
   if (doctor->parsed()) return cmd_doctor(g, print_setup);
   if (probe->parsed()) return cmd_probe(g);
   if (serve->parsed()) return cmd_serve(g, sv);

@@ -165,6 +165,11 @@ struct WatchRepoConfig {
   WatchWindow window;
   int64_t stop_after = 0;  // Unix seconds after which no trigger is admitted; 0 = never
   WatchFailure on_failure;
+  // run_on: local (a unit here, `awaywork run --issue`) | actions (dispatch the workflow below
+  // on GitHub Actions and follow its run; docs/scale-out.md).
+  bool on_actions = false;
+  std::string workflow = "awaywork.yml";  // the repository's workflow file run_on: actions dispatches
+  std::string workflow_ref;               // the branch it is dispatched on ("" = default branch)
 };
 
 struct WatchConfig {

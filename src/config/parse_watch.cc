@@ -13,8 +13,9 @@ namespace aw {
 namespace {
 
 // The keys a repository entry may set; the same keys at watch: level are their defaults.
-const std::vector<std::string> kRepoKeys = {"label",  "assignee",   "command",   "max_units",
-                                            "window", "stop_after", "on_failure"};
+const std::vector<std::string> kRepoKeys = {"label",    "assignee",    "command",    "max_units",
+                                            "window",   "stop_after",  "on_failure", "run_on",
+                                            "workflow", "workflow_ref"};
 const std::vector<std::string> kTopOnly = {"repos", "poll_seconds", "machine_max_units",
                                            "claim_ttl", "shutdown_grace"};
 
@@ -125,6 +126,21 @@ void parse_repo_key(const Field& f, Issues& issues, WatchRepoConfig& r) {
                              *s));
   } else if (f.key == "on_failure") {
     parse_failure(v, issues, r.on_failure);
+  } else if (f.key == "run_on") {
+    if (auto i = get_enum(v, {"local", "actions"}, issues)) r.on_actions = *i == 1;
+  } else if (f.key == "workflow") {
+    auto s = get_string(v, "write the workflow's file name, e.g. workflow: awaywork.yml", issues);
+    if (s && (s->empty() || s->find('/') != std::string::npos ||
+              !(s->ends_with(".yml") || s->ends_with(".yaml"))))
+      issues.add(v.mark, v.path,
+                 fmt::format("'{}' is not a workflow file name; write the name of a file in "
+                             ".github/workflows/, e.g. workflow: awaywork.yml",
+                             *s));
+    else if (s)
+      r.workflow = *s;
+  } else if (f.key == "workflow_ref") {
+    if (auto s = get_string(v, "write the branch to dispatch on, e.g. workflow_ref: main", issues))
+      r.workflow_ref = *s;
   }
 }
 

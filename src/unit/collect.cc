@@ -56,7 +56,7 @@ Verdict check(const Target& t, const Patch& patch, const std::optional<std::stri
 
 Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths& paths,
                             const Clone& clone, UnitRecord& u,
-                            const std::vector<std::string>& secrets) {
+                            const std::vector<std::string>& secrets, bool publish) {
   auto patch = make_patch(clone);
   if (!patch) return {UnitState::failed, "collect: " + patch.error().message};
   // Kept redacted: a patch that needed it holds a secret, which the check refuses, so the kept
@@ -83,6 +83,10 @@ Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths&
   }
   if (v.paths != patch->paths)
     return {UnitState::failed, "apply: the checked paths differ from the collected patch's paths"};
+  if (!publish) {
+    u.notes.push_back("held, not published (run --artifact): `awaywork apply --from DIR` does");
+    return {UnitState::done, ""};
+  }
   ApplyInput in{t.repo,        t.source,
                 t.label,       u.id,
                 u.prompt,      t.base_ref,

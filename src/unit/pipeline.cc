@@ -146,7 +146,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
 
   Unit unit{store, dir, *iso, u};
   unit.literals = &redact_literals;
-  if (t.forge && req.issue > 0 && req.progress_comment) {
+  if (t.forge && req.issue > 0 && req.progress_comment && !req.hold) {
     unit.progress = std::make_unique<ProgressComment>(*t.forge, req.issue, u.id);
     unit.note(unit.progress->start(u.agent, u.isolation + ", " + u.sandbox), "start");
     auto began = std::chrono::steady_clock::now();
@@ -213,7 +213,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
     return unit.end(rounds.state, u.reason);
   }
   close_transcript(*transcript, cfg, u);
-  Outcome out = collect_check_apply(t, dir, *paths, *clone, u, redact_literals);
+  Outcome out = collect_check_apply(t, dir, *paths, *clone, u, redact_literals, !req.hold);
   return unit.end(out.state, out.reason);
 }
 

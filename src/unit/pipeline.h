@@ -24,6 +24,9 @@ struct RunRequest {
   std::string base_commit;          // replay: the unit starts from this commit (base names it)
   std::string replay_of;            // replay: the unit this one repeats
   bool progress_comment = true;     // with issue: false when watch's claim comment is the progress
+  // run --artifact: checked but not published, no progress comment (the agent job of the
+  // reusable workflow has a read-only token; `apply --from DIR` publishes in the apply job).
+  bool hold = false;
 };
 
 // How the caller follows a unit (progress display, Ctrl-C). Every member may be empty.

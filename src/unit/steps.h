@@ -145,7 +145,8 @@ struct RoundsEnd {
 };
 RoundsEnd run_rounds(const RoundsInput& in, UnitRecord& u);
 
-// After the last phase: the patch and requests collected, checked, and published when accepted.
+// After the last phase: the patch and requests collected, checked, and published when accepted
+// (unless publish is false: `run --artifact`, whose apply is the apply job's).
 // secrets: the unit's literal secret values (a patch holding one is refused; requests and the
 // verdict are redacted of them).
 struct Outcome {
@@ -154,6 +155,6 @@ struct Outcome {
 };
 Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths& paths,
                             const Clone& clone, UnitRecord& u,
-                            const std::vector<std::string>& secrets = {});
+                            const std::vector<std::string>& secrets = {}, bool publish = true);
 
 }  // namespace aw

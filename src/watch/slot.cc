@@ -30,7 +30,10 @@ nlohmann::json to_json(const IssueSlot& s) {
           {"child_start", s.child_start},
           {"phases_logged", s.phases_logged},
           {"attempts", s.attempts},
-          {"stop_reason", s.stop_reason}};
+          {"stop_reason", s.stop_reason},
+          {"run_id", s.run_id},
+          {"run_url", s.run_url},
+          {"run_status", s.run_status}};
 }
 
 IssueSlot slot_from_json(const nlohmann::json& j) {
@@ -55,6 +58,9 @@ IssueSlot slot_from_json(const nlohmann::json& j) {
   s.phases_logged = j.value("phases_logged", size_t{0});
   s.attempts = j.value("attempts", 0);
   s.stop_reason = j.value("stop_reason", "");
+  s.run_id = j.value("run_id", int64_t{0});
+  s.run_url = j.value("run_url", "");
+  s.run_status = j.value("run_status", "");
   return s;
 }
 

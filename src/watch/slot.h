@@ -19,7 +19,7 @@ class Store;
 struct IssueSlot {
   std::string repo;  // the repos: name
   int64_t number = 0;
-  std::string phase = "idle";  // idle, queued, claiming, running
+  std::string phase = "idle";  // idle, queued, claiming, running, dispatched (run_on: actions)
   Seen seen;
   int64_t queued_at = 0;
   int64_t not_before = 0;  // after a failed claim: not tried again before this (no hammering)
@@ -34,6 +34,8 @@ struct IssueSlot {
   size_t phases_logged = 0;
   int attempts = 0;         // units run for the current trigger
   std::string stop_reason;  // why watch stopped its unit ("window ended", "watch stopped")
+  int64_t run_id = 0;       // run_on: actions: the workflow run dispatched for the issue
+  std::string run_url, run_status;
 };
 
 std::string slot_key(const std::string& repo, int64_t number);

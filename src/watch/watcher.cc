@@ -120,6 +120,7 @@ Status Watcher::run() {
       for (auto& r : repos_)
         if (now >= r.next_poll && !(opt_.once && r.polled)) poll(r, now);
     watch_running(now);
+    watch_dispatched(now);
     if (!stopping_) start_queued(now);
     if (children_.empty() && (stopping_ || done_once())) break;
     clock_.sleep(opt_.tick);

@@ -2,9 +2,10 @@
 // issues with conditional requests (a 304 costs nothing against the rate limit), honours
 // X-Poll-Interval and the rate-limit headers, finds admitted triggers (triggers.h), queues their
 // issues, claims them (claim.h) and runs each as `awaywork run --issue` (child.h) within the
-// limits and the window, then ends the claim. Everything it knows is in the state database, so a
-// restart, even after kill -9, continues: an interrupted unit is released (or retried per
-// on_failure), never run twice.
+// limits and the window, then ends the claim. With run_on: actions it dispatches the repository's
+// awaywork workflow instead and follows the run on the claim comment (watcher_actions.cc).
+// Everything it knows is in the state database, so a restart, even after kill -9, continues: an
+// interrupted unit is released (or retried per on_failure), never run twice.
 //
 //   EventLog log = *EventLog::open("");
 //   Watcher w(cfg, {.once = true, .self_exe = self_exe(), .stop = interrupted}, log,
@@ -72,6 +73,10 @@ class Watcher {
   void watch_running(int64_t now);
   void finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now);
   void stop_all(const std::string& reason);
+  // watcher_actions.cc: run_on: actions, a workflow run instead of a local unit.
+  void dispatch(Repo& r, IssueSlot& slot, int64_t now);
+  void watch_dispatched(int64_t now);
+  void finish_run(Repo& r, IssueSlot& slot, const std::string& outcome, bool ok, int64_t now);
   std::function<bool(const ForgeUser&)> trusted(Repo& r, int64_t now);
   Repo* repo_named(const std::string& name);
   void keep(const IssueSlot& slot);
@@ -85,6 +90,7 @@ class Watcher {
   Claimant me_;
   std::map<std::string, IssueSlot> slots_;  // queued, claiming or running, by slot_key
   std::map<std::string, UnitChild> children_;
+  std::map<std::string, int64_t> next_run_check_;  // dispatched runs: when to look again
   bool stopping_ = false;
   int64_t stop_deadline_ = 0;
   bool interrupted_units_ = false;

@@ -11,22 +11,16 @@
 #include "unit/pipeline.h"
 #include "watch/iso_time.h"
 #include "watch/watcher.h"
+#include "watch/watcher_internal.h"
 #include "watch/window.h"
 
 namespace aw {
 
 using nlohmann::json;
 
+using namespace watch_detail;
+
 namespace {
-
-json where(const IssueSlot& s) {
-  return {{"repo", s.repo}, {"issue", s.number}};
-}
-
-// A claim's status, after what it must keep saying.
-std::string claim_text(const IssueSlot& s, const std::string& status) {
-  return s.claim_note.empty() ? status : s.claim_note + "\n\n" + status;
-}
 
 std::string started_text(const UnitRecord& u) {
   return fmt::format("Status: unit `{}` started: agent `{}`, isolation {}, {}.", u.id, u.agent,
@@ -37,11 +31,6 @@ std::string phase_text(const UnitRecord& u, int64_t elapsed) {
   return fmt::format(
       "Status: unit `{}` (agent `{}`, isolation {}): phase `{}` ended ({}), {} s in.", u.id,
       u.agent, u.isolation, u.phases.back().name, u.phases.back().outcome, elapsed);
-}
-
-json with(json j, const json& more) {
-  for (auto& [k, v] : more.items()) j[k] = v;
-  return j;
 }
 
 }  // namespace
@@ -76,6 +65,8 @@ void Watcher::recover() {
       s.phase = "queued";
       s.requeued = true;
       s.claim_comment = 0;
+    } else if (s.phase == "dispatched") {
+      ++r->running;  // followed on GitHub Actions until its run completes
     }
     slots_[key] = s;
   }
@@ -126,6 +117,7 @@ void Watcher::start_one(Repo& r, IssueSlot& slot, int64_t now) {
   slot.stop_reason.clear();
   keep(slot);
   log_.write("claim", with(where(slot), {{"comment", slot.claim_comment}, {"note", result->note}}));
+  if (r.watch.on_actions) return dispatch(r, slot, now);
   std::string logs = state_dir_of(cfg_) + "/watch";
   (void)make_dirs(logs, 0700);
   std::string log = fmt::format("{}/{}-{}-{}.log", logs, slot.repo, slot.number, now);

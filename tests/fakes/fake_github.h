@@ -131,6 +131,18 @@ class FakeGithub {
     return out;
   }
   nlohmann::json stats() { return control("GET", "stats"); }
+  // The workflow runs dispatched on OWNER/NAME, as recorded (with the dispatch's inputs, which
+  // GitHub's API does not show), newest last; and a run moved on as its jobs would move it.
+  nlohmann::json runs(const std::string& owner, const std::string& name) {
+    return control("GET", "repos/" + owner + "/" + name + "/actions/runs");
+  }
+  nlohmann::json set_run(const std::string& owner, const std::string& name, int64_t id,
+                         const std::string& status, const std::string& conclusion = "") {
+    nlohmann::json b = {{"status", status}};
+    if (!conclusion.empty()) b["conclusion"] = conclusion;
+    return control("PATCH", "repos/" + owner + "/" + name + "/actions/runs/" + std::to_string(id),
+                   b);
+  }
 
  private:
   bool failed(const std::string& why) {

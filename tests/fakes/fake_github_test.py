@@ -139,6 +139,46 @@ class FakeGithubTest(unittest.TestCase):
         self.assertEqual(self.fake.call("GET", "/repos/alice/secret", token=stranger)[0], 404)
         self.assertEqual(self.fake.call("GET", "/repos/alice/secret")[0], 404)
 
+    def test_a_workflow_dispatch_needs_the_file_its_trigger_and_the_ref_then_makes_a_run(self):
+        fake, t = self.fake, self.token
+        fake.repo("alice", "wf", source_repo(os.path.join(fake.dir, "wf"), workflow="aw.yml"))
+        url = "/repos/alice/wf/actions/workflows/{}/dispatches"
+        status, _, body = fake.call("POST", url.format("nope.yml"), {"ref": "main"}, token=t)
+        self.assertEqual((status, body["message"]), (404, "Not Found"))
+        status, _, body = fake.call("POST", url.format("aw.yml"), {"ref": "gone"}, token=t)
+        self.assertEqual((status, body["message"]), (422, "No ref found for: gone"))
+        reader = fake.user("reader")
+        fake.control("PUT", "repos/alice/wf/collaborators/reader", {"permission": "read"})
+        status, _, _ = fake.call("POST", url.format("aw.yml"), {"ref": "main"}, token=reader)
+        self.assertEqual(status, 403)
+        status, _, body = fake.call("POST", url.format("aw.yml"),
+                                    {"ref": "main", "inputs": {"issue": "7"}}, token=t)
+        self.assertEqual((status, body), (204, None))
+        status, _, body = fake.call("POST", url.format("aw.yml"),
+                                    {"ref": "main", "inputs": {"issue": "8"},
+                                     "return_run_details": True}, token=t)
+        self.assertEqual(status, 200)
+        self.assertEqual(set(body), {"workflow_run_id", "run_url", "html_url"})
+        rid = body["workflow_run_id"]
+        self.assertTrue(body["run_url"].endswith(f"/repos/alice/wf/actions/runs/{rid}"))
+        status, _, run = fake.call("GET", f"/repos/alice/wf/actions/runs/{rid}", token=t)
+        self.assertEqual((status, run["status"], run["conclusion"], run["event"]),
+                         (200, "queued", None, "workflow_dispatch"))
+        fake.control("PATCH", f"repos/alice/wf/actions/runs/{rid}", {"status": "in_progress"})
+        _, _, runs = fake.call("GET", "/repos/alice/wf/actions/runs?status=in_progress",
+                               token=t)
+        self.assertEqual([r["id"] for r in runs["workflow_runs"]], [rid])
+        fake.control("PATCH", f"repos/alice/wf/actions/runs/{rid}",
+                     {"status": "completed", "conclusion": "success"})
+        _, _, runs = fake.call("GET", "/repos/alice/wf/actions/workflows/aw.yml/runs"
+                               "?event=workflow_dispatch", token=t)
+        self.assertEqual(runs["total_count"], 2)
+        self.assertEqual([(r["status"], r["conclusion"]) for r in runs["workflow_runs"]],
+                         [("completed", "success"), ("queued", None)])
+        _, _, runs = fake.call("GET", "/repos/alice/wf/actions/runs?event=push", token=t)
+        self.assertEqual(runs["total_count"], 0)
+        self.assertEqual(fake.call("GET", "/repos/alice/wf/actions/runs/999999", token=t)[0], 404)
+
     def test_collaborator_permission_maps_roles_as_github_does(self):
         expect = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read",
                   "read": "read"}

@@ -25,7 +25,7 @@ class GhApiAgainstTheFake(unittest.TestCase):
         cls.ca, cert, key = make_ca(cls.cadir)
         cls.fake = Fake(tls=(cert, key), ca=cls.ca)
         cls.token = cls.fake.user("alice")
-        cls.fake.repo("alice", "r", source_repo(cls.fake.dir))
+        cls.fake.repo("alice", "r", source_repo(cls.fake.dir, workflow="awaywork.yml"))
         cls.rid = cls.fake.call("GET", "/repos/alice/r", token=cls.token)[2]["id"]
         for n in range(1, 46):
             cls.fake.control("POST", "repos/alice/r/issues", {"title": f"issue {n}"})
@@ -88,6 +88,26 @@ class GhApiAgainstTheFake(unittest.TestCase):
         _, _, comments = self.fake.call("GET", "/repos/alice/r/issues/2/comments",
                                         token=self.token)
         self.assertEqual([c["body"] for c in comments], ["from gh"])
+
+    def test_gh_api_dispatches_a_workflow_and_reads_its_runs(self):
+        url = "repos/alice/r/actions/workflows/awaywork.yml/dispatches"
+        r = self.gh("-X", "POST", url, "-f", "ref=main", "-f", "inputs[issue]=3")
+        self.assertEqual((r.returncode, r.stdout), (0, ""), r.stderr)  # 204: no body
+        r = self.gh("-X", "POST", url, "-f", "ref=main", "-f", "inputs[issue]=4",
+                    "-F", "return_run_details=true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rid = json.loads(r.stdout)["workflow_run_id"]
+        r = self.gh(f"repos/alice/r/actions/runs/{rid}", "--jq", ".status")
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, "queued"), r.stderr)
+        r = self.gh("repos/alice/r/actions/runs?event=workflow_dispatch", "--jq",
+                    ".workflow_runs | length")
+        self.assertEqual(r.stdout.strip(), "2", r.stderr)
+        runs = self.fake.call("GET", "/repos/alice/r/actions/runs", token=self.token)[2]
+        got = {x["id"]: x for x in runs["workflow_runs"]}
+        self.assertIn(rid, got)
+        r = self.gh("-X", "POST", url, "-f", "ref=nope")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("No ref found for: nope", r.stderr)
 
     def test_gh_refuses_the_fake_without_the_test_ca(self):
         r = self.gh("repos/alice/r", ca=False)

@@ -125,7 +125,7 @@ class KeysMatchTheRecordings(unittest.TestCase):
         cls.fake = Fake()
         f = cls.fake
         cls.token = f.user("alice")
-        f.repo("alice", "r", source_repo(f.dir))
+        f.repo("alice", "r", source_repo(f.dir, workflow="ci.yml"))
         f.control("PUT", "repos/alice/r/collaborators/bob", {"permission": "write"})
         t = cls.token
         f.call("POST", "/repos/alice/r/issues", {"title": "one", "body": "b",
@@ -149,6 +149,7 @@ class KeysMatchTheRecordings(unittest.TestCase):
                                          {"name": "x", "color": "00ff00"}, token=t)
         f.call("POST", "/repos/alice/r/actions/workflows/ci.yml/dispatches", {"ref": "main"},
                token=t)
+        run_id = f.call("GET", "/repos/alice/r/actions/runs", token=t)[2]["workflow_runs"][0]["id"]
         cls.got["label_422"] = f.call("POST", "/repos/alice/r/labels",
                                       {"name": "y", "color": "invalid"}, token=t)
         for name, path in [
@@ -164,6 +165,8 @@ class KeysMatchTheRecordings(unittest.TestCase):
                 ("get_ref", "/repos/alice/r/git/ref/heads/main"),
                 ("get_branch", "/repos/alice/r/branches/main"), ("get_user", "/user"),
                 ("get_user_by_login", "/users/bob"), ("list_runs", "/repos/alice/r/actions/runs"),
+                ("list_workflow_runs", "/repos/alice/r/actions/workflows/ci.yml/runs"),
+                ("get_run", f"/repos/alice/r/actions/runs/{run_id}"),
                 ("rate_limit", "/rate_limit"), ("not_found", "/repos/alice/nope")]:
             cls.got[name] = f.call("GET", path, token=t)
         cls.got["bad_credentials"] = f.call("GET", "/user", token="ghp_" + "0" * 36)
@@ -208,6 +211,8 @@ class KeysMatchTheRecordings(unittest.TestCase):
             ("get_user", "/user", "get", "200"), ("get_user_by_login", "/users/{username}",
                                                   "get", "200"),
             ("list_runs", R + "/actions/runs", "get", "200"),
+            ("list_workflow_runs", R + "/actions/workflows/{workflow_id}/runs", "get", "200"),
+            ("get_run", R + "/actions/runs/{run_id}", "get", "200"),
             ("rate_limit", "/rate_limit", "get", "200"), ("not_found", R, "get", "404"),
             ("bad_credentials", "/user", "get", "401"),
             ("label_422", R + "/labels", "post", "422"),

@@ -137,13 +137,20 @@ def git(*args, cwd=None, env=None, check=True):
     return r
 
 
-def source_repo(folder, branches=("feature",)):
-    """A small git repository with a main branch and the given branches (one commit each)."""
+def source_repo(folder, branches=("feature",), workflow=None):
+    """A small git repository with a main branch and the given branches (one commit each);
+    workflow names a .github/workflows/ file on main that a workflow_dispatch can start."""
     src = os.path.join(folder, "src")
     git("init", "-q", "-b", "main", src)
     with open(os.path.join(src, "README"), "w") as f:
         f.write("hello\n")
-    git("add", "README", cwd=src)
+    if workflow:
+        os.makedirs(os.path.join(src, ".github", "workflows"))
+        with open(os.path.join(src, ".github", "workflows", workflow), "w") as f:
+            f.write("on:\n  workflow_dispatch:\n    inputs:\n      issue: {type: string}\n"
+                    "jobs:\n  unit:\n    runs-on: ubuntu-latest\n    steps:\n"
+                    "      - run: echo ${{ inputs.issue }}\n")
+    git("add", ".", cwd=src)
     git("commit", "-qm", "first", cwd=src)
     for b in branches:
         git("checkout", "-qb", b, cwd=src)

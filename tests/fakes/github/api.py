@@ -3,6 +3,7 @@ and the route's match and returns (status, body[, headers]); it raises FakeError
 error answers. The server (server.py) adds auth, rate limits, ETags and the log around them."""
 
 import re
+import subprocess
 
 from . import shapes
 from .store import FakeError, invalid, not_found, parse_iso
@@ -425,24 +426,77 @@ def get_branch(req, m):
     return 200, shapes.branch(r, m["branch"], sha, req.st, req.urls)
 
 
+DISPATCH_DOC = ("https://docs.github.com/rest/actions/workflows"
+                "#create-a-workflow-dispatch-event")
+
+
+def workflow_file(req, r, wf, ref):
+    """The workflow's text at ref, as GitHub finds it: .github/workflows/WF (404 when absent)."""
+    bare = req.st.bare_path(r["full_name"])
+    out = subprocess.run(["git", "show", f"{ref}:.github/workflows/{wf}"], cwd=bare,
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise not_found()
+    return out.stdout
+
+
 def dispatch(req, m):
     r = writable(req, m)
     b = req.need("ref")
-    if not req.st.ref_sha(r, b["ref"]):
-        raise FakeError(422, f"No ref found for: {b['ref']}")
-    r["runs"].append({"id": req.st.new_id(), "workflow": m["wf"], "ref": b["ref"],
-                      "inputs": b.get("inputs") or {}, "actor": req.login,
-                      "number": len(r["runs"]) + 1, "created_at": req.st.now()})
-    return 204, None
+    ref = b["ref"].removeprefix("refs/heads/")
+    if not req.st.ref_sha(r, ref):
+        raise FakeError(422, f"No ref found for: {b['ref']}", doc=DISPATCH_DOC)
+    text = workflow_file(req, r, m["wf"], ref)
+    if "workflow_dispatch" not in text:
+        raise FakeError(422, "Workflow does not have 'workflow_dispatch' trigger",
+                        doc=DISPATCH_DOC)
+    inputs = b.get("inputs") or {}
+    if not isinstance(inputs, dict) or len(inputs) > 25:
+        raise FakeError(422, "you may only define up to 25 `inputs` for a `workflow_dispatch` "
+                        "event", doc=DISPATCH_DOC)
+    run = {"id": req.st.new_id(), "workflow": m["wf"], "ref": ref, "inputs": inputs,
+           "actor": req.login, "number": len(r["runs"]) + 1, "created_at": req.st.now(),
+           "updated_at": req.st.now(), "status": "queued", "conclusion": None}
+    r["runs"].append(run)
+    if not b.get("return_run_details"):
+        return 204, None
+    api = f"{req.urls.api}/repos/{r['full_name']}/actions/runs/{run['id']}"
+    return 200, {"workflow_run_id": run["id"], "run_url": api,
+                 "html_url": f"{req.urls.web}/{r['full_name']}/actions/runs/{run['id']}"}
 
 
-def list_runs(req, m):
+def runs_of(req, m, workflow=None):
     r = repo_of(req, m)
     items = sorted(r["runs"], key=lambda x: x["id"], reverse=True)
+    if workflow:
+        items = [x for x in items if x["workflow"] == workflow]
+    if req.arg("event") and req.arg("event") != "workflow_dispatch":
+        items = []  # the fake's runs are all dispatched
+    status = req.arg("status")
+    if status:
+        items = [x for x in items if status in (x["status"], x["conclusion"])]
+    if req.arg("branch"):
+        items = [x for x in items if x["ref"] == req.arg("branch")]
     page = req.paginate(items)
     return 200, {"total_count": len(items),
                  "workflow_runs": [shapes.run(r, x, req.st, req.urls, req.login)
                                    for x in page]}
+
+
+def list_runs(req, m):
+    return runs_of(req, m)
+
+
+def list_workflow_runs(req, m):
+    return runs_of(req, m, m["wf"])
+
+
+def get_run(req, m):
+    r = repo_of(req, m)
+    for x in r["runs"]:
+        if x["id"] == int(m["id"]):
+            return 200, shapes.run(r, x, req.st, req.urls, req.login)
+    raise not_found()
 
 
 REPO = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
@@ -481,6 +535,8 @@ ROUTES = [
     ("GET", REPO + r"/branches/(?P<branch>.+)", get_branch),
     ("POST", REPO + r"/actions/workflows/(?P<wf>[^/]+)/dispatches", dispatch),
     ("GET", REPO + r"/actions/runs", list_runs),
+    ("GET", REPO + r"/actions/runs/(?P<id>\d+)", get_run),
+    ("GET", REPO + r"/actions/workflows/(?P<wf>[^/]+)/runs", list_workflow_runs),
 ]
 COMPILED = [(method, re.compile(pattern + "$"), fn) for method, pattern, fn in ROUTES]
 

@@ -78,6 +78,26 @@ def labels(st, b, m, urls):
     return 200, [shapes.label(r, st.label(r, n), urls) for n in i["labels"]]
 
 
+def run_state(st, b, m, urls):
+    """A dispatched run moves on, as its jobs would on GitHub: status and conclusion."""
+    r = st.repo(m["owner"], m["repo"])
+    for x in r["runs"]:
+        if x["id"] == int(m["id"]):
+            status = b.get("status", x["status"])
+            if status not in ("queued", "in_progress", "completed", "waiting", "requested",
+                              "pending"):
+                raise invalid("WorkflowRun", "status")
+            x["status"], x["updated_at"] = status, st.now()
+            x["conclusion"] = b.get("conclusion") if status == "completed" else None
+            return 200, shapes.run(r, x, st, urls, r["owner"])
+    raise FakeError(404, "Not Found")
+
+
+def runs(st, b, m, urls):
+    """The dispatched runs as recorded, inputs included (the API does not show them)."""
+    return 200, [dict(x) for x in st.repo(m["owner"], m["repo"])["runs"]]
+
+
 def faults(st, b, m, urls):
     for key in ("secondary_limit", "retry_after", "secondary_status", "server_errors", "status",
                 "poll_interval"):
@@ -112,6 +132,8 @@ ROUTES = [
     ("POST", REPO + r"/issues/(?P<n>\d+)/comments", comment),
     ("PATCH", REPO + r"/issues/comments/(?P<id>\d+)", edit_comment),
     ("POST", REPO + r"/issues/(?P<n>\d+)/labels", labels),
+    ("GET", REPO + r"/actions/runs", runs),
+    ("PATCH", REPO + r"/actions/runs/(?P<id>\d+)", run_state),
     ("POST", r"/_fake/faults", faults),
     ("POST", r"/_fake/clock", clock),
     ("GET", r"/_fake/stats", stats),

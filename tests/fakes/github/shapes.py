@@ -319,11 +319,11 @@ def run(r, x, st, urls, viewer):
     out = {"id": x["id"], "name": x["workflow"], "node_id": node_id("WorkflowRun", x["id"]),
            "head_branch": x["ref"], "head_sha": sha, "path": f".github/workflows/{x['workflow']}",
            "display_title": info["message"].split("\n")[0], "run_number": x["number"],
-           "run_attempt": 1, "event": "workflow_dispatch", "status": "queued",
-           "conclusion": None, "workflow_id": x["number"], "url": api,
+           "run_attempt": 1, "event": "workflow_dispatch",
+           "status": x.get("status", "queued"), "conclusion": x.get("conclusion"), "workflow_id": x["number"], "url": api,
            "html_url": f"{urls.web}/{r['full_name']}/actions/runs/{x['id']}",
            "pull_requests": [], "created_at": iso(x["created_at"]),
-           "updated_at": iso(x["created_at"]), "actor": user_of(x["actor"], st, urls),
+           "updated_at": iso(x.get("updated_at", x["created_at"])), "actor": user_of(x["actor"], st, urls),
            "triggering_actor": user_of(x["actor"], st, urls)}
     for key in ("jobs", "logs", "check_suite", "artifacts", "cancel", "rerun"):
         out[key + "_url"] = f"{api}/{key.replace('_', '-')}"

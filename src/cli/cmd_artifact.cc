@@ -1,0 +1,110 @@
+// The artifact commands of the reusable workflow's three jobs (docs/scale-out.md):
+// `export ID DIR` (the agent job's, also `run --artifact DIR`), `check --from DIR` (the check
+// job's: the output check again on the folder alone) and `apply --from DIR` (the apply job's).
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "config/config.h"
+#include "record/store.h"
+#include "unit/artifact.h"
+#include "unit/pipeline.h"
+
+namespace aw {
+
+namespace {
+
+Result<Config> config_of(const GlobalOptions& g) {
+  return load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+}
+
+void print_verdict(const GlobalOptions& g, const Artifact& a, const Verdict& v) {
+  if (g.json) {
+    nlohmann::json j = to_json(v);
+    j["artifact"] = {{"unit", a.record.id}, {"manifest_sha256", a.sha256}};
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("artifact of unit {} (manifest sha256 {})\n{}", a.record.id, a.sha256,
+               render_text(v));
+  }
+}
+
+int refused(const GlobalOptions& g, const char* command, const std::string& why) {
+  if (g.json) fmt::print("{}\n", nlohmann::json{{"accepted", false}, {"error", why}}.dump(2));
+  fmt::print(stderr, "awaywork {}: {}\n", command, why);
+  return kExitRefused;
+}
+
+}  // namespace
+
+int cmd_export(const GlobalOptions& g, const std::string& id, const std::string& dir) {
+  auto written = [&]() -> Result<UnitRecord> {
+    AW_TRY(Config cfg, config_of(g));
+    AW_TRY(Store store, Store::open(state_dir_of(cfg)));
+    AW_TRY(UnitRecord u, store.get(id));
+    AW_CHECK(export_artifact(u, dir));
+    return u;
+  }();
+  if (!written) {
+    fmt::print(stderr, "awaywork export: {}\n", written.error().message);
+    return kExitUsage;
+  }
+  fmt::print("{}\n", g.json ? nlohmann::json{{"id", written->id}, {"artifact", dir}}.dump(2)
+                            : fmt::format("artifact of unit {} written to {}", written->id, dir));
+  return kExitDone;
+}
+
+int cmd_check_artifact(const GlobalOptions& g, const CheckOptions& o) {
+  auto a = load_artifact(o.from);
+  if (!a) return refused(g, "check", a.error().message);
+  Result<Verdict> v = fail("");
+  if (!o.bounds.empty()) {  // the bounds named on the command line, not the config's
+    auto bounds = load_bounds(o.bounds);
+    if (!bounds) {
+      fmt::print(stderr, "awaywork check: {}\n", bounds.error().message);
+      return kExitUsage;
+    }
+    RequestContext ctx;
+    ctx.repo = a->record.forge_repo.empty() ? a->record.repo : a->record.forge_repo;
+    if (a->record.issue > 0) ctx.issue = a->record.issue;
+    ctx.base = a->record.base_ref;
+    v = recheck_artifact(*a, *bounds, ctx);
+  } else {
+    auto cfg = config_of(g);
+    if (!cfg) {
+      fmt::print(stderr, "awaywork check: {}\n", cfg.error().message);
+      return kExitUsage;
+    }
+    v = recheck_artifact(*cfg, *a);
+    if (!v) return refused(g, "check", v.error().message);
+  }
+  print_verdict(g, *a, *v);
+  return v->accepted ? kExitDone : kExitRefused;
+}
+
+int cmd_apply_artifact(const GlobalOptions& g, const std::string& dir) {
+  auto cfg = config_of(g);
+  if (!cfg) {
+    fmt::print(stderr, "awaywork apply: {}\n", cfg.error().message);
+    return kExitUsage;
+  }
+  Verdict v;
+  bool was_refused = false;
+  auto r = apply_artifact(*cfg, dir, &v, &was_refused);
+  if (!r) {
+    if (was_refused && !v.refusals.empty()) fmt::print(stderr, "{}", render_text(v));
+    if (was_refused) return refused(g, "apply", r.error().message);
+    fmt::print(stderr, "awaywork apply: {}\n", r.error().message);
+    return kExitFailed;
+  }
+  if (r->nothing) {
+    fmt::print(
+        "{}\n",
+        g.json ? nlohmann::json{{"id", r->unit.id}, {"applied", false}, {"nothing", true}}.dump(2)
+               : "the artifact's patch is empty: nothing to publish");
+    return kExitDone;
+  }
+  print_applied(g, r->unit.id, r->applied);
+  return kExitDone;
+}
+
+}  // namespace aw

@@ -1,0 +1,36 @@
+// GitHub Actions through the REST API, for `watch` with `run_on: actions` (docs/scale-out.md):
+// dispatch the repository's awaywork workflow for an issue and follow the run it made.
+//
+//   AW_TRY(WorkflowRun run, dispatch_workflow(session, "awaywork.yml", "main", {{"issue", "7"}}));
+//   AW_TRY(run, get_workflow_run(session, run.id));   // status queued -> in_progress -> completed
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "base/result.h"
+#include "forge/session.h"
+
+namespace aw {
+
+struct WorkflowRun {
+  int64_t id = 0;
+  std::string html_url;
+  std::string status;      // queued, in_progress, completed (also waiting, pending, requested)
+  std::string conclusion;  // once completed: success, failure, cancelled, timed_out, ...
+};
+
+// POST /repos/O/R/actions/workflows/FILE/dispatches {"ref", "inputs", "return_run_details": true}:
+// GitHub answers 200 with the run's id and URLs. Input values are strings, as GitHub wants them.
+Result<WorkflowRun> dispatch_workflow(ForgeSession& s, const std::string& workflow,
+                                      const std::string& ref,
+                                      const std::map<std::string, std::string>& inputs);
+
+// GET /repos/O/R/actions/runs/ID.
+Result<WorkflowRun> get_workflow_run(ForgeSession& s, int64_t id);
+
+// "queued", "in progress", "succeeded", "failed (failure)", for a status line.
+std::string describe_run(const WorkflowRun& r);
+
+}  // namespace aw

@@ -1,0 +1,261 @@
+#include "unit/artifact.h"
+
+#include <sodium.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "base/fs.h"
+#include "record/store.h"
+#include "unit/forge_usage.h"
+#include "unit/steps.h"
+
+namespace aw {
+
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kFiles = {"patch.diff", "requests.jsonl", "verdict.json",
+                                         "record.json"};
+constexpr size_t kMaxPatch = 64u << 20, kMaxSmall = 16u << 20;
+
+std::string sha256_hex(const std::string& bytes) {
+  unsigned char h[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  std::string out;
+  for (unsigned char c : h) out += fmt::format("{:02x}", c);
+  return out;
+}
+
+// The checked requests (runs/<id>/requests.json, a JSON array) as the JSON lines the check reads.
+Result<std::string> requests_jsonl(const std::string& file) {
+  auto text = read_file(file, kMaxSmall);
+  if (!text) return std::string();  // a unit without requests keeps no file
+  auto arr = json::parse(*text, nullptr, false);
+  if (!arr.is_array()) return fail("{} is not a list of requests", file);
+  std::string out;
+  for (json r : arr) {
+    if (!r.is_object()) return fail("{}: a request is not an object", file);
+    r.erase("line");
+    out += r.dump() + "\n";
+  }
+  return out;
+}
+
+Status empty_dir(const std::string& dir) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return make_dirs(dir, 0700);
+  if (!S_ISDIR(st.st_mode)) return fail("{} exists and is not a folder", dir);
+  std::error_code ec;
+  if (!std::filesystem::is_empty(dir, ec))
+    return fail("{} is not empty; name a new folder for the artifact", dir);
+  return {};
+}
+
+Result<std::string> artifact_file(const std::string& dir, const std::string& name) {
+  return with_context(read_file(dir + "/" + name, name == "patch.diff" ? kMaxPatch : kMaxSmall),
+                      fmt::format("artifact {}: {}", dir, name));
+}
+
+Result<json> manifest_of(const std::string& dir, const std::string& text) {
+  auto m = json::parse(text, nullptr, false);
+  if (!m.is_object() || m.value("format", "") != kArtifactFormat || !m.contains("files") ||
+      !m["files"].is_object())
+    return fail("artifact {}: manifest.json is not an {} manifest", dir, kArtifactFormat);
+  return m;
+}
+
+// Exactly the manifest and the four files: anything else in the folder is refused by name.
+Status only_known_files(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name != "manifest.json" && std::find(kFiles.begin(), kFiles.end(), name) == kFiles.end())
+      return fail("artifact {}: unexpected file '{}' (an artifact holds only manifest.json, {})",
+                  dir, name, fmt::join(kFiles, ", "));
+  }
+  if (ec) return fail("artifact {}: {}", dir, ec.message());
+  return {};
+}
+
+Status agrees(const std::string& dir, const json& m, const UnitRecord& u) {
+  auto differs = [&](const char* key, const json& v) { return !m.contains(key) || m[key] != v; };
+  const std::vector<std::pair<const char*, json>> fields = {
+      {"unit", u.id},     {"repo", u.repo},         {"forge_repo", u.forge_repo},
+      {"issue", u.issue}, {"base_ref", u.base_ref}, {"base_commit", u.base_commit}};
+  for (const auto& [key, v] : fields)
+    if (differs(key, v))
+      return fail("artifact {}: manifest.json's {} differs from record.json's ({} vs {})", dir, key,
+                  m.contains(key) ? m[key].dump() : "missing", v.dump());
+  return {};
+}
+
+std::vector<std::string> verdict_paths(const json& v) {
+  std::vector<std::string> out;
+  if (v.contains("paths") && v["paths"].is_array())
+    for (const auto& p : v["paths"])
+      if (p.is_string()) out.push_back(p.get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+Status export_artifact(const UnitRecord& u, const std::string& dir) {
+  if (u.verdict.empty())
+    return fail("unit {} never reached the output check ({}): it has no artifact", u.id,
+                to_string(u.state));
+  AW_CHECK(empty_dir(dir));
+  std::map<std::string, std::string> files;
+  AW_TRY(files["patch.diff"], read_file(u.run_dir + "/patch.diff", kMaxPatch));
+  AW_TRY(files["requests.jsonl"], requests_jsonl(u.run_dir + "/requests.json"));
+  AW_TRY(files["verdict.json"], read_file(u.run_dir + "/verdict.json", kMaxSmall));
+  files["record.json"] = to_json(u).dump(2) + "\n";
+  json m = {{"format", kArtifactFormat},    {"unit", u.id},           {"repo", u.repo},
+            {"forge_repo", u.forge_repo},   {"issue", u.issue},       {"base_ref", u.base_ref},
+            {"base_commit", u.base_commit}, {"files", json::object()}};
+  for (const auto& [name, data] : files) {
+    AW_CHECK(write_file(dir + "/" + name, data, 0644));
+    m["files"][name] = sha256_hex(data);
+  }
+  return write_file(dir + "/manifest.json", m.dump(2) + "\n", 0644);
+}
+
+Result<Artifact> load_artifact(const std::string& dir) {
+  Artifact a;
+  a.dir = dir;
+  AW_TRY(std::string text, artifact_file(dir, "manifest.json"));
+  a.sha256 = sha256_hex(text);
+  AW_TRY(json m, manifest_of(dir, text));
+  AW_CHECK(only_known_files(dir));
+  std::map<std::string, std::string> got;
+  for (const auto& name : kFiles) {
+    AW_TRY(got[name], artifact_file(dir, name));
+    std::string want = m["files"].value(name, "");
+    std::string have = sha256_hex(got[name]);
+    if (want != have)
+      return fail(
+          "artifact {}: {} was changed after the agent job made it (sha256 {}, the manifest "
+          "says {}); refusing the artifact",
+          dir, name, have.substr(0, 16), want.empty() ? "nothing" : want.substr(0, 16));
+  }
+  a.patch = std::move(got["patch.diff"]);
+  a.requests = std::move(got["requests.jsonl"]);
+  a.verdict = json::parse(got["verdict.json"], nullptr, false);
+  auto rec = json::parse(got["record.json"], nullptr, false);
+  if (!a.verdict.is_object() || !rec.is_object())
+    return fail("artifact {}: verdict.json or record.json is not a JSON object", dir);
+  a.record = unit_from_json(rec);
+  AW_CHECK(agrees(dir, m, a.record));
+  return a;
+}
+
+Verdict recheck_artifact(const Artifact& a, const Bounds& bounds, const RequestContext& ctx) {
+  Verdict v = check_outputs(a.patch, std::string_view(a.requests), bounds, ctx);
+  bool said = a.verdict.value("accepted", false);
+  if (v.accepted && (!said || verdict_paths(a.verdict) != v.paths)) {
+    v.refusals.push_back({"artifact.verdict", "", 0,
+                          said ? "the agent job's verdict lists other paths than the patch has"
+                               : "the agent job's verdict refused these outputs",
+                          "verdict"});
+    v.accepted = false;
+    v.paths.clear();
+    v.requests.clear();
+  }
+  return v;
+}
+
+Result<Verdict> recheck_artifact(const Config& cfg, const Artifact& a,
+                                 const std::vector<std::string>& secrets) {
+  const UnitRecord& u = a.record;
+  auto it = cfg.repos.find(u.repo);
+  if (it == cfg.repos.end())
+    return fail("artifact {}: repository '{}' is not under repos: in {}", a.dir, u.repo,
+                cfg.file.empty() ? "the config" : cfg.file);
+  const RepoConfig& repo = it->second;
+  if (repo.forge.github != u.forge_repo)
+    return fail("artifact {}: its unit is on '{}', but repos.{} is github: '{}'", a.dir,
+                u.forge_repo, u.repo, repo.forge.github);
+  RequestContext ctx;
+  ctx.repo = u.forge_repo.empty() ? u.repo : u.forge_repo;
+  if (u.issue > 0) ctx.issue = u.issue;
+  ctx.base = u.base_ref;
+  ctx.secrets = secrets;
+  ctx.omitted = u.omitted;
+  return recheck_artifact(a, repo.bounds, ctx);
+}
+
+Result<ArtifactApplied> apply_artifact(const Config& cfg, const std::string& dir, Verdict* verdict,
+                                       bool* refused) {
+  bool ignored = false;
+  if (!refused) refused = &ignored;
+  *refused = true;
+  AW_TRY(Artifact a, load_artifact(dir));
+  *refused = false;
+  ArtifactApplied out;
+  UnitRecord& u = out.unit;
+  u = a.record;
+  RunRequest req;
+  req.repo = u.repo;
+  req.agent = u.agent;
+  req.base = u.base_ref;
+  req.base_commit = u.base_commit;
+  req.issue = u.issue;
+  AW_TRY(Target t, with_context(resolve_target(cfg, req), "artifact " + dir));
+  t.mirror_lock.reset();  // publishing borrows the mirror's objects; it does not change it
+  std::vector<std::string> secrets;
+  if (t.forge) secrets.push_back(t.forge->token);
+  AW_TRY(Verdict v, recheck_artifact(cfg, a, secrets));
+  if (verdict) *verdict = v;
+  *refused = !v.accepted;
+  if (!v.accepted)
+    return fail("artifact {}: the output check refused it again ({} reason{}); nothing published",
+                dir, v.refusals.size(), v.refusals.size() == 1 ? "" : "s");
+  std::string state = state_dir_of(cfg);
+  AW_TRY(Store store, Store::open(state));
+  ForgeUsageOnExit usage{store, t.forge.get()};
+  // A unit applied here before (a retried apply job) keeps its run folder.
+  if (auto old = store.get(u.id); old && dir_id(old->run_dir)) {
+    u.run_dir = old->run_dir;
+  } else {
+    AW_TRY(RunDir rd, make_run_dir(state, u.id));
+    u.run_dir = rd.root;
+  }
+  (void)write_file(u.run_dir + "/patch.diff", a.patch, 0600);
+  (void)write_file(u.run_dir + "/verdict.json", to_json(v).dump(2) + "\n", 0600);
+  u.verdict = "accepted";
+  u.notes.push_back(fmt::format("applied from artifact {} (manifest sha256 {})", dir, a.sha256));
+  if (a.patch.empty()) {
+    out.nothing = true;
+    AW_CHECK(store.save(u));
+    return out;
+  }
+  ApplyInput in{t.repo,        t.source,
+                t.label,       u.id,
+                u.prompt,      t.base_ref,
+                u.base_commit, a.patch,
+                v.paths,       u.run_dir + "/apply",
+                t.forge.get(), &u,
+                v.requests,    t.forge ? t.source.git_dir : ""};
+  auto applied = apply_checked(in);
+  if (t.forge) {
+    auto ended = applied
+                     ? end_progress(*t.forge, u, applied->pull_url, "done", "")
+                     : end_progress(*t.forge, u, "", "failed", "apply: " + applied.error().message);
+    if (!ended) u.notes.push_back("progress comment (apply): " + ended.error().message);
+  }
+  if (!applied) {
+    (void)store.save(u);
+    return tl::unexpected(applied.error());
+  }
+  note_applied(*applied, u);
+  out.applied = *applied;
+  AW_CHECK(with_context(store.save(u), "saving the record"));
+  return out;
+}
+
+}  // namespace aw
