@@ -4,7 +4,7 @@
 _awaywork() {
   local cur prev cmd="" sub="" i
   _init_completion 2>/dev/null || { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; }
-  local commands="run replay units show check apply doctor serve watch probe secret host"
+  local commands="run replay units show check apply export doctor serve watch probe secret host"
   local global="--config --json --help --version"
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
@@ -14,7 +14,7 @@ _awaywork() {
     esac
   done
   case $prev in
-    --config | --prompt-file | --bounds | --patch | --requests | --log)
+    --config | --prompt-file | --bounds | --patch | --requests | --log | --from | --artifact)
       COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --repo) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --issue | --prompt | --agent | --base | --profile | --unit-seconds | --listen | --runner | --worker) return ;;
@@ -22,10 +22,11 @@ _awaywork() {
   local flags
   case $cmd in
     "") COMPREPLY=($(compgen -W "$commands $global" -- "$cur")); return ;;
-    run) flags="--repo --issue --prompt --prompt-file --agent --base --profile --unit-seconds --no-progress-comment --json" ;;
+    run) flags="--repo --issue --prompt --prompt-file --agent --base --profile --unit-seconds --no-progress-comment --artifact --json" ;;
     replay) flags="--latest --json" ;;
-    units | show | apply | probe) flags="--json" ;;
-    check) flags="--bounds --patch --requests --json" ;;
+    units | show | probe | export) flags="--json" ;;
+    apply) flags="--from --json" ;;
+    check) flags="--bounds --patch --from --requests --json" ;;
     doctor) flags="--print-setup --json" ;;
     serve) flags="--listen --listen-anywhere --json" ;;
     watch) flags="--once --log" ;;

@@ -1,7 +1,7 @@
 # fish completion for awaywork (installed in /usr/share/fish/vendor_completions.d/). The commands
 # and flags are those of `awaywork --help`; tests/package/docs_test.sh checks that every command
 # and flag is here.
-set -l commands run replay units show check apply doctor serve watch probe secret host
+set -l commands run replay units show check apply export doctor serve watch probe secret host
 complete -c awaywork -f
 complete -c awaywork -l config -r -F -d 'config file'
 complete -c awaywork -l json -d 'print JSON (the commands that have it)'
@@ -13,6 +13,7 @@ complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a units -d 
 complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a show -d "show one unit's record"
 complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a check -d 'run the output check on a patch'
 complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a apply -d 'publish a recorded, accepted unit'
+complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a export -d "write a recorded unit's artifact to a new folder"
 complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a doctor -d 'check every prerequisite'
 complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a serve -d 'the local API and the dashboard'
 complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a watch -d 'poll the forge and run admitted triggers'
@@ -43,3 +44,6 @@ complete -c awaywork -n '__fish_seen_subcommand_from lock' -l runner -r -d 'the 
 complete -c awaywork -n '__fish_seen_subcommand_from lock' -l worker -r -d 'the worker user'
 complete -c awaywork -n '__fish_seen_subcommand_from lock' -l for-image -d 'building an image'
 complete -c awaywork -n '__fish_seen_subcommand_from lock' -l this-machine -d 'lock a machine that is not a hosted runner'
+complete -c awaywork -n '__fish_seen_subcommand_from run' -l artifact -r -F -d 'check, do not publish; write the artifact here'
+complete -c awaywork -n '__fish_seen_subcommand_from check' -l from -r -F -d 'an artifact folder, checked again'
+complete -c awaywork -n '__fish_seen_subcommand_from apply' -l from -r -F -d 'an artifact folder: checked again, then published'
