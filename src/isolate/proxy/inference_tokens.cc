@@ -6,6 +6,7 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace aw {
@@ -64,7 +65,8 @@ std::string TokenBook::admit(const std::string& token, int max_requests, uint64_
   if (max_requests > 0 && u.requests >= max_requests)
     why =
         fmt::format("awaywork: the unit's request budget is spent (max_requests {})", max_requests);
-  else if (budget_tokens > 0 && u.input_tokens + u.output_tokens >= budget_tokens)
+  else if (budget_tokens > 0 &&
+           u.input_tokens + u.output_tokens + tokens_[token].reserved >= budget_tokens)
     why = fmt::format("awaywork: the unit's token budget is spent (budget_tokens {}, used {})",
                       budget_tokens, u.input_tokens + u.output_tokens);
   if (why.empty())
@@ -74,11 +76,30 @@ std::string TokenBook::admit(const std::string& token, int max_requests, uint64_
   return why;
 }
 
-void TokenBook::add_tokens(const std::string& token, uint64_t in, uint64_t out) {
+std::string TokenBook::reserve(const std::string& token, uint64_t tokens, uint64_t budget_tokens) {
   std::lock_guard<std::mutex> l(mu_);
-  InferenceUsage& u = tokens_[token].usage;
-  u.input_tokens += in;
-  u.output_tokens += out;
+  Entry& e = tokens_[token];
+  uint64_t used = e.usage.input_tokens + e.usage.output_tokens;
+  if (budget_tokens == 0 ||
+      (tokens <= budget_tokens && used + e.reserved <= budget_tokens - tokens)) {
+    e.reserved += tokens;
+    return "";
+  }
+  --e.usage.requests;  // admitted by admit() but never completed upstream
+  ++e.usage.refused;
+  return fmt::format(
+      "awaywork: this request could pass the unit's token budget (budget_tokens {}, used {}, held "
+      "by requests in flight {}, this one may use up to {}: its max_tokens plus one per byte of "
+      "its body); lower max_tokens or wait for the requests in flight",
+      budget_tokens, used, e.reserved, tokens);
+}
+
+void TokenBook::settle(const std::string& token, uint64_t reserved, uint64_t in, uint64_t out) {
+  std::lock_guard<std::mutex> l(mu_);
+  Entry& e = tokens_[token];
+  e.reserved -= std::min(reserved, e.reserved);
+  e.usage.input_tokens += in;
+  e.usage.output_tokens += out;
 }
 
 InferenceUsage TokenBook::usage(const std::string& token) const {
