@@ -2,8 +2,8 @@
 // with blocking Beast calls and error codes.
 #include "fake_model_upstream.h"
 
+#include <poll.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -182,12 +182,13 @@ struct FakeModelUpstream::Impl {
 
   template <class Stream>
   void serve(Stream& s, int fd) {
-    if (options.idle_close_ms > 0) {
-      timeval tv{options.idle_close_ms / 1000, (options.idle_close_ms % 1000) * 1000};
-      ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    }
     beast::flat_buffer buf;
-    while (serve_one(s, buf)) {
+    for (;;) {
+      // Asio's blocking reads wait in poll() themselves (no SO_RCVTIMEO): wait here instead.
+      pollfd p{fd, POLLIN, 0};
+      if (options.idle_close_ms > 0 && buf.size() == 0 && ::poll(&p, 1, options.idle_close_ms) == 0)
+        return;
+      if (!serve_one(s, buf)) return;
     }
   }
 

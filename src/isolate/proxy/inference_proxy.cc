@@ -186,7 +186,8 @@ struct InferenceProxy::Impl {
                     beta.find("oauth-2025-04-20") == std::string::npos;
     for (const auto& f : req) {
       std::string_view n = sv(f.name_string());
-      if (drop_request_header(n) || (add_beta && beast::iequals(f.name_string(), "anthropic-beta"))) continue;
+      if (drop_request_header(n) || (add_beta && beast::iequals(f.name_string(), "anthropic-beta")))
+        continue;
       h += fmt::format("{}: {}\r\n", n, sv(f.value()));
     }
     if (add_beta)
@@ -339,16 +340,26 @@ struct InferenceProxy::Impl {
     co_return complete && !ec && keep ? 1 : 0;
   }
 
+  // The head and the body's pieces are separate writes: without this, Nagle holds the body
+  // behind the head's ACK (a delayed ACK: milliseconds per request).
+  static void no_delay(beast::tcp_stream& s) {
+    error_code ignored;
+    s.socket().set_option(tcp::no_delay(true), ignored);
+  }
+
   awaitable<std::string> open(std::unique_ptr<UpstreamTls>& s) {
     s = std::make_unique<UpstreamTls>(io, *tls);
     std::string why = co_await connect_upstream(beast::get_lowest_layer(*s), up, opt.static_hosts);
+    no_delay(beast::get_lowest_layer(*s));
     if (why.empty()) why = co_await tls_handshake(*s, up);
     co_return why;
   }
 
   awaitable<std::string> open(std::unique_ptr<beast::tcp_stream>& s) {
     s = std::make_unique<beast::tcp_stream>(io);
-    co_return co_await connect_upstream(*s, up, opt.static_hosts);
+    std::string why = co_await connect_upstream(*s, up, opt.static_hosts);
+    no_delay(*s);
+    co_return why;
   }
 
   // One request over a pooled connection or a fresh one. A pooled connection is checked before
@@ -451,6 +462,13 @@ struct InferenceProxy::Impl {
       if (!ec) {
         Deadline deadline(client, opt.header_timeout);
         co_await http::async_read_header(client, buf, p, on(ec));
+      }
+      if (ec == http::error::body_limit) {  // its Content-Length says it is too large
+        InferenceLogEntry e{std::string(p.get().method_string()), "", 0, 0, 0, 0, ""};
+        std::string message =
+            fmt::format("awaywork: the request body is larger than the proxy takes ({} bytes)",
+                        opt.max_body_bytes);
+        co_await refuse(client, 413, message, "body-limit", e, false);
       }
       if (ec) break;  // closed, silent, or not HTTP: nothing to answer
       if (beast::iequals(p.get()[http::field::expect], "100-continue")) {
