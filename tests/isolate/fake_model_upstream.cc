@@ -183,10 +183,13 @@ struct FakeModelUpstream::Impl {
   template <class Stream>
   void serve(Stream& s, int fd) {
     beast::flat_buffer buf;
-    for (;;) {
-      // Asio's blocking reads wait in poll() themselves (no SO_RCVTIMEO): wait here instead.
+    for (bool first = true;; first = false) {
+      // Asio's blocking reads wait in poll() themselves (no SO_RCVTIMEO): wait here instead,
+      // between requests only (the first may already sit in the TLS engine's buffer, read
+      // with the handshake's last bytes).
       pollfd p{fd, POLLIN, 0};
-      if (options.idle_close_ms > 0 && buf.size() == 0 && ::poll(&p, 1, options.idle_close_ms) == 0)
+      if (!first && options.idle_close_ms > 0 && buf.size() == 0 &&
+          ::poll(&p, 1, options.idle_close_ms) == 0)
         return;
       if (!serve_one(s, buf)) return;
     }

@@ -43,13 +43,13 @@ TEST_F(IsolateInferencePool, HundredSequentialRequestsReuseAtMostThePoolsConnect
 }
 
 TEST_F(IsolateInferencePool, AnUpstreamClosingAnIdlePooledConnectionLosesAndDoublesNothing) {
-  upstream = std::make_unique<test::FakeModelUpstream>(cert, test::FakeUpstreamOptions{0, 300});
+  upstream = std::make_unique<test::FakeModelUpstream>(cert, test::FakeUpstreamOptions{0, 100});
   start(options());
   std::string token = proxy->issue_token();
   for (int i = 0; i < 3; ++i) {
     auto r = post("/v1/messages", {"x-api-key: " + token});
     ASSERT_EQ(r.status, 200) << i << r.raw;
-    std::this_thread::sleep_for(700ms);  // the fake closes the pooled connection meanwhile
+    std::this_thread::sleep_for(300ms);  // the fake closes the pooled connection meanwhile
   }
   EXPECT_EQ(upstream->seen().size(), 3u);  // each request once
   EXPECT_EQ(upstream->connections(), 3);   // each on a fresh connection
