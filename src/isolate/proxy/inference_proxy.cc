@@ -129,6 +129,11 @@ struct InferenceProxy::Impl {
     bool body_sent = false;  // the whole request reached the upstream: it may be answered
   };
 
+  std::string too_large() const {
+    return fmt::format("awaywork: the request body is larger than the proxy takes ({} bytes)",
+                       opt.max_body_bytes);
+  }
+
   void log(const InferenceLogEntry& e) {
     if (opt.log) opt.log(inference_log_line(e));
   }
@@ -214,9 +219,7 @@ struct InferenceProxy::Impl {
     for (;;) {
       size_t n = co_await read_piece(x, piece, ec);
       if (ec == http::error::body_limit) {
-        std::string message =
-            fmt::format("awaywork: the request body is larger than the proxy takes ({} bytes)",
-                        opt.max_body_bytes);
+        std::string message = too_large();
         x.keep = co_await refuse(x.client, 413, message, "body-limit", x.e, false);
         answered = true;
       }
@@ -465,9 +468,7 @@ struct InferenceProxy::Impl {
       }
       if (ec == http::error::body_limit) {  // its Content-Length says it is too large
         InferenceLogEntry e{std::string(p.get().method_string()), "", 0, 0, 0, 0, ""};
-        std::string message =
-            fmt::format("awaywork: the request body is larger than the proxy takes ({} bytes)",
-                        opt.max_body_bytes);
+        std::string message = too_large();
         co_await refuse(client, 413, message, "body-limit", e, false);
       }
       if (ec) break;  // closed, silent, or not HTTP: nothing to answer
