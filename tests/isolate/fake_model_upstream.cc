@@ -1,11 +1,14 @@
-// The fake provider server: one thread accepts, one thread per connection serves one request
-// (the proxy sends "Connection: close" upstream) with blocking Beast calls and error codes.
+// The fake provider server: one thread accepts, one thread per connection serves its requests
+// with blocking Beast calls and error codes.
 #include "fake_model_upstream.h"
 
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <limits>
+#include <set>
 #include <utility>
 
 #include <boost/asio.hpp>
@@ -76,6 +79,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 struct FakeModelUpstream::Impl {
   FakeModelUpstream* owner = nullptr;
+  Options options;
   asio::io_context io;
   std::unique_ptr<asio::ssl::context> tls;
   tcp::acceptor acceptor{io};
@@ -85,6 +89,7 @@ struct FakeModelUpstream::Impl {
   bool released = false;
   std::vector<Seen> seen;
   std::vector<std::thread> workers;
+  std::set<int> open_fds;  // kept-alive connections, woken when the fake stops
 
   template <class Stream>
   void write(Stream& s, const std::string& data) {
@@ -93,15 +98,18 @@ struct FakeModelUpstream::Impl {
   }
 
   template <class Stream>
-  void respond(Stream& s, const Seen& req, bool hold) {
+  void respond(Stream& s, const Seen& req, bool hold, bool keep) {
+    const char* conn = keep ? "keep-alive" : "close";
+    if (options.delay_ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.delay_ms));
     std::string path = req.target.substr(0, req.target.find('?'));
     bool stream = req.body.find("\"stream\":true") != std::string::npos;
     bool messages = ends_with(path, "/v1/messages"), responses = ends_with(path, "/v1/responses");
     if (!messages && !responses) {
       std::string body = R"({"type":"error","error":{"type":"not_found_error","message":"fake"}})";
       write(s, fmt::format("HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n"
-                           "Content-Length: {}\r\nConnection: close\r\n\r\n{}",
-                           body.size(), body));
+                           "Content-Length: {}\r\nConnection: {}\r\n\r\n{}",
+                           body.size(), conn, body));
       return;
     }
     if (!stream) {
@@ -109,15 +117,15 @@ struct FakeModelUpstream::Impl {
           messages
               ? R"({"id":"msg_fake","type":"message","role":"assistant","content":[{"type":"text","text":"Hi"}],"usage":{"input_tokens":11,"output_tokens":7}})"
               : R"({"id":"resp_fake","object":"response","status":"completed","usage":{"input_tokens":12,"output_tokens":5}})";
-      write(s,
-            fmt::format("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                        "Set-Cookie: fake=1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
-                        body.size(), body));
+      write(s, fmt::format("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                           "Set-Cookie: fake=1\r\nContent-Length: {}\r\nConnection: {}\r\n\r\n{}",
+                           body.size(), conn, body));
       return;
     }
-    write(s,
-          "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
-          "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+    write(s, fmt::format(
+                 "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+                 "Transfer-Encoding: chunked\r\nConnection: {}\r\n\r\n",
+                 conn));
     auto events = messages ? anthropic_events() : openai_events();
     for (size_t i = 0; i < events.size(); ++i) {
       if (hold && i + 1 == events.size()) {
@@ -130,13 +138,29 @@ struct FakeModelUpstream::Impl {
     write(s, "0\r\n\r\n");
   }
 
+  // One request; false when the connection is done (closed, idle past idle_close_ms, or
+  // "Connection: close").
   template <class Stream>
-  void serve(Stream& s) {
-    beast::flat_buffer buf;
-    http::request<http::string_body> req;
+  bool serve_one(Stream& s, beast::flat_buffer& buf) {
+    http::request_parser<http::string_body> p;
+    p.body_limit(std::numeric_limits<uint64_t>::max());
     error_code ec;
-    http::read(s, buf, req, ec);
-    if (ec) return;
+    http::read_header(s, buf, p, ec);
+    if (ec) return false;
+    size_t counted = 0, total = 0;
+    while (!p.is_done()) {  // piece by piece, so that a test sees a body arrive as it streams
+      http::read_some(s, buf, p, ec);
+      if (ec) return false;
+      size_t now = p.get().body().size();
+      body_bytes_in() += now - counted;
+      total += now - counted;
+      counted = now;
+      if (now > (1u << 20)) {  // a big body is counted, not kept
+        p.get().body().erase(0, now - (64u << 10));
+        counted = 64u << 10;
+      }
+    }
+    auto& req = p.get();
     Seen got;
     got.method = std::string(req.method_string());
     got.target = std::string(req.target());
@@ -144,30 +168,67 @@ struct FakeModelUpstream::Impl {
     for (const auto& f : req)
       got.head += std::string(f.name_string()) + ": " + std::string(f.value()) + "\r\n";
     got.body = req.body();
+    got.body_size = total;
     bool hold = req["x-fake-hold"] == "1";
     {
       std::lock_guard<std::mutex> l(mu);
       seen.push_back(got);
     }
-    respond(s, got, hold);
+    respond(s, got, hold, req.keep_alive());
+    return req.keep_alive();
+  }
+
+  std::atomic<size_t>& body_bytes_in() { return owner->body_bytes_in_; }
+
+  template <class Stream>
+  void serve(Stream& s, int fd) {
+    beast::flat_buffer buf;
+    for (bool first = true;; first = false) {
+      // Asio's blocking reads wait in poll() themselves (no SO_RCVTIMEO): wait here instead,
+      // between requests only (the first may already sit in the TLS engine's buffer, read
+      // with the handshake's last bytes).
+      pollfd p{fd, POLLIN, 0};
+      if (!first && options.idle_close_ms > 0 && buf.size() == 0 &&
+          ::poll(&p, 1, options.idle_close_ms) == 0)
+        return;
+      if (!serve_one(s, buf)) return;
+    }
   }
 
   void connection(tcp::socket sock) {
+    owner->connections_++;
+    int fd = sock.native_handle();
+    {
+      std::lock_guard<std::mutex> l(mu);
+      open_fds.insert(fd);
+    }
+    struct Forget {
+      Impl* impl;
+      int fd;
+      ~Forget() {
+        std::lock_guard<std::mutex> l(impl->mu);
+        impl->open_fds.erase(fd);
+      }
+    } forget{this, fd};
     if (!tls) {
-      serve(sock);
+      serve(sock, fd);
+      error_code ec;
+      sock.shutdown(tcp::socket::shutdown_both, ec);
     } else {
       asio::ssl::stream<tcp::socket> s(std::move(sock), *tls);
       error_code ec;
       s.handshake(asio::ssl::stream_base::server, ec);
       if (ec) return;  // the proxy refused our certificate
-      serve(s);
+      serve(s, fd);
       s.shutdown(ec);
     }
   }
 };
 
-FakeModelUpstream::FakeModelUpstream(TestCert cert) : impl_(std::make_unique<Impl>()) {
+FakeModelUpstream::FakeModelUpstream(TestCert cert, Options options)
+    : impl_(std::make_unique<Impl>()) {
   impl_->owner = this;
+  impl_->options = options;
   if (!cert.cert.empty()) {
     impl_->tls = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
     impl_->tls->use_certificate_chain_file(cert.cert);
@@ -197,6 +258,10 @@ FakeModelUpstream::~FakeModelUpstream() {
   release();
   ::shutdown(impl_->acceptor.native_handle(), SHUT_RDWR);  // wakes the blocking accept
   impl_->accept_thread.join();
+  {
+    std::lock_guard<std::mutex> l(impl_->mu);
+    for (int fd : impl_->open_fds) ::shutdown(fd, SHUT_RDWR);  // wakes a worker waiting to read
+  }
   for (auto& w : impl_->workers) w.join();
 }
 

@@ -197,12 +197,14 @@ TEST_F(IsolateInferenceProxy, MaxRequestsSpentRefusesTheNextWith403PermissionErr
   EXPECT_EQ(post("/v1/messages", {"x-api-key: " + proxy->issue_token()}).status, 200);
 }
 
-TEST_F(IsolateInferenceProxy, TokenBudgetSpentRefusesWith403) {
+TEST_F(IsolateInferenceProxy, TokenBudgetRefusesWith403ARequestThatCouldPassIt) {
   auto o = options("openai", kOpenAiKey);
-  o.budget_tokens = 50;
+  o.default_reserve_tokens = 10;  // the body names no max_output_tokens
+  // Each request holds 10 + its body's bytes while in flight and then uses 40 + 9 = 49.
+  uint64_t hold = 10 + kResponsesStream.size();
+  o.budget_tokens = 49 + 49 + hold - 1;  // room for two; the third could pass it
   start(o);
   std::string token = proxy->issue_token();
-  // 40 + 9 = 49 < 50: the second goes; then 98 >= 50.
   EXPECT_EQ(post("/v1/responses", {"Authorization: Bearer " + token}, kResponsesStream).status,
             200);
   EXPECT_EQ(post("/v1/responses", {"Authorization: Bearer " + token}, kResponsesStream).status,
@@ -210,8 +212,14 @@ TEST_F(IsolateInferenceProxy, TokenBudgetSpentRefusesWith403) {
   auto r = post("/v1/responses", {"Authorization: Bearer " + token}, kResponsesStream);
   EXPECT_EQ(r.status, 403) << r.raw;
   EXPECT_NE(r.body.find(R"({"error":{)"), std::string::npos) << r.body;
-  EXPECT_NE(r.body.find("budget_tokens 50"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find(fmt::format("budget_tokens {}, used 98", o.budget_tokens)),
+            std::string::npos)
+      << r.body;
   EXPECT_EQ(upstream->seen().size(), 2u);
+  auto u = proxy->usage(token);
+  EXPECT_EQ(u.requests, 2);
+  EXPECT_EQ(u.refused, 1);
+  EXPECT_EQ(u.input_tokens + u.output_tokens, 98u);
 }
 
 TEST_F(IsolateInferenceProxy, UntrustedCertificateIs502AndTheCaFileTrustsIt) {
@@ -349,10 +357,12 @@ TEST_F(IsolateInferenceProxy, TakesChunkedRequestBodiesAndExpectContinue) {
   EXPECT_EQ(parse_reply(got).status, 200) << got;
   auto seen = upstream->seen();
   ASSERT_EQ(seen.size(), 2u);
+  // Bodies stream through framed as the agent framed them.
+  EXPECT_NE(seen[0].head.find("Transfer-Encoding: chunked"), std::string::npos) << seen[0].head;
+  EXPECT_NE(seen[1].head.find(fmt::format("Content-Length: {}", kMessages.size())),
+            std::string::npos);
   for (const auto& r : seen) {
     EXPECT_EQ(r.body, kMessages);
-    EXPECT_NE(r.head.find(fmt::format("Content-Length: {}", kMessages.size())), std::string::npos);
-    EXPECT_EQ(r.head.find("Transfer-Encoding"), std::string::npos) << r.head;
     EXPECT_EQ(r.head.find("Expect"), std::string::npos) << r.head;
   }
 }

@@ -2,8 +2,10 @@
 // per-unit run token and a base URL pointing here (through a sandbox bridge onto 127.0.0.1:PORT
 // inside, or a loopback TCP port for unsandboxed phases). The proxy checks the run token, swaps
 // in the real credential, forwards only to the configured upstream over verified TLS, streams
-// responses (SSE) back unbuffered, counts requests and reported tokens per run token, and refuses
-// with 403 once a token's max_requests or budget is spent (a 429 or 5xx would make the CLIs retry).
+// responses (SSE) back unbuffered, streams request bodies through (never held whole), keeps a small
+// pool of idle keep-alive connections to the upstream, closes idle agent connections, counts
+// requests and reported tokens per run token, and refuses with 403 once a token's max_requests or
+// budget is spent (a 429 or 5xx would make the CLIs retry).
 //
 // How a unit uses it (the lead's side):
 //   auto proxy = *InferenceProxy::start({.socket_path = run_dir + "/inference.sock", .api =
@@ -15,6 +17,7 @@
 //   ... when the unit ends: proxy->revoke(token); record proxy->usage(token)
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -41,6 +44,17 @@ struct InferenceProxyOptions {
   std::vector<std::string> allow_paths;
   int max_requests = 0;        // per token; 0 = unlimited
   uint64_t budget_tokens = 0;  // per token, input+output as the upstream reports; 0 = unlimited
+  // Held against budget_tokens while a request is in flight: its max_tokens (or this when the
+  // body names none) plus one token per byte of its body; settled to the reported usage after.
+  uint64_t default_reserve_tokens = 32768;
+  uint64_t max_body_bytes = 64ull << 20;  // a larger request body is cut off and answered 413
+  // Idle keep-alive connections to the upstream kept for the next request, and for how long.
+  size_t upstream_pool = 4;
+  std::chrono::milliseconds upstream_idle{std::chrono::seconds(30)};
+  // An agent's connection with no request for client_idle, or whose request head (or a piece
+  // of its body) takes longer than header_timeout to arrive, is closed.
+  std::chrono::milliseconds client_idle{std::chrono::seconds(60)};
+  std::chrono::milliseconds header_timeout{std::chrono::seconds(30)};
   // One JSON object per request (no newline): time, method, path, status, upstream status, tokens
   // in/out, refused rule; no bodies, no headers' values, no query strings.
   std::function<void(const std::string&)> log;

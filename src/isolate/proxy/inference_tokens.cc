@@ -6,6 +6,7 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace aw {
@@ -37,7 +38,7 @@ std::string TokenBook::issue(const std::string& shares_with) {
   std::lock_guard<std::mutex> l(mu_);
   Entry e;
   if (auto it = tokens_.find(shares_with); !shares_with.empty() && it != tokens_.end())
-    e.usage = it->second.usage;
+    e.spent = it->second.spent;
   tokens_[token] = std::move(e);
   return token;
 }
@@ -62,12 +63,13 @@ std::optional<std::string> TokenBook::find_live(const std::vector<std::string>& 
 
 std::string TokenBook::admit(const std::string& token, int max_requests, uint64_t budget_tokens) {
   std::lock_guard<std::mutex> l(mu_);
-  InferenceUsage& u = *tokens_[token].usage;
+  InferenceUsage& u = tokens_[token].spent->usage;
   std::string why;
   if (max_requests > 0 && u.requests >= max_requests)
     why =
         fmt::format("awaywork: the unit's request budget is spent (max_requests {})", max_requests);
-  else if (budget_tokens > 0 && u.input_tokens + u.output_tokens >= budget_tokens)
+  else if (budget_tokens > 0 &&
+           u.input_tokens + u.output_tokens + tokens_[token].reserved >= budget_tokens)
     why = fmt::format("awaywork: the unit's token budget is spent (budget_tokens {}, used {})",
                       budget_tokens, u.input_tokens + u.output_tokens);
   if (why.empty())
@@ -77,17 +79,36 @@ std::string TokenBook::admit(const std::string& token, int max_requests, uint64_
   return why;
 }
 
-void TokenBook::add_tokens(const std::string& token, uint64_t in, uint64_t out) {
+std::string TokenBook::reserve(const std::string& token, uint64_t tokens, uint64_t budget_tokens) {
   std::lock_guard<std::mutex> l(mu_);
-  InferenceUsage& u = *tokens_[token].usage;
-  u.input_tokens += in;
-  u.output_tokens += out;
+  Entry::Spent& e = *tokens_[token].spent;
+  uint64_t used = e.usage.input_tokens + e.usage.output_tokens;
+  if (budget_tokens == 0 ||
+      (tokens <= budget_tokens && used + e.reserved <= budget_tokens - tokens)) {
+    e.reserved += tokens;
+    return "";
+  }
+  --e.usage.requests;  // admitted by admit() but never completed upstream
+  ++e.usage.refused;
+  return fmt::format(
+      "awaywork: this request could pass the unit's token budget (budget_tokens {}, used {}, held "
+      "by requests in flight {}, this one may use up to {}: its max_tokens plus one per byte of "
+      "its body); lower max_tokens or wait for the requests in flight",
+      budget_tokens, used, e.reserved, tokens);
+}
+
+void TokenBook::settle(const std::string& token, uint64_t reserved, uint64_t in, uint64_t out) {
+  std::lock_guard<std::mutex> l(mu_);
+  Entry::Spent& e = *tokens_[token].spent;
+  e.reserved -= std::min(reserved, e.reserved);
+  e.usage.input_tokens += in;
+  e.usage.output_tokens += out;
 }
 
 InferenceUsage TokenBook::usage(const std::string& token) const {
   std::lock_guard<std::mutex> l(mu_);
   auto it = tokens_.find(token);
-  return it == tokens_.end() ? InferenceUsage{} : *it->second.usage;
+  return it == tokens_.end() ? InferenceUsage{} : it->second.spent->usage;
 }
 
 }  // namespace aw

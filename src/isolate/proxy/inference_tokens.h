@@ -24,12 +24,21 @@ class TokenBook {
   // Count one request against the token's limits: "" = admitted, else why it is refused (the
   // refusal is counted too).
   std::string admit(const std::string& token, int max_requests, uint64_t budget_tokens);
-  void add_tokens(const std::string& token, uint64_t in, uint64_t out);
+  // Hold `tokens` of the budget for a request about to go upstream: "" = held, else why not (the
+  // used plus the held would pass budget_tokens; the refusal is counted). Held tokens count as
+  // spent for every other request until settle() puts the real usage in their place.
+  std::string reserve(const std::string& token, uint64_t tokens, uint64_t budget_tokens);
+  void settle(const std::string& token, uint64_t reserved, uint64_t in, uint64_t out);
   InferenceUsage usage(const std::string& token) const;
 
  private:
   struct Entry {
-    std::shared_ptr<InferenceUsage> usage = std::make_shared<InferenceUsage>();
+    // Shared by the tokens of one unit's rounds (issue(shares_with)): one budget, one count.
+    struct Spent {
+      InferenceUsage usage;
+      uint64_t reserved = 0;  // held by requests in flight
+    };
+    std::shared_ptr<Spent> spent = std::make_shared<Spent>();
     bool revoked = false;
   };
   mutable std::mutex mu_;
