@@ -69,7 +69,7 @@ std::string TokenBook::admit(const std::string& token, int max_requests, uint64_
     why =
         fmt::format("awaywork: the unit's request budget is spent (max_requests {})", max_requests);
   else if (budget_tokens > 0 &&
-           u.input_tokens + u.output_tokens + tokens_[token].reserved >= budget_tokens)
+           u.input_tokens + u.output_tokens + tokens_[token].spent->reserved >= budget_tokens)
     why = fmt::format("awaywork: the unit's token budget is spent (budget_tokens {}, used {})",
                       budget_tokens, u.input_tokens + u.output_tokens);
   if (why.empty())
