@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 
+#include "base/unique_fd.h"
 #include "git/git_internal.h"
 
 namespace aw {
@@ -25,15 +26,7 @@ const std::vector<std::string> kAgentInstructionPaths = {".claude",   ".codex", 
 
 namespace {
 
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
+using Fd = UniqueFd;
 
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 

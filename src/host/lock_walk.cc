@@ -36,7 +36,10 @@ bool acl_grants_others_write(const unsigned char* b, size_t n) {
 }
 
 std::string join(const std::string& dir, const char* name) {
-  return dir == "/" ? "/" + std::string(name) : dir + "/" + name;
+  std::string out = dir;
+  if (out.empty() || out.back() != '/') out += '/';
+  out += name;
+  return out;
 }
 
 class Walker {

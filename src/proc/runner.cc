@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "base/fs.h"
+#include "base/unique_fd.h"
 #include "proc/keeper.h"
 #include "proc/launch.h"
 #include "proc/runner_knobs.h"
@@ -23,18 +24,7 @@ namespace {
 
 constexpr int kCancelPollMs = 100;
 
-struct Fd {
-  int fd = -1;
-  Fd() = default;
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  void reset() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-  explicit operator bool() const { return fd >= 0; }
-};
+using Fd = UniqueFd;
 
 bool make_pipe(Fd& r, Fd& w) {
   int p[2];

@@ -25,7 +25,10 @@ std::string toml(const std::string& s) {
 
 std::string toml_list(const std::vector<std::string>& v) {
   std::string out = "[";
-  for (const auto& s : v) out += (out.size() > 1 ? "," : "") + toml(s);
+  for (const auto& s : v) {
+    if (out.size() > 1) out += ',';
+    out += toml(s);
+  }
   return out + "]";
 }
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/unique_fd.h"
 
 namespace aw {
 
@@ -22,19 +23,7 @@ namespace {
 // auth.json is a few kilobytes; anything larger is not one.
 constexpr size_t kMaxAuthBytes = 1u << 20;
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
+using Fd = UniqueFd;
 
 struct FileRead {
   std::string bytes;

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "base/fs.h"
+#include "base/unique_fd.h"
 #include "secrets/backends.h"
 #include "secrets/file_format.h"
 
@@ -21,16 +22,7 @@ namespace {
 
 constexpr const char* kPassVar = "AWAYWORK_SECRETS_PASSPHRASE";
 
-// An open fd closed on every path out.
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
+using Fd = UniqueFd;
 
 // A key or store file others could read is refused rather than silently used: the fix is chmod.
 Status check_private_file(int fd, const std::string& path) {

@@ -124,7 +124,9 @@ class WorkflowShape(unittest.TestCase):
         self.assertIn("{40}", steps[0]["run"])
         lock = [s for s in steps if "host lock" in s.get("run", "")]
         self.assertEqual(len(lock), 1)
-        self.assertIn("sudo /usr/local/bin/awaywork host lock", lock[0]["run"])
+        run = lock[0]["run"]
+        self.assertIn("sudo --preserve-env=GITHUB_ACTIONS,RUNNER_ENVIRONMENT", run)
+        self.assertIn("/usr/local/bin/awaywork ${CONFIG:+--config \"$CONFIG\"} host lock", run)
         cache = [s for s in steps if str(s.get("uses", "")).startswith("actions/cache@")]
         self.assertIn("steps.commit.outputs.sha", cache[0]["with"]["key"])
         for out in ("unit", "state", "verdict", "branch", "pull-request"):

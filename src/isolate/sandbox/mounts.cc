@@ -23,29 +23,13 @@
 #include <set>
 
 #include "base/gcc_quirks.h"
+#include "base/unique_fd.h"
 #include "isolate/sandbox/steps.h"
 
 namespace aw::sandbox {
 namespace {
 
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f = -1) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
-  Fd& operator=(Fd&& o) noexcept {
-    if (this != &o) {
-      if (fd >= 0) ::close(fd);
-      fd = o.fd;
-      o.fd = -1;
-    }
-    return *this;
-  }
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  explicit operator bool() const { return fd >= 0; }
-};
+using Fd = UniqueFd;
 
 // Open an absolute path inside root_fd's tree without following any link.
 int open_beneath(int root_fd, const std::string& abs, int flags) {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/unique_fd.h"
 #include "proc/capture.h"
 
 namespace aw {
@@ -31,15 +32,7 @@ constexpr int kMaxDepth = 48;
 constexpr int kMaxWalkDepth = 64;
 constexpr size_t kMaxNames = 4096;  // reported, per list
 
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-};
+using Fd = UniqueFd;
 
 // The entry names of a folder, read before anything in it changes.
 std::vector<std::string> names_in(int dfd) {
