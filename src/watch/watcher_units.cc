@@ -33,6 +33,15 @@ std::string phase_text(const UnitRecord& u, int64_t elapsed) {
       u.agent, u.isolation, u.phases.back().name, u.phases.back().outcome, elapsed);
 }
 
+// A unit's reason may carry what the agent chose (a refused path, a check's words): on GitHub it
+// is one inert line, so no mention, keyword or link of the agent's goes live in the claim.
+std::string inert_reason(const std::string& reason) {
+  SanitizeOptions inert;
+  inert.one_line = true;
+  inert.max_chars = 500;
+  return sanitize_text(reason, inert);
+}
+
 }  // namespace
 
 void Watcher::recover() {
@@ -248,11 +257,8 @@ void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
                  with(where(slot), {{"unit", id}, {"pull_request", unit->pull_request}}));
   } else if (unit && unit->state == UnitState::skipped) {
     // The repository's when: found nothing to do: said on the issue, released, not a failure.
-    SanitizeOptions inert;
-    inert.one_line = true;
-    inert.max_chars = 500;
-    end.text = fmt::format("Skipped: unit `{}` found nothing to do: {}", id,
-                           sanitize_text(unit->reason, inert));
+    end.text =
+        fmt::format("Skipped: unit `{}` found nothing to do: {}", id, inert_reason(unit->reason));
     end.remove_labels.push_back(label);
     slot.phase = "idle";
     slot.attempts = std::max(slot.attempts - 1, 0);
@@ -266,7 +272,7 @@ void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
     slot.attempts = std::max(slot.attempts, 0);
   } else {
     std::string what =
-        unit ? fmt::format("{} ({})", to_string(unit->state), unit->reason)
+        unit ? fmt::format("{} ({})", to_string(unit->state), inert_reason(unit->reason))
              : fmt::format("the unit did not start (exit {}; see the watch log)", exit_status);
     if (!slot.stop_reason.empty() && unit) what = fmt::format("interrupted ({})", slot.stop_reason);
     bool retry = slot.attempts <= r.watch.on_failure.retry;

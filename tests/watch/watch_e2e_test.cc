@@ -1,6 +1,8 @@
 // awaywork watch end to end against the fake GitHub, real git and the awaywork binary: admitted
 // triggers become one unit and a draft pull request, refused ones nothing (and nothing is posted),
 // each with its log line; the claim and labels are settled at the end.
+#include <sys/stat.h>
+
 #include "watch_fixture.h"
 
 namespace aw::test {
@@ -227,6 +229,27 @@ TEST_F(WatchE2E, AFailedUnitIsRetriedPerThePolicyThenLabelledFailed) {
   EXPECT_EQ(std::count(names.begin(), names.end(), "needs-human"), 1);
   EXPECT_EQ(std::count(names.begin(), names.end(), "awaywork"), 0);
   EXPECT_EQ(std::count(names.begin(), names.end(), "awaywork:running"), 0);
+}
+
+TEST_F(WatchE2E, AFailedUnitsReasonReachesTheClaimAsInertText) {
+  // The reason names the agent's program, here under a folder named like a team mention: on
+  // GitHub it must read as text, never notify @octo-org.
+  std::string dir = tmp.path + "/@octo-org";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  agent_script = dir + "/agent.sh";
+  ASSERT_TRUE(write_file(agent_script, "#!/bin/sh\nexit 3\n", 0755));
+  watch_keys = "  poll_seconds: 5\n  on_failure: {label: needs-human}\n  repos: {web: {}}\n";
+  write_watch_config();
+  int64_t n = issue("octo", "fails", "x");
+  label(n, "alice", "awaywork");
+  auto log = watch_once();
+  ASSERT_EQ(events(log, "released").size(), 1u) << log.dump(1);
+  std::string claim;
+  for (const auto& c : get("/repos/octo/web/issues/" + std::to_string(n) + "/comments"))
+    if (c["body"].get<std::string>().find("awaywork:claim") != std::string::npos) claim = c["body"];
+  EXPECT_NE(claim.find("Failed: unit `"), std::string::npos) << claim;
+  EXPECT_NE(claim.find("`@octo-org/agent.sh`"), std::string::npos) << claim;  // a code span
+  EXPECT_EQ(claim.find("/@octo-org/agent"), std::string::npos) << claim;
 }
 
 TEST_F(WatchE2E, ASecondTriggerOnARepositoryAtItsLimitWaitsInTheQueue) {
