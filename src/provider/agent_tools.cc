@@ -77,14 +77,20 @@ void claude(const LaunchExtras& x, const std::string& home, ProviderLaunch& out)
   }
 }
 
-// Codex 0.171.0 reads a project's .codex/config.toml, its execpolicy rules and hooks only for a
-// trusted project, and an explicitly untrusted one cannot be trusted by anything the project
-// holds (`codex exec --help`: "--trust ... does not override an explicitly untrusted project").
-// Configured only: no test runs codex against a clone's .codex/ yet.
+// Codex 0.171.0 reads a project's .codex/config.toml (its MCP servers, notify, hooks) and its
+// AGENTS.md only for a trusted project. Tried against tests/fakes/fake_openai.py: `codex exec`
+// trusts no project by default, but a round can trust the clone in $CODEX_HOME/config.toml (the
+// unit's HOME: writable), and a `-c projects."<clone>".trust_level=...` override changes nothing
+// either way; /etc/codex/managed_config.toml (its managed layer, over every other) marking the
+// clone untrusted does win over that. Bound read-only there in the sandbox and the container.
 std::vector<std::string> codex(const LaunchExtras& x, ProviderLaunch& out) {
   std::vector<std::string> kv;
   if (!x.clone_settings && !x.clone.empty())
-    kv.push_back(fmt::format("projects.{}.trust_level=\"untrusted\"", toml(x.clone)));
+    out.lent_folders.push_back(
+        {"/etc/codex",
+         {{"managed_config.toml",
+           fmt::format("[projects.{}]\ntrust_level = \"untrusted\"\n", toml(x.clone))}},
+         "managed settings: codex"});
   for (const auto& [name, s] : x.mcp) {
     std::string at = "mcp_servers." + name + ".";
     kv.push_back(at + "command=" + toml(s.command.front()));
@@ -92,7 +98,6 @@ std::vector<std::string> codex(const LaunchExtras& x, ProviderLaunch& out) {
     // env_vars: forwarded by name from codex's own environment.
     if (!names_of(s).empty()) kv.push_back(at + "env_vars=" + toml_list(names_of(s)));
   }
-  (void)out;
   std::vector<std::string> argv;
   for (auto& s : kv) argv.insert(argv.end(), {"-c", std::move(s)});
   return argv;
@@ -126,6 +131,22 @@ nlohmann::json gemini_mcp(const LaunchExtras& x) {
     servers[name] = {{"command", s.command.front()}, {"args", args_of(s)}, {"env", env}};
   }
   return servers;
+}
+
+// opencode 1.18.33 (read from its bundled source, tried against tests/fakes/fake_anthropic.py with
+// a clone holding an opencode.json MCP server and `instructions`, a .opencode/plugin, AGENTS.md
+// and .claude/skills: without these all of them load). OPENCODE_DISABLE_PROJECT_CONFIG drops the
+// project's opencode.json(c), its .opencode/ folders (config, plugins, commands, agents) and the
+// top-level AGENTS.md/CLAUDE.md/CONTEXT.md; the project's .claude/ and .agents/ skills are scanned
+// unless OPENCODE_DISABLE_EXTERNAL_SKILLS; OPENCODE_PURE loads no plugin named in any config;
+// OPENCODE_DISABLE_CLAUDE_CODE drops CLAUDE.md among the instruction names. opencode still reads
+// an AGENTS.md or CONTEXT.md in a folder it reads a file from: the restore between rounds covers
+// those (base_paths.cc).
+void opencode(const LaunchExtras& x, ProviderLaunch& out) {
+  if (x.clone_settings) return;
+  for (const char* k : {"OPENCODE_DISABLE_PROJECT_CONFIG", "OPENCODE_DISABLE_EXTERNAL_SKILLS",
+                        "OPENCODE_PURE", "OPENCODE_DISABLE_CLAUDE_CODE"})
+    out.env.emplace_back(k, "1");
 }
 
 // opencode 1.18.33 config `mcp` ({type: local, command: [argv], environment}; "{env:NAME}" is
