@@ -23,8 +23,8 @@
 namespace aw {
 
 const std::vector<std::string> kAgentInstructionPaths = {
-    ".claude",   ".codex",    ".gemini",   ".cursor",   ".opencode",
-    ".mcp.json", "AGENTS.md", "CLAUDE.md", "GEMINI.md", ".agents"};
+    ".claude",   ".codex",    ".gemini",   ".cursor", ".opencode",     ".mcp.json",
+    "AGENTS.md", "CLAUDE.md", "GEMINI.md", ".agents", "opencode.json", "opencode.jsonc"};
 
 // Loaded from below the top too: Claude Code reads a CLAUDE.md and searches .claude/skills in the
 // folders of the files it touches (2.1.332), opencode an AGENTS.md (1.18.33), Gemini CLI a

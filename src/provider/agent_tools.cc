@@ -8,6 +8,9 @@ namespace aw::provider_tools {
 
 namespace {
 
+// A server name no configuration uses: allowed and excluded, so that gemini's allowlist filters.
+constexpr const char* kGeminiNoServer = "awaywork-allows-no-other-server";
+
 std::vector<std::string> args_of(const McpServerConfig& s) {
   return {s.command.begin() + (s.command.empty() ? 0 : 1), s.command.end()};
 }
@@ -103,12 +106,16 @@ std::vector<std::string> codex(const LaunchExtras& x, ProviderLaunch& out) {
   return argv;
 }
 
-// Gemini CLI 0.61.0 merges its settings schema defaults < system defaults < user < workspace
-// (the clone's .gemini/settings.json, loaded since --skip-trust trusts it) < system, so the
-// system file (/etc/gemini-cli/settings.json on Linux) is where awaywork's settings win:
-// hooksConfig.enabled false (its "canonical toggle": no hook runs), the MCP servers, and
-// mcp.allowed naming exactly those (an empty list allows none). Read from its bundle's source;
-// configured only: no live test runs gemini against a clone's .gemini/ yet.
+// Gemini CLI 0.61.0 merges its settings schema defaults < system defaults < user (the unit's
+// HOME: a round can rewrite it) < workspace (the clone's .gemini/settings.json) < system, so the
+// system file (/etc/gemini-cli/settings.json on Linux) is where awaywork's settings win. Tried
+// against tests/fakes/fake_gemini.py with hooks and MCP servers in the user and the workspace
+// settings: hooksConfig.enabled false runs no hook; mcp.allowed is the intersection of every
+// scope's list, but an empty one filters nothing, so with no server configured it names one
+// server that mcp.excluded also names (and a server of an allowed name takes the system file's
+// definition). Gemini skips a system file that it, or a folder above it, is writable by group or
+// others or not owned by uid 0. (0.61.0 reads the workspace settings only when the folder is
+// trusted before --skip-trust takes effect, which today it never is.)
 void gemini(const LaunchExtras& x, ProviderLaunch& out) {
   nlohmann::json system = nlohmann::json::object();
   if (!x.mcp.empty()) system["mcpServers"] = gemini_mcp(x);
@@ -116,7 +123,10 @@ void gemini(const LaunchExtras& x, ProviderLaunch& out) {
     std::vector<std::string> names;
     for (const auto& [name, _] : x.mcp) names.push_back(name);
     system["hooksConfig"] = {{"enabled", false}};
-    system["mcp"] = {{"allowed", names}};
+    if (names.empty())
+      system["mcp"] = {{"allowed", {kGeminiNoServer}}, {"excluded", {kGeminiNoServer}}};
+    else
+      system["mcp"] = {{"allowed", names}};
   }
   out.lent_folders.push_back(
       {"/etc/gemini-cli", {{"settings.json", system.dump(2) + "\n"}}, "managed settings: gemini"});

@@ -206,9 +206,15 @@ TEST(ProviderLaunch, McpServersAndPluginsGoToEachCliByNameNeverByValue) {
   EXPECT_EQ(ocfg["mcp"]["probe"]["command"][0], "/usr/bin/python3");
 }
 
-TEST(ProviderLaunch, CodexAndOpencodeLeaveTheClonesSettingsAloneOnlyWhenOptedIn) {
+TEST(ProviderLaunch, CodexGeminiAndOpencodeLeaveTheClonesSettingsAloneOnlyWhenOptedIn) {
   LaunchExtras x;
   x.clone = "/tmp/awaywork-Ab12Cd/work";
+  // No server configured: gemini's allowlist still filters (an empty one would allow all).
+  auto g = provider_launch(*find_provider("gemini"), {}, kUrl, kToken, kHome, x);
+  ASSERT_TRUE(g);
+  auto gs = nlohmann::json::parse(g->lent_folders[0].files[0].second);
+  ASSERT_EQ(gs["mcp"]["allowed"].size(), 1u);
+  EXPECT_EQ(gs["mcp"]["allowed"], gs["mcp"]["excluded"]);
   auto oc = provider_launch(*find_provider("opencode"), {}, kUrl, kToken, kHome, x);
   ASSERT_TRUE(oc);
   for (const char* k : {"OPENCODE_DISABLE_PROJECT_CONFIG", "OPENCODE_DISABLE_EXTERNAL_SKILLS",
