@@ -130,16 +130,13 @@ class CliSettings : public UnitTest {
     UnitTest::TearDown();
   }
 
-  bool require(const Cli& c) {
-    if (::access((clis_bin() + "/" + c.provider).c_str(), X_OK) == 0) return true;
+  // Fails under CI=true, else skips, when the CLI is not installed.
+  void require(const Cli& c) {
+    if (::access((clis_bin() + "/" + c.provider).c_str(), X_OK) == 0) return;
     const char* ci = ::getenv("CI");
-    if (ci && std::string(ci) == "true") {
-      ADD_FAILURE() << c.provider << " is not in " << clis_bin() << " (CI=true: no skip)";
-    } else {
-      std::cout << "[  SKIPPED ] " << c.provider << " is not in " << clis_bin()
-                << "; run scripts/agent-clis\n";
-    }
-    return false;
+    if (ci && std::string(ci) == "true")
+      FAIL() << c.provider << " is not in " << clis_bin() << " (CI=true: no skip)";
+    GTEST_SKIP() << c.provider << " is not in " << clis_bin() << "; run scripts/agent-clis";
   }
 
   // The unit: base with c's settings and instruction files, round 1 hostile, round 2 the CLI.
@@ -207,17 +204,28 @@ class CliSettings : public UnitTest {
         << "round 1's words reached the model";
   }
 
-  void expect_protected(const Cli& c) {
-    if (!require(c)) return;
-    auto r = run(c, false);
-    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  // The unit run and what holds in every run; its run folder, "" when it could not run.
+  std::string run_rounds(const Cli& c, bool opt_in) {
+    require(c);
+    if (IsSkipped() || HasFatalFailure()) return "";
+    auto r = run(c, opt_in);
+    EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+    if (r.exit_code != 0) return "";
     std::string run_dir = r.record["run_dir"];
     expect_round_two_saw_the_base(r, run_dir);
+    return run_dir;
+  }
+
+  // The run folder, "" when the unit could not run.
+  std::string expect_protected(const Cli& c) {
+    std::string run_dir = run_rounds(c, false);
+    if (run_dir.empty()) return "";
     std::string patch = read(run_dir + "/patch.diff");
     for (const char* m : {"mcp-marker", "plugin-marker"})
       EXPECT_EQ(patch.find(m), std::string::npos) << "the clone's settings were loaded: " << patch;
     EXPECT_FALSE(exists(run_dir + "/outputs/home-marker"))
         << "what round 1 planted in HOME ran: " << read(run_dir + "/outputs/home-marker");
+    return run_dir;
   }
 
   std::string saved_path_, fake_log_;
@@ -225,19 +233,19 @@ class CliSettings : public UnitTest {
 };
 
 TEST_F(CliSettings, CodexLoadsNeitherTheClonesSettingsNorRoundOnesTrust) {
-  expect_protected(codex());
+  if (expect_protected(codex()).empty()) return;
   // An explicitly untrusted project's AGENTS.md is not read either.
   EXPECT_EQ(read(fake_log_).find("BASE INSTRUCTIONS"), std::string::npos);
 }
 
 TEST_F(CliSettings, GeminiRunsNoHookOrServerRoundOnePlantedAndReadsTheBasesGeminiMd) {
-  expect_protected(gemini());
+  if (expect_protected(gemini()).empty()) return;
   EXPECT_NE(read(fake_log_).find("BASE INSTRUCTIONS: keep it short."), std::string::npos)
       << "gemini reads the base's GEMINI.md";
 }
 
 TEST_F(CliSettings, OpencodeLoadsNoneOfTheClonesConfigPluginsOrInstructions) {
-  expect_protected(opencode());
+  if (expect_protected(opencode()).empty()) return;
   EXPECT_EQ(read(fake_log_).find("BASE INSTRUCTIONS"), std::string::npos);
 }
 
@@ -245,35 +253,23 @@ TEST_F(CliSettings, OpencodeLoadsNoneOfTheClonesConfigPluginsOrInstructions) {
 // instructions reach the model, so the tests above would see them; round 1's words still never
 // do (the restore between rounds does not depend on the opt-in).
 TEST_F(CliSettings, WithAgentSettingsCloneCodexTrustsTheCloneRoundOneTrusted) {
-  Cli c = codex();
-  if (!require(c)) return;
-  auto r = run(c, true);
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  std::string run_dir = r.record["run_dir"];
-  expect_round_two_saw_the_base(r, run_dir);
+  std::string run_dir = run_rounds(codex(), true);
+  if (run_dir.empty()) return;
   EXPECT_NE(read(run_dir + "/patch.diff").find("mcp-marker"), std::string::npos)
       << read(run_dir + "/patch.diff");
   EXPECT_NE(read(fake_log_).find("BASE INSTRUCTIONS: keep it short."), std::string::npos);
 }
 
 TEST_F(CliSettings, WithAgentSettingsCloneGeminiRunsTheHookRoundOnePlanted) {
-  Cli c = gemini();
-  if (!require(c)) return;
-  auto r = run(c, true);
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  std::string run_dir = r.record["run_dir"];
-  expect_round_two_saw_the_base(r, run_dir);
+  std::string run_dir = run_rounds(gemini(), true);
+  if (run_dir.empty()) return;
   EXPECT_NE(read(run_dir + "/outputs/home-marker").find("hook"), std::string::npos)
       << read(run_dir + "/transcript.log");
 }
 
 TEST_F(CliSettings, WithAgentSettingsCloneOpencodeLoadsTheClonesConfigAndInstructions) {
-  Cli c = opencode();
-  if (!require(c)) return;
-  auto r = run(c, true);
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  std::string run_dir = r.record["run_dir"];
-  expect_round_two_saw_the_base(r, run_dir);
+  std::string run_dir = run_rounds(opencode(), true);
+  if (run_dir.empty()) return;
   EXPECT_NE(read(run_dir + "/patch.diff").find("mcp-marker"), std::string::npos)
       << read(run_dir + "/patch.diff");
   EXPECT_NE(read(fake_log_).find("BASE INSTRUCTIONS: keep it short."), std::string::npos);

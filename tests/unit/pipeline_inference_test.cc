@@ -48,6 +48,15 @@ std::string clis_bin() {
     }                                                                                 \
   } while (0)
 
+// The engine of tests/container's fixture as `var`; fails under CI=true, else skips, without one.
+#define REQUIRE_ENGINE(var)                                                     \
+  std::string var##_why;                                                        \
+  const Engine* var = test_engine(&var##_why);                                  \
+  if (!var) {                                                                   \
+    if (under_ci()) FAIL() << "CI=true and no container engine: " << var##_why; \
+    GTEST_SKIP() << "no container engine: " << var##_why;                       \
+  }
+
 class Inference : public UnitTest {
  protected:
   void SetUp() override {
@@ -313,12 +322,7 @@ Inspected inspect_unit(const Engine& engine, const std::string& unit) {
 // agent reaches the fake upstream through it with the run token; the upstream sees the real key;
 // the token is passed by name (in the container's env, on no command line).
 TEST_F(Inference, ContainerAgentReachesTheUpstreamOnlyThroughTheProxy) {
-  std::string why;
-  const Engine* engine = test_engine(&why);
-  if (!engine) {
-    if (under_ci()) FAIL() << "CI=true and no container engine: " << why;
-    GTEST_SKIP() << "no container engine: " << why;
-  }
+  REQUIRE_ENGINE(engine);
   start_fake("fake_anthropic.py");
   store_secret("MODEL_KEY", kAnthropicKey);
   commit({{"tools/agent.sh", container_agent(fake_.port())}});
@@ -400,12 +404,7 @@ namespace {
 // and not writable. The probe runs in claude's place (its argv carries the flags claude gets) and
 // leaves what it found in the clone, so the patch shows it.
 TEST_F(Inference, ContainerAgentSeesTheManagedSettingsAndPluginReadOnly) {
-  std::string why;
-  const Engine* engine = test_engine(&why);
-  if (!engine) {
-    if (under_ci()) FAIL() << "CI=true and no container engine: " << why;
-    GTEST_SKIP() << "no container engine: " << why;
-  }
+  REQUIRE_ENGINE(engine);
   start_fake("fake_anthropic.py");
   store_secret("MODEL_KEY", kAnthropicKey);
   std::string plugin = root + "/plugins/awaytest";
