@@ -1,5 +1,6 @@
-// Between agent rounds: the agent CLIs' settings and instruction paths at the clone's top put back
-// to the base commit's content (git.h). The agent is hostile and fs.protected_symlinks may be 0:
+// Between agent rounds: the agent CLIs' settings and instruction paths at the clone's top, and the
+// instruction files and .claude/ folders at any depth below it, put back to the base commit's
+// content (git.h). The agent is hostile and fs.protected_symlinks may be 0:
 // every step is relative to a descriptor of the verified clone folder and opens nothing through a
 // link (O_NOFOLLOW, *at calls on names without '/'), so a link planted at one of these paths is
 // removed as a link, never followed. No process of the unit runs while this does (the after-phase
@@ -14,15 +15,22 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "base/unique_fd.h"
 #include "git/git_internal.h"
 
 namespace aw {
 
-const std::vector<std::string> kAgentInstructionPaths = {".claude",   ".codex",    ".gemini",
-                                                         ".cursor",   ".opencode", ".mcp.json",
-                                                         "AGENTS.md", "CLAUDE.md", "GEMINI.md"};
+const std::vector<std::string> kAgentInstructionPaths = {
+    ".claude",   ".codex",    ".gemini",   ".cursor", ".opencode",     ".mcp.json",
+    "AGENTS.md", "CLAUDE.md", "GEMINI.md", ".agents", "opencode.json", "opencode.jsonc"};
+
+// Loaded from below the top too: Claude Code reads a CLAUDE.md and searches .claude/skills in the
+// folders of the files it touches (2.1.332), opencode an AGENTS.md (1.18.33), Gemini CLI a
+// GEMINI.md (0.61.0); the patch check refuses the three files at any depth (check/bounds.h).
+const std::vector<std::string> kAgentNestedNames = {"AGENTS.md", "CLAUDE.md", "GEMINI.md",
+                                                    ".claude"};
 
 namespace {
 
@@ -39,8 +47,13 @@ int open_dir_at(int dirfd, const std::string& name) {
   return fd;
 }
 
-std::vector<std::string> names_in(int dirfd) {
-  std::vector<std::string> out;
+struct Name {
+  std::string name;
+  unsigned char type;  // d_type: DT_DIR, DT_REG, ..., DT_UNKNOWN
+};
+
+std::vector<Name> typed_names_in(int dirfd) {
+  std::vector<Name> out;
   int dup = ::dup(dirfd);
   if (dup < 0) return out;
   DIR* d = ::fdopendir(dup);
@@ -50,9 +63,15 @@ std::vector<std::string> names_in(int dirfd) {
   }
   while (dirent* e = ::readdir(d)) {
     std::string n = e->d_name;
-    if (n != "." && n != "..") out.push_back(std::move(n));
+    if (n != "." && n != "..") out.push_back({std::move(n), e->d_type});
   }
   ::closedir(d);
+  return out;
+}
+
+std::vector<std::string> names_in(int dirfd) {
+  std::vector<std::string> out;
+  for (auto& n : typed_names_in(dirfd)) out.push_back(std::move(n.name));
   return out;
 }
 
@@ -171,17 +190,105 @@ bool under(const std::string& path, const std::string& top) {
                          path[top.size()] == '/');
 }
 
+bool listed(const std::vector<std::string>& names, const std::string& n) {
+  return std::find(names.begin(), names.end(), n) != names.end();
+}
+
+// The nested unit a path below the top falls in: its prefix up to the first component named in
+// `nested` ("src/.claude" for src/.claude/skills/x/SKILL.md); "" when none (or at the top).
+std::string nested_unit(const std::string& path, const std::vector<std::string>& nested) {
+  size_t start = path.find('/');
+  while (start != std::string::npos) {
+    size_t end = path.find('/', start + 1);
+    if (listed(nested, path.substr(start + 1, end - start - 1))) return path.substr(0, end);
+    start = end;
+  }
+  return "";
+}
+
+// Folders deeper than this below the clone are refused (no repository has them; each level
+// holds a descriptor while the walk is below it).
+constexpr int kMaxDepth = 256;
+
+// Every nested unit present in the clone, and every folder the walk reached (the only parents a
+// unit of the base is put back into), never entering a link, .git, one of the tops, or .away
+// (the unit's HOME, TMPDIR and outputs under isolation container: awaywork's, never collected).
+Status walk_nested(int dirfd, const std::string& rel, int depth, const BaseSnapshot& s,
+                   std::set<std::string>& found, std::set<std::string>& dirs) {
+  if (depth > kMaxDepth) return fail("{} is more than {} folders deep; refused", rel, kMaxDepth);
+  dirs.insert(rel);
+  for (const auto& [name, type] : typed_names_in(dirfd)) {
+    std::string child = rel.empty() ? name : rel + "/" + name;
+    if (rel.empty() && (name == ".git" || name == ".away" || listed(s.tops, name))) continue;
+    if (!rel.empty() && listed(s.nested, name)) {
+      found.insert(child);
+      continue;
+    }
+    bool dir = type == DT_DIR;
+    if (type == DT_UNKNOWN) {
+      struct stat st {};
+      dir = ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+    }
+    if (!dir) continue;
+    Fd sub(open_dir_at(dirfd, name));
+    if (sub.fd < 0) return fail("open {}: {}", child, errno_text(errno));
+    AW_CHECK(walk_nested(sub.fd, child, depth + 1, s, found, dirs));
+  }
+  return {};
+}
+
+// The folder `rel` below root, each component opened without following a link.
+Result<Fd> open_below(int root, const std::string& rel) {
+  Fd at(::dup(root));
+  for (size_t start = 0; start < rel.size();) {
+    size_t slash = rel.find('/', start);
+    if (slash == std::string::npos) slash = rel.size();
+    Fd next(open_dir_at(at.fd, rel.substr(start, slash - start)));
+    if (next.fd < 0) return fail("open {}: {}", rel, errno_text(errno));
+    at = std::move(next);
+    start = slash + 1;
+  }
+  return at;
+}
+
+// One unit (a top, or a nested path) made exactly what the base has below it; a note when it was
+// not already. parent: the unit's folder's descriptor; name: its last component.
+Status restore_unit(int root, int parent, const std::string& name, const std::string& unit,
+                    const BaseSnapshot& s, std::vector<std::string>& notes) {
+  Wanted want;
+  for (const auto& e : s.entries)
+    if (under(e.path, unit)) want.emplace(e.path, &e);
+  size_t matched = 0;
+  if (same_as_base(parent, name, unit, want, matched) && matched == want.size()) return {};
+  AW_CHECK(remove_at(parent, name, unit));
+  for (const auto& [_, e] : want) AW_CHECK(write_entry(root, *e));
+  notes.push_back(want.empty() ? fmt::format("removed {} (the base has none)", unit)
+                               : fmt::format("restored {} to the base's content", unit));
+  return {};
+}
+
 }  // namespace
 
-Result<BaseSnapshot> snapshot_base_paths(const Clone& c, const std::vector<std::string>& tops) {
+Result<BaseSnapshot> snapshot_base_paths(const Clone& c, const std::vector<std::string>& tops,
+                                         const std::vector<std::string>& nested) {
   BaseSnapshot s;
   s.tops = tops;
-  std::vector<std::string> args = {"--literal-pathspecs", "ls-tree",     "-r", "-z",
-                                   "--full-tree",         c.base_commit, "--"};
-  args.insert(args.end(), tops.begin(), tops.end());
-  AW_TRY(std::string listed, gitx::run_ok(gitx::at(c.shadow, args), {}));
+  s.nested = nested;
+  // The whole tree's names (one git call, once per unit); contents only of what is kept.
+  AW_TRY(
+      std::string listed_tree,
+      gitx::run_ok(gitx::at(c.shadow, {"ls-tree", "-r", "-z", "--full-tree", c.base_commit}), {}));
+  std::vector<std::string> kept;
+  for (auto& rec : gitx::split_z(listed_tree)) {
+    size_t tab = rec.find('\t');
+    if (tab == std::string::npos) return fail("git ls-tree: odd line {}", rec);
+    std::string path = rec.substr(tab + 1);
+    bool top =
+        std::any_of(tops.begin(), tops.end(), [&](const std::string& t) { return under(path, t); });
+    if (top || !nested_unit(path, nested).empty()) kept.push_back(std::move(rec));
+  }
   std::string batch;
-  for (const auto& rec : gitx::split_z(listed)) {
+  for (const auto& rec : kept) {
     // "<mode> SP <type> SP <object> TAB <path>"
     size_t tab = rec.find('\t');
     if (tab == std::string::npos || rec.size() < 7) return fail("git ls-tree: odd line {}", rec);
@@ -218,16 +325,20 @@ Status restore_base_paths(const Clone& c, const BaseSnapshot& s, std::vector<std
   struct stat st {};
   if (::fstat(root.fd, &st) != 0 || st.st_dev != c.work_id.dev || st.st_ino != c.work_id.ino)
     return fail("clone lost: {} is not the folder awaywork created", c.work);
-  for (const auto& top : s.tops) {
-    Wanted want;
-    for (const auto& e : s.entries)
-      if (under(e.path, top)) want.emplace(e.path, &e);
-    size_t matched = 0;
-    if (same_as_base(root.fd, top, top, want, matched) && matched == want.size()) continue;
-    AW_CHECK(remove_at(root.fd, top, top));
-    for (const auto& [_, e] : want) AW_CHECK(write_entry(root.fd, *e));
-    notes.push_back(want.empty() ? fmt::format("removed {} (the base has none)", top)
-                                 : fmt::format("restored {} to the base's content", top));
+  for (const auto& top : s.tops) AW_CHECK(restore_unit(root.fd, root.fd, top, top, s, notes));
+  if (s.nested.empty()) return {};
+  std::set<std::string> units, dirs;
+  AW_CHECK(walk_nested(root.fd, "", 0, s, units, dirs));
+  // The base's nested units go back where their folder still is; a folder round 1 removed or
+  // replaced with a link is not made again (nothing there is loaded).
+  for (const auto& e : s.entries) {
+    std::string unit = nested_unit(e.path, s.nested);
+    if (!unit.empty() && dirs.count(unit.substr(0, unit.rfind('/')))) units.insert(unit);
+  }
+  for (const auto& unit : units) {
+    size_t slash = unit.rfind('/');
+    AW_TRY(Fd parent, open_below(root.fd, unit.substr(0, slash)));
+    AW_CHECK(restore_unit(root.fd, parent.fd, unit.substr(slash + 1), unit, s, notes));
   }
   return {};
 }

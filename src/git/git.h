@@ -62,10 +62,12 @@ Result<Clone> make_clone(const SourceRepo& src, const std::string& base_commit,
 Status verify_and_restore(const Clone& clone, std::vector<std::string>& notes);
 
 // The agent CLIs' settings and instruction paths at a clone's top (.claude/, .codex/, .gemini/,
-// .cursor/, .opencode/, .mcp.json, AGENTS.md, CLAUDE.md, GEMINI.md): what one agent round writes
-// there must not become what the next round's CLI loads (DESIGN.md section 12).
+// .cursor/, .opencode/, .agents/, .mcp.json, AGENTS.md, CLAUDE.md, GEMINI.md), and the names a
+// CLI also loads from any folder below (AGENTS.md, CLAUDE.md, GEMINI.md, .claude/): what one
+// agent round writes there must not become what the next round's CLI loads (DESIGN.md 12).
 extern const std::vector<std::string> kAgentInstructionPaths;
-// What the base commit holds at some top-level paths, read once from the shadow.
+extern const std::vector<std::string> kAgentNestedNames;
+// What the base commit holds at those paths, read once from the shadow.
 struct BaseSnapshot {
   struct Entry {
     std::string path;
@@ -73,12 +75,16 @@ struct BaseSnapshot {
     std::string data;   // a file's content or a link's target
   };
   std::vector<std::string> tops;
-  std::vector<Entry> entries;  // sorted by path
+  std::vector<std::string> nested;  // names matched below the top
+  std::vector<Entry> entries;       // sorted by path
 };
-Result<BaseSnapshot> snapshot_base_paths(const Clone& clone, const std::vector<std::string>& tops);
-// Each of the snapshot's top paths in the clone made exactly what the base has (removed when the
-// base has none); one that already is stays untouched. Works from a descriptor of the verified
-// clone folder and never follows a link (base_paths.cc). notes: what was put back. Only between
+Result<BaseSnapshot> snapshot_base_paths(const Clone& clone, const std::vector<std::string>& tops,
+                                         const std::vector<std::string>& nested = {});
+// Each of the snapshot's top paths in the clone, and each path below the top whose last component
+// is a nested name, made exactly what the base has (removed when the base has none; a nested one
+// the base has is put back only where its folder still is); one that already is stays untouched.
+// Works from a descriptor of the verified clone folder and never follows a link (base_paths.cc):
+// the walk never enters a linked folder, .git or .away. notes: what was put back. Only between
 // phases, when nothing of the unit runs.
 Status restore_base_paths(const Clone& clone, const BaseSnapshot& snapshot,
                           std::vector<std::string>& notes);

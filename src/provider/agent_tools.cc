@@ -8,6 +8,9 @@ namespace aw::provider_tools {
 
 namespace {
 
+// A server name no configuration uses: allowed and excluded, so that gemini's allowlist filters.
+constexpr const char* kGeminiNoServer = "awaywork-allows-no-other-server";
+
 std::vector<std::string> args_of(const McpServerConfig& s) {
   return {s.command.begin() + (s.command.empty() ? 0 : 1), s.command.end()};
 }
@@ -77,14 +80,20 @@ void claude(const LaunchExtras& x, const std::string& home, ProviderLaunch& out)
   }
 }
 
-// Codex 0.171.0 reads a project's .codex/config.toml, its execpolicy rules and hooks only for a
-// trusted project, and an explicitly untrusted one cannot be trusted by anything the project
-// holds (`codex exec --help`: "--trust ... does not override an explicitly untrusted project").
-// Configured only: no test runs codex against a clone's .codex/ yet.
+// Codex 0.171.0 reads a project's .codex/config.toml (its MCP servers, notify, hooks) and its
+// AGENTS.md only for a trusted project. Tried against tests/fakes/fake_openai.py: `codex exec`
+// trusts no project by default, but a round can trust the clone in $CODEX_HOME/config.toml (the
+// unit's HOME: writable), and a `-c projects."<clone>".trust_level=...` override changes nothing
+// either way; /etc/codex/managed_config.toml (its managed layer, over every other) marking the
+// clone untrusted does win over that. Bound read-only there in the sandbox and the container.
 std::vector<std::string> codex(const LaunchExtras& x, ProviderLaunch& out) {
   std::vector<std::string> kv;
   if (!x.clone_settings && !x.clone.empty())
-    kv.push_back(fmt::format("projects.{}.trust_level=\"untrusted\"", toml(x.clone)));
+    out.lent_folders.push_back(
+        {"/etc/codex",
+         {{"managed_config.toml",
+           fmt::format("[projects.{}]\ntrust_level = \"untrusted\"\n", toml(x.clone))}},
+         "managed settings: codex"});
   for (const auto& [name, s] : x.mcp) {
     std::string at = "mcp_servers." + name + ".";
     kv.push_back(at + "command=" + toml(s.command.front()));
@@ -92,18 +101,21 @@ std::vector<std::string> codex(const LaunchExtras& x, ProviderLaunch& out) {
     // env_vars: forwarded by name from codex's own environment.
     if (!names_of(s).empty()) kv.push_back(at + "env_vars=" + toml_list(names_of(s)));
   }
-  (void)out;
   std::vector<std::string> argv;
   for (auto& s : kv) argv.insert(argv.end(), {"-c", std::move(s)});
   return argv;
 }
 
-// Gemini CLI 0.61.0 merges its settings schema defaults < system defaults < user < workspace
-// (the clone's .gemini/settings.json, loaded since --skip-trust trusts it) < system, so the
-// system file (/etc/gemini-cli/settings.json on Linux) is where awaywork's settings win:
-// hooksConfig.enabled false (its "canonical toggle": no hook runs), the MCP servers, and
-// mcp.allowed naming exactly those (an empty list allows none). Read from its bundle's source;
-// configured only: no live test runs gemini against a clone's .gemini/ yet.
+// Gemini CLI 0.61.0 merges its settings schema defaults < system defaults < user (the unit's
+// HOME: a round can rewrite it) < workspace (the clone's .gemini/settings.json) < system, so the
+// system file (/etc/gemini-cli/settings.json on Linux) is where awaywork's settings win. Tried
+// against tests/fakes/fake_gemini.py with hooks and MCP servers in the user and the workspace
+// settings: hooksConfig.enabled false runs no hook; mcp.allowed is the intersection of every
+// scope's list, but an empty one filters nothing, so with no server configured it names one
+// server that mcp.excluded also names (and a server of an allowed name takes the system file's
+// definition). Gemini skips a system file that it, or a folder above it, is writable by group or
+// others or not owned by uid 0. (0.61.0 reads the workspace settings only when the folder is
+// trusted before --skip-trust takes effect, which today it never is.)
 void gemini(const LaunchExtras& x, ProviderLaunch& out) {
   nlohmann::json system = nlohmann::json::object();
   if (!x.mcp.empty()) system["mcpServers"] = gemini_mcp(x);
@@ -111,7 +123,10 @@ void gemini(const LaunchExtras& x, ProviderLaunch& out) {
     std::vector<std::string> names;
     for (const auto& [name, _] : x.mcp) names.push_back(name);
     system["hooksConfig"] = {{"enabled", false}};
-    system["mcp"] = {{"allowed", names}};
+    if (names.empty())
+      system["mcp"] = {{"allowed", {kGeminiNoServer}}, {"excluded", {kGeminiNoServer}}};
+    else
+      system["mcp"] = {{"allowed", names}};
   }
   out.lent_folders.push_back(
       {"/etc/gemini-cli", {{"settings.json", system.dump(2) + "\n"}}, "managed settings: gemini"});
@@ -126,6 +141,22 @@ nlohmann::json gemini_mcp(const LaunchExtras& x) {
     servers[name] = {{"command", s.command.front()}, {"args", args_of(s)}, {"env", env}};
   }
   return servers;
+}
+
+// opencode 1.18.33 (read from its bundled source, tried against tests/fakes/fake_anthropic.py with
+// a clone holding an opencode.json MCP server and `instructions`, a .opencode/plugin, AGENTS.md
+// and .claude/skills: without these all of them load). OPENCODE_DISABLE_PROJECT_CONFIG drops the
+// project's opencode.json(c), its .opencode/ folders (config, plugins, commands, agents) and the
+// top-level AGENTS.md/CLAUDE.md/CONTEXT.md; the project's .claude/ and .agents/ skills are scanned
+// unless OPENCODE_DISABLE_EXTERNAL_SKILLS; OPENCODE_PURE loads no plugin named in any config;
+// OPENCODE_DISABLE_CLAUDE_CODE drops CLAUDE.md among the instruction names. opencode still reads
+// an AGENTS.md or CONTEXT.md in a folder it reads a file from: the restore between rounds covers
+// those (base_paths.cc).
+void opencode(const LaunchExtras& x, ProviderLaunch& out) {
+  if (x.clone_settings) return;
+  for (const char* k : {"OPENCODE_DISABLE_PROJECT_CONFIG", "OPENCODE_DISABLE_EXTERNAL_SKILLS",
+                        "OPENCODE_PURE", "OPENCODE_DISABLE_CLAUDE_CODE"})
+    out.env.emplace_back(k, "1");
 }
 
 // opencode 1.18.33 config `mcp` ({type: local, command: [argv], environment}; "{env:NAME}" is

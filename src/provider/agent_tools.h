@@ -13,13 +13,17 @@ namespace aw::provider_tools {
 // --strict-mcp-config, --mcp-config (a file in HOME) and --plugin-dir.
 void claude(const LaunchExtras& x, const std::string& home, ProviderLaunch& out);
 
-// codex: the clone marked untrusted (no project .codex/ config, rules or hooks) and each MCP
+// codex: the clone marked untrusted in its managed config (bound read-only at /etc/codex: no
+// project .codex/ config, MCP servers, hooks or AGENTS.md) and each MCP
 // server as `-c mcp_servers.NAME...` overrides (returned, to go after the subcommand).
 std::vector<std::string> codex(const LaunchExtras& x, ProviderLaunch& out);
 
 // gemini: its system settings (bound read-only at /etc/gemini-cli, they win over the clone's):
 // no hooks, the MCP servers and only them.
 void gemini(const LaunchExtras& x, ProviderLaunch& out);
+// opencode: the clone's opencode.json, .opencode/, AGENTS.md, CLAUDE.md and skills not loaded.
+void opencode(const LaunchExtras& x, ProviderLaunch& out);
+
 // gemini's mcpServers; opencode: the `mcp` section of its config.
 nlohmann::json gemini_mcp(const LaunchExtras& x);
 nlohmann::json opencode_mcp(const LaunchExtras& x);

@@ -194,6 +194,7 @@ Result<ProviderLaunch> provider_launch(const ProviderSpec& spec,
     provider_tools::gemini(extras, out);
   } else if (spec.name == "opencode") {
     opencode_env(out.env, url, run_token, provider_tools::opencode_mcp(extras));
+    provider_tools::opencode(extras, out);
     out.state_dirs = {unit_home + "/.config/opencode", unit_home + "/.local/share/opencode"};
   } else if (spec.name == "cursor") {
     out.state_dirs = {unit_home + "/.cursor"};

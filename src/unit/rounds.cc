@@ -52,7 +52,7 @@ Status between_rounds(const RoundsInput& in, int round, const std::vector<Failed
                       const std::string& first_task, std::optional<BaseSnapshot>& base,
                       UnitRecord& u) {
   if (!base) {
-    AW_TRY(base, snapshot_base_paths(in.clone, kAgentInstructionPaths));
+    AW_TRY(base, snapshot_base_paths(in.clone, kAgentInstructionPaths, kAgentNestedNames));
   }
   std::vector<std::string> notes;
   AW_CHECK(restore_base_paths(in.clone, *base, notes));

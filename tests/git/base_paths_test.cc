@@ -1,7 +1,10 @@
 // Between agent rounds the instruction and settings paths go back to the base's (git.h
-// restore_base_paths); links a hostile round planted there are removed as links, and nothing
-// outside the clone is written or removed.
+// restore_base_paths), at the clone's top and, for the instruction files and .claude/, at any
+// depth; links a hostile round planted there are removed as links, linked folders are never
+// entered, and nothing outside the clone is written or removed.
 #include <fcntl.h>
+
+#include <algorithm>
 
 #include "git_fixture.h"
 
@@ -93,6 +96,96 @@ TEST_F(BasePaths, ASwappedCloneFolderIsRefusedAndNothingIsTouched) {
   ASSERT_FALSE(ok);
   EXPECT_NE(ok.error().message.find("clone lost"), std::string::npos) << ok.error().message;
   EXPECT_EQ(slurp(outside + "/AGENTS.md"), "x");
+}
+
+class NestedBasePaths : public BasePaths {
+ protected:
+  std::string nested_base;
+  void SetUp() override {
+    BasePaths::SetUp();
+    sh("mkdir -p src/.claude/skills/s docs/deep gone lib && printf 'nested agents\\n' > "
+       "src/AGENTS.md && printf 'deep claude\\n' > docs/deep/CLAUDE.md && printf 'skill\\n' > "
+       "src/.claude/skills/s/SKILL.md && printf 'gone\\n' > gone/AGENTS.md && printf 'x\\n' > "
+       "lib/x.c && git add -A && git commit -q -m nested",
+       src_dir);
+    nested_base = sh("git rev-parse HEAD", src_dir);
+  }
+  Result<BaseSnapshot> snapshot(const Clone& c) {
+    return snapshot_base_paths(c, kAgentInstructionPaths, kAgentNestedNames);
+  }
+};
+
+TEST_F(NestedBasePaths, AnUntouchedCloneIsLeftAloneWithoutNotes) {
+  Clone c = clone_at(nested_base);
+  auto snap = snapshot(c);
+  ASSERT_TRUE(snap) << snap.error().message;
+  EXPECT_EQ(snap->entries.size(), 9u) << "five at the top, four below";
+  std::vector<std::string> notes;
+  ASSERT_TRUE(restore_base_paths(c, *snap, notes));
+  EXPECT_TRUE(notes.empty()) << notes.front();
+}
+
+TEST_F(NestedBasePaths, InstructionFilesBelowTheTopComeBackAndLinkedFoldersAreNeverEntered) {
+  Clone c = clone_at(nested_base);
+  auto snap = snapshot(c);
+  ASSERT_TRUE(snap) << snap.error().message;
+  sh("printf 'agents out there\\n' > " + sq(outside + "/dir/AGENTS.md"));
+  // A hostile round: nested files rewritten, planted, swapped for links; a .claude/ below with a
+  // link out; a linked folder whose target holds an AGENTS.md; a folder it cannot read; the
+  // unit's own .away/ (awaywork's HOME under container) holding a .claude/.
+  sh("printf 'ROUND ONE\\n' > src/AGENTS.md && printf 'planted\\n' > lib/GEMINI.md && "
+     "rm docs/deep/CLAUDE.md && ln -s " +
+         sq(outside + "/file") +
+         " docs/deep/CLAUDE.md && printf 'evil skill\\n' > src/.claude/skills/s/SKILL.md && "
+         "ln -s " +
+         sq(outside + "/dir") +
+         " src/.claude/evil && mkdir -p a/b/c/.claude && printf '{}' > a/b/c/.claude/settings.json "
+         "&& ln -s " +
+         sq(outside + "/dir") +
+         " linked && rm -r gone && mkdir -p locked && printf 'hidden\\n' > locked/CLAUDE.md && "
+         "chmod 000 locked && mkdir -p .away/home/.claude && printf 'state\\n' > "
+         ".away/home/.claude/CLAUDE.md",
+     work);
+  std::vector<std::string> notes;
+  auto ok = restore_base_paths(c, *snap, notes);
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_EQ(slurp(work + "/src/AGENTS.md"), "nested agents\n");
+  EXPECT_EQ(slurp(work + "/docs/deep/CLAUDE.md"), "deep claude\n");
+  struct stat st {};
+  ASSERT_EQ(::lstat((work + "/docs/deep/CLAUDE.md").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(slurp(work + "/src/.claude/skills/s/SKILL.md"), "skill\n");
+  for (const char* gone :
+       {"/lib/GEMINI.md", "/src/.claude/evil", "/a/b/c/.claude", "/locked/CLAUDE.md", "/gone"})
+    EXPECT_FALSE(exists(work + gone)) << gone;
+  EXPECT_EQ(slurp(work + "/lib/x.c"), "x\n");
+  EXPECT_EQ(slurp(outside + "/file"), "outside\n");
+  EXPECT_EQ(slurp(outside + "/dir/keep"), "keep\n");
+  EXPECT_EQ(slurp(outside + "/dir/AGENTS.md"), "agents out there\n")
+      << "a linked folder was entered";
+  EXPECT_EQ(slurp(work + "/.away/home/.claude/CLAUDE.md"), "state\n");
+  EXPECT_EQ(notes.size(), 6u) << ::testing::PrintToString(notes);
+  EXPECT_NE(std::find(notes.begin(), notes.end(), "restored src/AGENTS.md to the base's content"),
+            notes.end())
+      << ::testing::PrintToString(notes);
+  EXPECT_NE(std::find(notes.begin(), notes.end(), "removed lib/GEMINI.md (the base has none)"),
+            notes.end());
+  std::vector<std::string> again;
+  ASSERT_TRUE(restore_base_paths(c, *snap, again));
+  EXPECT_TRUE(again.empty()) << ::testing::PrintToString(again);
+}
+
+TEST_F(NestedBasePaths, AFolderTreeDeeperThanTheWalkGoesIsRefused) {
+  Clone c = clone_at(nested_base);
+  auto snap = snapshot(c);
+  ASSERT_TRUE(snap) << snap.error().message;
+  std::string deep = "deep";
+  for (int i = 0; i < 300; ++i) deep += "/d";
+  sh("mkdir -p " + deep + " && printf x > " + deep + "/AGENTS.md", work);
+  std::vector<std::string> notes;
+  auto ok = restore_base_paths(c, *snap, notes);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().message.find("folders deep"), std::string::npos) << ok.error().message;
 }
 
 }  // namespace

@@ -184,7 +184,11 @@ TEST(ProviderLaunch, McpServersAndPluginsGoToEachCliByNameNeverByValue) {
   ASSERT_TRUE(k);
   EXPECT_TRUE(argv_has(*k, "mcp_servers.probe.command=\"/usr/bin/python3\""));
   EXPECT_TRUE(argv_has(*k, "mcp_servers.probe.env_vars=[\"HOST_VAR\",\"TOKEN\"]"));
-  EXPECT_TRUE(argv_has(*k, "projects.\"/tmp/awaywork-Ab12Cd/work\".trust_level=\"untrusted\""));
+  ASSERT_EQ(k->lent_folders.size(), 1u);
+  EXPECT_EQ(k->lent_folders[0].target, "/etc/codex");
+  EXPECT_EQ(k->lent_folders[0].files[0].first, "managed_config.toml");
+  EXPECT_EQ(k->lent_folders[0].files[0].second,
+            "[projects.\"/tmp/awaywork-Ab12Cd/work\"]\ntrust_level = \"untrusted\"\n");
   EXPECT_EQ(k->argv.back(), "-") << "the prompt marker stays last";
 
   auto g = provider_launch(*find_provider("gemini"), {}, kUrl, kToken, kHome, x);
@@ -200,6 +204,29 @@ TEST(ProviderLaunch, McpServersAndPluginsGoToEachCliByNameNeverByValue) {
   auto ocfg = nlohmann::json::parse(env_of(*oc, "OPENCODE_CONFIG_CONTENT"));
   EXPECT_EQ(ocfg["mcp"]["probe"]["environment"]["TOKEN"], "{env:TOKEN}");
   EXPECT_EQ(ocfg["mcp"]["probe"]["command"][0], "/usr/bin/python3");
+}
+
+TEST(ProviderLaunch, CodexGeminiAndOpencodeLeaveTheClonesSettingsAloneOnlyWhenOptedIn) {
+  LaunchExtras x;
+  x.clone = "/tmp/awaywork-Ab12Cd/work";
+  // No server configured: gemini's allowlist still filters (an empty one would allow all).
+  auto g = provider_launch(*find_provider("gemini"), {}, kUrl, kToken, kHome, x);
+  ASSERT_TRUE(g);
+  auto gs = nlohmann::json::parse(g->lent_folders[0].files[0].second);
+  ASSERT_EQ(gs["mcp"]["allowed"].size(), 1u);
+  EXPECT_EQ(gs["mcp"]["allowed"], gs["mcp"]["excluded"]);
+  auto oc = provider_launch(*find_provider("opencode"), {}, kUrl, kToken, kHome, x);
+  ASSERT_TRUE(oc);
+  for (const char* k : {"OPENCODE_DISABLE_PROJECT_CONFIG", "OPENCODE_DISABLE_EXTERNAL_SKILLS",
+                        "OPENCODE_PURE", "OPENCODE_DISABLE_CLAUDE_CODE"})
+    EXPECT_EQ(env_of(*oc, k), "1") << k;
+  x.clone_settings = true;
+  auto opted = provider_launch(*find_provider("opencode"), {}, kUrl, kToken, kHome, x);
+  ASSERT_TRUE(opted);
+  EXPECT_EQ(env_of(*opted, "OPENCODE_DISABLE_PROJECT_CONFIG"), "<unset>");
+  auto k = provider_launch(*find_provider("codex"), {}, kUrl, kToken, kHome, x);
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->lent_folders.empty());
 }
 
 TEST(PromptFile, EveryPlaceholderIsReplacedAndNoneIsAnError) {

@@ -48,6 +48,15 @@ std::string clis_bin() {
     }                                                                                 \
   } while (0)
 
+// The engine of tests/container's fixture as `var`; fails under CI=true, else skips, without one.
+#define REQUIRE_ENGINE(var)                                                     \
+  std::string var##_why;                                                        \
+  const Engine* var = test_engine(&var##_why);                                  \
+  if (!var) {                                                                   \
+    if (under_ci()) FAIL() << "CI=true and no container engine: " << var##_why; \
+    GTEST_SKIP() << "no container engine: " << var##_why;                       \
+  }
+
 class Inference : public UnitTest {
  protected:
   void SetUp() override {
@@ -313,12 +322,7 @@ Inspected inspect_unit(const Engine& engine, const std::string& unit) {
 // agent reaches the fake upstream through it with the run token; the upstream sees the real key;
 // the token is passed by name (in the container's env, on no command line).
 TEST_F(Inference, ContainerAgentReachesTheUpstreamOnlyThroughTheProxy) {
-  std::string why;
-  const Engine* engine = test_engine(&why);
-  if (!engine) {
-    if (under_ci()) FAIL() << "CI=true and no container engine: " << why;
-    GTEST_SKIP() << "no container engine: " << why;
-  }
+  REQUIRE_ENGINE(engine);
   start_fake("fake_anthropic.py");
   store_secret("MODEL_KEY", kAnthropicKey);
   commit({{"tools/agent.sh", container_agent(fake_.port())}});
@@ -387,6 +391,64 @@ TEST_F(Inference, ContainerAgentReachesTheUpstreamOnlyThroughTheProxy) {
   auto left = containers_of_unit(*engine, seen.unit);
   ASSERT_TRUE(left) << left.error().message;
   EXPECT_TRUE(left->empty());
+}
+
+}  // namespace
+}  // namespace aw::test
+
+namespace aw::test {
+namespace {
+
+// isolation container, claude: the managed settings awaywork writes are bound read-only at
+// /etc/claude-code inside the agent's container, and a plugin folder at its own path is readable
+// and not writable. The probe runs in claude's place (its argv carries the flags claude gets) and
+// leaves what it found in the clone, so the patch shows it.
+TEST_F(Inference, ContainerAgentSeesTheManagedSettingsAndPluginReadOnly) {
+  REQUIRE_ENGINE(engine);
+  start_fake("fake_anthropic.py");
+  store_secret("MODEL_KEY", kAnthropicKey);
+  std::string plugin = root + "/plugins/awaytest";
+  std::filesystem::create_directories(plugin + "/skills/hello");
+  std::ofstream(plugin + "/skills/hello/SKILL.md") << "---\nname: hello\n---\nSay hello.\n";
+  ::chmod(root.c_str(), 0755);  // the container runs as the owner; the plugin's parents readable
+  commit({{"tools/probe.sh",
+           "set +e\n"
+           "m=/etc/claude-code/managed-settings.json\n"
+           "{ echo \"args: $*\"\n"
+           "  echo x > $m && echo managed-written || echo managed-denied\n"
+           "  rm -f $m && echo managed-removed || echo managed-kept\n"
+           "  cat $m\n"
+           "  echo x > " +
+               plugin + "/planted && echo plugin-written || echo plugin-denied\n" + "  cat " +
+               plugin + "/skills/hello/SKILL.md\n} > probe.txt 2>&1\n"}});
+  std::ofstream(config) << "state_dir: " << root << "/state\n"
+                        << "isolation: container\ncontainer_engine: docker\n"
+                        << "agent: model\n"
+                        << "agents:\n  model:\n    provider: claude\n"
+                        << "    inference: upstream\n"
+                        << "    command: [bash, tools/probe.sh]\n"
+                        << "    plugins: [" << plugin << "]\n"
+                        << "inference:\n  upstream:\n    api: anthropic\n"
+                        << "    url: https://localhost:" << fake_.port() << "\n"
+                        << "    credential: MODEL_KEY\n"
+                        << "    ca_file: " << root << "/cert.pem\n"
+                        << "repos:\n  src:\n    path: " << src << "\n"
+                        << "    image: " << kImage << "\n";
+  auto r = run_unit("Probe the managed settings.");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.record["sandbox"].get<std::string>().rfind("sandboxed: container docker", 0), 0u)
+      << r.record["sandbox"];
+  std::string run_dir = r.record["run_dir"];
+  std::string patch = read(run_dir + "/patch.diff");
+  EXPECT_NE(patch.find("--setting-sources user --strict-mcp-config --plugin-dir " + plugin),
+            std::string::npos)
+      << patch;
+  EXPECT_NE(patch.find("+managed-denied"), std::string::npos) << patch;
+  EXPECT_NE(patch.find("+managed-kept"), std::string::npos) << patch;
+  EXPECT_NE(patch.find("\"allowManagedHooksOnly\": true"), std::string::npos) << patch;
+  EXPECT_NE(patch.find("+plugin-denied"), std::string::npos) << patch;
+  EXPECT_NE(patch.find("+Say hello."), std::string::npos) << patch;
+  EXPECT_FALSE(exists(plugin + "/planted"));
 }
 
 }  // namespace
