@@ -86,13 +86,16 @@ void claude(const LaunchExtras& x, const std::string& home, ProviderLaunch& out)
 // unit's HOME: writable), and a `-c projects."<clone>".trust_level=...` override changes nothing
 // either way; /etc/codex/managed_config.toml (its managed layer, over every other) marking the
 // clone untrusted does win over that. Bound read-only there in the sandbox and the container.
+// With the repository's opt-in the same layer trusts the clone, since a round's own trust in
+// $CODEX_HOME is put back between rounds (unit/home_reset.h).
 std::vector<std::string> codex(const LaunchExtras& x, ProviderLaunch& out) {
   std::vector<std::string> kv;
-  if (!x.clone_settings && !x.clone.empty())
+  if (!x.clone.empty())
     out.lent_folders.push_back(
         {"/etc/codex",
          {{"managed_config.toml",
-           fmt::format("[projects.{}]\ntrust_level = \"untrusted\"\n", toml(x.clone))}},
+           fmt::format("[projects.{}]\ntrust_level = \"{}\"\n", toml(x.clone),
+                       x.clone_settings ? "trusted" : "untrusted")}},
          "managed settings: codex"});
   for (const auto& [name, s] : x.mcp) {
     std::string at = "mcp_servers." + name + ".";

@@ -2,7 +2,8 @@
 // rounds on the one clone while the checks fail and rounds remain. Each phase goes through
 // run_one_phase, so every after-phase protection (kill and prove, identity checks, git metadata
 // restored, permissions closed) follows every round. Between rounds, on awaywork's side with
-// nothing of the unit running: the agent instruction paths are put back to the base's, the last
+// nothing of the unit running: the agent instruction paths are put back to the base's, the CLIs'
+// folders in HOME to what they held before round 1 (home_reset.h), the last
 // round's run token is revoked and a new one issued, and the task is rewritten.
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "base/fs.h"
 #include "check/redact.h"
 #include "unit/agent_session.h"
+#include "unit/home_reset.h"
 #include "unit/round_task.h"
 #include "unit/steps.h"
 
@@ -50,12 +52,13 @@ RoundsEnd skipped(const PhaseOutput& out, UnitRecord& u) {
 // next run token, the task rewritten and kept in the record (redacted). An Error loses the unit.
 Status between_rounds(const RoundsInput& in, int round, const std::vector<FailedCheck>& failed,
                       const std::string& first_task, std::optional<BaseSnapshot>& base,
-                      UnitRecord& u) {
+                      const HomeSnapshot& home, UnitRecord& u) {
   if (!base) {
     AW_TRY(base, snapshot_base_paths(in.clone, kAgentInstructionPaths, kAgentNestedNames));
   }
   std::vector<std::string> notes;
   AW_CHECK(restore_base_paths(in.clone, *base, notes));
+  AW_CHECK(restore_home(home, notes));
   std::string agent = plan_round(in.ctx.target, in.ctx.paths, round).front().name;
   for (auto& n : notes) u.notes.push_back(fmt::format("before {}: {}", agent, n));
   if (in.ctx.agent) in.ctx.agent->next_round(in.literals);
@@ -82,10 +85,20 @@ RoundsEnd run_rounds(const RoundsInput& in, UnitRecord& u) {
   const int rounds = std::max(1, ctx.target.repo.rounds);
   const std::string first_task = in.task;
   std::optional<BaseSnapshot> base;
+  HomeSnapshot home;
+  if (rounds > 1) {
+    auto snap = snapshot_home(ctx.paths.home);
+    if (!snap) {
+      u.reason = fmt::format("before agent round 1: {}", snap.error().message);
+      in.save();
+      return {false, UnitState::failed};
+    }
+    home = std::move(*snap);
+  }
   std::vector<FailedCheck> failed;
   for (int round = 1; round <= rounds; ++round) {
     if (round > 1) {
-      if (auto ok = between_rounds(in, round, failed, first_task, base, u); !ok) {
+      if (auto ok = between_rounds(in, round, failed, first_task, base, home, u); !ok) {
         u.reason = fmt::format("clone lost before agent round {}: {}", round, ok.error().message);
         in.save();
         return {false, UnitState::lost};

@@ -226,7 +226,9 @@ TEST(ProviderLaunch, CodexGeminiAndOpencodeLeaveTheClonesSettingsAloneOnlyWhenOp
   EXPECT_EQ(env_of(*opted, "OPENCODE_DISABLE_PROJECT_CONFIG"), "<unset>");
   auto k = provider_launch(*find_provider("codex"), {}, kUrl, kToken, kHome, x);
   ASSERT_TRUE(k);
-  EXPECT_TRUE(k->lent_folders.empty());
+  ASSERT_EQ(k->lent_folders.size(), 1u) << "opted in, the managed layer trusts the clone";
+  EXPECT_EQ(k->lent_folders[0].files[0].second,
+            "[projects.\"/tmp/awaywork-Ab12Cd/work\"]\ntrust_level = \"trusted\"\n");
 }
 
 TEST(PromptFile, EveryPlaceholderIsReplacedAndNoneIsAnError) {

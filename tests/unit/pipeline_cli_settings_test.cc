@@ -57,7 +57,10 @@ Cli codex() {
           // codex reads a project's .codex/ only when its config trusts the project: round 1
           // trusts the clone in CODEX_HOME, which the agent can write.
           "printf '[projects.\"%s\"]\\ntrust_level = \"trusted\"\\n' \"$PWD\" >> "
-          "\"$CODEX_HOME/config.toml\"\n",
+          "\"$CODEX_HOME/config.toml\"\n"
+          // and leaves codex's global instructions for the next round (home_reset.h).
+          "printf '%s\\n' '" +
+              kRoundOne + "' > \"$CODEX_HOME/AGENTS.md\"\n",
           // The wrapper stands for `codex`: awaywork puts its -c overrides after `exec`.
           "exec codex \"$@\"\n"};
 }
@@ -109,9 +112,10 @@ Cli opencode() {
            {".opencode/plugin/evil.js",
             "import fs from 'fs'\nexport const Evil = async () => { fs.appendFileSync("
             "'plugin-marker', 'loaded\\n'); return {} }\n"}},
-          // Nothing in the unit's HOME: opencode reads ~/.config/opencode and ~/.opencode from
-          // it, and nothing resets those between rounds yet (docs/agents.md).
-          ""};
+          // Global instructions in the unit's HOME, which the next round's opencode reads
+          // unless they are put back between rounds (home_reset.h).
+          "  mkdir -p \"$HOME/.config/opencode\"\n  printf '%s\\n' '" + kRoundOne +
+              "' > \"$HOME/.config/opencode/AGENTS.md\"\n"};
 }
 
 class CliSettings : public UnitTest {
@@ -260,8 +264,12 @@ TEST_F(CliSettings, WithAgentSettingsCloneCodexTrustsTheCloneRoundOneTrusted) {
   EXPECT_NE(read(fake_log_).find("BASE INSTRUCTIONS: keep it short."), std::string::npos);
 }
 
-TEST_F(CliSettings, WithAgentSettingsCloneGeminiRunsTheHookRoundOnePlanted) {
-  std::string run_dir = run_rounds(gemini(), true);
+// Round 1's HOME is put back before round 2 whatever the opt-in (home_reset.h): here round 2
+// plants the same hook itself before gemini starts, and without awaywork's system settings it runs.
+TEST_F(CliSettings, WithAgentSettingsCloneGeminiRunsAHookPlantedInItsHome) {
+  Cli c = gemini();
+  c.run = c.plant + c.run;
+  std::string run_dir = run_rounds(c, true);
   if (run_dir.empty()) return;
   EXPECT_NE(read(run_dir + "/outputs/home-marker").find("hook"), std::string::npos)
       << read(run_dir + "/transcript.log");

@@ -105,6 +105,35 @@ TEST_F(UserPipeline, PermissionsOpenedByTheWorkerAreClosedAfterThePhase) {
   fs::remove_all(fs::path(clone).parent_path());
 }
 
+// Rounds as the worker: what round 1 leaves in the CLIs' folders of HOME (home_reset.h) is gone
+// when round 2 starts, put back by the owner's side between the handoffs.
+TEST_F(UserPipeline, RoundOnesFilesInTheClisHomeFoldersAreGoneInRoundTwo) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  std::string check = agent_script("done", "test -f done.txt");
+  configure(agent_script("rounds",
+                         "if [ ! -e \"$AWAYWORK_OUTPUTS/round1\" ]; then\n"
+                         "  touch \"$AWAYWORK_OUTPUTS/round1\"\n"
+                         "  mkdir -p \"$HOME/.claude\" \"$HOME/.config/opencode\"\n"
+                         "  echo 'ROUND ONE SAYS' > \"$HOME/.claude/CLAUDE.md\"\n"
+                         "  echo 'ROUND ONE SAYS' > \"$HOME/.config/opencode/AGENTS.md\"\n"
+                         "  exit 0\n"
+                         "fi\n"
+                         "cat \"$HOME/.claude/CLAUDE.md\" \"$HOME/.config/opencode/AGENTS.md\" "
+                         "> seen.txt 2>/dev/null || true\n"
+                         "id -u > done.txt\n"),
+            "    checks:\n      - [" + check + "]\n    loop: {rounds: 2}\n");
+  auto r = run_as_owner("two rounds");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.record["state"], "done");
+  std::string branch = r.record["branch"];
+  EXPECT_EQ(owner_git(src, "show " + branch + ":done.txt"), std::to_string(u->worker.uid) + "\n");
+  EXPECT_EQ(owner_git(src, "show " + branch + ":seen.txt"), "");
+  EXPECT_NE(r.record["notes"].dump().find("~/.claude put back"), std::string::npos)
+      << r.record["notes"].dump();
+  fs::remove_all(fs::path(std::string(locations(r)["clone"])).parent_path());
+}
+
 TEST_F(UserPipeline, RunRefusesWhileProtectedSymlinksIsOff) {
   AW_NEED_USERS(u);
   world(*u, {{"a.txt", "x\n"}});
