@@ -61,7 +61,10 @@ struct Unit {
     for (auto& n : iso.end_notes()) u.notes.push_back(std::move(n));
     (void)write_file(dir.summary(), to_json(u).dump(2) + "\n", 0600);
     if (auto ok = store.save(u); !ok)
-      u.notes.push_back("could not save the record: " + ok.error().message);
+      u.notes.push_back(fmt::format(
+          "the record could not be written to the database: {}; the next start of awaywork "
+          "records it from {}",
+          ok.error().message, dir.summary()));
     return u;
   }
 };
