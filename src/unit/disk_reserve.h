@@ -3,7 +3,7 @@
 // floor off); the unit's end must then still reach its summary.json and the database, or its
 // record would be left `running` and later read as a crash.
 //
-//   DiskReserve reserve = DiskReserve::make(dir.root + "/.reserve");   // at the unit's start
+//   DiskReserve reserve = DiskReserve::make(dir.root + "/" + DiskReserve::kFile);  // at the start
 //   ...
 //   reserve.release();   // just before the record is written: the room is there again
 #pragma once
@@ -18,6 +18,7 @@ class DiskReserve {
   // Enough for a record's summary.json and its database write. Best effort: on a disk already
   // too full for it there is no reserve (the watchdog refuses such a unit first by default).
   static constexpr uint64_t kBytes = 8u << 20;
+  static constexpr const char* kFile = ".reserve";  // in the run folder; recovery removes it
   static DiskReserve make(const std::string& path, uint64_t bytes = kBytes);
   DiskReserve(DiskReserve&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
   DiskReserve& operator=(DiskReserve&&) = delete;

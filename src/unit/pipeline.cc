@@ -172,7 +172,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
   u.run_dir = dir.root;
   AW_CHECK(store.save(u));
   if (obs.started) obs.started(u);
-  DiskReserve reserve = DiskReserve::make(dir.root + "/.reserve");
+  DiskReserve reserve = DiskReserve::make(dir.root + "/" + DiskReserve::kFile);
 
   Unit unit{store, dir, *iso, u};
   unit.reserve = &reserve;

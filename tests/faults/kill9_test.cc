@@ -125,6 +125,7 @@ TEST_P(Kill9, TheNextStartFindsTheUnitInterruptedAndEverythingTakenBack) {
       << "the killed phase's processes outlived the recovery";
   EXPECT_EQ(branches(), "") << "nothing is published from an interrupted unit";
   EXPECT_EQ(integrity_check(root + "/state/awaywork.db"), "ok");
+  EXPECT_FALSE(exists(run_dir + "/.reserve")) << "the room kept for the unit's end is given back";
 
   if (engine) {
     auto left = containers_of_unit(*engine, id);
