@@ -3,10 +3,6 @@
 // unit fails with an error that says the disk is full, its record says what happened and is not
 // left `running`, nothing is published, the database is sound and earlier units' records are
 // intact. Needs root for the mount: skips without it, fails under CI=true.
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -20,25 +16,11 @@ namespace {
 
 class FullDisk : public UnitTest {
  protected:
-  void TearDown() override {
-    if (mounted_) ::umount2((root + "/state").c_str(), MNT_DETACH);
-    UnitTest::TearDown();
-  }
-  // The state folder on a tmpfs of `mib` MiB: a filesystem the agent can fill.
-  bool small_state_fs(int mib) {
-    if (::geteuid() != 0) return false;
-    std::string dir = root + "/state";
-    ::mkdir(dir.c_str(), 0700);
-    std::string opts = "size=" + std::to_string(mib) + "m,mode=0700";
-    mounted_ = ::mount("tmpfs", dir.c_str(), "tmpfs", 0, opts.c_str()) == 0;
-    return mounted_;
-  }
   static std::string notes_of(const nlohmann::json& u) {
     std::string out;
     for (const auto& n : u["notes"]) out += n.get<std::string>() + "\n";
     return out;
   }
-  bool mounted_ = false;
 };
 
 TEST_F(FullDisk, AUnitThatFillsTheStateDiskFailsSayingSoAndNothingRecordedIsLost) {

@@ -72,6 +72,20 @@ class LockHolder {
 class HeldLock : public UnitTest {
  protected:
   std::string db() const { return root + "/state/awaywork.db"; }
+  // A record left `running` by a runner that is gone (pid 1 is alive, but not with that start
+  // time), with its run folder.
+  UnitRecord orphan(Store& store, const std::string& id) {
+    UnitRecord u;
+    u.id = id;
+    u.created_at = "2026-12-01T00:00:00Z";
+    u.run_dir = root + "/state/runs/" + u.id;
+    u.state = UnitState::running;
+    u.runner_pid = 1;
+    u.runner_start = "0";
+    EXPECT_TRUE(store.save(u));
+    std::filesystem::create_directories(u.run_dir);
+    return u;
+  }
 };
 
 TEST_F(HeldLock, AUnitsWritesWaitForTheLockAndItsRecordIsCompleteOnceReleased) {
@@ -144,15 +158,7 @@ TEST_F(HeldLock, AWriteThatNeverGetsTheLockFailsNamingTheDatabaseAndTheHolder) {
 TEST_F(HeldLock, AnEndThatReachedOnlyTheSummaryIsRecordedFromItAtTheNextStart) {
   auto store = Store::open(root + "/state");
   ASSERT_TRUE(store) << store.error().message;
-  UnitRecord u;
-  u.id = "20261201-000000-summary";
-  u.created_at = "2026-12-01T00:00:00Z";
-  u.run_dir = root + "/state/runs/" + u.id;
-  u.state = UnitState::running;
-  u.runner_pid = 1;  // init: alive, but not with this start time
-  u.runner_start = "0";
-  ASSERT_TRUE(store->save(u));
-  std::filesystem::create_directories(u.run_dir);
+  UnitRecord u = orphan(*store, "20261201-000000-summary");
   UnitRecord ended = u;
   ended.state = UnitState::done;
   ended.branch = "awaywork/summary";
@@ -172,15 +178,7 @@ TEST_F(HeldLock, AnEndThatReachedOnlyTheSummaryIsRecordedFromItAtTheNextStart) {
 TEST_F(HeldLock, ARunningRecordWithoutAnEndedSummaryIsStillInterrupted) {
   auto store = Store::open(root + "/state");
   ASSERT_TRUE(store) << store.error().message;
-  UnitRecord u;
-  u.id = "20261201-000000-crash";
-  u.created_at = "2026-12-01T00:00:00Z";
-  u.run_dir = root + "/state/runs/" + u.id;
-  u.state = UnitState::running;
-  u.runner_pid = 1;
-  u.runner_start = "0";
-  ASSERT_TRUE(store->save(u));
-  std::filesystem::create_directories(u.run_dir);
+  UnitRecord u = orphan(*store, "20261201-000000-crash");
   // What a planted or half-written summary holds changes nothing: it must end the same unit.
   UnitRecord other = u;
   other.id = "20261201-000000-other";
