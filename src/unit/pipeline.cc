@@ -39,6 +39,7 @@ struct Unit {
   const std::vector<std::string>* literals = nullptr;
   std::unique_ptr<ProgressComment> progress = {};  // a unit from an issue
   DiskReserve* reserve = nullptr;                  // room for the end's writes
+  std::string state_dir = {};                      // whose filesystem may have filled
 
   // A progress comment that could not be written is worth a note, never the unit's failure.
   void note(const Status& s, const char* when) {
@@ -55,7 +56,6 @@ struct Unit {
   // A disk that filled anyway (between the watchdog's looks, or with its floor off) is named:
   // whatever step met it failed with its own words, often git's.
   void note_full_disk() {
-    std::string state_dir = dir.root.substr(0, dir.root.rfind("/runs/"));
     auto free = free_disk_bytes(state_dir);
     if (!free || *free >= (1u << 20)) return;
     std::string full =
@@ -176,6 +176,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
 
   Unit unit{store, dir, *iso, u};
   unit.reserve = &reserve;
+  unit.state_dir = state;
   unit.literals = &redact_literals;
   if (t.forge && req.issue > 0 && req.progress_comment && !req.hold) {
     unit.progress = std::make_unique<ProgressComment>(*t.forge, req.issue, u.id);
