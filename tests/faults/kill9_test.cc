@@ -23,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using Where = std::tuple<const char*, const char*>;  // (phase, isolation)
+using Where = std::tuple<std::string, std::string>;  // (phase, isolation)
 
 class Kill9 : public UserPipeline, public ::testing::WithParamInterface<Where> {
  protected:
@@ -148,12 +148,13 @@ TEST_P(Kill9, TheNextStartFindsTheUnitInterruptedAndEverythingTakenBack) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(PhaseByIsolation, Kill9,
-                         ::testing::Combine(::testing::Values("setup", "agent", "check"),
-                                            ::testing::Values("sandbox", "user", "container")),
-                         [](const ::testing::TestParamInfo<Where>& i) {
-                           return std::string(std::get<0>(i.param)) + "_" + std::get<1>(i.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    PhaseByIsolation, Kill9,
+    ::testing::Combine(::testing::Values<std::string>("setup", "agent", "check"),
+                       ::testing::Values<std::string>("sandbox", "user", "container")),
+    [](const ::testing::TestParamInfo<Where>& i) {
+      return std::get<0>(i.param) + "_" + std::get<1>(i.param);
+    });
 
 }  // namespace
 }  // namespace aw::test
