@@ -6,8 +6,10 @@
 
 #include <cerrno>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "base/fs.h"
+#include "record/lock_holders.h"
 
 namespace aw {
 
@@ -64,6 +66,25 @@ Result<UnitRecord> row_record(sqlite3_stmt* s) {
   return unit_from_json(j);
 }
 
+// A unit's end is written to its run folder's summary.json before the database; when only the
+// file got it (the database stayed locked, the disk was full), the file has the record.
+std::optional<UnitRecord> ended_in_summary(const UnitRecord& u) {
+  if (u.run_dir.empty()) return std::nullopt;
+  auto text = read_file(u.run_dir + "/summary.json");
+  if (!text) return std::nullopt;
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  UnitRecord ended;
+  try {
+    ended = unit_from_json(j);
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;  // not a record awaywork wrote
+  }
+  if (ended.id != u.id || ended.state == UnitState::running || ended.ended_at.empty())
+    return std::nullopt;
+  return ended;
+}
+
 }  // namespace
 
 std::string process_start_time(int64_t pid) {
@@ -84,7 +105,7 @@ std::string process_start_time(int64_t pid) {
   return stat->substr(i, end == std::string::npos ? std::string::npos : end - i);
 }
 
-Result<Store> Store::open(const std::string& state_dir) {
+Result<Store> Store::open(const std::string& state_dir, std::chrono::milliseconds write_patience) {
   AW_CHECK(make_dirs(state_dir, 0700));
   std::string path = state_dir + "/awaywork.db";
   sqlite3* db = nullptr;
@@ -97,21 +118,49 @@ Result<Store> Store::open(const std::string& state_dir) {
     return fail("open record database {}: {}", path, m);
   }
   sqlite3_busy_timeout(db, 5000);
-  Store store(db);
+  Store store(db, path, write_patience);
   AW_CHECK(with_context(exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"), path));
   AW_CHECK(with_context(exec(db, kSchema), path));
   return store;
 }
 
-Store::Store(Store&& o) noexcept : db_(o.db_) {
+Store::Store(Store&& o) noexcept : db_(o.db_), path_(std::move(o.path_)), patience_(o.patience_) {
   o.db_ = nullptr;
 }
 Store& Store::operator=(Store&& o) noexcept {
   std::swap(db_, o.db_);
+  std::swap(path_, o.path_);
+  std::swap(patience_, o.patience_);
   return *this;
 }
 Store::~Store() {
   sqlite3_close(db_);
+}
+
+int Store::step_write(sqlite3_stmt* s) {
+  auto until = std::chrono::steady_clock::now() + patience_;
+  for (;;) {
+    int rc = sqlite3_step(s);
+    int primary = rc & 0xff;
+    if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) ||
+        std::chrono::steady_clock::now() >= until)
+      return rc;
+    sqlite3_reset(s);
+    // A busy WAL snapshot answers at once rather than after the busy timeout: do not spin.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+std::string Store::write_error(int rc) const {
+  int primary = rc & 0xff;
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
+    return fmt::format(
+        "the record database {} stayed locked by another process for {} s ({}); end that "
+        "process's transaction, then run again",
+        path_,
+        std::max<int64_t>(5, std::chrono::duration_cast<std::chrono::seconds>(patience_).count()),
+        describe_lock_holders(path_));
+  return fmt::format("{} ({})", sqlite3_errmsg(db_), path_);
 }
 
 Status Store::save(const UnitRecord& u) {
@@ -131,7 +180,8 @@ Status Store::save(const UnitRecord& u) {
   sqlite3_bind_int64(st.s, 7, u.runner_pid);
   sqlite3_bind_text(st.s, 8, u.runner_start.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st.s, 9, rec.c_str(), -1, SQLITE_TRANSIENT);
-  if (sqlite3_step(st.s) != SQLITE_DONE) return fail("save unit {}: {}", u.id, sqlite3_errmsg(db_));
+  if (int rc = step_write(st.s); rc != SQLITE_DONE)
+    return fail("save unit {}: {}", u.id, write_error(rc));
   return {};
 }
 
@@ -189,8 +239,16 @@ Result<std::vector<std::string>> Store::mark_orphans_interrupted() {
   }
   std::vector<std::string> ids;
   for (auto& u : orphans) {
-    u.state = UnitState::interrupted;
-    u.reason = "awaywork stopped while the unit was running (crash or kill); marked at next start";
+    if (auto ended = ended_in_summary(u)) {
+      u = std::move(*ended);
+      u.notes.push_back(
+          "recorded at the next start from the run folder's summary.json: the database could "
+          "not be written when the unit ended");
+    } else {
+      u.state = UnitState::interrupted;
+      u.reason =
+          "awaywork stopped while the unit was running (crash or kill); marked at next start";
+    }
     AW_CHECK(save(u));
     ids.push_back(u.id);
   }

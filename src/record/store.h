@@ -2,6 +2,7 @@
 // JSON, plus the columns a listing needs.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "record/record.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace aw {
 
@@ -43,9 +45,16 @@ struct ForgeUsage {
   std::string updated_at;
 };
 
+// How long a unit's record waits for another process's write lock on the database (an owner's
+// sqlite3 session in a transaction, a backup) before its write fails naming the holder. Each try
+// waits SQLite's busy timeout (5 s); a record is written whole each time, so a later write carries
+// whatever an earlier one that gave up did not.
+inline constexpr std::chrono::milliseconds kRecordWritePatience = std::chrono::minutes(2);
+
 class Store {
  public:
-  static Result<Store> open(const std::string& state_dir);
+  static Result<Store> open(const std::string& state_dir,
+                            std::chrono::milliseconds write_patience = kRecordWritePatience);
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
   ~Store();
@@ -62,7 +71,8 @@ class Store {
   Result<std::vector<ForgeUsage>> forge_usage();
   // The unit whose runner is this process (pid and /proc start time), if it made one yet.
   Result<std::optional<UnitRecord>> by_runner(int64_t pid);
-  // Records left `running` by a runner that no longer exists become `interrupted`.
+  // Records left `running` by a runner that no longer exists become `interrupted`, or what the
+  // unit's run folder's summary.json says when its end reached that file but not the database.
   // Returns the ids of those it changed.
   Result<std::vector<std::string>> mark_orphans_interrupted();
 
@@ -75,8 +85,14 @@ class Store {
   Status watch_erase(const std::string& key);
 
  private:
-  explicit Store(sqlite3* db) : db_(db) {}
+  Store(sqlite3* db, std::string path, std::chrono::milliseconds patience)
+      : db_(db), path_(std::move(path)), patience_(patience) {}
+  // sqlite3_step, tried again while another process holds the write lock, up to patience_.
+  int step_write(sqlite3_stmt* s);
+  std::string write_error(int rc) const;
   sqlite3* db_ = nullptr;
+  std::string path_;
+  std::chrono::milliseconds patience_{};
 };
 
 // Start time of a process (field 22 of /proc/PID/stat), "" when it does not exist or has ended

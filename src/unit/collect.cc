@@ -61,7 +61,10 @@ Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths&
   if (!patch) return {UnitState::failed, "collect: " + patch.error().message};
   // Kept redacted: a patch that needed it holds a secret, which the check refuses, so the kept
   // copy is never the one published.
-  (void)write_file(dir.patch(), redact_all(patch->text, secrets), 0600);
+  // Nothing is published that is not kept: the record's patch is what a reader checks.
+  if (auto kept = write_file(dir.patch(), redact_all(patch->text, secrets), 0600); !kept)
+    return {UnitState::failed,
+            "collect: keeping the patch: " + kept.error().message + "; nothing was published"};
   u.patch_stat = patch->stat;
   u.patch_files = static_cast<int>(patch->paths.size());
   u.omitted = patch->omitted;

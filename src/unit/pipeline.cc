@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <ctime>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include "isolate/sandbox/limits_source.h"
 #include "record/store.h"
 #include "unit/agent_session.h"
+#include "unit/disk_reserve.h"
 #include "unit/forge_usage.h"
 #include "unit/isolator.h"
 #include "unit/steps.h"
@@ -36,6 +38,8 @@ struct Unit {
   AgentSession* agent = nullptr;  // once started: revoked and written up at the end
   const std::vector<std::string>* literals = nullptr;
   std::unique_ptr<ProgressComment> progress = {};  // a unit from an issue
+  DiskReserve* reserve = nullptr;                  // room for the end's writes
+  std::string state_dir = {};                      // whose filesystem may have filled
 
   // A progress comment that could not be written is worth a note, never the unit's failure.
   void note(const Status& s, const char* when) {
@@ -49,6 +53,21 @@ struct Unit {
          "end");
   }
 
+  // A disk that filled anyway (between the watchdog's looks, or with its floor off) is named:
+  // whatever step met it failed with its own words, often git's.
+  void note_full_disk() {
+    auto free = free_disk_bytes(state_dir);
+    if (!free || *free >= (1u << 20)) return;
+    std::string full =
+        fmt::format("the filesystem of {} is full ({} free)", state_dir, mib_text(*free));
+    u.notes.push_back(full +
+                      ": what the unit wrote after it filled is incomplete; free space there");
+    if (u.state == UnitState::done) return;
+    while (!u.reason.empty() && std::isspace(static_cast<unsigned char>(u.reason.back())))
+      u.reason.pop_back();
+    u.reason += "; " + full;
+  }
+
   UnitRecord end(UnitState state, const std::string& reason) {
     finish_progress(state, reason);
     // The prompt as given was the agent's input; what stays is the redacted one.
@@ -59,9 +78,14 @@ struct Unit {
     u.ended_at = iso_now();
     iso.finish(state == UnitState::lost);
     for (auto& n : iso.end_notes()) u.notes.push_back(std::move(n));
+    note_full_disk();
+    if (reserve) reserve->release();
     (void)write_file(dir.summary(), to_json(u).dump(2) + "\n", 0600);
     if (auto ok = store.save(u); !ok)
-      u.notes.push_back("could not save the record: " + ok.error().message);
+      u.notes.push_back(fmt::format(
+          "the record could not be written to the database: {}; the next start of awaywork "
+          "records it from {}",
+          ok.error().message, dir.summary()));
     return u;
   }
 };
@@ -69,6 +93,11 @@ struct Unit {
 // The transcript closed; a cut one is noted in the record.
 void close_transcript(Transcript& t, const Config& cfg, UnitRecord& u) {
   t.close();
+  if (t.write_error() != 0)
+    u.notes.push_back(
+        fmt::format("the transcript could not be written to the end ({}): it is "
+                    "incomplete",
+                    errno_text(t.write_error())));
   if (t.dropped() > 0)
     u.notes.push_back(fmt::format(
         "the transcript reached max_transcript_bytes ({} bytes): {} bytes more were left out",
@@ -143,8 +172,11 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
   u.run_dir = dir.root;
   AW_CHECK(store.save(u));
   if (obs.started) obs.started(u);
+  DiskReserve reserve = DiskReserve::make(dir.root + "/" + DiskReserve::kFile);
 
   Unit unit{store, dir, *iso, u};
+  unit.reserve = &reserve;
+  unit.state_dir = state;
   unit.literals = &redact_literals;
   if (t.forge && req.issue > 0 && req.progress_comment && !req.hold) {
     unit.progress = std::make_unique<ProgressComment>(*t.forge, req.issue, u.id);

@@ -9,6 +9,7 @@
 #include "isolate/user/worker_sandbox.h"
 #include "proc/runner.h"
 #include "record/store.h"
+#include "unit/disk_reserve.h"
 #include "unit/pipeline.h"
 
 namespace aw {
@@ -83,6 +84,10 @@ int recover_abandoned(const Config& cfg, Store& store) {
   int swept = sweep_orphaned_phases();
   auto marked = store.mark_orphans_interrupted();
   if (!marked) return swept;
+  // The room a dead unit kept for its end (unit/disk_reserve.h) is given back.
+  for (const auto& id : *marked)
+    if (auto u = store.get(id); u && !u->run_dir.empty())
+      ::unlink((u->run_dir + "/" + DiskReserve::kFile).c_str());
   reclaim_user_folders(cfg, store, *marked);
   return swept + static_cast<int>(marked->size()) + remove_leftover_containers(cfg, *marked);
 }

@@ -1,9 +1,11 @@
 #include "unit/transcript.h"
 
 #include <fcntl.h>
+
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
 
 #include "base/fs.h"
 
@@ -29,7 +31,8 @@ Transcript::Transcript(Transcript&& o) noexcept
       filter_(std::move(o.filter_)),
       cap_(o.cap_),
       written_(o.written_),
-      dropped_(o.dropped_) {
+      dropped_(o.dropped_),
+      error_(o.error_) {
   o.f_ = nullptr;
 }
 Transcript& Transcript::operator=(Transcript&& o) noexcept {
@@ -38,6 +41,7 @@ Transcript& Transcript::operator=(Transcript&& o) noexcept {
   std::swap(cap_, o.cap_);
   std::swap(written_, o.written_);
   std::swap(dropped_, o.dropped_);
+  std::swap(error_, o.error_);
   return *this;
 }
 Transcript::~Transcript() {
@@ -50,9 +54,9 @@ void Transcript::close() {
   if (dropped_ > 0) {
     std::string note =
         fmt::format("\n[awaywork: {} more bytes were left out of this transcript]\n", dropped_);
-    std::fwrite(note.data(), 1, note.size(), f_);
+    emit(note);
   }
-  std::fclose(f_);
+  if (std::fclose(f_) != 0 && error_ == 0) error_ = errno;
   f_ = nullptr;
 }
 
@@ -64,32 +68,38 @@ void Transcript::heading(const std::string& text) {
 void Transcript::write(std::string_view bytes) {
   if (!f_) return;
   put(filter_ ? filter_(bytes, false) : std::string(bytes));
-  std::fflush(f_);  // the live log (serve/) reads the file as it grows: no byte waits in a buffer
+  // The live log (serve/) reads the file as it grows: no byte waits in a buffer.
+  if (std::fflush(f_) != 0 && error_ == 0) error_ = errno;
+}
+
+void Transcript::emit(std::string_view bytes) {
+  if (std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size() && error_ == 0)
+    error_ = errno ? errno : EIO;
 }
 
 // Redacted bytes to the file, up to the cap; the first byte past it writes the cut's notice.
 void Transcript::put(std::string_view out) {
   if (out.empty()) return;
   if (cap_ == 0 || written_ + out.size() <= cap_) {
-    std::fwrite(out.data(), 1, out.size(), f_);
+    emit(out);
     written_ += out.size();
     return;
   }
   uint64_t room = written_ < cap_ ? cap_ - written_ : 0;
-  if (room > 0) std::fwrite(out.data(), 1, room, f_);
+  if (room > 0) emit(out.substr(0, room));
   if (dropped_ == 0) {
     std::string note = fmt::format(
         "\n[awaywork: the transcript reached max_transcript_bytes ({} bytes) and was cut here; "
         "the unit goes on]\n",
         cap_);
-    std::fwrite(note.data(), 1, note.size(), f_);
+    emit(note);
   }
   written_ = cap_;
   dropped_ += out.size() - room;
 }
 
 void Transcript::flush() {
-  if (f_) std::fflush(f_);
+  if (f_ && std::fflush(f_) != 0 && error_ == 0) error_ = errno;
 }
 
 }  // namespace aw

@@ -29,14 +29,19 @@ class Transcript {
   void flush();
   void close();                                  // drains the filter and closes the file
   uint64_t dropped() const { return dropped_; }  // bytes left out past the cap
+  // The first write error (an errno: ENOSPC on a full disk), 0 when every byte was written; the
+  // file then ends early and the record says so.
+  int write_error() const { return error_; }
 
  private:
   Transcript(std::FILE* f, Filter filter, uint64_t cap)
       : f_(f), filter_(std::move(filter)), cap_(cap) {}
   void put(std::string_view out);
+  void emit(std::string_view bytes);  // fwrite, its first error kept
   std::FILE* f_ = nullptr;
   Filter filter_;
   uint64_t cap_ = 0, written_ = 0, dropped_ = 0;
+  int error_ = 0;
 };
 
 }  // namespace aw

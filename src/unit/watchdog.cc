@@ -10,18 +10,17 @@
 
 namespace aw {
 
-namespace {
-
-std::string mib(uint64_t bytes) {
+std::string mib_text(uint64_t bytes) {
   return fmt::format("{:.0f} MiB", static_cast<double>(bytes) / (1 << 20));
 }
 
-// What an unprivileged writer may still use there (f_bavail: root's reserve is not the unit's).
-std::optional<uint64_t> free_bytes(const std::string& path) {
+std::optional<uint64_t> free_disk_bytes(const std::string& path) {
   struct statvfs s {};
   if (::statvfs(path.c_str(), &s) != 0) return std::nullopt;
   return static_cast<uint64_t>(s.f_bavail) * s.f_frsize;
 }
+
+namespace {
 
 // MemTotal and MemAvailable in bytes, from /proc/meminfo.
 std::optional<std::pair<uint64_t, uint64_t>> memory(const std::string& meminfo) {
@@ -52,12 +51,12 @@ void Watchdog::watch(const std::string& path) {
 std::optional<std::string> Watchdog::breach() {
   if (limits_.disk_floor > 0)
     for (const auto& p : paths_) {
-      auto free = free_bytes(p);
+      auto free = free_disk_bytes(p);
       if (free && *free < limits_.disk_floor)
         return fmt::format(
             "disk below floor: the filesystem of {} has {} free, limits.disk_floor is {}; free "
             "space there (or lower the floor)",
-            p, mib(*free), mib(limits_.disk_floor));
+            p, mib_text(*free), mib_text(limits_.disk_floor));
     }
   if (limits_.memory_floor_percent > 0) {
     auto mem = memory(meminfo_);
@@ -67,7 +66,7 @@ std::optional<std::string> Watchdog::breach() {
         return fmt::format(
             "memory below floor: the host has {} available of {}, limits.memory_floor is {}%; "
             "stop what else is running (or lower the floor)",
-            mib(mem->second), mib(mem->first), limits_.memory_floor_percent);
+            mib_text(mem->second), mib_text(mem->first), limits_.memory_floor_percent);
     }
   }
   return std::nullopt;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,12 @@
 #include "config/config.h"
 
 namespace aw {
+
+// What an unprivileged writer may still use on the filesystem of path (root's reserve is not a
+// unit's), or nothing when it cannot be read.
+std::optional<uint64_t> free_disk_bytes(const std::string& path);
+// "12 MiB"
+std::string mib_text(uint64_t bytes);
 
 class Watchdog {
  public:

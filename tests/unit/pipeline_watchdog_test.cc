@@ -1,7 +1,6 @@
 // The watchdog's floors and the transcript's cap: a unit below the disk or memory floor does not
 // start, a phase that takes the disk below the floor is stopped and the unit recorded failed, and
 // an agent printing without end leaves a transcript cut at max_transcript_bytes.
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,27 +20,12 @@ class Watchdog : public UnitTest {
     UnitTest::SetUp();
     make_repo({{"a.txt", "a\n"}});
   }
-  void TearDown() override {
-    if (mounted_) ::umount2((root + "/state").c_str(), MNT_DETACH);
-    UnitTest::TearDown();
-  }
-  // The state folder on a tmpfs of `mib` MiB (root only): a filesystem whose free space the
-  // test controls.
-  bool small_state_fs(int mib) {
-    if (::geteuid() != 0) return false;
-    std::string dir = root + "/state";
-    ::mkdir(dir.c_str(), 0700);
-    std::string opts = "size=" + std::to_string(mib) + "m,mode=0700";
-    mounted_ = ::mount("tmpfs", dir.c_str(), "tmpfs", 0, opts.c_str()) == 0;
-    return mounted_;
-  }
   nlohmann::json run(const std::string& extra, const std::string& agent_body) {
     write_config(agent_script("agent", agent_body), "", "sandbox: {mode: off}\n" + extra);
     auto r = run_unit("do it");
     EXPECT_FALSE(r.record.is_null()) << r.out << r.err;
     return r.record;
   }
-  bool mounted_ = false;
 };
 
 TEST_F(Watchdog, ADiskBelowTheFloorStartsNoPhase) {

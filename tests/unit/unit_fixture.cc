@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -63,6 +64,7 @@ void UnitTest::SetUp() {
 }
 
 void UnitTest::TearDown() {
+  if (state_mounted_) ::umount2((root + "/state").c_str(), MNT_DETACH);
   for (auto it = saved_env_.rbegin(); it != saved_env_.rend(); ++it)
     it->second ? ::setenv(it->first.c_str(), it->second->c_str(), 1)
                : ::unsetenv(it->first.c_str());
@@ -71,6 +73,15 @@ void UnitTest::TearDown() {
     fs::remove_all(root);
   else
     std::fprintf(stderr, "kept %s for inspection\n", root.c_str());
+}
+
+bool UnitTest::small_state_fs(int mib) {
+  if (::geteuid() != 0) return false;
+  std::string dir = root + "/state";
+  ::mkdir(dir.c_str(), 0700);
+  std::string opts = "size=" + std::to_string(mib) + "m,mode=0700";
+  state_mounted_ = ::mount("tmpfs", dir.c_str(), "tmpfs", 0, opts.c_str()) == 0;
+  return state_mounted_;
 }
 
 void UnitTest::use_test_secret_store() {

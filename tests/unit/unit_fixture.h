@@ -45,6 +45,9 @@ class UnitTest : public ::testing::Test {
   bool exists(const std::string& path);
   // Is any process alive whose command line contains needle?
   bool process_alive_with(const std::string& needle);
+  // root/state on a tmpfs of `mib` MiB (root only; TearDown unmounts it): a filesystem whose free
+  // space the test controls. False when it could not be mounted.
+  bool small_state_fs(int mib);
 
   // The awaywork child's secret store: the encrypted file under root/xdg with a random key file
   // there (XDG_CONFIG_HOME and AWAYWORK_SECRET_BACKEND of this process, restored by TearDown).
@@ -55,6 +58,7 @@ class UnitTest : public ::testing::Test {
 
  private:
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_env_;
+  bool state_mounted_ = false;
 };
 
 // Reads every /proc/*/cmdline, recording any that holds a needle (a secret must never be there).
