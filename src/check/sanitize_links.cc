@@ -153,9 +153,10 @@ struct Url {
   bool keep;
 };
 
-// The URL that a separator at sep (length n) ends the scheme of, if any.
-bool url_at_separator(std::string_view s, size_t lo, size_t sep, size_t n, const SanitizeOptions& o,
-                      Url& u) {
+// The URL that a separator at sep (length n) ends the scheme of, if any. s ends where the
+// stretch of prose ends; full goes on into the code after it.
+bool url_at_separator(std::string_view s, std::string_view full, size_t lo, size_t sep, size_t n,
+                      const SanitizeOptions& o, Url& u) {
   bool encoded = n > 1;
   size_t b = scheme_start(s, sep, lo, encoded);
   if (b == sep) return false;
@@ -192,10 +193,12 @@ bool url_at_separator(std::string_view s, size_t lo, size_t sep, size_t n, const
   // Markdown may go on where the URL ends: in `[x](https://github.com\.evil.com)` the escape
   // makes the host github.com.evil.com, so a host the text could continue is not kept.
   // GitHub's autolinker also reads on over `(`, `[`, `` ` ``, `|` and the `&#123;` that `{`
-  // becomes (it stops at quotes and drops an unbalanced `)`).
-  bool host_open = auth_end == rest.size() && u.end < s.size() &&
-                   (std::string_view("\\&{}([`|").find(s[u.end]) != std::string_view::npos ||
-                    quote_continues(s, u.end));
+  // becomes (it stops at quotes and drops an unbalanced `)`). It runs before code spans are
+  // found, so it reads on over the backtick of what looks like a code span after the host too
+  // (`https://github.com`@evil`): the next byte is looked at in the full text.
+  bool host_open = auth_end == rest.size() && u.end < full.size() &&
+                   (std::string_view("\\&{}([`|").find(full[u.end]) != std::string_view::npos ||
+                    quote_continues(full, u.end));
   u.keep = scheme == "https" && !encoded && exact_slashes && !userinfo && !host_open &&
            host_ok(host, o.allowed_domains) && !carries_url(rest.substr(auth_end));
   return true;
@@ -204,7 +207,8 @@ bool url_at_separator(std::string_view s, size_t lo, size_t sep, size_t n, const
 // URLs in one stretch of text without code: kept ones marked as links, others replaced.
 void urls_in(const Marked& in, size_t lo, size_t hi, const SanitizeOptions& o, SanitizeStats& st,
              Marked& out) {
-  std::string_view s = std::string_view(in.s).substr(0, hi);
+  std::string_view full = in.s;
+  std::string_view s = full.substr(0, hi);
   size_t copied = lo;
   for (size_t i = lo; i < hi;) {
     Url u{};
@@ -218,7 +222,7 @@ void urls_in(const Marked& in, size_t lo, size_t hi, const SanitizeOptions& o, S
       u = {i, url_end(s, i + 2), false};  // scheme-relative, after an opening bracket or quote
       found = true;
     } else if (size_t n = separator_at(s, i)) {
-      found = url_at_separator(s, copied, i, n, o, u);
+      found = url_at_separator(s, full, copied, i, n, o, u);
       if (!found) {
         i += n;
         continue;
@@ -408,9 +412,11 @@ Marked strip_hidden_link_text(const Marked& in) {
         if (close == std::string::npos || label.find_first_of("@#") != std::string_view::npos)
           guard[x] = 1;
       }
-      if (s[x] == '!' && s[x + 1] == '[' && match[x + 1 - b] != std::string::npos) {
+      if (s[x] == '!' && s[x + 1] == '[' && in.k[x + 1] == kProse) {
         size_t close = match[x + 1 - b];
-        if (close + 1 < e && (s[close + 1] == '(' || s[close + 1] == '['))  // an image: no alt
+        if (close == std::string::npos)  // the alt may end on a later line: show it as text
+          guard[x + 1] = 1;
+        else if (close + 1 < e && (s[close + 1] == '(' || s[close + 1] == '['))  // no alt
           std::fill(drop.begin() + long(x + 2), drop.begin() + long(close), 1);
       }
       if (s[x] == ']' && s[x + 1] == '(' && in.k[x] == kProse) {

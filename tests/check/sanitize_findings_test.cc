@@ -56,5 +56,40 @@ TEST(CheckSanitizeFindings, AnAllowedHostThatAQuoteContinuesIsRemoved) {
   EXPECT_EQ(S("say \"https://github.com\"."), "say \"https://github.com\".");
 }
 
+// cut-note-after-refdef-destination: ` …` after a reference definition's destination makes
+// the line a paragraph, which a second pass escapes; the cut moves back before that line.
+TEST(CheckSanitizeFindings, TheCutNeverEndsAReferenceDefinitionWithItsNote) {
+  for (bool one_line : {true, false}) {
+    SanitizeOptions o;
+    o.repo = "o/r";
+    o.max_chars = 40;
+    o.one_line = one_line;
+    std::string cut = sanitize_text("a\n\n[1]: https://github.com/" + std::string(50, 'x'), o);
+    EXPECT_EQ(cut, "a\n\n \xE2\x80\xA6") << one_line;
+    EXPECT_EQ(sanitize_text(cut, o), cut) << one_line;
+    // elsewhere the cut stays where it was
+    EXPECT_EQ(sanitize_text("a\n\nsee https://github.com/" + std::string(50, 'x'), o),
+              "a\n\nsee https://github.com/" + std::string(12, 'x') + " \xE2\x80\xA6")
+        << one_line;
+  }
+}
+
+// link-host-before-code-span: GitHub's autolinker reads on over a backtick after the host before
+// code spans are found (`https://github.com%60@evil...` has user info: the host is evil).
+TEST(CheckSanitizeFindings, AnAllowedHostFollowedByWhatLooksLikeACodeSpanIsRemoved) {
+  EXPECT_EQ(S("see https://github.com`@evil.com` now"), "see (link removed)`@evil.com` now");
+  EXPECT_EQ(S("see https://github.com/x`y` now"), "see https://github.com/x`y` now");
+  EXPECT_EQ(S("see `https://github.com` now"), "see `https://github.com` now");
+}
+
+// image-alt-on-the-next-line: alt text is removed per line, so an image whose `]` may be on a
+// later line would keep its alt hidden; its `[` is escaped and it shows as text.
+TEST(CheckSanitizeFindings, AnImageWhoseAltMayEndOnALaterLineIsShownAsText) {
+  EXPECT_EQ(S("![hidden\ntext](https://github.com/a.png)"),
+            "!\\[hidden\ntext](https://github.com/a.png)");
+  EXPECT_EQ(S("![hidden](https://github.com/a.png)"), "![](https://github.com/a.png)");
+  EXPECT_EQ(S("`![x` and ![y"), "`![x` and !\\[y");
+}
+
 }  // namespace
 }  // namespace aw
