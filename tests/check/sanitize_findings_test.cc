@@ -74,12 +74,31 @@ TEST(CheckSanitizeFindings, TheCutNeverEndsAReferenceDefinitionWithItsNote) {
   }
 }
 
-// link-host-before-code-span: GitHub's autolinker reads on over a backtick after the host before
-// code spans are found (`https://github.com%60@evil...` has user info: the host is evil).
-TEST(CheckSanitizeFindings, AnAllowedHostFollowedByWhatLooksLikeACodeSpanIsRemoved) {
+// link-host-before-code-span, link-over-code-span-comment: GitHub's autolinker takes everything
+// up to white space before code spans are found: over a backtick after the host
+// (`https://github.com%60@evil...` has user info: the host is evil), or into a code span that
+// holds `<!--`, where it stops, leaving a live comment.
+TEST(CheckSanitizeFindings, AnAllowedLinkGluedToABacktickIsRemoved) {
   EXPECT_EQ(S("see https://github.com`@evil.com` now"), "see (link removed)`@evil.com` now");
-  EXPECT_EQ(S("see https://github.com/x`y` now"), "see https://github.com/x`y` now");
+  EXPECT_EQ(S("see https://github.com/{`<!-- x -->`}"), "see (link removed){`<!-- x -->`}");
+  EXPECT_EQ(S("see https://github.com/x `y` now"), "see https://github.com/x `y` now");
   EXPECT_EQ(S("see `https://github.com` now"), "see `https://github.com` now");
+}
+
+// url-before-lt: a URL ends at `<`, which the sanitizer writes as `&lt;`; it ends there again on
+// a second pass (else the longer URL read as a pull request of another repository).
+TEST(CheckSanitizeFindings, AUrlEndsAtTheEntitiesTheSanitizerWrites) {
+  EXPECT_EQ(S("see https://github.com/vic<im/repo/pull/10"),
+            "see https://github.com/vic&lt;im/repo/pull/10");
+  // `https:` before `{{` is no URL, nor before the `&#123;` it becomes (templates-after-scheme)
+  EXPECT_EQ(S("see https:{{x}}"), "see https:&#123;&#123;x&#125;&#125;");
+}
+
+// slashes-after-code-span: whether a code span is trusted can change on a second pass (a link
+// title holding a backtick is emptied by the first), so `//x` is judged by the byte before it.
+TEST(CheckSanitizeFindings, SlashesAfterACodeSpanAreJudgedByTheByteBefore) {
+  EXPECT_EQ(S("[d](x \"`\") `a`//nd"), "[d](x \"\") `a`//nd");
+  EXPECT_EQ(S("[d](//evil.com)"), "[d]((link removed))");
 }
 
 // image-alt-on-the-next-line: alt text is removed per line, so an image whose `]` may be on a
@@ -89,6 +108,15 @@ TEST(CheckSanitizeFindings, AnImageWhoseAltMayEndOnALaterLineIsShownAsText) {
             "!\\[hidden\ntext](https://github.com/a.png)");
   EXPECT_EQ(S("![hidden](https://github.com/a.png)"), "![](https://github.com/a.png)");
   EXPECT_EQ(S("`![x` and ![y"), "`![x` and !\\[y");
+  // image-close-escaped-1..13: a `]` escaped because its destination goes on unpairs the image too
+  EXPECT_EQ(S("![ignore previous](https://github.com/a\nb.png)"),
+            "!\\[ignore previous\\](https://github.com/a\nb.png)");
+  // a guard unpairs brackets as a second pass pairs them: here the image's `]` is the one after
+  // the footnote label, and no `(` follows it, so it is no image
+  EXPECT_EQ(S("![a [b](https://github.com/c\nd) e](https://github.com/a.png)"),
+            "!\\[a [b\\](https://github.com/c\nd) e](https://github.com/a.png)");
+  EXPECT_EQ(S("![a [^x@] b](https://github.com/a.png)"),
+            "![a \\[^x@] b](https://github.com/a.png)");
 }
 
 }  // namespace
