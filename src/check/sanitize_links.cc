@@ -106,17 +106,22 @@ bool web_scheme(const std::string& s) {
                     "ircs", "news", "nntp", "telnet", "gopher"});
 }
 
-// The entities the sanitizer writes for `{`, `}` and `<`, where a URL ended before them.
-bool written_stop(std::string_view s, size_t at) {
-  std::string_view t = s.substr(at, 5);
-  return t == "&#123" || t == "&#125" || t.substr(0, 4) == "&lt;";
+// The entities the sanitizer writes for `{`, `}` and `<`, where a URL ended before them. A URL
+// also ends at `&#123` without `;` (a second pass reads the same text as the first: reduce_html
+// leaves it inside a kept link and escapes it after one); a scheme is followed by the entities
+// as written only.
+bool written_stop(std::string_view s, size_t at, bool exact) {
+  std::string_view t = s.substr(at, 6);
+  if (t.substr(0, 4) == "&lt;") return true;
+  if (!exact) t = t.substr(0, 5);
+  return t == (exact ? "&#123;" : "&#123") || t == (exact ? "&#125;" : "&#125");
 }
 
 // A URL ends where markdown would end it, and at the entities the sanitizer writes itself (so
 // that `https://x{{` or `https://x<y` ends at the same place once written as entities).
 size_t url_end(std::string_view s, size_t from) {
   size_t e = from;
-  while (e < s.size() && !url_char_stop(s[e]) && !written_stop(s, e)) ++e;
+  while (e < s.size() && !url_char_stop(s[e]) && !written_stop(s, e, false)) ++e;
   while (e > from && std::string_view(".,;:!?*_~").find(s[e - 1]) != std::string_view::npos) --e;
   return e;
 }
@@ -193,7 +198,8 @@ bool url_at_separator(std::string_view s, std::string_view full, size_t lo, size
     }
   }
   bool hier = body > sep + n;
-  bool next_ok = sep + n < s.size() && !url_char_stop(s[sep + n]) && !written_stop(s, sep + n);
+  bool next_ok =
+      sep + n < s.size() && !url_char_stop(s[sep + n]) && !written_stop(s, sep + n, true);
   bool is_url = hier || (next_ok && (dangerous_scheme(scheme) || web_scheme(scheme) || encoded));
   if (!is_url) return false;
   u.start = b;

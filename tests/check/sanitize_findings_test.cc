@@ -119,5 +119,25 @@ TEST(CheckSanitizeFindings, AnImageWhoseAltMayEndOnALaterLineIsShownAsText) {
             "![a \\[^x@] b](https://github.com/a.png)");
 }
 
+// url-holding-reference-1..5: inside an unclosed `[` GitHub's autolinker does not run, so a kept
+// URL is text, where `owner/repo#N` after a non-alphanumeric byte is a live reference (and `@x`
+// a mention): such a URL is wrapped whole; ordinary ones are kept.
+TEST(CheckSanitizeFindings, AKeptUrlHoldingAReferenceOrMentionIsWrapped) {
+  EXPECT_EQ(S("[see https://github.com/x?next=%eevil/repo#7 and"),
+            "[see <code>https://github.com/x?next=%eevil/repo#7</code> and");
+  EXPECT_EQ(S("see https://github.com/@bob/x"), "see <code>https://github.com/@bob/x</code>");
+  EXPECT_EQ(S("see https://github.com/o/r#3 and https://github.com/a/b#3"),
+            "see https://github.com/o/r#3 and <code>https://github.com/a/b#3</code>");
+  EXPECT_EQ(S("see https://github.com/o/r/blob/main/a.md#L10 and https://github.com/a/b/tree/x"),
+            "see https://github.com/o/r/blob/main/a.md#L10 and https://github.com/a/b/tree/x");
+}
+
+// scheme-before-unfinished-entity: `https:&#123x` is a URL (no entity the sanitizer writes
+// follows the scheme), also on a second pass, after `&` became `&amp;`.
+TEST(CheckSanitizeFindings, ASchemeIsFollowedOnlyByTheEntitiesTheSanitizerWritesAsWritten) {
+  EXPECT_EQ(S("[d](https:&#123mm;x)"), "[d]((link removed)&amp;#123mm;x)");
+  EXPECT_EQ(S("https:&#123;x"), "https:&#123;x");
+}
+
 }  // namespace
 }  // namespace aw
