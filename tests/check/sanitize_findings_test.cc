@@ -139,5 +139,14 @@ TEST(CheckSanitizeFindings, ASchemeIsFollowedOnlyByTheEntitiesTheSanitizerWrites
   EXPECT_EQ(S("https:&#123;x"), "https:&#123;x");
 }
 
+// host-before-lt: `<` after a bare host becomes `&lt;`, which the autolinker reads on over (and
+// which a second pass read as `&`, removing the link): such a host is not kept.
+TEST(CheckSanitizeFindings, AnAllowedHostBeforeALessThanIsRemoved) {
+  EXPECT_EQ(S("[&]: https://github.com]: https://github.com<dx"),
+            "\\[&]: https://github.com]: (link removed)&lt;dx");
+  EXPECT_EQ(S("see https://github.com<b>x</b> and https://github.com/a<b>"),
+            "see (link removed)<b>x</b> and https://github.com/a<b>");
+}
+
 }  // namespace
 }  // namespace aw
