@@ -214,10 +214,10 @@ bool url_at_separator(std::string_view s, std::string_view full, size_t lo, size
   // Markdown may go on where the URL ends: in `[x](https://github.com\.evil.com)` the escape
   // makes the host github.com.evil.com, so a host the text could continue is not kept.
   // GitHub's autolinker also reads on over `(`, `[`, `` ` ``, `|` and the `&#123;` that `{`
-  // becomes, and the `&lt;` that `<` becomes (it stops at quotes and drops an unbalanced `)`). It
-  // runs before code spans are found, so it reads on over the backtick of what looks like a code
-  // span after the host too
-  // (`https://github.com`@evil`): the next byte is looked at in the full text.
+  // becomes, and the `&lt;` that `<` becomes (it stops at quotes and drops an unbalanced `)`).
+  // It runs before code spans are found, so it reads on over the backtick of what looks like a
+  // code span after the host too (`https://github.com`@evil`): the byte after is looked at in
+  // the full text.
   bool host_open = auth_end == rest.size() && u.end < full.size() &&
                    (std::string_view("\\&{}([`|<").find(full[u.end]) != std::string_view::npos ||
                     quote_continues(full, u.end));
