@@ -332,10 +332,11 @@ std::vector<size_t> bracket_matches(const Marked& m, const std::vector<bool>& es
 
 // Footnote labels and images on the line [b, e), once guards and title removals are known.
 // `[^label]`: GitHub shows a footnote label as raw text (no inline HTML in it, so the <code> a
-// mention is wrapped in would show as text); one that holds `@` or `#`, or may close on a later
-// line, is escaped and renders as ordinary text. An image loses its alt text; one whose `]` is
-// not on the line (or was escaped) is escaped and shows as text. Each guard can unpair other
-// brackets, so this runs until no guard is added: a second pass then pairs them alike.
+// mention is wrapped in would show as text); one that holds `@` or `#` (or `{{`, written
+// `&#123;&#123;` later), or may close on a later line, is escaped and renders as ordinary text. An
+// image loses its alt text; one whose `]` is not on the line (or was escaped) is escaped and shows
+// as text. Each guard can unpair other brackets, so this runs until no guard is added: a second
+// pass then pairs them alike.
 void footnotes_and_images(const Marked& in, const std::vector<bool>& esc, size_t b, size_t e,
                           std::vector<char>& guard, std::vector<char>& drop) {
   const std::string& s = in.s;
@@ -359,8 +360,10 @@ void footnotes_and_images(const Marked& in, const std::vector<bool>& esc, size_t
       bool footnote = s[x] == '[' && s[x + 1] == '^';
       std::string_view label =
           std::string_view(s).substr(x, (close == std::string::npos ? e : close) - x);
-      if ((footnote && label.find_first_of("@#") != std::string_view::npos) ||
-          ((footnote || open > x) && close == std::string::npos))
+      bool refs = label.find_first_of("@#") != std::string_view::npos ||
+                  label.find("{{") != std::string_view::npos ||  // `&#123;` later, `#` in it
+                  label.find("}}") != std::string_view::npos;
+      if ((footnote && refs) || ((footnote || open > x) && close == std::string::npos))
         guard[open] = skip[open - b] = 1, more = 1;
     }
   }

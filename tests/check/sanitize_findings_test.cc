@@ -148,5 +148,11 @@ TEST(CheckSanitizeFindings, AnAllowedHostBeforeALessThanIsRemoved) {
             "see (link removed)<b>x</b> and https://github.com/a<b>");
 }
 
+// footnote-label-with-braces: `{{` in a footnote label becomes `&#123;&#123;` (a `#` a second
+// pass escaped the label for, and GitHub, showing the label raw, could read as `#123`).
+TEST(CheckSanitizeFindings, AFootnoteLabelHoldingTemplateBracesIsEscaped) {
+  EXPECT_EQ(S("[^a {{x}}] and [^b]"), "\\[^a &#123;&#123;x&#125;&#125;] and [^b]");
+}
+
 }  // namespace
 }  // namespace aw
