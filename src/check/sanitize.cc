@@ -114,8 +114,18 @@ std::string cut_note(const SanitizeOptions& o) {
                      max_chars);
 }
 
+// Code points of the input before the line that the prefix of `bytes` bytes ends in (before the
+// last full line when the prefix ends with a newline): where a cut moves back to.
+size_t before_last_line(std::string_view clean, size_t bytes) {
+  size_t nl = bytes >= 2 ? clean.rfind('\n', bytes - 2) : std::string_view::npos;
+  return nl == std::string_view::npos ? 0 : count_chars(clean.substr(0, nl + 1));
+}
+
 // The sanitized text of ever shorter prefixes of the input until it fits with the note: cutting
-// the input, not the output, never leaves half of a wrapper we added.
+// the input, not the output, never leaves half of a wrapper we added. The note may change how
+// the line it ends parses (after a reference definition's destination, ` …` makes the line an
+// ordinary paragraph, which a second pass escapes): a cut that does not read the same sanitized
+// again moves back before that line.
 std::string capped(const std::string& clean, const SanitizeOptions& o, SanitizeStats& st) {
   std::string out = markdown_stage(clean, o, st);
   if (count_chars(out) <= o.max_chars) return out;
@@ -125,13 +135,20 @@ std::string capped(const std::string& clean, const SanitizeOptions& o, SanitizeS
   size_t keep = o.max_chars - note_chars;
   for (int round = 0;; ++round) {
     SanitizeStats local;
-    out = markdown_stage(std::string_view(clean).substr(0, prefix_bytes(clean, keep)), o, local);
+    size_t bytes = prefix_bytes(clean, keep);
+    out = markdown_stage(std::string_view(clean).substr(0, bytes), o, local);
     size_t n = count_chars(out);
     if (n + note_chars <= o.max_chars || keep == 0) {
       if (keep == 0) out.clear();
-      local.truncated = true;
-      st = local;
-      return out + note;
+      out += note;
+      SanitizeStats again;
+      if (keep == 0 || markdown_stage(clean_unicode(out), o, again) == out) {
+        local.truncated = true;
+        st = local;
+        return out;
+      }
+      keep = before_last_line(clean, bytes);
+      continue;
     }
     size_t target = o.max_chars - note_chars;  // shrink in proportion to the growth
     size_t scaled = size_t(double(keep) * double(target) / double(n));

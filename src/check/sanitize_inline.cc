@@ -115,6 +115,9 @@ bool name_char(char c) {
 bool word_char(char c) {
   return is_alnum(c) || c == '_';
 }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 class References {
  public:
@@ -136,7 +139,7 @@ class References {
       if (kind(x) == kLink && (x == 0 || kind(x - 1) != kLink)) {
         size_t y = x;
         while (y < u_.size() && kind(y) == kLink) ++y;
-        if (foreign_issue_url(x, y)) wrap(x, y);
+        if (foreign_issue_url(x, y) || holds_reference(x, y)) wrap(x, y);
         next = y;
       } else if (kind(x) == kProse && word_start(x)) {
         size_t end = 0;
@@ -250,6 +253,37 @@ class References {
     std::string what = url.substr(b + 1, c2 == std::string::npos ? c2 : c2 - b - 1);
     if (what != "issues" && what != "pull" && what != "discussions") return false;
     return o_.repo.empty() || url.substr(p + 1, b - p - 1) != lower(o_.repo);
+  }
+
+  // A kept URL is plain text where the autolinker does not run (inside brackets, where GitHub
+  // would still find references): one holding a mention or another repository's `owner/repo#N`
+  // after a non-alphanumeric byte (`?next=%eevil/repo#7`, `/@bob`) is wrapped whole.
+  bool holds_reference(size_t x, size_t y) const {
+    std::string url;
+    for (size_t z = x; z < y; ++z) url += u_[z].c;
+    auto name = [&](size_t i) { return i < url.size() && (name_char(url[i]) || url[i] == '.'); };
+    // a start inside a name run that failed fails alike: go on after the run (linear)
+    for (size_t i = 1; i + 1 < url.size(); ++i) {
+      if (is_alnum(url[i - 1])) continue;
+      if (url[i] == '@' && is_alnum(url[i + 1])) return true;
+      size_t e = i;
+      while (name(e)) ++e;
+      if (e == i) continue;
+      if (e >= url.size() || url[e] != '/') {
+        i = e - 1;
+        continue;
+      }
+      size_t slash = e++;
+      while (name(e)) ++e;
+      bool number = e > slash + 1 && e + 1 < url.size() && url[e] == '#' && is_digit(url[e + 1]);
+      size_t d = e + 1;
+      while (number && d < url.size() && is_digit(url[d])) ++d;
+      if (number && (d == url.size() || !word_char(url[d])) &&
+          (o_.repo.empty() || url.substr(i, e - i) != lower(o_.repo)))
+        return true;
+      i = slash;  // a name after the slash may start one (`a/b/c#1`)
+    }
+    return false;
   }
 
   // A closing keyword at x: returns the first unit of the reference it would close, end set

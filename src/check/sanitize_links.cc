@@ -106,13 +106,22 @@ bool web_scheme(const std::string& s) {
                     "ircs", "news", "nntp", "telnet", "gopher"});
 }
 
-// A URL ends where markdown would end it, and at the brace entities the sanitizer writes
-// itself (so that `https://x{{` ends at the same place once `{{` is written as entities).
+// The entities the sanitizer writes for `{`, `}` and `<`, where a URL ended before them. A URL
+// also ends at `&#123` without `;` (a second pass reads the same text as the first: reduce_html
+// leaves it inside a kept link and escapes it after one); a scheme is followed by the entities
+// as written only.
+bool written_stop(std::string_view s, size_t at, bool exact) {
+  std::string_view t = s.substr(at, 6);
+  if (t.substr(0, 4) == "&lt;") return true;
+  if (!exact) t = t.substr(0, 5);
+  return t == (exact ? "&#123;" : "&#123") || t == (exact ? "&#125;" : "&#125");
+}
+
+// A URL ends where markdown would end it, and at the entities the sanitizer writes itself (so
+// that `https://x{{` or `https://x<y` ends at the same place once written as entities).
 size_t url_end(std::string_view s, size_t from) {
   size_t e = from;
-  while (e < s.size() && !url_char_stop(s[e]) && s.substr(e, 5) != "&#123" &&
-         s.substr(e, 5) != "&#125")
-    ++e;
+  while (e < s.size() && !url_char_stop(s[e]) && !written_stop(s, e, false)) ++e;
   while (e > from && std::string_view(".,;:!?*_~").find(s[e - 1]) != std::string_view::npos) --e;
   return e;
 }
@@ -148,14 +157,26 @@ bool quote_continues(std::string_view s, size_t at) {
   return false;
 }
 
+// GitHub's autolinker takes everything up to white space (before code spans are found), so a
+// backtick glued to a URL is part of its link: the code span it opens, trusted here, would be
+// broken up (and what it holds, `<!-- -->` say, read as markup). Looked at in the full text.
+bool backtick_glued(std::string_view full, size_t at) {
+  for (size_t i = at;
+       i < full.size() && std::string_view(" \t\n\r\f\v").find(full[i]) == std::string_view::npos;
+       ++i)
+    if (full[i] == '`') return true;
+  return false;
+}
+
 struct Url {
   size_t start, end;
   bool keep;
 };
 
-// The URL that a separator at sep (length n) ends the scheme of, if any.
-bool url_at_separator(std::string_view s, size_t lo, size_t sep, size_t n, const SanitizeOptions& o,
-                      Url& u) {
+// The URL that a separator at sep (length n) ends the scheme of, if any. s ends where the
+// stretch of prose ends; full goes on into the code after it.
+bool url_at_separator(std::string_view s, std::string_view full, size_t lo, size_t sep, size_t n,
+                      const SanitizeOptions& o, Url& u) {
   bool encoded = n > 1;
   size_t b = scheme_start(s, sep, lo, encoded);
   if (b == sep) return false;
@@ -177,7 +198,8 @@ bool url_at_separator(std::string_view s, size_t lo, size_t sep, size_t n, const
     }
   }
   bool hier = body > sep + n;
-  bool next_ok = sep + n < s.size() && !url_char_stop(s[sep + n]) && s[sep + n] != ' ';
+  bool next_ok =
+      sep + n < s.size() && !url_char_stop(s[sep + n]) && !written_stop(s, sep + n, true);
   bool is_url = hier || (next_ok && (dangerous_scheme(scheme) || web_scheme(scheme) || encoded));
   if (!is_url) return false;
   u.start = b;
@@ -192,33 +214,41 @@ bool url_at_separator(std::string_view s, size_t lo, size_t sep, size_t n, const
   // Markdown may go on where the URL ends: in `[x](https://github.com\.evil.com)` the escape
   // makes the host github.com.evil.com, so a host the text could continue is not kept.
   // GitHub's autolinker also reads on over `(`, `[`, `` ` ``, `|` and the `&#123;` that `{`
-  // becomes (it stops at quotes and drops an unbalanced `)`).
-  bool host_open = auth_end == rest.size() && u.end < s.size() &&
-                   (std::string_view("\\&{}([`|").find(s[u.end]) != std::string_view::npos ||
-                    quote_continues(s, u.end));
+  // becomes, and the `&lt;` that `<` becomes (it stops at quotes and drops an unbalanced `)`).
+  // It runs before code spans are found, so it reads on over the backtick of what looks like a
+  // code span after the host too (`https://github.com`@evil`): the byte after is looked at in
+  // the full text.
+  bool host_open = auth_end == rest.size() && u.end < full.size() &&
+                   (std::string_view("\\&{}([`|<").find(full[u.end]) != std::string_view::npos ||
+                    quote_continues(full, u.end));
   u.keep = scheme == "https" && !encoded && exact_slashes && !userinfo && !host_open &&
-           host_ok(host, o.allowed_domains) && !carries_url(rest.substr(auth_end));
+           !backtick_glued(full, u.end) && host_ok(host, o.allowed_domains) &&
+           !carries_url(rest.substr(auth_end));
   return true;
 }
 
 // URLs in one stretch of text without code: kept ones marked as links, others replaced.
 void urls_in(const Marked& in, size_t lo, size_t hi, const SanitizeOptions& o, SanitizeStats& st,
              Marked& out) {
-  std::string_view s = std::string_view(in.s).substr(0, hi);
+  std::string_view full = in.s;
+  std::string_view s = full.substr(0, hi);
   size_t copied = lo;
   for (size_t i = lo; i < hi;) {
     Url u{};
     bool found = false;
-    bool word_start = i == lo || !is_alnum(s[i - 1]);
+    // what comes before is looked at in the full text: whether the code before it is trusted
+    // may change on a second pass (a link title holding a backtick is emptied by the first)
+    bool word_start = i == 0 || !is_alnum(full[i - 1]);
     if (word_start && lower_c(s[i]) == 'w' && lower(s.substr(i, 4)) == "www.") {
       u = {i, std::max(url_end(s, i), i + 4), false};
       found = true;
     } else if (s.substr(i, 2) == "//" && i + 2 < hi && is_alnum(s[i + 2]) &&
-               (i == lo || std::string_view("(<\"' \n").find(s[i - 1]) != std::string_view::npos)) {
+               (i == 0 ||
+                std::string_view("(<\"' \n").find(full[i - 1]) != std::string_view::npos)) {
       u = {i, url_end(s, i + 2), false};  // scheme-relative, after an opening bracket or quote
       found = true;
     } else if (size_t n = separator_at(s, i)) {
-      found = url_at_separator(s, copied, i, n, o, u);
+      found = url_at_separator(s, full, copied, i, n, o, u);
       if (!found) {
         i += n;
         continue;
@@ -279,12 +309,14 @@ Marked filter_urls(const Marked& in, const SanitizeOptions& o, SanitizeStats& st
 
 namespace {
 
-// Per line: where each unescaped prose `[` closes (or npos), skipping code.
-std::vector<size_t> bracket_matches(const Marked& m, const std::vector<bool>& esc, size_t b,
-                                    size_t e) {
+// Per line: where each unescaped prose `[` closes (or npos), skipping code and the brackets in
+// `skip` (per byte of the line: escaped by a guard or removed with a title: a second pass does not
+// see them either).
+std::vector<size_t> bracket_matches(const Marked& m, const std::vector<bool>& esc,
+                                    const std::vector<char>& skip, size_t b, size_t e) {
   std::vector<size_t> match(e - b, std::string::npos), stack;
   for (size_t i = b; i < e; ++i) {
-    if (m.k[i] == kCode) continue;
+    if (m.k[i] == kCode || skip[i - b]) continue;
     if (esc[i]) {
       ++i;
       continue;
@@ -296,6 +328,52 @@ std::vector<size_t> bracket_matches(const Marked& m, const std::vector<bool>& es
     }
   }
   return match;
+}
+
+// Footnote labels and images on the line [b, e), once guards and title removals are known.
+// `[^label]`: GitHub shows a footnote label as raw text (no inline HTML in it, so the <code> a
+// mention is wrapped in would show as text); one that holds `@` or `#` (or `{{`, written
+// `&#123;&#123;` later), or may close on a later line, is escaped and renders as ordinary text. An
+// image loses its alt text; one whose `]` is not on the line (or was escaped) is escaped and shows
+// as text. Each guard can unpair other brackets, so this runs until no guard is added: a second
+// pass then pairs them alike.
+void footnotes_and_images(const Marked& in, const std::vector<bool>& esc, size_t b, size_t e,
+                          std::vector<char>& guard, std::vector<char>& drop) {
+  const std::string& s = in.s;
+  std::vector<char> skip(e - b, 0);  // per byte of the line
+  std::vector<size_t> match;
+  for (int round = 0, more = 1; more; ++round) {
+    more = 0;
+    for (size_t x = b; x < e; ++x) skip[x - b] = guard[x] || drop[x];
+    if (round == 32) {  // a long chain of unpairings: escape every bracket of the line instead
+      for (size_t x = b; x < e; ++x)
+        if (s[x] == '[' && in.k[x] == kProse && !skip[x - b] && !(x > b && esc[x - 1]))
+          guard[x] = skip[x - b] = 1;
+      break;
+    }
+    match = bracket_matches(in, esc, skip, b, e);
+    for (size_t x = b; x + 1 < e; ++x) {
+      if (in.k[x] == kCode || (x > b && esc[x - 1])) continue;
+      size_t open = s[x] == '!' ? x + 1 : x;
+      if (open >= e || s[open] != '[' || in.k[open] != kProse || skip[open - b]) continue;
+      size_t close = match[open - b];
+      bool footnote = s[x] == '[' && s[x + 1] == '^';
+      std::string_view label =
+          std::string_view(s).substr(x, (close == std::string::npos ? e : close) - x);
+      bool refs = label.find_first_of("@#") != std::string_view::npos ||
+                  label.find("{{") != std::string_view::npos ||  // `&#123;` later, `#` in it
+                  label.find("}}") != std::string_view::npos;
+      if ((footnote && refs) || ((footnote || open > x) && close == std::string::npos))
+        guard[open] = skip[open - b] = 1, more = 1;
+    }
+  }
+  for (size_t x = b; x + 1 < e; ++x) {
+    if (s[x] != '!' || s[x + 1] != '[' || in.k[x + 1] != kProse || skip[x + 1 - b]) continue;
+    if (in.k[x] == kCode || (x > b && esc[x - 1])) continue;
+    size_t close = match[x + 1 - b];
+    if (close + 1 < e && (s[close + 1] == '(' || s[close + 1] == '['))
+      std::fill(drop.begin() + long(x + 2), drop.begin() + long(close), 1);
+  }
 }
 
 // The destination and optional title after `](` at p on the line ending at e: returns the end
@@ -382,7 +460,6 @@ Marked strip_hidden_link_text(const Marked& in) {
         if (!kept || title_next_line) guard[i] = 1;
       }
     }
-    auto match = bracket_matches(in, esc, b, e);
     // next unescaped `"`, `'`, `)` from each position of the line
     size_t w = e - b + 1;
     std::vector<size_t> next_close(3 * w, std::string::npos);
@@ -398,21 +475,6 @@ Marked strip_hidden_link_text(const Marked& in) {
     }
     for (size_t x = b; x + 1 < e; ++x) {
       if (in.k[x] == kCode || (x > b && esc[x - 1])) continue;
-      // `[^label]`: GitHub shows a footnote label as raw text (no inline HTML in it, so the
-      // <code> a mention is wrapped in would show as text); one that holds `@` or `#`, or may
-      // close on a later line, is escaped and renders as ordinary text.
-      if (s[x] == '[' && s[x + 1] == '^' && in.k[x] == kProse) {
-        size_t close = match[x - b];
-        std::string_view label =
-            std::string_view(s).substr(x, (close == std::string::npos ? e : close) - x);
-        if (close == std::string::npos || label.find_first_of("@#") != std::string_view::npos)
-          guard[x] = 1;
-      }
-      if (s[x] == '!' && s[x + 1] == '[' && match[x + 1 - b] != std::string::npos) {
-        size_t close = match[x + 1 - b];
-        if (close + 1 < e && (s[close + 1] == '(' || s[close + 1] == '['))  // an image: no alt
-          std::fill(drop.begin() + long(x + 2), drop.begin() + long(close), 1);
-      }
       if (s[x] == ']' && s[x + 1] == '(' && in.k[x] == kProse) {
         size_t title_from = 0, title_to = 0;
         size_t de = link_dest(in, esc, x + 2, e, title_from, title_to, next_close, b, w);
@@ -424,11 +486,12 @@ Marked strip_hidden_link_text(const Marked& in) {
         }
       }
     }
+    footnotes_and_images(in, esc, b, e, guard, drop);
   });
   Marked out;
   out.s.reserve(in.size());
   for (size_t i = 0; i < in.size(); ++i) {
-    if (guard[i]) out.put('\\', kProse);
+    if (guard[i] && !drop[i]) out.put('\\', kProse);  // a guard in removed alt text goes too
     if (!drop[i]) out.put(s[i], in.k[i]);
   }
   return out;

@@ -56,5 +56,103 @@ TEST(CheckSanitizeFindings, AnAllowedHostThatAQuoteContinuesIsRemoved) {
   EXPECT_EQ(S("say \"https://github.com\"."), "say \"https://github.com\".");
 }
 
+// cut-note-after-refdef-destination: ` …` after a reference definition's destination makes
+// the line a paragraph, which a second pass escapes; the cut moves back before that line.
+TEST(CheckSanitizeFindings, TheCutNeverEndsAReferenceDefinitionWithItsNote) {
+  for (bool one_line : {true, false}) {
+    SanitizeOptions o;
+    o.repo = "o/r";
+    o.max_chars = 40;
+    o.one_line = one_line;
+    std::string cut = sanitize_text("a\n\n[1]: https://github.com/" + std::string(50, 'x'), o);
+    EXPECT_EQ(cut, "a\n\n \xE2\x80\xA6") << one_line;
+    EXPECT_EQ(sanitize_text(cut, o), cut) << one_line;
+    // elsewhere the cut stays where it was
+    EXPECT_EQ(sanitize_text("a\n\nsee https://github.com/" + std::string(50, 'x'), o),
+              "a\n\nsee https://github.com/" + std::string(12, 'x') + " \xE2\x80\xA6")
+        << one_line;
+  }
+}
+
+// link-host-before-code-span, link-over-code-span-comment: GitHub's autolinker takes everything
+// up to white space before code spans are found: over a backtick after the host
+// (`https://github.com%60@evil...` has user info: the host is evil), or into a code span that
+// holds `<!--`, where it stops, leaving a live comment.
+TEST(CheckSanitizeFindings, AnAllowedLinkGluedToABacktickIsRemoved) {
+  EXPECT_EQ(S("see https://github.com`@evil.com` now"), "see (link removed)`@evil.com` now");
+  EXPECT_EQ(S("see https://github.com/{`<!-- x -->`}"), "see (link removed){`<!-- x -->`}");
+  EXPECT_EQ(S("see https://github.com/x `y` now"), "see https://github.com/x `y` now");
+  EXPECT_EQ(S("see `https://github.com` now"), "see `https://github.com` now");
+}
+
+// url-before-lt: a URL ends at `<`, which the sanitizer writes as `&lt;`; it ends there again on
+// a second pass (else the longer URL read as a pull request of another repository).
+TEST(CheckSanitizeFindings, AUrlEndsAtTheEntitiesTheSanitizerWrites) {
+  EXPECT_EQ(S("see https://github.com/vic<im/repo/pull/10"),
+            "see https://github.com/vic&lt;im/repo/pull/10");
+  // `https:` before `{{` is no URL, nor before the `&#123;` it becomes (templates-after-scheme)
+  EXPECT_EQ(S("see https:{{x}}"), "see https:&#123;&#123;x&#125;&#125;");
+}
+
+// slashes-after-code-span: whether a code span is trusted can change on a second pass (a link
+// title holding a backtick is emptied by the first), so `//x` is judged by the byte before it.
+TEST(CheckSanitizeFindings, SlashesAfterACodeSpanAreJudgedByTheByteBefore) {
+  EXPECT_EQ(S("[d](x \"`\") `a`//nd"), "[d](x \"\") `a`//nd");
+  EXPECT_EQ(S("[d](//evil.com)"), "[d]((link removed))");
+}
+
+// image-alt-on-the-next-line: alt text is removed per line, so an image whose `]` may be on a
+// later line would keep its alt hidden; its `[` is escaped and it shows as text.
+TEST(CheckSanitizeFindings, AnImageWhoseAltMayEndOnALaterLineIsShownAsText) {
+  EXPECT_EQ(S("![hidden\ntext](https://github.com/a.png)"),
+            "!\\[hidden\ntext](https://github.com/a.png)");
+  EXPECT_EQ(S("![hidden](https://github.com/a.png)"), "![](https://github.com/a.png)");
+  EXPECT_EQ(S("`![x` and ![y"), "`![x` and !\\[y");
+  // image-close-escaped-1..13: a `]` escaped because its destination goes on unpairs the image too
+  EXPECT_EQ(S("![ignore previous](https://github.com/a\nb.png)"),
+            "!\\[ignore previous\\](https://github.com/a\nb.png)");
+  // a guard unpairs brackets as a second pass pairs them: here the image's `]` is the one after
+  // the footnote label, and no `(` follows it, so it is no image
+  EXPECT_EQ(S("![a [b](https://github.com/c\nd) e](https://github.com/a.png)"),
+            "!\\[a [b\\](https://github.com/c\nd) e](https://github.com/a.png)");
+  EXPECT_EQ(S("![a [^x@] b](https://github.com/a.png)"),
+            "![a \\[^x@] b](https://github.com/a.png)");
+}
+
+// url-holding-reference-1..5: inside an unclosed `[` GitHub's autolinker does not run, so a kept
+// URL is text, where `owner/repo#N` after a non-alphanumeric byte is a live reference (and `@x`
+// a mention): such a URL is wrapped whole; ordinary ones are kept.
+TEST(CheckSanitizeFindings, AKeptUrlHoldingAReferenceOrMentionIsWrapped) {
+  EXPECT_EQ(S("[see https://github.com/x?next=%eevil/repo#7 and"),
+            "[see <code>https://github.com/x?next=%eevil/repo#7</code> and");
+  EXPECT_EQ(S("see https://github.com/@bob/x"), "see <code>https://github.com/@bob/x</code>");
+  EXPECT_EQ(S("see https://github.com/o/r#3 and https://github.com/a/b#3"),
+            "see https://github.com/o/r#3 and <code>https://github.com/a/b#3</code>");
+  EXPECT_EQ(S("see https://github.com/o/r/blob/main/a.md#L10 and https://github.com/a/b/tree/x"),
+            "see https://github.com/o/r/blob/main/a.md#L10 and https://github.com/a/b/tree/x");
+}
+
+// scheme-before-unfinished-entity: `https:&#123x` is a URL (no entity the sanitizer writes
+// follows the scheme), also on a second pass, after `&` became `&amp;`.
+TEST(CheckSanitizeFindings, ASchemeIsFollowedOnlyByTheEntitiesTheSanitizerWritesAsWritten) {
+  EXPECT_EQ(S("[d](https:&#123mm;x)"), "[d]((link removed)&amp;#123mm;x)");
+  EXPECT_EQ(S("https:&#123;x"), "https:&#123;x");
+}
+
+// host-before-lt: `<` after a bare host becomes `&lt;`, which the autolinker reads on over (and
+// which a second pass read as `&`, removing the link): such a host is not kept.
+TEST(CheckSanitizeFindings, AnAllowedHostBeforeALessThanIsRemoved) {
+  EXPECT_EQ(S("[&]: https://github.com]: https://github.com<dx"),
+            "\\[&]: https://github.com]: (link removed)&lt;dx");
+  EXPECT_EQ(S("see https://github.com<b>x</b> and https://github.com/a<b>"),
+            "see (link removed)<b>x</b> and https://github.com/a<b>");
+}
+
+// footnote-label-with-braces: `{{` in a footnote label becomes `&#123;&#123;` (a `#` a second
+// pass escaped the label for, and GitHub, showing the label raw, could read as `#123`).
+TEST(CheckSanitizeFindings, AFootnoteLabelHoldingTemplateBracesIsEscaped) {
+  EXPECT_EQ(S("[^a {{x}}] and [^b]"), "\\[^a &#123;&#123;x&#125;&#125;] and [^b]");
+}
+
 }  // namespace
 }  // namespace aw
