@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <thread>
 
 #include "check/sanitize.h"
 
@@ -56,6 +57,7 @@ struct Publisher {
   ForgePublished out;
   std::string repo_path;  // /repos/OWNER/REPO
   std::string sha;
+  std::jthread remover;  // removes the push's scratch folder; joined when the Publisher ends
 
   std::string marked(const std::string& body, const std::string& item) const {
     return body + "\n\n" + item_marker(in.unit.unit_id, item, sha);
@@ -111,6 +113,11 @@ struct Publisher {
     req.message = in.commit_message;
     req.scratch_dir = in.scratch_dir;
     req.askpass = in.askpass;
+    // The scratch goes while the API calls run (its unlinks cost tens of milliseconds on a busy
+    // disk); the thread is joined before publish_to_forge returns.
+    req.remove_scratch = [this](const std::string& path) {
+      remover = std::jthread([path] { (void)remove_tree(path); });
+    };
     AW_TRY(out.branch,
            with_context(publish(req), fmt::format("pushing the branch to {}", s.owner_repo)));
     sha = out.branch.commit;
@@ -265,7 +272,7 @@ struct Publisher {
 }  // namespace
 
 Result<ForgePublished> publish_to_forge(ForgeSession& s, const ForgePublishInput& in) {
-  Publisher p{s, in, {}, "/repos/" + s.owner_repo, ""};
+  Publisher p{s, in, {}, "/repos/" + s.owner_repo, "", {}};
   AW_CHECK(p.push_branch());
   json existing = json::array();
   if (in.issue > 0) {

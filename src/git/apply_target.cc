@@ -4,9 +4,11 @@
 // target branch (and this unit's branch, when there is one) into itself. The agent's clone plays
 // no part.
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -167,6 +169,16 @@ Result<bool> is_same_unit(const GitCall& base, const std::string& commit, const 
   return true;
 }
 
+// The objects of awaywork's own mirror (a bare git dir it made, sha1 unless the base says
+// otherwise): known without asking git.
+Result<gitx::ObjectStore> mirror_objects(const std::string& mirror, const std::string& base) {
+  struct stat st {};
+  std::string objects = mirror + "/objects";
+  if (::lstat(objects.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return fail("the mirror {} has no objects folder", mirror);
+  return gitx::ObjectStore{gitx::hash_format_of(base), objects};
+}
+
 Status check_request(const PublishRequest& req) {
   if (req.patch.empty()) return fail("nothing to publish: the patch is empty");
   if (!gitx::is_object_id(req.base_commit))
@@ -180,10 +192,8 @@ Status check_request(const PublishRequest& req) {
       id.ends_with(".lock"))
     return fail("invalid unit id '{}'", id);
   const std::string& b = req.target.branch;
-  if (!b.empty()) {
-    AW_TRY(Captured fmt_ok, git(gitx::at("", {"check-ref-format", "refs/heads/" + b})));
-    if (fmt_ok.exit_code != 0 || b[0] == '-') return fail("invalid target branch '{}'", b);
-  }
+  if (!b.empty() && (b[0] == '-' || !gitx::valid_ref_name("refs/heads/" + b)))
+    return fail("invalid target branch '{}'", b);
   return {};
 }
 
@@ -230,14 +240,23 @@ Result<PublishResult> publish(const PublishRequest& req) {
   if (!::mkdtemp(tmpl.data())) return fail("mkdtemp in {}: {}", req.scratch_dir, errno_text(errno));
   struct Cleanup {
     std::string path;
-    ~Cleanup() { (void)remove_tree(path); }
-  } cleanup{tmpl};
+    const std::function<void(const std::string&)>& remove;
+    ~Cleanup() {
+      if (remove)
+        remove(path);
+      else
+        (void)remove_tree(path);
+    }
+  } cleanup{tmpl, req.remove_scratch};
   std::string dir = tmpl + "/git";
   // A remote target with a local copy (awaywork's mirror) borrows its objects: the fetch and the
   // push then move only what the copy lacks.
   const std::string& borrow = side.remote ? req.target.borrow_objects_of : side.dest;
   if (borrow.empty()) {
     AW_CHECK(gitx::make_own_git_dir(dir));
+  } else if (side.remote) {
+    AW_TRY(gitx::ObjectStore store, mirror_objects(borrow, req.base_commit));
+    AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
   } else {
     AW_TRY(gitx::ObjectStore store, gitx::object_store(borrow));
     AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
@@ -251,7 +270,8 @@ Result<PublishResult> publish(const PublishRequest& req) {
                   req.base_commit.substr(0, 12), target_ref, side.shown, tips.target.substr(0, 12));
   if (!tips.has_base) return fail("{}", not_ancestor);
 
-  AW_TRY(gitx::AppliedTree applied, gitx::apply_to_tree(base, req.base_commit, req.patch));
+  AW_TRY(gitx::AppliedTree applied,
+         gitx::apply_sparse(base, req.base_commit, req.patch, req.checked_paths));
   const std::string& tree = applied.tree;
   if (gitx::sorted_unique(applied.changed) != gitx::sorted_unique(req.checked_paths))
     return fail("the applied patch changes other paths than the checked list; nothing pushed");
@@ -268,11 +288,13 @@ Result<PublishResult> publish(const PublishRequest& req) {
     return res;
   }
 
-  GitCall anc = base;
-  anc.args = {"merge-base", "--is-ancestor", req.base_commit, tips.target};
-  AW_TRY(Captured a, git(anc));
-  if (a.exit_code == 1) return fail("{}", not_ancestor);
-  if (a.exit_code != 0) return fail("merge-base --is-ancestor: {}", gitx::first_line(a.err));
+  if (tips.target != req.base_commit) {  // a commit is its own ancestor: no git for that
+    GitCall anc = base;
+    anc.args = {"merge-base", "--is-ancestor", req.base_commit, tips.target};
+    AW_TRY(Captured a, git(anc));
+    if (a.exit_code == 1) return fail("{}", not_ancestor);
+    if (a.exit_code != 0) return fail("merge-base --is-ancestor: {}", gitx::first_line(a.err));
+  }
 
   std::string message = req.message;
   while (!message.empty() && message.back() == '\n') message.pop_back();
