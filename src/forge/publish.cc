@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <set>
-#include <thread>
 
 #include "check/sanitize.h"
 
@@ -57,7 +56,6 @@ struct Publisher {
   ForgePublished out;
   std::string repo_path;  // /repos/OWNER/REPO
   std::string sha;
-  std::jthread remover;  // removes the push's scratch folder; joined when the Publisher ends
 
   std::string marked(const std::string& body, const std::string& item) const {
     return body + "\n\n" + item_marker(in.unit.unit_id, item, sha);
@@ -113,10 +111,11 @@ struct Publisher {
     req.message = in.commit_message;
     req.scratch_dir = in.scratch_dir;
     req.askpass = in.askpass;
-    // The scratch goes while the API calls run (its unlinks cost tens of milliseconds on a busy
-    // disk); the thread is joined before publish_to_forge returns.
+    // The scratch holds nothing secret (the token reaches git through the askpass's
+    // environment) and nothing reuses it: it goes on a thread the session joins.
     req.remove_scratch = [this](const std::string& path) {
-      remover = std::jthread([path] { (void)remove_tree(path); });
+      if (s.background.size() >= 8) s.background.clear();  // a long-lived watcher's session
+      s.background.emplace_back([path] { (void)remove_tree(path); });
     };
     AW_TRY(out.branch,
            with_context(publish(req), fmt::format("pushing the branch to {}", s.owner_repo)));
@@ -272,7 +271,7 @@ struct Publisher {
 }  // namespace
 
 Result<ForgePublished> publish_to_forge(ForgeSession& s, const ForgePublishInput& in) {
-  Publisher p{s, in, {}, "/repos/" + s.owner_repo, "", {}};
+  Publisher p{s, in, {}, "/repos/" + s.owner_repo, ""};
   AW_CHECK(p.push_branch());
   json existing = json::array();
   if (in.issue > 0) {
