@@ -52,8 +52,21 @@ Result<std::optional<std::string>> commit_of(const std::string& git_dir, const s
 }
 
 // Which of ids (full object ids) are commits git_dir has, its own or borrowed: one cat-file.
+// With `also`, the same git reads those names too (into *read, in order): --batch instead.
 Result<std::set<std::string>> present_commits(const std::string& git_dir,
-                                              const std::vector<std::string>& ids) {
+                                              const std::vector<std::string>& ids,
+                                              const std::vector<std::string>& also = {},
+                                              std::vector<gitx::CatObject>* read = nullptr) {
+  if (!also.empty() && read) {
+    std::vector<std::string> names = ids;
+    names.insert(names.end(), also.begin(), also.end());
+    AW_TRY(auto objs, gitx::cat_objects(gitx::at(git_dir, {}), names));
+    std::set<std::string> got;
+    for (size_t i = 0; i < ids.size(); ++i)
+      if (objs[i].type == "commit") got.insert(ids[i]);
+    read->assign(objs.begin() + static_cast<std::ptrdiff_t>(ids.size()), objs.end());
+    return got;
+  }
   GitCall g = gitx::at(git_dir, {"cat-file", "--batch-check=%(objectname) %(objecttype)"});
   for (const std::string& id : ids) g.stdin_data += id + "\n";
   AW_TRY(std::string out, git_ok(g));
@@ -92,16 +105,19 @@ struct Tips {
   std::optional<std::string> unit;
   bool has_base = false;
 };
+// also/read: names read by the same git (the base's folders for apply_sparse); read is left
+// empty when the base came only with a fetch.
 Result<Tips> find_tips(const gitx::Side& s, const ApplyTarget& at, const std::string& scratch,
                        const std::string& target_ref, const std::string& unit_ref,
-                       const std::string& base) {
+                       const std::string& base, const std::vector<std::string>& also,
+                       std::vector<gitx::CatObject>* read) {
   Tips t;
   if (!s.remote) {  // objects come through the alternates; refs are read, never written
     AW_TRY(auto tip, commit_of(s.dest, target_ref));
     if (!tip) return fail("{} has no {}", s.shown, target_ref);
     t.target = *tip;
     AW_TRY(t.unit, commit_of(s.dest, unit_ref));
-    AW_TRY(auto here, present_commits(scratch, {base}));
+    AW_TRY(auto here, present_commits(scratch, {base}, also, read));
     t.has_base = here.count(base) > 0;
     return t;
   }
@@ -111,7 +127,8 @@ Result<Tips> find_tips(const gitx::Side& s, const ApplyTarget& at, const std::st
   // the mirror is fresh), into refs of the scratch that nothing else uses: no tags, no recursion.
   std::vector<std::string> ids = {base};
   for (const auto& [_, id] : tips) ids.push_back(id);
-  AW_TRY(auto here, present_commits(scratch, ids));
+  AW_TRY(auto here, present_commits(scratch, ids, also, read));
+  if (!here.count(base)) read->clear();
   std::vector<std::string> args = {
       "fetch", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", s.dest};
   std::map<std::string, std::string> local = {{target_ref, "refs/awaywork-target/tip"},
@@ -264,14 +281,17 @@ Result<PublishResult> publish(const PublishRequest& req) {
   GitCall base = gitx::at(dir, {});
   base.index_file = dir + "/apply-index";
 
-  AW_TRY(Tips tips, find_tips(side, req.target, dir, target_ref, unit_ref, req.base_commit));
+  AW_TRY(auto folder_names, gitx::base_folder_names(req.base_commit, req.checked_paths));
+  std::vector<gitx::CatObject> folders_read;  // read with the tips' presence: one git for both
+  AW_TRY(Tips tips, find_tips(side, req.target, dir, target_ref, unit_ref, req.base_commit,
+                              folder_names, &folders_read));
   std::string not_ancestor =
       fmt::format("base {} is not an ancestor of {} on {} (now {}); nothing pushed",
                   req.base_commit.substr(0, 12), target_ref, side.shown, tips.target.substr(0, 12));
   if (!tips.has_base) return fail("{}", not_ancestor);
 
   AW_TRY(gitx::AppliedTree applied,
-         gitx::apply_sparse(base, req.base_commit, req.patch, req.checked_paths));
+         gitx::apply_sparse(base, req.base_commit, req.patch, req.checked_paths, &folders_read));
   const std::string& tree = applied.tree;
   if (gitx::sorted_unique(applied.changed) != gitx::sorted_unique(req.checked_paths))
     return fail("the applied patch changes other paths than the checked list; nothing pushed");

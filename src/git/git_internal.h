@@ -69,8 +69,14 @@ struct AppliedTree {
 // checked paths), the new tree written from the base's folders along them, and a check by git's
 // diff-tree that it changes exactly the paths git reads from the patch.
 // base.index_file is the index it uses; the new trees go to base.git_dir's objects folder.
+// folders_read: what cat_objects said for base_folder_names(), when the caller asked already.
+struct CatObject;
 Result<AppliedTree> apply_sparse(const GitCall& base, const std::string& base_commit,
-                                 const std::string& patch, const std::vector<std::string>& paths);
+                                 const std::string& patch, const std::vector<std::string>& paths,
+                                 const std::vector<CatObject>* folders_read = nullptr);
+// The names apply_sparse gives cat-file for the base's folders along the paths, in its order.
+Result<std::vector<std::string>> base_folder_names(const std::string& base_commit,
+                                                   const std::vector<std::string>& paths);
 // The paths git reads from a patch (git apply --numstat), for a caller without a checked list.
 Result<std::vector<std::string>> patch_paths(const GitCall& base, const std::string& patch);
 // Refuses what no tree awaywork writes may hold: absolute, empty, ".", ".." or ".git" parts

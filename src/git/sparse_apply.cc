@@ -214,19 +214,42 @@ Result<std::vector<std::string>> patch_paths(const GitCall& base, const std::str
   return numstat_paths(listed);
 }
 
-Result<AppliedTree> apply_sparse(const GitCall& base, const std::string& base_commit,
-                                 const std::string& patch, const std::vector<std::string>& paths) {
-  if (!is_object_id(base_commit)) return fail("base '{}' is not a full commit id", base_commit);
-  std::string format = hash_format_of(base_commit);
+namespace {
+
+Result<std::set<std::string>> folders_along(const std::vector<std::string>& paths) {
   std::set<std::string> folders = {""};
   for (const std::string& p : paths) {
     AW_CHECK(check_tree_path(p));
     for (std::string d = parent_of(p); !d.empty(); d = parent_of(d)) folders.insert(d);
   }
-  // The base's folders along the paths, by one git; a folder the base lacks is new.
+  return folders;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> base_folder_names(const std::string& base_commit,
+                                                   const std::vector<std::string>& paths) {
+  AW_TRY(auto folders, folders_along(paths));
   std::vector<std::string> names;
   for (const std::string& d : folders) names.push_back(base_commit + ":" + d);
-  AW_TRY(auto objs, cat_objects(base, names));
+  return names;
+}
+
+Result<AppliedTree> apply_sparse(const GitCall& base, const std::string& base_commit,
+                                 const std::string& patch, const std::vector<std::string>& paths,
+                                 const std::vector<CatObject>* folders_read) {
+  if (!is_object_id(base_commit)) return fail("base '{}' is not a full commit id", base_commit);
+  std::string format = hash_format_of(base_commit);
+  AW_TRY(auto folders, folders_along(paths));
+  // The base's folders along the paths, by one git (or as the caller read them with its own
+  // objects); a folder the base lacks is new.
+  std::vector<CatObject> objs;
+  if (folders_read && folders_read->size() == folders.size()) {
+    objs = *folders_read;
+  } else {
+    AW_TRY(auto names, base_folder_names(base_commit, paths));
+    AW_TRY(objs, cat_objects(base, names));
+  }
   std::map<std::string, std::vector<TreeEntry>> trees;
   size_t k = 0;
   for (const std::string& d : folders) {
