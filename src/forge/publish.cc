@@ -111,6 +111,12 @@ struct Publisher {
     req.message = in.commit_message;
     req.scratch_dir = in.scratch_dir;
     req.askpass = in.askpass;
+    // The scratch holds nothing secret (the token reaches git through the askpass's
+    // environment) and nothing reuses it: it goes on a thread the session joins.
+    req.remove_scratch = [this](const std::string& path) {
+      if (s.background.size() >= 8) s.background.clear();  // a long-lived watcher's session
+      s.background.emplace_back([path] { (void)remove_tree(path); });
+    };
     AW_TRY(out.branch,
            with_context(publish(req), fmt::format("pushing the branch to {}", s.owner_repo)));
     sha = out.branch.commit;

@@ -91,6 +91,7 @@ Result<std::unique_ptr<ForgeSession>> open_forge(const Config& cfg, const RepoCo
                        token,
                        GitHub(opt, token, std::move(transport), system_clock()),
                        "",
+                       {},
                        {}});
   auto user = s->gh.get("/user");
   if (!user && user.error().message.find("certificate not accepted") != std::string::npos)

@@ -9,6 +9,8 @@
 
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "base/result.h"
 #include "config/config.h"
@@ -24,6 +26,9 @@ struct ForgeSession {
   GitHub gh;
   std::string self_login;  // GET /user
   ForgeRepo repo;          // GET /repos/OWNER/REPO (clone_url, default_branch)
+  // Work left for after a publish, off its critical path: the push's scratch folder removed
+  // (its unlinks cost tens of milliseconds on a busy disk). Joined when the session ends.
+  std::vector<std::jthread> background;
 };
 
 // The token of a forge: `credential: gh` runs `gh auth token` (for GHES with --hostname) as the

@@ -4,9 +4,11 @@
 // target branch (and this unit's branch, when there is one) into itself. The agent's clone plays
 // no part.
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -50,8 +52,21 @@ Result<std::optional<std::string>> commit_of(const std::string& git_dir, const s
 }
 
 // Which of ids (full object ids) are commits git_dir has, its own or borrowed: one cat-file.
+// With `also`, the same git reads those names too (into *read, in order): --batch instead.
 Result<std::set<std::string>> present_commits(const std::string& git_dir,
-                                              const std::vector<std::string>& ids) {
+                                              const std::vector<std::string>& ids,
+                                              const std::vector<std::string>& also = {},
+                                              std::vector<gitx::CatObject>* read = nullptr) {
+  if (!also.empty() && read) {
+    std::vector<std::string> names = ids;
+    names.insert(names.end(), also.begin(), also.end());
+    AW_TRY(auto objs, gitx::cat_objects(gitx::at(git_dir, {}), names));
+    std::set<std::string> got;
+    for (size_t i = 0; i < ids.size(); ++i)
+      if (objs[i].type == "commit") got.insert(ids[i]);
+    read->assign(objs.begin() + static_cast<std::ptrdiff_t>(ids.size()), objs.end());
+    return got;
+  }
   GitCall g = gitx::at(git_dir, {"cat-file", "--batch-check=%(objectname) %(objecttype)"});
   for (const std::string& id : ids) g.stdin_data += id + "\n";
   AW_TRY(std::string out, git_ok(g));
@@ -90,16 +105,19 @@ struct Tips {
   std::optional<std::string> unit;
   bool has_base = false;
 };
+// also/read: names read by the same git (the base's folders for apply_sparse); read is left
+// empty when the base came only with a fetch.
 Result<Tips> find_tips(const gitx::Side& s, const ApplyTarget& at, const std::string& scratch,
                        const std::string& target_ref, const std::string& unit_ref,
-                       const std::string& base) {
+                       const std::string& base, const std::vector<std::string>& also,
+                       std::vector<gitx::CatObject>* read) {
   Tips t;
   if (!s.remote) {  // objects come through the alternates; refs are read, never written
     AW_TRY(auto tip, commit_of(s.dest, target_ref));
     if (!tip) return fail("{} has no {}", s.shown, target_ref);
     t.target = *tip;
     AW_TRY(t.unit, commit_of(s.dest, unit_ref));
-    AW_TRY(auto here, present_commits(scratch, {base}));
+    AW_TRY(auto here, present_commits(scratch, {base}, also, read));
     t.has_base = here.count(base) > 0;
     return t;
   }
@@ -109,7 +127,8 @@ Result<Tips> find_tips(const gitx::Side& s, const ApplyTarget& at, const std::st
   // the mirror is fresh), into refs of the scratch that nothing else uses: no tags, no recursion.
   std::vector<std::string> ids = {base};
   for (const auto& [_, id] : tips) ids.push_back(id);
-  AW_TRY(auto here, present_commits(scratch, ids));
+  AW_TRY(auto here, present_commits(scratch, ids, also, read));
+  if (!here.count(base)) read->clear();
   std::vector<std::string> args = {
       "fetch", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "--", s.dest};
   std::map<std::string, std::string> local = {{target_ref, "refs/awaywork-target/tip"},
@@ -167,6 +186,16 @@ Result<bool> is_same_unit(const GitCall& base, const std::string& commit, const 
   return true;
 }
 
+// The objects of awaywork's own mirror (a bare git dir it made, sha1 unless the base says
+// otherwise): known without asking git.
+Result<gitx::ObjectStore> mirror_objects(const std::string& mirror, const std::string& base) {
+  struct stat st {};
+  std::string objects = mirror + "/objects";
+  if (::lstat(objects.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return fail("the mirror {} has no objects folder", mirror);
+  return gitx::ObjectStore{gitx::hash_format_of(base), objects};
+}
+
 Status check_request(const PublishRequest& req) {
   if (req.patch.empty()) return fail("nothing to publish: the patch is empty");
   if (!gitx::is_object_id(req.base_commit))
@@ -180,10 +209,8 @@ Status check_request(const PublishRequest& req) {
       id.ends_with(".lock"))
     return fail("invalid unit id '{}'", id);
   const std::string& b = req.target.branch;
-  if (!b.empty()) {
-    AW_TRY(Captured fmt_ok, git(gitx::at("", {"check-ref-format", "refs/heads/" + b})));
-    if (fmt_ok.exit_code != 0 || b[0] == '-') return fail("invalid target branch '{}'", b);
-  }
+  if (!b.empty() && (b[0] == '-' || !gitx::valid_ref_name("refs/heads/" + b)))
+    return fail("invalid target branch '{}'", b);
   return {};
 }
 
@@ -230,14 +257,23 @@ Result<PublishResult> publish(const PublishRequest& req) {
   if (!::mkdtemp(tmpl.data())) return fail("mkdtemp in {}: {}", req.scratch_dir, errno_text(errno));
   struct Cleanup {
     std::string path;
-    ~Cleanup() { (void)remove_tree(path); }
-  } cleanup{tmpl};
+    const std::function<void(const std::string&)>& remove;
+    ~Cleanup() {
+      if (remove)
+        remove(path);
+      else
+        (void)remove_tree(path);
+    }
+  } cleanup{tmpl, req.remove_scratch};
   std::string dir = tmpl + "/git";
   // A remote target with a local copy (awaywork's mirror) borrows its objects: the fetch and the
   // push then move only what the copy lacks.
   const std::string& borrow = side.remote ? req.target.borrow_objects_of : side.dest;
   if (borrow.empty()) {
     AW_CHECK(gitx::make_own_git_dir(dir));
+  } else if (side.remote) {
+    AW_TRY(gitx::ObjectStore store, mirror_objects(borrow, req.base_commit));
+    AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
   } else {
     AW_TRY(gitx::ObjectStore store, gitx::object_store(borrow));
     AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
@@ -245,13 +281,17 @@ Result<PublishResult> publish(const PublishRequest& req) {
   GitCall base = gitx::at(dir, {});
   base.index_file = dir + "/apply-index";
 
-  AW_TRY(Tips tips, find_tips(side, req.target, dir, target_ref, unit_ref, req.base_commit));
+  AW_TRY(auto folder_names, gitx::base_folder_names(req.base_commit, req.checked_paths));
+  std::vector<gitx::CatObject> folders_read;  // read with the tips' presence: one git for both
+  AW_TRY(Tips tips, find_tips(side, req.target, dir, target_ref, unit_ref, req.base_commit,
+                              folder_names, &folders_read));
   std::string not_ancestor =
       fmt::format("base {} is not an ancestor of {} on {} (now {}); nothing pushed",
                   req.base_commit.substr(0, 12), target_ref, side.shown, tips.target.substr(0, 12));
   if (!tips.has_base) return fail("{}", not_ancestor);
 
-  AW_TRY(gitx::AppliedTree applied, gitx::apply_to_tree(base, req.base_commit, req.patch));
+  AW_TRY(gitx::AppliedTree applied,
+         gitx::apply_sparse(base, req.base_commit, req.patch, req.checked_paths, &folders_read));
   const std::string& tree = applied.tree;
   if (gitx::sorted_unique(applied.changed) != gitx::sorted_unique(req.checked_paths))
     return fail("the applied patch changes other paths than the checked list; nothing pushed");
@@ -268,11 +308,13 @@ Result<PublishResult> publish(const PublishRequest& req) {
     return res;
   }
 
-  GitCall anc = base;
-  anc.args = {"merge-base", "--is-ancestor", req.base_commit, tips.target};
-  AW_TRY(Captured a, git(anc));
-  if (a.exit_code == 1) return fail("{}", not_ancestor);
-  if (a.exit_code != 0) return fail("merge-base --is-ancestor: {}", gitx::first_line(a.err));
+  if (tips.target != req.base_commit) {  // a commit is its own ancestor: no git for that
+    GitCall anc = base;
+    anc.args = {"merge-base", "--is-ancestor", req.base_commit, tips.target};
+    AW_TRY(Captured a, git(anc));
+    if (a.exit_code == 1) return fail("{}", not_ancestor);
+    if (a.exit_code != 0) return fail("merge-base --is-ancestor: {}", gitx::first_line(a.err));
+  }
 
   std::string message = req.message;
   while (!message.empty() && message.back() == '\n') message.pop_back();

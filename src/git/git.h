@@ -145,6 +145,9 @@ struct PublishRequest {
   std::string scratch_dir;  // a fresh folder is made (and removed) inside
   std::string askpass;      // absolute path of awaywork's askpass (the awaywork binary): needed
                             // only with a credential
+  // How the attempt's scratch folder goes once publish is done with it (success or not): unset,
+  // it is removed before publish returns; a caller may remove it off the critical path instead.
+  std::function<void(const std::string&)> remove_scratch;
 };
 
 struct PublishResult {

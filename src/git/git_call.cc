@@ -118,7 +118,9 @@ Result<std::string> run_ok(const GitCall& call, const std::vector<std::string>& 
   return std::move(c.out);
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
 
 std::vector<std::string> sorted_unique(std::vector<std::string> v) {
   std::sort(v.begin(), v.end());
@@ -136,6 +138,25 @@ std::vector<std::string> split_z(const std::string& s) {
     start = end + 1;
   }
   return out;
+}
+
+bool valid_ref_name(const std::string& ref) {
+  if (ref.empty() || ref == "@" || ref.front() == '/' || ref.back() == '/' || ref.back() == '.' ||
+      ref.find('/') == std::string::npos)
+    return false;
+  for (const char* bad : {"..", "@{", "//", "/."})
+    if (ref.find(bad) != std::string::npos) return false;
+  if (ref.front() == '.') return false;
+  for (unsigned char c : ref)
+    if (c < 0x20 || c == 0x7f ||
+        std::string_view(" ~^:?*[\\").find(static_cast<char>(c)) != std::string_view::npos)
+      return false;
+  for (size_t start = 0; start < ref.size();) {
+    size_t end = std::min(ref.find('/', start), ref.size());
+    if (std::string_view(ref).substr(start, end - start).ends_with(".lock")) return false;
+    start = end + 1;
+  }
+  return true;
 }
 
 bool is_object_id(const std::string& s) {

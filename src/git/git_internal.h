@@ -1,7 +1,9 @@
 // Helpers shared by the files of the git room; not part of its API (see git.h).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "git/git.h"
@@ -49,18 +51,72 @@ std::string first_line(const std::string& s);
 // v sorted, duplicates removed (path lists compared as sets).
 std::vector<std::string> sorted_unique(std::vector<std::string> v);
 
+// git's rules for a ref name (git-check-ref-format(1), no --allow-onelevel, no --normalize),
+// checked without a git: no "..", "@{", "//", control characters, space, ~ ^ : ? * [ \, no part
+// starting with '.' or ending in ".lock", not ending in '/' or '.', not "@".
+bool valid_ref_name(const std::string& ref);
+
 // True for a full hex object id.
 bool is_object_id(const std::string& s);
 
-// The clean side's steps (publish.cc), shared by publish_branch and publish.
-// Reads base_commit into the call's index, applies the patch (--cached, no 3-way, no renames),
-// writes the tree, and checks that the tree changes exactly the paths git reads from the patch.
+// The clean side's steps (publish.cc, sparse_apply.cc), shared by publish_branch and publish.
 struct AppliedTree {
   std::string tree;
   std::vector<std::string> changed;  // the paths the tree changes against the base
 };
-Result<AppliedTree> apply_to_tree(const GitCall& base, const std::string& base_commit,
-                                  const std::string& patch);
+// ---- the clean side's tree without an index of the whole base (objects.cc, sparse_apply.cc) --
+// apply_sparse: the patch applied (by git, --cached) to an index holding only `paths` (the
+// checked paths), the new tree written from the base's folders along them, and a check by git's
+// diff-tree that it changes exactly the paths git reads from the patch.
+// base.index_file is the index it uses; the new trees go to base.git_dir's objects folder.
+// folders_read: what cat_objects said for base_folder_names(), when the caller asked already.
+struct CatObject;
+Result<AppliedTree> apply_sparse(const GitCall& base, const std::string& base_commit,
+                                 const std::string& patch, const std::vector<std::string>& paths,
+                                 const std::vector<CatObject>* folders_read = nullptr);
+// The names apply_sparse gives cat-file for the base's folders along the paths, in its order.
+Result<std::vector<std::string>> base_folder_names(const std::string& base_commit,
+                                                   const std::vector<std::string>& paths);
+// The paths git reads from a patch (git apply --numstat), for a caller without a checked list.
+Result<std::vector<std::string>> patch_paths(const GitCall& base, const std::string& patch);
+// Refuses what no tree awaywork writes may hold: absolute, empty, ".", ".." or ".git" parts
+// (any case, NTFS's trailing dots and spaces ignored), control characters, backslashes.
+Status check_tree_path(const std::string& path);
+
+struct TreeEntry {
+  std::string mode;  // as the tree has it: "100644", "40000", ...
+  std::string name;
+  std::string id;  // hex
+  bool is_tree() const;
+};
+struct CatObject {
+  std::string type, content;  // type "" = missing
+};
+// What each name resolves to, by one `git cat-file --batch`, in order.
+Result<std::vector<CatObject>> cat_objects(const GitCall& base,
+                                           const std::vector<std::string>& names);
+Result<std::vector<TreeEntry>> parse_tree(const std::string& content, const std::string& format);
+// A tree's bytes, entries in git's order (a folder's name sorts as if it ended in '/').
+Result<std::string> tree_content(std::vector<TreeEntry> entries);
+// "sha256" for a 64-digit id, else "sha1".
+std::string hash_format_of(const std::string& id);
+std::string to_hex(std::string_view raw);
+Result<std::string> from_hex(const std::string& id);
+std::string digest(const std::string& format, std::string_view data);  // raw bytes
+std::string object_id(const std::string& type, const std::string& content,
+                      const std::string& format);
+// Writes the object loose into objects_dir (awaywork's own scratch), returns its id.
+Result<std::string> write_loose_object(const std::string& objects_dir, const std::string& type,
+                                       const std::string& content, const std::string& format);
+// An index file (version 2, no stat data: only for --cached use) and its entries read back.
+struct IndexEntry {
+  std::string path;
+  uint32_t mode = 0;  // 0100644, 0100755, 0120000, 0160000
+  std::string id;
+};
+Result<std::string> index_bytes(std::vector<IndexEntry> entries, const std::string& format);
+Result<std::vector<IndexEntry>> parse_index(const std::string& bytes, const std::string& format);
+
 // diff-tree -r --name-only between two trees or commits (no renames, raw paths).
 Result<std::vector<std::string>> changed_paths(const GitCall& base, const std::string& from,
                                                const std::string& to);

@@ -10,46 +10,7 @@
 
 namespace aw {
 
-namespace {
-
-// The paths git reads from a `--numstat -z` listing of the patch (no rename detection: apply has
-// none without --3way and the patch was made with --no-renames).
-Result<std::vector<std::string>> numstat_paths(const std::string& out) {
-  std::vector<std::string> paths;
-  for (const auto& rec : gitx::split_z(out)) {
-    size_t t1 = rec.find('\t');
-    size_t t2 = t1 == std::string::npos ? t1 : rec.find('\t', t1 + 1);
-    if (t2 == std::string::npos) return fail("unexpected apply --numstat record '{}'", rec);
-    paths.push_back(rec.substr(t2 + 1));
-  }
-  return paths;
-}
-
-}  // namespace
-
 namespace gitx {
-
-Result<AppliedTree> apply_to_tree(const GitCall& base, const std::string& base_commit,
-                                  const std::string& patch) {
-  GitCall g = base;
-  g.args = {"read-tree", base_commit};
-  AW_CHECK(git_ok(g));
-  // --numstat lists the paths git reads from the patch; --apply after it applies it too (one
-  // git instead of two).
-  g.args = {"apply", "--cached", "--whitespace=nowarn", "-p1", "--numstat", "-z", "--apply"};
-  g.stdin_data = patch;
-  AW_TRY(std::string listed, with_context(git_ok(g), "the patch does not apply to the base"));
-  AW_TRY(std::vector<std::string> want, numstat_paths(listed));
-  g.stdin_data.clear();
-  g.args = {"write-tree"};
-  AW_TRY(std::string tree_out, git_ok(g));
-  AppliedTree out{gitx::first_line(tree_out), {}};
-  if (!gitx::is_object_id(out.tree)) return fail("write-tree gave '{}'", out.tree);
-  AW_TRY(out.changed, changed_paths(base, base_commit, out.tree));
-  if (gitx::sorted_unique(out.changed) != gitx::sorted_unique(want))
-    return fail("the applied tree changes other paths than the patch names");
-  return out;
-}
 
 Result<std::vector<std::string>> changed_paths(const GitCall& base, const std::string& from,
                                                const std::string& to) {
@@ -149,8 +110,9 @@ Result<std::string> publish_branch(const SourceRepo& src, const std::string& bas
   GitCall base = gitx::at(dir, {});
   base.index_file = dir + "/publish-index";
 
+  AW_TRY(std::vector<std::string> paths, with_context(gitx::patch_paths(base, patch), "publish"));
   AW_TRY(gitx::AppliedTree applied,
-         with_context(gitx::apply_to_tree(base, base_commit, patch), "publish"));
+         with_context(gitx::apply_sparse(base, base_commit, patch, paths), "publish"));
   AW_TRY(std::string commit,
          with_context(gitx::commit_tree(base, applied.tree, base_commit, who, message), "publish"));
   AW_CHECK(branch_absent(src, ref));  // again, as late as possible before the push

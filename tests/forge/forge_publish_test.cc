@@ -55,6 +55,7 @@ class ForgePublish : public ::testing::Test {
                                    token,
                                    GitHub(opt, token, std::move(*transport), system_clock()),
                                    "aw-bot",
+                                   {},
                                    {}});
     session->forge.credential = "GH_TOKEN";
     session->repo.clone_url = remote.url;
