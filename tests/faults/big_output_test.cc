@@ -15,8 +15,8 @@ namespace fs = std::filesystem;
 uint64_t tree_bytes(const std::string& dir) {
   uint64_t sum = 0;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
     struct stat st {};
     if (::lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode))
       sum += static_cast<uint64_t>(st.st_blocks) * 512;
@@ -28,9 +28,9 @@ class BigOutput : public UnitTest {};
 
 TEST_F(BigOutput, AnAgentPrintingOneGigabyteLeavesACappedTranscriptAndTheUnitDone) {
   make_repo({{"a.txt", "a\n"}});
-  write_config(agent_script("agent",
-                            "head -c 1G /dev/zero | tr '\\0' x\necho\necho edited > a.txt\n"),
-               "", "sandbox: {mode: off}\nmax_transcript_bytes: 1M\n");
+  write_config(
+      agent_script("agent", "head -c 1G /dev/zero | tr '\\0' x\necho\necho edited > a.txt\n"), "",
+      "sandbox: {mode: off}\nmax_transcript_bytes: 1M\n");
   auto r = run_unit("print a lot");
   auto u = r.record;
   ASSERT_FALSE(u.is_null()) << r.out << r.err;

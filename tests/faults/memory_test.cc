@@ -44,8 +44,8 @@ TEST_F(Memory, AnAgentPastItsMemoryLimitFailsOutOfMemoryFromTheCgroupsCount) {
     if (ci()) FAIL() << "needs root (the sandbox's cgroup memory limit)";
     GTEST_SKIP() << "needs root (the sandbox's cgroup memory limit)";
   }
-  auto u = run("sandbox: {mode: required, limits: {memory: 64M}}\n",
-               std::string("set -e\n") + kEat);
+  auto u =
+      run("sandbox: {mode: required, limits: {memory: 64M}}\n", std::string("set -e\n") + kEat);
   EXPECT_EQ(u.value("state", ""), "failed") << u.dump(2);
   std::string reason = u.value("reason", "");
   EXPECT_NE(reason.find("agent phase failed: out of memory: the kernel's OOM killer ended"),
@@ -94,8 +94,9 @@ TEST_F(Memory, TheHostMemoryFloorStopsARunningUnit) {
   unsigned long long hold_mib = total_kib * 6 / 100 / 1024;
   std::string floor = fmt::format("{:.1f}%", avail - 2.0);
   auto started = std::chrono::steady_clock::now();
-  auto u = run("sandbox: {mode: off}\nlimits: {memory_floor: " + floor + "}\n",
-               fmt::format("{{ head -c {}M /dev/zero; sleep 60; }} | tail > /dev/null\n", hold_mib));
+  auto u =
+      run("sandbox: {mode: off}\nlimits: {memory_floor: " + floor + "}\n",
+          fmt::format("{{ head -c {}M /dev/zero; sleep 60; }} | tail > /dev/null\n", hold_mib));
   auto took = std::chrono::steady_clock::now() - started;
   EXPECT_EQ(u.value("state", ""), "failed") << u.dump(2);
   EXPECT_NE(u.value("reason", "").find("agent phase stopped by the watchdog: memory below floor"),
