@@ -132,17 +132,19 @@ struct RepoConfig {
   // `agent_settings: clone`: the agent CLI loads the clone's own settings, hooks and MCP servers
   // (.claude/, .mcp.json, ...); default `awaywork`: only what awaywork writes (docs/agents.md).
   bool clone_agent_settings = false;
-  int rounds = 1;         // loop: {rounds: N}: agent runs while checks fail (docs/rounds.md)
-  Argv when;              // run before the first agent round; a non-zero exit skips the unit
+  int rounds = 1;  // loop: {rounds: N}: agent runs while checks fail (docs/rounds.md)
+  Argv when;       // run before the first agent round; a non-zero exit skips the unit
 };
 
 // The watchdog's floors (top-level `limits:`; sandbox.limits are the phases' cgroup). A unit
 // does not start, and a running one is stopped and recorded `failed`, when the state folder's or
 // the clone's filesystem has less free space than disk_floor, or the host less available memory
-// than memory_floor_percent of its total. 0 turns a floor off.
+// than memory_floor_percent of its total. 0 turns a floor off. A container engine that does not
+// answer for engine_silence_ms (a phase's liveness question, a removal) loses the unit.
 struct WatchdogLimits {
   uint64_t disk_floor = 1ull << 30;  // "1G"
   double memory_floor_percent = 5.0;
+  int64_t engine_silence_ms = 60000;  // "60s"
 };
 
 // `awaywork watch` (docs/watch.md): which forge repositories it polls, what asks it for a unit
@@ -168,8 +170,9 @@ struct WatchRepoConfig {
   // run_on: local (a unit here, `awaywork run --issue`) | actions (dispatch the workflow below
   // on GitHub Actions and follow its run; docs/scale-out.md).
   bool on_actions = false;
-  std::string workflow = "awaywork.yml";  // the repository's workflow file run_on: actions dispatches
-  std::string workflow_ref;               // the branch it is dispatched on ("" = default branch)
+  std::string workflow =
+      "awaywork.yml";        // the repository's workflow file run_on: actions dispatches
+  std::string workflow_ref;  // the branch it is dispatched on ("" = default branch)
 };
 
 struct WatchConfig {

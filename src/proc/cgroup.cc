@@ -1,6 +1,7 @@
 #include "proc/cgroup.h"
 
 #include "proc/cgroup_delegate.h"
+#include "proc/runner.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <ctime>
 
 namespace aw {
@@ -107,7 +109,41 @@ bool wait_v2_frozen(const std::string& dir) {
   return false;
 }
 
+// The number after `key ` on its own line of a small cgroup file; -1 when absent. open/read into
+// a buffer of the stack: the keeper calls this.
+long long counter_in(const char* path, const char* key) {
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return -1;
+  char buf[2048];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return -1;
+  buf[n] = 0;
+  size_t klen = std::strlen(key);
+  for (char* line = buf; line && *line;) {
+    char* nl = std::strchr(line, '\n');
+    if (std::strncmp(line, key, klen) == 0 && line[klen] == ' ') {
+      long long v = 0;
+      auto end = nl ? nl : line + std::strlen(line);
+      if (std::from_chars(line + klen + 1, end, v).ec == std::errc()) return v;
+    }
+    line = nl ? nl + 1 : nullptr;
+  }
+  return -1;
+}
+
 }  // namespace
+
+int oom_kills_in(const std::string& dir) {
+  long long v1 = counter_in((dir + "/memory.oom_control").c_str(), "oom_kill");
+  if (v1 >= 0) return static_cast<int>(v1);
+  long long v2 = counter_in((dir + "/memory.events").c_str(), "oom_kill");
+  return v2 > 0 ? static_cast<int>(v2) : 0;
+}
+
+int cgroup_oom_kills(const PhaseCgroup& cg) {
+  return cg.kind == CgroupKind::v2 ? oom_kills_in(cg.dir) : 0;
+}
 
 CgroupRoots find_cgroup_roots(CgroupMode mode, std::string* why_no_v2) {
   CgroupRoots r;

@@ -58,6 +58,10 @@ std::vector<pid_t> cgroup_members(const PhaseCgroup& cg);
 // with each member found before it is killed (v1: while frozen), so its name can still be read.
 void cgroup_kill_all(const PhaseCgroup& cg, const std::function<void(pid_t)>& note);
 
+// How many processes the kernel's OOM killer ended in a v2 group at its memory.max (the oom_kill
+// line of memory.events); 0 for v1 (its freezer group holds no memory limit) or without the file.
+int cgroup_oom_kills(const PhaseCgroup& cg);
+
 // rmdir the folder(s), retrying briefly while the last members finish exiting. True when gone.
 bool remove_phase_cgroup(const PhaseCgroup& cg);
 

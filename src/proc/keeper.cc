@@ -280,6 +280,7 @@ void keeper_main(KeeperPlan& k) {
     names += names.empty() ? n : "\n" + n;
   }
   copy_text(rep.names, sizeof rep.names, names);
+  rep.oom_kills = cgroup_oom_kills(cg);
   if (c.verified && !remove_phase_cgroup(cg)) {
     // The processes are proved dead; a folder that will not go is reported, not fatal.
     copy_text(rep.failure, sizeof rep.failure, "cgroup folder not removed: " + cg.dir);

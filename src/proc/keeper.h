@@ -29,6 +29,7 @@ struct KeeperReport {
   int32_t verified_empty = 0;
   int32_t containment = 0;    // CgroupKind
   int32_t runner_failed = 0;  // the tree could not be proved dead: run_phase returns an Error
+  int32_t oom_kills = 0;      // v2: memory.events oom_kill of the phase's group, read before rmdir
   int64_t duration_ms = 0;
   char start_error[512] = {};
   char failure[512] = {};

@@ -220,6 +220,7 @@ PhaseResult to_result(const KeeperReport& r) {
   out.signal = r.signal;
   out.duration = std::chrono::milliseconds(r.duration_ms);
   out.leftovers_killed = r.leftovers;
+  out.oom_kills = r.oom_kills;
   out.verified_empty = r.verified_empty != 0;
   out.containment = containment_name(static_cast<CgroupKind>(r.containment));
   out.start_error = r.start_error;

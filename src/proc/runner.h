@@ -71,7 +71,15 @@ struct PhaseResult {
   std::string containment;  // "cgroup v2", "cgroup v1 freezer", "subreaper"; "" when
                             // argv[0] was not found (nothing was started)
   std::string start_error;  // when failed_to_start: exec error text
+  // Processes the kernel's OOM killer ended at the phase's own cgroup v2 memory limit (its
+  // memory.events oom_kill, read before the group was removed); 0 without a v2 memory group.
+  int oom_kills = 0;
 };
+
+// How many processes the kernel's OOM killer ended in the cgroup at dir: a v1 memory group's
+// memory.oom_control oom_kill line, else a v2 group's memory.events; 0 when neither says (for
+// the sandbox's v1 memory groups, which live outside the runner).
+int oom_kills_in(const std::string& dir);
 
 // Run a phase to its end. An Error means the runner itself could not do its job (fork failed,
 // or leftovers could not be proved dead); a phase that merely fails is a PhaseResult.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,13 @@ class Isolator {
     (void)path;
     return false;
   }
+  // Asked every few hundred milliseconds while a phase runs, never blocking: why the unit must be
+  // lost now (container: the engine stopped answering). The phase is stopped, after_phase still
+  // runs, and the unit is recorded lost with this reason.
+  virtual std::optional<std::string> lost_while_running() const { return std::nullopt; }
+  // After after_phase: how many processes the kernel's OOM killer ended at a memory limit the
+  // isolation set itself (the sandbox's v1 memory group), read from the cgroup's own counter.
+  virtual int oom_kills_in_phase() const { return 0; }
   // Right after a phase, before anything reads the clone (user: kill the worker's processes and
   // take the folders back; container: remove the container). An Error loses the unit.
   virtual Status after_phase(int index, std::vector<std::string>& notes) = 0;

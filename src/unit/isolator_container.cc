@@ -12,6 +12,7 @@
 #include "isolate/container/container_launcher.h"
 #include "isolate/container/egress_bridge.h"
 #include "isolate/container/engine.h"
+#include "isolate/container/engine_watch.h"
 #include "isolate/container/seccomp_profile.h"
 #include "isolate/container/setid.h"
 #include "isolate/container/static_program.h"
@@ -192,6 +193,7 @@ class ContainerIsolator : public Isolator {
     if (phase.agent)
       plan.secret_names.insert(plan.secret_names.end(), agent_env_.begin(), agent_env_.end());
     AW_TRY(Launcher inner, make_container_launcher(plan, container_name(index)));
+    watch_ = std::make_unique<EngineWatch>(plan_.engine, container_name(index));
     // `{prompt_file}` in the agent's argv was filled with the run folder's copy; inside, the
     // prompt is the clone's.
     return Launcher([inner = std::move(inner), host = host_prompt_,
@@ -207,8 +209,10 @@ class ContainerIsolator : public Isolator {
   // The container goes first, whatever the phase did: until the engine has proved it gone,
   // something may still write in the clone.
   Status after_phase(int index, std::vector<std::string>& notes) override {
+    watch_.reset();  // its last question first: removing is the next one
     if (auto gone = remove_container(plan_.engine, container_name(index)); !gone)
-      return fail("container {} could not be removed: {}", container_name(index),
+      return fail("container {} could not be removed within limits.engine_silence ({:g} s): {}",
+                  container_name(index), static_cast<double>(plan_.engine.silence.count()) / 1000.0,
                   gone.error().message);
     AW_CHECK(restore_away(clone_, notes));
     AW_TRY(int dropped, drop_setid_bits(clone_));
@@ -224,6 +228,11 @@ class ContainerIsolator : public Isolator {
     if (lost || clone_.empty() || !is_real_dir(clone_ + "/.away")) return;
     for (const auto* dir : {&paths_.home, &paths_.tmp})
       if (is_real_dir(*dir)) (void)remove_tree(*dir);
+  }
+
+  // The engine's client is the phase's main process: a hung engine hangs the phase silently.
+  std::optional<std::string> lost_while_running() const override {
+    return watch_ ? watch_->silent() : std::nullopt;
   }
 
   std::string sandbox_note() const override {
@@ -297,6 +306,7 @@ class ContainerIsolator : public Isolator {
   bool prompt_file_mode_ = false;
   UnitPaths paths_;
   std::string host_prompt_, inner_prompt_, clone_;
+  std::unique_ptr<EngineWatch> watch_;  // while a phase runs
 };
 
 }  // namespace
@@ -322,7 +332,8 @@ Result<std::unique_ptr<Isolator>> make_container_isolator_with(const Config& cfg
         "`container_image:` for every repository) in {}",
         target.repo.name.empty() ? target.label : target.repo.name,
         cfg.file.empty() ? "the config" : cfg.file);
-  AW_TRY(Engine engine, find_engine(cfg.container_engine));
+  AW_TRY(Engine engine, find_engine(cfg.container_engine,
+                                    std::chrono::milliseconds(cfg.limits.engine_silence_ms)));
   if (auto ok = image_present(engine, image); !ok)
     return fail(
         "image {} is not present in {} ({}); nothing is pulled at run time: `{} pull "

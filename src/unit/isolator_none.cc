@@ -110,9 +110,11 @@ class NoneIsolator : public Isolator {
   // The phase's namespaces died with its init; what remains are the unit's v1 cgroups, which
   // only go once empty.
   Status after_phase(int, std::vector<std::string>&) override {
-    if (sandbox_) (void)sweep_sandbox_cgroups();
+    if (sandbox_) oom_kills_ = oom_.sweep_after_phase();
     return {};
   }
+
+  int oom_kills_in_phase() const override { return oom_kills_; }
 
   // The unit's HOME and TMPDIR go with it; the clone stays for inspection.
   void finish(bool lost) override {
@@ -173,6 +175,8 @@ class NoneIsolator : public Isolator {
   UnitPaths paths_;
   std::string run_root_;
   std::unique_ptr<SandboxState> sandbox_;
+  SandboxOomCount oom_{unit_id_};
+  int oom_kills_ = 0;
 };
 
 }  // namespace

@@ -176,8 +176,10 @@ class UserIsolator : public Isolator {
     return env;
   }
 
+  int oom_kills_in_phase() const override { return oom_kills_; }
+
   Status after_phase(int index, std::vector<std::string>& notes) override {
-    if (files_) (void)sweep_sandbox_cgroups();  // the unit's v1 groups, once empty
+    if (files_ && oom_) oom_kills_ = oom_->sweep_after_phase();  // the unit's v1 groups, once empty
     WardenReport rep = read_warden_report(report_path(index));
     AW_CHECK(take_back());
     if (!rep.failure.empty())
@@ -235,6 +237,7 @@ class UserIsolator : public Isolator {
     sp.provider_state = {paths.tmp, paths.outputs};
     AW_TRY(plan_, make_plan(sandbox_->config, sp));
     plan_.cgroup_name = sandbox_->unit_id;
+    oom_.emplace(plan_.cgroup_name);
     AW_TRY(files_, WorkerSandboxFiles::make(handoff_.worker, self_exe()));
     if (plan_.network == Network::allowlist) AW_CHECK(start_egress());
     // The policy was decided before the unit existed; this catches what only the real paths
@@ -320,6 +323,8 @@ class UserIsolator : public Isolator {
   bool handed_ = false;
   std::vector<std::string> end_notes_;
   int lock_;
+  std::optional<SandboxOomCount> oom_;  // with the sandbox: its v1 memory group's OOM kills
+  int oom_kills_ = 0;
 };
 
 // The sandbox decision, before the unit exists: a note for the record, and the choice when the

@@ -84,6 +84,19 @@ PhaseVerdict verdict_of(const PhasePlan& plan, const PhaseResult& r, UnitRecord&
   return PhaseVerdict::failed;
 }
 
+// The cgroup's own count, not a guess from SIGKILL: a phase the OOM killer hit says so first.
+void out_of_memory(const PhasePlan& plan, int kills, PhaseVerdict v, UnitRecord& u) {
+  if (kills <= 0) return;
+  std::string what = fmt::format(
+      "out of memory: the kernel's OOM killer ended {} process(es) of the {} phase at its memory "
+      "limit (sandbox.limits.memory; the cgroup's oom_kill count)",
+      kills, plan.name);
+  if (v == PhaseVerdict::failed)
+    u.reason = fmt::format("{} phase failed: {}; {}", plan.name, what, u.reason);
+  else
+    u.notes.push_back(what);
+}
+
 // The isolator's side of a phase failed: the unit cannot go on and is treated as lost.
 PhaseVerdict isolation_failed(const PhasePlan& plan, const char* when, const Error& e,
                               UnitRecord& u) {
@@ -180,7 +193,12 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
     if (tail) tail->feed(bytes);
   };
   std::string stopped;  // the watchdog's reason, when it stopped the phase
-  spec.cancelled = [&ctx, &stopped] {
+  std::string lost;     // the isolation's reason to lose the unit, when it stopped the phase
+  spec.cancelled = [&ctx, &stopped, &lost] {
+    if (auto why = ctx.isolator.lost_while_running()) {
+      lost = *why;
+      return true;
+    }
     if (ctx.watchdog)
       if (auto why = ctx.watchdog->poll()) {
         stopped = *why;
@@ -205,8 +223,13 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
     record_phase(ctx, std::move(rec), u);
   }
   std::vector<std::string> repairs;
-  if (auto ok = ctx.isolator.after_phase(index, repairs); !ok)
-    return isolation_failed(plan, "after", ok.error(), u);
+  auto after = ctx.isolator.after_phase(index, repairs);
+  if (!lost.empty()) {
+    u.reason = fmt::format("clone lost in the {} phase: {}; nothing is collected from it{}",
+                           plan.name, lost, after ? "" : " (" + after.error().message + ")");
+    return PhaseVerdict::lost;
+  }
+  if (!after) return isolation_failed(plan, "after", after.error(), u);
   if (!result) {
     // The runner could not prove the phase's processes gone: nothing more may run.
     u.reason = fmt::format("{} phase: {}", plan.name, result.error().message);
@@ -230,6 +253,7 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
     out->tail = tail->finish();
   }
   PhaseVerdict v = verdict_of(plan, *result, u);
+  out_of_memory(plan, result->oom_kills + ctx.isolator.oom_kills_in_phase(), v, u);
   if (v != PhaseVerdict::ok && !said.empty()) u.reason += ": the agent said: " + said;
   return v;
 }

@@ -46,8 +46,9 @@ bool says_unknown(const EngineOutput& o) {
          e.find("no container with name or id") != std::string::npos;
 }
 
-Result<Engine> try_engine(const std::string& what) {
+Result<Engine> try_engine(const std::string& what, std::chrono::milliseconds silence) {
   Engine e;
+  e.silence = silence;
   e.client_env = owner_client_env();
   std::string name = what.substr(what.find_last_of('/') + 1);
   if (name == "docker")
@@ -68,7 +69,9 @@ Result<Engine> try_engine(const std::string& what) {
       e.kind == EngineKind::docker
           ? std::vector<std::string>{"version", "--format", "{{.Server.Version}}"}
           : std::vector<std::string>{"info", "--format", "{{.Version.Version}}"};
-  AW_TRY(auto o, engine_command(e, args, std::chrono::seconds(10)));
+  AW_TRY(auto o,
+         engine_command(e, args,
+                        std::min<std::chrono::milliseconds>(silence, std::chrono::seconds(10))));
   if (o.exit_code != 0 || trim(o.out).empty())
     return fail("{} does not answer: {}", e.client, trim(o.err.empty() ? o.out : o.err));
   e.version = trim(o.out);
@@ -98,11 +101,11 @@ Result<EngineOutput> engine_command(const Engine& e, const std::vector<std::stri
   return EngineOutput{c.exit_code, std::move(c.out), std::move(c.err)};
 }
 
-Result<Engine> find_engine(const std::string& preferred) {
-  if (!preferred.empty()) return with_context(try_engine(preferred), "container engine");
+Result<Engine> find_engine(const std::string& preferred, std::chrono::milliseconds silence) {
+  if (!preferred.empty()) return with_context(try_engine(preferred, silence), "container engine");
   std::string why;
   for (const char* name : {"docker", "podman"}) {
-    auto e = try_engine(name);
+    auto e = try_engine(name, silence);
     if (e) return e;
     why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", name, e.error().message);
   }
@@ -110,8 +113,7 @@ Result<Engine> find_engine(const std::string& preferred) {
 }
 
 Status image_present(const Engine& e, const std::string& image) {
-  AW_TRY(auto o, engine_command(e, {"image", "inspect", "--format", "{{.Id}}", image},
-                                std::chrono::seconds(30)));
+  AW_TRY(auto o, engine_command(e, {"image", "inspect", "--format", "{{.Id}}", image}, e.silence));
   if (o.exit_code != 0)
     return fail("image {} is not present in {}'s local store", image, to_string(e.kind));
   return {};
@@ -141,6 +143,10 @@ Result<std::string> program_in_image(const Engine& e, const std::string& image,
     return fail("{} is not found in image {}{}", program, image,
                 o.err.empty() ? "" : ": " + trim(o.err));
   return where;
+}
+
+Status remove_container(const Engine& e, const std::string& name) {
+  return remove_container(e, name, e.silence);
 }
 
 Status remove_container(const Engine& e, const std::string& name,

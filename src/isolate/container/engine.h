@@ -21,13 +21,19 @@ struct Engine {
   // inside a clone: the client reads its config (credential helpers, proxies, mounts for
   // podman's containers.conf) from there.
   std::vector<std::string> client_env;
+  // How long a question may go unanswered before the engine counts as gone (limits.
+  // engine_silence): the deadline of image_present and remove_container, and what
+  // EngineWatch (engine_watch.h) allows a phase's liveness question.
+  std::chrono::milliseconds silence{60000};
 };
 
 const char* to_string(EngineKind k);
 
 // preferred: "docker", "podman", an absolute path to either client, or "" (docker, then podman).
-// The first that answers within 10 s wins; the error says what each attempt answered.
-Result<Engine> find_engine(const std::string& preferred);
+// The first that answers within 10 s (or `silence`, when shorter) wins, with its silence set;
+// the error says what each attempt answered.
+Result<Engine> find_engine(const std::string& preferred,
+                           std::chrono::milliseconds silence = std::chrono::seconds(60));
 
 // Error when the image is not in the engine's local store (nothing is pulled).
 Status image_present(const Engine& e, const std::string& image);
@@ -41,11 +47,13 @@ Status pull_image(const Engine& e, const std::string& image,
 Result<std::string> program_in_image(const Engine& e, const std::string& image,
                                      const std::string& program);
 
-// `rm -f NAME`, then proof that the engine no longer knows it, within `deadline` (a minute by
-// default). Success when the container is gone (or never existed). An Error means the engine did
-// not answer in time or the container is still there: the unit's clone must be considered lost.
+// `rm -f NAME`, then proof that the engine no longer knows it, within `deadline` (the engine's
+// silence by default). Success when the container is gone (or never existed). An Error means the
+// engine did not answer in time or the container is still there: the unit's clone must be
+// considered lost.
+Status remove_container(const Engine& e, const std::string& name);
 Status remove_container(const Engine& e, const std::string& name,
-                        std::chrono::milliseconds deadline = std::chrono::seconds(60));
+                        std::chrono::milliseconds deadline);
 
 // Names of containers the engine still has with label awaywork.unit=unit ("" = any unit):
 // leftovers of a crashed awaywork, for the watchdog and doctor.

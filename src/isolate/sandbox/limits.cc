@@ -180,6 +180,17 @@ std::string describe_limits(bool enabled) {
          (s.why_no_v2.empty() ? "" : " (" + s.why_no_v2 + ")");
 }
 
+int SandboxOomCount::sweep_after_phase() {
+  SandboxPlan named;
+  named.cgroup_name = name_;
+  std::string dir = sandbox::v1_dir("memory") + "/" + sandbox::group_name(named, 0);
+  int now = oom_kills_in(dir);  // 0 when the group is not there
+  int during = std::max(0, now - seen_);
+  (void)sweep_sandbox_cgroups();
+  seen_ = oom_kills_in(dir);
+  return during;
+}
+
 Status sweep_sandbox_cgroups() {
   std::string errors;
   for (const char* c : sandbox::kV1Controllers) {

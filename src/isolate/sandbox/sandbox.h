@@ -95,4 +95,19 @@ int landlock_abi();
 // keeps its own). Call after every phase, or when the unit ends for plans with a cgroup_name.
 Status sweep_sandbox_cgroups();
 
+// For plans with a cgroup_name: after every phase, instead of sweep_sandbox_cgroups, how many
+// processes the kernel's OOM killer ended at the unit's v1 memory limit during that phase (its
+// memory.oom_control oom_kill; the group outlives a phase only when a sweep could not remove it,
+// so the count is taken against what it said after the last sweep). cgroup v2 limits live in the
+// phase's own group, whose count the runner reports (PhaseResult::oom_kills).
+class SandboxOomCount {
+ public:
+  explicit SandboxOomCount(std::string cgroup_name) : name_(std::move(cgroup_name)) {}
+  int sweep_after_phase();
+
+ private:
+  std::string name_;
+  int seen_ = 0;
+};
+
 }  // namespace aw
