@@ -71,17 +71,28 @@ std::vector<std::string> names_in(int dirfd) {
   return names;
 }
 
+// "a/b/c" -> {"a", "a"}, {"b", "a/b"}, {"c", "a/b/c"}: each part and the path up to it.
+std::vector<std::pair<std::string, std::string>> parts_of(const std::string& rel) {
+  std::vector<std::pair<std::string, std::string>> parts;
+  for (size_t from = 0; from < rel.size();) {
+    size_t slash = rel.find('/', from);
+    size_t end = slash == std::string::npos ? rel.size() : slash;
+    parts.emplace_back(rel.substr(from, end - from), rel.substr(0, end));
+    from = end + 1;
+  }
+  return parts;
+}
+
+int open_folder_at(int dirfd, const std::string& name) {
+  return ::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
 // The folder rel (relative to root) opened without following any link; -1 when it is not one.
 UniqueFd open_below(int root, const std::string& rel) {
   UniqueFd at(::dup(root));
-  size_t from = 0;
-  while (at.get() >= 0 && from < rel.size()) {
-    size_t slash = rel.find('/', from);
-    std::string part =
-        rel.substr(from, slash == std::string::npos ? std::string::npos : slash - from);
-    at =
-        UniqueFd(::openat(at.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    from = slash == std::string::npos ? rel.size() : slash + 1;
+  for (const auto& [part, shown] : parts_of(rel)) {
+    if (at.get() < 0) break;
+    at = UniqueFd(open_folder_at(at.get(), part));
   }
   return at;
 }
@@ -92,7 +103,7 @@ Status read_tree(int dirfd, const std::string& name, const std::string& rel, int
 Status read_children(int dirfd, const std::string& name, const std::string& rel, int depth,
                      Budget& b, std::vector<Entry>& out) {
   if (depth > kMaxDepth) return fail("~/{}: more than {} folders deep", rel, kMaxDepth);
-  UniqueFd fd(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  UniqueFd fd(open_folder_at(dirfd, name));
   if (fd.get() < 0) return fail("open ~/{}: {}", rel, errno_text(errno));
   for (const auto& n : names_in(fd.get()))
     AW_CHECK(read_tree(fd.get(), n, rel + "/" + n, depth + 1, b, out));
@@ -161,7 +172,7 @@ Status remove_at(int dirfd, const std::string& name, const std::string& rel, int
   }
   if (depth > kMaxDepth) return fail("~/{}: more than {} folders deep", rel, kMaxDepth);
   {
-    UniqueFd fd(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd fd(open_folder_at(dirfd, name));
     if (fd.get() < 0) return fail("open ~/{}: {}", rel, errno_text(errno));
     ::fchmod(fd.get(), 0700);  // a round may have closed it to keep its files
     for (const auto& n : names_in(fd.get()))
@@ -175,24 +186,16 @@ Status remove_at(int dirfd, const std::string& name, const std::string& rel, int
 // The folder rel made (or kept) as a real folder, each of its parents too.
 Result<UniqueFd> make_below(int home, const std::string& rel) {
   UniqueFd at(::dup(home));
-  size_t from = 0;
-  while (from < rel.size()) {
-    size_t slash = rel.find('/', from);
-    std::string part =
-        rel.substr(from, slash == std::string::npos ? std::string::npos : slash - from);
-    std::string shown = rel.substr(0, slash);
-    UniqueFd next(
-        ::openat(at.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  for (const auto& [part, shown] : parts_of(rel)) {
+    UniqueFd next(open_folder_at(at.get(), part));
     if (next.get() < 0) {
       AW_CHECK(remove_at(at.get(), part, shown, 0));  // a link or file in the folder's place
       if (::mkdirat(at.get(), part.c_str(), 0700) != 0 && errno != EEXIST)
         return fail("make ~/{}: {}", shown, errno_text(errno));
-      next = UniqueFd(
-          ::openat(at.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      next = UniqueFd(open_folder_at(at.get(), part));
       if (next.get() < 0) return fail("open ~/{}: {}", shown, errno_text(errno));
     }
     at = std::move(next);
-    from = slash == std::string::npos ? rel.size() : slash + 1;
   }
   return at;
 }
@@ -249,12 +252,7 @@ bool under(const std::string& path, const std::string& top) {
 // filled) would hand the next round what it points at: removed, the link itself only.
 Status clear_parents(int home, const std::string& rel, std::vector<std::string>& notes) {
   UniqueFd at(::dup(home));
-  size_t from = 0;
-  while (from < rel.size()) {
-    size_t slash = rel.find('/', from);
-    std::string part =
-        rel.substr(from, slash == std::string::npos ? std::string::npos : slash - from);
-    std::string shown = rel.substr(0, slash);
+  for (const auto& [part, shown] : parts_of(rel)) {
     struct stat st {};
     if (::fstatat(at.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return {};
     if (!S_ISDIR(st.st_mode)) {
@@ -262,10 +260,8 @@ Status clear_parents(int home, const std::string& rel, std::vector<std::string>&
       notes.push_back(fmt::format("~/{} was not a folder: removed", shown));
       return {};
     }
-    at =
-        UniqueFd(::openat(at.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    at = UniqueFd(open_folder_at(at.get(), part));
     if (at.get() < 0) return fail("open ~/{}: {}", shown, errno_text(errno));
-    from = slash == std::string::npos ? rel.size() : slash + 1;
   }
   return {};
 }
