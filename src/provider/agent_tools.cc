@@ -131,6 +131,16 @@ void gemini(const LaunchExtras& x, ProviderLaunch& out) {
     else
       system["mcp"] = {{"allowed", names}};
   }
+  // A phase of a non-root owner sees the system file as not root's, and gemini then skips it: the
+  // same keys in the user settings awaywork writes (put back before every round,
+  // unit/home_reset.h) hold at each round's start there.
+  for (auto& [path, text] : out.files) {
+    if (!path.ends_with("/.gemini/settings.json")) continue;
+    auto user = nlohmann::json::parse(text, nullptr, false);
+    if (!user.is_object()) continue;
+    user.merge_patch(system);
+    text = user.dump(2) + "\n";
+  }
   out.lent_folders.push_back(
       {"/etc/gemini-cli", {{"settings.json", system.dump(2) + "\n"}}, "managed settings: gemini"});
 }

@@ -199,6 +199,12 @@ TEST(ProviderLaunch, McpServersAndPluginsGoToEachCliByNameNeverByValue) {
   EXPECT_EQ(gs["mcpServers"]["probe"]["env"]["TOKEN"], "$TOKEN");
   EXPECT_EQ(gs["hooksConfig"]["enabled"], false);
   EXPECT_EQ(gs["mcp"]["allowed"], nlohmann::json::array({"probe"}));
+  // The user settings carry the same keys, for an owner whose phase gemini skips the system file.
+  ASSERT_EQ(g->files.size(), 1u);
+  auto us = nlohmann::json::parse(g->files[0].second);
+  EXPECT_EQ(us["hooksConfig"]["enabled"], false);
+  EXPECT_EQ(us["mcp"]["allowed"], nlohmann::json::array({"probe"}));
+  EXPECT_EQ(us["general"]["enableAutoUpdate"], false) << "awaywork's own user keys stay";
   auto oc = provider_launch(*find_provider("opencode"), {}, kUrl, kToken, kHome, x);
   ASSERT_TRUE(oc);
   auto ocfg = nlohmann::json::parse(env_of(*oc, "OPENCODE_CONFIG_CONTENT"));
