@@ -20,25 +20,18 @@ namespace {
 // Shaped like a GitHub token (an MCP server's typical secret); valid nowhere.
 const std::string kMcpToken = "ghp_FAKEmcpFAKEmcpFAKEmcpFAKEmcpFAKE1234";
 
-std::string clis_bin() {
-  const char* env = ::getenv("AWAYWORK_AGENT_CLIS_BIN");
-  return env && *env ? env : kAgentClisBin;
-}
-
 class AgentSettings : public UnitTest {
  protected:
   void SetUp() override {
     UnitTest::SetUp();
-    if (::access((clis_bin() + "/claude").c_str(), X_OK) != 0) {
+    if (::access((agent_clis_bin() + "/claude").c_str(), X_OK) != 0) {
       const char* ci = ::getenv("CI");
-      if (ci && std::string(ci) == "true") FAIL() << "claude is not in " << clis_bin();
-      GTEST_SKIP() << "claude is not in " << clis_bin() << "; run scripts/agent-clis";
+      if (ci && std::string(ci) == "true") FAIL() << "claude is not in " << agent_clis_bin();
+      GTEST_SKIP() << "claude is not in " << agent_clis_bin() << "; run scripts/agent-clis";
     }
     use_test_secret_store();
     store_secret("MODEL_KEY", kAnthropicKey);
-    const char* path = std::getenv("PATH");
-    saved_path_ = path ? path : "/usr/bin:/bin";
-    ::setenv("PATH", (clis_bin() + ":" + saved_path_).c_str(), 1);
+    put_agent_clis_on_path();
     ASSERT_NO_FATAL_FAILURE(make_tls_certificate(root));
     // The clone's own Claude Code settings: hooks that leave a marker where the test finds it.
     const std::string hook =
@@ -65,7 +58,6 @@ class AgentSettings : public UnitTest {
   }
   void TearDown() override {
     fake_.stop();
-    ::setenv("PATH", saved_path_.c_str(), 1);
     UnitTest::TearDown();
   }
 
@@ -121,7 +113,7 @@ class AgentSettings : public UnitTest {
            read(run_dir + "/summary.json") + read(run_dir + "/patch.diff");
   }
 
-  std::string saved_path_, fake_log_, plugin_, hidden_, mcp_dir_;
+  std::string fake_log_, plugin_, hidden_, mcp_dir_;
   FakeServer fake_;
 };
 

@@ -32,20 +32,15 @@ const std::string kOpenaiKey =
 // What the fake model "leaks" in its final message: the transcript must show it redacted.
 const std::string kLeaked = "ghp_FAKEleakedFAKEleakedFAKEleakedFAKE12";
 
-std::string clis_bin() {
-  const char* env = ::getenv("AWAYWORK_AGENT_CLIS_BIN");
-  return env && *env ? env : kAgentClisBin;
-}
-
-#define REQUIRE_CLI(name)                                                             \
-  do {                                                                                \
-    if (::access((clis_bin() + "/" name).c_str(), X_OK) != 0) {                       \
-      const char* ci = ::getenv("CI");                                                \
-      if (ci && std::string(ci) == "true")                                            \
-        FAIL() << name " is not in " << clis_bin()                                    \
-               << " (CI=true: no skip); run scripts/agent-clis";                      \
-      GTEST_SKIP() << name " is not in " << clis_bin() << "; run scripts/agent-clis"; \
-    }                                                                                 \
+#define REQUIRE_CLI(name)                                                                   \
+  do {                                                                                      \
+    if (::access((agent_clis_bin() + "/" name).c_str(), X_OK) != 0) {                       \
+      const char* ci = ::getenv("CI");                                                      \
+      if (ci && std::string(ci) == "true")                                                  \
+        FAIL() << name " is not in " << agent_clis_bin()                                    \
+               << " (CI=true: no skip); run scripts/agent-clis";                            \
+      GTEST_SKIP() << name " is not in " << agent_clis_bin() << "; run scripts/agent-clis"; \
+    }                                                                                       \
   } while (0)
 
 // The engine of tests/container's fixture as `var`; fails under CI=true, else skips, without one.
@@ -62,16 +57,13 @@ class Inference : public UnitTest {
   void SetUp() override {
     UnitTest::SetUp();
     use_test_secret_store();
-    const char* path = std::getenv("PATH");
-    saved_path_ = path ? path : "/usr/bin:/bin";
-    ::setenv("PATH", (clis_bin() + ":" + saved_path_).c_str(), 1);
+    put_agent_clis_on_path();
     // The fake's certificate, trusted by the proxy through `ca_file` only.
     ASSERT_NO_FATAL_FAILURE(make_tls_certificate(root));
     make_repo({{"README.md", "a repo\n"}});
   }
   void TearDown() override {
     fake_.stop();
-    ::setenv("PATH", saved_path_.c_str(), 1);
     UnitTest::TearDown();
   }
 
@@ -143,7 +135,7 @@ class Inference : public UnitTest {
         "scan before\n\"$@\"\nrc=$?\nscan after\nexit $rc\n");
   }
 
-  std::string saved_path_, fake_log_;
+  std::string fake_log_;
   FakeServer fake_;
 };
 

@@ -1,5 +1,7 @@
 #include "unit_fixture.h"
 
+#include "provider/doctor.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -82,6 +84,17 @@ bool UnitTest::small_state_fs(int mib) {
   std::string opts = "size=" + std::to_string(mib) + "m,mode=0700";
   state_mounted_ = ::mount("tmpfs", dir.c_str(), "tmpfs", 0, opts.c_str()) == 0;
   return state_mounted_;
+}
+
+std::string agent_clis_bin() {
+  const char* env = ::getenv("AWAYWORK_AGENT_CLIS_BIN");
+  return env && *env ? env : kAgentClisBin;
+}
+
+void UnitTest::put_agent_clis_on_path() {
+  const char* path = std::getenv("PATH");
+  saved_env_.emplace_back("PATH", path ? std::optional<std::string>(path) : std::nullopt);
+  ::setenv("PATH", (agent_clis_bin() + ":" + (path ? path : "/usr/bin:/bin")).c_str(), 1);
 }
 
 void UnitTest::use_test_secret_store() {

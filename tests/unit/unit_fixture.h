@@ -20,6 +20,9 @@ struct RunOutput {
   nlohmann::json record;  // parsed stdout when --json was given and it parsed
 };
 
+// Where the real agent CLIs are: $AWAYWORK_AGENT_CLIS_BIN, else scripts/agent-clis's folder.
+std::string agent_clis_bin();
+
 class UnitTest : public ::testing::Test {
  protected:
   void SetUp() override;
@@ -52,6 +55,8 @@ class UnitTest : public ::testing::Test {
   // The awaywork child's secret store: the encrypted file under root/xdg with a random key file
   // there (XDG_CONFIG_HOME and AWAYWORK_SECRET_BACKEND of this process, restored by TearDown).
   void use_test_secret_store();
+  // PATH with the real agent CLIs' folder (agent_clis_bin()) in front, restored by TearDown.
+  void put_agent_clis_on_path();
   void store_secret(const std::string& name, const std::string& value);
 
   std::string root, src, config;
