@@ -2,6 +2,12 @@
 // that starts the proxy in front of the fake provider server (fake_model_upstream.h) over real TLS.
 #pragma once
 
+#include <sys/socket.h>
+
+#include <cstring>
+
+#include <cerrno>
+
 #include <gtest/gtest.h>
 
 #include <mutex>
@@ -65,8 +71,17 @@ inline int connect_tcp(uint16_t port) {
   return s;
 }
 
+// Sends data whole, unless the proxy answers and closes first (a 413 on a declared length):
+// then what it answered is the test's to read.
 inline void send_all(int s, const std::string& data) {
-  ASSERT_EQ(::write(s, data.data(), data.size()), static_cast<ssize_t>(data.size()));
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::send(s, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) return;
+    ASSERT_GT(n, 0) << "send: " << std::strerror(errno);
+    done += static_cast<size_t>(n);
+  }
 }
 
 inline std::string request(const std::string& method, const std::string& target,

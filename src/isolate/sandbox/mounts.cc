@@ -407,6 +407,11 @@ class ViewBuilder {
     for (const auto& [name, is_dir] : entries) {
       Fd t(::open_tree(orig.fd, name.c_str(),
                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW));
+      if (!t && errno == ENOENT) {
+        // Gone since it was listed (useradd's /etc/gshadow.lock): the mirror shows it gone too.
+        (void)::unlinkat(mirror.fd, name.c_str(), is_dir ? AT_REMOVEDIR : 0);
+        continue;
+      }
       Fd dst(open_beneath(root_.fd, dir + "/" + name, O_PATH | (is_dir ? O_DIRECTORY : 0)));
       if (!t || !dst || attach(t.fd, dst.fd) != 0) return fail("mirror entry", dir + "/" + name);
     }
