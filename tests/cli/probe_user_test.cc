@@ -184,7 +184,10 @@ TEST_F(UserProbe, InsideTheSandboxEveryProbeIsOk) {
 
 // Not what the probe can let through: the handoff's own safety. With protected_symlinks off,
 // probe refuses like run, naming the fix.
-TEST_F(UserProbe, ProtectedSymlinksOffIsRefused) {
+// HostWide*: turns the machine's protected_symlinks off for a moment, so ctest runs it alone.
+using HostWideUserProbe = UserProbe;
+
+TEST_F(HostWideUserProbe, ProtectedSymlinksOffIsRefused) {
   AW_NEED_USERS(u);
   world(*u, "{mode: off}");
   RunOutput r;

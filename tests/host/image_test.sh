@@ -3,6 +3,7 @@
 # binary): what the build made, a stand-in agent run as a unit in it, and the refusal of an image
 # without the worker user.
 # Usage: image_test.sh CASE AWAYWORK_BINARY
+#   prepare                       builds the image for this binary (scripts/test, before ctest)
 #   stand_in_agent_refused        doctor all ✔ in a fresh container; the layout (away under tini, /home/away 700, the worker, the two
 #                                 sudoers lines = doctor --print-setup's), then `awaywork run` with
 #                                 a stand-in agent: /proc/1/environ, /home/away, sudo refused, no
@@ -22,7 +23,13 @@ image=awaywork-image-test:$(sha256sum "$bin" | head -c 12)
 token=ghp_$(head -c 200 /dev/urandom | tr -dc 'A-Za-z0-9' | head -c 36)
 . "$here/testlib.sh"
 need_root_and_engine "$src"
-docker image inspect "$image" >/dev/null 2>&1 || AWAYWORK_BIN=$bin "$src/scripts/awaywork-image" "$image"
+# The image is built before ctest (scripts/test runs `image_test.sh prepare BIN`): no test builds it.
+if [ "$case_name" = prepare ]; then
+  docker image inspect "$image" >/dev/null 2>&1 || AWAYWORK_BIN=$bin "$src/scripts/awaywork-image" "$image"
+  exit 0
+fi
+docker image inspect "$image" >/dev/null 2>&1 ||
+  skip "no image $image for this binary: scripts/test makes it ($0 prepare $bin)"
 
 name=aw-image-$case_name-$$
 trap 'docker rm -f "$name" >/dev/null 2>&1 || true' EXIT

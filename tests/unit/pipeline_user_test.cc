@@ -134,7 +134,10 @@ TEST_F(UserPipeline, RoundOnesFilesInTheClisHomeFoldersAreGoneInRoundTwo) {
   fs::remove_all(fs::path(std::string(locations(r)["clone"])).parent_path());
 }
 
-TEST_F(UserPipeline, RunRefusesWhileProtectedSymlinksIsOff) {
+// HostWide*: turns the machine's protected_symlinks off for a moment, so ctest runs it alone.
+using HostWideUserPipeline = UserPipeline;
+
+TEST_F(HostWideUserPipeline, RunRefusesWhileProtectedSymlinksIsOff) {
   AW_NEED_USERS(u);
   world(*u, {{"a.txt", "x\n"}});
   std::string marker = root + "/ran";

@@ -59,7 +59,8 @@ TEST(UserDoctor, AllPassOnAMachineSetUpAsPrinted) {
   EXPECT_TRUE(all_ok(cs)) << failing(cs);
 }
 
-TEST(UserDoctor, ProtectedSymlinksZeroIsCaughtAndRunRefuses) {
+// HostWide*: sets the machine's sysctl, so ctest runs it alone (cmake/awaywork.cmake).
+TEST(HostWideUserDoctor, ProtectedSymlinksZeroIsCaughtAndRunRefuses) {
   AW_NEED_USERS(u);
   test::SysctlScope zero("protected_symlinks", 0);
   auto cs = checks_as_owner(*u, input_for(*u));

@@ -158,7 +158,8 @@ TEST(UserHandoff, CloneSwappedForAnotherDirectoryLosesUnit) {
 // protected_hardlinks stops the worker from linking an owner's file into its clone; and should
 // that protection be off, the walk after the phase sees the outside link and loses the unit
 // before the next chown could hand that file to the worker.
-TEST(UserHandoff, HardlinkToOwnersFileNeverGetsChowned) {
+// HostWide*: turns the machine's protected_hardlinks off for a moment, so ctest runs it alone.
+TEST(HostWideUserHandoff, HardlinkToOwnersFileNeverGetsChowned) {
   AW_NEED_USERS(u);
   Handoff h = make_unit(*u);
   ASSERT_EQ(h.folders.size(), 2u);

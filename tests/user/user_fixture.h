@@ -1,7 +1,10 @@
 // Real users for isolation `user` tests: an owner and a worker created with useradd, the two
 // sudoers lines in /etc/sudoers.d, the deny lists, protected_{hard,sym}links=1 for the run (the
-// previous values are restored). Needs root; skips otherwise (FAIL under CI=true). One process at
-// a time holds the machine-wide setup (flock), so ctest -j cannot interleave two of them.
+// previous values are restored; scripts/test sets both to 1 before ctest, so there the restore
+// changes nothing another test could see). Needs root; skips otherwise (FAIL under CI=true). One
+// process at a time holds the machine-wide setup (flock), so ctest -j cannot interleave two of
+// them. A test that turns a sysctl off (SysctlScope) belongs to a HostWide* suite: ctest runs it
+// alone (cmake/awaywork.cmake).
 #pragma once
 
 #include <sys/types.h>
