@@ -325,7 +325,8 @@ Result<PublishResult> publish(const PublishRequest& req) {
                       .shown = side.shown,
                       .local_receive_pack = !side.remote || side.dest.starts_with("file://"),
                       .pre_args = side.pre_args,
-                      .env = side.env};
+                      .env = side.env,
+                      .remote = side.remote};
   AW_CHECK(gitx::push_create(base, to, res.commit, unit_ref));
 
   AW_TRY(auto now, pushed_tip(side, req.target, dir, unit_ref));

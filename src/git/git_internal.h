@@ -131,6 +131,7 @@ struct PushTarget {
   bool local_receive_pack = false;    // a repository on this machine: harden its receive-pack
   std::vector<std::string> pre_args;  // -c options placed before the subcommand
   std::vector<std::string> env;       // extra environment of the git process
+  bool remote = false;                // a remote (maybe with a credential): base's config checked
 };
 // The only push in awaywork: creates `ref` at `commit`, never forces, and fails unless git
 // reports the ref as newly created.
@@ -150,6 +151,12 @@ Result<std::vector<std::string>> askpass_env(const std::string& askpass, const s
 
 // A fresh bare git dir with nothing in it but what awaywork writes (apply_target.cc).
 Status make_own_git_dir(const std::string& dir);
+
+// Before a git that talks to a remote runs in git_dir (config_check.cc): the config git reads
+// there (includes and all) holds exactly what minimal_config writes for a bare git dir, else an
+// Error naming each other key and its file. Such a key (http.<url>.proxy, url.<x>.insteadOf, ...)
+// can send the request, and the credential, elsewhere; -c cannot pin them all.
+Status check_own_config(const std::string& git_dir);
 
 // What awaywork's git knows of a push or fetch target (remote_side.cc).
 struct Side {

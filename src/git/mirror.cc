@@ -1,7 +1,8 @@
 // A remote repository's mirror: awaywork's own bare git dir, fetched before each unit, from which
 // the unit's clone is made with --no-hardlinks (so the clone shares no file with it). Its config
 // is awaywork's minimal one and the remote's URL is never written into it: every fetch names the
-// URL and refspecs on the command line, so nothing a remote sends can redirect a later fetch.
+// URL and refspecs on the command line, so nothing a remote sends can redirect a later fetch, and
+// every fetch first checks that the config still holds only what awaywork wrote (config_check.cc).
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>

@@ -52,6 +52,7 @@ Result<std::string> commit_tree(const GitCall& base, const std::string& tree,
 // the target's hooks would run without it. Over git:// or http(s) the server runs its own.
 Status push_create(const GitCall& base, const PushTarget& to, const std::string& commit,
                    const std::string& ref) {
+  if (to.remote) AW_CHECK(check_own_config(base.git_dir));
   GitCall g = base;
   g.index_file.clear();
   g.args = to.pre_args;

@@ -5,6 +5,24 @@
 
 namespace aw::gitx {
 
+namespace {
+
+// The generic keys that could send a remote's requests (and the credential) elsewhere or add to
+// them, pinned on the command line, which git reads after the git dir's config (credential.helper=
+// and core.sshCommand are pinned for every git in git_call.cc). The second line only: a
+// URL-specific key (http.<url>.proxy, remote.<url>.proxy) outranks these and url.<x>.insteadOf
+// cannot be unset at all, so the git dir's config is checked first (check_own_config).
+constexpr const char* kRemotePins[] = {
+    "http.proxy=",                 // empty: no proxy at all, not even one from the environment
+    "http.extraHeader=",           // empty: the list of extra headers reset
+    "http.curloptResolve=",        // empty: no host pinned to another address
+    "http.sslVerify=true",         // the server's certificate checked
+    "http.saveCookies=false",      // nothing the server says written into a file
+    "http.followRedirects=false",  // no redirect followed (with the credential) elsewhere
+};
+
+}  // namespace
+
 Result<Side> open_side(const ApplyTarget& t, const std::string& askpass) {
   Side s;
   if (t.git_dir.empty() == t.url.empty())
@@ -22,9 +40,9 @@ Result<Side> open_side(const ApplyTarget& t, const std::string& askpass) {
   s.dest = t.url;
   s.shown = t.url;
   // The hardening allows only file://; open exactly this URL's scheme, and keep git from
-  // following a redirect elsewhere (with the credential).
+  // following a redirect or a proxy elsewhere (with the credential).
   if (u.scheme != "file") s.pre_args = {"-c", "protocol." + u.scheme + ".allow=always"};
-  for (std::string a : {"-c", "http.followRedirects=false"}) s.pre_args.push_back(a);
+  for (const char* pin : kRemotePins) s.pre_args.insert(s.pre_args.end(), {"-c", pin});
   if (!t.ca_file.empty() && u.scheme == "https")  // a path, not a secret: on the argv
     s.pre_args.insert(s.pre_args.end(), {"-c", "http.sslCAInfo=" + t.ca_file});
   if (t.credential.empty()) return s;
@@ -50,6 +68,7 @@ Result<Side> open_side(const ApplyTarget& t, const std::string& askpass) {
 // git run against the remote: the -c options and askpass environment it needs.
 Result<Captured> remote_git(const Side& s, const std::string& scratch,
                             std::vector<std::string> args) {
+  AW_CHECK(check_own_config(scratch));
   GitCall g = at(scratch, s.pre_args);
   g.args.insert(g.args.end(), args.begin(), args.end());
   AW_TRY(Captured c, run(g, s.env));

@@ -13,6 +13,7 @@
 #include <map>
 #include <thread>
 
+#include "git/git_internal.h"
 #include "git_fixture.h"
 #include "http_test_server.h"
 #include "secrets/store.h"
@@ -353,6 +354,146 @@ TEST_F(ApplyTest, WrongCredentialFailsClearlyAndPushesNothing) {
   ASSERT_FALSE(r3);
   EXPECT_NE(r3.error().message.find("credential 'absent'"), std::string::npos);
   ::unlink(("/tmp/aw-askpass-argv-" + std::to_string(server.port()) + ".log").c_str());
+}
+
+// Issue 41 item 6: the config of awaywork's own git dir (its mirror here), changed behind its back
+// (as only an unconfined process could), must not steer the git that carries the token. A second
+// server that would accept the same token stands in for the planter's proxy or host: anything it
+// receives was sent away from the forge. Before the fix, http.proxy (and http.<url>.proxy and
+// remote.<url>.proxy, which outrank a -c http.proxy= pin) sent the fetch and the token there.
+TEST_F(ApplyTest, APlantedMirrorConfigNeverSendsTheTokenElsewhere) {
+  GitHttpTestServer forge(srv, "x-access-token", kToken);
+  std::string elsewhere_root = tmp.path + "/elsewhere";
+  ASSERT_TRUE(make_dirs(elsewhere_root));
+  GitHttpTestServer elsewhere(elsewhere_root, "x-access-token", kToken);
+  ASSERT_GT(forge.port(), 0);
+  ASSERT_GT(elsewhere.port(), 0);
+  std::string forge_root = "http://127.0.0.1:" + std::to_string(forge.port()) + "/";
+  std::string other = "http://127.0.0.1:" + std::to_string(elsewhere.port());
+  store.values["forge"] = kToken;
+  ApplyTarget t = remote(forge_root + "r.git");
+  t.credential = "forge";
+  std::string mirror = tmp.path + "/state/mirrors/r.git";
+  {
+    auto m = update_mirror(t, mirror, AW_TEST_ASKPASS);
+    ASSERT_TRUE(m) << m.error().message;
+  }
+  ASSERT_GT(forge.authorized(), 0);
+  const std::string own = slurp(mirror + "/config");
+  const std::string config = mirror + "/config";
+  std::string included = tmp.path + "/included.conf";
+  ASSERT_TRUE(write_file(included, "[http]\n\tproxy = " + other + "\n", 0644));
+  struct Plant {
+    std::string text, named;  // what is appended to the config; what the error must name
+  };
+  std::vector<Plant> plants = {
+      {"[http]\n\tproxy = " + other + "\n", "http.proxy in " + config},
+      {"[http \"" + forge_root + "\"]\n\tproxy = " + other + "\n",
+       "http." + forge_root + ".proxy in " + config},
+      {"[remote \"" + t.url + "\"]\n\tproxy = " + other + "\n",
+       "remote." + t.url + ".proxy in " + config},
+      {"[url \"" + other + "/\"]\n\tinsteadOf = " + forge_root + "\n",
+       "url." + other + "/.insteadof in " + config},
+      {"[url \"" + other + "/\"]\n\tpushInsteadOf = " + forge_root + "\n",
+       "url." + other + "/.pushinsteadof in " + config},
+      {"[http]\n\textraHeader = X-Planted: 1\n", "http.extraheader in " + config},
+      {"[http \"" + forge_root + "\"]\n\tfollowRedirects = true\n",
+       "http." + forge_root + ".followredirects in " + config},
+      {"[credential]\n\thelper = " + marker_script("helper") + "\n",
+       "credential.helper in " + config},
+      {"[core]\n\tsshCommand = " + marker_script("ssh") + "\n", "core.sshcommand in " + config},
+      {"[core]\n\tgitProxy = " + marker_script("gitproxy") + "\n", "core.gitproxy in " + config},
+      {"[include]\n\tpath = " + included + "\n", "http.proxy in " + included},
+      {"[core]\n\tbare = false\n", "core.bare (not awaywork's value) in " + config},
+  };
+  for (const Plant& p : plants) {
+    SCOPED_TRACE(p.text);
+    ASSERT_TRUE(write_file(config, own + p.text, 0644));
+    size_t forge_requests = forge.targets().size();
+    auto m = update_mirror(t, mirror, AW_TEST_ASKPASS);
+    if (m) {
+      ADD_FAILURE() << "the mirror was fetched with this in its config";
+      continue;
+    }
+    EXPECT_NE(m.error().message.find(p.named), std::string::npos) << m.error().message;
+    EXPECT_NE(m.error().message.find("updating the mirror " + mirror), std::string::npos)
+        << m.error().message;
+    EXPECT_EQ(m.error().message.find(kToken), std::string::npos);
+    EXPECT_EQ(forge.targets().size(), forge_requests) << "a request went out all the same";
+  }
+  std::vector<std::string> got = elsewhere.targets();
+  EXPECT_TRUE(got.empty()) << got.size() << " requests reached the other server, the first "
+                           << got.front();
+  EXPECT_EQ(elsewhere.authorized(), 0) << "the token reached the other server";
+  EXPECT_FALSE(exists(marker)) << slurp(marker);
+
+  // awaywork's own config again: fetched as before.
+  ASSERT_TRUE(write_file(config, own, 0644));
+  auto m = update_mirror(t, mirror, AW_TEST_ASKPASS);
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_TRUE(elsewhere.targets().empty());
+  ::unlink(("/tmp/aw-askpass-argv-" + std::to_string(forge.port()) + ".log").c_str());
+}
+
+// The push (publish's, from its scratch git dir) runs the same check: with a planted proxy it is
+// refused before anything goes out.
+TEST_F(ApplyTest, APushFromAGitDirWithAPlantedConfigIsRefused) {
+  GitHttpTestServer forge(srv, "x-access-token", kToken);
+  std::string elsewhere_root = tmp.path + "/elsewhere";
+  ASSERT_TRUE(make_dirs(elsewhere_root));
+  GitHttpTestServer elsewhere(elsewhere_root, "x-access-token", kToken);
+  ASSERT_GT(forge.port(), 0);
+  ASSERT_GT(elsewhere.port(), 0);
+  std::string host = "127.0.0.1:" + std::to_string(forge.port());
+  std::string dir = tmp.path + "/push-scratch";
+  ASSERT_TRUE(gitx::make_borrowing_git_dir(dir, src.git_dir + "/objects", "sha1"));
+  ASSERT_TRUE(gitx::check_own_config(dir));  // awaywork's own config passes
+  ASSERT_TRUE(
+      write_file(dir + "/config",
+                 gitx::minimal_config(true, "sha1") + "[http \"http://" + host +
+                     "/\"]\n\tproxy = http://127.0.0.1:" + std::to_string(elsewhere.port()) + "\n",
+                 0644));
+  auto env = gitx::askpass_env(AW_TEST_ASKPASS, host, "x-access-token", kToken);
+  ASSERT_TRUE(env) << env.error().message;
+  gitx::PushTarget to{.dest = "http://" + host + "/r.git",
+                      .shown = "http://" + host + "/r.git",
+                      .pre_args = {"-c", "protocol.http.allow=always", "-c", "http.proxy="},
+                      .env = *env,
+                      .remote = true};
+  auto r = gitx::push_create(gitx::at(dir, {}), to, head, "refs/heads/awaywork/planted");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("http.http://" + host + "/.proxy in " + dir + "/config"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_TRUE(elsewhere.targets().empty());
+  EXPECT_EQ(elsewhere.authorized(), 0) << "the token reached the other server";
+  EXPECT_TRUE(forge.targets().empty());
+  EXPECT_EQ(remote_ref("r.git", "refs/heads/awaywork/planted"), "");
+}
+
+TEST(ApplyRules, AwayworksOwnGitDirsPassTheConfigCheckAndAChangedValueDoesNot) {
+  TempDir t;
+  ASSERT_TRUE(gitx::make_own_git_dir(t.path + "/own"));
+  auto own = gitx::check_own_config(t.path + "/own");
+  EXPECT_TRUE(own) << own.error().message;
+  ASSERT_TRUE(make_dirs(t.path + "/objects"));
+  ASSERT_TRUE(gitx::make_borrowing_git_dir(t.path + "/sha256", t.path + "/objects", "sha256"));
+  auto sha256 = gitx::check_own_config(t.path + "/sha256");
+  EXPECT_TRUE(sha256) << sha256.error().message;
+  ASSERT_TRUE(write_file(t.path + "/own/config",
+                         gitx::minimal_config(true, "sha1") + "[gc]\n\tauto = 1\n", 0644));
+  auto changed = gitx::check_own_config(t.path + "/own");
+  ASSERT_FALSE(changed);
+  EXPECT_NE(
+      changed.error().message.find("gc.auto (not awaywork's value) in " + t.path + "/own/config"),
+      std::string::npos)
+      << changed.error().message;
+  ASSERT_TRUE(write_file(t.path + "/own/config", "[core\n", 0644));  // git cannot read it
+  auto broken = gitx::check_own_config(t.path + "/own");
+  ASSERT_FALSE(broken);
+  EXPECT_NE(broken.error().message.find("reading the config of " + t.path + "/own"),
+            std::string::npos)
+      << broken.error().message;
 }
 
 TEST(ApplyRules, RemoteUrlsWithASecretOrAHelperAreRefused) {
