@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "forge/marker.h"
 #include "watch/iso_time.h"
 
 namespace aw {
@@ -72,11 +73,12 @@ std::vector<ClaimSeen> claims_in(const json& comments,
 std::string claim_body(const Claimant& me, int64_t since, const std::string& state,
                        const std::string& text) {
   // host and pid are awaywork's own words (a host name has no blanks); the marker ends the body.
-  return fmt::format(
-      "**awaywork** on `{}` {} this issue (claimed {}).\n\n{}\n\n"
-      "<!-- awaywork:claim host={} pid={} state={} -->",
-      me.host, state == "active" ? "is working on" : "has let go of", iso_utc(since), text, me.host,
-      me.pid, state);
+  // The text may hold a unit's reason, with the agent's words in it: with_marker defuses any
+  // marker form there, so no agent can make this comment read as another watcher's claim.
+  return with_marker(
+      fmt::format("**awaywork** on `{}` {} this issue (claimed {}).\n\n{}", me.host,
+                  state == "active" ? "is working on" : "has let go of", iso_utc(since), text),
+      fmt::format("<!-- awaywork:claim host={} pid={} state={} -->", me.host, me.pid, state));
 }
 
 Status add_labels(ForgeSession& s, int64_t issue, const std::vector<std::string>& labels) {
