@@ -30,5 +30,26 @@ TEST(Markers, APostsTextIsDefusedAndItsOnlyMarkerIsAwayworksAtTheEnd) {
             "Done: `x` <!-- a note -->\n\n" + marker);
 }
 
+// An item counts as posted only by the marker that ends the body, in item_marker's exact form:
+// a marker quoted in the middle of a comment (in a code span, say) never makes publish skip one.
+TEST(Markers, OnlyTheTrailingMarkerInItsExactFormCounts) {
+  std::string m = item_marker("u-1", "comment-1", "abc");
+  EXPECT_TRUE(has_marker("done\n\n" + m, "u-1", "comment-1"));
+  EXPECT_TRUE(has_marker(m, "u-1", "comment-1"));
+  EXPECT_TRUE(has_marker("done\n\n" + m + "\r\n", "u-1", "comment-1"));
+  EXPECT_EQ(trailing_marker("done\n\n" + m), "unit=u-1 item=comment-1 sha=abc");
+
+  EXPECT_FALSE(has_marker("`" + m + "`\n\nmore words", "u-1", "comment-1")) << "in the middle";
+  EXPECT_FALSE(has_marker(m + "\n\n" + item_marker("u-1", "progress", "-"), "u-1", "comment-1"));
+  EXPECT_FALSE(has_marker("see " + m, "u-1", "comment-1")) << "not alone on its line";
+  EXPECT_FALSE(has_marker("x\n\n<!-- awaywork:unit=u-1 item=comment-1 sha=abc more -->", "u-1",
+                          "comment-1"));
+  EXPECT_FALSE(
+      has_marker("x\n\n<!-- awaywork:unit=u-1 item=comment-1 sha= -->", "u-1", "comment-1"));
+  EXPECT_FALSE(has_marker("x\n\n" + item_marker("u-10", "comment-1", "abc"), "u-1", "comment-1"));
+  EXPECT_FALSE(has_marker("x\n\n" + item_marker("u-1", "comment-12", "abc"), "u-1", "comment-1"));
+  EXPECT_EQ(trailing_marker("x <!-- awaywork:unit=u-1 item=pull sha=1 -->"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace aw
