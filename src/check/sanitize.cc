@@ -232,16 +232,23 @@ std::string fold_for_compare(std::string_view in) {
 }
 
 bool has_marker_form(std::string_view in) {
-  // Whitespace and invisible characters are ignored, case folded: `<!--AwayWork :unit=` counts.
-  std::string f;
-  for (const auto& u : sd::fold_units(clean_unicode(in)))
-    if (u.c != ' ' && u.c != '\t' && u.c != '\n') f += u.c;
-  for (size_t p = f.find("<!--"); p != std::string::npos; p = f.find("<!--", p + 1)) {
-    size_t q = p + 4;
-    while (q < f.size() && f[q] == '-') ++q;
-    if (f.compare(q, 8, "awaywork") == 0) return true;
+  auto units = sd::fold_units(clean_unicode(in));
+  return sd::marker_opening(units) < units.size();
+}
+
+std::string defuse_marker_forms(std::string_view in) {
+  if (!has_marker_form(in)) return std::string(in);
+  // Judged on the text has_marker_form reads (clean_unicode's), so that what comes out is, by the
+  // same detector, free of them. Each round writes one opening `<` (in whatever spelling: full
+  // width, small form, `≮`) as "&lt;", which holds no `<`: the rounds end.
+  std::string s = clean_unicode(in);
+  for (;;) {
+    auto units = sd::fold_units(s);
+    size_t k = sd::marker_opening(units);
+    if (k >= units.size()) return s;
+    s.replace(units[k].b, units[k].e - units[k].b, "&lt;");
+    s = clean_unicode(s);
   }
-  return false;
 }
 
 bool host_allowed(std::string_view host, const std::vector<std::string>& allowed) {

@@ -62,6 +62,12 @@ std::string fold_for_compare(std::string_view in);
 // spelling GitHub would still render as that comment (case, spacing, invisible characters).
 bool has_marker_form(std::string_view in);
 
+// The text with no marker form left (has_marker_form is false on the result): each `<` that
+// opens one, in any spelling, is written "&lt;" (prose still shows `<`; a code span shows the
+// entity, visibly). Text without a marker form comes back as it was. Everything awaywork posts
+// goes through it (forge/marker.h): a marker in a post is awaywork's own, never quoted text's.
+std::string defuse_marker_forms(std::string_view in);
+
 // True when host (lowercase ASCII) is an exact entry or a subdomain of a "*.x" entry.
 bool host_allowed(std::string_view host, const std::vector<std::string>& allowed_domains);
 

@@ -3,6 +3,8 @@
 
 #include <utf8proc.h>
 
+#include <string>
+
 namespace aw::sanitize_detail {
 namespace {
 
@@ -105,6 +107,23 @@ std::vector<FoldUnit> fold_units(std::string_view s) {
     if (!any) out.push_back({'\x7f', b, e});
   }
   return out;
+}
+
+size_t marker_opening(const std::vector<FoldUnit>& units) {
+  // Whitespace and invisible characters are ignored, case folded: `<!--AwayWork :unit=` counts.
+  std::vector<size_t> at;  // indexes of the units that are not whitespace
+  std::string f;
+  for (size_t i = 0; i < units.size(); ++i)
+    if (units[i].c != ' ' && units[i].c != '\t' && units[i].c != '\n') {
+      f += units[i].c;
+      at.push_back(i);
+    }
+  for (size_t p = f.find("<!--"); p != std::string::npos; p = f.find("<!--", p + 1)) {
+    size_t q = p + 4;
+    while (q < f.size() && f[q] == '-') ++q;
+    if (f.compare(q, 8, "awaywork") == 0) return at[p];
+  }
+  return units.size();
 }
 
 }  // namespace aw::sanitize_detail

@@ -3,6 +3,7 @@
 //   for (const FoldUnit& u : fold_units(text)) ... u.c is ASCII; text[u.b, u.e) is its origin.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -17,5 +18,10 @@ struct FoldUnit {
 // Per code point: NFKC, case folding, marks stripped, Cyrillic/Greek look-alikes mapped to
 // their Latin letter, Unicode spaces to ' '. "ｆｉｘｅｓ", "ﬁxes" and "fіxes" all give "fixes".
 std::vector<FoldUnit> fold_units(std::string_view s);
+
+// The marker-form detector (has_marker_form, defuse_marker_forms): the index in units of the `<`
+// that opens the first `<!--` (more dashes allowed) followed by "awaywork", whitespace between
+// any two ignored; units.size() when there is none.
+size_t marker_opening(const std::vector<FoldUnit>& units);
 
 }  // namespace aw::sanitize_detail

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "check/sanitize.h"
-#include "forge/publish.h"
+#include "forge/marker.h"
 
 namespace aw {
 
@@ -35,8 +35,9 @@ Status ProgressComment::find_or_post(const std::string& body) {
 }
 
 Status ProgressComment::write(const std::string& status) {
-  std::string body = head_ + (status.empty() ? "" : "\n\n" + status) + "\n\n" +
-                     item_marker(unit_id_, "progress", "-");
+  // The status may end with the unit's reason, which carries the agent's words.
+  std::string body = with_marker(head_ + (status.empty() ? "" : "\n\n" + status),
+                                 item_marker(unit_id_, "progress", "-"));
   if (id_ == 0) return find_or_post(body);
   AW_CHECK(s_.gh.patch(fmt::format("/repos/{}/issues/comments/{}", s_.owner_repo, id_),
                        json{{"body", body}}));

@@ -11,16 +11,6 @@ namespace aw {
 
 using nlohmann::json;
 
-std::string item_marker(const std::string& unit_id, const std::string& item,
-                        const std::string& sha) {
-  return fmt::format("<!-- awaywork:unit={} item={} sha={} -->", unit_id, item, sha);
-}
-
-bool has_marker(const std::string& text, const std::string& unit_id, const std::string& item) {
-  return text.find(fmt::format("<!-- awaywork:unit={} item={} ", unit_id, item)) !=
-         std::string::npos;
-}
-
 std::string pull_footer(const UnitFacts& u, int64_t issue, bool closing_keyword) {
   std::string checks;
   for (const auto& [name, code] : u.checks)
@@ -57,8 +47,9 @@ struct Publisher {
   std::string repo_path;  // /repos/OWNER/REPO
   std::string sha;
 
+  // Every body posted goes through here: the agent's text, awaywork's footer, a title.
   std::string marked(const std::string& body, const std::string& item) const {
-    return body + "\n\n" + item_marker(in.unit.unit_id, item, sha);
+    return with_marker(body, item_marker(in.unit.unit_id, item, sha));
   }
 
   Result<json> issue_comments() {
@@ -158,7 +149,7 @@ struct Publisher {
     }
     if (title.empty()) title = "awaywork: unit " + in.unit.unit_id;
     std::string body = (pr ? pr->body : "") + pull_footer(in.unit, in.issue, in.closing_keyword);
-    json req = {{"title", title},
+    json req = {{"title", defuse_marker_forms(title)},
                 {"body", marked(body, "pull")},
                 {"head", out.branch.branch},
                 {"base", in.base_ref},
@@ -254,7 +245,8 @@ struct Publisher {
         out.already.push_back(item);
         continue;
       }
-      json req = {{"title", asked[k]->title}, {"body", marked(asked[k]->body, item)}};
+      json req = {{"title", defuse_marker_forms(asked[k]->title)},
+                  {"body", marked(asked[k]->body, item)}};
       std::vector<std::string> labels;
       for (const auto& l : asked[k]->labels)
         if (std::find(in.allowed_labels.begin(), in.allowed_labels.end(), l) !=

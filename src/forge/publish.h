@@ -12,6 +12,7 @@
 
 #include "base/result.h"
 #include "check/requests.h"
+#include "forge/marker.h"
 #include "forge/session.h"
 #include "git/git.h"
 
@@ -47,11 +48,6 @@ struct ForgePublished {
 };
 
 Result<ForgePublished> publish_to_forge(ForgeSession& s, const ForgePublishInput& in);
-
-// The hidden marker of one item; found_marker tells whether text carries it (any sha).
-std::string item_marker(const std::string& unit_id, const std::string& item,
-                        const std::string& sha);
-bool has_marker(const std::string& text, const std::string& unit_id, const std::string& item);
 
 // awaywork's footer of the pull request body.
 std::string pull_footer(const UnitFacts& u, int64_t issue, bool closing_keyword);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "forge/marker.h"
 #include "watch/iso_time.h"
 
 namespace aw {
@@ -11,8 +12,6 @@ namespace aw {
 using nlohmann::json;
 
 namespace {
-
-constexpr std::string_view kMarker = "<!-- awaywork:claim ";
 
 // key=value from the marker's text.
 std::string field(std::string_view marker, const std::string& key) {
@@ -51,16 +50,21 @@ std::vector<ClaimSeen> claims_in(const json& comments,
   for (const json& j : comments) {
     auto c = comment_from_json(j, "comments");
     if (!c || !trusted(c->author)) continue;
-    size_t at = c->body.find(kMarker);
-    if (at == std::string::npos) continue;
-    size_t end = c->body.find("-->", at);
-    std::string_view marker = std::string_view(c->body).substr(at, end - at);
+    // Only the marker that ends the comment, in exactly the form claim_body writes: a marker
+    // form elsewhere in it (a unit's reason quoting the agent, a quote) is never a claim.
+    auto marker = trailing_marker(c->body);
+    if (!marker || !marker->starts_with("claim ")) continue;
     ClaimSeen k;
     k.comment_id = c->id;
     k.author = c->author.login;
-    k.host = field(marker, "host");
-    k.state = field(marker, "state");
-    k.pid = std::atoll(field(marker, "pid").c_str());
+    k.host = field(*marker, "host");
+    k.state = field(*marker, "state");
+    std::string pid = field(*marker, "pid");
+    if (k.host.empty() || k.state.empty() || pid.empty() ||
+        pid.find_first_not_of("0123456789") != std::string::npos ||
+        *marker != fmt::format("claim host={} pid={} state={}", k.host, pid, k.state))
+      continue;
+    k.pid = std::atoll(pid.c_str());
     k.created = parse_iso_utc(c->created_at).value_or(0);
     k.updated = parse_iso_utc(c->updated_at).value_or(k.created);
     out.push_back(std::move(k));
@@ -72,11 +76,12 @@ std::vector<ClaimSeen> claims_in(const json& comments,
 std::string claim_body(const Claimant& me, int64_t since, const std::string& state,
                        const std::string& text) {
   // host and pid are awaywork's own words (a host name has no blanks); the marker ends the body.
-  return fmt::format(
-      "**awaywork** on `{}` {} this issue (claimed {}).\n\n{}\n\n"
-      "<!-- awaywork:claim host={} pid={} state={} -->",
-      me.host, state == "active" ? "is working on" : "has let go of", iso_utc(since), text, me.host,
-      me.pid, state);
+  // The text may hold a unit's reason, with the agent's words in it: with_marker defuses any
+  // marker form there, so no agent can make this comment read as another watcher's claim.
+  return with_marker(
+      fmt::format("**awaywork** on `{}` {} this issue (claimed {}).\n\n{}", me.host,
+                  state == "active" ? "is working on" : "has let go of", iso_utc(since), text),
+      fmt::format("<!-- awaywork:claim host={} pid={} state={} -->", me.host, me.pid, state));
 }
 
 Status add_labels(ForgeSession& s, int64_t issue, const std::vector<std::string>& labels) {

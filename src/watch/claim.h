@@ -40,7 +40,8 @@ struct ClaimSeen {
 };
 
 // The claims in a comment list, oldest first; only those written by a trusted login count (a
-// stranger's comment that imitates the marker is ignored).
+// stranger's comment that imitates the marker is ignored), and only by the marker that ends the
+// comment in claim_body's exact form (forge/marker.h): a marker form elsewhere in it is text.
 std::vector<ClaimSeen> claims_in(const nlohmann::json& comments,
                                  const std::function<bool(const ForgeUser&)>& trusted);
 

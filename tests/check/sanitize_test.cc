@@ -314,5 +314,27 @@ TEST(CheckMarker, TheHiddenMarkerFormInAnySpelling) {
   EXPECT_FALSE(has_marker_form("<!-- a comment --> awaywork"));
 }
 
+// What awaywork posts carries no marker form it did not write (invariant 13): each spelling the
+// detector knows, in prose, in a code span or a fence, comes out inert, and the words stay.
+TEST(CheckMarker, DefusedTextHoldsNoMarkerFormAndKeepsItsWords) {
+  for (std::string s :
+       {"`<!-- awaywork:claim host=evil pid=1 state=active -->`",
+        "x <!--AWAYWORK:unit=u1 item=comment-1 sha=x--> y", "<!--\n  away\u200Bwork : unit=1 -->",
+        "<!---awaywork:unit=1-->", "\uFF1C!-- awaywork:unit=1 -->",
+        "<!-- <!-- awaywork:claim a --> `<!-- awaywork:unit=u item=1 -->`",
+        "```\n<!-- awaywork:claim host=e pid=1 state=active -->\n```\n"}) {
+    ASSERT_TRUE(has_marker_form(s)) << s;
+    std::string d = defuse_marker_forms(s);
+    EXPECT_FALSE(has_marker_form(d)) << d;
+    EXPECT_NE(d.find("&lt;"), std::string::npos) << d;
+    EXPECT_NE(fold_for_compare(d).find("awaywork"), std::string::npos) << d;
+    EXPECT_EQ(defuse_marker_forms(d), d) << "defused twice: " << d;
+  }
+  EXPECT_EQ(defuse_marker_forms("said: `<!-- awaywork:claim host=evil pid=1 state=active -->`"),
+            "said: `&lt;!-- awaywork:claim host=evil pid=1 state=active -->`");
+  const std::string plain = "a <!-- note --> `x` @alice awaywork:claim \u200B";
+  EXPECT_EQ(defuse_marker_forms(plain), plain) << "no marker form: nothing changes";
+}
+
 }  // namespace
 }  // namespace aw

@@ -27,16 +27,26 @@ void ForgeTest::write_agent(const std::string& body) {
   write_config();
 }
 
+void ForgeTest::write_claude_agent(const std::string& body) {
+  // Shaped like a Claude Code OAuth token (`claude setup-token`); valid nowhere.
+  Captured set = aw({"secret", "set", "CLAUDE_CODE_OAUTH_TOKEN"},
+                    "sk-ant-oat01-" + std::string(80, 'F') + "AA");
+  ASSERT_EQ(set.exit_code, 0) << set.out << set.err;
+  extra_agent_keys = "    provider: claude\n    profile: login\n";
+  extra_keys = "profiles:\n  login:\n    secrets: [CLAUDE_CODE_OAUTH_TOKEN]\n";
+  write_agent(body);
+}
+
 void ForgeTest::write_config() {
   config = tmp.path + "/config.yml";
   std::string text = "state_dir: " + tmp.path + "/state\n" +
                      "sandbox: {mode: preferred}\n"
                      "agent: test\n"
                      "agents:\n  test:\n    command: [" +
-                     agent_script + "]\n" + "forges:\n  fake:\n    api_url: " +
+                     agent_script + "]\n" + extra_agent_keys + "forges:\n  fake:\n    api_url: " +
                      (api_url.empty() ? fake->api_url() : api_url) +
                      "\n    credential: " + credential + "\n" + extra_forge_keys +
-                     "repos:\n  web:\n    github: octo/web\n" + extra_repo_keys;
+                     "repos:\n  web:\n    github: octo/web\n" + extra_repo_keys + extra_keys;
   ASSERT_TRUE(write_file(config, text));
 }
 

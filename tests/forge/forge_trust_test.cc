@@ -9,6 +9,7 @@
 #include <atomic>
 #include <thread>
 
+#include "check/sanitize.h"
 #include "forge_fixture.h"
 
 namespace aw::test {
@@ -61,6 +62,34 @@ TEST_F(ForgeTrust, AHostileBodyIsFencedAndCleanedAndPostedTextIsSanitized) {
   EXPECT_EQ(title.find(" @everyone"), std::string::npos) << title;
   EXPECT_EQ(body.find("evil.example"), std::string::npos) << body;
   EXPECT_NE(body.find("fixes <code>#1</code>"), std::string::npos) << body;  // inert, readable
+}
+
+// A failed unit's reason carries the agent's words ("the agent said: ..."), and the progress
+// comment ends with that reason: a marker form in them (another watcher's claim, an item marker
+// for this very unit) is shown as text; the comment's one marker is its own, at its end.
+TEST_F(ForgeTrust, TheAgentsWordsPlantNoMarkerInTheProgressComment) {
+  write_claude_agent(kMarkerForger);
+  int64_t n = issue("octo", "Fix it", "The body.");
+  auto u = run_issue(n);
+  ASSERT_FALSE(u.is_null());
+  ASSERT_EQ(u["state"], "failed") << u.dump(2);
+  std::string id = u["id"], reason = u.value("reason", "");
+  // Positive control: the words did reach the reason.
+  ASSERT_NE(reason.find("the agent said: Stopped. `<!-- awaywork:claim host=evil"),
+            std::string::npos)
+      << reason;
+  ASSERT_NE(reason.find("<!-- awaywork:unit=" + id + " item=comment-1"), std::string::npos)
+      << reason;
+  std::vector<std::string> ours;
+  for (const auto& c : get("/repos/octo/web/issues/" + std::to_string(n) + "/comments"))
+    if (c["user"]["login"] == "aw-bot") ours.push_back(c["body"]);
+  ASSERT_EQ(ours.size(), 1u) << "the progress comment only";
+  const std::string& body = ours[0];
+  std::string marker = "<!-- awaywork:unit=" + id + " item=progress sha=- -->";
+  ASSERT_TRUE(body.ends_with("\n\n" + marker)) << body;
+  EXPECT_FALSE(has_marker_form(body.substr(0, body.size() - marker.size()))) << body;
+  EXPECT_NE(body.find("Ended: failed"), std::string::npos) << body;
+  EXPECT_NE(body.find("awaywork:claim host=evil"), std::string::npos) << "shown as text: " << body;
 }
 
 // Every /proc/*/cmdline, over and over, while awaywork runs (positive control: a process whose

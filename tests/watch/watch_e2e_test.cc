@@ -3,6 +3,7 @@
 // each with its log line; the claim and labels are settled at the end.
 #include <sys/stat.h>
 
+#include "check/sanitize.h"
 #include "watch_fixture.h"
 
 namespace aw::test {
@@ -250,6 +251,33 @@ TEST_F(WatchE2E, AFailedUnitsReasonReachesTheClaimAsInertText) {
   EXPECT_NE(claim.find("Failed: unit `"), std::string::npos) << claim;
   EXPECT_NE(claim.find("`@octo-org/agent.sh`"), std::string::npos) << claim;  // a code span
   EXPECT_EQ(claim.find("/@octo-org/agent"), std::string::npos) << claim;
+}
+
+// The ended claim says the failed unit's reason, and the agent chose words in it: a claim marker
+// there (an active claim of a watcher "evil") must not make the retry yield to nobody for
+// claim_ttl, and no comment of awaywork's carries a marker form but its own last line.
+TEST_F(WatchE2E, TheAgentsWordsPlantNoClaimAndTheRetryRuns) {
+  write_claude_agent(kMarkerForger);
+  watch_keys =
+      "  poll_seconds: 5\n  on_failure: {retry: 1, label: needs-human}\n  repos: {web: {}}\n";
+  write_watch_config();
+  int64_t n = issue("octo", "fails", "x");
+  label(n, "alice", "awaywork");
+  auto log = watch_once();
+  EXPECT_TRUE(events(log, "yield").empty()) << log.dump(1);
+  ASSERT_EQ(events(log, "released").size(), 2u) << log.dump(1);
+  EXPECT_EQ(units_of(n), 2);
+  bool shown = false;
+  for (const auto& c : get("/repos/octo/web/issues/" + std::to_string(n) + "/comments")) {
+    if (c["user"]["login"] != "aw-bot") continue;
+    std::string body = c["body"];
+    size_t last = body.rfind('\n');
+    ASSERT_NE(last, std::string::npos) << body;
+    EXPECT_TRUE(body.substr(last + 1).starts_with("<!-- awaywork:claim host=")) << body;
+    EXPECT_FALSE(has_marker_form(body.substr(0, last))) << body;
+    shown = shown || body.find("awaywork:claim host=evil") != std::string::npos;
+  }
+  EXPECT_TRUE(shown) << "positive control: the agent's words reached a claim, as text";
 }
 
 TEST_F(WatchE2E, ASecondTriggerOnARepositoryAtItsLimitWaitsInTheQueue) {
