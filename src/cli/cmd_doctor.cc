@@ -211,8 +211,8 @@ std::vector<WorkerProgram> unit_programs(const Config& cfg) {
 }
 
 // Under isolation user the worker runs every phase: each program must be found and runnable as
-// the worker finds it (its PATH is the phases', the owner's); the shared folders it could plant
-// in outside the sweep are warnings.
+// the worker finds it (its PATH is the phases', the owner's); world-writable folders without the
+// sticky bit (where the worker could replace others' files) are warnings.
 std::vector<Check> worker_checks(const Config& cfg) {
   std::vector<Check> out{shared_folders_check()};
   if (cfg.sandbox.mode != SandboxMode::off) out.push_back(cgroup_check(cfg));

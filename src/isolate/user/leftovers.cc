@@ -16,6 +16,8 @@
 
 #include "base/fs.h"
 #include "base/unique_fd.h"
+#include "isolate/user/ipc_leftovers.h"
+#include "isolate/user/shared_places.h"
 #include "proc/capture.h"
 
 namespace aw {
@@ -194,7 +196,13 @@ std::vector<std::string> entries_owned_by(uid_t uid, gid_t gid,
 
 Result<LeftoverSweep> sweep_worker_leftovers(const WorkerUser& worker, const std::string& helper,
                                              const std::vector<std::string>& keep,
-                                             const std::vector<std::string>& roots) {
+                                             const std::optional<std::vector<std::string>>& given) {
+  SharedPlaces found;
+  if (given)
+    found.roots = *given;
+  else
+    found = shared_places(worker.uid, worker.gid);
+  const std::vector<std::string>& roots = found.roots;
   // The first sudoers rule: the removal has the worker's rights and no more.
   std::vector<std::string> argv = {"/usr/bin/sudo", "-n", "-u", worker.name, "--", helper, kMode};
   for (const auto& k : keep) argv.insert(argv.end(), {"--keep", k});
@@ -207,8 +215,12 @@ Result<LeftoverSweep> sweep_worker_leftovers(const WorkerUser& worker, const std
                 printable(c.err.substr(0, 500)));
   LeftoverSweep out;
   out.removed = names_of(said, "removed");
-  // The proof is the owner's own walk; the worker's second pass is what the owner cannot see.
+  out.places = roots;
+  out.incomplete = found.incomplete;
+  // The proof is the owner's own walk and its own read of /proc/sysvipc; the worker's second
+  // pass is what the owner cannot see.
   std::vector<std::string> left = entries_owned_by(worker.uid, worker.gid, roots, keep);
+  for (const auto& o : ipc_objects_of(worker.uid)) left.push_back(describe_ipc(o));
   for (auto& n : names_of(said, "left"))
     if (std::find(left.begin(), left.end(), n) == left.end()) left.push_back(std::move(n));
   if (!left.empty())
@@ -218,11 +230,14 @@ Result<LeftoverSweep> sweep_worker_leftovers(const WorkerUser& worker, const std
 }
 
 std::string describe_sweep(const std::string& worker, const LeftoverSweep& s) {
+  std::string cut = s.incomplete.empty() ? "" : " (" + s.incomplete + ")";
   if (s.removed.empty())
-    return fmt::format("worker {} left nothing in {}", worker, joined(leftover_roots(), 9));
+    return fmt::format(
+        "worker {} left nothing in the {} world-writable folder{} ({}) nor in SysV IPC{}", worker,
+        s.places.size(), s.places.size() == 1 ? "" : "s", joined(s.places, 12), cut);
   return fmt::format(
-      "worker {} left {} entr{} outside the unit's folders; removed, and none remain: {}", worker,
-      s.removed.size(), s.removed.size() == 1 ? "y" : "ies", joined(s.removed, 40));
+      "worker {} left {} entr{} outside the unit's folders; removed, and none remain: {}{}", worker,
+      s.removed.size(), s.removed.size() == 1 ? "y" : "ies", joined(s.removed, 40), cut);
 }
 
 std::optional<int> sweep_worker_main(int argc, char** argv) {
@@ -252,8 +267,13 @@ std::optional<int> sweep_worker_main(int argc, char** argv) {
          });
     rm.drain();
   }
+  // The worker's SysV objects, in the machine's IPC namespace (this process's: sudo gives it no
+  // other); its processes are gone, so none is attached or waited on.
+  for (const auto& o : remove_ipc_objects_of(me))
+    if (removed.size() < kMaxNames) removed.push_back(describe_ipc(o));
   json left = json::array();
   for (const auto& p : entries_owned_by(me, group, roots, keep)) left.push_back(p);
+  for (const auto& o : ipc_objects_of(me)) left.push_back(describe_ipc(o));
   std::printf("%s\n", json{{"removed", removed}, {"left", left}}.dump().c_str());
   return 0;
 }

@@ -74,9 +74,10 @@ Check shared_folders_check(const std::string& root) {
   std::string list;
   for (const auto& f : found) list += (list.empty() ? "'" : " '") + f + "'";
   return {name, true,
-          fmt::format("warning; the worker can leave files there for the next unit or for you, "
-                      "and awaywork sweeps only /tmp, /var/tmp and /dev/shm: {}; fix: sudo chmod "
-                      "o-w {} (or sudo chmod +t for a folder every user must write to)",
+          fmt::format("warning; awaywork sweeps what the worker leaves there after every unit, "
+                      "but without the sticky bit the worker can also delete or replace your "
+                      "files and other users' there: {}; fix: sudo chmod o-w {} (or sudo chmod +t "
+                      "for a folder every user must write to)",
                       list, list),
           ""};
 }

@@ -1,7 +1,8 @@
-// doctor for isolation user: the worker's leftovers are swept from /tmp, /var/tmp and /dev/shm
-// (leftovers.h); any other world-writable folder of the root file system without the sticky bit
-// is a place where the worker could plant a file for the next unit or the owner, or replace one
-// of another user's. Each is a warning with its fix.
+// doctor for isolation user: the worker's leftovers are swept from every world-writable folder
+// after every unit (leftovers.h, shared_places.h), but in one without the sticky bit the worker
+// can also delete, rename or replace another user's file (the owner's included), and no sweep
+// undoes that. Each such folder of the root file system outside /tmp, /var/tmp and /dev/shm is a
+// warning with its fix.
 #pragma once
 
 #include <string>
