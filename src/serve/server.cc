@@ -26,6 +26,7 @@ struct Server::Impl {
   Children& children;
   tcp::acceptor acceptor;
   net::signal_set signals, sigchld;
+  std::string bound_address;  // what the acceptor holds, read once bound
 
   void accept() {
     acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket s) {
@@ -73,6 +74,10 @@ int Server::port() const {
   return impl_->shared.port;
 }
 
+std::string Server::address() const {
+  return impl_->bound_address;
+}
+
 Result<std::unique_ptr<Server>> Server::bind(const ServeOptions& opts, std::string token, Api& api,
                                              Children& children) {
   auto impl = std::make_unique<Impl>(opts, std::move(token), api, children);
@@ -90,7 +95,10 @@ Result<std::unique_ptr<Server>> Server::bind(const ServeOptions& opts, std::stri
         opts.address, opts.port, ec.message());
   if (a.listen(net::socket_base::max_listen_connections, ec); ec)
     return fail("listen: {}", ec.message());
-  impl->shared.port = a.local_endpoint().port();
+  auto local = a.local_endpoint(ec);
+  if (ec) return fail("listen on {}:{}: {}", opts.address, opts.port, ec.message());
+  impl->shared.port = local.port();
+  impl->bound_address = local.address().to_string();
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 

@@ -9,7 +9,7 @@ import subprocess
 import time
 import unittest
 
-from world import SECRET, World, wait_for
+from world import BINARY, SECRET, World, wait_for
 
 RESPONSES = []  # every response head seen, checked for Access-Control-* at the end
 
@@ -411,6 +411,49 @@ class ServeLifecycle(unittest.TestCase):
         self.assertEqual(request(port, "GET", "/api/v1/units", token=token)[0], 200)
         self.w.stop()
         self.assertIn("WARNING", self.w.server_log())
+
+    def test_the_url_names_the_ipv6_loopback_it_listens_on(self):
+        # Issue 25: bound to [::1], it printed http://127.0.0.1:P/, and another server on
+        # 127.0.0.1:P read the token from the page's location.hash.
+        try:
+            with socket.socket(socket.AF_INET6) as probe:
+                probe.bind(("::1", 0))
+        except OSError as e:
+            self.skipTest(f"no IPv6 loopback here: {e}")
+        port, token, url = self.w.serve("--listen", "[::1]:0")
+        self.assertEqual(self.w.address, "::1")
+        self.assertEqual(url, f"http://[::1]:{port}/#token={token}")
+        with socket.create_connection(("::1", port), timeout=30) as s:
+            s.sendall(f"GET / HTTP/1.1\r\nHost: [::1]:{port}\r\nConnection: close\r\n\r\n"
+                      .encode())
+            buf = b""
+            while chunk := s.recv(65536):
+                buf += chunk
+        self.assertTrue(buf.startswith(b"HTTP/1.1 200 "), buf[:200])
+        self.w.stop()
+        # Without --json: the address in brackets, and the URL to it.
+        p = subprocess.Popen([BINARY, "--config", self.w.config, "serve", "--listen", "[::1]:0"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.w.env,
+                             text=True)
+        try:
+            listening, opened = p.stdout.readline(), p.stdout.readline()
+        finally:
+            p.terminate()
+            p.wait(timeout=30)
+        self.assertRegex(listening, r"^awaywork serve: listening on \[::1\]:\d+$")
+        self.assertRegex(opened, r"^open http://\[::1\]:\d+/#token=[0-9a-f]+$")
+        self.assertNotIn("127.0.0.1", listening + opened)
+
+    def test_no_url_is_printed_when_it_holds_neither_loopback_name(self):
+        # 127.0.0.2 is loopback, but the page answers only to 127.0.0.1, localhost and [::1]: a
+        # URL to 127.0.0.1 would go to another program on that port.
+        port, token, url = self.w.serve("--listen", "127.0.0.2:0", "--listen-anywhere")
+        self.assertIsNone(url)
+        self.assertEqual(self.w.address, "127.0.0.2")
+        self.assertGreaterEqual(len(token), 32)
+        self.w.stop()
+        self.assertIn("no URL printed", self.w.server_log())
+        self.assertIn("state/serve/token", self.w.server_log())
 
     def units_started_die_with_the_server(self, sig):
         port, token, _ = self.w.serve()

@@ -118,8 +118,13 @@ forges:
                                        env=self.env)
         line = self.server.stdout.readline()
         info = json.loads(line)
-        self.port, self.url = info["port"], info["url"]
-        self.token = self.url.split("#token=")[1]
+        self.port, self.url, self.address = info["port"], info["url"], info["address"]
+        # No URL when the server holds neither 127.0.0.1 nor [::1]: the token is in the file.
+        if self.url:
+            self.token = self.url.split("#token=")[1]
+        else:
+            with open(info["token_file"]) as f:
+                self.token = f.read().strip()
         return self.port, self.token, self.url
 
     def server_log(self):
