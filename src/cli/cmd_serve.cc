@@ -80,6 +80,9 @@ int cmd_serve(const GlobalOptions& g, const ServeCliOptions& o) {
     fmt::print("awaywork serve: listening on {}\n", listening);
   std::fflush(stdout);
   (*server)->run();
+  // run() returns once every unit this server started has ended. One killed after the grace
+  // could not record its end; it is marked interrupted now rather than by the next command.
+  if (auto again = Store::open(state)) recover_abandoned(*cfg, *again);
   return kExitDone;
 }
 

@@ -473,6 +473,32 @@ class ServeLifecycle(unittest.TestCase):
     def test_units_it_started_are_interrupted_when_it_is_stopped(self):
         self.units_started_die_with_the_server(signal.SIGTERM)
 
+    def test_sigterm_exits_only_after_its_units_ended_and_were_recorded(self):
+        # Issue 25: it exited 3 ms after SIGTERM, mid-wait (no open connection left the event
+        # loop without work), leaving its units to PR_SET_PDEATHSIG with no grace and no SIGKILL.
+        port, token, _ = self.w.serve()
+        units = []
+        for _ in range(2):
+            status, _, body = request(port, "POST", "/api/v1/units", token=token, body=json.dumps(
+                {"repo": "demo", "prompt": "long", "agent": "slow", "unit_seconds": 600}).encode())
+            self.assertEqual(status, 202, body)
+            uid = json.loads(body)["id"]
+            u = json.loads(self.w.awaywork("show", uid, "--json").stdout)
+            units.append((uid, u["runner_pid"]))
+        start = time.monotonic()
+        self.w.server.send_signal(signal.SIGTERM)
+        self.assertEqual(self.w.server.wait(timeout=30), 0)
+        self.assertLess(time.monotonic() - start, 25, "10 s of grace, then SIGKILL")
+        # At once, no waiting: the server reaped each run before it exited.
+        for uid, runner in units:
+            self.assertFalse(os.path.exists(f"/proc/{runner}"), f"the run of {uid} outlived serve")
+        with open(os.path.join(self.w.root, "state/serve/token")) as f:
+            self.assertEqual(f.read().strip(), token)
+        for uid, _ in units:
+            u = json.loads(self.w.awaywork("show", uid, "--json").stdout)
+            self.assertEqual(u["state"], "interrupted", u)
+        self.assertIn("stopping the units", self.w.server_log())
+
     def test_units_it_started_die_when_it_is_killed(self):
         self.units_started_die_with_the_server(signal.SIGKILL)
 
