@@ -1,5 +1,6 @@
 // The awaywork dashboard: one page over the local API (/api/v1). Every text that comes from a
-// unit (log, diff, prompt, refusals) is set with textContent, never parsed as HTML.
+// unit (log, diff, prompt, refusals) is set with textContent, never parsed as HTML, and its
+// control, bidi and invisible characters are shown as symbols (inert()).
 "use strict";
 
 const TOKEN_KEY = "awaywork.token";
@@ -30,17 +31,21 @@ function el(tag, attrs, ...children) {
     if (k === "class") e.className = v;
     else if (k === "style") Object.assign(e.style, v); // CSSOM: the page's CSP forbids style attributes
     else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    // A tooltip (an issue's title) is read like text; a value or href must stay as given.
+    else if (k === "title" || k.startsWith("aria-")) e.setAttribute(k, inert(String(v)));
     else e.setAttribute(k, v === true ? "" : String(v));
   }
+  // Every text goes through inert(): titles, refusals, prompts, names and errors can all come
+  // from the agent or an issue's author.
   for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
-    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    e.append(c instanceof Node ? c : document.createTextNode(inert(String(c))));
   }
   return e;
 }
 
 function say(message) {
-  statusBox.textContent = message || "";
+  statusBox.textContent = inert(message || ""); // an API error can quote a repository or issue
 }
 
 class ApiError extends Error {}
@@ -111,10 +116,40 @@ function age(iso) {
 
 // Terminal output made inert: ESC and the other control characters become visible symbols
 // (U+2400 block), so an escape sequence is shown, never interpreted.
-function inert(text) {
+function controlPictures(text) {
   return text.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) =>
     c === "\x7f" ? "\u2421" : String.fromCharCode(0x2400 + c.charCodeAt(0))
   );
+}
+
+// The bidirectional controls: text after one displays in another order than it is stored and
+// compiled (Trojan Source, CVE-2021-42574).
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+// Characters that show nothing or change what is around them, each shown as <U+XXXX>: the format
+// characters (\p{Cf}: bidi controls, zero-width spaces and joiners, word joiner, BOM, soft
+// hyphen, the tag characters that smuggle ASCII past a reader), C1 controls, line and paragraph
+// separators, the blank letters (Hangul fillers, Khmer inherent vowels, the grapheme joiner) and
+// variation selectors (a run of them can carry bytes after an emoji).
+const HIDDEN = /[\p{Cf}\u0080-\u009F\u034F\u115F\u1160\u17B4\u17B5\u2028\u2029\u3164\uFE00-\uFE0F\uFFA0\u{E0100}-\u{E01EF}]/gu;
+// Kept where an emoji needs them: a ZWJ between two pictographs (👩‍💻), one text or emoji
+// presentation selector after an emoji (❤️).
+const EMOJI_BEFORE = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F]$/u;
+const EMOJI_AFTER = /^\p{Extended_Pictographic}/u;
+const EMOJI_BASE = /\p{Emoji}$/u;
+
+// context: the text shown just before this one (the previous chunk of a streamed log).
+function invisiblesShown(text, context = "") {
+  return text.replace(HIDDEN, (c, at, s) => {
+    const before = (at >= 2 ? "" : context) + s.slice(Math.max(0, at - 2), at);
+    if (c === "\u200D" && EMOJI_BEFORE.test(before) && EMOJI_AFTER.test(s.slice(at + 1, at + 3))) return c;
+    if ((c === "\uFE0E" || c === "\uFE0F") && EMOJI_BASE.test(before)) return c;
+    return "<U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") + ">";
+  });
+}
+
+// Hostile text made inert for display: nothing in it is interpreted or hidden.
+function inert(text, context = "") {
+  return invisiblesShown(controlPictures(text), context);
 }
 
 function sleep(msec, signal) {
@@ -265,28 +300,56 @@ function publishedSection(u) {
     el("code", {}, (u.published.commit || "").slice(0, 12)))];
 }
 
-// The diff: a file list with +/− counts, then the text, each line a span (textContent only).
+// The diff: a file list with +/− counts, then the text, each line a span (textContent only). As
+// on GitHub, hidden text is flagged: a warning above, its files marked in the list, its lines
+// marked and each such character shown as a highlighted <U+XXXX>.
 function diffSection(text) {
   const files = [];
-  let cur = null;
-  for (const line of text.split("\n")) {
-    const m = /^diff --git a\/(.*) b\/(.*)$/.exec(line);
-    if (m) { cur = { name: m[2], add: 0, del: 0 }; files.push(cur); continue; }
-    if (!cur || line.startsWith("+++") || line.startsWith("---")) continue;
-    if (line.startsWith("+")) cur.add++;
-    else if (line.startsWith("-")) cur.del++;
-  }
+  let cur = null, anyBidi = false, anyHidden = false;
   const pre = el("pre", { class: "diff", id: "diff", tabindex: 0 });
   for (const line of text.split("\n")) {
+    const m = /^diff --git a\/(.*) b\/(.*)$/.exec(line);
+    if (m) { cur = { name: m[2], add: 0, del: 0, hidden: "" }; files.push(cur); }
+    else if (cur && !line.startsWith("+++") && !line.startsWith("---")) {
+      if (line.startsWith("+")) cur.add++;
+      else if (line.startsWith("-")) cur.del++;
+    }
     const cls = line.startsWith("+") && !line.startsWith("+++") ? "add"
       : line.startsWith("-") && !line.startsWith("---") ? "del" : line.startsWith("@@") ? "hunk" : "";
-    pre.append(el("span", { class: cls }, inert(line) + "\n"));
+    // Control pictures alone do not flag a line: a CRLF file would flag every line.
+    const pictured = controlPictures(line);
+    const shown = invisiblesShown(pictured);
+    const span = document.createElement("span");
+    span.className = cls;
+    if (shown === pictured) {
+      span.textContent = shown + "\n";
+    } else {
+      const bidi = BIDI.test(line);
+      anyBidi ||= bidi;
+      anyHidden = true;
+      if (cur && cur.hidden !== "bidi") cur.hidden = bidi ? "bidi" : "invisible";
+      span.classList.add("hidden-text");
+      span.title = bidi ? "hidden bidirectional text on this line" : "invisible characters on this line";
+      for (const [i, part] of shown.split(/(<U\+[0-9A-F]{4,6}>)/).entries())
+        span.append(i % 2 ? el("span", { class: "hidden-char" }, part) : document.createTextNode(part));
+      span.append("\n");
+    }
+    pre.append(span);
   }
+  const warning = anyBidi
+    ? "This diff contains hidden bidirectional Unicode text: the marked lines may be read or " +
+      "compiled differently from how they display (Trojan Source). Each such character is shown as <U+…>."
+    : "This diff contains invisible Unicode characters: the marked lines hold text a reader " +
+      "would not see. Each such character is shown as <U+…>.";
   return [
+    anyHidden ? el("p", { class: "warning", id: "diff-hidden", role: "alert" }, "\u26a0 " + warning) : null,
     el("ul", { class: "files", id: "diff-files" }, files.map((f) =>
-      el("li", {}, el("span", { class: "plus" }, "+" + f.add), " ", el("span", { class: "minus" }, "\u2212" + f.del), " ", f.name))),
+      el("li", { "data-hidden": f.hidden || undefined },
+        el("span", { class: "plus" }, "+" + f.add), " ", el("span", { class: "minus" }, "\u2212" + f.del), " ", f.name,
+        f.hidden ? el("span", { class: "hidden-flag" },
+          f.hidden === "bidi" ? " \u26a0 hidden bidirectional text" : " \u26a0 invisible characters") : null))),
     pre,
-  ];
+  ].filter(Boolean);
 }
 
 // The live log: the transcript from the start, then new bytes as the phases write them, read
@@ -296,15 +359,22 @@ async function followLog(id, pre, signal) {
   if (!res.ok) throw new ApiError((await res.json()).error);
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
+  let held = "", shown = ""; // a trailing ZWJ waits for what it joins; the last text shown
   for (;;) {
     const { value, done } = await reader.read();
-    const text = decoder.decode(value || new Uint8Array(), { stream: !done });
+    let text = held + decoder.decode(value || new Uint8Array(), { stream: !done });
+    held = "";
+    if (!done && text.endsWith("\u200D")) {
+      held = "\u200D";
+      text = text.slice(0, -1);
+    }
     if (text) {
       const follow = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
-      pre.append(document.createTextNode(inert(text)));
-      pre.dataset.bytes = String(Number(pre.dataset.bytes || 0) + (value ? value.length : 0));
+      pre.append(document.createTextNode(inert(text, shown)));
+      shown = text.slice(-2);
       if (follow) pre.scrollTop = pre.scrollHeight;
     }
+    if (value) pre.dataset.bytes = String(Number(pre.dataset.bytes || 0) + value.length);
     if (done) break;
   }
   pre.dataset.ended = "true";

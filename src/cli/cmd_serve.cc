@@ -9,6 +9,7 @@
 #include "record/store.h"
 #include "serve/api.h"
 #include "serve/children.h"
+#include "serve/guard.h"
 #include "serve/server.h"
 #include "serve/token.h"
 #include "unit/pipeline.h"
@@ -44,23 +45,44 @@ int cmd_serve(const GlobalOptions& g, const ServeCliOptions& o) {
     return kExitUsage;
   }
   int port = (*server)->port();
-  std::string url = fmt::format("http://127.0.0.1:{}/#token={}", port, *token);
+  std::string bound = (*server)->address();
+  std::string listening = bound.find(':') == std::string::npos
+                              ? fmt::format("{}:{}", bound, port)
+                              : fmt::format("[{}]:{}", bound, port);
+  // The URL names the address this socket holds: one to 127.0.0.1 while bound to [::1] alone
+  // went to whatever else listened on 127.0.0.1 at this port, and the page there read the token
+  // from location.hash.
+  auto host = page_host(bound, port);
+  std::string url = host ? fmt::format("http://{}/#token={}", *host, *token) : "";
+  std::string token_file = state + "/serve/token";
   if (!is_loopback_address(opts->address))
     fmt::print(stderr,
                "awaywork serve: WARNING: listening on {} (--listen-anywhere): anyone who can "
                "reach this port and has the token can start units as you; the Host check still "
                "accepts only 127.0.0.1, localhost and [::1] names\n",
-               opts->address);
+               listening);
+  if (!host)
+    fmt::print(stderr,
+               "awaywork serve: no URL printed: this server holds neither 127.0.0.1 nor [::1] "
+               "(the only names the page answers to), and a URL to either would go to whatever "
+               "else listens there on port {0}. Forward that port here (ssh -L {0}:{1}) and take "
+               "the token from {2}\n",
+               port, listening, token_file);
   if (g.json)
-    fmt::print("{}\n", nlohmann::json{{"address", opts->address},
+    fmt::print("{}\n", nlohmann::json{{"address", bound},
                                       {"port", port},
-                                      {"url", url},
-                                      {"token_file", state + "/serve/token"}}
+                                      {"url", host ? nlohmann::json(url) : nlohmann::json()},
+                                      {"token_file", token_file}}
                            .dump());
+  else if (host)
+    fmt::print("awaywork serve: listening on {}\nopen {}\n", listening, url);
   else
-    fmt::print("awaywork serve: listening on {}:{}\nopen {}\n", opts->address, port, url);
+    fmt::print("awaywork serve: listening on {}\n", listening);
   std::fflush(stdout);
   (*server)->run();
+  // run() returns once every unit this server started has ended. One killed after the grace
+  // could not record its end; it is marked interrupted now rather than by the next command.
+  if (auto again = Store::open(state)) recover_abandoned(*cfg, *again);
   return kExitDone;
 }
 

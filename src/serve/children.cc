@@ -33,6 +33,11 @@ Result<pid_t> Children::spawn(const std::vector<std::string>& argv) {
   args.push_back(nullptr);
   pid_t parent = ::getpid();
   std::lock_guard lock(mu_);  // reap() must not see the pid before it is in kids_
+  if (stopping_) {
+    ::close(out), ::close(null);
+    ::unlink(out_path.c_str());
+    return fail("awaywork serve is stopping (SIGINT/SIGTERM); no unit is started now");
+  }
   pid_t pid = ::fork();
   if (pid == 0) {
     // The child of a multi-threaded process: system calls only, until exec.
@@ -96,26 +101,49 @@ void Children::release(pid_t pid) {
 }
 
 void Children::terminate_all(int grace_ms) {
-  reap();
+  // Each is signalled and killed under the lock, while it is known unreaped: its pid is then
+  // surely still its own, not a reused one.
   std::vector<pid_t> running;
   {
     std::lock_guard lock(mu_);
-    for (auto& [pid, c] : kids_)
-      if (!c.status) running.push_back(pid);
+    stopping_ = true;
+    for (auto& [pid, c] : kids_) {
+      if (c.status) continue;
+      int st = 0;
+      if (::waitpid(pid, &st, WNOHANG) == pid) {
+        c.status = st;
+        continue;
+      }
+      ::kill(pid, SIGTERM);
+      running.push_back(pid);
+    }
   }
-  for (pid_t pid : running) ::kill(pid, SIGTERM);
+  // Ended: reaped here or by reap() (which forgets a released child once reaped, so a pid no
+  // longer in kids_ has ended too).
+  auto ended = [this](pid_t pid) {
+    std::lock_guard lock(mu_);
+    auto it = kids_.find(pid);
+    if (it == kids_.end() || it->second.status) return true;
+    int st = 0;
+    if (::waitpid(pid, &st, WNOHANG) != pid) return false;
+    it->second.status = st;
+    return true;
+  };
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
   for (pid_t pid : running) {
-    while (!status(pid) && std::chrono::steady_clock::now() < deadline)
+    while (!ended(pid) && !hurry_ && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (!status(pid)) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
+    std::lock_guard lock(mu_);
+    auto it = kids_.find(pid);
+    if (it == kids_.end() || it->second.status) continue;
+    // Past the grace: the run's own group too (it is the leader, spawn() made it so).
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);
+    int st = 0;
+    if (::waitpid(pid, &st, 0) == pid) it->second.status = st;
   }
   std::lock_guard lock(mu_);
   for (auto& [pid, c] : kids_) ::unlink(c.out_path.c_str());
-  kids_.clear();
 }
 
 }  // namespace aw

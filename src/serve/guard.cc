@@ -20,6 +20,15 @@ bool loopback_host(std::string_view host, int port) {
   return false;
 }
 
+std::optional<std::string> page_host(std::string_view bound_address, int port) {
+  if (bound_address == "127.0.0.1" || bound_address == "0.0.0.0")
+    return fmt::format("127.0.0.1:{}", port);
+  // "::" is every IPv6 address, ::1 included; whether it also holds 127.0.0.1 depends on the
+  // socket's IPV6_V6ONLY, so the URL names the one it surely holds.
+  if (bound_address == "::1" || bound_address == "::") return fmt::format("[::1]:{}", port);
+  return std::nullopt;
+}
+
 std::optional<Refusal> guard(const GuardRequest& r, const GuardConfig& c) {
   if (r.method == "OPTIONS")
     return Refusal{405,

@@ -31,6 +31,13 @@ std::optional<Refusal> guard(const GuardRequest& r, const GuardConfig& c);
 // "127.0.0.1:PORT", "localhost:PORT" or "[::1]:PORT", exactly.
 bool loopback_host(std::string_view host, int port);
 
+// The host:port of the page's URL for a server bound to `bound_address` (an IP literal as the
+// socket reports it): a name loopback_host() accepts, on an address that socket holds.
+// "127.0.0.1" and "0.0.0.0" give "127.0.0.1:PORT"; "::1" and "::" give "[::1]:PORT". nullopt for
+// any other address: no loopback address is this server's then, and a URL to one would hand the
+// token to whatever else listens there.
+std::optional<std::string> page_host(std::string_view bound_address, int port);
+
 // Equal length and contents, in time that depends only on the length.
 bool equal_constant_time(std::string_view a, std::string_view b);
 

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <charconv>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -10,6 +11,11 @@
 #include "serve/server_internal.h"
 
 namespace aw {
+
+namespace {
+// How long the units get on SIGINT/SIGTERM to record themselves before SIGKILL.
+constexpr int kStopGraceMs = 10000;
+}  // namespace
 
 struct Server::Impl {
   Impl(const ServeOptions& o, std::string token, Api& api, Children& children)
@@ -26,6 +32,11 @@ struct Server::Impl {
   Children& children;
   tcp::acceptor acceptor;
   net::signal_set signals, sigchld;
+  std::string bound_address;  // what the acceptor holds, read once bound
+  // After SIGINT/SIGTERM: keeps the event loop running (a page following a unit sees it end)
+  // while `stopper` stops the units; run() joins it before returning.
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> hold;
+  std::thread stopper;
 
   void accept() {
     acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket s) {
@@ -73,6 +84,10 @@ int Server::port() const {
   return impl_->shared.port;
 }
 
+std::string Server::address() const {
+  return impl_->bound_address;
+}
+
 Result<std::unique_ptr<Server>> Server::bind(const ServeOptions& opts, std::string token, Api& api,
                                              Children& children) {
   auto impl = std::make_unique<Impl>(opts, std::move(token), api, children);
@@ -90,7 +105,10 @@ Result<std::unique_ptr<Server>> Server::bind(const ServeOptions& opts, std::stri
         opts.address, opts.port, ec.message());
   if (a.listen(net::socket_base::max_listen_connections, ec); ec)
     return fail("listen: {}", ec.message());
-  impl->shared.port = a.local_endpoint().port();
+  auto local = a.local_endpoint(ec);
+  if (ec) return fail("listen on {}:{}: {}", opts.address, opts.port, ec.message());
+  impl->shared.port = local.port();
+  impl->bound_address = local.address().to_string();
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 
@@ -100,19 +118,32 @@ void Server::run() {
   s.on_sigchld();
   s.signals.async_wait([&s](beast::error_code ec, int sig) {
     if (ec) return;
-    fmt::print(stderr, "serve: signal {}: stopping the units this server started\n", sig);
+    fmt::print(stderr,
+               "serve: signal {}: stopping the units this server started (up to {} s for them "
+               "to record themselves interrupted; a second signal kills them now)\n",
+               sig, kStopGraceMs / 1000);
     beast::error_code ignored;
     s.acceptor.close(ignored);
     s.sigchld.cancel(ignored);
-    // Each run records itself interrupted on SIGTERM; 10 s for them to do so.
-    std::thread([&s] {
-      s.children.terminate_all(10000);
+    // Each run records itself interrupted on SIGTERM. Without the guard the loop ran out of work
+    // when no connection was open, and the process exited mid-wait: no grace, no SIGKILL, and a
+    // detached thread left using a Children already destroyed.
+    s.hold.emplace(net::make_work_guard(s.ioc));
+    s.stopper = std::thread([&s] {
+      s.children.terminate_all(kStopGraceMs);
       s.ioc.stop();
-    }).detach();
+    });
+    s.signals.async_wait([&s](beast::error_code ec2, int) {
+      if (ec2) return;
+      fmt::print(stderr, "serve: second signal: killing the units now\n");
+      s.children.hurry();
+    });
   });
   std::thread second([&s] { s.ioc.run(); });
   s.ioc.run();
   second.join();
+  // The stopper stops the loop once every unit has ended; without a signal, never.
+  if (s.stopper.joinable()) s.stopper.join();
   s.pool.stop();
   s.pool.join();
 }

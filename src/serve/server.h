@@ -1,7 +1,7 @@
 // The HTTP server of `awaywork serve` (Boost.Beast): binds, then serves the dashboard and the API
 // until SIGINT/SIGTERM, when it stops the units it started. Every request passes guard() first.
 //   AW_TRY(auto server, Server::bind(opts, token, api, children));
-//   print(server->port());
+//   print(server->address(), server->port());
 //   server->run();  // blocks
 #pragma once
 
@@ -41,6 +41,8 @@ class Server {
                                               Children& children);
   ~Server();
   int port() const;
+  // The address the socket is bound to, as the kernel reports it ("127.0.0.1", "::1", "::").
+  std::string address() const;
   void run();
 
   struct Impl;

@@ -208,6 +208,66 @@ test("keyboard: Tab reaches the navigation and Enter follows it", async () => {
   await page.waitForSelector("body[data-rendered=doctor]", { timeout: 60000 });
 });
 
+// Trojan Source (issue 25): bidi controls and other invisible characters the agent wrote are
+// shown as <U+XXXX> wherever the page shows them, and the diff says it holds hidden bidi text.
+// The ZWJ of an emoji sequence is the one such character left as it is.
+const RAW_HIDDEN = /[\u061C\u00AD\u200B\u200C\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF\u{E0000}-\u{E007F}]/u;
+
+async function noRawHiddenText(where) {
+  const texts = await page.evaluate(() => [document.body.textContent,
+    ...[...document.querySelectorAll("[title]")].map((e) => e.title)]);
+  for (const t of texts) assert.ok(!RAW_HIDDEN.test(t), `${where}: ${JSON.stringify(t.slice(0, 300))}`);
+}
+
+async function submitted(fields) {
+  const r = await api(w, "POST", "/units", { repo: "demo", ...fields });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  await page.goto(`http://127.0.0.1:${w.port}/#/unit/${r.body.id}`);
+  await page.waitForFunction((id) => document.querySelector("h1")?.textContent === id, {}, r.body.id);
+  return r.body.id;
+}
+
+test("bidi and invisible characters are shown in the diff, log and task, and the diff is flagged", async () => {
+  await submitted({ prompt: "review the admin\u202E check\u2066 please", agent: "trojan" });
+  await page.waitForSelector("#diff-files li", { timeout: 60000 });
+  await page.waitForSelector("#log[data-ended=true]");
+  const diff = await text("#diff");
+  assert.ok(diff.includes('"user<U+202E> <U+2066>// admin only<U+2069> <U+2066>"'), diff);
+  assert.match(await text("#diff-hidden"), /hidden bidirectional Unicode text/);
+  const flagged = await page.$$eval("#diff-files li[data-hidden=bidi]", (lis) => lis.map((li) => li.textContent));
+  assert.ok(flagged.some((f) => f.includes("auth.c") && f.includes("hidden bidirectional text")), flagged.join("|"));
+  assert.ok((await page.$$("#diff .hidden-text .hidden-char")).length >= 4);
+  const log = await text("#log");
+  assert.ok(log.includes('"user<U+202E> <U+2066>// admin only<U+2069> <U+2066>"'), log);
+  assert.ok(log.includes("tags: <U+E0041><U+E0042>"), log);
+  assert.ok(log.includes("coder: \u{1F469}\u200D\u{1F4BB}"), "a ZWJ inside an emoji stays");
+  assert.match(await text("[data-fact=task]"), /admin<U\+202E> check<U\+2066> please/);
+  await noRawHiddenText("the unit page");
+  await shot("unit-trojan-source-1280");
+  await page.goto(`http://127.0.0.1:${w.port}/#/`);
+  await page.waitForFunction(() => document.querySelector("#units tbody").textContent.includes("admin<U+202E>"));
+  await noRawHiddenText("the list");
+});
+
+test("a refusal quoting a bidi file name shows the control", async () => {
+  await submitted({ prompt: "name a file", agent: "bidiname" });
+  await page.waitForSelector("body[data-unit-state=refused]", { timeout: 60000 });
+  const refusals = await page.$$eval("#refusals li", (lis) => lis.map((li) => li.textContent));
+  assert.ok(refusals.some((r) => r.includes("notes<U+202E>txt.sh")), refusals.join("|"));
+  await noRawHiddenText("the refused unit");
+});
+
+test("issue titles and tooltips are shown with their hidden characters", async () => {
+  const [link, dd, shown] = await page.evaluate(() => {
+    const a = issueLink({ repo: "o/r", number: 7, title: "fix login\u202Egnp.exe", url: "https://example.invalid/7" });
+    const d = el("dd", {}, [a, " fix login\u202Egnp.exe\u200B"]);
+    return [a.title, d.textContent, inert("a\u2067b\u061Cc\u200Fd\u00ADe\u0085f \u2764\uFE0F")];
+  });
+  assert.equal(link, "fix login<U+202E>gnp.exe");
+  assert.equal(dd, "o/r#7 fix login<U+202E>gnp.exe<U+200B>");
+  assert.equal(shown, "a<U+2067>b<U+061C>c<U+200F>d<U+00AD>e<U+0085>f \u2764\uFE0F");
+});
+
 test("the page logged no console error", () => {
   assert.deepEqual(errors, []);
 });

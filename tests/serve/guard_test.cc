@@ -65,6 +65,18 @@ TEST(Guard, ATokenInTheQueryIsRefusedBeforeAuthentication) {
   EXPECT_EQ(no->message.find(kToken), std::string::npos);
 }
 
+// Issue 25: bound to [::1] the URL named 127.0.0.1, where another program received the token.
+TEST(Guard, ThePagesUrlNamesAnAddressTheServerHoldsAndTheGuardAccepts) {
+  EXPECT_EQ(page_host("127.0.0.1", 8080), "127.0.0.1:8080");
+  EXPECT_EQ(page_host("0.0.0.0", 8080), "127.0.0.1:8080");
+  EXPECT_EQ(page_host("::1", 8080), "[::1]:8080");
+  EXPECT_EQ(page_host("::", 8080), "[::1]:8080");
+  for (const char* bound : {"127.0.0.2", "192.168.1.5", "::ffff:127.0.0.1", "fe80::1", ""})
+    EXPECT_EQ(page_host(bound, 8080), std::nullopt) << bound;
+  for (const char* bound : {"127.0.0.1", "0.0.0.0", "::1", "::"})
+    EXPECT_TRUE(loopback_host(*page_host(bound, 8080), 8080)) << bound;
+}
+
 TEST(Guard, ConstantTimeEqualityIsEquality) {
   EXPECT_TRUE(equal_constant_time("abc", "abc"));
   EXPECT_FALSE(equal_constant_time("abc", "abd"));

@@ -9,7 +9,7 @@ import subprocess
 import time
 import unittest
 
-from world import SECRET, World, wait_for
+from world import BINARY, SECRET, World, wait_for
 
 RESPONSES = []  # every response head seen, checked for Access-Control-* at the end
 
@@ -412,6 +412,49 @@ class ServeLifecycle(unittest.TestCase):
         self.w.stop()
         self.assertIn("WARNING", self.w.server_log())
 
+    def test_the_url_names_the_ipv6_loopback_it_listens_on(self):
+        # Issue 25: bound to [::1], it printed http://127.0.0.1:P/, and another server on
+        # 127.0.0.1:P read the token from the page's location.hash.
+        try:
+            with socket.socket(socket.AF_INET6) as probe:
+                probe.bind(("::1", 0))
+        except OSError as e:
+            self.skipTest(f"no IPv6 loopback here: {e}")
+        port, token, url = self.w.serve("--listen", "[::1]:0")
+        self.assertEqual(self.w.address, "::1")
+        self.assertEqual(url, f"http://[::1]:{port}/#token={token}")
+        with socket.create_connection(("::1", port), timeout=30) as s:
+            s.sendall(f"GET / HTTP/1.1\r\nHost: [::1]:{port}\r\nConnection: close\r\n\r\n"
+                      .encode())
+            buf = b""
+            while chunk := s.recv(65536):
+                buf += chunk
+        self.assertTrue(buf.startswith(b"HTTP/1.1 200 "), buf[:200])
+        self.w.stop()
+        # Without --json: the address in brackets, and the URL to it.
+        p = subprocess.Popen([BINARY, "--config", self.w.config, "serve", "--listen", "[::1]:0"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.w.env,
+                             text=True)
+        try:
+            listening, opened = p.stdout.readline(), p.stdout.readline()
+        finally:
+            p.terminate()
+            p.wait(timeout=30)
+        self.assertRegex(listening, r"^awaywork serve: listening on \[::1\]:\d+$")
+        self.assertRegex(opened, r"^open http://\[::1\]:\d+/#token=[0-9a-f]+$")
+        self.assertNotIn("127.0.0.1", listening + opened)
+
+    def test_no_url_is_printed_when_it_holds_neither_loopback_name(self):
+        # 127.0.0.2 is loopback, but the page answers only to 127.0.0.1, localhost and [::1]: a
+        # URL to 127.0.0.1 would go to another program on that port.
+        port, token, url = self.w.serve("--listen", "127.0.0.2:0", "--listen-anywhere")
+        self.assertIsNone(url)
+        self.assertEqual(self.w.address, "127.0.0.2")
+        self.assertGreaterEqual(len(token), 32)
+        self.w.stop()
+        self.assertIn("no URL printed", self.w.server_log())
+        self.assertIn("state/serve/token", self.w.server_log())
+
     def units_started_die_with_the_server(self, sig):
         port, token, _ = self.w.serve()
         status, _, body = request(port, "POST", "/api/v1/units", token=token, body=json.dumps(
@@ -429,6 +472,32 @@ class ServeLifecycle(unittest.TestCase):
 
     def test_units_it_started_are_interrupted_when_it_is_stopped(self):
         self.units_started_die_with_the_server(signal.SIGTERM)
+
+    def test_sigterm_exits_only_after_its_units_ended_and_were_recorded(self):
+        # Issue 25: it exited 3 ms after SIGTERM, mid-wait (no open connection left the event
+        # loop without work), leaving its units to PR_SET_PDEATHSIG with no grace and no SIGKILL.
+        port, token, _ = self.w.serve()
+        units = []
+        for _ in range(2):
+            status, _, body = request(port, "POST", "/api/v1/units", token=token, body=json.dumps(
+                {"repo": "demo", "prompt": "long", "agent": "slow", "unit_seconds": 600}).encode())
+            self.assertEqual(status, 202, body)
+            uid = json.loads(body)["id"]
+            u = json.loads(self.w.awaywork("show", uid, "--json").stdout)
+            units.append((uid, u["runner_pid"]))
+        start = time.monotonic()
+        self.w.server.send_signal(signal.SIGTERM)
+        self.assertEqual(self.w.server.wait(timeout=30), 0)
+        self.assertLess(time.monotonic() - start, 25, "10 s of grace, then SIGKILL")
+        # At once, no waiting: the server reaped each run before it exited.
+        for uid, runner in units:
+            self.assertFalse(os.path.exists(f"/proc/{runner}"), f"the run of {uid} outlived serve")
+        with open(os.path.join(self.w.root, "state/serve/token")) as f:
+            self.assertEqual(f.read().strip(), token)
+        for uid, _ in units:
+            u = json.loads(self.w.awaywork("show", uid, "--json").stdout)
+            self.assertEqual(u["state"], "interrupted", u)
+        self.assertIn("stopping the units", self.w.server_log())
 
     def test_units_it_started_die_when_it_is_killed(self):
         self.units_started_die_with_the_server(signal.SIGKILL)

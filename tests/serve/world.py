@@ -42,6 +42,23 @@ printf 'x\\n' > leak.txt
 """
 
 
+# Trojan Source (issue 25): bidi controls in a file it writes and in its log (U+202E, U+2066,
+# U+2069: the line displays as `"user") { // admin only` but compiles as one string), ASCII
+# smuggled in tag characters (U+E0041 U+E0042), and an emoji joined by a ZWJ, which stays.
+TROJAN_AGENT = """#!/bin/sh
+rlo=$(printf '\\342\\200\\256') lri=$(printf '\\342\\201\\246') pdi=$(printf '\\342\\201\\251')
+check="if (role != \\"user$rlo $lri// admin only$pdi $lri\\")"
+echo "role check: $check"
+printf 'tags: \\363\\240\\201\\201\\363\\240\\201\\202 coder: \\360\\237\\221\\251\\342\\200\\215\\360\\237\\222\\273\\n'
+printf 'int admin(const char *role) {\\n  %s return 0;\\n  return 1;\\n}\\n' "$check" > auth.c
+"""
+
+# A file whose name holds U+202E: the output check refuses it, and the refusal quotes the name.
+BIDI_NAME_AGENT = """#!/bin/sh
+echo x > "$(printf 'notes\\342\\200\\256txt.sh')"
+"""
+
+
 def git(cwd, *args):
     env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@localhost",
                GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@localhost", GIT_CONFIG_NOSYSTEM="1")
@@ -64,7 +81,9 @@ class World:
         git(self.src, "commit", "-qm", "initial")
         agents = os.path.join(self.root, "agents")
         os.makedirs(agents)
-        for name, body in (("slow", SLOW_AGENT), ("leaky", LEAKY_AGENT), ("ticker", TICKER_AGENT), ("spill", SPILL_AGENT)):
+        for name, body in (("slow", SLOW_AGENT), ("leaky", LEAKY_AGENT), ("ticker", TICKER_AGENT),
+                           ("spill", SPILL_AGENT), ("trojan", TROJAN_AGENT),
+                           ("bidiname", BIDI_NAME_AGENT)):
             path = os.path.join(agents, name)
             with open(path, "w") as f:
                 f.write(body)
@@ -84,6 +103,10 @@ agents:
     command: [{agents}/ticker]
   spill:
     command: [{agents}/spill]
+  trojan:
+    command: [{agents}/trojan]
+  bidiname:
+    command: [{agents}/bidiname]
 profiles:
   web:
     secrets: [GH_FAKE_TOKEN]
@@ -118,8 +141,13 @@ forges:
                                        env=self.env)
         line = self.server.stdout.readline()
         info = json.loads(line)
-        self.port, self.url = info["port"], info["url"]
-        self.token = self.url.split("#token=")[1]
+        self.port, self.url, self.address = info["port"], info["url"], info["address"]
+        # No URL when the server holds neither 127.0.0.1 nor [::1]: the token is in the file.
+        if self.url:
+            self.token = self.url.split("#token=")[1]
+        else:
+            with open(info["token_file"]) as f:
+                self.token = f.read().strip()
         return self.port, self.token, self.url
 
     def server_log(self):
