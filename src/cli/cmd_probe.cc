@@ -48,6 +48,7 @@ Status prepare(const Config& cfg, const UnitPaths& paths, SandboxPlan plan, bool
   AW_TRY(h.host, ProbeHost::start(plan, o));
   ProbeTargets t = h.host->targets();
   t.secrets.insert(t.secrets.end(), extra.secrets.begin(), extra.secrets.end());
+  t.writes.insert(t.writes.end(), extra.writes.begin(), extra.writes.end());
   if (unsandboxed) {  // nothing limits them: they would exhaust the owner's machine
     t.fork_bomb = 0;
     t.memory_hog = 0;

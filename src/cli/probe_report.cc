@@ -31,6 +31,12 @@ void probe_state_dir(const std::string& state, const std::string& own_run, Sandb
   for (const auto& n : entries(state + "/runs"))
     if (state + "/runs/" + n != own_run && others++ < 3)
       t.secrets.emplace_back("hidden.other_unit", state + "/runs/" + n);
+  // The folders above the unit's own ones are in the view only as the way to them: read-only,
+  // wherever they are (docs/sandbox.md), also when the state folder is under /tmp and they are
+  // made in the sandbox's private /tmp.
+  t.writes.emplace_back("write.state", state);
+  t.writes.emplace_back("write.runs", state + "/runs");
+  if (!own_run.empty()) t.writes.emplace_back("write.run_folder", own_run);
 }
 
 namespace {

@@ -16,7 +16,9 @@ namespace aw {
 
 // The state folder is hidden, but a unit's own folders are lent below it, so its mask holds their
 // (empty) mount points: probe what it holds instead, the database and other units' run folders.
-// own_run is this run's folder (runs/<id>), left out.
+// own_run is this run's folder (runs/<id>), left out. Creating a file in the state folder, in
+// runs/ and in own_run itself must fail (write.state, write.runs, write.run_folder): only the
+// unit's folders inside own_run are writable.
 void probe_state_dir(const std::string& state, const std::string& own_run, SandboxPlan& plan,
                      ProbeTargets& t);
 

@@ -172,6 +172,19 @@ void opencode(const LaunchExtras& x, ProviderLaunch& out) {
     out.env.emplace_back(k, "1");
 }
 
+// cursor-agent (not on npm, so not tried here; Cursor's public docs) loads a project's
+// .cursor/mcp.json servers, .cursor/rules, .cursor/hooks.json and .cursor/cli.json from the
+// folder it runs in, and no flag, variable or managed setting turns that off. What it cannot
+// read, it cannot load: the whole folder is masked by an empty one of awaywork's, bound
+// read-only at <clone>/.cursor in each agent phase (a missing .cursor gets an empty mount point:
+// git ignores an empty folder, the restore between rounds removes it). Without a view (sandbox
+// off) nothing masks it (docs/agents.md).
+void cursor(const LaunchExtras& x, ProviderLaunch& out) {
+  if (x.clone_settings || x.clone.empty()) return;
+  out.lent_folders.push_back(
+      {x.clone + "/.cursor", {}, "mask: the clone's .cursor (cursor)", /*agent_only=*/true});
+}
+
 // opencode 1.18.33 config `mcp` ({type: local, command: [argv], environment}; "{env:NAME}" is
 // substituted from its environment). Configured only: no live MCP test for opencode.
 nlohmann::json opencode_mcp(const LaunchExtras& x) {

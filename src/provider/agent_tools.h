@@ -23,6 +23,9 @@ std::vector<std::string> codex(const LaunchExtras& x, ProviderLaunch& out);
 void gemini(const LaunchExtras& x, ProviderLaunch& out);
 // opencode: the clone's opencode.json, .opencode/, AGENTS.md, CLAUDE.md and skills not loaded.
 void opencode(const LaunchExtras& x, ProviderLaunch& out);
+// cursor: nothing of its own turns the project's .cursor/ off; an empty folder of awaywork's is
+// bound read-only over <clone>/.cursor instead (a lent folder: the sandbox and the container).
+void cursor(const LaunchExtras& x, ProviderLaunch& out);
 
 // gemini's mcpServers; opencode: the `mcp` section of its config.
 nlohmann::json gemini_mcp(const LaunchExtras& x);

@@ -198,6 +198,7 @@ Result<ProviderLaunch> provider_launch(const ProviderSpec& spec,
     out.state_dirs = {unit_home + "/.config/opencode", unit_home + "/.local/share/opencode"};
   } else if (spec.name == "cursor") {
     out.state_dirs = {unit_home + "/.cursor"};
+    provider_tools::cursor(extras, out);
   } else if (!url.empty()) {
     // `command` (or an unknown name configured by hand): the script chooses what to read.
     out.env.emplace_back("AWAYWORK_INFERENCE_URL", url);

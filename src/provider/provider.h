@@ -42,6 +42,9 @@ struct LentFolder {
   std::string target;
   std::vector<std::pair<std::string, std::string>> files;
   std::string why;
+  // Bound in the agent phases only: a mask over a folder of the clone (cursor's .cursor) that
+  // setup and the checks, which the CLI does not run in, see as it is.
+  bool agent_only = false;
 };
 
 struct ProviderLaunch {

@@ -1,6 +1,8 @@
 // The agent phase's provider side: launch, inference proxy, lent login, events (agent_session.h).
 #include "unit/agent_session.h"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -149,6 +151,28 @@ Status add_mcp_values(const AgentConfig& a, EnvPairs& env, std::vector<std::stri
   return {};
 }
 
+// Lend one of the provider's folders. One bound over a path of the clone (cursor's mask over
+// .cursor) covers a folder there, or nothing (an empty mount point is made): a file holds nothing
+// for the CLI to load and is left alone; a link would lead the CLI past the mask (and cannot hold
+// a mount), so a view that masks meets one with a clear refusal. No unit process runs yet, and
+// the restore between rounds puts the path back to the base's.
+Status lend_provider_folder(Isolator& iso, const LentFolder& f, const std::string& clone) {
+  bool over_clone = !clone.empty() && f.target.rfind(clone + "/", 0) == 0;
+  struct stat st {};
+  bool present = over_clone && ::lstat(f.target.c_str(), &st) == 0;
+  if (present && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) return {};
+  AW_TRY(bool lent, with_context(iso.lend_folder(f), f.why));
+  if (lent && present && S_ISLNK(st.st_mode)) {
+    std::string rel = f.target.substr(clone.size() + 1);
+    return fail(
+        "the clone's {0} is a link: the agent's CLI would load what it leads to, and awaywork "
+        "masks {0} with an empty read-only folder, which a link cannot hold ({1}); commit {0} as "
+        "a folder, or set `agent_settings: clone` for this repository to let the CLI load it",
+        rel, f.why);
+  }
+  return {};
+}
+
 }  // namespace
 
 AgentSession::AgentSession(std::unique_ptr<State> s) : s_(std::move(s)) {}
@@ -171,8 +195,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::start(const Config& cfg, con
   AW_TRY(s->launch, provider_launch(*s->spec, t.agent.command, url, s->token, paths.home, extras));
   for (const auto& d : s->launch.state_dirs) AW_CHECK(make_dirs(d, 0700));
   for (const auto& [path, content] : s->launch.files) AW_CHECK(write_file(path, content, 0600));
-  for (const auto& f : s->launch.lent_folders)
-    AW_CHECK(with_context(iso.lend_folder(f), f.why).map([](bool) {}));
+  for (const auto& f : s->launch.lent_folders) AW_CHECK(lend_provider_folder(iso, f, paths.work));
   for (const auto& p : s->launch.readonly_paths)
     AW_CHECK(with_context(iso.lend_path(p), "plugin " + p).map([](bool) {}));
   AW_CHECK(add_mcp_values(t.agent, s->launch.env, literals));

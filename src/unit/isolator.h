@@ -60,8 +60,8 @@ class Isolator {
   // that passes variables by name (container) must pass these too.
   virtual void add_agent_env_names(const std::vector<std::string>& names) { (void)names; }
   // Awaywork's own files (a CLI's managed settings) bound read-only at folder.target in every
-  // later phase, written where no phase can write. false: this isolation has no view to bind
-  // them into (unsandboxed), nothing is written.
+  // later phase (every later agent phase when folder.agent_only), written where no phase can
+  // write. false: this isolation has no view to bind them into (unsandboxed), nothing is written.
   virtual Result<bool> lend_folder(const LentFolder& folder) {
     (void)folder;
     return false;

@@ -151,7 +151,7 @@ class ContainerIsolator : public Isolator {
   // The engine's daemon binds from the run folder, which the container never sees.
   Result<bool> lend_folder(const LentFolder& folder) override {
     AW_TRY(std::string dir, write_lent_folder(run_root_, folder));
-    plan_.readonly_files.emplace_back(dir, folder.target);
+    (folder.agent_only ? agent_files_ : plan_.readonly_files).emplace_back(dir, folder.target);
     return true;
   }
 
@@ -190,8 +190,11 @@ class ContainerIsolator : public Isolator {
     }
     // The agent's own variables by name only: their values stay in the client's environment.
     plan.secret_names = profile_names_;
-    if (phase.agent)
+    if (phase.agent) {
       plan.secret_names.insert(plan.secret_names.end(), agent_env_.begin(), agent_env_.end());
+      plan.readonly_files.insert(plan.readonly_files.end(), agent_files_.begin(),
+                                 agent_files_.end());
+    }
     AW_TRY(Launcher inner, make_container_launcher(plan, container_name(index)));
     watch_ = std::make_unique<EngineWatch>(plan_.engine, container_name(index));
     // `{prompt_file}` in the agent's argv was filled with the run folder's copy; inside, the
@@ -302,6 +305,7 @@ class ContainerIsolator : public Isolator {
   size_t bridged_ = 0;             // how many of pairs_ it relays
   ContainerPlan plan_;
   std::vector<std::string> agent_env_;
+  std::vector<std::pair<std::string, std::string>> agent_files_;  // lent to the agent phases only
   std::vector<std::string> profile_names_;
   bool prompt_file_mode_ = false;
   UnitPaths paths_;

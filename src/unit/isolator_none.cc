@@ -35,6 +35,7 @@ std::string phase_path() {
 // for network: allowlist, the egress proxy with its log.
 struct SandboxState {
   SandboxPlan plan;
+  std::vector<SandboxPlan::ReadOnly> agent_readable;  // lent to the agent phases only
   std::optional<UnitNetns> netns;
   std::unique_ptr<EgressProxy> proxy;
   std::FILE* proxy_log = nullptr;
@@ -74,7 +75,8 @@ class NoneIsolator : public Isolator {
   Result<bool> lend_folder(const LentFolder& folder) override {
     if (!sandbox_) return false;
     AW_TRY(std::string dir, write_lent_folder(run_root_, folder));
-    sandbox_->plan.readable.push_back({dir, folder.target, folder.why});
+    (folder.agent_only ? sandbox_->agent_readable : sandbox_->plan.readable)
+        .push_back({dir, folder.target, folder.why});
     return true;
   }
 
@@ -89,6 +91,9 @@ class NoneIsolator : public Isolator {
   Result<Launcher> launcher(const PhasePlan& phase, int) override {
     if (!sandbox_) return Launcher{};
     SandboxPlan plan = sandbox_->plan;
+    if (phase.agent)
+      plan.readable.insert(plan.readable.end(), sandbox_->agent_readable.begin(),
+                           sandbox_->agent_readable.end());
     if (!phase.argv.empty()) lend_program(phase.argv[0], phase_path(), plan);
     return make_sandbox_launcher(plan);
   }

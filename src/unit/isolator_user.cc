@@ -116,7 +116,8 @@ class UserIsolator : public Isolator {
   Result<bool> lend_folder(const LentFolder& folder) override {
     if (!files_) return false;
     AW_TRY(std::string dir, write_lent_folder(files_->dir(), folder));
-    plan_.readable.push_back({dir, folder.target, folder.why});
+    (folder.agent_only ? agent_readable_ : plan_.readable)
+        .push_back({dir, folder.target, folder.why});
     return true;
   }
 
@@ -136,6 +137,8 @@ class UserIsolator : public Isolator {
   Result<Launcher> launcher(const PhasePlan& phase, int index) override {
     if (!files_) return make_warded_worker_launcher(handoff_.worker, report_path(index));
     SandboxPlan plan = plan_;
+    if (phase.agent)
+      plan.readable.insert(plan.readable.end(), agent_readable_.begin(), agent_readable_.end());
     if (!phase.argv.empty()) lend_program(phase.argv[0], phase_path(), plan);
     // Each bridged socket listens by now (the proxy starts before the first phase); the worker's
     // bridge connects as the worker. Idempotent, so every phase simply sets it again.
@@ -311,8 +314,9 @@ class UserIsolator : public Isolator {
   std::string note_;
   std::optional<SandboxChoice> sandbox_;
   SandboxPlan plan_;
-  std::unique_ptr<WorkerSandboxFiles> files_;  // set when the phases run sandboxed
-  std::unique_ptr<EgressProxy> egress_;        // network allowlist
+  std::vector<SandboxPlan::ReadOnly> agent_readable_;  // lent to the agent phases only
+  std::unique_ptr<WorkerSandboxFiles> files_;          // set when the phases run sandboxed
+  std::unique_ptr<EgressProxy> egress_;                // network allowlist
   std::FILE* egress_log_ = nullptr;
   bool no_repository_ = false;
   Handoff handoff_;

@@ -44,8 +44,11 @@ TEST_F(Probe, DefaultSandboxLeaksNothing) {
     EXPECT_TRUE(p["ok"].get<bool>()) << p.dump();
   }
   // The suite really ran: the kinds of probe a sandbox must answer are all there.
-  for (const char* n : {"write.etc", "net.host_loopback", "proc.owner_processes", "ptrace",
-                        "caps.none", "limits.pids", "limits.memory"})
+  // write.state, write.runs, write.run_folder: the state folder (here under /tmp, so made in the
+  // sandbox's private /tmp) and the folders down to the unit's own are read-only.
+  for (const char* n :
+       {"write.etc", "net.host_loopback", "proc.owner_processes", "ptrace", "caps.none",
+        "limits.pids", "limits.memory", "write.state", "write.runs", "write.run_folder"})
     EXPECT_TRUE(names.count(n)) << n << " missing from " << r.out;
   // The config file named by --config is one of the hidden paths probed.
   EXPECT_TRUE(names.count("hidden:" + config)) << r.out;
@@ -61,7 +64,8 @@ TEST_F(Probe, SandboxOffReportsLeaks) {
   std::set<std::string> leaked;
   for (const auto& p : r.record["probes"])
     if (!p["ok"].get<bool>()) leaked.insert(p["name"].get<std::string>());
-  for (const char* n : {"write.etc", "net.host_loopback", "proc.owner_processes", "keyring.owner"})
+  for (const char* n : {"write.etc", "net.host_loopback", "proc.owner_processes", "keyring.owner",
+                        "write.state", "write.runs", "write.run_folder"})
     EXPECT_TRUE(leaked.count(n)) << n << " should leak without the sandbox: " << r.out;
   EXPECT_TRUE(leaked.count("hidden:" + config)) << r.out;
 }

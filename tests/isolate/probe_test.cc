@@ -472,6 +472,40 @@ TEST(IsolateProbe, ProbeHostTargetsAreOkInsideAndFoundWithTheProtectionOff) {
   }
 }
 
+// The folders above a unit's own ones (the state folder, runs/, its run folder) are in the view
+// only as the way to them, read-only (docs/sandbox.md). With the state folder under the host's
+// /tmp they are made in the sandbox's private /tmp, which landlock lets the phase write to: the
+// read-only mounts are what refuse them, as the positive control with those off shows.
+TEST(IsolateProbe, FoldersAboveTheRunFolderRefuseWritesAlsoUnderTmp) {
+  NEED_ROOT();
+  World w;
+  struct TmpState {
+    std::string path;
+    TmpState() {
+      char tmpl[] = "/tmp/aw-sbx-state-XXXXXX";
+      path = ::mkdtemp(tmpl);
+    }
+    ~TmpState() { (void)remove_tree(path); }
+  } tmp;
+  std::string state = tmp.path + "/state", run = state + "/runs/u1";
+  for (const auto& d : {run + "/work", run + "/home", run + "/tmp", state + "/runs/u0"})
+    ASSERT_TRUE(make_dirs(d, 0755));
+  SandboxPlan plan = w.plan();
+  plan.writable = {w.clone, run + "/work", run + "/home", run + "/tmp"};
+  plan.hidden.push_back(state);
+  ProbeTargets t;
+  t.syscalls = false;
+  t.writes = {{"write.state", state}, {"write.runs", state + "/runs"}, {"write.run_folder", run}};
+  std::string raw;
+  auto r = w.probe(plan, t, 0, &raw);
+  EXPECT_EQ(leaks(r), std::set<std::string>{}) << raw;
+  EXPECT_EQ(r.size(), 3u) << raw;
+  plan.disable_for_test = {"readonly"};
+  auto off = w.probe(plan, t, 0, &raw);
+  EXPECT_EQ(leaks(off), (std::set<std::string>{"write.state", "write.runs", "write.run_folder"}))
+      << raw;
+}
+
 TEST(IsolateProbe, JsonOutputIsOneArrayWithNameOkAndDetail) {
   ProbeTargets t;
   t.syscalls = false;

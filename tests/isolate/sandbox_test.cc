@@ -188,6 +188,37 @@ TEST_F(IsolateSandbox, HiddenStateFolderStillExposesTheCloneInsideIt) {
   EXPECT_EQ(r.out, "u1\nok\n") << r.err;
 }
 
+TEST_F(IsolateSandbox, FoldersAboveTheCloneAreReadOnlyAlsoInThePrivateTmp) {
+  // A state folder under the host's /tmp: the folders leading to the unit's own ones are made in
+  // the sandbox's private /tmp, which is writable scratch; they are read-only all the same, as
+  // they are in the view's root, while /tmp beside them and the unit's folders stay writable.
+  char tmpl[] = "/tmp/aw-sbx-state-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string state = std::string(tmpl) + "/state", run = state + "/runs/u1";
+  ASSERT_TRUE(make_dirs(run + "/work"));
+  ASSERT_TRUE(make_dirs(run + "/outputs"));
+  ASSERT_TRUE(write_file(run + "/prompt.md", "task"));
+  plan.writable = {run + "/work", run + "/outputs", home};
+  plan.readable = {{run + "/prompt.md", run + "/prompt.md", "prompt"}};
+  plan.hidden = {state};
+  std::string script;
+  for (const auto& d : {std::string(tmpl), state, state + "/runs", run})
+    script +=
+        "touch " + d + "/x && echo wrote " + d + "; mkdir " + d + "/d && echo made " + d + "; ";
+  script +=
+      "touch f && echo clone; touch ../outputs/o && echo outputs; cat ../prompt.md; echo;"
+      "touch /tmp/t && echo tmp";
+  auto r = run_with(make_sandbox_launcher(plan), {"/bin/sh", "-c", script}, run + "/work");
+  (void)remove_tree(tmpl);
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "clone\noutputs\ntask\ntmp\n") << r.err;
+  // Refused by the mount, not by a permission the phase could change back.
+  size_t refusals = 0;
+  for (size_t at = 0; (at = r.err.find("Read-only file system", at)) != std::string::npos; ++at)
+    ++refusals;
+  EXPECT_EQ(refusals, 8u) << r.err;
+}
+
 TEST_F(IsolateSandbox, CloneInsideAMirroredLentFolderStaysWritable) {
   // A lent folder gets mirrored (a missing hidden name in it) while the clone lives below it.
   std::string owner = dir.path + "/owner", work = owner + "/src/repo";

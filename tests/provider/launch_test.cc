@@ -123,6 +123,29 @@ TEST(ProviderLaunch, CursorCannotRunBehindTheProxyAndSaysWhy) {
   EXPECT_TRUE(provider_launch(*find_provider("cursor"), {}, "", "", kHome));
 }
 
+// cursor-agent has no setting that turns a project's .cursor/ off: its agent phases get an empty
+// read-only folder over the clone's, unless the repository opts in.
+TEST(ProviderLaunch, CursorsAgentPhasesSeeAnEmptyReadOnlyCursorFolderUnlessOptedIn) {
+  LaunchExtras x;
+  x.clone = "/tmp/awaywork-Ab12Cd/work";
+  auto l = provider_launch(*find_provider("cursor"), {}, "", "", kHome, x);
+  ASSERT_TRUE(l) << l.error().message;
+  ASSERT_EQ(l->lent_folders.size(), 1u);
+  EXPECT_EQ(l->lent_folders[0].target, "/tmp/awaywork-Ab12Cd/work/.cursor");
+  EXPECT_TRUE(l->lent_folders[0].files.empty());
+  EXPECT_TRUE(l->lent_folders[0].agent_only) << "setup and the checks see the clone's .cursor";
+  x.clone_settings = true;
+  auto opted = provider_launch(*find_provider("cursor"), {}, "", "", kHome, x);
+  ASSERT_TRUE(opted);
+  EXPECT_TRUE(opted->lent_folders.empty());
+  // The managed settings of the others are for every phase.
+  x.clone_settings = false;
+  auto c = provider_launch(*find_provider("claude"), {}, kUrl, kToken, kHome, x);
+  ASSERT_TRUE(c);
+  ASSERT_EQ(c->lent_folders.size(), 1u);
+  EXPECT_FALSE(c->lent_folders[0].agent_only);
+}
+
 TEST(ProviderLaunch, CommandNeedsAnArgvAndGetsTheProxyInEnv) {
   const ProviderSpec& cmd = *find_provider("command");
   EXPECT_FALSE(provider_launch(cmd, {}, "", "", kHome));

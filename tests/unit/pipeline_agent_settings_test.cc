@@ -251,5 +251,71 @@ TEST_F(AgentSettings, RoundOnesHooksAndInstructionsNeverReachTheRealClaudeOfRoun
   EXPECT_EQ(sent.find("ROUND ONE SAYS"), std::string::npos) << "round 1's words reached the model";
 }
 
+// cursor-agent is not installed here: a script configured as provider cursor stands in for it and
+// looks where the CLI would load the repository's configuration from (.cursor/mcp.json servers,
+// .cursor/rules, .cursor/hooks.json). In the default sandbox its agent phase sees an empty
+// read-only folder there, while a check (which the CLI does not run in) sees the clone's own;
+// with `agent_settings: clone` the agent sees the repository's files (the control).
+class CursorSettings : public UnitTest {
+ protected:
+  void SetUp() override {
+    UnitTest::SetUp();
+    if (::geteuid() != 0) {
+      if (std::getenv("CI") && std::string(std::getenv("CI")) == "true") FAIL() << "needs root";
+      GTEST_SKIP() << "needs root (the default sandbox's cgroup limits)";
+    }
+    make_repo({{"a.txt", "a\n"},
+               {".cursor/mcp.json",
+                "{\"mcpServers\": {\"evil\": {\"command\": \"sh\", \"args\": [\"-c\", "
+                "\"touch mcp-marker\"]}}}\n"},
+               {".cursor/rules/evil.mdc", "---\nalwaysApply: true\n---\nCURSOR RULE CANARY\n"},
+               {".cursor/hooks.json",
+                "{\"version\": 1, \"hooks\": {\"beforeShellExecution\": [{\"command\": "
+                "\"touch hook-marker\"}]}}\n"}});
+  }
+
+  RunOutput run_cursor(const std::string& repo_extra) {
+    std::string agent = agent_script(
+        "cursor-agent",
+        "set +e\n"
+        "{ echo \"entries: $(ls -A .cursor | tr '\\n' ' ')\"\n"
+        "  cat .cursor/mcp.json .cursor/rules/evil.mdc .cursor/hooks.json\n"
+        "  touch .cursor/planted && echo planted && rm -f .cursor/planted || echo plant-denied\n"
+        "} > \"$AWAYWORK_OUTPUTS/seen\" 2>&1\n"
+        "echo b > a.txt\n");
+    // The check reads the clone's rule: it fails if the mask were bound in its phase too.
+    write_config(agent, "    checks: [\"cat .cursor/rules/evil.mdc\"]\n" + repo_extra,
+                 "    provider: cursor\n    env: [CURSOR_API_KEY]\n");
+    return run_unit("edit", {}, {"CURSOR_API_KEY=key_FAKEcursorFAKEcursorFAKEcursor0123456789"});
+  }
+};
+
+TEST_F(CursorSettings, TheAgentPhaseSeesAnEmptyReadOnlyCursorFolderAndTheCheckTheClonesOwn) {
+  auto r = run_cursor("");
+  ASSERT_EQ(r.record["state"], "done") << r.out << r.err;
+  std::string run_dir = r.record["run_dir"];
+  std::string seen = read(run_dir + "/outputs/seen");
+  EXPECT_NE(seen.find("entries: \n"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("mcpServers"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("CURSOR RULE CANARY"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("beforeShellExecution"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("Read-only file system"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("plant-denied"), std::string::npos) << seen;
+  EXPECT_NE(r.record["phases"].dump().find("\"check"), std::string::npos) << r.out;
+  // The clone's own files are untouched: the patch is the agent's edit alone.
+  std::string patch = read(run_dir + "/patch.diff");
+  EXPECT_NE(patch.find("+b"), std::string::npos) << patch;
+  EXPECT_EQ(patch.find(".cursor"), std::string::npos) << patch;
+}
+
+TEST_F(CursorSettings, WithAgentSettingsCloneTheAgentSeesTheRepositorysCursorFolder) {
+  auto r = run_cursor("    agent_settings: clone\n");
+  ASSERT_EQ(r.record["state"], "done") << r.out << r.err;
+  std::string seen = read(r.record["run_dir"].get<std::string>() + "/outputs/seen");
+  EXPECT_NE(seen.find("mcpServers"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("CURSOR RULE CANARY"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("\nplanted\n"), std::string::npos) << seen;
+}
+
 }  // namespace
 }  // namespace aw::test

@@ -3,7 +3,8 @@
 // Like bwrap, we first pivot into a private tmpfs so that the host's tree is at /oldroot and the
 // view is assembled at /newroot: a fresh tmpfs holding the system trees bound read-only, the
 // unit's folders, the lent paths, a private /tmp and /run, a fresh /proc and a minimal /dev; the
-// folders leading to a bound path are empty, and the whole root is read-only once built. Then
+// folders leading to a bound path are empty and read-only (in the root, and in the private /tmp
+// too), and the whole root is read-only once built. Then
 // /newroot becomes / and /oldroot is detached. Every path is
 // resolved with openat2(RESOLVE_NO_SYMLINKS) and mounted by fd (open_tree/move_mount), so a link
 // planted by an earlier phase can never redirect a bind or a mask.
@@ -95,6 +96,7 @@ class ViewBuilder {
     if (err.empty()) err = lent_binds();
     if (err.empty() && plan_.enabled("hidden")) err = hide_paths();
     if (err.empty() && plan_.enabled("rootonly")) err = mask_root_only();
+    if (err.empty() && plan_.enabled("readonly")) err = seal_leading_folders();
     if (err.empty() && plan_.enabled("view") && plan_.enabled("readonly") &&
         set_attr(AT_FDCWD, "/newroot", 0,
                  MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV) != 0)
@@ -480,6 +482,39 @@ class ViewBuilder {
     for (const auto& [dir, names] : missing) {
       std::string err = mask_missing(dir, names);
       if (!err.empty()) return err;
+    }
+    return {};
+  }
+
+  // The folders leading to a bound path inside a private tmpfs (/tmp, /run, /dev/shm) are made
+  // there by make_path, and would be as writable as the rest of that scratch space: a state
+  // folder under the host's /tmp puts the clone at /tmp/.../state/runs/ID/work, and the phase
+  // could write into the state folder, runs/ and its run folder. Elsewhere those folders are in
+  // the view's root, read-only once built; here the first folder below the tmpfs is bound onto
+  // itself read-only (recursively, so the binds and masks below it stay as they are).
+  std::string seal_leading_folders() {
+    std::set<std::string> targets(plan_.writable.begin(), plan_.writable.end());
+    for (const auto& r : plan_.readable) targets.insert(r.target);
+    std::vector<std::string> scratch = {"/dev/shm"};
+    if (plan_.enabled("tmp")) scratch.push_back("/tmp");
+    if (plan_.enabled("run")) scratch.push_back("/run");
+    std::set<std::string> tops;
+    for (const auto& t : targets)
+      for (const auto& s : scratch) {
+        if (!under(t, s) || t == s) continue;
+        std::string top = t.substr(0, t.find('/', s.size() + 1));
+        if (!targets.count(top)) tops.insert(top);  // a bound path itself is what it is
+      }
+    for (const auto& top : tops) {
+      Fd tree(
+          ::open_tree(root_.fd, top.substr(1).c_str(),
+                      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW));
+      if (!tree) return fail("clone mount of", top);
+      if (set_attr(tree.fd, "", AT_EMPTY_PATH,
+                   MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV) != 0)
+        return fail("make read-only", top);
+      Fd dst(open_beneath(root_.fd, top, O_PATH | O_DIRECTORY));
+      if (!dst || attach(tree.fd, dst.fd) != 0) return fail("bind read-only", top);
     }
     return {};
   }
