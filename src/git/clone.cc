@@ -53,7 +53,8 @@ Status make_work_clone(const std::string& src_git_dir, bool src_has_alternates,
 Status check_out_base(const Clone& c) {
   std::string dotgit = c.work + "/.git";
   AW_CHECK(make_dirs(dotgit + "/info"));
-  AW_CHECK(write_file(dotgit + "/info/attributes", gitx::kNeutralAttributes));
+  for (const auto& f : gitx::kCloneInfo)
+    AW_CHECK(write_file(dotgit + "/info/" + f.name, f.content, 0644));
   AW_CHECK(write_file(dotgit + "/config", c.saved_config));
   GitCall g = gitx::at(dotgit, {});
   g.work_tree = c.work;

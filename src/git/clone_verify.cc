@@ -1,6 +1,7 @@
 // After every phase: is the clone still the folder awaywork made, and does its .git still look
 // like awaywork wrote it? Verification comes first and changes nothing; only a clone that passes
-// is repaired (config rewritten, hooks removed). Nothing here follows a link the agent planted.
+// is repaired (config and info/ rewritten, hooks removed). Nothing here follows a link the agent
+// planted.
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -88,6 +89,59 @@ Status restore_config(const Clone& clone, std::vector<std::string>& notes) {
   return write_file(path, clone.saved_config, 0644);
 }
 
+bool is_info_file(const std::string& name) {
+  for (const auto& f : gitx::kCloneInfo)
+    if (name == f.name) return true;
+  return false;
+}
+
+// .git/info exactly as awaywork wrote it (gitx::kCloneInfo): a changed file rewritten, anything
+// else (grafts, sparse-checkout, a planted folder) removed. info/attributes outranks every other
+// attributes file of every git run in the clone: left as a phase wrote it (`* filter=x`), it
+// would switch on a filter in a later phase's git (docs/rounds.md).
+Status restore_info(const std::string& dotgit, std::vector<std::string>& notes) {
+  std::string info = dotgit + "/info";
+  struct stat st {};
+  if (::lstat(info.c_str(), &st) != 0) {
+    if (errno != ENOENT) return fail("lstat {}: {}", info, errno_text(errno));
+    notes.push_back("recreated missing .git/info");
+  } else if (!S_ISDIR(st.st_mode)) {
+    if (::unlink(info.c_str()) != 0) return fail("unlink {}: {}", info, errno_text(errno));
+    notes.push_back("replaced .git/info, which was not a folder");
+  }
+  if (::mkdir(info.c_str(), 0755) != 0 && errno != EEXIST)
+    return fail("mkdir {}: {}", info, errno_text(errno));
+  int fd = ::open(info.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == EACCES && ::chmod(info.c_str(), 0700) == 0)  // a phase closed it
+    fd = ::open(info.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return fail("open {}: {}", info, errno_text(errno));
+  DIR* d = ::fdopendir(fd);
+  if (!d) {
+    ::close(fd);
+    return fail("read {}: {}", info, errno_text(errno));
+  }
+  std::vector<std::string> doomed;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name != "." && name != ".." && !is_info_file(name)) doomed.push_back(name);
+  }
+  ::closedir(d);
+  for (const auto& name : doomed) {
+    AW_CHECK(remove_tree(info + "/" + name));
+    notes.push_back(fmt::format("removed .git/info/{}", name));
+  }
+  for (const auto& f : gitx::kCloneInfo) {
+    std::string path = info + "/" + f.name;
+    // A link, a folder, a fifo or an unreadable file: not what was written.
+    auto now = read_file(path, 1u << 16);
+    if (now && *now == f.content) continue;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) AW_CHECK(remove_tree(path));
+    AW_CHECK(write_file(path, f.content, 0644));
+    notes.push_back(fmt::format("restored .git/info/{}", f.name));
+  }
+  return {};
+}
+
 }  // namespace
 
 Status verify_and_restore(const Clone& clone, std::vector<std::string>& notes) {
@@ -97,6 +151,7 @@ Status verify_and_restore(const Clone& clone, std::vector<std::string>& notes) {
   AW_CHECK(with_context(no_redirection(dotgit), "clone lost"));
   AW_CHECK(with_context(restore_config(clone, notes), "restore clone"));
   AW_CHECK(with_context(clear_hooks(dotgit, notes), "restore clone"));
+  AW_CHECK(with_context(restore_info(dotgit, notes), "restore clone"));
   return {};
 }
 

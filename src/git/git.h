@@ -58,7 +58,9 @@ Result<Clone> make_clone(const SourceRepo& src, const std::string& base_commit,
 
 // After every phase: the clone and its .git are the same directories (lstat: device, inode, not
 // links); .git has no alternates, commondir or gitdir redirection. Then restore .git/config from
-// the saved copy and remove hooks. An Error means the clone is lost. Notes what was repaired.
+// the saved copy, remove hooks, and make .git/info exactly what make_clone wrote (its neutral
+// attributes and exclude; anything else there removed). An Error means the clone is lost. Notes
+// what was repaired.
 Status verify_and_restore(const Clone& clone, std::vector<std::string>& notes);
 
 // The agent CLIs' settings and instruction paths at a clone's top (.claude/, .codex/, .gemini/,
@@ -88,6 +90,16 @@ Result<BaseSnapshot> snapshot_base_paths(const Clone& clone, const std::vector<s
 // phases, when nothing of the unit runs.
 Status restore_base_paths(const Clone& clone, const BaseSnapshot& snapshot,
                           std::vector<std::string>& notes);
+
+// Between agent rounds: no git repository below the clone's top. Every `.git` below it (a folder,
+// a gitfile or a link, at any depth, `.away` included) is removed, and so is `.git/modules`: git
+// at the top recurses into a nested repository that a gitlink in the agent's index names and runs
+// there with that repository's config (core.fsmonitor, hooks, filters), so one a round planted
+// would run in the next round's first `git status`. The folders stay as plain files of the clone's
+// own repository; the patch refuses `.git` at any depth, so nothing publishable is lost. From a
+// descriptor of the verified clone folder, never through a link; refuses a tree deeper than 256
+// folders (an Error loses the clone). notes: what was removed. Only between phases.
+Status remove_nested_repos(const Clone& clone, std::vector<std::string>& notes);
 
 struct Patch {
   std::string text;                  // git diff --cached <base>, hardened; may be empty

@@ -11,6 +11,10 @@ const char kNeutralAttributes[] =
     "* !text !eol !crlf !filter !diff !merge !ident !working-tree-encoding !export-subst "
     "!export-ignore !delta !whitespace\n";
 
+const char kCloneExclude[] = "# written by awaywork\n/.away/\n";
+
+const InfoFile kCloneInfo[2] = {{"attributes", kNeutralAttributes}, {"exclude", kCloneExclude}};
+
 std::string minimal_config(bool bare, const std::string& format) {
   // trustctime + checkstat=default: git trusts an index entry only when size, mtime, ctime,
   // inode, uid and gid all match. ctime cannot be set back by the agent (utimensat cannot touch

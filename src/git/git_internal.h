@@ -37,6 +37,18 @@ std::string minimal_config(bool bare, const std::string& format);
 // whatever the work tree's .gitattributes say. awaywork sees and publishes the raw bytes.
 extern const char kNeutralAttributes[];
 
+// The clone's $GIT_DIR/info/exclude: `.away/` (HOME, TMPDIR and outputs under isolation container)
+// is not the agent's work, for git run inside. Collecting reads the shadow's, never this one.
+extern const char kCloneExclude[];
+
+// What the clone's .git/info holds, as awaywork wrote it (name, content): after every phase it is
+// made exactly this again (clone_verify.cc).
+struct InfoFile {
+  const char* name;
+  const char* content;
+};
+extern const InfoFile kCloneInfo[2];
+
 // Write the files of a fresh bare git dir whose objects are borrowed (read-only) from
 // borrow_objects through objects/info/alternates.
 Status make_borrowing_git_dir(const std::string& dir, const std::string& borrow_objects,

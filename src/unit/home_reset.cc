@@ -18,9 +18,13 @@
 
 namespace aw {
 
+// git's own (.gitconfig, .config/git/): every phase's git reads neither (GIT_CONFIG_GLOBAL is
+// /dev/null, unit/steps.h), but a tool with a git library of its own may.
 const std::vector<std::string> kAgentHomePaths = {
-    ".claude",   ".claude.json", ".codex", ".gemini", ".config/opencode", ".local/share/opencode",
-    ".opencode", ".agents",      ".cursor"};
+    ".claude",    ".claude.json",     ".codex",
+    ".gemini",    ".config/opencode", ".local/share/opencode",
+    ".opencode",  ".agents",          ".cursor",
+    ".gitconfig", ".config/git"};
 
 namespace {
 

@@ -1,6 +1,7 @@
-// The agent CLIs' own folders in the unit's HOME, put back between rounds (docs/rounds.md): what
-// one round writes there (a ~/.claude/CLAUDE.md, an MCP server in $CODEX_HOME/config.toml, an
-// opencode plugin in ~/.config/opencode) must not become the next round's instructions or code.
+// The agent CLIs' own folders and git's own files in the unit's HOME, put back between rounds
+// (docs/rounds.md): what one round writes there (a ~/.claude/CLAUDE.md, an MCP server in
+// $CODEX_HOME/config.toml, an opencode plugin in ~/.config/opencode, a filter in ~/.gitconfig)
+// must not become the next round's instructions or code.
 //
 //   AW_TRY(HomeSnapshot s, snapshot_home(paths.home));   // before agent round 1
 //   AW_CHECK(restore_home(s, notes));                    // before each later round
@@ -18,7 +19,8 @@
 
 namespace aw {
 
-// The HOME paths a CLI loads instructions, settings, hooks, plugins or MCP servers from.
+// The HOME paths a CLI loads instructions, settings, hooks, plugins or MCP servers from, and
+// git's global config and attributes.
 extern const std::vector<std::string> kAgentHomePaths;
 
 struct HomeSnapshot {

@@ -122,9 +122,8 @@ class ContainerIsolator : public Isolator {
     AW_CHECK(restore_away(clone.work, notes));
     AW_TRY(std::string prompt, read_file(host_prompt_));
     AW_CHECK(write_file(inner_prompt_, prompt, 0600));
-    // For git run inside the container (`git status`, `git add -A`): .away is not the agent's
-    // work. Collecting never reads this file (make_patch excludes .away by pathspec).
-    (void)write_file(clone.work + "/.git/info/exclude", "/.away/\n", 0644);
+    // .away is not the agent's work for git run inside: the clone's .git/info/exclude says so
+    // (written with the clone, put back after every phase; git/clone.cc).
     clone_ = clone.work;
     if (plan_.network == Network::allowlist) AW_CHECK(start_egress());
     return {};
@@ -172,6 +171,7 @@ class ContainerIsolator : public Isolator {
                          {"AWAYWORK_UNIT", unit_},
                          {"AWAYWORK_OUTPUTS", paths_.outputs},
                          {"AWAYWORK_PHASE", phase.name}};
+    plan.placeholders.insert(plan.placeholders.end(), kPhaseGitEnv.begin(), kPhaseGitEnv.end());
     if (phase.agent && prompt_file_mode_) {
       plan.placeholders.emplace_back("AWAYWORK_PROMPT_FILE", inner_prompt_);
       // The clone's copy again from the run folder's: a later round's task, and never what a

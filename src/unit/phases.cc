@@ -120,6 +120,10 @@ void record_phase(const PhaseContext& ctx, PhaseRecord rec, UnitRecord& u) {
 
 }  // namespace
 
+const EnvPairs kPhaseGitEnv = {{"GIT_CONFIG_GLOBAL", "/dev/null"},
+                               {"GIT_CONFIG_SYSTEM", "/dev/null"},
+                               {"GIT_CONFIG_NOSYSTEM", "1"}};
+
 std::vector<std::string> unit_env(const UnitPaths& paths, const std::string& unit_id,
                                   const std::string& phase, const Isolator& iso,
                                   const std::vector<std::string>& owner_names,
@@ -133,6 +137,7 @@ std::vector<std::string> unit_env(const UnitPaths& paths, const std::string& uni
       {"AWAYWORK_PHASE", phase},
   };
   set.insert(set.end(), own.begin(), own.end());
+  set.insert(set.end(), kPhaseGitEnv.begin(), kPhaseGitEnv.end());
   if (!prompt_file.empty()) set.emplace_back("AWAYWORK_PROMPT_FILE", prompt_file);
   for (auto& kv : iso.extra_env()) set.push_back(kv);
   return build_env(environ, owner_names, set);

@@ -2,9 +2,10 @@
 // rounds on the one clone while the checks fail and rounds remain. Each phase goes through
 // run_one_phase, so every after-phase protection (kill and prove, identity checks, git metadata
 // restored, permissions closed) follows every round. Between rounds, on awaywork's side with
-// nothing of the unit running: the agent instruction paths are put back to the base's, the CLIs'
-// folders in HOME to what they held before round 1 (home_reset.h), the last
-// round's run token is revoked and a new one issued, and the task is rewritten.
+// nothing of the unit running: the agent instruction paths are put back to the base's, every
+// nested git repository is removed (git.h remove_nested_repos), the CLIs' and git's own files in
+// HOME go back to what they held before round 1 (home_reset.h), the last round's run token is
+// revoked and a new one issued, and the task is rewritten.
 #include <fmt/format.h>
 
 #include <optional>
@@ -48,8 +49,9 @@ RoundsEnd skipped(const PhaseOutput& out, UnitRecord& u) {
   return {false, UnitState::skipped};
 }
 
-// Everything between round-1 and round: the instruction paths restored (base read once), the
-// next run token, the task rewritten and kept in the record (redacted). An Error loses the unit.
+// Everything between round-1 and round: the instruction paths restored (base read once), nested
+// repositories removed, HOME's CLI and git files put back, the next run token, the task rewritten
+// and kept in the record (redacted). An Error loses the unit.
 Status between_rounds(const RoundsInput& in, int round, const std::vector<FailedCheck>& failed,
                       const std::string& first_task, std::optional<BaseSnapshot>& base,
                       const HomeSnapshot& home, UnitRecord& u) {
@@ -58,6 +60,7 @@ Status between_rounds(const RoundsInput& in, int round, const std::vector<Failed
   }
   std::vector<std::string> notes;
   AW_CHECK(restore_base_paths(in.clone, *base, notes));
+  AW_CHECK(remove_nested_repos(in.clone, notes));
   AW_CHECK(restore_home(home, notes));
   std::string agent = plan_round(in.ctx.target, in.ctx.paths, round).front().name;
   for (auto& n : notes) u.notes.push_back(fmt::format("before {}: {}", agent, n));

@@ -47,6 +47,14 @@ Status open_remote_source(const Config& cfg, Target& t);
 
 using EnvPairs = std::vector<std::pair<std::string, std::string>>;
 
+// Every phase's git reads no global or system config (docs/rounds.md): GIT_CONFIG_GLOBAL and
+// GIT_CONFIG_SYSTEM are /dev/null, GIT_CONFIG_NOSYSTEM=1, in every isolation (a container gets
+// them as placeholders). A ~/.gitconfig or ~/.config/git/config that one round writes (a filter,
+// core.hooksPath, a promisor remote) is then never what a later phase's git runs; /dev/null is
+// there in every view, nobody can replace it, and `git config --global` fails instead of leaving
+// a file behind. The owner gives a phase git settings through a profile (GIT_CONFIG_COUNT...).
+extern const EnvPairs kPhaseGitEnv;
+
 // A unit's profile with its secrets read from the secret store: what every phase gets in its
 // environment, by name. The values never go on an argv or into a record.
 struct ResolvedProfile {

@@ -111,5 +111,114 @@ TEST_F(GitTest, ConfigAndHooksLinksAreReplacedNeverFollowed) {
   EXPECT_TRUE(any_note_has(notes, "link"));
 }
 
+// A phase that switches a filter on in .git/info/attributes (the filter itself defined where the
+// next phase's git reads config, here a global file): after the restore the next git run in the
+// clone no longer runs it, and .git/info holds only what make_clone wrote.
+TEST_F(GitTest, InfoAPhaseChangedIsPutBackAndItsFilterNoLongerRuns) {
+  Clone c = clone_at(base);
+  std::string attributes = slurp(work + "/.git/info/attributes");
+  std::string exclude = slurp(work + "/.git/info/exclude");
+  EXPECT_NE(attributes.find("!filter"), std::string::npos) << attributes;
+  EXPECT_NE(exclude.find("/.away/"), std::string::npos) << exclude;
+  std::string global = tmp.path + "/global-config";
+  ASSERT_TRUE(write_file(global, "[filter \"x\"]\n\tclean = " + marker_script("filter") + "\n"));
+  ASSERT_TRUE(write_file(work + "/.git/info/attributes", "* filter=x\n"));
+  ASSERT_TRUE(write_file(work + "/.git/info/exclude", "*.txt\n"));
+  ASSERT_TRUE(write_file(work + "/.git/info/grafts", "planted\n"));
+  ASSERT_TRUE(make_dirs(work + "/.git/info/sub"));
+  ASSERT_TRUE(write_file(work + "/a.txt", "ALPHA\n", 0644));  // same size: git reads it
+  std::string status = "GIT_CONFIG_GLOBAL=" + sq(global) + " git status --porcelain";
+  sh(status, work);
+  ASSERT_TRUE(exists(marker)) << "the planted filter runs before the restore";
+  ASSERT_EQ(::unlink(marker.c_str()), 0);
+  std::vector<std::string> notes;
+  auto st = verify_and_restore(c, notes);
+  ASSERT_TRUE(st) << st.error().message;
+  EXPECT_EQ(slurp(work + "/.git/info/attributes"), attributes);
+  EXPECT_EQ(slurp(work + "/.git/info/exclude"), exclude);
+  EXPECT_FALSE(exists(work + "/.git/info/grafts"));
+  EXPECT_FALSE(exists(work + "/.git/info/sub"));
+  for (const char* n : {"restored .git/info/attributes", "restored .git/info/exclude",
+                        "removed .git/info/grafts", "removed .git/info/sub"})
+    EXPECT_TRUE(any_note_has(notes, n)) << n;
+  EXPECT_EQ(sh(status, work), " M a.txt");
+  EXPECT_FALSE(exists(marker)) << slurp(marker);
+  std::vector<std::string> again;
+  ASSERT_TRUE(verify_and_restore(c, again));
+  EXPECT_TRUE(again.empty()) << again.front();
+}
+
+TEST_F(GitTest, InfoOrItsFilesAsLinksAreReplacedNeverFollowed) {
+  Clone c = clone_at(base);
+  std::string attributes = slurp(work + "/.git/info/attributes");
+  std::string outside = tmp.path + "/outside";
+  ASSERT_TRUE(make_dirs(outside));
+  ASSERT_TRUE(write_file(outside + "/attributes", "the owner's\n"));
+  ASSERT_TRUE(write_file(outside + "/other", "the owner's\n"));
+  ASSERT_EQ(::unlink((work + "/.git/info/attributes").c_str()), 0);
+  ASSERT_EQ(::symlink((outside + "/attributes").c_str(), (work + "/.git/info/attributes").c_str()),
+            0);
+  std::vector<std::string> notes;
+  ASSERT_TRUE(verify_and_restore(c, notes));
+  EXPECT_EQ(slurp(work + "/.git/info/attributes"), attributes);
+  EXPECT_EQ(slurp(outside + "/attributes"), "the owner's\n");
+  ASSERT_TRUE(remove_tree(work + "/.git/info"));
+  ASSERT_EQ(::symlink(outside.c_str(), (work + "/.git/info").c_str()), 0);
+  notes.clear();
+  ASSERT_TRUE(verify_and_restore(c, notes));
+  struct stat st {};
+  ASSERT_EQ(::lstat((work + "/.git/info").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  EXPECT_EQ(slurp(work + "/.git/info/attributes"), attributes);
+  EXPECT_EQ(slurp(outside + "/attributes"), "the owner's\n");
+  EXPECT_EQ(slurp(outside + "/other"), "the owner's\n");
+  EXPECT_TRUE(any_note_has(notes, "not a folder"));
+}
+
+// A round leaves a nested repository whose config runs a command (core.fsmonitor) and puts it in
+// the clone's index as a gitlink: `git status` at the top recurses into it and runs that command.
+// After remove_nested_repos neither the top's git nor git in that folder runs it, and nothing
+// outside the clone (a linked folder holding a repository) is touched.
+TEST_F(GitTest, NestedRepositoriesAreRemovedAndTheirConfigNoLongerRunsFromTheTop) {
+  Clone c = clone_at(base);
+  std::string monitor = tmp.path + "/monitor";
+  ASSERT_TRUE(
+      write_file(monitor, "#!/bin/sh\necho fsmonitor >> " + sq(marker) + "\nexit 1\n", 0755));
+  sh("git init -q sub && printf 's\\n' > sub/s.txt && git -C sub add s.txt && "
+     "git -C sub commit -q -m s && git add sub && git -C sub config core.fsmonitor " +
+         sq(monitor),
+     work);
+  std::string outside = tmp.path + "/outside-repo";
+  sh("git init -q " + sq(outside));
+  ASSERT_TRUE(make_dirs(work + "/dir/inner"));
+  ASSERT_TRUE(write_file(work + "/dir/inner/.git", "gitdir: " + outside + "/.git\n"));
+  ASSERT_EQ(::symlink(outside.c_str(), (work + "/linked").c_str()), 0);
+  ASSERT_TRUE(make_dirs(work + "/.away/home/cache/.git"));
+  ASSERT_TRUE(make_dirs(work + "/.git/modules/m"));
+  ASSERT_TRUE(write_file(work + "/.git/modules/m/config", "[core]\n\tfsmonitor = x\n"));
+  sh("git status --porcelain", work);
+  ASSERT_TRUE(exists(marker)) << "the nested repository's fsmonitor runs before the removal";
+  ASSERT_EQ(::unlink(marker.c_str()), 0);
+  std::vector<std::string> notes;
+  auto st = remove_nested_repos(c, notes);
+  ASSERT_TRUE(st) << st.error().message;
+  EXPECT_FALSE(exists(work + "/sub/.git"));
+  EXPECT_EQ(slurp(work + "/sub/s.txt"), "s\n");
+  EXPECT_FALSE(exists(work + "/dir/inner/.git"));
+  EXPECT_FALSE(exists(work + "/.away/home/cache/.git"));
+  EXPECT_FALSE(exists(work + "/.git/modules"));
+  EXPECT_TRUE(exists(work + "/.git/config"));
+  EXPECT_TRUE(exists(outside + "/.git/config")) << "a linked folder is never entered";
+  for (const char* n : {"removed sub/.git", "removed dir/inner/.git",
+                        "removed .away/home/cache/.git", "removed .git/modules"})
+    EXPECT_TRUE(any_note_has(notes, n)) << n;
+  sh("git status --porcelain", work);
+  sh("git status --porcelain", work + "/sub");
+  EXPECT_FALSE(exists(marker)) << slurp(marker);
+  std::vector<std::string> again;
+  ASSERT_TRUE(remove_nested_repos(c, again));
+  EXPECT_TRUE(again.empty()) << again.front();
+}
+
 }  // namespace
 }  // namespace aw::test

@@ -1,4 +1,4 @@
-// The agent CLIs' folders in the unit's HOME between rounds (unit/home_reset.h), on a real folder:
+// The agent CLIs' folders and git's files in the unit's HOME between rounds (unit/home_reset.h):
 // what a hostile round wrote, linked or replaced there is put back as it was before round 1,
 // nothing outside HOME is touched through a link, and the lent Codex login stays.
 #include "unit/home_reset.h"
@@ -105,6 +105,28 @@ TEST_F(HomeReset, AReplacedHomeIsAnErrorAndNothingIsWritten) {
   ASSERT_FALSE(ok);
   EXPECT_NE(ok.error().message.find("was replaced"), std::string::npos) << ok.error().message;
   EXPECT_FALSE(path_exists(outside + "/.claude"));
+}
+
+// git's own files in HOME: what setup left in ~/.gitconfig stays, what a round added there or in
+// ~/.config/git (a filter, core.hooksPath, attributes switching it on) is gone before the next.
+TEST_F(HomeReset, GitsGlobalConfigAndAttributesArePutBack) {
+  ASSERT_TRUE(write_file(home + "/.gitconfig", "[user]\n\tname = setup\n"));
+  auto s = snapshot_home(home);
+  ASSERT_TRUE(s) << s.error().message;
+  ASSERT_TRUE(write_file(home + "/.gitconfig",
+                         "[user]\n\tname = setup\n[filter \"x\"]\n\tclean = touch /tmp/x\n"));
+  ASSERT_TRUE(make_dirs(home + "/.config/git"));
+  ASSERT_TRUE(write_file(home + "/.config/git/config", "[core]\n\thooksPath = /tmp/hooks\n"));
+  ASSERT_TRUE(write_file(home + "/.config/git/attributes", "* filter=x\n"));
+  std::vector<std::string> notes;
+  auto ok = restore_home(*s, notes);
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_EQ(slurp_or(home + "/.gitconfig"), "[user]\n\tname = setup\n");
+  EXPECT_FALSE(path_exists(home + "/.config/git"));
+  std::string all;
+  for (const auto& n : notes) all += n + "\n";
+  EXPECT_NE(all.find("~/.gitconfig put back"), std::string::npos) << all;
+  EXPECT_NE(all.find("~/.config/git put back"), std::string::npos) << all;
 }
 
 }  // namespace

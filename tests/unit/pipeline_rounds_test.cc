@@ -2,7 +2,8 @@
 // sandboxed where the machine can): a later round sees the failing checks' redacted output, spent
 // rounds publish nothing, a swapped clone ends the unit before another round, the agent
 // instruction paths are the base's again in round 2 without awaywork's side following a planted
-// link, and a failing when: skips the unit.
+// link, git that round 1 leaves (HOME's config, .git/info, a nested repository) does not run in
+// round 2, and a failing when: skips the unit.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -152,6 +153,108 @@ fi
     EXPECT_NE(notes.find(n), std::string::npos) << n << " in " << notes;
   std::string branch = r.record["branch"];
   EXPECT_EQ(git({"show", branch + ":CLAUDE.md"}), "base claude\n");
+}
+
+// Git that round 1 leaves behind must not run in round 2. Round 2 is a stand-in that does what
+// Claude Code does first: `git status` in the clone (its output kept, to show git ran), then
+// fixes the check. Each planted command would leave a marker in the outputs folder.
+const char* kRoundTwoGitStatus = R"sh(  o="$AWAYWORK_OUTPUTS"
+  env > "$o/env-2"
+  git status --porcelain > "$o/status" 2>&1 || echo "exit $?" >> "$o/status"
+)sh";
+
+std::string round_one_then_status(const std::string& round_one, const std::string& round_two) {
+  return std::string(kKeepTask) + "if [ \"$AWAYWORK_PHASE\" = 'agent 1' ]; then\n" + round_one +
+         "else\n" + kRoundTwoGitStatus + round_two + "  echo ok > fixed.txt\nfi\n";
+}
+
+// A filter defined in HOME's .gitconfig and switched on in .git/info/attributes would run on the
+// file round 1 rewrote when round 2's git compares it.
+TEST_F(Rounds, AFilterRoundOnePlantedInHomesGitconfigAndInfoAttributesDoesNotRunInRoundTwo) {
+  make_repo({{"a.txt", "x\n"}, {"check.sh", kCheck}});
+  write_config(agent_script("filter", round_one_then_status(R"sh(
+  printf '[filter "x"]\n\tclean = touch %s/ran-filter && cat\n' "$AWAYWORK_OUTPUTS" \
+    > "$HOME/.gitconfig"
+  echo '* filter=x' > .git/info/attributes
+  echo y > a.txt
+)sh",
+                                                            "")),
+               "    checks: [\"sh check.sh\"]\n    loop: {rounds: 2}\n");
+  auto r = run_unit("fix it");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string dir = r.record["run_dir"];
+  EXPECT_NE(read(dir + "/outputs/status").find(" M a.txt"), std::string::npos)
+      << read(dir + "/outputs/status");
+  EXPECT_FALSE(exists(dir + "/outputs/ran-filter")) << "round 1's filter ran in round 2";
+  EXPECT_NE(read(dir + "/outputs/env-2").find("GIT_CONFIG_GLOBAL=/dev/null\n"), std::string::npos);
+  EXPECT_NE(read(dir + "/outputs/env-2").find("GIT_CONFIG_NOSYSTEM=1\n"), std::string::npos);
+  std::string notes = r.record["notes"].dump();
+  for (const char* n : {"after agent 1: restored .git/info/attributes",
+                        "before agent 2: ~/.gitconfig put back as it was before round 1"})
+    EXPECT_NE(notes.find(n), std::string::npos) << n << " in " << notes;
+}
+
+// At the clone's top awaywork's .git/config sets core.hooksPath itself, which wins over HOME's;
+// HOME's would run in every other repository round 2's git opens, as a test suite's scratch one.
+TEST_F(Rounds, HooksPathRoundOnePlantedInHomesGitconfigDoesNotRunInRoundTwo) {
+  make_repo({{"a.txt", "x\n"}, {"check.sh", kCheck}});
+  write_config(agent_script("hooks", round_one_then_status(R"sh(
+  mkdir -p "$HOME/hooks"
+  for h in post-index-change pre-commit post-commit; do
+    printf '#!/bin/sh\ntouch %s/ran-hook-%s\n' "$AWAYWORK_OUTPUTS" "$h" > "$HOME/hooks/$h"
+    chmod +x "$HOME/hooks/$h"
+  done
+  printf '[core]\n\thooksPath = %s/hooks\n' "$HOME" > "$HOME/.gitconfig"
+  echo y > a.txt
+)sh",
+                                                           R"sh(  s="$TMPDIR/scratch"
+  git init -q "$s" && echo a > "$s/f" && git -C "$s" add f
+  GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@localhost GIT_COMMITTER_NAME=t \
+    GIT_COMMITTER_EMAIL=t@localhost git -C "$s" commit -qm scratch
+  git -C "$s" rev-list --count HEAD > "$o/scratch"
+)sh")),
+               "    checks: [\"sh check.sh\"]\n    loop: {rounds: 2}\n");
+  auto r = run_unit("fix it");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string dir = r.record["run_dir"];
+  EXPECT_NE(read(dir + "/outputs/status").find(" M a.txt"), std::string::npos)
+      << read(dir + "/outputs/status");
+  EXPECT_EQ(read(dir + "/outputs/scratch"), "1\n");
+  for (const char* h : {"post-index-change", "pre-commit", "post-commit"})
+    EXPECT_FALSE(exists(dir + "/outputs/ran-hook-" + h)) << h << " of round 1 ran in round 2";
+}
+
+// A nested repository with its own core.fsmonitor, put in the clone's index as a gitlink: git at
+// the top recurses into it, and the command rewrote sub/CLAUDE.md after awaywork had put the
+// instruction files back. Round 2 runs git at the top and in that folder; neither runs it.
+TEST_F(Rounds, ANestedRepositoryRoundOnePlantedDoesNotRunItsConfigInRoundTwo) {
+  make_repo({{"a.txt", "x\n"}, {"check.sh", kCheck}});
+  write_config(agent_script("nested", round_one_then_status(R"sh(
+  git init -q sub && echo s > sub/s.txt && git -C sub add s.txt
+  git -C sub -c user.name=r -c user.email=r@localhost commit -qm s
+  git add sub
+  git -C sub config core.fsmonitor \
+    "touch $AWAYWORK_OUTPUTS/ran-fsmonitor; echo planted > CLAUDE.md; false"
+)sh",
+                                                            R"sh(  cd sub
+  git status --porcelain > "$o/status-sub" 2>&1 || echo "exit $?" >> "$o/status-sub"
+  cd ..
+  if [ -e sub/CLAUDE.md ]; then cp sub/CLAUDE.md "$o/sub-claude"; fi
+)sh")),
+               "    checks: [\"sh check.sh\"]\n    loop: {rounds: 2}\n");
+  auto r = run_unit("fix it");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string dir = r.record["run_dir"];
+  EXPECT_NE(read(dir + "/outputs/status").find("A  sub"), std::string::npos)
+      << read(dir + "/outputs/status");
+  EXPECT_EQ(read(dir + "/outputs/status-sub").find("exit"), std::string::npos)
+      << read(dir + "/outputs/status-sub");
+  EXPECT_FALSE(exists(dir + "/outputs/ran-fsmonitor")) << "round 1's fsmonitor ran in round 2";
+  EXPECT_FALSE(exists(dir + "/outputs/sub-claude")) << read(dir + "/outputs/sub-claude");
+  std::string notes = r.record["notes"].dump();
+  EXPECT_NE(notes.find("before agent 2: removed sub/.git (a nested git repository)"),
+            std::string::npos)
+      << notes;
 }
 
 TEST_F(Rounds, WhenExitingZeroLetsTheAgentRun) {

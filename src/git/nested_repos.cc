@@ -1,0 +1,137 @@
+// Between agent rounds: no git repository below the clone's top (git.h remove_nested_repos).
+// git at the clone's top reads a nested repository's config when it recurses into it: a gitlink
+// in the agent's index whose folder holds a `.git` makes `git status` run `git status` in that
+// folder, and there the nested config's core.fsmonitor, hooks and filters run. A round that
+// planted one would have the next round's first `git status` run it, after awaywork had put the
+// instruction files back. Removing every nested `.git` makes each such folder plain files of the
+// clone's own repository (whose config awaywork rewrites after every phase); the patch check
+// refuses `.git` at any depth, so nothing publishable is lost. The round before is hostile and
+// fs.protected_symlinks may be 0: every step is relative to a folder descriptor opened with
+// O_NOFOLLOW, so a link is removed as a link and never entered. Nothing of the unit runs here.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "base/unique_fd.h"
+#include "git/git_internal.h"
+
+namespace aw {
+
+namespace {
+
+constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+
+// Deeper than this is refused, as restore_base_paths refuses it (each level holds a descriptor).
+constexpr int kMaxDepth = 256;
+
+// A folder below dirfd, never through a link; one a round closed is opened to the owner again
+// (fstatat said it is a folder, and nothing else runs).
+int open_dir_at(int dirfd, const std::string& name) {
+  int fd = ::openat(dirfd, name.c_str(), kDirFlags);
+  if (fd < 0 && errno == EACCES && ::fchmodat(dirfd, name.c_str(), 0700, 0) == 0)
+    fd = ::openat(dirfd, name.c_str(), kDirFlags);
+  return fd;
+}
+
+struct Name {
+  std::string name;
+  unsigned char type;  // d_type
+};
+
+std::vector<Name> names_in(int dirfd) {
+  std::vector<Name> out;
+  int dup = ::dup(dirfd);
+  DIR* d = dup < 0 ? nullptr : ::fdopendir(dup);
+  if (!d) {
+    if (dup >= 0) ::close(dup);
+    return out;
+  }
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") out.push_back({std::move(n), e->d_type});
+  }
+  ::closedir(d);
+  return out;
+}
+
+bool is_dir_at(int dirfd, const Name& n) {
+  if (n.type != DT_UNKNOWN) return n.type == DT_DIR;
+  struct stat st {};
+  return ::fstatat(dirfd, n.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+// rm -r of name below dirfd, never through a link.
+Status remove_at(int dirfd, const std::string& name, const std::string& shown, int depth) {
+  struct stat st {};
+  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno == ENOENT ? Status{} : fail("lstat {}: {}", shown, errno_text(errno));
+  if (S_ISDIR(st.st_mode)) {
+    if (depth > kMaxDepth) return fail("{} is more than {} folders deep", shown, kMaxDepth);
+    UniqueFd sub(open_dir_at(dirfd, name));
+    if (sub.get() < 0) return fail("open {}: {}", shown, errno_text(errno));
+    if ((st.st_mode & 0700) != 0700) (void)::fchmod(sub.get(), 0700);
+    for (const auto& n : names_in(sub.get()))
+      AW_CHECK(remove_at(sub.get(), n.name, shown + "/" + n.name, depth + 1));
+    if (::unlinkat(dirfd, name.c_str(), AT_REMOVEDIR) != 0)
+      return fail("remove {}: {}", shown, errno_text(errno));
+    return {};
+  }
+  if (::unlinkat(dirfd, name.c_str(), 0) != 0)
+    return fail("remove {}: {}", shown, errno_text(errno));
+  return {};
+}
+
+// Every `.git` below dirfd (shown as rel) removed, whatever it is (a folder, a gitfile, a link),
+// its path added to removed; the walk enters real folders only, `.away` included (HOME under
+// isolation container: a gitlink can name a folder there too). The top's own .git is skipped.
+Status walk(int dirfd, const std::string& rel, int depth, std::vector<std::string>& removed) {
+  if (depth > kMaxDepth) return fail("{} is more than {} folders deep; refused", rel, kMaxDepth);
+  for (const auto& n : names_in(dirfd)) {
+    std::string child = rel.empty() ? n.name : rel + "/" + n.name;
+    if (rel.empty() && n.name == ".git") continue;
+    if (n.name == ".git") {
+      AW_CHECK(remove_at(dirfd, n.name, child, depth));
+      removed.push_back(child);
+      continue;
+    }
+    if (!is_dir_at(dirfd, n)) continue;
+    UniqueFd sub(open_dir_at(dirfd, n.name));
+    if (sub.get() < 0) return fail("open {}: {}", child, errno_text(errno));
+    AW_CHECK(walk(sub.get(), child, depth + 1, removed));
+  }
+  return {};
+}
+
+// One note per removed `.git`, up to a few; the rest counted (a HOME's caches may hold many).
+constexpr size_t kNamedNotes = 10;
+
+}  // namespace
+
+Status remove_nested_repos(const Clone& c, std::vector<std::string>& notes) {
+  UniqueFd root(::open(c.work.c_str(), kDirFlags));
+  if (root.get() < 0) return fail("clone lost: open {}: {}", c.work, errno_text(errno));
+  struct stat st {};
+  if (::fstat(root.get(), &st) != 0 || st.st_dev != c.work_id.dev || st.st_ino != c.work_id.ino)
+    return fail("clone lost: {} is not the folder awaywork created", c.work);
+  std::vector<std::string> removed;
+  AW_CHECK(walk(root.get(), "", 0, removed));
+  for (size_t i = 0; i < removed.size() && i < kNamedNotes; ++i)
+    notes.push_back(fmt::format("removed {} (a nested git repository)", removed[i]));
+  if (removed.size() > kNamedNotes)
+    notes.push_back(
+        fmt::format("removed {} more nested git repositories", removed.size() - kNamedNotes));
+  // The submodules' git dirs: a gitfile (or `git submodule update`) would make them a nested
+  // repository again, with the config a round left in them.
+  UniqueFd dotgit(::openat(root.get(), ".git", kDirFlags));
+  if (dotgit.get() < 0) return fail("clone lost: open {}/.git: {}", c.work, errno_text(errno));
+  if (::fstatat(dotgit.get(), "modules", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    AW_CHECK(remove_at(dotgit.get(), "modules", ".git/modules", 1));
+    notes.push_back("removed .git/modules (the git dirs of nested repositories)");
+  }
+  return {};
+}
+
+}  // namespace aw
