@@ -24,6 +24,7 @@ steps_failed() {
   trap - ERR
   echo "" >&2
   if [ -n "$STEPS_CURRENT" ]; then
+    STEPS_TABLE+=("$(printf '%-20s %8s s  FAILED (exit %s)' "${STEPS_CURRENT%%: *}" "$(steps_secs "$STEPS_T0")" "$rc")")
     echo "$STEPS_NAME: FAILED: step '${STEPS_CURRENT%%: *}', command '${STEPS_CURRENT#*: }', exit $rc" >&2
   else
     echo "$STEPS_NAME: FAILED outside a step: command '$cmd', exit $rc" >&2
@@ -34,14 +35,14 @@ steps_failed() {
 steps_secs() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
 step() {
-  local name=$1 t0
+  local name=$1
   shift
   STEPS_CURRENT="$name: $*"
   echo "== $STEPS_NAME: $name ($*)"
-  t0=$(date +%s.%N)
+  STEPS_T0=$(date +%s.%N)
   "$@" | tee "$STEPS_LAST_OUT"
   local took
-  took=$(steps_secs "$t0")
+  took=$(steps_secs "$STEPS_T0")
   STEPS_TABLE+=("$(printf '%-20s %8s s' "$name" "$took")")
   echo "== $STEPS_NAME: $name: $took s"
   STEPS_CURRENT=
