@@ -1,5 +1,10 @@
 // Bounds loading: defaults, every key, and errors that say where and what.
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "check/bounds.h"
 
@@ -85,6 +90,43 @@ TEST(CheckBounds, UnprotectTakesOnlyTopLevelDotFolderNames) {
 
 TEST(CheckBounds, MissingFileIsAnError) {
   EXPECT_FALSE(load_bounds("/nonexistent/bounds.yml"));
+}
+
+// The first ```yaml block after the line holding `marker` in a file of the source tree, dedented
+// (README's examples sit in a list item).
+std::string yaml_example(const std::string& file, const std::string& marker) {
+  std::ifstream in(std::string(AW_SOURCE_DIR) + "/" + file);
+  std::string line, out;
+  bool found = false, inside = false;
+  size_t indent = 0;
+  while (std::getline(in, line)) {
+    if (!found) {
+      found = line.find(marker) != std::string::npos;
+    } else if (!inside) {
+      size_t at = line.find("```yaml");
+      if (at != std::string::npos) inside = true, indent = at;
+    } else if (line.find("```") != std::string::npos) {
+      return out;
+    } else {
+      out += (line.size() > indent ? line.substr(indent) : "") + "\n";
+    }
+  }
+  return "";
+}
+
+// Issue 31, item 17: README's example put add_labels beside requests, where the parser refuses
+// it; what the README shows must load, and mean what it says.
+TEST(CheckBounds, ReadmeExampleLoads) {
+  std::string text = yaml_example("README.md", "- **Bounds**, per repository");
+  ASSERT_FALSE(text.empty()) << "no ```yaml block after README's Bounds item";
+  YAML::Node doc = YAML::Load(text);
+  ASSERT_TRUE(doc["bounds"]) << text;
+  auto b = bounds_from_yaml(doc["bounds"], "README.md", "bounds");
+  ASSERT_TRUE(b) << b.error().message;
+  EXPECT_EQ(b->max_requests.at("add_labels"), 3);
+  EXPECT_EQ(b->allowed_labels, (std::vector<std::string>{"bug", "docs"}));
+  EXPECT_EQ(b->max_requests.at("create_issue"), 0);
+  EXPECT_EQ(b->unprotect, std::vector<std::string>{".github"});
 }
 
 }  // namespace

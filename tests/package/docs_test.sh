@@ -3,7 +3,9 @@
 # `awaywork --help` lists has docs/man/awaywork-CMD.1, named in awaywork(1), documenting exactly
 # the flags `awaywork CMD --help` prints (none missing, none made up); no page for a command
 # that does not exist; every page formats without a groff warning; the bash, zsh and fish
-# completions name every command and flag, bash's and fish's really complete them, zsh's parses.
+# completions name every command and flag, bash's and fish's really complete them, zsh's parses;
+# the manuals name no flag awaywork has not got, install.md every manual the package installs,
+# and the user unit no system-only target.
 # Usage: docs_test.sh AWAYWORK_BINARY SOURCE_DIR
 set -uo pipefail
 aw=$1
@@ -128,6 +130,40 @@ fi
 if need_shell zsh; then
   zsh -n "$comp/_awaywork" || fail "_awaywork does not parse (zsh -n)"
 fi
+
+# The manuals against the program and the package (issue 31, item 17).
+# A lone flag in backquotes must be one awaywork has: docs/rounds.md said `--seconds` for
+# `--unit-seconds`. The flags of other programs the manuals name (the agent CLIs, gh, git,
+# Chromium, docker), awaywork's hidden test-only --skip, and scripts/deps's own, are listed here.
+foreign=$(printf '%s\n' --dangerously-skip-permissions --setting-sources --strict-mcp-config \
+  --plugin-dir --hostname --no-hardlinks --no-sandbox --network --skip --for --print)
+every_flag=$global_flags
+for cmd in $commands; do
+  every_flag+=$'\n'$(flags_of "$cmd")
+  for sub in $(subcommands "$cmd"); do every_flag+=$'\n'$(flags_of "$cmd" "$sub"); done
+done
+for f in $(grep -ohE '`--[a-z][a-z-]*( [^`]*)?`' "$src"/README.md "$src"/docs/*.md |
+  grep -oE '^`--[a-z][a-z-]*' | tr -d '`' | sort -u); do
+  has "$f" "$every_flag"$'\n'--help$'\n'--version || has "$f" "$foreign" ||
+    fail "$(grep -lE "\`$f( [^\`]*)?\`" "$src"/README.md "$src"/docs/*.md | sed "s|^$src/||" | tr '\n' ' ')names $f, which no awaywork command has (another program's? list it in docs_test.sh)"
+done
+# install.md names every manual the package installs (cmake/package.cmake: docs/*.md), and says
+# to install the build's packages before scripts/package-deb.
+install=$src/docs/install.md
+row=$(grep -F '| `/usr/share/doc/awaywork/` |' "$install")
+for m in "$src"/docs/*.md; do
+  grep -qF "$(basename "$m")" <<<"$row" ||
+    fail "install.md's /usr/share/doc/awaywork/ row does not name $(basename "$m"), which the package installs"
+done
+deps_at=$(grep -n 'scripts/deps' "$install" | head -n1 | cut -d: -f1)
+package_at=$(grep -n 'scripts/package-deb' "$install" | head -n1 | cut -d: -f1)
+[ -n "$deps_at" ] && [ -n "$package_at" ] && [ "$deps_at" -lt "$package_at" ] ||
+  fail "install.md does not say to run scripts/deps before scripts/package-deb"
+# The user unit orders on nothing only the system manager has (a user manager has no
+# network-online.target: Wants= pulls nothing, After= orders nothing).
+unit=$src/contrib/systemd/awaywork-watch.service
+bad=$(grep -E '^(After|Before|Wants|Requires|Requisite|BindsTo|PartOf)=.*network(-online)?\.target' "$unit")
+[ -z "$bad" ] || fail "awaywork-watch.service (a user unit) names a system target: $bad"
 
 if [ "$failures" -ne 0 ]; then
   echo "docs_test: $failures failure(s)"

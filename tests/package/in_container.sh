@@ -30,6 +30,7 @@ unit=/usr/lib/systemd/user/awaywork-watch.service
 grep -qx 'ExecStart=/usr/bin/awaywork watch' "$unit" || fail "$unit does not run /usr/bin/awaywork watch"
 grep -qx 'Delegate=yes' "$unit" || fail "$unit lacks Delegate=yes"
 grep -q 'file:///usr/share/doc/awaywork/watch.md' "$unit" || fail "$unit points at another manual"
+! grep -qE '^(After|Wants)=.*network-online' "$unit" || fail "$unit wants network-online.target, which a user manager has not got"
 offered=$(bash -c '. /usr/share/bash-completion/completions/awaywork; COMP_WORDS=(awaywork ""); COMP_CWORD=1;
   _awaywork; printf "%s\n" "${COMPREPLY[@]}"')
 grep -qx doctor <<<"$offered" || fail "bash completion does not offer doctor: $offered"
