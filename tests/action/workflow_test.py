@@ -272,6 +272,23 @@ class ActionSteps(unittest.TestCase):
         want = [d for d in self.env["PATH"].split(":") if not d.startswith("/home/runner/")]
         self.assertEqual(seen, want, "folders under the closed home go, the rest stay, in order")
 
+    def test_the_build_installs_the_static_programs_where_awaywork_looks(self):
+        self.assertLessEqual({"aw_bridge_static", "aw_probe_static"}, set(self.static_programs))
+        # Where an installed awaywork looks for them: beside itself, then ../libexec/awaywork/.
+        with open(os.path.join(ROOT, "src", "isolate", "container", "static_program.cc")) as f:
+            self.assertIn('dir + "/../libexec/awaywork/" + name', f.read())
+        run = self.run_action(step="run", repo="web", prompt="hello")
+        self.assertEqual(run.rc, 0, run)
+        self.assertIn("ninja", self.log("build"), "the build did not run")
+        bindir = os.path.join(self.usr_local, "bin")
+        self.assertTrue(os.access(os.path.join(bindir, "awaywork"), os.X_OK), run)
+        libexec = os.path.join(bindir, "..", "libexec", "awaywork")
+        for name in self.static_programs:
+            path = os.path.join(libexec, name)
+            self.assertTrue(os.access(path, os.X_OK), f"{name} is not installed at {path}: {run}")
+        self.assertEqual(sorted(os.listdir(libexec)), sorted(self.static_programs),
+                         "something else of the build tree was installed")
+
 
 if __name__ == "__main__":
     unittest.main()
