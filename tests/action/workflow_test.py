@@ -289,6 +289,28 @@ class ActionSteps(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(libexec)), sorted(self.static_programs),
                          "something else of the build tree was installed")
 
+    # GitHub runs `shell: bash` as `bash -eo pipefail`: awaywork's exit status is the step's, and
+    # its outputs are written all the same (the run's state, the check's verdict).
+    def test_a_failed_unit_keeps_its_outputs(self):
+        self.env.update({"STANDIN_RC": "3", "STANDIN_STATE": "failed"})
+        run = self.run_action(step="run", repo="web", prompt="hello")
+        self.assertEqual(run.rc, 3, run)
+        self.assertEqual((run.outputs["unit"], run.outputs["state"]), ("u1", "failed"), run)
+        self.assertIn('"state": "failed"', run.step("unit").stdout, "awaywork's JSON is not shown")
+
+    def test_a_refused_check_keeps_its_outputs(self):
+        self.env["STANDIN_RC"] = "5"
+        run = self.run_action(step="check", lock="false", artifact=self.temp + "/artifact")
+        self.assertEqual(run.rc, 5, run)
+        self.assertEqual((run.outputs["unit"], run.outputs["verdict"]), ("u1", "refused"), run)
+        self.assertEqual(run.outputs["manifest-sha256"], "ab", run)
+
+    def test_a_failed_apply_keeps_its_outputs(self):
+        self.env["STANDIN_RC"] = "1"
+        run = self.run_action(step="apply", lock="false", artifact=self.temp + "/artifact")
+        self.assertEqual(run.rc, 1, run)
+        self.assertEqual((run.outputs["unit"], run.outputs["branch"]), ("u1", "aw/u1"), run)
+
 
 if __name__ == "__main__":
     unittest.main()

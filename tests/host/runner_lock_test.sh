@@ -12,6 +12,8 @@
 #   hosted_run_refused_without_lock  `awaywork run` as the runner on a hosted runner, no lock
 #   unit_runs_as_worker_on_locked_runner  the action (action.yml) as a job runs it, with a hosted
 #                                  runner's real PATH: it locks, the unit is done as the worker
+#   action_outputs_when_the_unit_fails  the action's steps under `bash -eo pipefail`: a failed
+#                                  unit and a refused check end it and keep their outputs
 #   refused_off_a_runner           no hosted runner's environment: refused, nothing changed;
 #                                  --this-machine locks anyway
 # Needs root and Docker: exit 77 (skip) without them, except under CI=true (a failure).
@@ -208,6 +210,23 @@ case $case_name in
       docker exec -u runner -w "$workspace" -e PATH="$hosted_path" -e HOME=/home/runner \
       -e GITHUB_ACTIONS=true -e RUNNER_ENVIRONMENT=github-hosted "$name" \
       awaywork --config awaywork.yml run --repo /home/runner/r --prompt hello
+    ;;
+  action_outputs_when_the_unit_fails)
+    # GitHub runs the step as `bash -eo pipefail` (issue 31, item 7): a failed unit ends the action
+    # with awaywork's status and its outputs are written all the same; so for a check that refuses
+    # (a folder that is no artifact).
+    fixture none
+    action_ready 'exit 3'
+    set +e; out=$(action step=run repo=/home/runner/r prompt=hello 2>&1); rc=$?; set -e
+    echo "$out"
+    [ "$rc" -eq 1 ] || fail "the action ended $rc, not awaywork's 1 for a failed unit"
+    grep -qx '::step unit ran 1' <<<"$out" || fail "the unit step did not end with awaywork's status"
+    grep -qx '::output state=failed' <<<"$out" || fail "the failed unit's state was lost"
+    grep -qE '^::output unit=.+' <<<"$out" || fail "the failed unit's id was lost"
+    set +e; out=$(action step=check lock=false artifact="$temp/none" 2>&1); rc=$?; set -e
+    echo "$out"
+    [ "$rc" -eq 5 ] || fail "the check ended $rc, not 5 (refused)"
+    grep -qx '::output verdict=refused' <<<"$out" || fail "the refused check's verdict was lost"
     ;;
   refused_off_a_runner)
     fixture none
