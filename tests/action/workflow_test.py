@@ -138,6 +138,20 @@ class WorkflowShape(unittest.TestCase):
         for out in ("unit", "state", "verdict", "branch", "pull-request"):
             self.assertIn(out, action["outputs"])
 
+    def test_every_expression_of_the_action_is_one_github_can_read(self):
+        # GitHub reads every `${{ ... }}` of action.yml, in run scripts too (a backslash before it
+        # escapes nothing), when it loads the action; a composite action has no secrets context.
+        with open(ACTION) as f:
+            text = f.read()
+        allowed = {"inputs", "github", "runner", "steps", "env", "job", "strategy", "matrix"}
+        found = re.findall(r"\$\{\{(.*?)\}\}", text)
+        self.assertGreater(len(found), 10)
+        for expr in found:
+            expr = expr.strip()
+            self.assertRegex(expr, r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*$",
+                             "an expression GitHub cannot parse")
+            self.assertIn(expr.split(".")[0], allowed, f"${{{{ {expr} }}}}: no such context here")
+
 
 # Stand-ins, each logging what it was asked to LOG/NAME. sudo is a hosted runner's: passwordless
 # until awaywork's lock takes it away (then "a password is required", as there).
