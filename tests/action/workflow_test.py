@@ -319,6 +319,34 @@ class ActionSteps(unittest.TestCase):
         self.assertEqual((run.outputs["unit"], run.outputs["verdict"]), ("u1", "refused"), run)
         self.assertEqual(run.outputs["manifest-sha256"], "ab", run)
 
+    # The first use locks the runner, which takes its sudo away; actions/cache saves only at the
+    # job's end, so the second use misses the cache again.
+    def test_used_twice_in_one_job(self):
+        self.env["MODEL_KEY"] = "sk-ant-api03-" + "Fake0" * 19 + "-AAAAAAAA"
+        first = self.run_action(step="run", repo="web", prompt="one", secrets="MODEL_KEY")
+        self.assertEqual(first.rc, 0, first)
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "locked")), "no lock through sudo")
+        built, sudo = self.log("build"), self.log("sudo")
+        second = self.run_action(step="run", repo="web", prompt="two", secrets="MODEL_KEY")
+        self.assertEqual(second.rc, 0, second)
+        self.assertEqual(second.outputs["state"], "done", second)
+        self.assertEqual(self.log("build"), built, "the second use built again")
+        again = self.log("sudo")[len(sudo):].splitlines()
+        self.assertEqual([c for c in again if c != "-n true"], [],
+                         "the second use asked sudo for more than whether it has it")
+        self.assertEqual(self.log("awaywork").count("host lock"), 1, self.log("awaywork"))
+        self.assertEqual(self.log("awaywork").count(" run --json"), 2)
+
+    def test_a_second_use_at_another_commit_says_why_it_cannot(self):
+        first = self.run_action(step="run", repo="web", prompt="one")
+        self.assertEqual(first.rc, 0, first)
+        self.COMMIT = "fedcba9876543210fedcba9876543210fedcba98"
+        second = self.run_action(step="run", repo="web", prompt="two")
+        self.assertNotEqual(second.rc, 0, second)
+        err = "".join(s.stdout + s.stderr for s in second.steps)
+        self.assertIn("locked by an earlier awaywork step of this job", err)
+        self.assertNotIn("a password is required", err)
+
     def test_a_failed_apply_keeps_its_outputs(self):
         self.env["STANDIN_RC"] = "1"
         run = self.run_action(step="apply", lock="false", artifact=self.temp + "/artifact")

@@ -14,6 +14,7 @@
 #                                  runner's real PATH: it locks, the unit is done as the worker
 #   action_outputs_when_the_unit_fails  the action's steps under `bash -eo pipefail`: a failed
 #                                  unit and a refused check end it and keep their outputs
+#   action_used_twice_in_one_job   the second use finds the runner locked (no sudo) and runs
 #   refused_off_a_runner           no hosted runner's environment: refused, nothing changed;
 #                                  --this-machine locks anyway
 # Needs root and Docker: exit 77 (skip) without them, except under CI=true (a failure).
@@ -86,7 +87,8 @@ action() {  # action INPUT=VALUE...: the steps' output, then `::step ID ran RC` 
   python3 "$src/tests/action/composite.py" --action "$src/action.yml" --docker "$name" \
     --user runner --workdir "$workspace" --temp "$temp" \
     --github action_ref="$ref" --github action_repository=awaywork/awaywork \
-    --uses-output cache.cache-hit=true --env GITHUB_TOKEN="$token" "${inputs[@]}"
+    --uses-output cache.cache-hit=true --env GITHUB_TOKEN="$token" \
+    --env MODEL_KEY="sk-ant-api03-$(printf 'Fake0%.0s' $(seq 19))-AAAAAAAA" "${inputs[@]}"
 }
 probes() {
   ex sh -c 'touch /srv/drop/tool'  # made after the lock, by root, with the default umask
@@ -227,6 +229,21 @@ case $case_name in
     echo "$out"
     [ "$rc" -eq 5 ] || fail "the check ended $rc, not 5 (refused)"
     grep -qx '::output verdict=refused' <<<"$out" || fail "the refused check's verdict was lost"
+    ;;
+  action_used_twice_in_one_job)
+    # Two uses of the action in one job (issue 31, item 8): the first locks the runner through its
+    # sudo, which the lock takes away; the second finds the runner locked and runs its unit.
+    fixture none
+    action_ready 'id -un'
+    for use in first second; do
+      out=$(action step=run repo=/home/runner/r prompt="$use" secrets=MODEL_KEY 2>&1) ||
+        fail "the $use use failed: $out"
+      echo "$out"
+      grep -qx '::output state=done' <<<"$out" || fail "the $use use's unit is not done"
+      ! docker exec -u runner "$name" sudo -n true 2>/dev/null || fail "the runner kept its sudo"
+    done
+    grep -q "the runner was locked by an earlier awaywork step of this job" <<<"$out" ||
+      fail "the second use did not find the runner locked"
     ;;
   refused_off_a_runner)
     fixture none
