@@ -2,11 +2,12 @@
 # Shapes a fresh Debian container like a GitHub-hosted runner, as root, before `awaywork host lock`
 # (tests/host/runner_lock_test.sh). What the worker must not reach, each made as a hosted runner
 # has it: the `runner` user with passwordless sudo and the docker group, its home 0755 holding
-# RUNNER_TEMP (a step script with the token) and a GITHUB_ENV file, a world-writable toolcache
-# with a `gh`, a world-writable /usr/local/bin, a docker socket for the docker group, a folder
-# whose default ACL makes new files writable by others, and a long-running runner process with
-# the token in its environment. WORKER=misshaped adds a worker account a careless earlier setup
-# left: a shell, a home, the sudo and docker groups, cron allowed, and a process still running.
+# the tool folders its PATH names, RUNNER_TEMP (a step script with the token) and a GITHUB_ENV
+# file, a world-writable toolcache with a `gh`, a world-writable /usr/local/bin, a docker socket
+# for the docker group, a folder whose default ACL makes new files writable by others, and a
+# long-running runner process with the token in its environment. WORKER=misshaped adds a worker
+# account a careless earlier setup left: a shell, a home, the sudo and docker groups, cron
+# allowed, and a process still running.
 # Usage: runner_fixture.sh TOKEN
 set -eu
 token=$1
@@ -17,6 +18,14 @@ chmod 0755 /home/runner
 echo 'runner ALL=(ALL) NOPASSWD:ALL' >/etc/sudoers.d/runner
 echo '%sudo ALL=(ALL:ALL) NOPASSWD: ALL' >/etc/sudoers.d/90-sudo-group
 chmod 0440 /etc/sudoers.d/runner /etc/sudoers.d/90-sudo-group
+
+# The folders a hosted ubuntu-24.04 runner's PATH names (tests/action/composite.py HOSTED_PATH):
+# four under the runner's home, which the lock closes, and two outside it.
+for d in .local/bin .cargo/bin .config/composer/vendor/bin .dotnet/tools; do
+  mkdir -p "/home/runner/$d"
+done
+chown -R runner:runner /home/runner
+mkdir -p /opt/pipx_bin /usr/local/.ghcup/bin
 
 temp=/home/runner/work/_temp
 mkdir -p "$temp/_runner_file_commands" /home/runner/work/repo/repo

@@ -10,6 +10,11 @@
 #   sudoers_match_print_setup      the installed lines are doctor --print-setup's, visudo -c passes
 #   doctor_on_locked_runner        doctor as the runner: all ✔ (but a kernel with protected_symlinks 0)
 #   hosted_run_refused_without_lock  `awaywork run` as the runner on a hosted runner, no lock
+#   unit_runs_as_worker_on_locked_runner  the action (action.yml) as a job runs it, with a hosted
+#                                  runner's real PATH: it locks, the unit is done as the worker
+#   action_outputs_when_the_unit_fails  the action's steps under `bash -eo pipefail`: a failed
+#                                  unit and a refused check end it and keep their outputs
+#   action_used_twice_in_one_job   the second use finds the runner locked (no sudo) and runs
 #   refused_off_a_runner           no hosted runner's environment: refused, nothing changed;
 #                                  --this-machine locks anyway
 # Needs root and Docker: exit 77 (skip) without them, except under CI=true (a failure).
@@ -18,7 +23,7 @@ case_name=$1
 bin=$(readlink -f "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-image=awaywork-runner:bookworm
+image=awaywork-runner:bookworm-v2
 token=ghs_$(head -c 200 /dev/urandom | tr -dc 'A-Za-z0-9' | head -c 36)
 
 . "$here/testlib.sh"
@@ -50,6 +55,40 @@ lock() { docker exec "${hosted[@]}" "$name" awaywork host lock --runner runner "
 lock_via_sudo() {
   docker exec "${hosted[@]}" -u runner "$name" \
     sudo -n --preserve-env=GITHUB_ACTIONS,RUNNER_ENVIRONMENT awaywork host lock "$@"
+}
+# The action (action.yml) run as GitHub runs a composite action (tests/action/composite.py): as
+# the runner, each step `bash --noprofile --norc -eo pipefail`, in the workspace, with the job
+# environment of a hosted ubuntu-24.04 runner and its real PATH (four folders under the runner's
+# home). awaywork is where the action installs it, beside it its static programs, as an earlier
+# build of this commit left them (the build's steps, apt and cmake, are not run here).
+workspace=/home/runner/work/repo/repo
+temp=/home/runner/work/_temp
+action_ready() {  # action_ready AGENT_SCRIPT: the repository and the config of the caller's job
+  hosted_path=$(cd "$src/tests/action" &&
+    python3 -c 'import composite; print(composite.HOSTED_PATH)') || fail "python3-yaml is missing"
+  # Not skipped by a flag as the other cases do: the action locks as on a runner, kernel step too.
+  [ "$(ex cat /proc/sys/fs/protected_symlinks)$(ex cat /proc/sys/fs/protected_hardlinks)" = 11 ] ||
+    skip "the kernel's link protections are off (scripts/test sets them); the lock refuses that"
+  for h in aw_probe_static aw_bridge_static; do
+    ex test -x "/usr/local/libexec/awaywork/$h" || fail "no $h beside $bin (the action installs it)"
+  done
+  ex ln -sf /usr/local/libexec/awaywork/awaywork /usr/local/bin/awaywork
+  commit=$(ex awaywork --version | sed -n 's/.*(commit \([0-9a-f]\{12\}\)).*/\1/p')
+  [ -n "$commit" ] || fail "the binary names no commit: $(ex awaywork --version)"
+  ref=${commit}0000000000000000000000000000  # the commit step wants 40 hex digits, keeps 12
+  docker exec -u runner -w /home/runner -e AGENT="$1" "$name" sh -c \
+    'git init -q r && git -C r -c user.email=a@b -c user.name=a commit -q --allow-empty -m i &&
+     printf "sandbox: {mode: off}\nagent: t\nagents:\n  t:\n    command: [/bin/sh, -c, \"%s\"]\n" \
+       "$AGENT" >work/repo/repo/awaywork.yml'
+}
+action() {  # action INPUT=VALUE...: the steps' output, then `::step ID ran RC` and `::output K=V`
+  local inputs=() i
+  for i in config=awaywork.yml "$@"; do inputs+=(--input "$i"); done
+  python3 "$src/tests/action/composite.py" --action "$src/action.yml" --docker "$name" \
+    --user runner --workdir "$workspace" --temp "$temp" \
+    --github action_ref="$ref" --github action_repository=awaywork/awaywork \
+    --uses-output cache.cache-hit=true --env GITHUB_TOKEN="$token" \
+    --env MODEL_KEY="sk-ant-api03-$(printf 'Fake0%.0s' $(seq 19))-AAAAAAAA" "${inputs[@]}"
 }
 probes() {
   ex sh -c 'touch /srv/drop/tool'  # made after the lock, by root, with the default umask
@@ -156,22 +195,55 @@ case $case_name in
     [ -z "$bad" ] || fail "doctor failed: $bad"
     ;;
   unit_runs_as_worker_on_locked_runner)
+    # The action as a job runs it (issue 31, item 5): the lock through the runner's sudo, then the
+    # unit, with the hosted PATH whose folders under the runner's home the lock closed. The agent
+    # leaves a process behind: after the phase none of the worker's may survive.
     fixture none
-    lock --skip kernel
-    # The agent leaves a process behind: after the phase none of the worker's may survive.
-    out=$(docker exec -u runner -w /home/runner -e PATH=/usr/local/bin:/usr/bin:/bin \
-      -e GITHUB_ACTIONS=true -e RUNNER_ENVIRONMENT=github-hosted -e AWAYWORK_SECRETS_PASSPHRASE=x \
-      -e GITHUB_TOKEN="$token" "$name" sh -c \
-      'git init -q r && git -C r -c user.email=a@b -c user.name=a commit -q --allow-empty -m i &&
-       mkdir -p .config/awaywork &&
-       printf "sandbox: {mode: off}\nagent: t\nagents:\n  t:\n    command: [/bin/sh, -c, \"id -un; env | grep -c ghs_ || true; setsid sleep 1000 & true\"]\n" \
-         >.config/awaywork/config.yml &&
-       awaywork --json run --repo /home/runner/r --prompt hello' 2>&1) || fail "the unit failed: $out"
-    grep -E '"(isolation|state|verdict|work)"' <<<"$out"
+    action_ready 'id -un; env | grep -c ghs_ || true; setsid sleep 1000 & true'
+    out=$(action step=run repo=/home/runner/r prompt=hello 2>&1) || fail "the action failed: $out"
+    echo "$out"
+    grep -qx "::step lock ran 0" <<<"$out" || fail "the lock step did not run"
     grep -q '"isolation": "user"' <<<"$out" || fail "not isolation user"
-    grep -q '"state": "done"' <<<"$out" || fail "not done: $out"
+    grep -qx '::output state=done' <<<"$out" || fail "the action's output state is not done"
     ! ex pgrep -u awaywork >/dev/null || fail "a process of the worker survived the phase"
     ! grep -q "$token" <<<"$out" || fail "the runner's token reached the record"
+    # The control: this PATH as it is, given to awaywork on the locked runner, is refused.
+    expect_refusal "every PATH entry is runnable by worker awaywork" \
+      docker exec -u runner -w "$workspace" -e PATH="$hosted_path" -e HOME=/home/runner \
+      -e GITHUB_ACTIONS=true -e RUNNER_ENVIRONMENT=github-hosted "$name" \
+      awaywork --config awaywork.yml run --repo /home/runner/r --prompt hello
+    ;;
+  action_outputs_when_the_unit_fails)
+    # GitHub runs the step as `bash -eo pipefail` (issue 31, item 7): a failed unit ends the action
+    # with awaywork's status and its outputs are written all the same; so for a check that refuses
+    # (a folder that is no artifact).
+    fixture none
+    action_ready 'exit 3'
+    set +e; out=$(action step=run repo=/home/runner/r prompt=hello 2>&1); rc=$?; set -e
+    echo "$out"
+    [ "$rc" -eq 1 ] || fail "the action ended $rc, not awaywork's 1 for a failed unit"
+    grep -qx '::step unit ran 1' <<<"$out" || fail "the unit step did not end with awaywork's status"
+    grep -qx '::output state=failed' <<<"$out" || fail "the failed unit's state was lost"
+    grep -qE '^::output unit=.+' <<<"$out" || fail "the failed unit's id was lost"
+    set +e; out=$(action step=check lock=false artifact="$temp/none" 2>&1); rc=$?; set -e
+    echo "$out"
+    [ "$rc" -eq 5 ] || fail "the check ended $rc, not 5 (refused)"
+    grep -qx '::output verdict=refused' <<<"$out" || fail "the refused check's verdict was lost"
+    ;;
+  action_used_twice_in_one_job)
+    # Two uses of the action in one job (issue 31, item 8): the first locks the runner through its
+    # sudo, which the lock takes away; the second finds the runner locked and runs its unit.
+    fixture none
+    action_ready 'id -un'
+    for use in first second; do
+      out=$(action step=run repo=/home/runner/r prompt="$use" secrets=MODEL_KEY 2>&1) ||
+        fail "the $use use failed: $out"
+      echo "$out"
+      grep -qx '::output state=done' <<<"$out" || fail "the $use use's unit is not done"
+      ! docker exec -u runner "$name" sudo -n true 2>/dev/null || fail "the runner kept its sudo"
+    done
+    grep -q "the runner was locked by an earlier awaywork step of this job" <<<"$out" ||
+      fail "the second use did not find the runner locked"
     ;;
   refused_off_a_runner)
     fixture none
