@@ -67,5 +67,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.one_line = size > 0 && (data[0] & 1);
   std::string cut = aw::sanitize_text(text, o);
   if (aw::sanitize_text(cut, o) != cut || chars(cut) > o.max_chars) std::abort();
+  // Titles and commit messages made from any text (a prompt's first line, an issue's title):
+  // stable, within the cap, without a marker form.
+  std::string title = aw::sanitize_title(text, o);
+  if (aw::sanitize_title(title, o) != title || chars(title) > o.max_chars ||
+      aw::has_marker_form(title) || has_forbidden(title))
+    std::abort();
+  std::string commit = aw::sanitize_commit_message(text, 72);
+  if (aw::sanitize_commit_message(commit, 72) != commit || aw::has_marker_form(commit) ||
+      has_forbidden(commit))
+    std::abort();
   return 0;
 }

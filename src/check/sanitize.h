@@ -42,6 +42,10 @@ struct SanitizeOptions {
   size_t max_chars = 65536;  // code points; GitHub: title 256, body and comment 65536
   std::string repo;          // "owner/name": references to it stay live; empty: none do
   bool one_line = false;     // a title: GitHub renders inline markdown only (no fences, blocks)
+  // A commit message (with one_line): GitHub closes issues from the commits it reads whatever
+  // wraps the reference, so the reference after a closing keyword (also in a code span right
+  // after it) becomes "(reference removed)" instead of being wrapped.
+  bool commit = false;
 };
 
 std::string sanitize_text(std::string_view in, const SanitizeOptions& options,
@@ -49,6 +53,21 @@ std::string sanitize_text(std::string_view in, const SanitizeOptions& options,
 // The same with default options but these domains and cap (max_chars code points).
 std::string sanitize_text(std::string_view in, const std::vector<std::string>& allowed_domains,
                           size_t max_chars, SanitizeStats* stats = nullptr);
+
+// A title (a pull request's, an issue's, a commit subject) made from any text, whatever its
+// source (the agent's request, the owner's prompt, an issue): line breaks and tabs become spaces,
+// the `<` of a marker form (has_marker_form) becomes `&lt;` even in code, then sanitize_text as a
+// one-line field (o.one_line is set), cut at o.max_chars code points with " …". The same rules
+// for every title awaywork posts.
+std::string sanitize_title(std::string_view in, SanitizeOptions o, SanitizeStats* stats = nullptr);
+
+// The title a task text gives: its first line that is not blank, as sanitize_title.
+std::string task_title(std::string_view task, const SanitizeOptions& o);
+
+// A commit message whatever built it: every line a commit title (sanitize_title with o.commit
+// set; the subject cut at subject_chars code points, the other lines at 1000), blank lines and
+// the final newline kept.
+std::string sanitize_commit_message(std::string_view in, size_t subject_chars = 256);
 
 // The character stage alone (step 1): valid NFC without controls or invisible formatting.
 std::string clean_unicode(std::string_view in);
