@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "check/invisible.h"
 #include "check/sanitize_fold.h"
 #include "check/sanitize_marked.h"
 
@@ -51,16 +52,6 @@ void put_utf8(std::string& out, int32_t cp) {
   utf8proc_uint8_t buf[4];
   auto n = utf8proc_encode_char(cp, buf);
   out.append(reinterpret_cast<char*>(buf), size_t(n));
-}
-
-bool drop_codepoint(int32_t c) {
-  if (c == '\n' || c == '\t') return false;
-  if (c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F)) return true;
-  if ((c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
-      (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF || c == 0x061C || c == 0x180E || c == 0x00AD ||
-      c == 0x2028 || c == 0x2029 || (c >= 0xE0000 && c <= 0xE007F) || (c >= 0xFFF9 && c <= 0xFFFB))
-    return true;
-  return false;
 }
 
 size_t count_chars(std::string_view s) {
@@ -226,20 +217,23 @@ std::string clean_unicode(std::string_view raw) {
   std::string in = strip_ansi(raw);
   std::string kept;
   kept.reserve(in.size());
+  int32_t prev = -1;  // the last code point kept: a VS15/VS16 stays only right after an emoji
   for (size_t i = 0; i < in.size();) {
     utf8proc_int32_t cp;
     auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(in.data() + i),
                               utf8proc_ssize_t(in.size() - i), &cp);
     if (n <= 0) {
       put_utf8(kept, 0xFFFD);
+      prev = 0xFFFD;
       ++i;
       continue;
     }
     if (cp == '\r') {
       bool crlf = i + 1 < in.size() && in[i + 1] == '\n';
-      if (!crlf) kept += '\n';
-    } else if (!drop_codepoint(cp)) {
+      if (!crlf) kept += '\n', prev = '\n';
+    } else if (!drop_invisible(prev, cp)) {
       kept.append(in.data() + i, size_t(n));
+      prev = cp;
     }
     i += size_t(n);
   }

@@ -5,7 +5,9 @@
 // Two stages. The character stage runs first so that nothing a later step does can bring back
 // what it removed:
 //   1. ANSI escapes removed; invalid UTF-8 -> U+FFFD; \r\n and lone \r -> \n; C0/C1 controls
-//      (except \n \t), DEL, zero-width and bidi formatting, U+2028/9, tags, BOM removed; then NFC.
+//      (except \n \t), DEL, U+2028/9 and every default-ignorable code point (zero-width and bidi
+//      formatting, variation selectors, tags, BOM, fillers: check/invisible.h) removed but one
+//      VS15/VS16 right after an emoji; then NFC.
 // The markdown stage knows which text GitHub surely renders as code (fenced blocks, inline code
 // spans; see sanitize_structure.cc) and leaves it exactly as written. Everywhere else:
 //   2. URLs kept only when https, on an allowed host (ASCII, no punycode), without user info,
@@ -69,7 +71,7 @@ std::string task_title(std::string_view task, const SanitizeOptions& o);
 // the final newline kept.
 std::string sanitize_commit_message(std::string_view in, size_t subject_chars = 256);
 
-// The character stage alone (step 1): valid NFC without controls or invisible formatting.
+// The character stage alone (step 1): valid NFC without controls or anything invisible.
 std::string clean_unicode(std::string_view in);
 
 // For comparing, never for display: clean_unicode, then NFKC, case folding, marks stripped and

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 
+#include "check/invisible.h"
+
 namespace aw {
 
 const char kDefaultIssueTask[] =
@@ -34,13 +36,6 @@ int32_t decode(std::string_view s, size_t i, size_t& len) {
   if (overlong || (cp >= 0xD800 && cp <= 0xDFFF)) return -1;
   len = static_cast<size_t>(n);
   return cp;
-}
-
-bool invisible(int32_t c) {
-  return (c < 0x20 && c != '\t' && c != '\n') || (c >= 0x7F && c <= 0x9F) || c == 0xAD ||
-         c == 0x061C || c == 0x180E || (c >= 0x200B && c <= 0x200F) ||
-         (c >= 0x2028 && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) || c == 0xFEFF ||
-         (c >= 0xFFF9 && c <= 0xFFFB) || (c >= 0xE0000 && c <= 0xE007F);
 }
 
 // The length of an ANSI escape sequence starting at s[i] (ESC), at least 1.
@@ -96,27 +91,36 @@ std::string piece(std::string_view heading, std::string_view raw) {
 
 }  // namespace
 
-std::string clean_for_prompt(std::string_view in) {
+std::string clean_for_prompt(std::string_view in, size_t* removed) {
   std::string out;
   out.reserve(in.size());
+  size_t dropped = 0;
+  int32_t prev = -1;  // the last code point kept: a VS15/VS16 stays only right after an emoji
   for (size_t i = 0; i < in.size();) {
     if (in[i] == '\x1b') {
       i += escape_length(in, i);
+      ++dropped;
       continue;
     }
     if (in[i] == '\r') {
-      if (i + 1 >= in.size() || in[i + 1] != '\n') out += '\n';
+      if (i + 1 >= in.size() || in[i + 1] != '\n') out += '\n', prev = '\n';
       ++i;
       continue;
     }
     size_t len = 1;
     int32_t cp = decode(in, i, len);
-    if (cp < 0)
+    if (cp < 0) {
       out += "\xEF\xBF\xBD";
-    else if (!invisible(cp))
+      prev = 0xFFFD;
+    } else if (drop_invisible(prev, cp)) {
+      ++dropped;
+    } else {
       out.append(in.substr(i, len));
+      prev = cp;
+    }
     i += len;
   }
+  if (removed) *removed = dropped;
   return out;
 }
 

@@ -32,10 +32,12 @@ struct IssueTask {
 
 std::string build_issue_task(const IssueTask& t);
 
-// For the prompt: ANSI escapes, control characters but tab and newline (CR LF -> LF), Unicode
-// format characters (zero-width, bidi, soft hyphen, BOM, word joiners, the tag block) and
-// U+2028/2029 removed; invalid UTF-8 becomes U+FFFD.
-std::string clean_for_prompt(std::string_view in);
+// For the prompt: ANSI escapes, control characters but tab and newline (CR LF -> LF), U+2028/2029
+// and every default-ignorable code point (zero-width, bidi, soft hyphen, BOM, word joiners,
+// variation selectors, the tag block, fillers: check/invisible.h, the rule of what awaywork posts)
+// removed but one VS15/VS16 right after an emoji; invalid UTF-8 becomes U+FFFD. `removed` counts
+// the escapes and characters taken out.
+std::string clean_for_prompt(std::string_view in, size_t* removed = nullptr);
 
 // A fence of backticks longer than any run of backticks in text, at least 4.
 std::string fence_for(std::string_view text);
