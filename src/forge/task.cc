@@ -1,6 +1,7 @@
 // Why each step: the issue's text is the attacker's. Fencing it in a run of backticks longer than
 // any inside keeps it from closing the fence and writing "instructions" outside it; removing
-// invisible and direction-changing characters keeps what the agent reads equal to what a human
+// invisible and direction-changing characters, and the markup the forge's page hides (comments,
+// alt text, titles, reference definitions), keeps what the agent reads equal to what a human
 // reviewing the issue sees; the caps keep one huge comment from pushing the task out of context.
 #include "forge/task.h"
 
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 
+#include "check/hidden_markup.h"
 #include "check/invisible.h"
 
 namespace aw {
@@ -79,13 +81,27 @@ Capped cap_piece(std::string s) {
                                     dropped, kPieceMaxLines, kPieceMaxBytes >> 10)};
 }
 
-std::string piece(std::string_view heading, std::string_view raw) {
-  Capped c = cap_piece(clean_for_prompt(raw));
+// `markdown`: a body or a comment, which the forge renders; a title it shows as text, whole. What
+// the page hides is taken out before the cap (a cut could leave a comment open, shown as text)
+// and named after the fence, so that the agent and the unit's record say what went.
+std::string piece(std::string_view heading, std::string_view raw, bool markdown) {
+  size_t invisible = 0;
+  std::string text = clean_for_prompt(raw, &invisible);
+  HiddenMarkup hidden;
+  if (markdown) text = strip_hidden_markup(text, hidden);
+  Capped c = cap_piece(std::move(text));
   std::string f = fence_for(c.text);
   std::string out = fmt::format("{}:\n{}text\n{}", heading, f, c.text);
   if (!c.text.empty() && c.text.back() != '\n') out += '\n';
   out += f + "\n";
   if (!c.note.empty()) out += c.note + "\n";
+  std::string removed = describe(hidden);
+  if (invisible > 0)
+    removed += fmt::format("{}{} invisible or control character{}", removed.empty() ? "" : ", ",
+                           invisible, invisible == 1 ? "" : "s");
+  if (!removed.empty())
+    out +=
+        "[awaywork: removed from this text what the forge's page does not show: " + removed + "]\n";
   return out + "\n";
 }
 
@@ -148,11 +164,11 @@ std::string build_issue_task(const IssueTask& t) {
           ? ""
           : fmt::format("({} comment{} by people who are not admitted {} left out.)\n\n",
                         t.left_out, t.left_out == 1 ? "" : "s", t.left_out == 1 ? "was" : "were");
-  std::string quoted = piece("Title", t.issue.title) + piece("Body", t.issue.body);
+  std::string quoted = piece("Title", t.issue.title, false) + piece("Body", t.issue.body, true);
   for (const ForgeComment& c : t.comments)
     quoted += piece(fmt::format("Comment by {} ({})", clean_for_prompt(c.author.login),
                                 c.updated_at.empty() ? c.created_at : c.updated_at),
-                    c.body);
+                    c.body, true);
   quoted += comments_note;
   size_t room = kTaskMaxBytes > out.size() ? kTaskMaxBytes - out.size() : 0;
   if (quoted.size() > room) {
