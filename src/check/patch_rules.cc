@@ -11,6 +11,8 @@
 #include <map>
 #include <set>
 
+#include "check/invisible.h"
+
 namespace aw {
 namespace {
 
@@ -23,12 +25,10 @@ bool is_bidi(int32_t c) {
          (c >= 0x2066 && c <= 0x2069);
 }
 
-// Characters that render as nothing: a name containing one looks like another name.
+// Characters that render as nothing (every default-ignorable code point, check/invisible.h): a
+// name containing one looks like another name.
 bool is_invisible(int32_t c) {
-  return (c >= 0x200B && c <= 0x200D) || (c >= 0x2060 && c <= 0x2064) || c == 0xFEFF ||
-         c == 0x00AD || c == 0x034F || c == 0x180E || c == 0x2028 || c == 0x2029 ||
-         (c >= 0xE0000 && c <= 0xE007F) || (c >= 0xFE00 && c <= 0xFE0F) || c == 0x3164 ||
-         c == 0x115F || c == 0x1160;
+  return default_ignorable(c) || c == 0x2028 || c == 0x2029;
 }
 
 enum Script { kNone = 0, kLatin = 1, kGreek = 2, kCyrillic = 4, kArmenian = 8, kCherokee = 16 };

@@ -136,7 +136,7 @@ std::string clean(std::string raw, const RequestContext& ctx, const Field& f, Sa
   o.allowed_domains = ctx.allowed_domains;
   o.max_chars = f.max_chars;
   o.repo = ctx.repo;
-  o.one_line = f.max_chars <= kTitle;
+  if (f.max_chars <= kTitle) return sanitize_title(s, o, &st);  // the one path of every title
   return sanitize_text(s, o, &st);
 }
 

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "check/invisible.h"
 #include "check/sanitize_fold.h"
 #include "check/sanitize_marked.h"
 
@@ -51,16 +52,6 @@ void put_utf8(std::string& out, int32_t cp) {
   utf8proc_uint8_t buf[4];
   auto n = utf8proc_encode_char(cp, buf);
   out.append(reinterpret_cast<char*>(buf), size_t(n));
-}
-
-bool drop_codepoint(int32_t c) {
-  if (c == '\n' || c == '\t') return false;
-  if (c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F)) return true;
-  if ((c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
-      (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF || c == 0x061C || c == 0x180E || c == 0x00AD ||
-      c == 0x2028 || c == 0x2029 || (c >= 0xE0000 && c <= 0xE007F) || (c >= 0xFFF9 && c <= 0xFFFB))
-    return true;
-  return false;
 }
 
 size_t count_chars(std::string_view s) {
@@ -158,6 +149,35 @@ std::string capped(const std::string& clean, const SanitizeOptions& o, SanitizeS
   }
 }
 
+// The `<` of every marker form (as has_marker_form spells it: any case, spacing, full-width
+// `＜`) written `&lt;`, in code too: a title made from a task cannot be refused as a request is,
+// and GitHub shows a title's code as text that awaywork's readers would match.
+std::string defuse_markers(const std::string& s) {
+  std::vector<sd::FoldUnit> u;
+  for (const auto& x : sd::fold_units(s))
+    if (x.c != ' ' && x.c != '\t' && x.c != '\n') u.push_back(x);
+  std::vector<uint32_t> at;  // where each defused `<` starts
+  for (size_t p = 0; p + 4 <= u.size(); ++p) {
+    if (u[p].c != '<' || u[p + 1].c != '!' || u[p + 2].c != '-' || u[p + 3].c != '-') continue;
+    size_t q = p + 4;
+    while (q < u.size() && u[q].c == '-') ++q;
+    bool marker = q + 8 <= u.size();
+    for (size_t k = 0; marker && k < 8; ++k) marker = u[q + k].c == "awaywork"[k];
+    if (marker && (at.empty() || at.back() != u[p].b)) at.push_back(u[p].b);
+  }
+  if (at.empty()) return s;
+  std::string out;
+  size_t from = 0;
+  for (uint32_t b : at) {
+    size_t e = b + 1;
+    while (e < s.size() && (static_cast<unsigned char>(s[e]) & 0xC0) == 0x80) ++e;
+    out.append(s, from, b - from);
+    out += "&lt;";
+    from = e;
+  }
+  return out + s.substr(from);
+}
+
 }  // namespace
 
 namespace sanitize_detail {
@@ -197,20 +217,23 @@ std::string clean_unicode(std::string_view raw) {
   std::string in = strip_ansi(raw);
   std::string kept;
   kept.reserve(in.size());
+  int32_t prev = -1;  // the last code point kept: a VS15/VS16 stays only right after an emoji
   for (size_t i = 0; i < in.size();) {
     utf8proc_int32_t cp;
     auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(in.data() + i),
                               utf8proc_ssize_t(in.size() - i), &cp);
     if (n <= 0) {
       put_utf8(kept, 0xFFFD);
+      prev = 0xFFFD;
       ++i;
       continue;
     }
     if (cp == '\r') {
       bool crlf = i + 1 < in.size() && in[i + 1] == '\n';
-      if (!crlf) kept += '\n';
-    } else if (!drop_codepoint(cp)) {
+      if (!crlf) kept += '\n', prev = '\n';
+    } else if (!drop_invisible(prev, cp)) {
       kept.append(in.data() + i, size_t(n));
+      prev = cp;
     }
     i += size_t(n);
   }
@@ -270,6 +293,46 @@ std::string sanitize_text(std::string_view in, const SanitizeOptions& options,
   SanitizeStats local;
   SanitizeStats& st = stats ? *stats : local;
   return capped(clean_unicode(in), options, st);
+}
+
+std::string sanitize_title(std::string_view in, SanitizeOptions o, SanitizeStats* stats) {
+  SanitizeStats local;
+  SanitizeStats& st = stats ? *stats : local;
+  o.one_line = true;
+  // Joined after the character stage (which turns a lone CR into a line end), before the passes:
+  // GitHub shows a title on one line, and a break in it could end what the passes saw as a span.
+  std::string clean = clean_unicode(in);
+  std::replace(clean.begin(), clean.end(), '\n', ' ');
+  std::replace(clean.begin(), clean.end(), '\t', ' ');
+  return capped(defuse_markers(clean), o, st);
+}
+
+std::string task_title(std::string_view task, const SanitizeOptions& o) {
+  for (size_t b = 0; b < task.size();) {
+    size_t e = std::min(task.find('\n', b), task.size());
+    std::string t = sanitize_title(task.substr(b, e - b), o);
+    if (t.find_first_not_of(' ') != std::string::npos) return t;
+    b = e + 1;
+  }
+  return "";
+}
+
+std::string sanitize_commit_message(std::string_view in, size_t subject_chars) {
+  SanitizeOptions o;
+  o.commit = true;
+  // Line ends as \n only; a marker form is matched across lines (as has_marker_form does), each
+  // line then alone.
+  std::string clean = defuse_markers(clean_unicode(in));
+  std::string out;
+  for (size_t b = 0, line = 0;; ++line) {
+    size_t e = std::min(clean.find('\n', b), clean.size());
+    o.max_chars = line == 0 ? subject_chars : 1000;
+    out += sanitize_title(std::string_view(clean).substr(b, e - b), o);
+    if (e == clean.size()) break;
+    out += '\n';
+    b = e + 1;
+  }
+  return out;
 }
 
 std::string sanitize_text(std::string_view in, const std::vector<std::string>& allowed_domains,

@@ -5,7 +5,9 @@
 // Two stages. The character stage runs first so that nothing a later step does can bring back
 // what it removed:
 //   1. ANSI escapes removed; invalid UTF-8 -> U+FFFD; \r\n and lone \r -> \n; C0/C1 controls
-//      (except \n \t), DEL, zero-width and bidi formatting, U+2028/9, tags, BOM removed; then NFC.
+//      (except \n \t), DEL, U+2028/9 and every default-ignorable code point (zero-width and bidi
+//      formatting, variation selectors, tags, BOM, fillers: check/invisible.h) removed but one
+//      VS15/VS16 right after an emoji; then NFC.
 // The markdown stage knows which text GitHub surely renders as code (fenced blocks, inline code
 // spans; see sanitize_structure.cc) and leaves it exactly as written. Everywhere else:
 //   2. URLs kept only when https, on an allowed host (ASCII, no punycode), without user info,
@@ -42,6 +44,10 @@ struct SanitizeOptions {
   size_t max_chars = 65536;  // code points; GitHub: title 256, body and comment 65536
   std::string repo;          // "owner/name": references to it stay live; empty: none do
   bool one_line = false;     // a title: GitHub renders inline markdown only (no fences, blocks)
+  // A commit message (with one_line): GitHub closes issues from the commits it reads whatever
+  // wraps the reference, so the reference after a closing keyword (also in a code span right
+  // after it) becomes "(reference removed)" instead of being wrapped.
+  bool commit = false;
 };
 
 std::string sanitize_text(std::string_view in, const SanitizeOptions& options,
@@ -50,7 +56,22 @@ std::string sanitize_text(std::string_view in, const SanitizeOptions& options,
 std::string sanitize_text(std::string_view in, const std::vector<std::string>& allowed_domains,
                           size_t max_chars, SanitizeStats* stats = nullptr);
 
-// The character stage alone (step 1): valid NFC without controls or invisible formatting.
+// A title (a pull request's, an issue's, a commit subject) made from any text, whatever its
+// source (the agent's request, the owner's prompt, an issue): line breaks and tabs become spaces,
+// the `<` of a marker form (has_marker_form) becomes `&lt;` even in code, then sanitize_text as a
+// one-line field (o.one_line is set), cut at o.max_chars code points with " …". The same rules
+// for every title awaywork posts.
+std::string sanitize_title(std::string_view in, SanitizeOptions o, SanitizeStats* stats = nullptr);
+
+// The title a task text gives: its first line that is not blank, as sanitize_title.
+std::string task_title(std::string_view task, const SanitizeOptions& o);
+
+// A commit message whatever built it: every line a commit title (sanitize_title with o.commit
+// set; the subject cut at subject_chars code points, the other lines at 1000), blank lines and
+// the final newline kept.
+std::string sanitize_commit_message(std::string_view in, size_t subject_chars = 256);
+
+// The character stage alone (step 1): valid NFC without controls or anything invisible.
 std::string clean_unicode(std::string_view in);
 
 // For comparing, never for display: clean_unicode, then NFKC, case folding, marks stripped and

@@ -151,7 +151,10 @@ class References {
           wrap(x, end);
           next = end;
         } else if (size_t ref = after_keyword(x, end)) {
-          wrap(ref, end);
+          if (o_.commit)
+            remove(ref, end);
+          else
+            wrap(ref, end);
           next = end;
         } else if (name_char(c(x))) {  // the rest of a word starts nothing
           while (name_char(c(next))) ++next;
@@ -301,6 +304,13 @@ class References {
     if (c(r) == ':') ++r;
     while (c(r) == ' ' || c(r) == '\t') ++r;
     if (r == w || r >= u_.size()) return 0;
+    if (o_.commit && (kind(r) == kCode || kind(r) == kNeutral)) {
+      // A commit message is read as plain text: a code span (or a <code> element) holding `#`
+      // right after the keyword may still be the reference it closes.
+      bool hash = false;
+      for (end = r; end < u_.size() && kind(end) == kind(r); ++end) hash = hash || u_[end].c == '#';
+      return hash ? r : 0;
+    }
     if (kind(r) == kLink) {  // an issue or pull request URL, whole
       end = r;
       while (end < u_.size() && kind(end) == kLink) ++end;
@@ -332,6 +342,16 @@ class References {
     put_inert(out_, ticks ? "`" : "<code>", in_.s[b], kNeutral);
     out_.put(std::string_view(in_.s).substr(b, e - b), kNeutral);
     out_.put(ticks ? "`" : "</code>", kNeutral);
+    copied_ = e;
+    wrapped_ = true;
+  }
+
+  // In a commit message the reference a closing keyword would close goes: wrapping it does not
+  // stop GitHub from reading it there.
+  void remove(size_t x, size_t y) {
+    size_t b = u_[x].b, e = u_[y - 1].e;
+    out_.copy(in_, copied_, b);
+    put_inert(out_, "(reference removed)", in_.s[b], kNeutral);
     copied_ = e;
     wrapped_ = true;
   }

@@ -99,7 +99,7 @@ struct Publisher {
     req.base_commit = in.base_commit;
     req.patch = in.patch;
     req.checked_paths = in.paths;
-    req.message = in.commit_message;
+    req.message = sanitize_commit_message(in.commit_message);  // whoever built it
     req.scratch_dir = in.scratch_dir;
     req.askpass = in.askpass;
     // The scratch holds nothing secret (the token reaches git through the askpass's
@@ -140,12 +140,18 @@ struct Publisher {
     const Request* pr = nullptr;
     for (const Request& r : in.requests)
       if (r.type == "create_pull_request") pr = &r;
-    std::string title = pr ? pr->title : in.fallback_title;
-    if (!pr && in.issue > 0) {  // the issue's title, sanitized like any text going to the forge
+    // The request's title was sanitized by the check (with the owner's link hosts); any other
+    // goes through the same title rules here, whatever its source (a prompt's first line, the
+    // issue's title).
+    SanitizeOptions o;
+    o.repo = s.owner_repo;
+    o.max_chars = 200;
+    std::string title = pr ? pr->title : sanitize_title(in.fallback_title, o);
+    if (!pr && in.issue > 0) {
       std::string target = fmt::format("{}/issues/{}", repo_path, in.issue);
       AW_TRY(json ij, s.gh.get(target));
       AW_TRY(ForgeIssue issue, issue_from_json(ij, "GET " + target));
-      title = "awaywork: " + sanitize_text(issue.title, {}, 200);
+      title = "awaywork: " + sanitize_title(issue.title, o);
     }
     if (title.empty()) title = "awaywork: unit " + in.unit.unit_id;
     std::string body = (pr ? pr->body : "") + pull_footer(in.unit, in.issue, in.closing_keyword);

@@ -1,12 +1,16 @@
 // Why each step: the issue's text is the attacker's. Fencing it in a run of backticks longer than
 // any inside keeps it from closing the fence and writing "instructions" outside it; removing
-// invisible and direction-changing characters keeps what the agent reads equal to what a human
+// invisible and direction-changing characters, and the markup the forge's page hides (comments,
+// alt text, titles, reference definitions), keeps what the agent reads equal to what a human
 // reviewing the issue sees; the caps keep one huge comment from pushing the task out of context.
 #include "forge/task.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+
+#include "check/hidden_markup.h"
+#include "check/invisible.h"
 
 namespace aw {
 
@@ -34,13 +38,6 @@ int32_t decode(std::string_view s, size_t i, size_t& len) {
   if (overlong || (cp >= 0xD800 && cp <= 0xDFFF)) return -1;
   len = static_cast<size_t>(n);
   return cp;
-}
-
-bool invisible(int32_t c) {
-  return (c < 0x20 && c != '\t' && c != '\n') || (c >= 0x7F && c <= 0x9F) || c == 0xAD ||
-         c == 0x061C || c == 0x180E || (c >= 0x200B && c <= 0x200F) ||
-         (c >= 0x2028 && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) || c == 0xFEFF ||
-         (c >= 0xFFF9 && c <= 0xFFFB) || (c >= 0xE0000 && c <= 0xE007F);
 }
 
 // The length of an ANSI escape sequence starting at s[i] (ESC), at least 1.
@@ -84,39 +81,62 @@ Capped cap_piece(std::string s) {
                                     dropped, kPieceMaxLines, kPieceMaxBytes >> 10)};
 }
 
-std::string piece(std::string_view heading, std::string_view raw) {
-  Capped c = cap_piece(clean_for_prompt(raw));
+// `markdown`: a body or a comment, which the forge renders; a title it shows as text, whole. What
+// the page hides is taken out before the cap (a cut could leave a comment open, shown as text)
+// and named after the fence, so that the agent and the unit's record say what went.
+std::string piece(std::string_view heading, std::string_view raw, bool markdown) {
+  size_t invisible = 0;
+  std::string text = clean_for_prompt(raw, &invisible);
+  HiddenMarkup hidden;
+  if (markdown) text = strip_hidden_markup(text, hidden);
+  Capped c = cap_piece(std::move(text));
   std::string f = fence_for(c.text);
   std::string out = fmt::format("{}:\n{}text\n{}", heading, f, c.text);
   if (!c.text.empty() && c.text.back() != '\n') out += '\n';
   out += f + "\n";
   if (!c.note.empty()) out += c.note + "\n";
+  std::string removed = describe(hidden);
+  if (invisible > 0)
+    removed += fmt::format("{}{} invisible or control character{}", removed.empty() ? "" : ", ",
+                           invisible, invisible == 1 ? "" : "s");
+  if (!removed.empty())
+    out +=
+        "[awaywork: removed from this text what the forge's page does not show: " + removed + "]\n";
   return out + "\n";
 }
 
 }  // namespace
 
-std::string clean_for_prompt(std::string_view in) {
+std::string clean_for_prompt(std::string_view in, size_t* removed) {
   std::string out;
   out.reserve(in.size());
+  size_t dropped = 0;
+  int32_t prev = -1;  // the last code point kept: a VS15/VS16 stays only right after an emoji
   for (size_t i = 0; i < in.size();) {
     if (in[i] == '\x1b') {
       i += escape_length(in, i);
+      ++dropped;
       continue;
     }
     if (in[i] == '\r') {
-      if (i + 1 >= in.size() || in[i + 1] != '\n') out += '\n';
+      if (i + 1 >= in.size() || in[i + 1] != '\n') out += '\n', prev = '\n';
       ++i;
       continue;
     }
     size_t len = 1;
     int32_t cp = decode(in, i, len);
-    if (cp < 0)
+    if (cp < 0) {
       out += "\xEF\xBF\xBD";
-    else if (!invisible(cp))
+      prev = 0xFFFD;
+    } else if (drop_invisible(prev, cp)) {
+      ++dropped;
+    } else {
       out.append(in.substr(i, len));
+      prev = cp;
+    }
     i += len;
   }
+  if (removed) *removed = dropped;
   return out;
 }
 
@@ -144,11 +164,11 @@ std::string build_issue_task(const IssueTask& t) {
           ? ""
           : fmt::format("({} comment{} by people who are not admitted {} left out.)\n\n",
                         t.left_out, t.left_out == 1 ? "" : "s", t.left_out == 1 ? "was" : "were");
-  std::string quoted = piece("Title", t.issue.title) + piece("Body", t.issue.body);
+  std::string quoted = piece("Title", t.issue.title, false) + piece("Body", t.issue.body, true);
   for (const ForgeComment& c : t.comments)
     quoted += piece(fmt::format("Comment by {} ({})", clean_for_prompt(c.author.login),
                                 c.updated_at.empty() ? c.created_at : c.updated_at),
-                    c.body);
+                    c.body, true);
   quoted += comments_note;
   size_t room = kTaskMaxBytes > out.size() ? kTaskMaxBytes - out.size() : 0;
   if (quoted.size() > room) {

@@ -1,7 +1,10 @@
 // The task a unit from an issue is given, built by awaywork (never by pasting raw text): the
 // repository's task text, one line naming the issue, its author and the author's trust, a notice
 // that what follows is data, then the title, the body and the admitted comments, each cleaned for
-// the prompt and in its own fence. Each piece and the whole are capped with a visible note.
+// the prompt and in its own fence: the body and comments hold only what their rendered page shows
+// (check/hidden_markup.h), and a note after the fence names what was removed ("2 hidden HTML
+// comments, 3 invisible or control characters"). Each piece and the whole are capped with a
+// visible note.
 //
 //   std::string prompt = build_issue_task(IssueTask{...});
 #pragma once
@@ -32,10 +35,12 @@ struct IssueTask {
 
 std::string build_issue_task(const IssueTask& t);
 
-// For the prompt: ANSI escapes, control characters but tab and newline (CR LF -> LF), Unicode
-// format characters (zero-width, bidi, soft hyphen, BOM, word joiners, the tag block) and
-// U+2028/2029 removed; invalid UTF-8 becomes U+FFFD.
-std::string clean_for_prompt(std::string_view in);
+// For the prompt: ANSI escapes, control characters but tab and newline (CR LF -> LF), U+2028/2029
+// and every default-ignorable code point (zero-width, bidi, soft hyphen, BOM, word joiners,
+// variation selectors, the tag block, fillers: check/invisible.h, the rule of what awaywork posts)
+// removed but one VS15/VS16 right after an emoji; invalid UTF-8 becomes U+FFFD. `removed` counts
+// the escapes and characters taken out.
+std::string clean_for_prompt(std::string_view in, size_t* removed = nullptr);
 
 // A fence of backticks longer than any run of backticks in text, at least 4.
 std::string fence_for(std::string_view text);

@@ -7,6 +7,7 @@
 
 #include "base/fs.h"
 #include "check/redact.h"
+#include "check/sanitize.h"
 #include "forge/progress.h"
 #include "forge/publish.h"
 #include "forge/session.h"
@@ -24,10 +25,22 @@ Result<std::string> self_path() {
   return std::string(buf, static_cast<size_t>(n));
 }
 
+// The task is not always the owner's own words (a tracker, a plugin, a workflow pasting an issue
+// into the action's prompt): a title or commit subject made from it goes through the same rules
+// as every title awaywork posts (check/sanitize.h), and a commit's never holds a closing keyword's
+// reference.
+std::string title_of_task(const std::string& prompt, size_t max_chars, bool commit) {
+  SanitizeOptions o;
+  o.max_chars = max_chars;
+  o.commit = commit;
+  return task_title(prompt, o);
+}
+
 std::string commit_message(const ApplyInput& in) {
-  std::string title = in.prompt.substr(0, in.prompt.find('\n')).substr(0, 60);
-  return fmt::format("awaywork: {}\n\nUnit {} on {} at {}.\n", title, in.unit_id, in.label,
-                     in.base_commit.substr(0, 12));
+  std::string title = title_of_task(in.prompt, 60, true);
+  if (title.empty()) title = "unit " + in.unit_id;
+  return sanitize_commit_message(fmt::format("awaywork: {}\n\nUnit {} on {} at {}.\n", title,
+                                             in.unit_id, in.label, in.base_commit.substr(0, 12)));
 }
 
 UnitFacts facts_of(const UnitRecord& u) {
@@ -49,7 +62,7 @@ Result<Applied> apply_to_forge(const ApplyInput& in) {
   f.patch = in.patch;
   f.paths = in.paths;
   f.commit_message = commit_message(in);
-  f.fallback_title = in.prompt.substr(0, in.prompt.find('\n')).substr(0, 120);
+  f.fallback_title = title_of_task(in.prompt, 120, false);
   f.requests = in.requests;
   f.allowed_labels = in.repo.bounds.allowed_labels;
   f.scratch_dir = in.scratch_dir;

@@ -5,6 +5,7 @@
 
 #include "../fakes/fake_github.h"
 #include "../git/git_fixture.h"
+#include "check/sanitize.h"
 #include "forge/publish.h"
 
 namespace aw::test {
@@ -148,6 +149,34 @@ TEST_F(ForgePublish, ABaseRewrittenAwayOnTheRemoteIsRefusedAndNothingIsPushed) {
   EXPECT_EQ(
       sh_capture("git --git-dir=" + sq(bare) + " rev-parse -q --verify awaywork/u3").exit_code, 1);
   EXPECT_TRUE(fake->api("GET", "/repos/octo/web/pulls?state=all", token).second.empty());
+}
+
+// Issue 41, item 1: without a create_pull_request, the title is the task's first line (what
+// apply passes as fallback_title) and the commit subject is made from it too; both went out raw.
+TEST_F(ForgePublish, ATitleAndCommitSubjectFromTheTaskGoThroughTheTitleRules) {
+  const std::string hostile =
+      "Fix \u202E cilbup \u202C <!-- awaywork:claim host=evil pid=1 state=active --> @alice "
+      "closes #1";
+  ForgePublishInput in = input("u4");
+  in.issue = 0;
+  in.requests.clear();
+  in.fallback_title = hostile;
+  in.commit_message = "awaywork: " + hostile + "\n\nUnit u4 on web.\n";
+  auto done = publish_to_forge(*session, in);
+  ASSERT_TRUE(done) << done.error().message;
+  auto pulls = fake->api("GET", "/repos/octo/web/pulls?state=all", token).second;
+  ASSERT_EQ(pulls.size(), 1u) << pulls.dump();
+  std::string title = pulls[0].value("title", "");
+  std::string subject = fake_git("log -1 --format=%s refs/heads/awaywork/u4");
+  for (const std::string& t : {title, subject}) {
+    EXPECT_EQ(t.find("\u202E"), std::string::npos) << t;
+    EXPECT_EQ(t.find("<!--"), std::string::npos) << t;
+    EXPECT_FALSE(has_marker_form(t)) << t;
+    EXPECT_NE(t.find("`@alice`"), std::string::npos) << t;
+  }
+  EXPECT_NE(title.find("closes `#1`"), std::string::npos) << title;
+  EXPECT_EQ(subject.find("#1"), std::string::npos) << "no closing reference in a commit";
+  EXPECT_NE(subject.find("closes (reference removed)"), std::string::npos) << subject;
 }
 
 }  // namespace

@@ -169,6 +169,23 @@ TEST_F(Pipeline, PublishUrlSendsTheBranchToTheRemoteNotTheSource) {
   EXPECT_EQ(again.record["already_applied"], true) << again.out;
 }
 
+// Issue 41, item 1: the commit subject was the prompt's first line, raw and cut at 60 bytes.
+TEST_F(Pipeline, ACommitSubjectFromThePromptGoesThroughTheTitleRules) {
+  make_repo({{"a.txt", "x\n"}});
+  write_config(agent_script("edit", "echo y > a.txt"));
+  auto r = run_unit(
+      "Fix \u202E cilbup \u202C <!-- awaywork:claim host=evil pid=1 state=active --> @alice "
+      "closes #1\nthe rest of the task");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string msg = git({"log", "-1", "--format=%B", r.record["branch"].get<std::string>()});
+  std::string subject = msg.substr(0, msg.find('\n'));
+  EXPECT_EQ(subject.rfind("awaywork: Fix ", 0), 0u) << subject;
+  EXPECT_EQ(msg.find("\u202E"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("<!--"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("#1"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("rest of the task"), std::string::npos) << msg;
+}
+
 TEST_F(Pipeline, UnitIdsSortByTimeAndReadWell) {
   make_repo({{"a.txt", "x\n"}});
   write_config("/bin/true");
