@@ -103,8 +103,10 @@ class Search {
       }
       UniqueFd c(::openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       if (!c) continue;
-      folder(c.fd, path == "/" ? "/" + std::string(e->d_name) : path + "/" + e->d_name, cs,
-             depth + 1);
+      // Appended in place: GCC 12's -O3 -Wrestrict misreads "/" + std::string(...).
+      std::string child = path == "/" ? std::string() : path;
+      child.append("/").append(e->d_name);
+      folder(c.fd, child, cs, depth + 1);
       if (stopped()) break;
     }
     ::closedir(d);
