@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "check/sanitize.h"
@@ -18,11 +19,29 @@ std::string pull_footer(const UnitFacts& u, int64_t issue, bool closing_keyword)
   std::string out = fmt::format(
       "\n\n---\nMade by awaywork: unit `{}`, agent `{}`, "
       "isolation `{}`, sandbox `{}`.\nChecks: {}.\nOutput check: {}.",
-      u.unit_id, u.agent, u.isolation, u.sandbox, checks.empty() ? "none" : checks, u.verdict);
+      u.unit_id, u.agent, u.isolation, published_sandbox(u.sandbox),
+      checks.empty() ? "none" : checks, u.verdict);
   if (issue > 0) out += fmt::format("\nFor #{}.", issue);
   // Written by awaywork when the repository opts in; an agent's "closes" is neutralized.
   if (issue > 0 && closing_keyword) out += fmt::format("\n\nCloses #{}", issue);
   return out;
+}
+
+std::string published_sandbox(std::string_view note) {
+  // The notes isolators write: "sandboxed: network none; of the homes in view ...",
+  // "sandboxed: container docker IMAGE, network allowlist (...)", "unsandboxed: <why>".
+  if (!note.starts_with("sandboxed")) return "off";
+  for (size_t at = note.find("network "); at != std::string_view::npos;
+       at = note.find("network ", at + 1)) {
+    if (at > 0 && note[at - 1] != ' ' && note[at - 1] != ':') continue;
+    std::string_view rest = note.substr(at + 8);
+    for (std::string_view policy : {"none", "allowlist", "host"})
+      if (rest.starts_with(policy) &&
+          (rest.size() == policy.size() ||
+           !std::isalnum(static_cast<unsigned char>(rest[policy.size()]))))
+        return fmt::format("on, network {}", policy);
+  }
+  return "on";
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include "../fakes/fake_github.h"
 #include "../git/git_fixture.h"
 #include "check/sanitize.h"
+#include "forge/progress.h"
 #include "forge/publish.h"
 
 namespace aw::test {
@@ -177,6 +178,51 @@ TEST_F(ForgePublish, ATitleAndCommitSubjectFromTheTaskGoThroughTheTitleRules) {
   EXPECT_NE(title.find("closes `#1`"), std::string::npos) << title;
   EXPECT_EQ(subject.find("#1"), std::string::npos) << "no closing reference in a commit";
   EXPECT_NE(subject.find("closes (reference removed)"), std::string::npos) << subject;
+}
+
+// Issue 31, item 4: the progress comment and the pull request's footer printed the record's
+// sandbox note, which names the owner's home layout. A post says the isolation, the sandbox on or
+// off and its network policy; the rest stays in the local record.
+const std::string kLeakyNote =
+    "sandboxed: network none; of the homes in view (read-only): ~/.cargo (toolchain: PATH "
+    "/root/.cargo/bin)";
+
+TEST(PublishedSandbox, SaysOnOrOffAndTheNetworkPolicyOnly) {
+  EXPECT_EQ(published_sandbox(kLeakyNote), "on, network none");
+  EXPECT_EQ(published_sandbox(
+                "sandboxed: network allowlist (2 allowed host(s) through the egress proxy)"),
+            "on, network allowlist");
+  EXPECT_EQ(published_sandbox("sandboxed: container docker registry.example/o/img:1, network "
+                              "host, the engine's default seccomp profile (/home/o/p.json)"),
+            "on, network host");
+  EXPECT_EQ(published_sandbox("unsandboxed: no cgroup v1 memory hierarchy at "
+                              "/sys/fs/cgroup/memory/docker/abc"),
+            "off");
+  EXPECT_EQ(published_sandbox("unsandboxed: sandbox mode off"), "off");
+  EXPECT_EQ(published_sandbox(""), "off");
+  EXPECT_EQ(pull_footer({"u", "test", "user", kLeakyNote, "accepted", {}}, 0, false).find(".cargo"),
+            std::string::npos);
+}
+
+TEST_F(ForgePublish, TheProgressCommentAndTheFooterSayNothingOfTheOwnersHome) {
+  ProgressComment pc(*session, issue, "u5");
+  auto started = pc.start("test", "none", kLeakyNote);
+  ASSERT_TRUE(started) << started.error().message;
+  ForgePublishInput in = input("u5");
+  in.unit.sandbox = kLeakyNote;
+  auto done = publish_to_forge(*session, in);
+  ASSERT_TRUE(done) << done.error().message;
+  auto pulls = fake->api("GET", "/repos/octo/web/pulls?state=all", token).second;
+  auto comments =
+      fake->api("GET", "/repos/octo/web/issues/" + std::to_string(issue) + "/comments", token)
+          .second;
+  ASSERT_EQ(pulls.size(), 1u) << pulls.dump();
+  ASSERT_EQ(comments.size(), 1u) << comments.dump();
+  for (const std::string& body : {pulls[0].value("body", ""), comments[0].value("body", "")}) {
+    for (std::string_view leak : {".cargo", "/root", "homes in view", "toolchain"})
+      EXPECT_EQ(body.find(leak), std::string::npos) << leak << " in:\n" << body;
+    EXPECT_NE(body.find("isolation `none`, sandbox `on, network none`"), std::string::npos) << body;
+  }
 }
 
 }  // namespace
