@@ -46,6 +46,13 @@ std::string published_sandbox(std::string_view note) {
 
 namespace {
 
+// Code points, as GitHub counts a body's length.
+size_t chars_in(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
 // A branch name as one path of an API URL: '/' kept (GitHub's git/ref takes it as is), anything
 // but unreserved characters percent-encoded.
 std::string path_escape(const std::string& name) {
@@ -66,9 +73,24 @@ struct Publisher {
   std::string repo_path;  // /repos/OWNER/REPO
   std::string sha;
 
-  // Every body posted goes through here: the agent's text, awaywork's footer, a title.
-  std::string marked(const std::string& body, const std::string& item) const {
-    return with_marker(body, item_marker(in.unit.unit_id, item, sha));
+  // Every body posted goes through here: text (the agent's, checked; or awaywork's with a
+  // title in it), awaywork's tail (the footer) and the marker. The check caps the agent's text
+  // at GitHub's limit itself, so the tail and marker could take the whole past it, and GitHub's
+  // 422 would meet every later apply too: the text is cut again to leave them room, by the
+  // sanitizer (never inside a wrapper it added, which could free a mention), with its note.
+  std::string marked(const std::string& text, const std::string& tail,
+                     const std::string& item) const {
+    std::string marker = item_marker(in.unit.unit_id, item, sha);
+    std::string body = with_marker(text + tail, marker);
+    size_t room = chars_in(text);
+    for (size_t n = chars_in(body); n > kForgeBodyMaxChars && room > 0; n = chars_in(body)) {
+      room -= std::min(room, n - kForgeBodyMaxChars);
+      SanitizeOptions o;
+      o.repo = s.owner_repo;
+      o.max_chars = room;
+      body = with_marker(sanitize_text(text, o) + tail, marker);
+    }
+    return body;
   }
 
   Result<json> issue_comments() {
@@ -173,9 +195,9 @@ struct Publisher {
       title = "awaywork: " + sanitize_title(issue.title, o);
     }
     if (title.empty()) title = "awaywork: unit " + in.unit.unit_id;
-    std::string body = (pr ? pr->body : "") + pull_footer(in.unit, in.issue, in.closing_keyword);
+    std::string footer = pull_footer(in.unit, in.issue, in.closing_keyword);
     json req = {{"title", defuse_marker_forms(title)},
-                {"body", marked(body, "pull")},
+                {"body", marked(pr ? pr->body : "", footer, "pull")},
                 {"head", out.branch.branch},
                 {"base", in.base_ref},
                 {"draft", true}};
@@ -210,8 +232,7 @@ struct Publisher {
         "awaywork pushed `{}` for this issue ({}). This repository does not allow draft pull "
         "requests, so none was opened: compare and open one here: {}",
         out.branch.branch, sanitize_text(title, {}, 256), out.compare_url);
-    body += pull_footer(in.unit, 0, false);
-    return post_comment(marked(body, "compare"), "compare");
+    return post_comment(marked(body, pull_footer(in.unit, 0, false), "compare"), "compare");
   }
 
   Status post_comment(const std::string& body, const std::string& item) {
@@ -230,7 +251,7 @@ struct Publisher {
         out.already.push_back(item);
         continue;
       }
-      AW_CHECK(post_comment(marked(r.body, item), item));
+      AW_CHECK(post_comment(marked(r.body, "", item), item));
     }
     return {};
   }
@@ -271,7 +292,7 @@ struct Publisher {
         continue;
       }
       json req = {{"title", defuse_marker_forms(asked[k]->title)},
-                  {"body", marked(asked[k]->body, item)}};
+                  {"body", marked(asked[k]->body, "", item)}};
       std::vector<std::string> labels;
       for (const auto& l : asked[k]->labels)
         if (std::find(in.allowed_labels.begin(), in.allowed_labels.end(), l) !=

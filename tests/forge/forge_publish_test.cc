@@ -3,9 +3,14 @@
 // past the mirror is fetched and still checked (a rewritten base is refused, nothing pushed).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../fakes/fake_github.h"
 #include "../git/git_fixture.h"
+#include "check/bounds.h"
+#include "check/requests.h"
 #include "check/sanitize.h"
+#include "check/verdict.h"
 #include "forge/progress.h"
 #include "forge/publish.h"
 
@@ -223,6 +228,61 @@ TEST_F(ForgePublish, TheProgressCommentAndTheFooterSayNothingOfTheOwnersHome) {
       EXPECT_EQ(body.find(leak), std::string::npos) << leak << " in:\n" << body;
     EXPECT_NE(body.find("isolation `none`, sandbox `on, network none`"), std::string::npos) << body;
   }
+}
+
+// Issue 31, item 10: a body the check accepts at GitHub's limit got awaywork's footer and marker
+// on top; GitHub answered 422 "body is too long" (the fake does, as GitHub) and every later apply
+// met the same answer. The text is cut to leave them room, by the sanitizer: where the cut falls
+// among wrapped mentions, none comes out half-wrapped (live).
+TEST_F(ForgePublish, ABodyAtGitHubsLimitIsCutToLeaveRoomForTheFooterAndMarker) {
+  std::string mentions;
+  for (int i = 0; i < 5; ++i) mentions += std::string(90, 'm') + " @alice\n";
+  std::string raw;
+  while (raw.size() + 28 + mentions.size() <= kForgeBodyMaxChars)
+    raw += "lorem ipsum dolor sit amet\n";
+  raw += std::string(kForgeBodyMaxChars - raw.size() - mentions.size() - 1, 'z') + "\n";
+  raw += mentions;
+  ASSERT_EQ(raw.size(), kForgeBodyMaxChars);
+  std::string jsonl =
+      nlohmann::json{{"type", "create_pull_request"}, {"title", "Add b"}, {"body", raw}}.dump() +
+      "\n" + nlohmann::json{{"type", "add_comment"}, {"body", raw}}.dump() + "\n";
+  RequestContext ctx;
+  ctx.repo = "octo/web";
+  ctx.issue = issue;
+  ctx.base = "main";
+  std::vector<Refusal> refused;
+  std::vector<Request> checked = parse_requests(jsonl, Bounds{}, ctx, refused);
+  ASSERT_TRUE(refused.empty()) << refused[0].rule << ": " << refused[0].detail;
+  ASSERT_EQ(checked.size(), 2u);
+
+  ForgePublishInput in = input("u6");
+  in.requests = checked;
+  auto done = publish_to_forge(*session, in);
+  ASSERT_TRUE(done) << done.error().message;
+  EXPECT_EQ(done->posted, (std::vector<std::string>{"pull", "comment-1"}));
+  auto pulls = fake->api("GET", "/repos/octo/web/pulls?state=all", token).second;
+  auto comments =
+      fake->api("GET", "/repos/octo/web/issues/" + std::to_string(issue) + "/comments", token)
+          .second;
+  ASSERT_EQ(pulls.size(), 1u) << pulls.dump().substr(0, 2000);
+  ASSERT_EQ(comments.size(), 1u) << comments.dump().substr(0, 2000);
+  auto chars = [](const std::string& t) {
+    return size_t(std::count_if(t.begin(), t.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+  };
+  std::string pull = pulls[0].value("body", ""), comment = comments[0].value("body", "");
+  EXPECT_NE(pull.find("Made by awaywork: unit `u6`"), std::string::npos) << "the footer whole";
+  EXPECT_TRUE(has_marker(pull, "u6", "pull"));
+  EXPECT_TRUE(has_marker(comment, "u6", "comment-1"));
+  for (const std::string& body : {pull, comment}) {
+    EXPECT_LE(chars(body), kForgeBodyMaxChars);
+    EXPECT_NE(body.find("cut by awaywork"), std::string::npos) << body.substr(body.size() - 900);
+    for (size_t at = body.find("@alice"); at != std::string::npos; at = body.find("@alice", at + 1))
+      EXPECT_EQ(body.substr(at - 6, 6), "<code>") << body.substr(at - 100, 200);
+  }
+  // Applied again: found by their markers, nothing posted twice.
+  auto again = publish_to_forge(*session, in);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->already, (std::vector<std::string>{"pull", "comment-1"}));
 }
 
 }  // namespace
