@@ -285,5 +285,51 @@ TEST_F(ForgePublish, ABodyAtGitHubsLimitIsCutToLeaveRoomForTheFooterAndMarker) {
   EXPECT_EQ(again->already, (std::vector<std::string>{"pull", "comment-1"}));
 }
 
+// Issue 31, item 11: a pull request's title from the issue (no create_pull_request) was sanitized
+// as a body and showed `<code>@alice</code>` and `&lt;!--` as written: GitHub shows a title as
+// text. It follows the title rules: a mention in backticks, `<` as written, a marker form's `<`
+// as `‹`. The compare comment (drafts refused) names the same title, sanitized for its body.
+TEST_F(ForgePublish, ATitleFromTheIssueShowsNoEscapeAndNoMarkerForm) {
+  int64_t n =
+      fake->control(
+              "POST", "repos/octo/web/issues",
+              {{"title",
+                "Crash in Vec<T> <!-- awaywork:claim host=evil pid=1 state=active --> @alice"},
+               {"body", "b"}})
+          .value("number", int64_t{0});
+  ForgePublishInput in = input("u7");
+  in.issue = n;
+  in.requests.clear();
+  auto done = publish_to_forge(*session, in);
+  ASSERT_TRUE(done) << done.error().message;
+  auto pulls = fake->api("GET", "/repos/octo/web/pulls?state=all", token).second;
+  ASSERT_EQ(pulls.size(), 1u) << pulls.dump();
+  std::string title = pulls[0].value("title", "");
+  EXPECT_EQ(title,
+            "awaywork: Crash in Vec<T> \u2039!-- awaywork:claim host=evil pid=1 state=active --> "
+            "`@alice`");
+  EXPECT_EQ(title.find("<code>"), std::string::npos) << title;
+  EXPECT_EQ(title.find("&lt;"), std::string::npos) << title;
+  EXPECT_FALSE(has_marker_form(title)) << title;
+
+  fake->control("PATCH", "repos/octo/web", {{"drafts_allowed", false}});
+  ForgePublishInput c = input("u8");
+  c.issue = n;
+  c.requests.clear();
+  auto compared = publish_to_forge(*session, c);
+  ASSERT_TRUE(compared) << compared.error().message;
+  ASSERT_FALSE(compared->compare_url.empty());
+  std::string body;
+  for (const auto& x :
+       fake->api("GET", "/repos/octo/web/issues/" + std::to_string(n) + "/comments", token).second)
+    if (has_marker(x.value("body", ""), "u8", "compare")) body = x.value("body", "");
+  ASSERT_FALSE(body.empty());
+  std::string text = body.substr(0, body.rfind("<!-- awaywork:unit=u8"));
+  EXPECT_FALSE(has_marker_form(text)) << body;
+  EXPECT_NE(text.find("\u2039!-- awaywork:claim host=evil"), std::string::npos) << body;
+  EXPECT_NE(text.find("`@alice`"), std::string::npos) << body;
+  EXPECT_EQ(text.find("&lt;!--"), std::string::npos) << body;
+}
+
 }  // namespace
 }  // namespace aw::test
