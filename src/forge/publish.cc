@@ -93,6 +93,22 @@ struct Publisher {
     return body;
   }
 
+  // What a failure that may pass says: a write GitHub failed (a 5xx) or did not answer may have
+  // been done or not, and only a later apply, which finds by its marker what is there and posts
+  // the rest, finishes the unit (docs/forge.md, Errors).
+  std::string finish_hint() const {
+    return fmt::format(
+        "`awaywork apply {}` finishes it (it finds by their markers what was already posted)",
+        in.unit.unit_id);
+  }
+
+  Result<json> write(const std::string& target, const json& body) {
+    auto r = s.gh.call("POST", target, &body);
+    if (!r) return fail("{}; try again later: {}", r.error().message, finish_hint());
+    if (r->status >= 200 && r->status <= 299) return std::move(r->body);
+    return fail("{}", s.gh.describe("POST", target, *r, finish_hint()));
+  }
+
   Result<json> issue_comments() {
     return s.gh.get_all(fmt::format("{}/issues/{}/comments?per_page=100", repo_path, in.issue));
   }
@@ -202,7 +218,13 @@ struct Publisher {
                 {"base", in.base_ref},
                 {"draft", true}};
     std::string target = repo_path + "/pulls";
-    AW_TRY(ApiReply r, s.gh.call("POST", target, &req));
+    auto sent = s.gh.call("POST", target, &req);
+    if (!sent)
+      return fail(
+          "the branch {} was pushed, but the pull request was not opened: {}; try again "
+          "later: {}",
+          out.branch.branch, sent.error().message, finish_hint());
+    ApiReply& r = *sent;
     if (r.status == 201) {
       AW_TRY(ForgePull p, pull_from_json(r.body, "POST " + target));
       out.pull_url = p.html_url;
@@ -212,6 +234,9 @@ struct Publisher {
     std::string said = r.body.dump();
     if (r.status == 422 && said.find("Draft pull requests are not supported") != std::string::npos)
       return compare_instead(title);
+    if (r.status >= 500)  // the hint is said after "try again later"
+      return fail("the branch {} was pushed, but the pull request was not opened: {}",
+                  out.branch.branch, s.gh.describe("POST", target, r, finish_hint()));
     return fail(
         "the branch {} was pushed, but the pull request was not opened: {}; run "
         "`awaywork apply {}` again to finish (it finds what is already there)",
@@ -237,7 +262,7 @@ struct Publisher {
 
   Status post_comment(const std::string& body, const std::string& item) {
     AW_CHECK(
-        s.gh.post(fmt::format("{}/issues/{}/comments", repo_path, in.issue), json{{"body", body}}));
+        write(fmt::format("{}/issues/{}/comments", repo_path, in.issue), json{{"body", body}}));
     out.posted.push_back(item);
     return {};
   }
@@ -273,8 +298,8 @@ struct Publisher {
       out.already.push_back("labels");
       return {};
     }
-    AW_CHECK(s.gh.post(target + "/labels",
-                       json{{"labels", std::vector<std::string>(wanted.begin(), wanted.end())}}));
+    AW_CHECK(write(target + "/labels",
+                   json{{"labels", std::vector<std::string>(wanted.begin(), wanted.end())}}));
     out.posted.push_back("labels");
     return {};
   }
@@ -299,7 +324,7 @@ struct Publisher {
             in.allowed_labels.end())
           labels.push_back(l);
       if (!labels.empty()) req["labels"] = labels;
-      AW_CHECK(s.gh.post(repo_path + "/issues", req));
+      AW_CHECK(write(repo_path + "/issues", req));
       out.posted.push_back(item);
     }
     return {};

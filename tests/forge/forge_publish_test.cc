@@ -331,5 +331,33 @@ TEST_F(ForgePublish, ATitleFromTheIssueShowsNoEscapeAndNoMarkerForm) {
   EXPECT_EQ(text.find("&lt;!--"), std::string::npos) << body;
 }
 
+// Issue 31, item 13: a write GitHub failed with a 5xx said "try again later", not what does it:
+// `awaywork apply ID`, which finds by their markers what was posted and posts the rest.
+TEST_F(ForgePublish, AWriteThatFailsWithA5xxNamesTheApplyThatFinishesIt) {
+  ForgePublishInput in = input("u9");
+  in.requests.push_back(Request{"add_comment", 2, "", "done", "", "", "", "", {}});
+  const std::string hint = "try again later: `awaywork apply u9` finishes it";
+  fake->control("POST", "faults",
+                {{"server_errors", 1}, {"status", 502}, {"on", "POST /repos/octo/web/pulls"}});
+  auto pull = publish_to_forge(*session, in);
+  ASSERT_FALSE(pull);
+  EXPECT_NE(pull.error().message.find("502"), std::string::npos) << pull.error().message;
+  EXPECT_NE(pull.error().message.find(hint), std::string::npos) << pull.error().message;
+
+  fake->control("POST", "faults",
+                {{"server_errors", 1},
+                 {"status", 503},
+                 {"on", "POST /repos/octo/web/issues/" + std::to_string(issue) + "/comments"}});
+  auto comment = publish_to_forge(*session, in);
+  ASSERT_FALSE(comment);
+  EXPECT_NE(comment.error().message.find("503"), std::string::npos) << comment.error().message;
+  EXPECT_NE(comment.error().message.find(hint), std::string::npos) << comment.error().message;
+
+  auto finished = publish_to_forge(*session, in);
+  ASSERT_TRUE(finished) << finished.error().message;
+  EXPECT_EQ(finished->already, (std::vector<std::string>{"pull"}));
+  EXPECT_EQ(finished->posted, (std::vector<std::string>{"comment-1"}));
+}
+
 }  // namespace
 }  // namespace aw::test
