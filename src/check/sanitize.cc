@@ -69,11 +69,13 @@ size_t prefix_bytes(std::string_view s, size_t chars) {
   return i;
 }
 
-std::string passes(std::string_view clean, const SanitizeOptions& o, SanitizeStats& st,
-                   bool ticks) {
+// `title`: text GitHub shows as a title (sanitize_title), where HTML and entities are shown as
+// text: escaping them would show `&lt;` where the author wrote `<`, and nothing there renders.
+std::string passes(std::string_view clean, const SanitizeOptions& o, SanitizeStats& st, bool ticks,
+                   bool title) {
   sd::Marked m = sd::mark_structure(clean, o.one_line);
   m = sd::filter_urls(m, o, st);
-  m = sd::reduce_html(m);
+  if (!title) m = sd::reduce_html(m);
   m = sd::strip_hidden_link_text(m);
   m = sd::neutralize_references(m, o, st, ticks);
   m = sd::neutralize_templates(m);
@@ -82,16 +84,17 @@ std::string passes(std::string_view clean, const SanitizeOptions& o, SanitizeSta
 
 // A title wraps in backticks (GitHub shows <code> in a title as text) only when they come out
 // as code spans: when the text they went into reads the same sanitized again; else <code>.
-std::string markdown_stage(std::string_view clean, const SanitizeOptions& o, SanitizeStats& st) {
+std::string markdown_stage(std::string_view clean, const SanitizeOptions& o, SanitizeStats& st,
+                           bool title) {
   if (o.one_line) {
     SanitizeStats with = st, again;
-    std::string out = passes(clean, o, with, true);
-    if (passes(out, o, again, true) == out) {
+    std::string out = passes(clean, o, with, true, title);
+    if (passes(out, o, again, true, title) == out) {
       st = with;
       return out;
     }
   }
-  return passes(clean, o, st, false);
+  return passes(clean, o, st, false, title);
 }
 
 // The note is inert in every context (no markup, no URL, no mention) and starts its own
@@ -117,8 +120,9 @@ size_t before_last_line(std::string_view clean, size_t bytes) {
 // the line it ends parses (after a reference definition's destination, ` …` makes the line an
 // ordinary paragraph, which a second pass escapes): a cut that does not read the same sanitized
 // again moves back before that line.
-std::string capped(const std::string& clean, const SanitizeOptions& o, SanitizeStats& st) {
-  std::string out = markdown_stage(clean, o, st);
+std::string capped(const std::string& clean, const SanitizeOptions& o, SanitizeStats& st,
+                   bool title) {
+  std::string out = markdown_stage(clean, o, st, title);
   if (count_chars(out) <= o.max_chars) return out;
   std::string note = cut_note(o);
   size_t note_chars = count_chars(note);
@@ -127,13 +131,13 @@ std::string capped(const std::string& clean, const SanitizeOptions& o, SanitizeS
   for (int round = 0;; ++round) {
     SanitizeStats local;
     size_t bytes = prefix_bytes(clean, keep);
-    out = markdown_stage(std::string_view(clean).substr(0, bytes), o, local);
+    out = markdown_stage(std::string_view(clean).substr(0, bytes), o, local, title);
     size_t n = count_chars(out);
     if (n + note_chars <= o.max_chars || keep == 0) {
       if (keep == 0) out.clear();
       out += note;
       SanitizeStats again;
-      if (keep == 0 || markdown_stage(clean_unicode(out), o, again) == out) {
+      if (keep == 0 || markdown_stage(clean_unicode(out), o, again, title) == out) {
         local.truncated = true;
         st = local;
         return out;
@@ -150,8 +154,9 @@ std::string capped(const std::string& clean, const SanitizeOptions& o, SanitizeS
 }
 
 // The `<` of every marker form (as has_marker_form spells it: any case, spacing, full-width
-// `＜`) written `&lt;`, in code too: a title made from a task cannot be refused as a request is,
-// and GitHub shows a title's code as text that awaywork's readers would match.
+// `＜`) written `‹` (U+2039), in code too: a title made from a task cannot be refused as a request
+// is, and GitHub shows a title's code as text that awaywork's readers would match. Not `&lt;`: a
+// title shows entities as written, and `‹` still reads as the text's own bracket.
 std::string defuse_markers(const std::string& s) {
   std::vector<sd::FoldUnit> u;
   for (const auto& x : sd::fold_units(s))
@@ -172,7 +177,7 @@ std::string defuse_markers(const std::string& s) {
     size_t e = b + 1;
     while (e < s.size() && (static_cast<unsigned char>(s[e]) & 0xC0) == 0x80) ++e;
     out.append(s, from, b - from);
-    out += "&lt;";
+    out += "\u2039";
     from = e;
   }
   return out + s.substr(from);
@@ -292,7 +297,7 @@ std::string sanitize_text(std::string_view in, const SanitizeOptions& options,
                           SanitizeStats* stats) {
   SanitizeStats local;
   SanitizeStats& st = stats ? *stats : local;
-  return capped(clean_unicode(in), options, st);
+  return capped(clean_unicode(in), options, st, false);
 }
 
 std::string sanitize_title(std::string_view in, SanitizeOptions o, SanitizeStats* stats) {
@@ -304,7 +309,9 @@ std::string sanitize_title(std::string_view in, SanitizeOptions o, SanitizeStats
   std::string clean = clean_unicode(in);
   std::replace(clean.begin(), clean.end(), '\n', ' ');
   std::replace(clean.begin(), clean.end(), '\t', ' ');
-  return capped(defuse_markers(clean), o, st);
+  // Defused again after the passes, which leave a title's `<` as written: none can join a `<!--`
+  // to "awaywork" (they replace text, never drop it), and this keeps invariant 13 if one did.
+  return defuse_markers(capped(defuse_markers(clean), o, st, true));
 }
 
 std::string task_title(std::string_view task, const SanitizeOptions& o) {

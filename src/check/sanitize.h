@@ -58,9 +58,10 @@ std::string sanitize_text(std::string_view in, const std::vector<std::string>& a
 
 // A title (a pull request's, an issue's, a commit subject) made from any text, whatever its
 // source (the agent's request, the owner's prompt, an issue): line breaks and tabs become spaces,
-// the `<` of a marker form (has_marker_form) becomes `&lt;` even in code, then sanitize_text as a
-// one-line field (o.one_line is set), cut at o.max_chars code points with " …". The same rules
-// for every title awaywork posts.
+// the `<` of a marker form (has_marker_form) becomes `‹` (U+2039) even in code, then sanitize_text
+// as a one-line field (o.one_line is set) but for step 3: GitHub shows a title's HTML and
+// entities as text, so `<` and `&` stay as written. Cut at o.max_chars code points with " …".
+// The same rules for every title awaywork posts.
 std::string sanitize_title(std::string_view in, SanitizeOptions o, SanitizeStats* stats = nullptr);
 
 // The title a task text gives: its first line that is not blank, as sanitize_title.

@@ -149,7 +149,7 @@ Result<ApiReply> GitHub::call(const std::string& method, const std::string& targ
 }
 
 std::string GitHub::describe(const std::string& method, const std::string& target,
-                             const ApiReply& r) const {
+                             const ApiReply& r, const std::string& again) const {
   std::string said = message_of(r.body);
   std::string details = errors_of(r.body);
   std::string what = fmt::format("GitHub {} {}: {}{}{}", method, target, r.status,
@@ -169,7 +169,8 @@ std::string GitHub::describe(const std::string& method, const std::string& targe
     case 403:
     case 429:
       fix = r.headers.count("x-ratelimit-remaining") && r.headers.at("x-ratelimit-remaining") == "0"
-                ? "the rate limit is still spent after waiting; try again after its reset"
+                ? "the rate limit is still spent after waiting; try again after its reset" +
+                      (again.empty() ? "" : ": " + again)
                 : fmt::format(
                       "the token of '{}' may not do this; give it access to the "
                       "repository's contents, issues and pull requests",
@@ -184,8 +185,9 @@ std::string GitHub::describe(const std::string& method, const std::string& targe
       fix = "GitHub refused the request's content";
       break;
     default:
-      fix =
-          r.status >= 500 ? "GitHub failed (a server error); try again later" : "unexpected answer";
+      fix = r.status >= 500 ? "GitHub failed (a server error); try again later" +
+                                  (again.empty() ? "" : ": " + again)
+                            : "unexpected answer";
   }
   return what + "; " + fix;
 }

@@ -52,8 +52,10 @@ class GitHub {
   Result<nlohmann::json> patch(const std::string& target, const nlohmann::json& body);
 
   // The error text call() replies turn into (also for callers judging a status themselves).
-  std::string describe(const std::string& method, const std::string& target,
-                       const ApiReply& r) const;
+  // `again`: what finishes the work when the failure may pass (a 5xx, a rate limit still spent),
+  // e.g. "`awaywork apply ID` finishes it"; said after "try again later".
+  std::string describe(const std::string& method, const std::string& target, const ApiReply& r,
+                       const std::string& again = "") const;
 
   // The ETag cache by target, for a caller that keeps it across restarts (watch's state).
   struct Cached {

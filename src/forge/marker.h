@@ -15,6 +15,11 @@
 
 namespace aw {
 
+// GitHub's limits in characters (code points): the body of an issue, a pull request or a comment,
+// and a title. GitHub answers a longer one with 422 "... is too long".
+inline constexpr size_t kForgeBodyMaxChars = 65536;
+inline constexpr size_t kForgeTitleMaxChars = 256;
+
 // text (every marker form in it defused, check/sanitize.h), a blank line, then marker.
 std::string with_marker(std::string_view text, std::string_view marker);
 

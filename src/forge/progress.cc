@@ -4,6 +4,7 @@
 
 #include "check/sanitize.h"
 #include "forge/marker.h"
+#include "forge/publish.h"
 
 namespace aw {
 
@@ -44,13 +45,16 @@ Status ProgressComment::write(const std::string& status) {
   return {};
 }
 
-void ProgressComment::resume(const std::string& agent, const std::string& isolation) {
-  head_ = fmt::format("awaywork is working on this issue: unit `{}`, agent `{}`, isolation `{}`.",
-                      unit_id_, agent, isolation);
+void ProgressComment::resume(const std::string& agent, const std::string& isolation,
+                             const std::string& sandbox_note) {
+  head_ = fmt::format(
+      "awaywork is working on this issue: unit `{}`, agent `{}`, isolation `{}`, sandbox `{}`.",
+      unit_id_, agent, isolation, published_sandbox(sandbox_note));
 }
 
-Status ProgressComment::start(const std::string& agent, const std::string& isolation) {
-  resume(agent, isolation);
+Status ProgressComment::start(const std::string& agent, const std::string& isolation,
+                              const std::string& sandbox_note) {
+  resume(agent, isolation, sandbox_note);
   return write("Status: starting.");
 }
 

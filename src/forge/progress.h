@@ -1,10 +1,11 @@
 // The progress comment: one comment on the issue per unit, posted when the unit starts (unit id,
-// agent, isolation), edited as it goes (phase, elapsed) and at its end (the pull request, or the
-// state and the redacted reason). Found again by its marker, so a unit never has two. A failure
-// to post or edit is the caller's note, never the unit's failure.
+// agent, isolation, the sandbox as published_sandbox says it), edited as it goes (phase,
+// elapsed) and at its end (the pull request, or the state and the redacted reason). Found again
+// by its marker, so a unit never has two. A failure to post or edit is the caller's note, never
+// the unit's failure.
 //
 //   ProgressComment pc(session, issue, unit_id);
-//   pc.start("claude", "user, sandboxed");  pc.phase("agent", 12);  pc.finish("Draft: URL");
+//   pc.start("claude", "user", u.sandbox);  pc.phase("agent", 12);  pc.finish("Draft: URL");
 #pragma once
 
 #include <cstdint>
@@ -18,10 +19,14 @@ namespace aw {
 class ProgressComment {
  public:
   ProgressComment(ForgeSession& s, int64_t issue, std::string unit_id);
-  Status start(const std::string& agent, const std::string& isolation);
+  // sandbox_note: the record's (UnitRecord::sandbox); the comment says only what
+  // published_sandbox (forge/publish.h) makes of it.
+  Status start(const std::string& agent, const std::string& isolation,
+               const std::string& sandbox_note);
   // For a later step (`awaywork apply ID`): the same head as start() wrote, nothing posted yet;
   // the next write finds the unit's comment by its marker (and leaves it when unchanged).
-  void resume(const std::string& agent, const std::string& isolation);
+  void resume(const std::string& agent, const std::string& isolation,
+              const std::string& sandbox_note);
   Status phase(const std::string& name, int64_t elapsed_seconds);
   Status finish(const std::string& outcome);
   int64_t id() const { return id_; }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "check/sanitize.h"
@@ -18,14 +19,39 @@ std::string pull_footer(const UnitFacts& u, int64_t issue, bool closing_keyword)
   std::string out = fmt::format(
       "\n\n---\nMade by awaywork: unit `{}`, agent `{}`, "
       "isolation `{}`, sandbox `{}`.\nChecks: {}.\nOutput check: {}.",
-      u.unit_id, u.agent, u.isolation, u.sandbox, checks.empty() ? "none" : checks, u.verdict);
+      u.unit_id, u.agent, u.isolation, published_sandbox(u.sandbox),
+      checks.empty() ? "none" : checks, u.verdict);
   if (issue > 0) out += fmt::format("\nFor #{}.", issue);
   // Written by awaywork when the repository opts in; an agent's "closes" is neutralized.
   if (issue > 0 && closing_keyword) out += fmt::format("\n\nCloses #{}", issue);
   return out;
 }
 
+std::string published_sandbox(std::string_view note) {
+  // The notes isolators write: "sandboxed: network none; of the homes in view ...",
+  // "sandboxed: container docker IMAGE, network allowlist (...)", "unsandboxed: <why>".
+  if (!note.starts_with("sandboxed")) return "off";
+  for (size_t at = note.find("network "); at != std::string_view::npos;
+       at = note.find("network ", at + 1)) {
+    if (at > 0 && note[at - 1] != ' ' && note[at - 1] != ':') continue;
+    std::string_view rest = note.substr(at + 8);
+    for (std::string_view policy : {"none", "allowlist", "host"})
+      if (rest.starts_with(policy) &&
+          (rest.size() == policy.size() ||
+           !std::isalnum(static_cast<unsigned char>(rest[policy.size()]))))
+        return fmt::format("on, network {}", policy);
+  }
+  return "on";
+}
+
 namespace {
+
+// Code points, as GitHub counts a body's length.
+size_t chars_in(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
 
 // A branch name as one path of an API URL: '/' kept (GitHub's git/ref takes it as is), anything
 // but unreserved characters percent-encoded.
@@ -47,9 +73,40 @@ struct Publisher {
   std::string repo_path;  // /repos/OWNER/REPO
   std::string sha;
 
-  // Every body posted goes through here: the agent's text, awaywork's footer, a title.
-  std::string marked(const std::string& body, const std::string& item) const {
-    return with_marker(body, item_marker(in.unit.unit_id, item, sha));
+  // Every body posted goes through here: text (the agent's, checked; or awaywork's with a
+  // title in it), awaywork's tail (the footer) and the marker. The check caps the agent's text
+  // at GitHub's limit itself, so the tail and marker could take the whole past it, and GitHub's
+  // 422 would meet every later apply too: the text is cut again to leave them room, by the
+  // sanitizer (never inside a wrapper it added, which could free a mention), with its note.
+  std::string marked(const std::string& text, const std::string& tail,
+                     const std::string& item) const {
+    std::string marker = item_marker(in.unit.unit_id, item, sha);
+    std::string body = with_marker(text + tail, marker);
+    size_t room = chars_in(text);
+    for (size_t n = chars_in(body); n > kForgeBodyMaxChars && room > 0; n = chars_in(body)) {
+      room -= std::min(room, n - kForgeBodyMaxChars);
+      SanitizeOptions o;
+      o.repo = s.owner_repo;
+      o.max_chars = room;
+      body = with_marker(sanitize_text(text, o) + tail, marker);
+    }
+    return body;
+  }
+
+  // What a failure that may pass says: a write GitHub failed (a 5xx) or did not answer may have
+  // been done or not, and only a later apply, which finds by its marker what is there and posts
+  // the rest, finishes the unit (docs/forge.md, Errors).
+  std::string finish_hint() const {
+    return fmt::format(
+        "`awaywork apply {}` finishes it (it finds by their markers what was already posted)",
+        in.unit.unit_id);
+  }
+
+  Result<json> write(const std::string& target, const json& body) {
+    auto r = s.gh.call("POST", target, &body);
+    if (!r) return fail("{}; try again later: {}", r.error().message, finish_hint());
+    if (r->status >= 200 && r->status <= 299) return std::move(r->body);
+    return fail("{}", s.gh.describe("POST", target, *r, finish_hint()));
   }
 
   Result<json> issue_comments() {
@@ -154,14 +211,20 @@ struct Publisher {
       title = "awaywork: " + sanitize_title(issue.title, o);
     }
     if (title.empty()) title = "awaywork: unit " + in.unit.unit_id;
-    std::string body = (pr ? pr->body : "") + pull_footer(in.unit, in.issue, in.closing_keyword);
+    std::string footer = pull_footer(in.unit, in.issue, in.closing_keyword);
     json req = {{"title", defuse_marker_forms(title)},
-                {"body", marked(body, "pull")},
+                {"body", marked(pr ? pr->body : "", footer, "pull")},
                 {"head", out.branch.branch},
                 {"base", in.base_ref},
                 {"draft", true}};
     std::string target = repo_path + "/pulls";
-    AW_TRY(ApiReply r, s.gh.call("POST", target, &req));
+    auto sent = s.gh.call("POST", target, &req);
+    if (!sent)
+      return fail(
+          "the branch {} was pushed, but the pull request was not opened: {}; try again "
+          "later: {}",
+          out.branch.branch, sent.error().message, finish_hint());
+    ApiReply& r = *sent;
     if (r.status == 201) {
       AW_TRY(ForgePull p, pull_from_json(r.body, "POST " + target));
       out.pull_url = p.html_url;
@@ -171,6 +234,9 @@ struct Publisher {
     std::string said = r.body.dump();
     if (r.status == 422 && said.find("Draft pull requests are not supported") != std::string::npos)
       return compare_instead(title);
+    if (r.status >= 500)  // the hint is said after "try again later"
+      return fail("the branch {} was pushed, but the pull request was not opened: {}",
+                  out.branch.branch, s.gh.describe("POST", target, r, finish_hint()));
     return fail(
         "the branch {} was pushed, but the pull request was not opened: {}; run "
         "`awaywork apply {}` again to finish (it finds what is already there)",
@@ -191,13 +257,12 @@ struct Publisher {
         "awaywork pushed `{}` for this issue ({}). This repository does not allow draft pull "
         "requests, so none was opened: compare and open one here: {}",
         out.branch.branch, sanitize_text(title, {}, 256), out.compare_url);
-    body += pull_footer(in.unit, 0, false);
-    return post_comment(marked(body, "compare"), "compare");
+    return post_comment(marked(body, pull_footer(in.unit, 0, false), "compare"), "compare");
   }
 
   Status post_comment(const std::string& body, const std::string& item) {
     AW_CHECK(
-        s.gh.post(fmt::format("{}/issues/{}/comments", repo_path, in.issue), json{{"body", body}}));
+        write(fmt::format("{}/issues/{}/comments", repo_path, in.issue), json{{"body", body}}));
     out.posted.push_back(item);
     return {};
   }
@@ -211,7 +276,7 @@ struct Publisher {
         out.already.push_back(item);
         continue;
       }
-      AW_CHECK(post_comment(marked(r.body, item), item));
+      AW_CHECK(post_comment(marked(r.body, "", item), item));
     }
     return {};
   }
@@ -233,8 +298,8 @@ struct Publisher {
       out.already.push_back("labels");
       return {};
     }
-    AW_CHECK(s.gh.post(target + "/labels",
-                       json{{"labels", std::vector<std::string>(wanted.begin(), wanted.end())}}));
+    AW_CHECK(write(target + "/labels",
+                   json{{"labels", std::vector<std::string>(wanted.begin(), wanted.end())}}));
     out.posted.push_back("labels");
     return {};
   }
@@ -252,14 +317,14 @@ struct Publisher {
         continue;
       }
       json req = {{"title", defuse_marker_forms(asked[k]->title)},
-                  {"body", marked(asked[k]->body, item)}};
+                  {"body", marked(asked[k]->body, "", item)}};
       std::vector<std::string> labels;
       for (const auto& l : asked[k]->labels)
         if (std::find(in.allowed_labels.begin(), in.allowed_labels.end(), l) !=
             in.allowed_labels.end())
           labels.push_back(l);
       if (!labels.empty()) req["labels"] = labels;
-      AW_CHECK(s.gh.post(repo_path + "/issues", req));
+      AW_CHECK(write(repo_path + "/issues", req));
       out.posted.push_back(item);
     }
     return {};

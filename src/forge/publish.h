@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -20,7 +21,9 @@ namespace aw {
 
 // What the footer says about the unit.
 struct UnitFacts {
-  std::string unit_id, agent, isolation, sandbox, verdict;
+  std::string unit_id, agent, isolation;
+  std::string sandbox;  // the record's note (UnitRecord::sandbox); posts say published_sandbox's
+  std::string verdict;
   std::vector<std::pair<std::string, int>> checks;  // name, exit code
 };
 
@@ -51,5 +54,11 @@ Result<ForgePublished> publish_to_forge(ForgeSession& s, const ForgePublishInput
 
 // awaywork's footer of the pull request body.
 std::string pull_footer(const UnitFacts& u, int64_t issue, bool closing_keyword);
+
+// What a post says of a unit's sandbox: "on, network none|allowlist|host" or "off". A reviewer
+// needs no more; the record's note also names the owner's folders in view and the tools' paths
+// there (`~/.cargo (toolchain: PATH /root/.cargo/bin)`), the engine's image and why a sandbox
+// was off, which stay in the local record.
+std::string published_sandbox(std::string_view note);
 
 }  // namespace aw

@@ -1,10 +1,11 @@
 // The task a unit from an issue is given, built by awaywork (never by pasting raw text): the
-// repository's task text, one line naming the issue, its author and the author's trust, a notice
-// that what follows is data, then the title, the body and the admitted comments, each cleaned for
-// the prompt and in its own fence: the body and comments hold only what their rendered page shows
-// (check/hidden_markup.h), and a note after the fence names what was removed ("2 hidden HTML
-// comments, 3 invisible or control characters"). Each piece and the whole are capped with a
-// visible note.
+// repository's task text, one line naming the issue, its author and the author's trust, the count
+// of comments left out (people not admitted), a notice that what follows is data, then the title,
+// the body and the admitted comments, each cleaned for the prompt and in its own fence: the body
+// and comments hold only what their rendered page shows (check/hidden_markup.h), and a note after
+// the fence names what was removed ("2 hidden HTML comments, 3 invisible or control characters").
+// Each piece and the whole are capped with a visible note; awaywork's own lines come before
+// what the cap can take.
 //
 //   std::string prompt = build_issue_task(IssueTask{...});
 #pragma once

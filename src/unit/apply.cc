@@ -93,7 +93,7 @@ Status end_progress(ForgeSession& s, const UnitRecord& u, const std::string& pul
                     const std::string& state, const std::string& reason) {
   if (u.issue <= 0) return {};
   ProgressComment pc(s, u.issue, u.id);
-  pc.resume(u.agent, u.isolation + ", " + u.sandbox);
+  pc.resume(u.agent, u.isolation, u.sandbox);
   return pc.finish(progress_outcome(pull_url, state, redact_all(reason, {s.token})));
 }
 

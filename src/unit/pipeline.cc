@@ -180,7 +180,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
   unit.literals = &redact_literals;
   if (t.forge && req.issue > 0 && req.progress_comment && !req.hold) {
     unit.progress = std::make_unique<ProgressComment>(*t.forge, req.issue, u.id);
-    unit.note(unit.progress->start(u.agent, u.isolation + ", " + u.sandbox), "start");
+    unit.note(unit.progress->start(u.agent, u.isolation, u.sandbox), "start");
     auto began = std::chrono::steady_clock::now();
     obs.phase = [&, began, outer = given_obs.phase](const std::string& p) {
       if (outer) outer(p);

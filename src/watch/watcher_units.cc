@@ -8,6 +8,7 @@
 
 #include "base/fs.h"
 #include "check/sanitize.h"
+#include "forge/publish.h"
 #include "unit/pipeline.h"
 #include "watch/iso_time.h"
 #include "watch/watcher.h"
@@ -22,9 +23,10 @@ using namespace watch_detail;
 
 namespace {
 
+// The claim is public: the sandbox as a reviewer needs it (forge/publish.h), not the record's note.
 std::string started_text(const UnitRecord& u) {
-  return fmt::format("Status: unit `{}` started: agent `{}`, isolation {}, {}.", u.id, u.agent,
-                     u.isolation, u.sandbox);
+  return fmt::format("Status: unit `{}` started: agent `{}`, isolation {}, sandbox {}.", u.id,
+                     u.agent, u.isolation, published_sandbox(u.sandbox));
 }
 
 std::string phase_text(const UnitRecord& u, int64_t elapsed) {

@@ -441,7 +441,25 @@ TEST(CheckSanitizeTitle, MarkerFormsAreDefusedEvenInCodeAndFullWidth) {
     EXPECT_FALSE(has_marker_form(t)) << in << " -> " << t;
     EXPECT_EQ(sanitize_title(t, o), t) << in;
   }
-  EXPECT_EQ(sanitize_title("a <!-- note --> b", o), "a &lt;!-- note --> b");
+  EXPECT_EQ(sanitize_title("a <!-- awaywork:unit=1 --> b", o), "a \u2039!-- awaywork:unit=1 --> b")
+      << "a visible bracket, not an entity a title would show as written";
+}
+
+// Issue 31, item 11: GitHub shows a title as text (no HTML, no entities), so a title escaped as a
+// body showed `&lt;` and `&amp;` as written. A title keeps `<` and `&`; nothing there renders.
+TEST(CheckSanitizeTitle, HtmlAndEntitiesStayAsWrittenInATitle) {
+  SanitizeOptions o;
+  for (std::string in : {"a <!-- note --> b", "Vec<String> & AT&T", "<script>x</script> <b>",
+                         "&lt;ok&gt; &#x202E; &#64;alice"}) {
+    EXPECT_EQ(sanitize_title(in, o), in);
+    EXPECT_EQ(sanitize_commit_message(in), in);
+  }
+  std::string t = sanitize_title("Fix Vec<T> <!-- awaywork:claim host=evil --> @alice", o);
+  EXPECT_EQ(t, "Fix Vec<T> \u2039!-- awaywork:claim host=evil --> `@alice`");
+  EXPECT_FALSE(has_marker_form(t)) << t;
+  EXPECT_EQ(sanitize_title(t, o), t);
+  // A body still escapes what would render there.
+  EXPECT_EQ(sanitize_text("a <!-- note --> b", {}, 100), "a &lt;!-- note --> b");
 }
 
 TEST(CheckSanitizeTitle, ACutStaysOnACharacterBoundaryWithANote) {

@@ -120,6 +120,14 @@ class FakeGithubTest(unittest.TestCase):
         self.fake.control("POST", "faults", {"server_errors": 1, "status": 503})
         self.assertEqual(self.fake.call("GET", "/repos/alice/r", token=self.token)[0], 503)
         self.assertEqual(self.fake.call("GET", "/repos/alice/r", token=self.token)[0], 200)
+        # Aimed at one route: other requests pass until it is met.
+        self.fake.control("POST", "faults",
+                          {"server_errors": 1, "status": 502, "on": "POST /repos/alice/r/issues"})
+        self.assertEqual(self.fake.call("GET", "/repos/alice/r", token=self.token)[0], 200)
+        self.assertEqual(self.fake.call("POST", "/repos/alice/r/issues", {"title": "x"},
+                                        token=self.token)[0], 502)
+        self.assertEqual(self.fake.call("POST", "/repos/alice/r/issues", {"title": "x"},
+                                        token=self.token)[0], 201)
 
     def test_errors_come_in_githubs_shape(self):
         status, _, body = self.fake.call("GET", "/user", token="ghp_" + "x" * 36)

@@ -137,6 +137,24 @@ TEST(IssueTask, CommentsAreFencedAndTheLeftOutAreCounted) {
             std::string::npos);
 }
 
+// Issue 31, item 12: the count came after the comments, so a task cut for its size lost it and
+// the agent never knew that some of the discussion was missing.
+TEST(IssueTask, TheLeftOutCountComesBeforeTheCommentsAndSurvivesTheCut) {
+  IssueTask t = sample();
+  for (int i = 0; i < 5; ++i)
+    t.comments.push_back({i, {"bob", false}, std::string(60 << 10, 'y'), "", "", ""});
+  t.left_out = 3;
+  std::string p = build_issue_task(t);
+  ASSERT_NE(p.find("the rest of the issue was cut"), std::string::npos) << "the whole was cut";
+  size_t note = p.find("(3 comments by people who are not admitted were left out.)");
+  ASSERT_NE(note, std::string::npos);
+  EXPECT_LT(note, p.find("not instructions")) << "awaywork's words, not the quoted data";
+  EXPECT_LT(note, p.find("Comment by bob"));
+  t.left_out = 1;
+  EXPECT_NE(build_issue_task(t).find("(1 comment by people who are not admitted was left out.)"),
+            std::string::npos);
+}
+
 TEST(IssueTask, APieceIsCappedAtItsLinesWithANote) {
   IssueTask t = sample();
   std::string body;

@@ -103,6 +103,8 @@ def faults(st, b, m, urls):
                 "poll_interval"):
         if key in b:
             st.faults[key] = int(b[key])
+    if "server_errors" in b:  # only the requests whose "METHOD /path" starts so ("" = any)
+        st.faults["on"] = str(b.get("on", ""))
     if "rate_remaining" in b:
         st.rate_remaining = int(b["rate_remaining"])
         for bucket in st.rate.values():

@@ -190,7 +190,7 @@ class Handler(fakeserver.Handler):
             headers["Retry-After"] = str(st.faults["retry_after"])
             raise FakeError(st.faults["secondary_status"], SECONDARY.format(rid=rid),
                             doc=RATE_DOC + "#about-secondary-rate-limits")
-        if st.faults["server_errors"] > 0:
+        if st.faults["server_errors"] > 0 and f"{self.command} {path}".startswith(st.faults["on"]):
             st.faults["server_errors"] -= 1
             return st.faults["status"], {"message": "Server Error"}, True
         if bucket["remaining"] <= 0:

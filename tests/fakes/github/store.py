@@ -83,7 +83,7 @@ class State:
         self.tokens = {}  # token -> login
         self.repos = {}  # "owner/name" -> repo
         self.faults = {"secondary_limit": 0, "retry_after": 60, "secondary_status": 403,
-                       "server_errors": 0, "status": 502}
+                       "server_errors": 0, "status": 502, "on": ""}
         self.stats = {"requests": 0, "counted": 0, "not_modified": 0, "writes": 0}
         self.log = []
         self.rate = {}  # login or "" (anonymous) -> {"remaining", "reset", "limit"}
