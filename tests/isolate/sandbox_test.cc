@@ -1,13 +1,19 @@
 // The sandbox launcher, called directly as the runner's keeper would call it: namespaces, the
 // filesystem view, hidden paths, the init that reaps, errors from the child, policy.
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <set>
 
 #include "harness.h"
+#include "isolate/sandbox/limits_source.h"
 #include "isolate/sandbox/sandbox.h"
+#include "proc/cgroup_v1.h"
+#include "proc/runner.h"
 
 namespace aw {
 namespace {
@@ -277,6 +283,140 @@ TEST_F(IsolateSandbox, RequiredPolicyRefusesWhatItCannotBuildAndNamesTheFix) {
   plan.mode = SandboxMode::required;
   plan.network = Network::none;
   EXPECT_EQ(*sandbox_decision(plan), "");
+}
+
+// Root in a Docker container on a cgroup v1 host (issue 31, item 14): each of the memory, pids and
+// cpu hierarchies is mounted at /sys/fs/cgroup/<c> from the container's own group (mountinfo's
+// root field), read-only unless the container remounts it; /proc/self/cgroup names that group from
+// the hierarchy's root. Made here in a child: a fresh group of each hierarchy, joined, then bound
+// over /sys/fs/cgroup/<c> in the child's own mount namespace. What doctor's tries say there and
+// what a phase with limits does must agree: both work when the mounts are writable, both fail,
+// naming the mount, when they are read-only.
+struct ContainerShape {
+  std::string probe;     // "ok <memory folder>" or "fail <why>"
+  std::string missing;   // probe_sandbox's features, one a line
+  std::string describe;  // describe_limits(true)
+  std::string phase;     // "exit N <out>" or "refused <why>"
+};
+
+class V1ContainerShape : public Fixture {
+ protected:
+  void SetUp() override {
+    Fixture::SetUp();
+    NEED_ROOT();
+    if (cgroup_sources().v2_controllers.find("memory") != std::string::npos)
+      GTEST_SKIP() << "limits come from cgroup v2 here, not from v1 groups";
+    for (const char* c : {"memory", "pids", "cpu"}) {
+      auto base = own_v1_group_dir(c);
+      struct stat st {};
+      if (!base || ::stat(base->c_str(), &st) != 0)
+        GTEST_SKIP() << "no cgroup v1 " << c << " hierarchy here";
+      groups_.push_back(*base + "/aw-cgtest-" + std::to_string(::getpid()));
+      ASSERT_EQ(::mkdir(groups_.back().c_str(), 0755), 0) << groups_.back();
+    }
+  }
+  void TearDown() override {
+    for (const auto& g : groups_) {
+      // Whatever the sandbox left below (a sweep removes it; a failed test may not have).
+      if (DIR* d = ::opendir(g.c_str())) {
+        while (dirent* e = ::readdir(d))
+          if (std::string(e->d_name).rfind("awaywork-sandbox-", 0) == 0)
+            ::rmdir((g + "/" + e->d_name).c_str());
+        ::closedir(d);
+      }
+      for (int i = 0; i < 200 && ::rmdir(g.c_str()) != 0 && errno == EBUSY; ++i) ::usleep(5000);
+    }
+  }
+  ContainerShape run_in_shape(bool read_only) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) return {};
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(p[0]);
+      std::string report = in_child(read_only);
+      (void)!::write(p[1], report.data(), report.size());
+      ::_exit(0);
+    }
+    ::close(p[1]);
+    std::string text;
+    test::drain(p[0], text);
+    ::close(p[0]);
+    ::waitpid(pid, nullptr, 0);
+    ContainerShape out;
+    std::string* field[] = {&out.probe, &out.missing, &out.describe, &out.phase};
+    size_t at = 0;
+    for (std::string* f : field) {
+      size_t end = text.find('\x1e', at);
+      if (end == std::string::npos) break;
+      *f = text.substr(at, end - at);
+      at = end + 1;
+    }
+    return out;
+  }
+
+ private:
+  // In the forked child: no gtest here; what happened goes back as text, fields ended by \x1e.
+  std::string in_child(bool read_only) {
+    std::string me = std::to_string(::getpid());
+    const char* names[] = {"memory", "pids", "cpu"};
+    for (size_t i = 0; i < groups_.size(); ++i)
+      if (!write_file_existing(groups_[i] + "/cgroup.procs", me))
+        return "setup: join " + groups_[i] + "\x1e";
+    if (::unshare(CLONE_NEWNS) != 0 ||
+        ::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+      return "setup: a private mount namespace: " + errno_text(errno) + "\x1e";
+    for (size_t i = 0; i < groups_.size(); ++i) {
+      std::string at = std::string("/sys/fs/cgroup/") + names[i];
+      if (::mount(groups_[i].c_str(), at.c_str(), nullptr, MS_BIND, nullptr) != 0 ||
+          (read_only &&
+           ::mount(nullptr, at.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) != 0))
+        return "setup: bind " + groups_[i] + " at " + at + ": " + errno_text(errno) + "\x1e";
+    }
+    std::string out;
+    auto tried = probe_v1_limits();
+    out += (tried ? "ok " + *tried : "fail " + tried.error().message) + "\x1e";
+    for (const auto& m : probe_sandbox(plan)) out += m.feature + "\n";
+    out += "\x1e" + describe_limits(true) + "\x1e";
+    auto r = sh("echo ran");
+    out += (r.started ? "exit " + std::to_string(r.exit_code()) + " " + r.out
+                      : "refused " + r.start_error) +
+           "\x1e";
+    return out;
+  }
+  static bool write_file_existing(const std::string& path, const std::string& text) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    ::close(fd);
+    return ok;
+  }
+  std::vector<std::string> groups_;
+};
+
+TEST_F(V1ContainerShape, WritableMountsOfOurOwnGroupHoldTheLimitsAndDoctorSaysSo) {
+  ContainerShape s = run_in_shape(false);
+  EXPECT_EQ(s.probe, "ok /sys/fs/cgroup/memory") << s.probe;
+  EXPECT_EQ(s.missing.find("cgroup limits"), std::string::npos) << s.missing;
+  EXPECT_NE(s.describe.find("limits from cgroup v1 groups (memory, pids, cpu) below awaywork's "
+                            "own (/sys/fs/cgroup/memory)"),
+            std::string::npos)
+      << s.describe;
+  EXPECT_EQ(s.phase, "exit 0 ran\n") << s.phase;
+}
+
+TEST_F(V1ContainerShape, ReadOnlyMountsRefuseTheLimitsAndDoctorSaysSoToo) {
+  ContainerShape s = run_in_shape(true);
+  EXPECT_EQ(s.probe.rfind("fail mkdir /sys/fs/cgroup/memory/awaywork-sandbox-", 0), 0u) << s.probe;
+  EXPECT_NE(s.probe.find("Read-only file system"), std::string::npos) << s.probe;
+  EXPECT_NE(s.missing.find("cgroup limits (memory, pids, cpu): mkdir /sys/fs/cgroup/memory/"),
+            std::string::npos)
+      << s.missing;
+  EXPECT_NE(s.describe.find("no cgroup of this owner's can hold limits"), std::string::npos)
+      << s.describe;
+  EXPECT_NE(s.describe.find("Read-only file system"), std::string::npos) << s.describe;
+  EXPECT_EQ(s.phase.rfind("refused ", 0), 0u) << s.phase;
+  EXPECT_NE(s.phase.find("cgroup limits"), std::string::npos) << s.phase;
+  EXPECT_NE(s.phase.find("Read-only file system"), std::string::npos) << s.phase;
 }
 
 // What the phase sees of the network, as python prints it: the bridge port, a listener the phase

@@ -4,8 +4,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <sstream>
+
 #include "helpers.h"
 #include "proc/cgroup.h"
+#include "proc/cgroup_v1.h"
 
 namespace aw {
 namespace {
@@ -85,6 +88,130 @@ TEST(ProcCgroup, FindsTheV2HierarchyAndTheV1Freezer) {
   EXPECT_TRUE(find_cgroup_roots(CgroupMode::v2_only).v1_freezer.empty());
   CgroupRoots none = find_cgroup_roots(CgroupMode::none);
   EXPECT_TRUE(none.v2.empty() && none.v1_freezer.empty());
+}
+
+// Where the sandbox's v1 limit groups go (proc/cgroup_v1.h), from sample /proc/self files.
+// Docker on a cgroup v1 host (its default, the host's cgroup namespace): /proc/self/cgroup names
+// the container's group from the hierarchy's root, while /sys/fs/cgroup/memory is a mount of that
+// very group. The group is the mount itself; /sys/fs/cgroup/memory/docker/<id> does not exist.
+constexpr const char* kDockerId =
+    "d27440cce94365d5636a5cadab3bf723145a6d3b470f618d74f7b9e8961f81f4";
+
+std::string docker_cgroup(const std::string& id) {
+  return "9:name=systemd:/docker/" + id + "\n8:pids:/docker/" + id + "\n4:memory:/docker/" + id +
+         "\n3:cpuset:/docker/" + id + "\n2:cpu,cpuacct:/docker/" + id + "\n0::/docker/" + id + "\n";
+}
+
+// As Docker mounts them: read-only, each from the container's group of its hierarchy.
+std::string docker_mountinfo(const std::string& id) {
+  std::string out =
+      "80 79 0:47 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime - tmpfs tmpfs rw\n";
+  int n = 81;
+  for (std::string c : {"cpuset", "cpu,cpuacct", "memory", "pids", "systemd"}) {
+    std::string super = c == "systemd" ? "name=systemd" : c;
+    out += fmt::format(
+        "{} 80 0:{} /docker/{} /sys/fs/cgroup/{} ro,nosuid,nodev,noexec,relatime master:{} - "
+        "cgroup cgroup rw,{}\n",
+        n, n - 52, id, c, n - 70, super);
+    ++n;
+  }
+  return out;
+}
+
+TEST(ProcCgroupV1, InADockerContainerTheGroupIsTheMountItselfNotAPathBelowIt) {
+  std::string cg = docker_cgroup(kDockerId), mi = docker_mountinfo(kDockerId);
+  auto memory = v1_group_dir(cg, mi, "memory");
+  ASSERT_TRUE(memory) << memory.error().message;
+  EXPECT_EQ(*memory, "/sys/fs/cgroup/memory");
+  auto pids = v1_group_dir(cg, mi, "pids");
+  ASSERT_TRUE(pids) << pids.error().message;
+  EXPECT_EQ(*pids, "/sys/fs/cgroup/pids");
+  // cpu is co-mounted with cpuacct here (and is not cpuset).
+  auto cpu = v1_group_dir(cg, mi, "cpu");
+  ASSERT_TRUE(cpu) << cpu.error().message;
+  EXPECT_EQ(*cpu, "/sys/fs/cgroup/cpu,cpuacct");
+}
+
+TEST(ProcCgroupV1, OnAHostTheGroupIsItsPathBelowAMountOfTheRoot) {
+  std::string cg = "4:memory:/process_api/17740a8043e4754abfb3be921d3d1c7a\n1:cpu:/\n0::/\n";
+  std::string mi =
+      "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+      "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
+      "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
+  auto memory = v1_group_dir(cg, mi, "memory");
+  ASSERT_TRUE(memory) << memory.error().message;
+  EXPECT_EQ(*memory, "/sys/fs/cgroup/memory/process_api/17740a8043e4754abfb3be921d3d1c7a");
+  auto cpu = v1_group_dir(cg, mi, "cpu");  // at the hierarchy's root
+  ASSERT_TRUE(cpu) << cpu.error().message;
+  EXPECT_EQ(*cpu, "/sys/fs/cgroup/cpu");
+}
+
+TEST(ProcCgroupV1, AGroupBelowTheMountsRootIsThatPathBelowTheMount) {
+  std::string id = "abc";
+  auto memory = v1_group_dir("4:memory:/docker/abc/inner/x\n", docker_mountinfo(id), "memory");
+  ASSERT_TRUE(memory) << memory.error().message;
+  EXPECT_EQ(*memory, "/sys/fs/cgroup/memory/inner/x");
+}
+
+TEST(ProcCgroupV1, AMountOfAnotherGroupDoesNotReachOursAndSaysSo) {
+  // "/docker/abc" is a prefix of "/docker/abcd" as text, not as a path.
+  auto memory = v1_group_dir("4:memory:/docker/abcd\n", docker_mountinfo("abc"), "memory");
+  ASSERT_FALSE(memory);
+  EXPECT_NE(memory.error().message.find("does not hold this process's group /docker/abcd"),
+            std::string::npos)
+      << memory.error().message;
+  EXPECT_NE(memory.error().message.find("from /docker/abc at /sys/fs/cgroup/memory"),
+            std::string::npos)
+      << memory.error().message;
+}
+
+TEST(ProcCgroupV1, ALaterMountOfTheHierarchyWinsAndEscapesAreDecoded) {
+  std::string mi = docker_mountinfo("abc") +
+                   "200 80 0:32 /docker/abc /mnt/my\\040groups rw - cgroup cgroup rw,memory\n";
+  auto memory = v1_group_dir("4:memory:/docker/abc\n", mi, "memory");
+  ASSERT_TRUE(memory) << memory.error().message;
+  EXPECT_EQ(*memory, "/mnt/my groups");
+}
+
+TEST(ProcCgroupV1, NoV1HierarchyOrNoMountOfItIsAnErrorNamingWhich) {
+  auto v2_only = v1_group_dir("0::/user.slice\n",
+                              "30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n", "memory");
+  ASSERT_FALSE(v2_only);
+  EXPECT_NE(v2_only.error().message.find("no cgroup v1 memory hierarchy"), std::string::npos)
+      << v2_only.error().message;
+  // Listed in /proc/self/cgroup but not mounted here (a cgroup2 mount does not count).
+  auto unmounted = v1_group_dir(
+      "4:memory:/\n", "30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,memory\n", "memory");
+  ASSERT_FALSE(unmounted);
+  EXPECT_NE(unmounted.error().message.find("no cgroup v1 memory hierarchy is mounted"),
+            std::string::npos)
+      << unmounted.error().message;
+}
+
+// On this machine, read independently of the code under test: the folder found for our own memory
+// group lists this process among its members, wherever the hierarchy is mounted from (inside a
+// container too).
+TEST(ProcCgroupV1, OurOwnMemoryGroupHereListsThisProcess) {
+  std::string self = read_or_empty("/proc/self/cgroup");
+  bool v1_memory = false;
+  std::istringstream lines(self);
+  for (std::string line; std::getline(lines, line);) {
+    size_t a = line.find(':'), b = line.find(':', a + 1);
+    std::string names = "," + line.substr(a + 1, b - a - 1) + ",";
+    v1_memory = v1_memory || names.find(",memory,") != std::string::npos;
+  }
+  if (!v1_memory || mounted_type("/sys/fs/cgroup/memory") != "cgroup") {
+    if (test::ci() && v1_memory) FAIL() << "a cgroup v1 memory hierarchy that is not mounted";
+    GTEST_SKIP() << "no cgroup v1 memory hierarchy here";
+  }
+  auto dir = own_v1_group_dir("memory");
+  ASSERT_TRUE(dir) << dir.error().message;
+  std::string procs = read_or_empty(*dir + "/cgroup.procs");
+  std::string me = std::to_string(::getpid());
+  bool listed = false;
+  std::istringstream members(procs);
+  for (std::string p; std::getline(members, p);) listed = listed || p == me;
+  EXPECT_TRUE(listed) << *dir << "/cgroup.procs does not list " << me << ":\n" << procs;
 }
 
 TEST(ProcCgroup, V2FolderHoldsKillsAndIsRemoved) {

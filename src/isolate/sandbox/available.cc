@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "isolate/sandbox/limits_source.h"
 #include "isolate/sandbox/sandbox.h"
 #include "proc/runner.h"
 
@@ -45,13 +46,17 @@ bool limits_v1_only() {
          v2_controllers().find("memory") == std::string::npos;
 }
 
-bool cgroup_writable(const SandboxPlan&) {
-  // v1 groups are made below our own; root (or a delegated tree) can do that.
-  if (::access("/sys/fs/cgroup/memory", W_OK) == 0 || ::geteuid() == 0) return true;
-  // A non-root owner: a delegated cgroup v2 group of theirs (or a systemd user scope) whose
-  // children get the memory and pids controllers.
+// Can a phase's limits be set: cgroup v2 groups whose children get memory and pids (root's own
+// tree, or a non-root owner's delegated group or systemd user scope), else cgroup v1 groups below
+// our own, tried rather than assumed from euid 0 (a container's root gets read-only hierarchies).
+// why: what the v1 try met, when it failed.
+bool cgroup_writable(const SandboxPlan&, std::string& why) {
   std::string c = cgroup_sources().v2_controllers;
-  return c.find("memory") != std::string::npos && c.find("pids") != std::string::npos;
+  if (c.find("memory") != std::string::npos && c.find("pids") != std::string::npos) return true;
+  auto v1 = probe_v1_limits();
+  if (v1) return true;
+  why = v1.error().message;
+  return false;
 }
 
 }  // namespace
@@ -77,8 +82,18 @@ std::vector<MissingFeature> probe_sandbox(const SandboxPlan& plan) {
   }
   if (::prctl(PR_GET_SECCOMP) < 0)
     missing.push_back({"seccomp filters", "a kernel built with CONFIG_SECCOMP_FILTER"});
-  if (plan.apply_limits && !cgroup_writable(plan)) {
-    if (limits_v1_only())
+  std::string why_no_limits;
+  if (plan.apply_limits && !cgroup_writable(plan, why_no_limits)) {
+    if (::geteuid() == 0)
+      // root, whom a machine lets make groups: in a container that was handed its cgroup
+      // hierarchies read-only, or whose mount does not reach awaywork's own group.
+      missing.push_back(
+          {"cgroup limits (memory, pids, cpu): " + why_no_limits,
+           "give awaywork cgroups it can write: in a container on a cgroup v1 kernel (with "
+           "CAP_SYS_ADMIN) `mount -o remount,rw,bind /sys/fs/cgroup/memory`, the same for pids "
+           "and cpu (docs/first-run.md, \"Limits for root in a container\"); or set `sandbox: "
+           "{limits: off}` in the config"});
+    else if (limits_v1_only())
       missing.push_back(
           {"cgroup limits (memory, pids, cpu): this kernel binds the memory, pids and cpu "
            "controllers to cgroup v1 (its cgroup v2 tree offers none of them), and systemd "

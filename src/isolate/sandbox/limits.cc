@@ -7,19 +7,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "base/fs.h"
 #include "isolate/sandbox/limits_source.h"
 #include "isolate/sandbox/sandbox.h"
 #include "isolate/sandbox/steps.h"
+#include "proc/cgroup_v1.h"
 #include "proc/runner.h"
 
 namespace aw {
@@ -37,7 +37,6 @@ Status write_existing(const std::string& path, const std::string& data) {
 
 namespace {
 
-constexpr const char* kV1Root = "/sys/fs/cgroup";
 constexpr const char* kPrefix = "awaywork-sandbox-";
 constexpr const char* kV1Controllers[] = {"memory", "pids", "cpu"};
 
@@ -46,24 +45,10 @@ bool exists(const std::string& p) {
   return ::lstat(p.c_str(), &st) == 0;
 }
 
-// Our own group in a v1 hierarchy ("/process_api/x" from "4:memory:/process_api/x"): new groups
-// go below it, where whoever confined us delegated.
-std::string own_v1_group(const std::string& controller) {
-  std::ifstream in("/proc/self/cgroup");
-  std::string line;
-  while (std::getline(in, line)) {
-    auto a = line.find(':'), b = line.find(':', a + 1);
-    if (a == std::string::npos || b == std::string::npos) continue;
-    std::stringstream names(line.substr(a + 1, b - a - 1));
-    std::string n;
-    while (std::getline(names, n, ','))
-      if (n == controller) return line.substr(b + 1) == "/" ? "" : line.substr(b + 1);
-  }
-  return "";
-}
-
-std::string v1_dir(const std::string& controller) {
-  return fmt::format("{}/{}{}", kV1Root, controller, own_v1_group(controller));
+// Our own group in a v1 hierarchy, as mounted here: new groups go below it, where whoever confined
+// us delegated (proc/cgroup_v1.h: inside a container the mount shows that group, not the root).
+Result<std::string> v1_dir(const std::string& controller) {
+  return own_v1_group_dir(controller);
 }
 
 std::string cpu_max(double cpus) {
@@ -92,8 +77,10 @@ std::string group_name(const SandboxPlan& plan, pid_t child) {
 Status v1_group(const SandboxPlan& plan, const char* controller, const std::string& dir) {
   if (::mkdir(dir.c_str(), 0755) != 0) {
     if (errno == EEXIST) return {};  // made by an earlier phase of the unit, limits already set
-    return fail("mkdir {}: {} (run as root, or give awaywork a delegated cgroup v2 subtree)", dir,
-                errno_text(errno));
+    return fail(
+        "mkdir {}: {} (run as root where the cgroup hierarchies are writable, or give awaywork a "
+        "delegated cgroup v2 subtree; awaywork doctor tries this)",
+        dir, errno_text(errno));
   }
   std::string name = controller;
   if (name == "memory") {
@@ -112,7 +99,9 @@ Status v1_group(const SandboxPlan& plan, const char* controller, const std::stri
 
 Status v1_limits(const SandboxPlan& plan, pid_t child) {
   for (const char* c : kV1Controllers) {
-    std::string base = v1_dir(c);
+    auto found = v1_dir(c);
+    if (!found) return fail("{} (and no cgroup v2 controllers)", found.error().message);
+    const std::string& base = *found;
     if (!exists(base))
       return fail("no cgroup v1 {} hierarchy at {} (and no cgroup v2 controllers)", c, base);
     std::string dir = fmt::format("{}/{}", base, group_name(plan, child));
@@ -165,6 +154,33 @@ std::string apply_rlimits(const SandboxPlan& plan) {
 
 }  // namespace sandbox
 
+Result<std::string> probe_v1_limits() {
+  static std::atomic<unsigned> serial{0};
+  std::string memory;
+  for (const char* c : sandbox::kV1Controllers) {
+    auto found = sandbox::v1_dir(c);
+    if (!found) return fail(found.error().message);
+    if (!sandbox::exists(*found)) return fail("no cgroup v1 {} hierarchy at {}", c, *found);
+    if (memory.empty()) memory = *found;
+    // Named as a launch's group of this process (sweep_sandbox_cgroups leaves it to us while we
+    // live, and removes it if we die before our rmdir); numbered for threads probing at once.
+    std::string dir =
+        fmt::format("{}/{}{}-probe{}", *found, sandbox::kPrefix, ::getpid(), serial++);
+    if (::mkdir(dir.c_str(), 0755) != 0) return fail("mkdir {}: {}", dir, errno_text(errno));
+    // The file a unit's limit goes to: the group belongs to the controller's hierarchy.
+    std::string name = c;
+    std::string file = dir + "/" +
+                       (name == "memory" ? "memory.limit_in_bytes"
+                        : name == "pids" ? "pids.max"
+                                         : "cpu.cfs_quota_us");
+    bool has = sandbox::exists(file);
+    int removed = ::rmdir(dir.c_str()) == 0 || errno == ENOENT ? 0 : errno;
+    if (!has) return fail("{} has no {}", dir, file);
+    if (removed != 0) return fail("rmdir {}: {}", dir, errno_text(removed));
+  }
+  return memory;
+}
+
 std::string describe_limits(bool enabled) {
   CgroupSources s = cgroup_sources();
   std::string where = "phases contained by " + s.containment;
@@ -174,27 +190,33 @@ std::string describe_limits(bool enabled) {
            "namespace still caps processes)";
   if (!s.v2_controllers.empty())
     return where + "; limits from its cgroup v2 groups (" + s.v2_controllers + ")";
-  if (::geteuid() == 0 || ::access((std::string(sandbox::kV1Root) + "/memory").c_str(), W_OK) == 0)
-    return where + "; limits from cgroup v1 groups (memory, pids, cpu) below awaywork's own";
-  return where + "; no cgroup of this owner's can hold limits" +
-         (s.why_no_v2.empty() ? "" : " (" + s.why_no_v2 + ")");
+  // Tried, not assumed from euid 0: root in a container is handed read-only hierarchies.
+  auto v1 = probe_v1_limits();
+  if (v1)
+    return where + "; limits from cgroup v1 groups (memory, pids, cpu) below awaywork's own (" +
+           *v1 + ")";
+  return where + "; no cgroup of this owner's can hold limits (" +
+         (s.why_no_v2.empty() ? "" : s.why_no_v2 + "; ") + "cgroup v1: " + v1.error().message + ")";
 }
 
 int SandboxOomCount::sweep_after_phase() {
   SandboxPlan named;
   named.cgroup_name = name_;
-  std::string dir = sandbox::v1_dir("memory") + "/" + sandbox::group_name(named, 0);
-  int now = oom_kills_in(dir);  // 0 when the group is not there
+  auto base = sandbox::v1_dir("memory");
+  std::string dir = base ? *base + "/" + sandbox::group_name(named, 0) : "";
+  int now = dir.empty() ? 0 : oom_kills_in(dir);  // 0 when the group is not there
   int during = std::max(0, now - seen_);
   (void)sweep_sandbox_cgroups();
-  seen_ = oom_kills_in(dir);
+  seen_ = dir.empty() ? 0 : oom_kills_in(dir);
   return during;
 }
 
 Status sweep_sandbox_cgroups() {
   std::string errors;
   for (const char* c : sandbox::kV1Controllers) {
-    std::string base = sandbox::v1_dir(c);
+    auto found = sandbox::v1_dir(c);
+    if (!found) continue;
+    const std::string& base = *found;
     DIR* d = ::opendir(base.c_str());
     if (!d) continue;
     while (dirent* e = ::readdir(d)) {
