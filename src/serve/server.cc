@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <charconv>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -104,9 +105,16 @@ void Server::run() {
     beast::error_code ignored;
     s.acceptor.close(ignored);
     s.sigchld.cancel(ignored);
-    // Each run records itself interrupted on SIGTERM; 10 s for them to do so.
+    // Each run records itself interrupted on SIGTERM; 10 s for them to do so. Then every live log
+    // reads once more (so a stopped unit's log ends whole) and ends with its last chunk, not cut
+    // (a browser takes a cut one for a broken download); a reader too slow to take it is not
+    // waited for long.
     std::thread([&s] {
       s.children.terminate_all(10000);
+      s.shared.stopping = true;
+      auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+      while (s.shared.streams.load() > 0 && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
       s.ioc.stop();
     }).detach();
   });
