@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <limits>
@@ -266,13 +267,21 @@ Result<LogSlice> Api::log_slice(const std::string& id, uint64_t offset) {
   bool running = u.state == UnitState::running;  // read before the file: then no byte is missed
   constexpr size_t kMax = 256 << 10;
   std::string path = u.run_dir + "/transcript.log";
+  // No transcript (yet, or ever) is an empty slice. A transcript that is there but cannot be read
+  // is an error, never an empty slice: of an ended unit that would end the log short of its tail.
   FILE* f = std::fopen(path.c_str(), "rbe");
-  if (f) {
-    if (::fseeko(f, static_cast<off_t>(offset), SEEK_SET) == 0) {
+  if (!f) {
+    if (errno != ENOENT) return fail("open {}: {}", path, errno_text(errno));
+  } else {
+    bool bad = ::fseeko(f, static_cast<off_t>(offset), SEEK_SET) != 0;
+    if (!bad) {
       s.bytes.resize(kMax);
       s.bytes.resize(std::fread(s.bytes.data(), 1, kMax, f));
+      bad = std::ferror(f) != 0;
     }
+    int err = errno;
     std::fclose(f);
+    if (bad) return fail("read {} from byte {}: {}", path, offset, errno_text(err));
   }
   s.ended = !running && s.bytes.size() < kMax;
   return s;

@@ -1,7 +1,10 @@
 // One client connection: read a header within the header timeout, guard it, read the body within
 // the body timeout, answer on the worker pool, and stream a live log with chunked encoding.
 #include <fmt/format.h>
+#include <sys/socket.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <optional>
@@ -14,6 +17,12 @@
 namespace aw {
 
 namespace {
+
+// A live log whose reads keep failing ends after this long (a passing error is retried: SQLite
+// busy past its own timeout on a loaded machine, a record being rewritten); the retries wait
+// kRetryFirst, doubling to kRetryMost.
+constexpr std::chrono::milliseconds kRetryFor{3000}, kRetryFirst{50}, kRetryMost{500};
+constexpr std::chrono::milliseconds kPollEvery{25};  // how often a running unit's log is read
 
 constexpr const char* kPagePolicy =
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -44,7 +53,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
       : stream_(std::move(s)), shared_(shared), timer_(stream_.get_executor()) {
     ++shared_.connections;
   }
-  ~Connection() { --shared_.connections; }
+  ~Connection() {
+    --shared_.connections;
+    stream_over();
+  }
 
   void start() { read_header(); }
 
@@ -177,12 +189,33 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (gone_) return close();
     if (!slice) {
       if (first) return refuse(404, slice.error().message);
-      fmt::print(stderr, "serve: {} {}: log stream ended: {}\n", method_, path_.substr(0, 200),
-                 slice.error().message);
-      return close();
+      return slice_failed(slice.error().message);
     }
+    failures_ = 0;
     if (first) return write_log_header(std::move(*slice));
     write_slice(std::move(*slice));
+  }
+
+  // A read failed mid-stream. Cutting the stream would leave the reader a body without its last
+  // chunk (a browser reports that as an error, the dashboard stops the log), so the read is
+  // tried again; an error that lasts kRetryFor ends the log with a line saying why.
+  void slice_failed(const std::string& why) {
+    auto now = std::chrono::steady_clock::now();
+    if (failures_++ == 0) {
+      failing_since_ = now;
+      fmt::print(stderr, "serve: {} {}: reading the log failed, trying again: {}\n", method_,
+                 path_.substr(0, 200), why);
+    }
+    if (now - failing_since_ >= kRetryFor) {
+      fmt::print(stderr, "serve: {} {}: log stream ended: {}\n", method_, path_.substr(0, 200),
+                 why);
+      return end_log(fmt::format(
+          "\n[awaywork serve: the live log ends here: reading it failed for {} s: {}. Open the "
+          "log again once that is fixed]\n",
+          kRetryFor.count() / 1000, why.substr(0, 500)));
+    }
+    int doublings = std::min(failures_ - 1, 4);
+    next_slice(std::min(kRetryFirst * (1 << doublings), kRetryMost));
   }
 
   void write_log_header(LogSlice first) {
@@ -194,6 +227,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     log_res_->keep_alive(false);
     log_res_->chunked(true);
     log_sr_.emplace(*log_res_);
+    streaming_ = true;
+    ++shared_.streams;
     fmt::print(stderr, "serve: {} {} 200 (stream)\n", method_, path_.substr(0, 200));
     stream_.expires_after(shared_.opts.body_timeout);
     http::async_write_header(stream_, *log_sr_,
@@ -205,13 +240,37 @@ class Connection : public std::enable_shared_from_this<Connection> {
                              });
   }
 
-  // The client sends nothing more; a read completing means it went away.
+  // The client sends nothing more, so the socket turning readable is how its leaving shows. But
+  // readable is not gone: the wait completes on any report that the socket was readable, and an
+  // edge-triggered epoll report can be stale (for bytes of the request a read already took), or
+  // the client sent bytes after its request. Only the end of its stream or an error is leaving;
+  // anything else is looked at and the wait begun again.
   void watch_client() {
     stream_.socket().async_wait(tcp::socket::wait_read,
-                                [self = shared_from_this()](beast::error_code) {
+                                [self = shared_from_this()](beast::error_code ec) {
+                                  if (!ec && self->client_still_there())
+                                    return self->watch_client();
                                   self->gone_ = true;
                                   self->timer_.cancel();
                                 });
+  }
+
+  // Without blocking: false when the client closed its side or the socket failed. Bytes it sent
+  // after the request answer nothing (the log is the last response on this connection) and are
+  // dropped, a bounded amount each time so a client sending without end cannot hold the strand.
+  bool client_still_there() {
+    char scratch[4096];
+    for (int reads = 0; reads < 16;) {
+      ssize_t n = ::recv(stream_.socket().native_handle(), scratch, sizeof scratch, MSG_DONTWAIT);
+      if (n > 0) {
+        ++reads;
+        continue;
+      }
+      if (n == 0) return false;
+      if (errno == EINTR) continue;
+      return errno == EAGAIN || errno == EWOULDBLOCK;
+    }
+    return true;
   }
 
   void write_slice(LogSlice s) {
@@ -224,25 +283,63 @@ class Connection : public std::enable_shared_from_this<Connection> {
                        [self = shared_from_this(), data, ended](beast::error_code ec, size_t) {
                          if (ec) return self->close();
                          if (ended) return self->end_log();
-                         self->poll_log(false);
+                         self->next_slice(std::chrono::milliseconds(0));  // there may be more
                        });
       return;
     }
     if (s.ended) return end_log();
-    timer_.expires_after(std::chrono::milliseconds(25));
+    next_slice(kPollEvery);
+  }
+
+  // The next read of a log that goes on, after `delay`. Once the server is stopping (the units
+  // it started have ended by then) the log is read once more at once, for the unit's end, and
+  // if it still goes on it ends with a line saying so: the reader must not take the end of the
+  // log for the end of the unit.
+  void next_slice(std::chrono::milliseconds delay) {
+    if (shared_.stopping) {
+      if (!read_at_stop_) {
+        read_at_stop_ = true;
+        return poll_log(false);
+      }
+      return end_log(
+          "\n[awaywork serve: the live log ends here: the server is stopping (the unit may "
+          "still be running; open the log again once serve runs)]\n");
+    }
+    if (delay.count() == 0) return poll_log(false);
+    timer_.expires_after(delay);
     timer_.async_wait([self = shared_from_this()](beast::error_code) {
       if (self->gone_) return self->close();
       self->poll_log(false);
     });
   }
 
-  void end_log() {
+  // Every way a log ends, but the client leaving or the socket failing: `last_line` (why it
+  // ended early, when it did), then the last chunk, which tells the reader the body is whole.
+  void end_log(std::string last_line = {}) {
+    if (last_line.empty()) return write_last_chunk();
+    auto data = std::make_shared<std::string>(std::move(last_line));
+    stream_.expires_after(shared_.opts.body_timeout);
+    net::async_write(stream_, http::make_chunk(net::buffer(*data)),
+                     [self = shared_from_this(), data](beast::error_code ec, size_t) {
+                       if (ec) return self->close();
+                       self->write_last_chunk();
+                     });
+  }
+
+  void write_last_chunk() {
     stream_.expires_after(shared_.opts.body_timeout);
     net::async_write(stream_, http::make_chunk_last(),
                      [self = shared_from_this()](beast::error_code, size_t) { self->close(); });
   }
 
+  // A live log is over (ended, or its client gone): a stopping server no longer waits for it.
+  void stream_over() {
+    if (streaming_) --shared_.streams;
+    streaming_ = false;
+  }
+
   void close() {
+    stream_over();
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
     stream_.close();
@@ -256,7 +353,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string method_ = "?", path_ = "?";
   Route route_;
   uint64_t offset_ = 0;
-  bool gone_ = false;
+  bool gone_ = false;          // the client left (or the socket failed): nothing can reach it
+  bool streaming_ = false;     // counted in shared_.streams until the log is over
+  bool read_at_stop_ = false;  // the read after the server began to stop is done
+  int failures_ = 0;           // reads of the log that failed in a row
+  std::chrono::steady_clock::time_point failing_since_;
   std::optional<http::response<http::empty_body>> log_res_;
   std::optional<http::response_serializer<http::empty_body>> log_sr_;
 };

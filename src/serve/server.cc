@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <charconv>
+#include <chrono>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -127,10 +128,16 @@ void Server::run() {
     s.sigchld.cancel(ignored);
     // Each run records itself interrupted on SIGTERM. Without the guard the loop ran out of work
     // when no connection was open, and the process exited mid-wait: no grace, no SIGKILL, and a
-    // detached thread left using a Children already destroyed.
+    // detached thread left using a Children already destroyed. Then every live log reads once
+    // more (so a stopped unit's log ends whole) and ends with its last chunk, not cut (a browser
+    // takes a cut one for a broken download); a reader too slow to take it is not waited for long.
     s.hold.emplace(net::make_work_guard(s.ioc));
     s.stopper = std::thread([&s] {
       s.children.terminate_all(kStopGraceMs);
+      s.shared.stopping = true;
+      auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+      while (s.shared.streams.load() > 0 && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
       s.ioc.stop();
     });
     s.signals.async_wait([&s](beast::error_code ec2, int) {

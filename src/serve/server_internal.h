@@ -24,6 +24,10 @@ struct ServerShared {
   Api& api;
   net::thread_pool& pool;
   std::atomic<int> connections{0};
+  // Set once the units this server started are stopped: each live log then ends with a line
+  // saying why and its last chunk, and the server waits (briefly) for `streams` to reach 0.
+  std::atomic<bool> stopping{false};
+  std::atomic<int> streams{0};  // live logs whose header went out and that are not over
 };
 
 // Takes over an accepted socket and serves its requests until it closes or times out.

@@ -31,7 +31,7 @@ export function launch() {
 }
 
 // Starts world.py (`python3 tests/serve/world.py`): resolves to {root, port, token, url,
-// secret, config, close()}. extraEnv reaches the server (and so the units it starts).
+// secret, config, server_log, close()}. extraEnv reaches the server (and so the units it starts).
 export function startWorld(extraEnv = {}) {
   const child = spawn("python3", [path.join(here, "world.py")], {
     stdio: ["pipe", "pipe", "inherit"],
@@ -48,12 +48,34 @@ export function startWorld(extraEnv = {}) {
   });
 }
 
-// Console errors and uncaught exceptions of a page, collected for the no-error check.
+// Console errors and uncaught exceptions of a page, collected for the no-error check. The texts are
+// what the tests compare; errors.where keeps every one with where it came from (for "Failed to
+// load resource", the resource's URL), for the message of a failed check. It is not enumerable,
+// so assert.deepEqual(errors, [...]) still compares the texts alone.
 export function collectErrors(page) {
   const errors = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push("console: " + m.text()); });
-  page.on("pageerror", (e) => errors.push("pageerror: " + e.message));
+  Object.defineProperty(errors, "where", { value: [], enumerable: false });
+  page.on("console", (m) => {
+    if (m.type() !== "error") return;
+    const loc = m.location() || {};
+    errors.push("console: " + m.text());
+    const line = loc.lineNumber >= 0 ? ":" + loc.lineNumber : "";
+    errors.where.push(`console: ${m.text()} [at ${loc.url || "no URL"}${line}]`);
+  });
+  page.on("pageerror", (e) => {
+    errors.push("pageerror: " + e.message);
+    errors.where.push("pageerror: " + (e.stack || e.message));
+  });
   return errors;
+}
+
+// What `awaywork serve` wrote to stderr so far (each request, each live log that failed).
+export function serverLog(w) {
+  try {
+    return fs.readFileSync(w.server_log, "utf8");
+  } catch (e) {
+    return `(no server log at ${w.server_log}: ${e.message})`;
+  }
 }
 
 export async function api(w, method, route, body) {

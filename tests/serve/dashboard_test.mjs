@@ -6,7 +6,7 @@ import { test as testOf, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { launch, startWorld, collectErrors, api, missing } from "./browser.mjs";
+import { launch, startWorld, collectErrors, api, missing, serverLog } from "./browser.mjs";
 
 // Without Chromium or puppeteer-core the tests skip, saying why; under CI=true that is a failure.
 const why = missing();
@@ -269,5 +269,10 @@ test("issue titles and tooltips are shown with their hidden characters", async (
 });
 
 test("the page logged no console error", () => {
-  assert.deepEqual(errors, []);
+  // On failure: which resource each error came from, and the server's side of it (a live log
+  // that failed or ended says so there).
+  assert.deepEqual(errors, [], errors.length === 0 ? undefined :
+    `the page logged ${errors.length} error(s):\n  ${errors.join("\n  ")}\n` +
+    `every error the page logged, with where it came from:\n  ${errors.where.join("\n  ")}\n` +
+    `awaywork serve's stderr:\n${serverLog(w)}`);
 });

@@ -1,10 +1,12 @@
 """`awaywork serve` over raw HTTP: the real binary on a real socket. Each hostile request is
 refused or dropped as docs/serve.md says, and no response ever carries an Access-Control-* header
 or a secret value."""
+import contextlib
 import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import time
 import unittest
@@ -57,6 +59,47 @@ def dechunk(body):
         if n == 0:
             return out
         out, rest = out + rest[:n], rest[n + 2:]
+
+
+LAST_CHUNK = b"\r\n0\r\n\r\n"  # how a whole chunked body ends (after the last data chunk)
+
+
+def open_log(port, token, uid):
+    """A live log's stream: the socket, with its request sent."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=60)
+    s.sendall(f"GET /api/v1/units/{uid}/log HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+              f"Authorization: Bearer {token}\r\n\r\n".encode())
+    return s
+
+
+def payload(got):
+    """The data of a chunked response read so far, head and framing taken off (a chunk not yet
+    whole is left out; a line of the log can come in several chunks)."""
+    out, rest = b"", got.partition(b"\r\n\r\n")[2]
+    while True:
+        size, sep, after = rest.partition(b"\r\n")
+        if not sep or not size or int(size, 16) == 0 or len(after) < int(size, 16) + 2:
+            return out
+        n = int(size, 16)
+        out, rest = out + after[:n], after[n + 2:]
+
+
+def read_until(s, got, want):
+    """Reads on until the log holds `want`; returns all read (head and chunk framing too)."""
+    while want not in payload(got):
+        chunk = s.recv(65536)
+        assert chunk, f"the stream closed before {want!r}: {got[-300:]!r}"
+        got += chunk
+    return got
+
+
+def read_to_end(s, got):
+    """Reads until the server closes the connection."""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            return got
+        got += chunk
 
 
 def request(port, method, target, token=None, host=None, body=None, headers=None):
@@ -343,6 +386,76 @@ class ServeHttp(unittest.TestCase):
         self.assertGreater(times[-1][0] - times[0][0], 3)
         self.assertEqual(get_json(self.w, f"/api/v1/units/{uid}")[1]["state"], "done")
 
+    # ── the live log ends whole ──
+    # A log cut without its last chunk is a broken download to a browser (Chromium logs
+    # ERR_INCOMPLETE_CHUNKED_ENCODING, the dashboard's log stops): only the reader leaving may
+    # end it so. These failed before: the server cut the stream.
+
+    BROKEN = "{not json: a record being rewritten"
+
+    @contextlib.contextmanager
+    def unreadable_record(self, uid):
+        """Until the block ends, the unit's row in the record database holds no JSON: every read
+        of the unit fails, as a passing fault would (the row is put back only if still broken;
+        the runner saves only between phases, and the slow agent is one phase of 10 s)."""
+        db = sqlite3.connect(os.path.join(self.w.root, "state/awaywork.db"), timeout=30)
+        try:
+            (good,) = db.execute("SELECT record FROM units WHERE id = ?", (uid,)).fetchone()
+            with db:
+                db.execute("UPDATE units SET record = ? WHERE id = ?", (self.BROKEN, uid))
+            yield
+        finally:
+            with db:
+                db.execute("UPDATE units SET record = ? WHERE id = ? AND record = ?",
+                           (good, uid, self.BROKEN))
+            db.close()
+
+    def test_a_live_log_survives_a_passing_read_error_and_ends_with_the_unit(self):
+        uid = self.submit(repo="demo", prompt="slow", agent="slow")
+        s = open_log(self.w.port, self.w.token, uid)
+        got = read_until(s, b"", b"slow agent line 2\n")
+        with self.unreadable_record(uid):
+            time.sleep(1)  # 40 reads at 25 ms: before, the first failed one cut the stream
+        got = read_to_end(s, got)
+        s.close()
+        self.assertTrue(got.endswith(LAST_CHUNK), got[-300:])
+        log = dechunk(got.partition(b"\r\n\r\n")[2])
+        self.assertIn(b"slow agent line 50\n", log)
+        self.assertNotIn(b"[awaywork serve:", log)
+        self.assertIn(f"/api/v1/units/{uid}/log: reading the log failed, trying again: "
+                      "record database holds an unreadable record", self.w.server_log())
+
+    def test_a_live_log_whose_reads_keep_failing_ends_saying_why_with_the_last_chunk(self):
+        uid = self.submit(repo="demo", prompt="slow", agent="slow")
+        s = open_log(self.w.port, self.w.token, uid)
+        got = read_until(s, b"", b"slow agent line 2\n")
+        start = time.monotonic()
+        with self.unreadable_record(uid):
+            got = read_to_end(s, got)  # the server tries again for 3 s, then ends the log
+        s.close()
+        self.assertGreater(time.monotonic() - start, 2.5)
+        self.assertTrue(got.endswith(LAST_CHUNK), got[-300:])
+        log = dechunk(got.partition(b"\r\n\r\n")[2])
+        self.assertIn(b"\n[awaywork serve: the live log ends here: reading it failed for 3 s: "
+                      b"record database holds an unreadable record.", log)
+        self.assertNotIn(b"slow agent line 50\n", log)
+        self.assertIn(f"/api/v1/units/{uid}/log: log stream ended: record database holds an "
+                      "unreadable record", self.w.server_log())
+        self.assertEqual(self.wait_ended(uid)["state"], "done")
+
+    def test_a_live_log_reader_that_sends_bytes_after_its_request_gets_the_whole_log(self):
+        # The server tells that a reader left by its socket turning readable. Bytes after the
+        # request (or a stale readiness report, which looks the same to the server) are not
+        # leaving: before, either one cut the stream at the next read.
+        uid = self.submit(repo="demo", prompt="slow", agent="slow")
+        s = open_log(self.w.port, self.w.token, uid)
+        got = read_until(s, b"", b"slow agent line 2\n")
+        s.sendall(b"\r\n\r\nnot a request\r\n")
+        got = read_to_end(s, got)
+        s.close()
+        self.assertTrue(got.endswith(LAST_CHUNK), got[-300:])
+        self.assertIn(b"slow agent line 50\n", dechunk(got.partition(b"\r\n\r\n")[2]))
+
     def test_cancel_interrupts_a_running_unit_and_a_second_cancel_says_it_ended(self):
         uid = self.submit(repo="demo", prompt="long", agent="slow", unit_seconds=600)
         status, _, body = request(self.w.port, "POST", f"/api/v1/units/{uid}/cancel",
@@ -467,6 +580,23 @@ class ServeLifecycle(unittest.TestCase):
         self.w.server.wait(timeout=30)
         wait_for(lambda: not os.path.exists(f"/proc/{runner}") or
                  open(f"/proc/{runner}/stat").read().split()[2] == "Z", timeout=15)
+        u = json.loads(self.w.awaywork("show", uid, "--json").stdout)
+        self.assertEqual(u["state"], "interrupted", u)
+
+    def test_a_live_log_ends_with_the_unit_and_its_last_chunk_when_the_server_stops(self):
+        port, token, _ = self.w.serve()
+        status, _, body = request(port, "POST", "/api/v1/units", token=token, body=json.dumps(
+            {"repo": "demo", "prompt": "long", "agent": "slow", "unit_seconds": 600}).encode())
+        self.assertEqual(status, 202, body)
+        uid = json.loads(body)["id"]
+        s = open_log(port, token, uid)
+        got = read_until(s, b"", b"slow agent line 2\n")
+        self.w.server.send_signal(signal.SIGTERM)
+        got = read_to_end(s, got)
+        s.close()
+        self.w.server.wait(timeout=30)
+        self.assertTrue(got.endswith(LAST_CHUNK), got[-300:])
+        self.assertNotIn(b"slow agent line 50\n", dechunk(got.partition(b"\r\n\r\n")[2]))
         u = json.loads(self.w.awaywork("show", uid, "--json").stdout)
         self.assertEqual(u["state"], "interrupted", u)
 

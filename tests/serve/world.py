@@ -182,7 +182,8 @@ if __name__ == "__main__":
     w = World()
     port, token, url = w.serve()
     print(json.dumps({"root": w.root, "port": port, "token": token, "url": url,
-                      "secret": SECRET, "config": w.config}), flush=True)
+                      "secret": SECRET, "config": w.config, "server_log": w.stderr_path}),
+          flush=True)
     sys.stdin.read()
     w.stop()
     if os.environ.get("AW_SERVE_TEST_LOG"):
