@@ -36,6 +36,12 @@ int64_t header_number(const std::map<std::string, std::string>& h, const std::st
   return std::stoll(it->second);
 }
 
+// Where the answers a session opens with are kept, per forge (a forge is one token, so one
+// login): "etag/github/user", "etag/github/repos/octo/web".
+std::string opening_key(const std::string& forge, const std::string& target) {
+  return "etag/" + forge + target;
+}
+
 bool has_label(const json& issue, const std::string& name) {
   if (name.empty() || !issue.contains("labels") || !issue["labels"].is_array()) return false;
   for (const json& l : issue["labels"])
@@ -87,7 +93,21 @@ Status Watcher::open_repos() {
     Repo r;
     r.watch = w;
     AW_TRY(r.repo, find_forge_repo(cfg_, w.repo));
-    AW_TRY(r.s, with_context(open_forge(cfg_, r.repo), "watch " + w.repo));
+    // GET /user and GET /repos/O/R with the ETags the last watch kept: each start, and each
+    // --once pass, then reads both with a 304, which does not count against the rate limit.
+    std::map<std::string, GitHub::Cached> known;
+    std::vector<std::string> opening = {"/user", "/repos/" + r.repo.forge.github};
+    for (const std::string& target : opening)
+      if (auto j = store_->watch_get(opening_key(r.repo.forge.forge, target));
+          j && *j && (**j).value("etag", "") != "" && (**j).contains("body") &&
+          (**j)["body"].is_object())
+        known[target] = GitHub::Cached{(**j)["etag"].get<std::string>(), (**j)["body"]};
+    AW_TRY(r.s, with_context(open_forge(cfg_, r.repo, known), "watch " + w.repo));
+    for (const std::string& target : opening)
+      if (auto c = r.s->gh.cached(target);
+          c && (!known.count(target) || known[target].etag != c->etag))
+        (void)store_->watch_put(opening_key(r.repo.forge.forge, target),
+                                {{"etag", c->etag}, {"body", c->body}});
     // The list's ETag from the last watch: its first poll may be a 304 too.
     if (auto j = store_->watch_get("poll/" + w.repo); j && *j)
       r.s->gh.remember((**j).value("target", ""),

@@ -99,6 +99,26 @@ class WatchRun : public WatchTest {
     label(n, "alice", "awaywork");
     return n;
   }
+  // The API requests after the fake's log entry `from` that count against the rate limit (all
+  // but a 304), as "GET /path" lines.
+  std::vector<std::string> counted_since(size_t from) {
+    std::vector<std::string> out;
+    nlohmann::json log = fake->log();
+    for (size_t i = from; i < log.size(); ++i)
+      if (log[i]["kind"] == "api" && log[i]["status"] != 304)
+        out.push_back(log[i]["method"].get<std::string>() + " " +
+                      log[i]["path"].get<std::string>());
+    return out;
+  }
+  // The requests after `from` of "GET /path" and how they were answered.
+  std::vector<int> statuses_since(size_t from, const std::string& request) {
+    std::vector<int> out;
+    nlohmann::json log = fake->log();
+    for (size_t i = from; i < log.size(); ++i)
+      if (log[i]["method"].get<std::string>() + " " + log[i]["path"].get<std::string>() == request)
+        out.push_back(log[i]["status"].get<int>());
+    return out;
+  }
   nlohmann::json unit_of(int64_t n) {
     Captured c = aw({"units", "--json"});
     for (const auto& u : nlohmann::json::parse(c.out))
@@ -195,6 +215,20 @@ TEST_F(WatchRun, IdlePollingOfManyRepositoriesCountsNoRequest) {
   EXPECT_GE(stats["not_modified"].get<int64_t>(), 22) << stats.dump();
   ::kill(pid, SIGTERM);
   EXPECT_EQ(wait_exit(pid, 20), 0);
+}
+
+TEST_F(WatchRun, ASecondOncePassWithNothingChangedCountsNoRequest) {
+  // Issue 31 item 15: GET /user and GET /repos/O/R are kept in the state with their ETags, so a
+  // pass (or a start) asks both conditionally and GitHub answers 304, which it does not count.
+  auto first = watch_once();
+  ASSERT_EQ(events(first, "poll").size(), 1u) << first.dump(1);
+  size_t from = fake->log().size();
+  auto second = watch_once();
+  ASSERT_EQ(events(second, "poll").size(), 1u) << second.dump(1);
+  EXPECT_FALSE(events(second, "poll")[0]["changed"].get<bool>()) << second.dump(1);
+  EXPECT_EQ(counted_since(from), std::vector<std::string>{}) << fake->log().dump(1);
+  EXPECT_EQ(statuses_since(from, "GET /user"), std::vector<int>{304});
+  EXPECT_EQ(statuses_since(from, "GET /repos/octo/web"), std::vector<int>{304});
 }
 
 TEST_F(WatchRun, SigtermLetsTheUnitRunForTheGraceThenInterruptsItAndExitsZero) {
