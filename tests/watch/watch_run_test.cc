@@ -231,6 +231,37 @@ TEST_F(WatchRun, ASecondOncePassWithNothingChangedCountsNoRequest) {
   EXPECT_EQ(statuses_since(from, "GET /repos/octo/web"), std::vector<int>{304});
 }
 
+TEST_F(WatchRun, AChangeCostsOneCountedPollAndThePassAfterItNone) {
+  // Issue 31 item 15: after a change the list is asked again under the same since, with the
+  // changed answer's ETag, and an issue already examined is not examined again while the list
+  // shows it the same: one counted poll per change, not two.
+  int64_t n = issue("mallory", "hello", "x");
+  // Out of the second the answers are made in: an issue changed in it is looked at once more
+  // (watch/poll_state.h).
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  watch_once();
+  size_t from = fake->log().size();
+  auto idle = watch_once();
+  ASSERT_EQ(events(idle, "poll").size(), 1u) << idle.dump(1);
+  EXPECT_EQ(counted_since(from), std::vector<std::string>{}) << fake->log().dump(1);
+  comment(n, "mallory", "any news?");
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  from = fake->log().size();
+  auto changed = watch_once();
+  ASSERT_EQ(events(changed, "poll").size(), 1u) << changed.dump(1);
+  EXPECT_TRUE(events(changed, "poll")[0]["changed"].get<bool>()) << changed.dump(1);
+  std::string issue_path = "GET /repos/octo/web/issues/" + std::to_string(n);
+  EXPECT_EQ(counted_since(from),
+            (std::vector<std::string>{"GET /repos/octo/web/issues", issue_path + "/comments"}))
+      << fake->log().dump(1);
+  from = fake->log().size();
+  auto after = watch_once();
+  ASSERT_EQ(events(after, "poll").size(), 1u) << after.dump(1);
+  EXPECT_FALSE(events(after, "poll")[0]["changed"].get<bool>()) << after.dump(1);
+  EXPECT_EQ(counted_since(from), std::vector<std::string>{}) << fake->log().dump(1);
+  EXPECT_EQ(statuses_since(from, "GET /repos/octo/web/issues"), std::vector<int>{304});
+}
+
 TEST_F(WatchRun, SigtermLetsTheUnitRunForTheGraceThenInterruptsItAndExitsZero) {
   watch_keys = "  poll_seconds: 5\n  shutdown_grace: 2s\n  repos: {web: {}}\n";
   int64_t n = slow_issue();
