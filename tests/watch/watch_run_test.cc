@@ -187,6 +187,13 @@ TEST_F(WatchRun, TwoWatchersOnOneRepositoryRunEachOfTwentyIssuesExactlyOnce) {
   std::set<std::string> heads;
   for (const auto& p : pulls) heads.insert(p["head"]["ref"]);
   EXPECT_EQ(heads.size(), pulls.size());
+  // A watcher that lost a race deleted its claim: each issue holds the winner's comment only.
+  for (int64_t n : issues) {
+    int ours = 0;
+    for (const auto& c : get("/repos/octo/web/issues/" + std::to_string(n) + "/comments"))
+      ours += c["user"]["login"] == "aw-bot";
+    EXPECT_EQ(ours, 1) << "issue " << n;
+  }
 }
 
 TEST_F(WatchRun, IdlePollingOfManyRepositoriesCountsNoRequest) {
@@ -282,6 +289,19 @@ TEST_F(WatchRun, SigtermLetsTheUnitRunForTheGraceThenInterruptsItAndExitsZero) {
   auto names = labels_of(n);
   EXPECT_EQ(std::count(names.begin(), names.end(), "awaywork:running"), 0);
   EXPECT_TRUE(get("/repos/octo/web/pulls?state=all").empty());
+
+  // Issue 31 item 15: started again, watch runs the issue, and its new claim replaces the one
+  // the shutdown ended: the issue holds one comment of awaywork's.
+  write_agent("printf 'bravo\\n' > b.txt");
+  auto again = watch_once();
+  ASSERT_EQ(events(again, "released").size(), 1u) << again.dump(1);
+  EXPECT_EQ(events(again, "released")[0]["state"], "done") << again.dump(1);
+  std::vector<std::string> ours;
+  for (const auto& c : get("/repos/octo/web/issues/" + std::to_string(n) + "/comments"))
+    if (c["user"]["login"] == "aw-bot") ours.push_back(c["body"]);
+  ASSERT_EQ(ours.size(), 1u) << testing::PrintToString(ours);
+  EXPECT_NE(ours[0].find("Earlier: Stopped: watch was shut down"), std::string::npos) << ours[0];
+  EXPECT_NE(ours[0].find("Done: unit"), std::string::npos) << ours[0];
 }
 
 TEST_F(WatchRun, KillMinusNineMidUnitThenANewWatchReleasesTheIssueAndRunsNothingTwice) {

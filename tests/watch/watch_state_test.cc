@@ -47,6 +47,10 @@ TEST(WatchState, AnIssueSlotRoundTrips) {
   s.trigger_at = 17;
   s.claim_comment = 9;
   s.claim_note = "took over";
+  s.ended_claim = 8;
+  s.attempt_host = "box";
+  s.attempt_pid = 4321;
+  s.attempt_since = 1700000000;
   s.unit_id = "u1";
   s.child_pid = 1234;
   s.child_start = "5678";
