@@ -72,7 +72,8 @@ Result<RepoConfig> find_forge_repo(const Config& cfg, const std::string& name) {
               names.empty() ? "none (add repos: NAME: {github: OWNER/REPO})" : names);
 }
 
-Result<std::unique_ptr<ForgeSession>> open_forge(const Config& cfg, const RepoConfig& repo) {
+Result<std::unique_ptr<ForgeSession>> open_forge(
+    const Config& cfg, const RepoConfig& repo, const std::map<std::string, GitHub::Cached>& known) {
   auto it = cfg.forges.find(repo.forge.forge);
   if (it == cfg.forges.end())
     return fail("repo {}: forge '{}' is not defined under forges:", repo.name, repo.forge.forge);
@@ -93,6 +94,7 @@ Result<std::unique_ptr<ForgeSession>> open_forge(const Config& cfg, const RepoCo
                        "",
                        {},
                        {}});
+  for (const auto& [target, c] : known) s->gh.remember(target, c);
   auto user = s->gh.get("/user");
   if (!user && user.error().message.find("certificate not accepted") != std::string::npos)
     return fail(

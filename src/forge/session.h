@@ -7,6 +7,7 @@
 //   AW_TRY(auto j, s->gh.get("/repos/" + repo.forge.github));
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -36,8 +37,13 @@ struct ForgeSession {
 // names the credential and the fix; it never holds the value.
 Result<std::string> forge_token(const ForgeConfig& forge);
 
-// Opens the repository's forge and reads the token's login and the repository.
-Result<std::unique_ptr<ForgeSession>> open_forge(const Config& cfg, const RepoConfig& repo);
+// Opens the repository's forge and reads the token's login and the repository. known: answers an
+// earlier session kept (by target, "/user" and "/repos/OWNER/REPO"); both are then asked with
+// If-None-Match, and a 304, which GitHub does not count against the rate limit, reuses the kept
+// body. Afterwards s->gh.cached(target) holds what to keep for the next session.
+Result<std::unique_ptr<ForgeSession>> open_forge(
+    const Config& cfg, const RepoConfig& repo,
+    const std::map<std::string, GitHub::Cached>& known = {});
 
 // The repository entry for "NAME" (a repos: key) or "OWNER/REPO" (a repos: entry's github:).
 Result<RepoConfig> find_forge_repo(const Config& cfg, const std::string& name);

@@ -37,6 +37,17 @@ std::string comments_of(ForgeSession& s, int64_t issue) {
   return fmt::format("/repos/{}/issues/{}/comments?per_page=100", s.owner_repo, issue);
 }
 
+// The claim time claim_body writes on the first line: "... this issue (claimed 2026-12-01T...Z)."
+int64_t claimed_at(std::string_view body) {
+  std::string_view first = body.substr(0, body.find('\n'));
+  size_t at = first.find("(claimed ");
+  if (at == std::string_view::npos) return 0;
+  at += std::string_view("(claimed ").size();
+  size_t end = first.find(')', at);
+  if (end == std::string_view::npos) return 0;
+  return parse_iso_utc(std::string(first.substr(at, end - at))).value_or(0);
+}
+
 bool earlier(const ClaimSeen& a, const ClaimSeen& b) {
   return a.created != b.created ? a.created < b.created : a.comment_id < b.comment_id;
 }
@@ -67,6 +78,7 @@ std::vector<ClaimSeen> claims_in(const json& comments,
     k.pid = std::atoll(pid.c_str());
     k.created = parse_iso_utc(c->created_at).value_or(0);
     k.updated = parse_iso_utc(c->updated_at).value_or(k.created);
+    k.since = claimed_at(c->body);
     out.push_back(std::move(k));
   }
   std::sort(out.begin(), out.end(), earlier);
@@ -100,27 +112,86 @@ Status remove_label(ForgeSession& s, int64_t issue, const std::string& label) {
   return fail("{}", s.gh.describe("DELETE", target, r));
 }
 
+namespace {
+
+// Takes a claim of ours off the issue: deleted; where that fails, edited to `state` (when given)
+// so that it holds nobody off.
+Status drop_claim(ForgeSession& s, int64_t comment_id, const Claimant& who, int64_t since,
+                  const std::string& state, const std::string& text) {
+  std::string target = fmt::format("/repos/{}/issues/comments/{}", s.owner_repo, comment_id);
+  auto r = s.gh.call("DELETE", target);
+  if (r && (r->status == 200 || r->status == 204 || r->status == 404)) return {};
+  std::string why = r ? s.gh.describe("DELETE", target, *r) : r.error().message;
+  if (state.empty()) return fail("{}", why);
+  return with_context(update_claim_state(s, comment_id, who, since, state, text),
+                      fmt::format("{}; then", why));
+}
+
+// Deletes what this watcher left on the issue (but `keep`); what stays is said in `left`.
+void drop_own(ForgeSession& s, const std::vector<ClaimSeen>& own, int64_t keep, std::string& left) {
+  for (const ClaimSeen& c : own) {
+    if (c.comment_id == keep) continue;
+    Status st =
+        drop_claim(s, c.comment_id, {c.host, c.pid}, c.since, c.state == "active" ? "ended" : "",
+                   "Ended: a later claim of the same watcher replaced this one.");
+    if (!st)
+      left += fmt::format("{}comment {}: {}", left.empty() ? "" : "; ", c.comment_id,
+                          st.error().message);
+  }
+}
+
+}  // namespace
+
 Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& me,
                                 int64_t claim_ttl, int64_t now, int64_t handled_after,
-                                const std::function<bool(const ForgeUser&)>& trusted) {
+                                const std::function<bool(const ForgeUser&)>& trusted,
+                                const OwnClaims& own, const std::function<void()>& before_post) {
   auto live = [&](const ClaimSeen& c) {
     return c.state == "active" && now - c.updated <= claim_ttl;
   };
+  // Ours by what the slot recorded: its id, or the claimant and time of an unfinished attempt
+  // (awaywork's login, that host and pid, that second: no other watcher's).
+  auto ours = [&](const ClaimSeen& c) {
+    if (c.author != s.self_login) return false;
+    if (own.ended > 0 && c.comment_id == own.ended) return true;
+    return own.attempt.pid > 0 && c.host == own.attempt.host && c.pid == own.attempt.pid &&
+           c.since == own.attempt_since;
+  };
   ClaimResult out;
   AW_TRY(json before, s.gh.get_all(comments_of(s, issue)));
-  for (const ClaimSeen& c : claims_in(before, trusted))
-    if (live(c) || (handled_after > 0 && c.state == "ended" && c.created >= handled_after)) {
-      out.winner = c;  // someone holds it already: nothing is posted
+  std::vector<ClaimSeen> seen = claims_in(before, trusted), left;
+  for (const ClaimSeen& c : seen)
+    if (ours(c)) left.push_back(c);
+  for (const ClaimSeen& c : seen) {
+    bool handled =
+        handled_after > 0 && c.state == "ended" && c.created >= handled_after && !ours(c);
+    if (!live(c) && !handled) continue;
+    if (ours(c)) {
+      // Ours and the earliest live claim: every other watcher yields to it, so it is taken up
+      // again (a new claim would come after the one they yield to, and nobody would run it).
+      out.since = c.since > 0 ? c.since : now;
+      AW_CHECK(add_labels(s, issue, {kRunningLabel}));
+      AW_CHECK(update_claim(s, c.comment_id, me, out.since,
+                            "Status: starting again (an earlier attempt of this watcher posted "
+                            "this claim and stopped)."));
+      out.won = out.resumed = true;
+      out.comment_id = c.comment_id;
+      drop_own(s, left, c.comment_id, out.left);
       return out;
     }
+    out.winner = c;  // someone holds it already: nothing is posted, nothing of ours stays
+    drop_own(s, left, 0, out.left);
+    return out;
+  }
   AW_CHECK(add_labels(s, issue, {kRunningLabel}));
   std::string stale;
-  for (const ClaimSeen& c : claims_in(before, trusted))
-    if (c.state == "active")
+  for (const ClaimSeen& c : seen)
+    if (c.state == "active" && !ours(c))
       stale = fmt::format(
           "Took over the stale claim of `{}` (silent since {}, longer than the "
           "claim_ttl of {} s).",
           c.host, iso_utc(c.updated), claim_ttl);
+  if (before_post) before_post();
   AW_TRY(json made,
          s.gh.post(fmt::format("/repos/{}/issues/{}/comments", s.owner_repo, issue),
                    json{{"body", claim_body(me, now, "active",
@@ -128,13 +199,21 @@ Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& 
                                                           : stale + "\n\nStatus: starting.")}}));
   AW_TRY(ForgeComment mine, comment_from_json(made, "POST comments"));
   out.comment_id = mine.id;
+  out.since = now;
   out.note = stale;
+  std::string yielded = "Yielded: the claim was not read back.";
   // Read again: a claim posted at the same time by another watcher may be earlier than ours.
-  AW_TRY(json after, s.gh.get_all(comments_of(s, issue)));
-  for (const ClaimSeen& c : claims_in(after, trusted)) {
+  auto after = s.gh.get_all(comments_of(s, issue));
+  if (!after) {
+    // Not known to have won: our claim is taken back so that it holds nobody off.
+    (void)drop_claim(s, mine.id, me, now, "yielded", yielded);
+    return tl::unexpected(after.error());
+  }
+  for (const ClaimSeen& c : claims_in(*after, trusted)) {
     if (!live(c) && c.comment_id != mine.id) continue;
     if (c.comment_id == mine.id) {
       out.won = true;
+      drop_own(s, left, 0, out.left);
       return out;
     }
     out.winner = c;
@@ -143,9 +222,12 @@ Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& 
   if (out.winner.comment_id == 0) {  // ours not seen back: claim nothing, say so
     out.winner.host = "(our claim was not listed back)";
   }
-  AW_CHECK(update_claim_state(s, mine.id, me, now, "yielded",
-                              fmt::format("Yielded to the earlier claim of `{}` (comment {}).",
-                                          out.winner.host, out.winner.comment_id)));
+  // Lost: our claim goes (where GitHub does not delete it, it says it yielded), and so does what
+  // we left before: the issue keeps the winner's comment.
+  AW_CHECK(drop_claim(s, mine.id, me, now, "yielded",
+                      fmt::format("Yielded to the earlier claim of `{}` (comment {}).",
+                                  out.winner.host, out.winner.comment_id)));
+  drop_own(s, left, 0, out.left);
   return out;
 }
 

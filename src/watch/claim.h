@@ -1,11 +1,13 @@
 // Claims keep two watchers (on one machine or several) off one issue: before a unit starts, watch
 // adds the awaywork:running label and posts its claim comment (host, pid, time, a hidden marker);
-// then it reads the issue's comments again and the earliest active claim wins. The loser edits
-// its claim to say it yielded. A claim silent (not edited) for longer than claim_ttl is stale and
-// may be taken over, which the new claim says. The winner edits its claim as the unit goes
-// (its heartbeat) and at the end, when the labels are settled.
+// then it reads the issue's comments again and the earliest active claim wins. The loser deletes
+// its claim (where GitHub refuses, edits it to say it yielded). A claim silent (not edited) for
+// longer than claim_ttl is stale and may be taken over, which the new claim says. The winner edits
+// its claim as the unit goes (its heartbeat) and at the end, when the labels are settled. So that
+// the issue keeps one comment of awaywork's per trigger, what a watcher left itself (OwnClaims) is
+// taken up again or deleted.
 //
-//   AW_TRY(ClaimResult c, claim_issue(session, 42, me, ttl, now, trusted));
+//   AW_TRY(ClaimResult c, claim_issue(session, 42, me, ttl, now, 0, trusted, own, save));
 //   if (!c.won) ... c.winner;  later: release_claim(session, 42, c.comment_id, me, end);
 #pragma once
 
@@ -37,6 +39,7 @@ struct ClaimSeen {
   std::string author, host, state;  // state: active, yielded, ended
   int64_t pid = 0;
   int64_t created = 0, updated = 0;  // Unix seconds
+  int64_t since = 0;  // the claim's time, as its first line says ("claimed ..."); 0 = not said
 };
 
 // The claims in a comment list, oldest first; only those written by a trusted login count (a
@@ -52,16 +55,36 @@ std::string claim_body(const Claimant& me, int64_t since, const std::string& sta
 struct ClaimResult {
   bool won = false;
   int64_t comment_id = 0;  // ours (0 when none was posted)
+  int64_t since = 0;       // when won: the claim's time (now, or the claim taken up again)
+  bool resumed = false;    // when won: an active claim of our own taken up again, none posted
   ClaimSeen winner;        // when lost: the claim that won
   std::string note;        // "took over the stale claim of host H (silent since T)"
+  std::string left;        // what of our own could not be deleted (for the log); "" = nothing
+};
+
+// What this watcher (or an earlier run of it on the same state) left on the issue for the trigger
+// it claims again, as its slot recorded: the claim it ended before queueing the issue again (a
+// retry, the window's end, a shutdown), and an attempt that posted a claim whose id it never
+// learned (killed before keeping it, or the answer lost), known by its claimant and time. Neither
+// is another watcher's claim, so neither makes this one yield.
+struct OwnClaims {
+  int64_t ended = 0;          // the comment id of our claim for the same trigger; 0 = none
+  Claimant attempt;           // an unfinished attempt's claimant; pid 0 = none
+  int64_t attempt_since = 0;  // and its claim time
 };
 
 // Claims an issue. Active claims by others that are not stale make it yield without posting, and
 // so does any claim made since handled_after (the trigger's time; 0 = do not look): another
-// watcher has already run what this trigger asked for.
+// watcher has already run what this trigger asked for. When the earliest live claim is one of
+// own's (others yield to it), it is taken up again instead of a new one posted; the rest of own's
+// are deleted once it has decided (won or lost), and so is its new claim when it loses, so the
+// issue keeps one comment of awaywork's. before_post runs just before the claim is posted: the
+// caller records the attempt (me, now) there, so a claim whose answer never comes is known later.
 Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& me,
                                 int64_t claim_ttl, int64_t now, int64_t handled_after,
-                                const std::function<bool(const ForgeUser&)>& trusted);
+                                const std::function<bool(const ForgeUser&)>& trusted,
+                                const OwnClaims& own = {},
+                                const std::function<void()>& before_post = {});
 
 // Edits our claim comment to a state (active, yielded, ended) and a status text.
 Status update_claim_state(ForgeSession& s, int64_t comment_id, const Claimant& me, int64_t since,

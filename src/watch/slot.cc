@@ -25,6 +25,10 @@ nlohmann::json to_json(const IssueSlot& s) {
           {"claim_since", s.claim_since},
           {"claim_touched", s.claim_touched},
           {"claim_note", s.claim_note},
+          {"ended_claim", s.ended_claim},
+          {"attempt_host", s.attempt_host},
+          {"attempt_pid", s.attempt_pid},
+          {"attempt_since", s.attempt_since},
           {"unit_id", s.unit_id},
           {"child_pid", s.child_pid},
           {"child_start", s.child_start},
@@ -52,6 +56,10 @@ IssueSlot slot_from_json(const nlohmann::json& j) {
   s.claim_since = j.value("claim_since", int64_t{0});
   s.claim_touched = j.value("claim_touched", int64_t{0});
   s.claim_note = j.value("claim_note", "");
+  s.ended_claim = j.value("ended_claim", int64_t{0});
+  s.attempt_host = j.value("attempt_host", "");
+  s.attempt_pid = j.value("attempt_pid", int64_t{0});
+  s.attempt_since = j.value("attempt_since", int64_t{0});
   s.unit_id = j.value("unit_id", "");
   s.child_pid = j.value("child_pid", int64_t{0});
   s.child_start = j.value("child_start", "");

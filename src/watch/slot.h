@@ -28,6 +28,12 @@ struct IssueSlot {
   bool requeued = false;   // queued again by watch itself (retry, window, shutdown)
   int64_t claim_comment = 0, claim_since = 0, claim_touched = 0;
   std::string claim_note;  // kept in every edit of the claim ("took over the stale claim of H")
+  // What this watcher left on the issue for the current trigger (claim.h OwnClaims): the claim it
+  // ended before queueing the issue again, and a claim being posted (recorded before the post:
+  // a watch killed before it kept the comment's id, or whose answer was lost, knows it later).
+  int64_t ended_claim = 0;
+  std::string attempt_host;
+  int64_t attempt_pid = 0, attempt_since = 0;
   std::string unit_id;
   int64_t child_pid = 0;
   std::string child_start;

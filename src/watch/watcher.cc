@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 
 #include "forge/admission.h"
 #include "unit/pipeline.h"
 #include "watch/iso_time.h"
+#include "watch/poll_state.h"
 #include "watch/triggers.h"
 #include "watch/window.h"
 
@@ -34,6 +36,12 @@ int64_t header_number(const std::map<std::string, std::string>& h, const std::st
       it->second.find_first_not_of("0123456789") != std::string::npos || it->second.size() > 12)
     return -1;
   return std::stoll(it->second);
+}
+
+// Where the answers a session opens with are kept, per forge (a forge is one token, so one
+// login): "etag/github/user", "etag/github/repos/octo/web".
+std::string opening_key(const std::string& forge, const std::string& target) {
+  return "etag/" + forge + target;
 }
 
 bool has_label(const json& issue, const std::string& name) {
@@ -87,11 +95,21 @@ Status Watcher::open_repos() {
     Repo r;
     r.watch = w;
     AW_TRY(r.repo, find_forge_repo(cfg_, w.repo));
-    AW_TRY(r.s, with_context(open_forge(cfg_, r.repo), "watch " + w.repo));
-    // The list's ETag from the last watch: its first poll may be a 304 too.
-    if (auto j = store_->watch_get("poll/" + w.repo); j && *j)
-      r.s->gh.remember((**j).value("target", ""),
-                       GitHub::Cached{(**j).value("etag", ""), (**j).value("body", json())});
+    // GET /user and GET /repos/O/R with the ETags the last watch kept: each start, and each
+    // --once pass, then reads both with a 304, which does not count against the rate limit.
+    std::map<std::string, GitHub::Cached> known;
+    std::vector<std::string> opening = {"/user", "/repos/" + r.repo.forge.github};
+    for (const std::string& target : opening)
+      if (auto j = store_->watch_get(opening_key(r.repo.forge.forge, target));
+          j && *j && (**j).value("etag", "") != "" && (**j).contains("body") &&
+          (**j)["body"].is_object())
+        known[target] = GitHub::Cached{(**j)["etag"].get<std::string>(), (**j)["body"]};
+    AW_TRY(r.s, with_context(open_forge(cfg_, r.repo, known), "watch " + w.repo));
+    for (const std::string& target : opening)
+      if (auto c = r.s->gh.cached(target);
+          c && (!known.count(target) || known[target].etag != c->etag))
+        (void)store_->watch_put(opening_key(r.repo.forge.forge, target),
+                                {{"etag", c->etag}, {"body", c->body}});
     repos_.push_back(std::move(r));
   }
   return {};
@@ -145,26 +163,31 @@ bool Watcher::done_once() const {
 }
 
 void Watcher::poll(Repo& r, int64_t now) {
-  const std::string& full = r.s->owner_repo;
   auto saved = store_->watch_get("poll/" + r.watch.repo);
-  std::string since = saved && *saved ? (**saved).value("since", "") : "";
-  // sort=updated ascending from the newest change seen: nothing new gives the same list, so the
-  // same ETag, so a 304 (GitHub does not count it against the rate limit).
-  std::string target =
-      fmt::format("/repos/{}/issues?state=open&sort=updated&direction=asc&per_page=100{}", full,
-                  since.empty() ? "" : "&since=" + since);
+  PollState st = saved && *saved ? poll_state_from_json(**saved) : PollState{};
+  std::string target = issues_target(r.s->owner_repo, st.since);
+  // The state says which ETag is good for this since (none after an answer that left something
+  // to look at again), also in a watch that has been running: the client's own cache may hold
+  // the ETag of an answer the state chose not to keep.
+  r.s->gh.remember(target, GitHub::Cached{st.etag, json()});
   int before = r.s->gh.stats().not_modified;
   auto reply = r.s->gh.call("GET", target);
   r.polled = true;
   r.polled_at = now;
   int64_t interval = cfg_.watch.poll_seconds;
-  if (!reply || reply->status != 200) {
-    std::string why = reply ? r.s->gh.describe("GET", target, *reply) : reply.error().message;
+  bool changed = r.s->gh.stats().not_modified == before;
+  std::string why;
+  if (!reply)
+    why = reply.error().message;
+  else if (reply->status != 200)
+    why = r.s->gh.describe("GET", target, *reply);
+  else if (changed && !reply->body.is_array())  // nothing is kept of it
+    why = fmt::format("GitHub GET {}: expected a list, got {}", target, reply->body.type_name());
+  if (!why.empty()) {
     log_.write("poll_failed", {{"repo", r.watch.repo}, {"error", why}});
     r.next_poll = now + interval;
     return;
   }
-  bool changed = r.s->gh.stats().not_modified == before;
   interval = std::max(interval, header_number(reply->headers, "x-poll-interval"));
   // Slow down before the limit is spent: what is left is spread until its reset.
   int64_t remaining = header_number(reply->headers, "x-ratelimit-remaining");
@@ -177,28 +200,30 @@ void Watcher::poll(Repo& r, int64_t now) {
                       {"next_in", interval},
                       {"remaining", remaining}});
   if (!changed) return;
-  json items = reply->body;
+  ListAnswer answer;
+  answer.items = reply->body;
+  answer.etag = reply->headers.count("etag") ? reply->headers.at("etag") : "";
+  answer.server_time = reply->headers.count("date") ? http_date(reply->headers.at("date")) : 0;
+  if (answer.server_time == 0) answer.server_time = now;
   if (reply->headers.count("link") &&
       reply->headers.at("link").find("rel=\"next\"") != std::string::npos) {
-    auto all = r.s->gh.get_all(target);
-    if (all) items = std::move(*all);
+    answer.paged = true;
+    // Without the later pages, since moves on from this page's newest: they come next time.
+    if (auto all = r.s->gh.get_all(target)) answer.items = std::move(*all);
   }
-  std::string newest = since;
-  if (items.is_array())
-    for (const json& issue : items) {
-      std::string updated = issue.value("updated_at", "");
-      if (updated > newest) newest = updated;
-      if (!issue.contains("pull_request")) examine(r, issue, now);
-    }
-  std::string next_target =
-      fmt::format("/repos/{}/issues?state=open&sort=updated&direction=asc&per_page=100{}", full,
-                  newest.empty() ? "" : "&since=" + newest);
-  json keep_poll = {{"since", newest}, {"target", next_target}};
-  if (auto c = r.s->gh.cached(next_target)) {
-    keep_poll["etag"] = c->etag;
-    keep_poll["body"] = c->body;
+  std::set<int64_t> settled;
+  for (const json& issue : answer.items) {
+    if (!issue.is_object() || issue.contains("pull_request")) continue;
+    // An issue that shows what it showed when last examined has no new trigger to find; one
+    // whose examination failed is not settled, and the next poll examines it again.
+    if (!needs_examining(st, issue) || examine(r, issue, now))
+      settled.insert(issue.value("number", int64_t{0}));
   }
-  (void)store_->watch_put("poll/" + r.watch.repo, keep_poll);
+  PollState next = next_poll_state(st, answer, settled);
+  if (next.since != st.since) r.s->gh.remember(target, GitHub::Cached{});  // its body is dropped
+  if (auto ok = store_->watch_put("poll/" + r.watch.repo, to_json(next)); !ok)
+    log_.write("error",
+               {{"repo", r.watch.repo}, {"error", "state database: " + ok.error().message}});
 }
 
 std::function<bool(const ForgeUser&)> Watcher::trusted(Repo& r, int64_t now) {
@@ -208,13 +233,13 @@ std::function<bool(const ForgeUser&)> Watcher::trusted(Repo& r, int64_t now) {
   return [adm, self](const ForgeUser& u) { return u.login == self || adm->check(u).admitted; };
 }
 
-void Watcher::examine(Repo& r, const json& issue, int64_t now) {
+bool Watcher::examine(Repo& r, const json& issue, int64_t now) {
   int64_t n = issue.value("number", int64_t{0});
-  if (n <= 0) return;
+  if (n <= 0) return true;  // nothing to examine
   auto loaded = load_slot(*store_, r.watch.repo, n);
   if (!loaded) {
     log_.write("error", {{"repo", r.watch.repo}, {"issue", n}, {"error", loaded.error().message}});
-    return;
+    return false;
   }
   IssueSlot slot = *loaded;
   if (auto it = slots_.find(slot_key(r.watch.repo, n)); it != slots_.end()) slot = it->second;
@@ -223,14 +248,18 @@ void Watcher::examine(Repo& r, const json& issue, int64_t now) {
   json events, comments;
   if (has_label(issue, w.label) || assigned_to(issue, w.assignee)) {
     auto e = r.s->gh.get_all(base + "/events?per_page=100");
-    if (!e)
-      return log_.write("error", {{"repo", w.repo}, {"issue", n}, {"error", e.error().message}});
+    if (!e) {
+      log_.write("error", {{"repo", w.repo}, {"issue", n}, {"error", e.error().message}});
+      return false;
+    }
     events = std::move(*e);
   }
   if (!w.command.empty() && issue.value("comments", 0) > 0) {
     auto c = r.s->gh.get_all(base + "/comments?per_page=100");
-    if (!c)
-      return log_.write("error", {{"repo", w.repo}, {"issue", n}, {"error", c.error().message}});
+    if (!c) {
+      log_.write("error", {{"repo", w.repo}, {"issue", n}, {"error", c.error().message}});
+      return false;
+    }
     comments = std::move(*c);
   }
   int64_t stop_after = w.stop_after;
@@ -270,6 +299,7 @@ void Watcher::examine(Repo& r, const json& issue, int64_t now) {
     }
   }
   keep(slot);
+  return true;
 }
 
 }  // namespace aw

@@ -62,7 +62,8 @@ class Watcher {
   // watcher.cc: the loop and polling.
   Status open_repos();
   void poll(Repo& r, int64_t now);
-  void examine(Repo& r, const nlohmann::json& issue, int64_t now);
+  // False when it could not finish (the next poll examines the issue again).
+  bool examine(Repo& r, const nlohmann::json& issue, int64_t now);
   bool done_once() const;
   // watcher_beat.cc: what the watcher tells serve (watch/status.h) and /metrics.
   void beat(int64_t now, bool stopped);

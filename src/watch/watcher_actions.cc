@@ -95,6 +95,7 @@ void Watcher::finish_run(Repo& r, IssueSlot& slot, const std::string& outcome, b
     end.remove_labels.push_back(r.watch.label);
     end.add_labels = {r.watch.on_failure.label};
   }
+  std::string said = end.text;
   end.text = claim_text(slot, end.text);
   auto released = release_claim(*r.s, slot.number, slot.claim_comment, me_, slot.claim_since, end);
   log_.write("released", with(where(slot), {{"run", slot.run_id},
@@ -105,8 +106,10 @@ void Watcher::finish_run(Repo& r, IssueSlot& slot, const std::string& outcome, b
   slot.phase = retry ? "queued" : "idle";
   slot.requeued = retry;
   if (retry) slot.queued_at = now;
+  // Queued again, the issue's next claim replaces this one and says what it said.
+  slot.ended_claim = retry ? slot.claim_comment : 0;
+  slot.claim_note = retry ? "Earlier: " + said : "";
   slot.claim_comment = 0;
-  slot.claim_note.clear();
   slot.run_id = 0;
   slot.run_url.clear();
   slot.run_status.clear();

@@ -75,6 +75,8 @@ void Watcher::recover() {
           {"ended", "Released: watch stopped before the unit started.", {kRunningLabel}, {}});
       s.phase = "queued";
       s.requeued = true;
+      s.ended_claim = s.claim_comment;  // replaced by the next claim
+      s.claim_note.clear();
       s.claim_comment = 0;
     } else if (s.phase == "dispatched") {
       ++r->running;  // followed on GitHub Actions until its run completes
@@ -101,8 +103,18 @@ void Watcher::start_queued(int64_t now) {
 }
 
 void Watcher::start_one(Repo& r, IssueSlot& slot, int64_t now) {
+  OwnClaims own{slot.ended_claim, {slot.attempt_host, slot.attempt_pid}, slot.attempt_since};
+  // What the ended claim said goes on in the new one (the ended one is deleted).
+  std::string earlier = slot.ended_claim > 0 ? slot.claim_note : "";
   auto result = claim_issue(*r.s, slot.number, me_, cfg_.watch.claim_ttl, now,
-                            slot.requeued ? 0 : slot.trigger_at, trusted(r, now));
+                            slot.requeued ? 0 : slot.trigger_at, trusted(r, now), own, [&] {
+                              // Kept before the post: a claim whose id this watch never learns
+                              // is known as its own by the next attempt.
+                              slot.attempt_host = me_.host;
+                              slot.attempt_pid = me_.pid;
+                              slot.attempt_since = now;
+                              keep(slot);
+                            });
   if (!result) {
     // Stays queued, tried again after a poll interval: a forge that refuses is not hammered.
     slot.not_before = now + cfg_.watch.poll_seconds;
@@ -111,23 +123,34 @@ void Watcher::start_one(Repo& r, IssueSlot& slot, int64_t now) {
                                                   {"retry_in", cfg_.watch.poll_seconds}}));
     return;
   }
+  // Decided: what this watcher had left on the issue is gone or taken up again.
+  slot.ended_claim = 0;
+  slot.attempt_host.clear();
+  slot.attempt_pid = slot.attempt_since = 0;
+  if (!result->left.empty())
+    log_.write("error", with(where(slot), {{"error", "claims of this watcher left on the issue: " +
+                                                         result->left}}));
   if (!result->won) {
     log_.write("yield", with(where(slot), {{"winner_host", result->winner.host},
                                            {"winner_comment", result->winner.comment_id},
                                            {"posted", result->comment_id != 0}}));
     slot.phase = "idle";
+    slot.claim_note.clear();
     return keep(slot);
   }
   slot.phase = "claiming";
   slot.claim_comment = result->comment_id;
-  slot.claim_since = now;
+  slot.claim_since = result->since;
   slot.claim_touched = now;
-  slot.claim_note = result->note;
+  slot.claim_note = result->note.empty() || earlier.empty() ? result->note + earlier
+                                                            : result->note + "\n\n" + earlier;
   slot.unit_id.clear();
   slot.phases_logged = 0;
   slot.stop_reason.clear();
   keep(slot);
-  log_.write("claim", with(where(slot), {{"comment", slot.claim_comment}, {"note", result->note}}));
+  log_.write("claim", with(where(slot), {{"comment", slot.claim_comment},
+                                         {"note", result->note},
+                                         {"resumed", result->resumed}}));
   if (r.watch.on_actions) return dispatch(r, slot, now);
   std::string logs = state_dir_of(cfg_) + "/watch";
   (void)make_dirs(logs, 0700);
@@ -287,6 +310,7 @@ void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
     }
     slot.phase = retry ? "queued" : "idle";
   }
+  std::string said = end.text;
   end.text = claim_text(slot, end.text);
   auto released = release_claim(*r.s, slot.number, slot.claim_comment, me_, slot.claim_since, end);
   log_.write("released", with(where(slot), {{"unit", id},
@@ -295,8 +319,10 @@ void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
                                             {"requeued", slot.phase == "queued"},
                                             {"error", released ? "" : released.error().message}}));
   // The labels watch removed are events by awaywork's own login; they never trigger.
+  // Queued again, the issue's next claim replaces this one and says what it said.
+  slot.ended_claim = slot.phase == "queued" ? slot.claim_comment : 0;
+  slot.claim_note = slot.phase == "queued" ? "Earlier: " + said : "";
   slot.claim_comment = 0;
-  slot.claim_note.clear();
   slot.child_pid = 0;
   slot.child_start.clear();
   slot.stop_reason.clear();

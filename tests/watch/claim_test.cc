@@ -42,6 +42,14 @@ TEST(Claims, AreReadOldestFirstFromTrustedAuthorsOnly) {
   EXPECT_EQ(claims[1].comment_id, 5);
   EXPECT_EQ(claims[1].state, "active");
   EXPECT_EQ(claims[1].host, "box-b");
+  // The claim's time, from its first line: how a watcher knows a claim it posted but never kept.
+  EXPECT_EQ(claims[1].since, 100);
+  auto bare = claims_in(
+      json::array({comment(6, "aw-bot", "x\n\n<!-- awaywork:claim host=h pid=1 state=active -->",
+                           "2026-12-01T10:00:00Z")}),
+      trusted);
+  ASSERT_EQ(bare.size(), 1u);
+  EXPECT_EQ(bare[0].since, 0);
 }
 
 TEST(Claims, TheBodyEndsWithTheMarker) {

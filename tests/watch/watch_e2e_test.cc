@@ -230,6 +230,15 @@ TEST_F(WatchE2E, AFailedUnitIsRetriedPerThePolicyThenLabelledFailed) {
   EXPECT_EQ(std::count(names.begin(), names.end(), "needs-human"), 1);
   EXPECT_EQ(std::count(names.begin(), names.end(), "awaywork"), 0);
   EXPECT_EQ(std::count(names.begin(), names.end(), "awaywork:running"), 0);
+  // Issue 31 item 15: one comment of awaywork's; the retry's claim replaced the first one's and
+  // says what it said.
+  std::vector<std::string> ours;
+  for (const auto& c : get("/repos/octo/web/issues/" + std::to_string(n) + "/comments"))
+    if (c["user"]["login"] == "aw-bot") ours.push_back(c["body"]);
+  ASSERT_EQ(ours.size(), 1u) << testing::PrintToString(ours);
+  EXPECT_NE(ours[0].find("Earlier: Failed: "), std::string::npos) << ours[0];
+  EXPECT_NE(ours[0].find("trying again (1 of 1)"), std::string::npos) << ours[0];
+  EXPECT_NE(ours[0].find("state=ended"), std::string::npos) << ours[0];
 }
 
 TEST_F(WatchE2E, AFailedUnitsReasonReachesTheClaimAsInertText) {

@@ -99,6 +99,26 @@ class WatchRun : public WatchTest {
     label(n, "alice", "awaywork");
     return n;
   }
+  // The API requests after the fake's log entry `from` that count against the rate limit (all
+  // but a 304), as "GET /path" lines.
+  std::vector<std::string> counted_since(size_t from) {
+    std::vector<std::string> out;
+    nlohmann::json log = fake->log();
+    for (size_t i = from; i < log.size(); ++i)
+      if (log[i]["kind"] == "api" && log[i]["status"] != 304)
+        out.push_back(log[i]["method"].get<std::string>() + " " +
+                      log[i]["path"].get<std::string>());
+    return out;
+  }
+  // The requests after `from` of "GET /path" and how they were answered.
+  std::vector<int> statuses_since(size_t from, const std::string& request) {
+    std::vector<int> out;
+    nlohmann::json log = fake->log();
+    for (size_t i = from; i < log.size(); ++i)
+      if (log[i]["method"].get<std::string>() + " " + log[i]["path"].get<std::string>() == request)
+        out.push_back(log[i]["status"].get<int>());
+    return out;
+  }
   nlohmann::json unit_of(int64_t n) {
     Captured c = aw({"units", "--json"});
     for (const auto& u : nlohmann::json::parse(c.out))
@@ -167,6 +187,13 @@ TEST_F(WatchRun, TwoWatchersOnOneRepositoryRunEachOfTwentyIssuesExactlyOnce) {
   std::set<std::string> heads;
   for (const auto& p : pulls) heads.insert(p["head"]["ref"]);
   EXPECT_EQ(heads.size(), pulls.size());
+  // A watcher that lost a race deleted its claim: each issue holds the winner's comment only.
+  for (int64_t n : issues) {
+    int ours = 0;
+    for (const auto& c : get("/repos/octo/web/issues/" + std::to_string(n) + "/comments"))
+      ours += c["user"]["login"] == "aw-bot";
+    EXPECT_EQ(ours, 1) << "issue " << n;
+  }
 }
 
 TEST_F(WatchRun, IdlePollingOfManyRepositoriesCountsNoRequest) {
@@ -197,6 +224,51 @@ TEST_F(WatchRun, IdlePollingOfManyRepositoriesCountsNoRequest) {
   EXPECT_EQ(wait_exit(pid, 20), 0);
 }
 
+TEST_F(WatchRun, ASecondOncePassWithNothingChangedCountsNoRequest) {
+  // Issue 31 item 15: GET /user and GET /repos/O/R are kept in the state with their ETags, so a
+  // pass (or a start) asks both conditionally and GitHub answers 304, which it does not count.
+  auto first = watch_once();
+  ASSERT_EQ(events(first, "poll").size(), 1u) << first.dump(1);
+  size_t from = fake->log().size();
+  auto second = watch_once();
+  ASSERT_EQ(events(second, "poll").size(), 1u) << second.dump(1);
+  EXPECT_FALSE(events(second, "poll")[0]["changed"].get<bool>()) << second.dump(1);
+  EXPECT_EQ(counted_since(from), std::vector<std::string>{}) << fake->log().dump(1);
+  EXPECT_EQ(statuses_since(from, "GET /user"), std::vector<int>{304});
+  EXPECT_EQ(statuses_since(from, "GET /repos/octo/web"), std::vector<int>{304});
+}
+
+TEST_F(WatchRun, AChangeCostsOneCountedPollAndThePassAfterItNone) {
+  // Issue 31 item 15: after a change the list is asked again under the same since, with the
+  // changed answer's ETag, and an issue already examined is not examined again while the list
+  // shows it the same: one counted poll per change, not two.
+  int64_t n = issue("mallory", "hello", "x");
+  // Out of the second the answers are made in: an issue changed in it is looked at once more
+  // (watch/poll_state.h).
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  watch_once();
+  size_t from = fake->log().size();
+  auto idle = watch_once();
+  ASSERT_EQ(events(idle, "poll").size(), 1u) << idle.dump(1);
+  EXPECT_EQ(counted_since(from), std::vector<std::string>{}) << fake->log().dump(1);
+  comment(n, "mallory", "any news?");
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  from = fake->log().size();
+  auto changed = watch_once();
+  ASSERT_EQ(events(changed, "poll").size(), 1u) << changed.dump(1);
+  EXPECT_TRUE(events(changed, "poll")[0]["changed"].get<bool>()) << changed.dump(1);
+  std::string issue_path = "GET /repos/octo/web/issues/" + std::to_string(n);
+  EXPECT_EQ(counted_since(from),
+            (std::vector<std::string>{"GET /repos/octo/web/issues", issue_path + "/comments"}))
+      << fake->log().dump(1);
+  from = fake->log().size();
+  auto after = watch_once();
+  ASSERT_EQ(events(after, "poll").size(), 1u) << after.dump(1);
+  EXPECT_FALSE(events(after, "poll")[0]["changed"].get<bool>()) << after.dump(1);
+  EXPECT_EQ(counted_since(from), std::vector<std::string>{}) << fake->log().dump(1);
+  EXPECT_EQ(statuses_since(from, "GET /repos/octo/web/issues"), std::vector<int>{304});
+}
+
 TEST_F(WatchRun, SigtermLetsTheUnitRunForTheGraceThenInterruptsItAndExitsZero) {
   watch_keys = "  poll_seconds: 5\n  shutdown_grace: 2s\n  repos: {web: {}}\n";
   int64_t n = slow_issue();
@@ -217,6 +289,19 @@ TEST_F(WatchRun, SigtermLetsTheUnitRunForTheGraceThenInterruptsItAndExitsZero) {
   auto names = labels_of(n);
   EXPECT_EQ(std::count(names.begin(), names.end(), "awaywork:running"), 0);
   EXPECT_TRUE(get("/repos/octo/web/pulls?state=all").empty());
+
+  // Issue 31 item 15: started again, watch runs the issue, and its new claim replaces the one
+  // the shutdown ended: the issue holds one comment of awaywork's.
+  write_agent("printf 'bravo\\n' > b.txt");
+  auto again = watch_once();
+  ASSERT_EQ(events(again, "released").size(), 1u) << again.dump(1);
+  EXPECT_EQ(events(again, "released")[0]["state"], "done") << again.dump(1);
+  std::vector<std::string> ours;
+  for (const auto& c : get("/repos/octo/web/issues/" + std::to_string(n) + "/comments"))
+    if (c["user"]["login"] == "aw-bot") ours.push_back(c["body"]);
+  ASSERT_EQ(ours.size(), 1u) << testing::PrintToString(ours);
+  EXPECT_NE(ours[0].find("Earlier: Stopped: watch was shut down"), std::string::npos) << ours[0];
+  EXPECT_NE(ours[0].find("Done: unit"), std::string::npos) << ours[0];
 }
 
 TEST_F(WatchRun, KillMinusNineMidUnitThenANewWatchReleasesTheIssueAndRunsNothingTwice) {

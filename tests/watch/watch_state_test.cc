@@ -1,10 +1,13 @@
 // watch's state in the record database (record/watch_state.cc, watch/slot.h): values survive a
 // reopen, a listing by prefix is a range (keys with _ and % are plain), an issue's slot
-// round-trips every field.
+// round-trips every field. The issue-list poll's state (watch/poll_state.h): its ETag is kept with
+// its since, never when an issue must be looked at again; a full page moves since on.
 #include <gtest/gtest.h>
 
 #include "../git/git_fixture.h"
 #include "record/store.h"
+#include "watch/iso_time.h"
+#include "watch/poll_state.h"
 #include "watch/slot.h"
 
 namespace aw {
@@ -44,6 +47,10 @@ TEST(WatchState, AnIssueSlotRoundTrips) {
   s.trigger_at = 17;
   s.claim_comment = 9;
   s.claim_note = "took over";
+  s.ended_claim = 8;
+  s.attempt_host = "box";
+  s.attempt_pid = 4321;
+  s.attempt_since = 1700000000;
   s.unit_id = "u1";
   s.child_pid = 1234;
   s.child_start = "5678";
@@ -54,6 +61,121 @@ TEST(WatchState, AnIssueSlotRoundTrips) {
   EXPECT_EQ(to_json(t), to_json(s));
   EXPECT_EQ(t.seen.comment, 2002);
   EXPECT_EQ(slot_key("web", 42), "issue/web/000000000042");
+}
+
+using nlohmann::json;
+
+const int64_t kT0 = *parse_iso_utc("2026-12-01T10:00:00Z");
+
+json listed(int64_t n, int64_t updated, std::vector<std::string> labels = {}, int comments = 0) {
+  json l = json::array();
+  for (const auto& name : labels) l.push_back({{"name", name}});
+  return {{"number", n},     {"updated_at", iso_utc(updated)},
+          {"state", "open"}, {"comments", comments},
+          {"labels", l},     {"assignees", json::array()}};
+}
+
+ListAnswer answer_of(json items, int64_t server_time, const std::string& etag = "W/\"b\"") {
+  ListAnswer a;
+  a.items = std::move(items);
+  a.etag = etag;
+  a.server_time = server_time;
+  return a;
+}
+
+TEST(PollState, AChangedListKeepsItsSinceWithTheAnswersEtag) {
+  // Issue 31 item 15: the ETag is good for the since it was made with, so both are kept; the
+  // next poll with nothing new is a 304 instead of a counted request under a new since.
+  PollState before{iso_utc(kT0), "W/\"a\"", {}};
+  json items = {listed(1, kT0 + 60), listed(2, kT0 + 120, {"awaywork"})};
+  PollState next = next_poll_state(before, answer_of(items, kT0 + 600), {1, 2});
+  EXPECT_EQ(next.since, iso_utc(kT0));
+  EXPECT_EQ(next.etag, "W/\"b\"");
+  EXPECT_EQ(issues_target("octo/web", next.since),
+            "/repos/octo/web/issues?state=open&sort=updated&direction=asc&per_page=100&since=" +
+                iso_utc(kT0));
+  // Examined issues that still show the same are not examined again; a change shows.
+  EXPECT_FALSE(needs_examining(next, items[0]));
+  EXPECT_FALSE(needs_examining(next, items[1]));
+  EXPECT_TRUE(needs_examining(next, listed(1, kT0 + 60, {}, 1)));
+  EXPECT_TRUE(needs_examining(next, listed(3, kT0 + 60)));
+  // What is kept survives the state database's JSON.
+  PollState back = poll_state_from_json(to_json(next));
+  EXPECT_EQ(to_json(back), to_json(next));
+  // The form an older watch kept (since, target, etag, body) still reads.
+  PollState old = poll_state_from_json(
+      {{"since", iso_utc(kT0)}, {"target", "/x"}, {"etag", "W/\"a\""}, {"body", json::array()}});
+  EXPECT_EQ(old.since, iso_utc(kT0));
+  EXPECT_EQ(old.etag, "W/\"a\"");
+  EXPECT_TRUE(old.examined.empty());
+}
+
+TEST(PollState, AnIssueNotExaminedOrChangedInTheAnswersSecondKeepsNoEtag) {
+  PollState before{iso_utc(kT0), "W/\"a\"", {}};
+  json items = {listed(1, kT0 + 60), listed(2, kT0 + 120)};
+  // Issue 2's examination failed: the next poll asks again and examines it.
+  PollState failed = next_poll_state(before, answer_of(items, kT0 + 600), {1});
+  EXPECT_EQ(failed.etag, "");
+  EXPECT_EQ(failed.since, iso_utc(kT0));
+  EXPECT_FALSE(needs_examining(failed, items[0]));
+  EXPECT_TRUE(needs_examining(failed, items[1]));
+  // Issue 2 changed in the second the answer was made (or the one before): it may change again
+  // within that second and the list show the same, so it is examined again next time.
+  for (int64_t late : {0, 1}) {
+    PollState settling = next_poll_state(before, answer_of(items, kT0 + 120 + late), {1, 2});
+    EXPECT_EQ(settling.etag, "") << late;
+    EXPECT_TRUE(needs_examining(settling, items[1])) << late;
+    EXPECT_FALSE(needs_examining(settling, items[0])) << late;
+  }
+  EXPECT_EQ(next_poll_state(before, answer_of(items, kT0 + 122), {1, 2}).etag, "W/\"b\"");
+}
+
+TEST(PollState, AFullPageMovesSinceOnAndKeepsNoEtag) {
+  // An ETag answers for the first page only: a change on a later page would hide behind a 304.
+  PollState before;
+  json items = json::array();
+  for (int64_t n = 1; n <= 100; ++n) items.push_back(listed(n, kT0 + n));
+  std::set<int64_t> all;
+  for (int64_t n = 1; n <= 100; ++n) all.insert(n);
+  PollState next = next_poll_state(before, answer_of(items, kT0 + 600), all);
+  // A second before the newest: a change later in that second is listed whatever GitHub's
+  // since counts; the issues the next list shows keep their fingerprints.
+  EXPECT_EQ(next.since, iso_utc(kT0 + 99));
+  EXPECT_EQ(next.etag, "");
+  EXPECT_EQ(next.examined.size(), 2u);
+  EXPECT_FALSE(needs_examining(next, items[99]));
+  // Never past an issue still to be examined.
+  all.erase(40);
+  next = next_poll_state(before, answer_of(items, kT0 + 600), all);
+  EXPECT_EQ(next.since, iso_utc(kT0 + 39));
+  EXPECT_TRUE(needs_examining(next, items[39]));
+  EXPECT_FALSE(needs_examining(next, items[40]));
+  // A Link to a next page does the same with fewer issues.
+  ListAnswer paged = answer_of({listed(1, kT0 + 1), listed(2, kT0 + 2)}, kT0 + 600);
+  paged.paged = true;
+  next = next_poll_state(before, paged, {1, 2});
+  EXPECT_EQ(next.since, iso_utc(kT0 + 1));
+  EXPECT_EQ(next.etag, "");
+}
+
+TEST(PollState, TheFingerprintIsWhatTriggersChange) {
+  json a = listed(1, kT0, {"bug", "awaywork"});
+  json b = listed(1, kT0, {"awaywork", "bug"});
+  EXPECT_EQ(issue_fingerprint(a), issue_fingerprint(b));  // GitHub does not promise an order
+  EXPECT_NE(issue_fingerprint(a), issue_fingerprint(listed(1, kT0, {"bug"})));
+  EXPECT_NE(issue_fingerprint(a), issue_fingerprint(listed(1, kT0 + 1, {"bug", "awaywork"})));
+  EXPECT_NE(issue_fingerprint(a), issue_fingerprint(listed(1, kT0, {"bug", "awaywork"}, 1)));
+  json c = a;
+  c["assignees"] = {{{"login", "aw-bot"}}};
+  EXPECT_NE(issue_fingerprint(a), issue_fingerprint(c));
+}
+
+TEST(PollState, AnHttpDateIsRead) {
+  EXPECT_EQ(http_date("Sun, 06 Nov 1994 08:49:37 GMT"), 784111777);
+  EXPECT_EQ(http_date("Tue, 01 Dec 2026 10:00:00 GMT"), kT0);
+  for (const char* bad : {"", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Foo 1994 08:49:37 GMT",
+                          "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT x"})
+    EXPECT_EQ(http_date(bad), 0) << bad;
 }
 
 }  // namespace
