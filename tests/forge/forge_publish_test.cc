@@ -1,6 +1,8 @@
 // publish_to_forge against the fake GitHub with real git: with a fresh mirror the remote's refs
 // are read through the API and the push is the only git round trip; a target branch that moved
 // past the mirror is fetched and still checked (a rewritten base is refused, nothing pushed).
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -101,7 +103,27 @@ class ForgePublish : public ::testing::Test {
     }
     return out;
   }
-  size_t log_size() { return fake->control("GET", "log").size(); }
+  // The fake logs a git request once its backend has finished, which can be after git (the
+  // client) has moved on: under load the setup's fetch was logged inside the test's window. So
+  // wait until every fetch the fake advertised to (a 200 for ?service=git-upload-pack) has its
+  // upload-pack logged.
+  size_t log_size() {
+    for (int i = 0;; ++i) {
+      auto log = fake->control("GET", "log");
+      int adverts = 0, packs = 0;
+      for (const auto& e : log) {
+        if (e.value("kind", "") != "git") continue;
+        std::string path = e.value("path", "");
+        if (e.value("query", "").find("service=git-upload-pack") != std::string::npos &&
+            e.value("status", 0) == 200)
+          ++adverts;
+        if (path.size() >= 16 && path.compare(path.size() - 16, 16, "/git-upload-pack") == 0)
+          ++packs;
+      }
+      if (packs >= adverts || i == 500) return log.size();
+      ::usleep(10000);
+    }
+  }
   std::string fake_git(const std::string& args) {
     return sh("git --git-dir=" + sq(bare) + " " + args);
   }
