@@ -136,6 +136,7 @@ const HIDDEN = /[\p{Cf}\u0080-\u009F\u034F\u115F\u1160\u17B4\u17B5\u2028\u2029\u
 const EMOJI_BEFORE = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F]$/u;
 const EMOJI_AFTER = /^\p{Extended_Pictographic}/u;
 const EMOJI_BASE = /\p{Emoji}$/u;
+const EMOJI_TAIL = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0E\uFE0F\u200D]{1,32}$/u;
 
 // context: the text shown just before this one (the previous chunk of a streamed log).
 function invisiblesShown(text, context = "") {
@@ -359,14 +360,20 @@ async function followLog(id, pre, signal) {
   if (!res.ok) throw new ApiError((await res.json()).error);
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
-  let held = "", shown = ""; // a trailing ZWJ waits for what it joins; the last text shown
+  // A trailing run of emoji, modifiers, selectors and joiners waits for the next chunk, so that
+  // inert() sees a joined emoji whole (a ZWJ split from what it joins would be shown as hidden).
+  let held = "", shown = ""; // the held tail; the last text shown
   for (;;) {
     const { value, done } = await reader.read();
     let text = held + decoder.decode(value || new Uint8Array(), { stream: !done });
     held = "";
-    if (!done && text.endsWith("\u200D")) {
-      held = "\u200D";
-      text = text.slice(0, -1);
+    const tail = done ? null : text.match(EMOJI_TAIL);
+    if (tail && tail[0].length < text.length) {
+      held = tail[0];
+      text = text.slice(0, -held.length);
+    } else if (tail) {
+      held = text;
+      text = "";
     }
     if (text) {
       const follow = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;

@@ -230,7 +230,7 @@ class ServeHttp(unittest.TestCase):
 
     def test_bad_submissions_say_which_field(self):
         for body, want in ((b"{", "JSON object"), (b'{"repo":"demo"}', '"prompt" is required'),
-                           (b'{"repo":"demo","prompt":"x","agent":"nope"}', "agents: leaky"),
+                           (b'{"repo":"demo","prompt":"x","agent":"nope"}', "agents: bidiname, leaky"),
                            (b'{"repo":"demo","prompt":"x","color":1}', 'unknown field "color"'),
                            (b'{"repo":"nope","prompt":"x"}', "nope")):
             msg = self.assert_json_error(*request(self.w.port, "POST", "/api/v1/units",
