@@ -9,7 +9,9 @@
 //      formatting, variation selectors, tags, BOM, fillers: check/invisible.h) removed but one
 //      VS15/VS16 right after an emoji; then NFC.
 // The markdown stage knows which text GitHub surely renders as code (fenced blocks, inline code
-// spans; see sanitize_structure.cc) and leaves it exactly as written. Everywhere else:
+// spans; see sanitize_structure.cc) and leaves it exactly as written. It runs again on its own
+// output until that reads the same sanitized again: a step judges the text around what it
+// rewrites, which a later step (or its own replacement) may rewrite. Everywhere else:
 //   2. URLs kept only when https, on an allowed host (ASCII, no punycode), without user info,
 //      with an unencoded scheme; one carrying a second URL in its path, query or fragment is cut
 //      before it; every other link, mailto:, tel:, javascript:... becomes "(link removed)". A

@@ -217,7 +217,11 @@ bool url_at_separator(std::string_view s, std::string_view full, size_t lo, size
   size_t body = sep + n;
   bool exact_slashes = s.substr(body, 2) == "//";
   while (body < s.size()) {  // any mix of slashes and backslashes, also percent-encoded
-    if (s[body] == '/' || s[body] == '\\') {
+    // but a backslash that escapes other punctuation: markdown shows `closes:\]` as `closes:]`
+    // (and the sanitizer writes such escapes itself, before a bracket it shows as text)
+    bool escape = s[body] == '\\' && body + 1 < s.size() && is_ascii_punct(s[body + 1]) &&
+                  s[body + 1] != '/' && s[body + 1] != '\\';
+    if (s[body] == '/' || (s[body] == '\\' && !escape)) {
       ++body;
     } else if (s[body] == '%' && body + 2 < s.size() && s[body + 1] == '2' &&
                lower_c(s[body + 2]) == 'f') {
@@ -232,7 +236,13 @@ bool url_at_separator(std::string_view s, std::string_view full, size_t lo, size
   bool hier = body > sep + n;
   bool next_ok =
       sep + n < s.size() && !url_char_stop(s[sep + n]) && !written_stop(s, sep + n, true);
-  bool is_url = hier || (next_ok && (dangerous_scheme(scheme) || web_scheme(scheme) || encoded));
+  // A dangerous scheme runs with anything after it that a link destination goes on with, a
+  // bracket, quote or escape too (`[x](javascript:\(alert(1)))` is `javascript:(alert(1))`);
+  // white space, `)` and `>` end it there, empty.
+  bool glued =
+      sep + n < s.size() && std::string_view(" \t\n)>").find(s[sep + n]) == std::string_view::npos;
+  bool is_url =
+      hier || (glued && dangerous_scheme(scheme)) || (next_ok && (web_scheme(scheme) || encoded));
   if (!is_url) return false;
   u.start = b;
   u.end = std::max(url_end(s, body), body);
