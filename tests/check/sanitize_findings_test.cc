@@ -249,5 +249,15 @@ TEST(CheckSanitizeFindings, AReplacementThatChangesTheCodeSpansIsJudgedAgain) {
             "[x]((link removed)`a) `(link removed)` b`");
 }
 
+// mention-before-kept-url-1, -2 (the rendering oracle, in a 194 s run for item 18): inside an
+// unclosed `[` the autolinker does not run, so `@https://github.com/x` is a mention of `https`;
+// the `@` and the URL are wrapped together.
+TEST(CheckSanitizeFindings, AnAtBeforeAKeptUrlIsWrappedWithIt) {
+  EXPECT_EQ(S("[a @https://github.com/x and"), "[a <code>@https://github.com/x</code> and");
+  EXPECT_EQ(S("x @https://docs.github.com/y z"), "x <code>@https://docs.github.com/y</code> z");
+  EXPECT_EQ(S("a@https://github.com/x"), "a@https://github.com/x");  // no mention on GitHub
+  expect_settled(seed("mention-before-kept-url-2"));
+}
+
 }  // namespace
 }  // namespace aw
