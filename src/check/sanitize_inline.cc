@@ -157,7 +157,9 @@ class References {
             wrap(ref, end);
           next = end;
         } else if (name_char(c(x))) {  // the rest of a word starts nothing
-          while (name_char(c(next))) ++next;
+          // but GitHub reads words in ASCII: after a letter that only folds to one (`Āfixes`),
+          // a new word starts
+          while (name_char(c(next)) && (u_[next].b == u_[next - 1].b || !word_start(next))) ++next;
         }
       }
       x = next;

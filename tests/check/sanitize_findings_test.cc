@@ -259,5 +259,19 @@ TEST(CheckSanitizeFindings, AnAtBeforeAKeptUrlIsWrappedWithIt) {
   expect_settled(seed("mention-before-kept-url-2"));
 }
 
+// closing-keyword-after-non-ascii-letter-1, -2 (the rendering oracle, in a second 197 s run):
+// `Ā` folds to `a`, so `Āfixes` read as one word, but GitHub reads words in ASCII and starts one
+// at `fixes`.
+TEST(CheckSanitizeFindings, AWordStartsAfterANonAsciiLetterAsOnGitHub) {
+  EXPECT_EQ(S("x \xC4\x80"
+              "fixes #1 and \xC3\xA9"
+              "fixes #2 and prefixes #3"),
+            "x \xC4\x80"
+            "fixes <code>#1</code> and \xC3\xA9"
+            "fixes <code>#2</code> and prefixes #3");
+  EXPECT_EQ(S("\xEF\xAC\x81xes #4"), "\xEF\xAC\x81xes <code>#4</code>");  // the ligature fi
+  expect_settled(seed("closing-keyword-after-non-ascii-letter-2"));
+}
+
 }  // namespace
 }  // namespace aw
