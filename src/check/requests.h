@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "check/sanitize.h"
+
 namespace aw {
 
 struct Bounds;
@@ -20,7 +22,7 @@ struct RequestContext {
   std::string base;                // base branch; a request's `base` must equal it if present
   std::optional<long long> issue;  // the unit's issue number, if the unit came from one
   // Link hosts kept in text: exact names or "*.domain" for any subdomain. Others are redacted.
-  std::vector<std::string> allowed_domains = {"github.com", "*.github.com"};
+  std::vector<std::string> allowed_domains = SanitizeOptions{}.allowed_domains;
   std::vector<std::string> secrets;  // literal secret values of the unit (redacted, patch refused)
   std::vector<std::string> omitted;  // untracked binaries collect left out, echoed in the verdict
 };

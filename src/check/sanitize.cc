@@ -1,7 +1,7 @@
 // Text sanitizing: the character stage, the order of the markdown passes, and the cap. Each pass
-// is a pure function of its input and none can create what an earlier one removes, so the
-// result is deterministic and sanitizing twice gives the same text as once (fuzz_requests
-// checks both on arbitrary bytes).
+// is a pure function of its input, and the passes run again on their own output until it reads
+// the same sanitized again (settled), so the result is deterministic and sanitizing twice gives
+// the same text as once (fuzz_requests checks both on arbitrary bytes).
 #include "check/sanitize.h"
 
 #include <fmt/format.h>
@@ -82,6 +82,30 @@ std::string passes(std::string_view clean, const SanitizeOptions& o, SanitizeSta
   return std::move(m.s);
 }
 
+// The passes run again on their own output until it reads the same sanitized again. Each pass
+// judges the text around what it rewrites (a URL by what follows it to the next white space, a
+// code span by the link titles before it), and a later pass, or the URL pass itself, rewrites
+// that text: alt text and titles removed, a `\` guard added, a tag's attributes dropped, a URL
+// replaced by "(link removed)". So no order of the passes lets one run judge the text that is
+// posted; the fixed point does: every pass has judged the final text as it stands. A text that
+// needed no change is settled at once; most others in a second run.
+constexpr int kSettleRounds = 8;
+
+std::string settled(std::string_view clean, const SanitizeOptions& o, SanitizeStats& st,
+                    bool title) {
+  std::string out = passes(clean, o, st, false, title);
+  if (out == clean) return out;
+  for (int round = 1; round < kSettleRounds; ++round) {
+    SanitizeStats again;  // the links seen are the first run's; what goes later adds up
+    std::string next = passes(clean_unicode(out), o, again, false, title);
+    st.mentions += again.mentions;
+    st.links_removed += again.links_removed;
+    if (next == out) break;
+    out = std::move(next);
+  }
+  return out;
+}
+
 // A title wraps in backticks (GitHub shows <code> in a title as text) only when they come out
 // as code spans: when the text they went into reads the same sanitized again; else <code>.
 std::string markdown_stage(std::string_view clean, const SanitizeOptions& o, SanitizeStats& st,
@@ -89,12 +113,12 @@ std::string markdown_stage(std::string_view clean, const SanitizeOptions& o, San
   if (o.one_line) {
     SanitizeStats with = st, again;
     std::string out = passes(clean, o, with, true, title);
-    if (passes(out, o, again, true, title) == out) {
+    if (passes(clean_unicode(out), o, again, true, title) == out) {
       st = with;
       return out;
     }
   }
-  return passes(clean, o, st, false, title);
+  return settled(clean, o, st, title);
 }
 
 // The note is inert in every context (no markup, no URL, no mention) and starts its own

@@ -9,10 +9,13 @@
 //      formatting, variation selectors, tags, BOM, fillers: check/invisible.h) removed but one
 //      VS15/VS16 right after an emoji; then NFC.
 // The markdown stage knows which text GitHub surely renders as code (fenced blocks, inline code
-// spans; see sanitize_structure.cc) and leaves it exactly as written. Everywhere else:
+// spans; see sanitize_structure.cc) and leaves it exactly as written. It runs again on its own
+// output until that reads the same sanitized again: a step judges the text around what it
+// rewrites, which a later step (or its own replacement) may rewrite. Everywhere else:
 //   2. URLs kept only when https, on an allowed host (ASCII, no punycode), without user info,
-//      with an unencoded scheme and no second URL in the path, query or fragment; every other
-//      link, mailto:, tel:, javascript:... becomes "(link removed)".
+//      with an unencoded scheme; one carrying a second URL in its path, query or fragment is cut
+//      before it; every other link, mailto:, tel:, javascript:... becomes "(link removed)". A
+//      Windows path (`C:\x`) is no link.
 //   3. HTML: a small safe set of tags kept without attributes; every other `<` that could start
 //      a tag, comment or autolink escaped, so hidden comments show; entities other than
 //      &lt; &gt; &amp; &quot; &#123; &#125; escaped.
@@ -39,8 +42,10 @@ struct SanitizeStats {
 };
 
 struct SanitizeOptions {
-  // Link hosts kept: exact names or "*.domain" for any subdomain.
-  std::vector<std::string> allowed_domains = {"github.com", "*.github.com"};
+  // Link hosts kept: exact names or "*.domain" for any subdomain. GitHub's own: its pages and
+  // the hosts it serves repository files, images and avatars from (raw.githubusercontent.com...).
+  std::vector<std::string> allowed_domains = {"github.com", "*.github.com",
+                                              "*.githubusercontent.com"};
   size_t max_chars = 65536;  // code points; GitHub: title 256, body and comment 65536
   std::string repo;          // "owner/name": references to it stay live; empty: none do
   bool one_line = false;     // a title: GitHub renders inline markdown only (no fences, blocks)

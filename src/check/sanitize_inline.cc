@@ -157,7 +157,9 @@ class References {
             wrap(ref, end);
           next = end;
         } else if (name_char(c(x))) {  // the rest of a word starts nothing
-          while (name_char(c(next))) ++next;
+          // but GitHub reads words in ASCII: after a letter that only folds to one (`Āfixes`),
+          // a new word starts
+          while (name_char(c(next)) && (u_[next].b == u_[next - 1].b || !word_start(next))) ++next;
         }
       }
       x = next;
@@ -213,7 +215,15 @@ class References {
   }
 
   size_t mention(size_t x) const {
-    if (c(x) != '@' || !is_alnum(c(x + 1))) return 0;
+    if (c(x) != '@') return 0;
+    // `@` before a kept URL: where the autolinker does not run (inside an unclosed `[`) GitHub
+    // reads `@https` as a mention; the URL goes into the wrapper with it
+    if (x + 1 < u_.size() && kind(x + 1) == kLink && is_alnum(u_[x + 1].c)) {
+      size_t e = x + 1;
+      while (e < u_.size() && kind(e) == kLink) ++e;
+      return e;
+    }
+    if (!is_alnum(c(x + 1))) return 0;
     size_t e = x + 1;
     while (name_char(c(e))) ++e;
     if (c(e) == '/' && is_alnum(c(e + 1))) {  // @org/team

@@ -171,7 +171,39 @@ bool backtick_glued(std::string_view full, size_t at) {
 struct Url {
   size_t start, end;
   bool keep;
+  size_t cut = std::string_view::npos;  // a kept URL carrying another is kept up to here only
 };
+
+// A Windows path (`C:\path\to\file`, `C:/x`): one letter as written before `:`, then one slash
+// or backslash and no second. Neither GitHub's autolinker nor a browser reads a one-letter scheme
+// as a link (GitHub drops such an href), so it stays text; `C://x` and encoded forms do not.
+bool drive_path(std::string_view s, size_t b, size_t sep, size_t n) {
+  size_t at = sep + n;
+  auto slash = [&](size_t i) { return i < s.size() && (s[i] == '/' || s[i] == '\\'); };
+  return n == 1 && sep == b + 1 && is_alpha(s[b]) && slash(at) && !slash(at + 1);
+}
+
+// Where a kept URL that carries another one in its path, query or fragment [from, end) is cut:
+// after the last `/ ? # & = ; ,` (not between two slashes) before which none is carried, so that
+// `https://github.com/login?return_to=https://evil.example/x` keeps its
+// `https://github.com/login?return_to=`. npos when there is no such place. Whether a prefix
+// carries one only changes once, from no to yes, as the prefix grows: a binary search finds it.
+size_t nested_cut(std::string_view s, size_t from, size_t end) {
+  std::vector<size_t> at;
+  for (size_t x = from + 1; x < end; ++x)
+    if (std::string_view("/?#&=;,").find(s[x - 1]) != std::string_view::npos &&
+        !(s[x - 1] == '/' && s[x] == '/'))
+      at.push_back(x);
+  size_t lo = 0, hi = at.size();  // at[0, lo) carry none, at[hi, ...) carry one
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (carries_url(s.substr(from, at[mid] - from)))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo == 0 ? std::string_view::npos : at[lo - 1];
+}
 
 // The URL that a separator at sep (length n) ends the scheme of, if any. s ends where the
 // stretch of prose ends; full goes on into the code after it.
@@ -181,11 +213,15 @@ bool url_at_separator(std::string_view s, std::string_view full, size_t lo, size
   size_t b = scheme_start(s, sep, lo, encoded);
   if (b == sep) return false;
   std::string scheme = decode(s.substr(b, sep - b));
-  if (scheme.empty() || !is_alpha(scheme[0])) return false;
+  if (scheme.empty() || !is_alpha(scheme[0]) || drive_path(s, b, sep, n)) return false;
   size_t body = sep + n;
   bool exact_slashes = s.substr(body, 2) == "//";
   while (body < s.size()) {  // any mix of slashes and backslashes, also percent-encoded
-    if (s[body] == '/' || s[body] == '\\') {
+    // but a backslash that escapes other punctuation: markdown shows `closes:\]` as `closes:]`
+    // (and the sanitizer writes such escapes itself, before a bracket it shows as text)
+    bool escape = s[body] == '\\' && body + 1 < s.size() && is_ascii_punct(s[body + 1]) &&
+                  s[body + 1] != '/' && s[body + 1] != '\\';
+    if (s[body] == '/' || (s[body] == '\\' && !escape)) {
       ++body;
     } else if (s[body] == '%' && body + 2 < s.size() && s[body + 1] == '2' &&
                lower_c(s[body + 2]) == 'f') {
@@ -200,7 +236,13 @@ bool url_at_separator(std::string_view s, std::string_view full, size_t lo, size
   bool hier = body > sep + n;
   bool next_ok =
       sep + n < s.size() && !url_char_stop(s[sep + n]) && !written_stop(s, sep + n, true);
-  bool is_url = hier || (next_ok && (dangerous_scheme(scheme) || web_scheme(scheme) || encoded));
+  // A dangerous scheme runs with anything after it that a link destination goes on with, a
+  // bracket, quote or escape too (`[x](javascript:\(alert(1)))` is `javascript:(alert(1))`);
+  // white space, `)` and `>` end it there, empty.
+  bool glued =
+      sep + n < s.size() && std::string_view(" \t\n)>").find(s[sep + n]) == std::string_view::npos;
+  bool is_url =
+      hier || (glued && dangerous_scheme(scheme)) || (next_ok && (web_scheme(scheme) || encoded));
   if (!is_url) return false;
   u.start = b;
   u.end = std::max(url_end(s, body), body);
@@ -221,9 +263,14 @@ bool url_at_separator(std::string_view s, std::string_view full, size_t lo, size
   bool host_open = auth_end == rest.size() && u.end < full.size() &&
                    (std::string_view("\\&{}([`|<").find(full[u.end]) != std::string_view::npos ||
                     quote_continues(full, u.end));
-  u.keep = scheme == "https" && !encoded && exact_slashes && !userinfo && !host_open &&
-           !backtick_glued(full, u.end) && host_ok(host, o.allowed_domains) &&
-           !carries_url(rest.substr(auth_end));
+  bool keep = scheme == "https" && !encoded && exact_slashes && !userinfo && !host_open &&
+              !backtick_glued(full, u.end) && host_ok(host, o.allowed_domains);
+  size_t from = body + auth_end;  // path, query and fragment
+  u.keep = keep && !carries_url(s.substr(from, u.end - from));
+  if (keep && !u.keep) {  // an open redirect: the allowed part stays, the URL it carries goes
+    u.cut = nested_cut(s, from, u.end);
+    u.keep = u.cut != std::string_view::npos;
+  }
   return true;
 }
 
@@ -261,7 +308,12 @@ void urls_in(const Marked& in, size_t lo, size_t hi, const SanitizeOptions& o, S
     ++st.links;
     out.copy(in, copied, u.start);
     if (u.keep) {
-      out.put(s.substr(u.start, u.end - u.start), kLink);
+      size_t to = std::min(u.cut, u.end);
+      out.put(s.substr(u.start, to - u.start), kLink);
+      if (to < u.end) {  // what follows `(` after a path is still a path of the kept host
+        out.put("(link removed)", kNeutral);
+        ++st.links_removed;
+      }
     } else {
       out.put("(link removed)", kNeutral);
       ++st.links_removed;

@@ -4,6 +4,7 @@
 
 #include "check/hidden_markup.h"
 #include "check/invisible.h"
+#include "check/requests.h"
 #include "check/sanitize.h"
 #include "hidden_text.h"
 
@@ -165,13 +166,47 @@ TEST(CheckSanitize, EncodedSchemesMailtoAndTel) {
   EXPECT_EQ(S("Note: this data: ok"), "Note: this data: ok");
 }
 
-TEST(CheckSanitize, AnAllowedLinkCarryingAnotherUrlIsRemoved) {
-  EXPECT_EQ(S("https://github.com/login?return_to=https://evil.com"), "(link removed)");
-  EXPECT_EQ(S("https://github.com/login?next=https%3A%2F%2Fevil.com"), "(link removed)");
-  EXPECT_EQ(S("https://github.com/x#//evil.com"), "(link removed)");
-  EXPECT_EQ(S("https://github.com/x?u=%252F%252Fevil.com"), "(link removed)");
+TEST(CheckSanitize, AnAllowedLinkCarryingAnotherUrlIsCutBeforeIt) {
+  // The allowed part stays (issue 31, item 16): it was removed whole.
+  EXPECT_EQ(S("https://github.com/login?return_to=https://evil.com"),
+            "https://github.com/login?return_to=(link removed)");
+  EXPECT_EQ(S("https://github.com/login?next=https%3A%2F%2Fevil.com"),
+            "https://github.com/login?next=(link removed)");
+  EXPECT_EQ(S("https://github.com/x#//evil.com"), "https://github.com/x#(link removed)");
+  EXPECT_EQ(S("https://github.com/x?u=%252F%252Fevil.com"),
+            "https://github.com/x?u=(link removed)");
+  EXPECT_EQ(S("https://github.com/a?b=1&c=www.evil.com&d=2 x"),
+            "https://github.com/a?b=1&c=(link removed) x");
+  EXPECT_EQ(S("[a](https://github.com/x?r=https://evil.com)"),
+            "[a](https://github.com/x?r=(link removed))");
+  // Nothing of the path is left to keep: the whole link goes.
+  EXPECT_EQ(S("https://github.com//evil.com"), "(link removed)");
   EXPECT_EQ(S("https://github.com/o/r/blob/main/a.md?plain=1#L3"),
             "https://github.com/o/r/blob/main/a.md?plain=1#L3");
+}
+
+TEST(CheckSanitize, AWindowsPathIsNoLink) {
+  // It became `(link removed)\to\file` (issue 31, item 16).
+  EXPECT_EQ(S("C:\\path\\to\\file"), "C:\\path\\to\\file");
+  EXPECT_EQ(S("copy D:/work/out to e:\\x"), "copy D:/work/out to e:\\x");
+  // Two slashes, more than one letter, or an encoded scheme are read as before.
+  EXPECT_EQ(S("C://evil.com C:\\\\evil.com ab:/x C%3A/x"),
+            "(link removed) (link removed) (link removed) (link removed)");
+}
+
+TEST(CheckSanitize, GitHubsOwnContentHostsAreAllowedByDefault) {
+  // raw.githubusercontent.com was removed although GitHub's own hosts are allowed (issue 31,
+  // item 16); the request path uses the same default.
+  SanitizeOptions o;
+  for (std::string kept : {"https://raw.githubusercontent.com/o/r/main/README.md",
+                           "https://user-images.githubusercontent.com/1/a.png",
+                           "https://avatars.githubusercontent.com/u/1", "https://github.com/o/r"})
+    EXPECT_EQ(sanitize_text(kept, o), kept);
+  for (std::string gone :
+       {"https://githubusercontent.com/x", "https://raw.githubusercontent.com.evil.example/x",
+        "https://rawgithubusercontent.com/x"})
+    EXPECT_EQ(sanitize_text(gone, o), "(link removed)") << gone;
+  EXPECT_EQ(RequestContext{}.allowed_domains, o.allowed_domains);
 }
 
 TEST(CheckSanitize, UserInfoBackslashesAndLookalikeHosts) {

@@ -333,6 +333,10 @@ TEXT_BENIGN = [
      "- a fix for the parser\n"),
     ("reference_link", "See [the docs][1].\n\n[1]: https://github.com/owner/repo/wiki\n"),
     ("mention_inside_code", "Ask `@alice` or see ``@bob`s notes``.\n"),
+    # Paths and GitHub's own file hosts are no reason to remove anything (issue 31, item 16).
+    ("windows_paths", "The build writes C:\\path\\to\\file (or D:/work/out), see `C:\\x`.\n"),
+    ("github_content_hosts", "Raw: https://raw.githubusercontent.com/owner/repo/main/README.md and "
+     "https://user-images.githubusercontent.com/1/a.png\n"),
     # One VS15/VS16 after an emoji base is what rendering needs: it stays.
     ("emoji_presentation", "Ship it \u2764\ufe0f \u263a\ufe0e \U0001F44D\U0001F3FD \u00a9\ufe0f done.\n"),
 ]
@@ -362,10 +366,15 @@ TEXT_HOSTILE = [
      "[x]((link removed)(1)) [y]((link removed))", ["evil.example", "javascript"]),
     ("url_mailto_tel", "write mailto:boss@evil.example or call tel:+15550100",
      "write (link removed) or call (link removed)", ["mailto", "tel:", "15550100"]),
+    # The allowed part stays, cut where the URL it carries starts (issue 31, item 16).
     ("url_allowed_carrying_another",
      "https://github.com/login?return_to=https://evil.example/x and "
-     "https://github.com/x?next=https%3A%2F%2Fevil.example",
-     "(link removed) and (link removed)", ["evil.example"]),
+     "https://github.com/x?next=https%3A%2F%2Fevil.example and https://github.com/x#//evil.example",
+     "https://github.com/login?return_to=(link removed) and https://github.com/x?next=(link removed)"
+     " and https://github.com/x#(link removed)", ["evil.example"]),
+    ("url_lookalike_content_hosts",
+     "https://raw.githubusercontent.com.evil.example/x https://githubusercontent.com/x",
+     "(link removed) (link removed)", ["evil.example", "githubusercontent"]),
     ("url_user_info", "https://github.com@evil.example/ https://github.com:443@evil.example/ "
      "https://github.com%40evil.example/",
      "(link removed) (link removed) (link removed)", ["evil.example"]),
