@@ -18,6 +18,7 @@
 #include <set>
 
 #include "base/unique_fd.h"
+#include "git/dir_at.h"
 #include "git/git_internal.h"
 
 namespace aw {
@@ -36,42 +37,12 @@ namespace {
 
 using Fd = UniqueFd;
 
-constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-
-// A folder below dirfd, opened without following a link; one the agent made unreadable is made
-// the owner's to walk again first (it is a folder: fstatat said so, and nothing else runs).
-int open_dir_at(int dirfd, const std::string& name) {
-  int fd = ::openat(dirfd, name.c_str(), kDirFlags);
-  if (fd < 0 && errno == EACCES && ::fchmodat(dirfd, name.c_str(), 0700, 0) == 0)
-    fd = ::openat(dirfd, name.c_str(), kDirFlags);
-  return fd;
-}
-
-struct Name {
-  std::string name;
-  unsigned char type;  // d_type: DT_DIR, DT_REG, ..., DT_UNKNOWN
-};
-
-std::vector<Name> typed_names_in(int dirfd) {
-  std::vector<Name> out;
-  int dup = ::dup(dirfd);
-  if (dup < 0) return out;
-  DIR* d = ::fdopendir(dup);
-  if (!d) {
-    ::close(dup);
-    return out;
-  }
-  while (dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
-    if (n != "." && n != "..") out.push_back({std::move(n), e->d_type});
-  }
-  ::closedir(d);
-  return out;
-}
+constexpr int kDirFlags = kDirAtFlags;
+using Name = DirEntry;
 
 std::vector<std::string> names_in(int dirfd) {
   std::vector<std::string> out;
-  for (auto& n : typed_names_in(dirfd)) out.push_back(std::move(n.name));
+  for (auto& n : entries_in(dirfd)) out.push_back(std::move(n.name));
   return out;
 }
 
@@ -217,7 +188,7 @@ Status walk_nested(int dirfd, const std::string& rel, int depth, const BaseSnaps
                    std::set<std::string>& found, std::set<std::string>& dirs) {
   if (depth > kMaxDepth) return fail("{} is more than {} folders deep; refused", rel, kMaxDepth);
   dirs.insert(rel);
-  for (const auto& [name, type] : typed_names_in(dirfd)) {
+  for (const auto& [name, type] : entries_in(dirfd)) {
     std::string child = rel.empty() ? name : rel + "/" + name;
     if (rel.empty() && (name == ".git" || name == ".away" || listed(s.tops, name))) continue;
     if (!rel.empty() && listed(s.nested, name)) {

@@ -16,45 +16,19 @@
 #include <cerrno>
 
 #include "base/unique_fd.h"
+#include "git/dir_at.h"
 #include "git/git_internal.h"
 
 namespace aw {
 
 namespace {
 
-constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-
 // Deeper than this is refused, as restore_base_paths refuses it (each level holds a descriptor).
 constexpr int kMaxDepth = 256;
 
-// A folder below dirfd, never through a link; one a round closed is opened to the owner again
-// (fstatat said it is a folder, and nothing else runs).
-int open_dir_at(int dirfd, const std::string& name) {
-  int fd = ::openat(dirfd, name.c_str(), kDirFlags);
-  if (fd < 0 && errno == EACCES && ::fchmodat(dirfd, name.c_str(), 0700, 0) == 0)
-    fd = ::openat(dirfd, name.c_str(), kDirFlags);
-  return fd;
-}
-
-struct Name {
-  std::string name;
-  unsigned char type;  // d_type
-};
-
+using Name = DirEntry;
 std::vector<Name> names_in(int dirfd) {
-  std::vector<Name> out;
-  int dup = ::dup(dirfd);
-  DIR* d = dup < 0 ? nullptr : ::fdopendir(dup);
-  if (!d) {
-    if (dup >= 0) ::close(dup);
-    return out;
-  }
-  while (dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
-    if (n != "." && n != "..") out.push_back({std::move(n), e->d_type});
-  }
-  ::closedir(d);
-  return out;
+  return entries_in(dirfd);
 }
 
 bool is_dir_at(int dirfd, const Name& n) {
@@ -111,7 +85,7 @@ constexpr size_t kNamedNotes = 10;
 }  // namespace
 
 Status remove_nested_repos(const Clone& c, std::vector<std::string>& notes) {
-  UniqueFd root(::open(c.work.c_str(), kDirFlags));
+  UniqueFd root(::open(c.work.c_str(), kDirAtFlags));
   if (root.get() < 0) return fail("clone lost: open {}: {}", c.work, errno_text(errno));
   struct stat st {};
   if (::fstat(root.get(), &st) != 0 || st.st_dev != c.work_id.dev || st.st_ino != c.work_id.ino)
@@ -125,7 +99,7 @@ Status remove_nested_repos(const Clone& c, std::vector<std::string>& notes) {
         fmt::format("removed {} more nested git repositories", removed.size() - kNamedNotes));
   // The submodules' git dirs: a gitfile (or `git submodule update`) would make them a nested
   // repository again, with the config a round left in them.
-  UniqueFd dotgit(::openat(root.get(), ".git", kDirFlags));
+  UniqueFd dotgit(::openat(root.get(), ".git", kDirAtFlags));
   if (dotgit.get() < 0) return fail("clone lost: open {}/.git: {}", c.work, errno_text(errno));
   if (::fstatat(dotgit.get(), "modules", &st, AT_SYMLINK_NOFOLLOW) == 0) {
     AW_CHECK(remove_at(dotgit.get(), "modules", ".git/modules", 1));

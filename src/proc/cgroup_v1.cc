@@ -4,25 +4,11 @@
 #include <vector>
 
 #include "base/fs.h"
+#include "base/mountinfo.h"
 
 namespace aw {
 
 namespace {
-
-// mountinfo escapes space, tab, newline and backslash as \ooo.
-std::string unescape(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    auto octal = [&](size_t j) { return j < s.size() && s[j] >= '0' && s[j] <= '7'; };
-    if (s[i] == '\\' && octal(i + 1) && octal(i + 2) && octal(i + 3)) {
-      out += static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
-      i += 3;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
 
 bool comma_word(std::string_view list, std::string_view word) {
   size_t at = 0;
@@ -85,7 +71,7 @@ Result<std::string> v1_group_dir(std::string_view self_cgroup, std::string_view 
     while (dash < w.size() && w[dash] != "-") ++dash;
     if (dash + 3 >= w.size() || w[dash + 1] != "cgroup" || !comma_word(w[dash + 3], controller))
       continue;
-    std::string root = unescape(w[3]), point = unescape(w[4]), rest;
+    std::string root = mountinfo_unescape(w[3]), point = mountinfo_unescape(w[4]), rest;
     if (below(group, root, rest))
       found = point + rest;
     else

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "base/fs.h"
+#include "base/mountinfo.h"
 #include "base/unique_fd.h"
 #include "isolate/user/leftovers.h"
 
@@ -22,21 +23,6 @@ namespace aw {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// mountinfo escapes space, tab, newline and backslash as \ooo.
-std::string unescape(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    auto octal = [&](size_t j) { return j < s.size() && s[j] >= '0' && s[j] <= '7'; };
-    if (s[i] == '\\' && octal(i + 1) && octal(i + 2) && octal(i + 3)) {
-      out += static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
-      i += 3;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
 
 bool under(const std::string& path, const std::string& top) {
   return path == top || path.rfind(top + "/", 0) == 0;
@@ -153,7 +139,7 @@ std::vector<MountEntry> parse_mountinfo(const std::string& text) {
     auto dash = std::find(w.begin(), w.end(), "-");
     if (w.size() < 6 || dash == w.end() || dash - w.begin() < 6 || dash + 1 == w.end()) continue;
     MountEntry m;
-    m.path = unescape(w[4]);
+    m.path = mountinfo_unescape(w[4]);
     m.type = *(dash + 1);
     std::istringstream opts(w[5]);
     for (std::string o; std::getline(opts, o, ',');)
