@@ -133,10 +133,12 @@ const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
 const HIDDEN = /[\p{Cf}\u0080-\u009F\u034F\u115F\u1160\u17B4\u17B5\u2028\u2029\u3164\uFE00-\uFE0F\uFFA0\u{E0100}-\u{E01EF}]/gu;
 // Kept where an emoji needs them: a ZWJ between two pictographs (👩‍💻), one text or emoji
 // presentation selector after an emoji (❤️).
-const EMOJI_BEFORE = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F]$/u;
+// Alternations, not one [class]: Chromium 156 never matches a class of properties before "$"
+// against an astral character (/[\p{Extended_Pictographic}]$/u.test("👩") is false there).
+const EMOJI_BEFORE = /(?:\p{Extended_Pictographic}|\p{Emoji_Modifier}|\uFE0F)$/u;
 const EMOJI_AFTER = /^\p{Extended_Pictographic}/u;
 const EMOJI_BASE = /\p{Emoji}$/u;
-const EMOJI_TAIL = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0E\uFE0F\u200D]{1,32}$/u;
+const EMOJI_TAIL = /(?:\p{Extended_Pictographic}|\p{Emoji_Modifier}|\uFE0E|\uFE0F|\u200D){1,32}$/u;
 
 // context: the text shown just before this one (the previous chunk of a streamed log).
 function invisiblesShown(text, context = "") {
