@@ -136,7 +136,7 @@ fi
 # `--unit-seconds`. The flags of other programs the manuals name (the agent CLIs, gh, git,
 # Chromium, docker), awaywork's hidden test-only --skip, and scripts/deps's own, are listed here.
 foreign=$(printf '%s\n' --dangerously-skip-permissions --setting-sources --strict-mcp-config \
-  --plugin-dir --hostname --no-hardlinks --no-sandbox --network --skip --for --print)
+  --plugin-dir --hostname --no-hardlinks --no-sandbox --network --security-opt --skip --for --print)
 every_flag=$global_flags
 for cmd in $commands; do
   every_flag+=$'\n'$(flags_of "$cmd")
