@@ -297,10 +297,20 @@ function requestsSection(u) {
       r.body ? el("div", { class: "muted" }, r.body) : null));
 }
 
+// The draft pull request the unit opened, linked like an issue (the server gives only http(s)
+// URLs; checked again here, since an href with javascript: would run).
+function pullLink(pull) {
+  const label = "pull request" + (Number.isInteger(pull.number) ? " #" + pull.number : "");
+  if (pull.url && /^https?:\/\//.test(pull.url))
+    return el("a", { id: "pull-request", href: pull.url, rel: "noreferrer noopener", target: "_blank" }, label);
+  return el("span", { id: "pull-request" }, label);
+}
+
 function publishedSection(u) {
   if (!u.published) return [el("p", { class: "muted" }, "Nothing published.")];
+  const pull = u.published.pull_request;
   return [el("p", { id: "published" }, "Branch ", el("code", {}, u.published.branch), " at ",
-    el("code", {}, (u.published.commit || "").slice(0, 12)))];
+    el("code", {}, (u.published.commit || "").slice(0, 12)), pull ? ["; draft ", pullLink(pull)] : "")];
 }
 
 // The diff: a file list with +/− counts, then the text, each line a span (textContent only). As

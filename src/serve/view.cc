@@ -36,6 +36,23 @@ nlohmann::json issue_of(const UnitRecord& u) {
   return j;
 }
 
+// The pull request a unit opened, or null: its URL (only as http(s), as the issue's: the page puts
+// it in an href) and its number, read from the URL's "/pull/N" (null when it has none).
+nlohmann::json pull_of(const UnitRecord& u) {
+  const std::string& url = u.pull_request;
+  if (url.empty()) return nullptr;
+  bool web = url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
+  nlohmann::json number;
+  size_t at = url.rfind("/pull/");
+  if (at != std::string::npos) {
+    std::string digits = url.substr(at + 6);
+    if (!digits.empty() && digits.size() <= 9 &&
+        digits.find_first_not_of("0123456789") == std::string::npos)
+      number = std::stoi(digits);
+  }
+  return {{"number", number}, {"url", web ? nlohmann::json(url) : nlohmann::json()}};
+}
+
 }  // namespace
 
 int64_t iso_ms(const std::string& iso) {
@@ -65,8 +82,11 @@ nlohmann::json unit_detail(const UnitRecord& u) {
   j["duration_ms"] = duration(u);
   j["verdict_detail"] = run_file(u, "verdict.json");
   j["checked_requests"] = run_file(u, "requests.json");
-  j["published"] = u.branch.empty() ? nlohmann::json()
-                                    : nlohmann::json{{"branch", u.branch}, {"commit", u.commit}};
+  j["published"] = u.branch.empty() && u.pull_request.empty()
+                       ? nlohmann::json()
+                       : nlohmann::json{{"branch", u.branch},
+                                        {"commit", u.commit},
+                                        {"pull_request", pull_of(u)}};
   struct stat st {};
   j["log_bytes"] = ::lstat((u.run_dir + "/transcript.log").c_str(), &st) == 0 ? st.st_size : 0;
   j["issue"] = issue_of(u);

@@ -15,7 +15,8 @@ namespace aw {
 nlohmann::json unit_row(const UnitRecord& u);
 
 // The record (to_json) plus: duration_ms, verdict_detail (verdict.json), checked_requests
-// (requests.json), published ({branch, commit} or null), log_bytes, issue.
+// (requests.json), published ({branch, commit, pull_request: {number, url} or null} or null),
+// log_bytes, issue.
 nlohmann::json unit_detail(const UnitRecord& u);
 
 // Milliseconds since the epoch of an ISO 8601 UTC time (2026-11-29T18:03:12.345Z); -1 when bad.

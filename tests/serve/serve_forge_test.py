@@ -67,6 +67,12 @@ class ServeForge(unittest.TestCase):
         self.assertEqual(u["issue"]["title"], "Fix the typo in greet.sh")
         self.assertRegex(u["issue"]["url"], rf"^http://.*/octo/web/issues/{self.issue}$")
         self.assertIn("Helo", u["prompt"])  # the task was built from the issue's text
+        # The draft pull request it opened (issue 25 item 6): the record's URL and its number.
+        pull = u["published"]["pull_request"]
+        self.assertTrue(u["pull_request"], u)
+        self.assertEqual(pull["url"], u["pull_request"])
+        self.assertRegex(pull["url"], rf"^http://.*/octo/web/pull/{pull['number']}$")
+        self.assertGreater(pull["number"], 0)
         _, page = get_json(self.w, f"/api/v1/units?issue={self.issue}")
         self.assertEqual([x["id"] for x in page["units"]], [uid])
         self.assertEqual(page["units"][0]["issue"]["number"], self.issue)

@@ -338,6 +338,7 @@ class ServeHttp(unittest.TestCase):
         self.assertTrue(u["sandbox"])
         self.assertEqual(u["checked_requests"][0]["type"], "create_pull_request")
         self.assertEqual(u["published"]["branch"], "awaywork/" + uid)
+        self.assertIsNone(u["published"]["pull_request"])  # a local repository: no forge
         status, headers, patch = request(self.w.port, "GET", f"/api/v1/units/{uid}/patch",
                                          token=self.w.token)
         self.assertEqual(status, 200)
