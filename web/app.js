@@ -313,22 +313,88 @@ function publishedSection(u) {
     el("code", {}, (u.published.commit || "").slice(0, 12)), pull ? ["; draft ", pullLink(pull)] : "")];
 }
 
+// git C-quotes a path holding a byte it calls unusual (core.quotePath, which awaywork's git sets):
+// `"a/caf\303\251.txt"`. The text of the quoted string at s[at] (the bytes decoded as UTF-8, an
+// invalid sequence shown as U+FFFD) and the index after its closing quote; null if malformed.
+const C_ESCAPES = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
+function gitQuoted(s, at) {
+  if (s[at] !== '"') return null;
+  const bytes = [];
+  const utf8 = new TextEncoder();
+  for (let i = at + 1; i < s.length;) {
+    if (s[i] === '"') return [new TextDecoder().decode(new Uint8Array(bytes)), i + 1];
+    if (s[i] !== "\\") {
+      const ch = String.fromCodePoint(s.codePointAt(i));
+      bytes.push(...utf8.encode(ch));
+      i += ch.length;
+    } else if (/^[0-3][0-7]{2}$/.test(s.slice(i + 1, i + 4))) {
+      bytes.push(parseInt(s.slice(i + 1, i + 4), 8));
+      i += 4;
+    } else if (Object.hasOwn(C_ESCAPES, s[i + 1] ?? "")) {
+      bytes.push(C_ESCAPES[s[i + 1]]);
+      i += 2;
+    } else return null;
+  }
+  return null;
+}
+
+// The new name of a `diff --git` line, whose two names are each bare (a/x b/y) or C-quoted; null
+// when the line is neither. Two bare names split at the last " b/" (git quotes a name holding a
+// quote, so a quote starts a quoted name).
+function diffGitName(line) {
+  if (!line.startsWith("diff --git ")) return null;
+  const rest = line.slice("diff --git ".length);
+  let a, b;
+  if (rest.startsWith('"')) {
+    const q = gitQuoted(rest, 0);
+    if (!q || rest[q[1]] !== " ") return null;
+    a = q[0];
+    b = rest.slice(q[1] + 1);
+  } else if (rest.includes(' "')) {
+    a = rest.slice(0, rest.indexOf(' "'));
+    b = rest.slice(a.length + 1);
+  } else {
+    const m = /^(a\/.*) (b\/.*)$/.exec(rest);
+    if (!m) return null;
+    [a, b] = [m[1], m[2]];
+  }
+  if (b.startsWith('"')) {
+    const q = gitQuoted(b, 0);
+    if (!q || q[1] !== b.length) return null;
+    b = q[0];
+  }
+  return a.startsWith("a/") && b.startsWith("b/") ? b.slice(2) : null;
+}
+
+// A decoded name may hold a tab or a newline: shown as control pictures, as every other control.
+const namePictured = (name) => name.replace(/[\t\n]/g, (c) => String.fromCharCode(0x2400 + c.charCodeAt(0)));
+
+// A header line with each C-quoted name shown decoded (café.txt, not "caf\303\251.txt").
+const headerUnquoted = (line) => line.replace(/"(?:[^"\\]|\\.)*"/g, (q) => {
+  const d = gitQuoted(q, 0);
+  return d && d[1] === q.length ? namePictured(d[0]) : q;
+});
+
 // The diff: a file list with +/− counts, then the text, each line a span (textContent only). As
 // on GitHub, hidden text is flagged: a warning above, its files marked in the list, its lines
-// marked and each such character shown as a highlighted <U+XXXX>.
+// marked and each such character shown as a highlighted <U+XXXX>. A file's header runs from its
+// `diff --git` line to its first hunk: a `+++`/`---` there names the file; after, it is content.
 function diffSection(text) {
   const files = [];
-  let cur = null, anyBidi = false, anyHidden = false;
+  let cur = null, header = false, anyBidi = false, anyHidden = false;
   const pre = el("pre", { class: "diff", id: "diff", tabindex: 0 });
-  for (const line of text.split("\n")) {
-    const m = /^diff --git a\/(.*) b\/(.*)$/.exec(line);
-    if (m) { cur = { name: m[2], add: 0, del: 0, hidden: "" }; files.push(cur); }
-    else if (cur && !line.startsWith("+++") && !line.startsWith("---")) {
-      if (line.startsWith("+")) cur.add++;
-      else if (line.startsWith("-")) cur.del++;
-    }
-    const cls = line.startsWith("+") && !line.startsWith("+++") ? "add"
-      : line.startsWith("-") && !line.startsWith("---") ? "del" : line.startsWith("@@") ? "hunk" : "";
+  for (let line of text.split("\n")) {
+    const name = diffGitName(line);
+    if (line.startsWith("diff --git ")) {
+      header = true;
+      cur = { name: name ?? line.slice("diff --git ".length), add: 0, del: 0, hidden: "" };
+      files.push(cur);
+    } else if (line.startsWith("@@")) header = false;
+    if (header) line = headerUnquoted(line);
+    else if (cur && line.startsWith("+")) cur.add++;
+    else if (cur && line.startsWith("-")) cur.del++;
+    const cls = header ? "" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del"
+      : line.startsWith("@@") ? "hunk" : "";
     // Control pictures alone do not flag a line: a CRLF file would flag every line.
     const pictured = controlPictures(line);
     const shown = invisiblesShown(pictured);
@@ -358,7 +424,8 @@ function diffSection(text) {
     anyHidden ? el("p", { class: "warning", id: "diff-hidden", role: "alert" }, "\u26a0 " + warning) : null,
     el("ul", { class: "files", id: "diff-files" }, files.map((f) =>
       el("li", { "data-hidden": f.hidden || undefined },
-        el("span", { class: "plus" }, "+" + f.add), " ", el("span", { class: "minus" }, "\u2212" + f.del), " ", f.name,
+        el("span", { class: "plus" }, "+" + f.add), " ", el("span", { class: "minus" }, "\u2212" + f.del), " ",
+        namePictured(f.name),
         f.hidden ? el("span", { class: "hidden-flag" },
           f.hidden === "bidi" ? " \u26a0 hidden bidirectional text" : " \u26a0 invisible characters") : null))),
     pre,

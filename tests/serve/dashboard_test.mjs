@@ -257,6 +257,24 @@ test("a refusal quoting a bidi file name shows the control", async () => {
   await noRawHiddenText("the refused unit");
 });
 
+// git C-quotes a non-ASCII name (issue 25): the file list names café.txt with its own counts, b.txt
+// keeps only its line, and the diff's header lines show the name decoded.
+test("a file name git quotes is listed decoded, with its own counts", async () => {
+  await submitted({ prompt: "write a cafe", agent: "quoted" });
+  await page.waitForSelector("#diff-files li", { timeout: 60000 });
+  const files = await page.$$eval("#diff-files li", (lis) => lis.map((li) => li.textContent));
+  assert.deepEqual(files, ["+1 \u22120 b.txt", "+2 \u22120 caf\u00e9.txt"]);
+  const diff = await text("#diff");
+  assert.ok(diff.includes("diff --git a/caf\u00e9.txt b/caf\u00e9.txt\n"), diff);
+  assert.ok(diff.includes("+++ b/caf\u00e9.txt\n"), diff);
+  assert.ok(!diff.includes("\\303"), diff);
+  const [name, tab] = await page.evaluate(() => [
+    diffGitName('diff --git a/old "b/x\\\"y\\\\z\\t\\n\\342\\200\\256"'),
+    headerUnquoted('rename to "n\\tm"')]);
+  assert.equal(name, 'x"y\\z\t\n\u202e');
+  assert.equal(tab, "rename to n\u2409m");
+});
+
 test("issue titles and tooltips are shown with their hidden characters", async () => {
   const [link, dd, shown] = await page.evaluate(() => {
     const a = issueLink({ repo: "o/r", number: 7, title: "fix login\u202Egnp.exe", url: "https://example.invalid/7" });

@@ -58,6 +58,13 @@ BIDI_NAME_AGENT = """#!/bin/sh
 echo x > "$(printf 'notes\\342\\200\\256txt.sh')"
 """
 
+# A name git C-quotes (issue 25): `diff --git "a/caf\303\251.txt" ...`. b.txt sorts before it and
+# must keep only its own line in the diff's file list.
+QUOTED_NAME_AGENT = """#!/bin/sh
+echo one > b.txt
+printf 'two\\nthree\\n' > "$(printf 'caf\\303\\251.txt')"
+"""
+
 
 def git(cwd, *args):
     env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@localhost",
@@ -83,7 +90,7 @@ class World:
         os.makedirs(agents)
         for name, body in (("slow", SLOW_AGENT), ("leaky", LEAKY_AGENT), ("ticker", TICKER_AGENT),
                            ("spill", SPILL_AGENT), ("trojan", TROJAN_AGENT),
-                           ("bidiname", BIDI_NAME_AGENT)):
+                           ("bidiname", BIDI_NAME_AGENT), ("quoted", QUOTED_NAME_AGENT)):
             path = os.path.join(agents, name)
             with open(path, "w") as f:
                 f.write(body)
@@ -107,6 +114,8 @@ agents:
     command: [{agents}/trojan]
   bidiname:
     command: [{agents}/bidiname]
+  quoted:
+    command: [{agents}/quoted]
 profiles:
   web:
     secrets: [GH_FAKE_TOKEN]
