@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         p = q == std::string_view::npos ? in.size() : q + 1;
       }
       const std::string token(64, 'f');
-      aw::GuardRequest r{"GET", parts[3], parts[0], parts[1], parts[2], true};
+      aw::GuardRequest r{"GET", parts[3], parts[0], parts[1], parts[2], true, {}};
       if (!aw::guard(r, {8080, token}) && parts[2] != "Bearer " + token) std::abort();
       break;
     }

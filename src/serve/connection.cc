@@ -24,6 +24,11 @@ namespace {
 constexpr std::chrono::milliseconds kRetryFor{3000}, kRetryFirst{50}, kRetryMost{500};
 constexpr std::chrono::milliseconds kPollEvery{25};  // how often a running unit's log is read
 
+// After a last answer, what the client still sends is read and dropped for at most this long and
+// this many bytes (see linger_close).
+constexpr std::chrono::milliseconds kLingerFor{3000};
+constexpr size_t kLingerBytes = 8u << 20;
+
 constexpr const char* kPagePolicy =
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -32,6 +37,21 @@ std::optional<std::string_view> header(const http::fields& f, http::field name) 
   auto it = f.find(name);
   if (it == f.end()) return std::nullopt;
   return std::string_view(it->value().data(), it->value().size());
+}
+
+// The first header the guard reads that the request gives more than once; empty if none.
+std::string_view repeated_header(const http::fields& f) {
+  if (f.count(http::field::host) > 1) return "Host";
+  if (f.count(http::field::origin) > 1) return "Origin";
+  if (f.count(http::field::authorization) > 1) return "Authorization";
+  return {};
+}
+
+// The parser found the request malformed (and a 400 is owed): an error of beast's HTTP parser
+// but the client leaving, at once or mid-request (nobody left to answer).
+bool malformed(beast::error_code ec) {
+  return ec.category() == http::make_error_code(http::error::bad_method).category() &&
+         ec != http::error::end_of_stream && ec != http::error::partial_message;
 }
 
 // Headers every response carries; never an Access-Control-* one.
@@ -78,7 +98,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
                    false, "?", "?");
     if (ec == http::error::header_limit)
       return reply(error_reply(431, "the request headers are too large"), false, "?", "?");
-    if (ec) return close();  // timeout (a slow client), a reset, or garbage
+    if (malformed(ec))
+      return reply(error_reply(400, fmt::format("malformed HTTP request: {}", ec.message())), false,
+                   "?", "?");
+    if (ec) return close();  // timeout (a slow client), a reset, or the client gone
     const auto& req = parser_->get();
     method_ = std::string(req.method_string());
     std::string target(req.target());
@@ -89,7 +112,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
                    header(req, http::field::host),
                    header(req, http::field::origin),
                    header(req, http::field::authorization),
-                   !route || route->api()};
+                   !route || route->api(),
+                   repeated_header(req)};
     if (auto no = guard(g, {shared_.port, shared_.token})) return refuse(no->status, no->message);
     if (!route) return refuse(route.error().status, route.error().message);
     route_ = std::move(*route);
@@ -123,6 +147,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void on_body(beast::error_code ec) {
     if (ec == http::error::body_limit)
       return refuse(413, fmt::format("the body is larger than {} bytes", shared_.opts.body_limit));
+    if (malformed(ec)) return refuse(400, fmt::format("malformed HTTP request: {}", ec.message()));
     if (ec) return close();
     stream_.expires_never();  // the handler may take a while (doctor); the write gets its own
     const auto& req = parser_->get();
@@ -158,9 +183,34 @@ class Connection : public std::enable_shared_from_this<Connection> {
     stream_.expires_after(shared_.opts.body_timeout);
     http::async_write(stream_, *res,
                       [self = shared_from_this(), res, keep](beast::error_code ec, size_t) {
-                        if (ec || !keep) return self->close();
+                        if (ec) return self->close();
+                        if (!keep) return self->linger_close();
                         self->read_header();
                       });
+  }
+
+  // The last answer on this connection is written, but the client may still be sending: the
+  // rest of a header or body too large, a body a refusal did not read. Closing a socket with
+  // bytes unread sends a reset, and a reset reaching a client still sending loses it the answer.
+  // So the sending side is shut (the client sees the end of the answer), and what it still
+  // sends is read and dropped until it closes, up to kLingerBytes or kLingerFor.
+  void linger_close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    if (ec) return close();
+    lingered_ = 0;
+    stream_.expires_after(kLingerFor);
+    drain();
+  }
+
+  void drain() {
+    buffer_.clear();
+    stream_.async_read_some(buffer_.prepare(16u << 10),
+                            [self = shared_from_this()](beast::error_code ec, size_t n) {
+                              self->lingered_ += n;
+                              if (ec || self->lingered_ >= kLingerBytes) return self->close();
+                              self->drain();
+                            });
   }
 
   // The live log: the transcript from `offset`, then new bytes as written, until the unit ends.
@@ -353,6 +403,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string method_ = "?", path_ = "?";
   Route route_;
   uint64_t offset_ = 0;
+  size_t lingered_ = 0;        // bytes read and dropped after the last answer
   bool gone_ = false;          // the client left (or the socket failed): nothing can reach it
   bool streaming_ = false;     // counted in shared_.streams until the log is over
   bool read_at_stop_ = false;  // the read after the server began to stop is done

@@ -34,6 +34,9 @@ std::optional<Refusal> guard(const GuardRequest& r, const GuardConfig& c) {
     return Refusal{405,
                    "cross-origin requests are not served (no CORS); use the dashboard this server "
                    "serves, or a client on this machine"};
+  if (!r.repeated.empty())
+    return Refusal{
+        400, fmt::format("the request has more than one {} header; send it once", r.repeated)};
   if (!r.host || !loopback_host(*r.host, c.port))
     return Refusal{421, fmt::format("the Host header must be 127.0.0.1:{0}, localhost:{0} or "
                                     "[::1]:{0}; open the URL `awaywork serve` printed",

@@ -14,6 +14,10 @@ struct GuardRequest {
   std::string_view method, target;
   std::optional<std::string_view> host, origin, authorization;
   bool api = false;  // /api/ and /metrics need the token; the page and its files do not
+  // Host, Origin or Authorization when the request gives it more than once (the fields above
+  // hold the first), else empty: the server would judge one copy and a proxy or the client
+  // mean the other (RFC 9112 section 3.2 makes two Host headers a 400).
+  std::string_view repeated;
 };
 
 struct GuardConfig {

@@ -165,12 +165,27 @@ bool is_loopback_address(const std::string& address) {
 Result<ServeOptions> parse_listen(const std::string& listen, bool anywhere) {
   ServeOptions o;
   o.anywhere = anywhere;
-  size_t colon = listen.rfind(':');
-  if (colon == std::string::npos || colon + 1 == listen.size())
-    return fail("--listen {}: give ADDRESS:PORT, like 127.0.0.1:8080 (port 0 picks one)", listen);
-  std::string host = listen.substr(0, colon), port = listen.substr(colon + 1);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
+  // An IPv6 address goes in brackets, its colons inside them: "[::1]" has no port though a
+  // digit follows its last colon, and "::1:8080" could be read two ways.
+  std::string host, port;
+  bool split = false;
+  if (!listen.empty() && listen.front() == '[') {
+    size_t close = listen.find(']');
+    if (close != std::string::npos && close + 1 < listen.size() && listen[close + 1] == ':') {
+      host = listen.substr(1, close - 1);
+      port = listen.substr(close + 2);
+      split = true;
+    }
+  } else if (size_t colon = listen.find(':');
+             colon != std::string::npos && colon == listen.rfind(':')) {
+    host = listen.substr(0, colon);
+    port = listen.substr(colon + 1);
+    split = true;
+  }
+  if (!split || port.empty())
+    return fail(
+        "--listen {}: give ADDRESS:PORT, like 127.0.0.1:8080 or [::1]:8080 (port 0 picks one)",
+        listen);
   if (host == "localhost") host = "127.0.0.1";
   int p = -1;
   auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);

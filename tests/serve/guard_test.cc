@@ -11,7 +11,7 @@ const GuardConfig kCfg{8080, kToken};
 const std::string kBearer = "Bearer " + kToken;
 
 GuardRequest api_get(std::string_view host, std::optional<std::string_view> auth = kBearer) {
-  return {"GET", "/api/v1/units", host, std::nullopt, auth, true};
+  return {"GET", "/api/v1/units", host, std::nullopt, auth, true, {}};
 }
 
 TEST(Guard, OnlyTheLoopbackNamesWithThePortServedPass) {
@@ -24,6 +24,19 @@ TEST(Guard, OnlyTheLoopbackNamesWithThePortServedPass) {
   GuardRequest none = api_get("x");
   none.host = std::nullopt;
   EXPECT_EQ(guard(none, kCfg)->status, 421);
+}
+
+// Issue 25: with two Host headers the guard judged the first; a good first one let the second
+// through. A request giving Host, Origin or Authorization twice is a 400 whatever the copies say.
+TEST(Guard, AHeaderItReadsGivenTwiceIsA400) {
+  for (const char* name : {"Host", "Origin", "Authorization"}) {
+    GuardRequest r = api_get("127.0.0.1:8080");
+    r.repeated = name;
+    auto no = guard(r, kCfg);
+    ASSERT_TRUE(no) << name;
+    EXPECT_EQ(no->status, 400);
+    EXPECT_NE(no->message.find(name), std::string::npos) << no->message;
+  }
 }
 
 TEST(Guard, AnOriginMustBeThePagesOwn) {
@@ -51,7 +64,7 @@ TEST(Guard, TheApiNeedsExactlyTheBearerToken) {
   EXPECT_EQ(guard(api_get("127.0.0.1:8080", kToken), kCfg)->status, 401);
   auto msg = guard(api_get("127.0.0.1:8080", std::nullopt), kCfg)->message;
   EXPECT_EQ(msg.find(kToken), std::string::npos);
-  GuardRequest page{"GET", "/", "127.0.0.1:8080", std::nullopt, std::nullopt, false};
+  GuardRequest page{"GET", "/", "127.0.0.1:8080", std::nullopt, std::nullopt, false, {}};
   EXPECT_FALSE(guard(page, kCfg)) << "the page carries no data and needs no token";
 }
 

@@ -202,6 +202,50 @@ class ServeHttp(unittest.TestCase):
         self.assert_json_error(status, headers, body, 405)
         self.assertFalse([k for k in headers if k.startswith("access-control-")])
 
+    # Issue 25: two Host headers are a 400 (RFC 9112 section 3.2), whichever comes first; the
+    # guard read the first and let an evil second one through.
+    def test_two_host_headers_are_refused_whichever_is_first(self):
+        good, evil = f"127.0.0.1:{self.w.port}", f"evil.example:{self.w.port}"
+        for first, second in ((good, evil), (evil, good), (good, good)):
+            data = (f"GET /api/v1/units HTTP/1.1\r\nHost: {first}\r\nHost: {second}\r\n"
+                    f"Authorization: Bearer {self.w.token}\r\nConnection: close\r\n\r\n")
+            msg = self.assert_json_error(*raw(self.w.port, data.encode()), 400)
+            self.assertIn("Host", msg)
+
+    # ── malformed requests ──
+
+    # Issue 25: a request the parser rejects is answered 400 (it was closed without a word).
+    def test_malformed_requests_are_answered_400(self):
+        host = f"Host: 127.0.0.1:{self.w.port}\r\n"
+        for data in (b"GARBAGE\r\n\r\n",
+                     b"GET / HTTP/1.1\r\n" + host.encode() + b"Bad Header\r\n\r\n",
+                     b"POST /api/v1/units HTTP/1.1\r\n" + host.encode() +
+                     b"Content-Length: 12abc\r\n\r\n",
+                     b"POST /api/v1/units HTTP/1.1\r\n" + host.encode() +
+                     b"Content-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
+                     (f"POST /api/v1/units HTTP/1.1\r\n{host}Authorization: Bearer {self.w.token}"
+                      "\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n").encode()):
+            msg = self.assert_json_error(*raw(self.w.port, data, timeout=30), 400)
+            self.assertIn("malformed", msg, data)
+
+    # Issue 25: a header far over the limit is answered 431 every time. The server closed with the
+    # rest of it unread, and the reset that sends could reach the client while it was still
+    # sending (a small send buffer makes that certain here) and the answer was lost.
+    def test_a_1_mib_header_is_answered_431_every_time(self):
+        data = (f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{self.w.port}\r\nX-Big: ".encode() +
+                b"a" * (1 << 20) + b"\r\n\r\n")
+        for i in range(3):
+            with socket.socket() as s:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 32 << 10)
+                s.settimeout(30)
+                s.connect(("127.0.0.1", self.w.port))
+                try:
+                    s.sendall(data)
+                    got = read_to_end(s, b"")
+                except (ConnectionResetError, BrokenPipeError) as e:
+                    self.fail(f"attempt {i}: {e!r} instead of a 431")
+            self.assert_json_error(*parse(got), 431)
+
     # ── paths and bodies ──
 
     def test_dot_dot_and_encoded_slashes_in_a_unit_id_are_refused(self):
@@ -518,6 +562,16 @@ class ServeLifecycle(unittest.TestCase):
         self.assertIn("--listen-anywhere", r.stderr)
         r = self.w.awaywork("serve", "--listen", "example.com:80", check=False)
         self.assertEqual(r.returncode, 2)
+
+    # Issue 25: `--listen [::1]` said "the port must be a number".
+    def test_a_listen_address_without_a_port_is_named_so(self):
+        for listen in ("[::1]", "127.0.0.1", "[::1]:", "::1", "[::1"):
+            r = self.w.awaywork("serve", "--listen", listen, check=False)
+            self.assertEqual(r.returncode, 2, listen)
+            self.assertIn("ADDRESS:PORT", r.stderr, listen)
+            self.assertNotIn("must be a number", r.stderr, listen)
+        r = self.w.awaywork("serve", "--listen", "[::1]:http", check=False)
+        self.assertIn("must be a number", r.stderr)
 
     def test_listen_anywhere_warns_and_still_requires_the_token(self):
         port, token, url = self.w.serve("--listen", "0.0.0.0:0", "--listen-anywhere")
