@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The Debian package end to end: scripts/package-deb builds it from the Release build; lintian
-# reports no error; unpacked anywhere, the binary finds its static helpers in ../libexec/awaywork
-# and never in the tree it was built in; installed by apt on a fresh Debian 12 (debootstrap
-# minbase, scripts/package-test-image) with nothing but the package's declared dependencies, it
-# puts every file where docs/install.md says, `awaywork doctor` passes and the offline demo
-# (examples/demo.sh, the scripted agent, default isolation: the OS sandbox, required) publishes
-# its branch, with no network.
+# reports no error and no hardening-* tag; unpacked anywhere, the binary finds its static helpers
+# in ../libexec/awaywork and never in the tree it was built in; installed by apt on a fresh
+# Debian 12 (debootstrap minbase, scripts/package-test-image) with nothing but the package's
+# declared dependencies, it puts every file where docs/install.md says, `awaywork doctor` passes
+# and the offline demo (examples/demo.sh, the scripted agent, default isolation: the OS sandbox,
+# required) publishes its branch, with no network.
 #
 # Needs root, the container engine (scripts/engine-up), lintian, dpkg-dev and debootstrap; without
 # them it skips (77), except under CI=true where that is a failure. Slow parts are cached by the
@@ -50,6 +50,10 @@ if ! [ -f "$cache/$sha-pedantic-info.txt" ]; then
 fi
 grep -E '^[EWIP]:' "$cache/$sha-pedantic-info.txt" || echo "(no tags)"
 ! grep -q '^E:' "$cache/$sha-pedantic-info.txt" || fail "lintian reports errors (above)"
+# Any level: a hardening-* tag (hardening-no-bindnow, hardening-no-fortify-functions, ...) means a
+# flag of cmake/hardening.cmake or dpkg-buildflags did not reach a binary (issue 31, item 3).
+! grep -Eq '^[EWIPX]: [^ ]+: hardening-' "$cache/$sha-pedantic-info.txt" ||
+  fail "lintian reports a hardening tag (above): see cmake/hardening.cmake"
 
 # doctor's line about the egress bridge, which it looks for with the binary's own search.
 doctor_bridge() { "$work/root/usr/bin/awaywork" --config "$work/container.yml" doctor 2>&1 | grep aw_bridge_static || true; }
