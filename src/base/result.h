@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <concepts>
 #include <string>
 #include <tl/expected.hpp>
 #include <utility>
@@ -20,7 +21,11 @@ using Result = tl::expected<T, Error>;
 // Status is a Result with nothing to return.
 using Status = Result<void>;
 
-inline tl::unexpected<Error> fail(std::string message) {
+// A message made at run time, taken as it is. Only a std::string: a literal goes to the overload
+// below, which checks it at compile time and reads "{{" as "{". (A plain std::string parameter
+// took literals too, and won as the non-template: their doubled braces reached the reader.)
+template <std::same_as<std::string> S>
+tl::unexpected<Error> fail(S message) {
   return tl::unexpected<Error>(Error{std::move(message)});
 }
 

@@ -273,7 +273,9 @@ class ServeHttp(unittest.TestCase):
         self.assert_json_error(status, headers, body, 413)
 
     def test_bad_submissions_say_which_field(self):
-        for body, want in ((b"{", "JSON object"), (b'{"repo":"demo"}', '"prompt" is required'),
+        # Issue 25: the braces of the example were doubled ("like {{"repo": ...").
+        for body, want in ((b"{", 'JSON object like {"repo": "NAME", "prompt": "TASK"}'),
+                           (b'{"repo":"demo"}', '"prompt" is required'),
                            (b'{"repo":"demo","prompt":"x","agent":"nope"}', "agents: bidiname, leaky"),
                            (b'{"repo":"demo","prompt":"x","color":1}', 'unknown field "color"'),
                            (b'{"repo":"nope","prompt":"x"}', "nope")):

@@ -33,6 +33,8 @@ TEST(Submit, EachBadFieldIsNamed) {
   };
   EXPECT_NE(err("[]").find("JSON object"), std::string::npos);
   EXPECT_NE(err("{").find("JSON object"), std::string::npos);
+  // Issue 25: a literal message without arguments kept its braces doubled ("like {{").
+  EXPECT_EQ(err("[]"), R"(the body must be a JSON object like {"repo": "NAME", "prompt": "TASK"})");
   EXPECT_NE(err(R"({"prompt":"x"})").find("\"repo\" is required"), std::string::npos);
   EXPECT_NE(err(R"({"repo":"w","prompt":""})").find("\"prompt\" must not be empty"),
             std::string::npos);
