@@ -123,7 +123,8 @@ TEST_F(IsolateInferencePool, ABodyPastTheCapIs413AndNeverReachesTheUpstreamWhole
   for (int i = 0; i < 32; ++i) raw += fmt::format("{:x}\r\n{}\r\n", piece.size(), piece);
   raw += "0\r\n\r\n";
   int s = connect_tcp(proxy->tcp_port());
-  ::write(s, raw.data(), raw.size());  // the proxy may close before taking it all
+  // The proxy may close before taking it all: a short or failed write is part of the case.
+  if (::write(s, raw.data(), raw.size()) < 0) SUCCEED();
   std::string got;
   test::drain(s, got);
   ::close(s);

@@ -391,7 +391,8 @@ class ViewBuilder {
         ssize_t n = ::readlinkat(orig.fd, name.c_str(), target, sizeof target - 1);
         if (n < 0) continue;
         target[n] = 0;
-        (void)::symlinkat(target, mirror.fd, name.c_str());
+        // Best effort, as the rest of the mirror: a link that cannot be made is absent.
+        if (::symlinkat(target, mirror.fd, name.c_str()) != 0) continue;
         continue;
       }
       bool is_dir = S_ISDIR(st.st_mode);
