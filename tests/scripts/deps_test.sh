@@ -89,6 +89,9 @@ if [ -n "$binary" ] && [ -x "$binary" ] && command -v objdump >/dev/null && comm
   ldd "$binary" >"$work/ldd" || fail "ldd $binary failed"
   for so in $(objdump -p "$binary" | awk '$1 == "NEEDED" {print $2}'); do
     case "$so" in lib[almt]san.so* | libubsan.so*) continue ;; esac  # an AW_SANITIZE build's own
+    # The dynamic loader itself (named directly by a -z now, fortified build): libc6's, which is
+    # essential on every Debian and Ubuntu; ldd shows it by path, without "=>".
+    case "$so" in ld-linux*.so.*) continue ;; esac
     path=$(awk -v so="$so" '$1 == so && $2 == "=>" {print $3}' "$work/ldd")
     [ -n "$path" ] || { fail "$so does not resolve"; continue; }
     owner=
