@@ -16,6 +16,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "base/argv.h"
 #include "base/fs.h"
 #include "cli/probe_report.h"
 #include "config/paths.h"
@@ -122,15 +123,14 @@ class Canaries {
 
   // An owner process whose environment holds a fake token: any-environ must not read it.
   Status start_marker() {
+    CStrings argv({"sleep", "3600"}),
+        envp({"GITHUB_TOKEN=ghp_AWAYWORKPROBECANARY000000000000000000"});
     marker_ = ::fork();
     if (marker_ < 0) return fail("fork: {}", errno_text(errno));
     if (marker_ == 0) {
       int null = ::open("/dev/null", O_RDWR);
       for (int i = 0; i < 3; ++i) ::dup2(null, i);
-      char* argv[] = {const_cast<char*>("sleep"), const_cast<char*>("3600"), nullptr};
-      char* envp[] = {const_cast<char*>("GITHUB_TOKEN=ghp_AWAYWORKPROBECANARY000000000000000000"),
-                      nullptr};
-      ::execve("/bin/sleep", argv, envp);
+      ::execve("/bin/sleep", argv.get(), envp.get());
       _exit(127);
     }
     return {};

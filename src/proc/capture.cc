@@ -10,6 +10,7 @@
 
 #include <cerrno>
 
+#include "base/argv.h"
 #include "base/fs.h"
 
 namespace aw {
@@ -32,14 +33,6 @@ struct Pipe {
     return true;
   }
 };
-
-std::vector<char*> c_strings(const std::vector<std::string>& v) {
-  std::vector<char*> out;
-  out.reserve(v.size() + 1);
-  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
-}
 
 std::string path_of(const std::vector<std::string>& env) {
   for (const auto& kv : env)
@@ -138,10 +131,9 @@ Result<Captured> capture(const CaptureSpec& spec) {
   sigfillset(&all);
   posix_spawnattr_setsigdefault(&at, &all);
   posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  auto argv = c_strings(spec.argv);
-  auto envp = c_strings(spec.env);
+  CStrings argv(spec.argv), envp(spec.env);
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, prog.c_str(), &fa, &at, argv.data(), envp.data());
+  int rc = ::posix_spawn(&pid, prog.c_str(), &fa, &at, argv.get(), envp.get());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&at);
   if (rc != 0) return fail("start {}: {}", prog, errno_text(rc));

@@ -87,7 +87,7 @@ bool join_cgroup(const char* procs) {
   if (!req.cwd.empty() && ::chdir(req.cwd.c_str()) != 0) child_fail(err_fd, kChdir);
   // Nothing but 0, 1 and 2 may survive the exec.
   ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-  ::execve(prep.program.c_str(), prep.argv_p.data(), prep.env_p.data());
+  ::execve(prep.program.c_str(), prep.argv.get(), prep.env.get());
   child_fail(err_fd, kExec);
 }
 
@@ -124,12 +124,8 @@ Result<std::unique_ptr<PreparedExec>> prepare_exec(const PhaseSpec& spec) {
   if (spec.argv.empty()) return fail("empty argv");
   auto prep = std::make_unique<PreparedExec>();
   AW_TRY(prep->program, find_program(spec.argv[0], path_value(spec.env)));
-  prep->argv = spec.argv;
-  prep->env = spec.env;
-  for (auto& s : prep->argv) prep->argv_p.push_back(s.data());
-  prep->argv_p.push_back(nullptr);
-  for (auto& s : prep->env) prep->env_p.push_back(s.data());
-  prep->env_p.push_back(nullptr);
+  prep->argv = CStrings(spec.argv);
+  prep->env = CStrings(spec.env);
   return prep;
 }
 

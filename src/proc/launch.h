@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/argv.h"
 #include "base/result.h"
 #include "proc/runner.h"
 
@@ -18,9 +19,8 @@ namespace aw {
 // system calls (it may descend from a multi-threaded process).
 struct PreparedExec {
   std::string program;  // absolute or relative path of argv[0], resolved against the env's PATH
-  std::vector<std::string> argv, env;
-  std::vector<char*> argv_p, env_p;  // NULL-terminated views of argv and env
-  std::string extra_procs;           // another cgroup.procs to join (v1 pids), set by the keeper
+  CStrings argv, env;
+  std::string extra_procs;  // another cgroup.procs to join (v1 pids), set by the keeper
 };
 
 // Resolves argv[0]; the error names the program and the PATH searched.

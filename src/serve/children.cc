@@ -2,8 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,8 +9,8 @@
 #include <thread>
 
 #include "base/fs.h"
-
-extern char** environ;
+#include "base/unique_fd.h"
+#include "proc/tied_child.h"
 
 namespace aw {
 
@@ -27,36 +25,18 @@ Result<pid_t> Children::spawn(const std::vector<std::string>& argv) {
     out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   }
   if (out < 0) return fail("create {}: {}", out_path, errno_text(errno));
-  int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t parent = ::getpid();
+  UniqueFd out_fd(out);
   std::lock_guard lock(mu_);  // reap() must not see the pid before it is in kids_
   if (stopping_) {
-    ::close(out), ::close(null);
     ::unlink(out_path.c_str());
     return fail("awaywork serve is stopping (SIGINT/SIGTERM); no unit is started now");
   }
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    // The child of a multi-threaded process: system calls only, until exec.
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // the server died without terminate_all
-    if (::getppid() != parent) ::_exit(125);
-    ::setpgid(0, 0);  // its own group: the server decides when it is interrupted
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::dup2(null, 0), ::dup2(out, 1), ::dup2(out, 2);
-    ::syscall(SYS_close_range, 3u, ~0u, 0u);
-    ::execve(args[0], args.data(), environ);
-    ::_exit(127);
+  auto pid = spawn_tied_child(argv, out_fd.fd);
+  if (!pid) {
+    ::unlink(out_path.c_str());
+    return pid;
   }
-  int err = errno;
-  ::close(out), ::close(null);
-  if (pid < 0) return fail("fork: {}", errno_text(err));
-  kids_[pid] = Child{out_path, std::nullopt};
+  kids_[*pid] = Child{out_path, std::nullopt};
   return pid;
 }
 

@@ -1,6 +1,7 @@
 // The units this server started: each is `awaywork run ... --json`, a child process that dies
-// with the server (PR_SET_PDEATHSIG, and SIGTERM from terminate_all on a clean exit), which the
-// run records as interrupted. Its own limits (unit_minutes) apply as for any run.
+// with the server (spawn_tied_child, proc/tied_child.h: PR_SET_PDEATHSIG; and SIGTERM from
+// terminate_all on a clean exit), which the run records as interrupted. Its own limits
+// (unit_minutes) apply as for any run.
 //   auto pid = children.spawn(argv);   // argv[0] absolute
 //   children.reap();                   // on SIGCHLD
 //   children.terminate_all(10000);     // on exit: SIGTERM, wait, SIGKILL; no spawn after it

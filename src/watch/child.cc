@@ -2,45 +2,22 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "base/unique_fd.h"
+#include "proc/tied_child.h"
 #include "record/store.h"
 
 namespace aw {
 
 Result<UnitChild> UnitChild::spawn(const std::vector<std::string>& argv, const std::string& log) {
-  int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (out < 0) return fail("unit log {}: {}", log, std::strerror(errno));
-  int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t parent = ::getpid();
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    int e = errno;
-    ::close(out);
-    ::close(devnull);
-    return fail("start a unit: fork: {}", std::strerror(e));
-  }
-  if (pid == 0) {
-    // Only system calls from here to exec.
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) ::_exit(127);  // watch died before the prctl took hold
-    ::dup2(devnull, 0);
-    ::dup2(out, 1);
-    ::dup2(out, 2);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  ::close(out);
-  ::close(devnull);
+  UniqueFd out(::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!out) return fail("unit log {}: {}", log, std::strerror(errno));
+  AW_TRY(pid_t pid, with_context(spawn_tied_child(argv, out.fd), "start a unit"));
   return UnitChild(pid, process_start_time(pid), false);
 }
 

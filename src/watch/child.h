@@ -1,7 +1,8 @@
 // A unit run by watch: `awaywork run --issue NAME#N --json` as a child process (the same pipeline
 // as the command), in its own process group so that a terminal's Ctrl-C reaches watch only, and
-// told SIGTERM if watch dies (PR_SET_PDEATHSIG), which the run records as interrupted. Its output
-// goes to a log file under the state folder.
+// told SIGTERM if watch dies (PR_SET_PDEATHSIG), which the run records as interrupted: started by
+// spawn_tied_child (proc/tied_child.h), as serve's are. Its output goes to a log file under the
+// state folder.
 //
 //   AW_TRY(UnitChild c, UnitChild::spawn({self_exe(), "--config", f, "run", ...}, log_path));
 //   c.terminate();  ...  if (auto code = c.reap()) { ended with *code }

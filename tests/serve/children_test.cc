@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "../proc/dirty_parent.h"
+
 namespace aw {
 namespace {
 
@@ -39,6 +41,18 @@ class ChildrenTest : public ::testing::Test {
     while (kids.output(*pid).find("ready") == std::string::npos && Clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     return *pid;
+  }
+
+  // Runs argv to its end as a unit's child; what it printed.
+  std::string run(Children& kids, const std::vector<std::string>& argv) {
+    auto pid = kids.spawn(argv);
+    EXPECT_TRUE(pid) << pid.error().message;
+    if (!pid) return "";
+    auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (!kids.status(*pid) && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(kids.status(*pid).value_or(-1), 0) << "ended, with 0";
+    return kids.output(*pid);
   }
 
   std::string dir_;
@@ -94,6 +108,27 @@ TEST_F(ChildrenTest, NothingIsStartedOnceStoppingBegan) {
   EXPECT_NE(pid.error().message.find("stopping"), std::string::npos) << pid.error().message;
   for (const auto& e : std::filesystem::directory_iterator(dir_ + "/scratch"))
     ADD_FAILURE() << "left behind: " << e.path();
+}
+
+// The server's own state stays its own (issue 38, item 1): only SIGPIPE was put back to its
+// default, so an ignored SIGHUP (serve started under nohup) reached the run.
+TEST_F(ChildrenTest, NoSignalOfTheServersIsBlockedOrIgnoredInTheRun) {
+  Children kids(dir_ + "/scratch");
+  test::DirtyParent server;
+  ASSERT_TRUE(server.ok());
+  std::string status = run(kids, {"/bin/cat", "/proc/self/status"});
+  ASSERT_NE(test::status_field(status, "SigBlk"), "") << status;
+  EXPECT_EQ(test::status_field(status, "SigBlk"), test::kNoSignals) << "SIGUSR1 stayed blocked";
+  EXPECT_EQ(test::status_field(status, "SigIgn"), test::kNoSignals) << "SIGHUP stayed ignored";
+}
+
+TEST_F(ChildrenTest, NoFdOfTheServersIsOpenInTheRun) {
+  Children kids(dir_ + "/scratch");
+  test::DirtyParent server;
+  ASSERT_TRUE(server.ok());
+  std::string fds = run(kids, {"/bin/ls", "-l", "/proc/self/fd/"});
+  EXPECT_EQ(fds.find(server.leaked_path()), std::string::npos) << fds;
+  EXPECT_NE(fds.find(" 0 -> /dev/null"), std::string::npos) << fds;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/argv.h"
 #include "base/fs.h"
 
 namespace aw {
@@ -91,13 +92,6 @@ Status check_plan(const ContainerPlan& p) {
   for (const auto& [src, dst] : p.readonly_files)
     if (!mountable(src) || !mountable(dst)) return fail("lent file {} cannot be mounted", src);
   return {};
-}
-
-std::vector<char*> c_strings(const std::vector<std::string>& v) {
-  std::vector<char*> out;
-  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
 }
 
 // Between fork and exec only async-signal-safe calls: report a failure on fd 2 and _exit(127).
@@ -215,11 +209,10 @@ Result<Launcher> make_container_launcher(const ContainerPlan& plan, std::string 
   return Launcher([plan, name = std::move(name)](const ExecRequest& req) -> Result<pid_t> {
     AW_TRY(auto argv, container_run_argv(plan, name, req));
     auto env = container_client_env(plan, req);
-    auto cargv = c_strings(argv);
-    auto cenv = c_strings(env);
+    CStrings cargv(std::move(argv)), cenv(std::move(env));
     pid_t pid = ::fork();
     if (pid < 0) return fail("fork: {}", errno_text(errno));
-    if (pid == 0) child(req, plan.engine.client.c_str(), cargv.data(), cenv.data());
+    if (pid == 0) child(req, plan.engine.client.c_str(), cargv.get(), cenv.get());
     return pid;
   });
 }

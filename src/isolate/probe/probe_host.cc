@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "base/argv.h"
 #include "base/fs.h"
 
 namespace aw {
@@ -132,13 +133,12 @@ Result<std::unique_ptr<ProbeHost>> ProbeHost::start(const SandboxPlan& plan,
       if (auto addr = listen_tcp(ip, h->fds_); !addr.empty())
         t.tcp.emplace_back("net.egress", addr);
   t.proc_marker = fmt::format("aw-probe-marker-{}-{}", ::getpid(), ::time(nullptr));
+  CStrings argv({"/bin/sh", "-c", "sleep 3600; : " + t.proc_marker}),
+      envp({"AW_PROBE_SECRET=" + t.proc_marker});
   h->marker_pid_ = ::fork();
   if (h->marker_pid_ == 0) {
-    std::string env = "AW_PROBE_SECRET=" + t.proc_marker, script = "sleep 3600; : " + t.proc_marker;
-    char* envp[] = {env.data(), nullptr};
-    const char* argv[] = {"/bin/sh", "-c", script.c_str(), nullptr};
     ::setpgid(0, 0);
-    ::execve(argv[0], const_cast<char**>(argv), envp);
+    ::execve("/bin/sh", argv.get(), envp.get());
     ::_exit(127);
   }
   for (int i = 0; i < 200; ++i) {  // until the exec: before it, the child shows our own cmdline

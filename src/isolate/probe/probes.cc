@@ -26,6 +26,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "base/argv.h"
 #include "base/fs.h"
 
 #ifndef AF_VSOCK
@@ -210,15 +211,15 @@ ProbeResult probe_keyring(const std::string& desc) {
 }
 
 ProbeResult probe_sudo() {
+  CStrings argv({"sudo", "-n", "true"});
   pid_t child = ::fork();
   if (child == 0) {
     int null = ::open("/dev/null", O_RDWR);
     ::dup2(null, 0);
     ::dup2(null, 1);
     ::dup2(null, 2);
-    const char* argv[] = {"sudo", "-n", "true", nullptr};
     for (const char* p : {"/usr/bin/sudo", "/bin/sudo", "/usr/local/bin/sudo"})
-      ::execv(p, const_cast<char**>(argv));
+      ::execv(p, argv.get());
     ::_exit(127);
   }
   int status = 0;

@@ -67,7 +67,7 @@ std::string setup_stdio(const ExecRequest& req) {
   if (!err.empty()) die(sock, err);
   int last = ENOENT;
   for (const auto& path : p.exec_paths) {
-    ::execve(path.c_str(), p.argv.data(), p.envp.data());
+    ::execve(path.c_str(), p.argv.get(), p.envp.get());
     if (errno != ENOENT && errno != ENOTDIR) last = errno;
   }
   die(sock, step_error("exec", p.req->argv[0], last));

@@ -123,8 +123,7 @@ Result<pid_t> launch(const SandboxPlan& plan, const std::vector<sock_filter>& fi
   }
   AW_CHECK(check_bridges(plan));
   AW_TRY(p.exec_paths, exec_candidates(req));
-  for (const auto& a : req.argv) p.argv.push_back(const_cast<char*>(a.c_str()));
-  p.argv.push_back(nullptr);
+  p.argv = CStrings(req.argv);
   // The proxy variables are the launcher's: a value the caller set for the same name (the
   // isolator's extra_env, an agent's env list) gives way to them.
   auto ours = [&](const std::string& kv) {
@@ -132,10 +131,11 @@ Result<pid_t> launch(const SandboxPlan& plan, const std::vector<sock_filter>& fi
       if (kv.compare(0, e.find('=') + 1, e, 0, e.find('=') + 1) == 0) return true;
     return false;
   };
+  std::vector<std::string> env;
   for (const auto& e : req.env)
-    if (!ours(e)) p.envp.push_back(const_cast<char*>(e.c_str()));
-  for (const auto& e : p.proxy_env) p.envp.push_back(const_cast<char*>(e.c_str()));
-  p.envp.push_back(nullptr);
+    if (!ours(e)) env.push_back(e);
+  env.insert(env.end(), p.proxy_env.begin(), p.proxy_env.end());
+  p.envp = CStrings(std::move(env));
 
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/argv.h"
 #include "base/result.h"
 #include "isolate/sandbox/plan.h"
 #include "proc/runner.h"
@@ -22,7 +23,7 @@ struct Prepared {
   std::vector<sock_filter> seccomp;     // the compiled filter (empty when disabled)
   std::vector<std::string> exec_paths;  // candidates for argv[0] along the env's PATH
   std::vector<std::string> proxy_env;   // HTTP_PROXY... for network: allowlist
-  std::vector<char*> argv, envp;        // pointers into req and proxy_env
+  CStrings argv, envp;                  // req's argv; req's env, proxy_env in the place of its own
   uid_t uid = 0;                        // inside = outside: files keep their owners
   gid_t gid = 0;
   int landlock_abi = 0;

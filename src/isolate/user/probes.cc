@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "base/argv.h"
 #include "base/fs.h"
 #include "proc/capture.h"
 
@@ -162,6 +163,7 @@ std::vector<WorkerProbeResult> run_worker_probes(const WorkerProbeTargets& t) {
 pid_t start_detached_sleep(const std::string& seconds) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
+  CStrings argv({"sleep", seconds}), envp;
   pid_t mid = ::fork();
   if (mid == 0) {
     ::setsid();
@@ -169,9 +171,7 @@ pid_t start_detached_sleep(const std::string& seconds) {
     if (s == 0) {
       int null = ::open("/dev/null", O_RDWR);
       for (int i = 0; i < 3; ++i) ::dup2(null, i);
-      char* argv[] = {const_cast<char*>("sleep"), const_cast<char*>(seconds.c_str()), nullptr};
-      char* envp[] = {nullptr};
-      ::execve("/bin/sleep", argv, envp);
+      ::execve("/bin/sleep", argv.get(), envp.get());
       _exit(127);
     }
     (void)!::write(fds[1], &s, sizeof s);

@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 
+#include "base/argv.h"
 #include "base/fs.h"
 #include "isolate/sandbox/steps.h"  // apply_cgroup_limits: the owner's side of the limits
 #include "isolate/user/handoff.h"
@@ -150,16 +151,11 @@ Launcher warded(const WorkerUser& worker, const std::string& report,
                 std::optional<WorkerSandbox> sandbox, std::optional<SandboxPlan> limits) {
   return [worker, report, sandbox, limits](const ExecRequest& req) -> Result<pid_t> {
     AW_TRY(std::vector<std::string> argv, worker_argv(worker, req, sandbox ? &*sandbox : nullptr));
-    std::vector<char*> a, e;
-    for (auto& s : argv) a.push_back(s.data());
-    a.push_back(nullptr);
-    std::vector<std::string> env = req.env;
-    for (auto& s : env) e.push_back(s.data());
-    e.push_back(nullptr);
+    CStrings a(std::move(argv)), e(req.env);
     (void)::unlink(report.c_str());
     pid_t pid = ::fork();
     if (pid < 0) return fail("fork: {}", errno_text(errno));
-    if (pid == 0) warden(worker, report, req, a.data(), e.data(), limits ? &*limits : nullptr);
+    if (pid == 0) warden(worker, report, req, a.get(), e.get(), limits ? &*limits : nullptr);
     return pid;
   };
 }

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 
+#include "base/argv.h"
 #include "base/fs.h"
 #include "proc/capture.h"
 
@@ -96,15 +97,10 @@ Launcher make_worker_launcher(const WorkerUser& worker) {
   return [worker](const ExecRequest& req) -> Result<pid_t> {
     AW_TRY(std::vector<std::string> argv, worker_argv(worker, req));
     // Everything the child touches is built before fork: it only calls async-signal-safe code.
-    std::vector<char*> a, e;
-    for (auto& s : argv) a.push_back(s.data());
-    a.push_back(nullptr);
-    std::vector<std::string> env = req.env;
-    for (auto& s : env) e.push_back(s.data());
-    e.push_back(nullptr);
+    CStrings a(std::move(argv)), e(req.env);
     pid_t pid = ::fork();
     if (pid < 0) return fail("fork: {}", errno_text(errno));
-    if (pid == 0) child(req, a.data(), e.data());
+    if (pid == 0) child(req, a.get(), e.get());
     return pid;
   };
 }
