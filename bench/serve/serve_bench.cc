@@ -53,7 +53,7 @@ aw::UnitRecord unit(int i) {
   u.id = id;
   u.created_at = at;
   u.ended_at = at;
-  u.state = aw::unit_from_json({{"state", states[i % 6]}}).state;
+  u.state = aw::unit_from_json({{"state", states[i % 6]}})->state;
   u.repo = i % 3 ? "web" : "api";
   u.agent = i % 2 ? "claude" : "codex";
   u.isolation = "user";

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_read.h"
+
 namespace aw {
 
 const char* to_string(UnitState s) {
@@ -48,20 +50,23 @@ static nlohmann::json phase_json(const PhaseRecord& p) {
           {"secrets", p.secrets}};
 }
 
-static PhaseRecord phase_from(const nlohmann::json& j) {
+// Every field read through JsonRead (base/json_read.h): a record may come from an artifact
+// another job wrote, and nlohmann's value() throws on a wrongly typed field.
+static Result<PhaseRecord> phase_from(const JsonRead& r) {
   PhaseRecord p;
-  p.name = j.value("name", "");
-  p.argv = j.value("argv", std::vector<std::string>{});
-  p.started_at = j.value("started_at", "");
-  p.duration_ms = j.value("duration_ms", int64_t{0});
-  p.end = j.value("end", "");
-  p.exit_code = j.value("exit_code", -1);
-  p.signal = j.value("signal", 0);
-  p.leftovers_killed = j.value("leftovers_killed", 0);
-  p.leftover_names = j.value("leftover_names", std::vector<std::string>{});
-  p.containment = j.value("containment", "");
-  p.outcome = j.value("outcome", "");
-  p.secrets = j.value("secrets", std::vector<std::string>{});
+  AW_CHECK(r.is_object());
+  AW_TRY(p.name, r.str_or("name", ""));
+  AW_TRY(p.argv, r.strings_or("argv"));
+  AW_TRY(p.started_at, r.str_or("started_at", ""));
+  AW_TRY(p.duration_ms, r.int_or("duration_ms", int64_t{0}));
+  AW_TRY(p.end, r.str_or("end", ""));
+  AW_TRY(p.exit_code, r.int_or("exit_code", -1));
+  AW_TRY(p.signal, r.int_or("signal", 0));
+  AW_TRY(p.leftovers_killed, r.int_or("leftovers_killed", 0, 0));
+  AW_TRY(p.leftover_names, r.strings_or("leftover_names"));
+  AW_TRY(p.containment, r.str_or("containment", ""));
+  AW_TRY(p.outcome, r.str_or("outcome", ""));
+  AW_TRY(p.secrets, r.strings_or("secrets"));
   return p;
 }
 
@@ -104,43 +109,49 @@ nlohmann::json to_json(const UnitRecord& u) {
           {"runner_start", u.runner_start}};
 }
 
-UnitRecord unit_from_json(const nlohmann::json& j) {
+Result<UnitRecord> unit_from_json(const nlohmann::json& j, const std::string& what) {
+  JsonRead r(j, what);
+  AW_CHECK(r.is_object());
   UnitRecord u;
-  u.id = j.value("id", "");
-  u.created_at = j.value("created_at", "");
-  u.ended_at = j.value("ended_at", "");
-  u.state = state_from(j.value("state", "failed"));
-  u.reason = j.value("reason", "");
-  u.repo = j.value("repo", "");
-  u.source = j.value("source", "");
-  u.agent = j.value("agent", "");
-  u.profile = j.value("profile", "");
-  u.prompt = j.value("prompt", "");
-  u.base_ref = j.value("base_ref", "");
-  u.base_commit = j.value("base_commit", "");
-  u.isolation = j.value("isolation", "");
-  u.sandbox = j.value("sandbox", "");
-  u.run_dir = j.value("run_dir", "");
-  u.work = j.value("work", "");
-  u.forge_repo = j.value("forge_repo", "");
-  u.issue = j.value("issue", int64_t{0});
-  u.issue_title = j.value("issue_title", "");
-  u.issue_url = j.value("issue_url", "");
-  u.replay_of = j.value("replay_of", "");
-  u.pull_request = j.value("pull_request", "");
-  u.branch = j.value("branch", "");
-  u.commit = j.value("commit", "");
-  u.patch_stat = j.value("patch_stat", "");
-  u.patch_files = j.value("patch_files", 0);
-  u.omitted = j.value("omitted", std::vector<std::string>{});
-  u.notes = j.value("notes", std::vector<std::string>{});
-  u.verdict = j.value("verdict", "");
-  u.refusals = j.value("refusals", std::vector<std::string>{});
-  u.requests = j.value("requests", 0);
-  if (j.contains("phases"))
-    for (const auto& p : j["phases"]) u.phases.push_back(phase_from(p));
-  u.runner_pid = j.value("runner_pid", int64_t{0});
-  u.runner_start = j.value("runner_start", "");
+  AW_TRY(u.id, r.str_or("id", ""));
+  AW_TRY(u.created_at, r.str_or("created_at", ""));
+  AW_TRY(u.ended_at, r.str_or("ended_at", ""));
+  AW_TRY(std::string state, r.str_or("state", "failed"));
+  u.state = state_from(state);
+  AW_TRY(u.reason, r.str_or("reason", ""));
+  AW_TRY(u.repo, r.str_or("repo", ""));
+  AW_TRY(u.source, r.str_or("source", ""));
+  AW_TRY(u.agent, r.str_or("agent", ""));
+  AW_TRY(u.profile, r.str_or("profile", ""));
+  AW_TRY(u.prompt, r.str_or("prompt", ""));
+  AW_TRY(u.base_ref, r.str_or("base_ref", ""));
+  AW_TRY(u.base_commit, r.str_or("base_commit", ""));
+  AW_TRY(u.isolation, r.str_or("isolation", ""));
+  AW_TRY(u.sandbox, r.str_or("sandbox", ""));
+  AW_TRY(u.run_dir, r.str_or("run_dir", ""));
+  AW_TRY(u.work, r.str_or("work", ""));
+  AW_TRY(u.forge_repo, r.str_or("forge_repo", ""));
+  AW_TRY(u.issue, r.int_or("issue", int64_t{0}, int64_t{0}));
+  AW_TRY(u.issue_title, r.str_or("issue_title", ""));
+  AW_TRY(u.issue_url, r.str_or("issue_url", ""));
+  AW_TRY(u.replay_of, r.str_or("replay_of", ""));
+  AW_TRY(u.pull_request, r.str_or("pull_request", ""));
+  AW_TRY(u.branch, r.str_or("branch", ""));
+  AW_TRY(u.commit, r.str_or("commit", ""));
+  AW_TRY(u.patch_stat, r.str_or("patch_stat", ""));
+  AW_TRY(u.patch_files, r.int_or("patch_files", 0, 0));
+  AW_TRY(u.omitted, r.strings_or("omitted"));
+  AW_TRY(u.notes, r.strings_or("notes"));
+  AW_TRY(u.verdict, r.str_or("verdict", ""));
+  AW_TRY(u.refusals, r.strings_or("refusals"));
+  AW_TRY(u.requests, r.int_or("requests", 0, 0));
+  AW_TRY(std::vector<JsonRead> phases, r.array_or("phases"));
+  for (const JsonRead& p : phases) {
+    AW_TRY(PhaseRecord phase, phase_from(p));
+    u.phases.push_back(std::move(phase));
+  }
+  AW_TRY(u.runner_pid, r.int_or("runner_pid", int64_t{0}, int64_t{0}));
+  AW_TRY(u.runner_start, r.str_or("runner_start", ""));
   return u;
 }
 

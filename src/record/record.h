@@ -8,6 +8,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "base/result.h"
+
 namespace aw {
 
 // A unit's state. `running` only while its runner is alive; a later start turns a `running`
@@ -68,6 +70,10 @@ struct UnitRecord {
 };
 
 nlohmann::json to_json(const UnitRecord& u);
-UnitRecord unit_from_json(const nlohmann::json& j);
+// A record read back: from the database, a run folder's summary.json or an artifact's record.json
+// (hostile: another job wrote it). A field absent takes its default (older records lack newer
+// fields); a field of the wrong type or out of range is an Error naming `what` and the field:
+//   record.json: field "phases[0].exit_code": expected an integer, got string
+Result<UnitRecord> unit_from_json(const nlohmann::json& j, const std::string& what = "record");
 
 }  // namespace aw

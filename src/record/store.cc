@@ -63,7 +63,7 @@ Result<UnitRecord> row_record(sqlite3_stmt* s) {
   const unsigned char* text = sqlite3_column_text(s, 0);
   auto j = nlohmann::json::parse(text ? reinterpret_cast<const char*>(text) : "", nullptr, false);
   if (j.is_discarded()) return fail("record database holds an unreadable record");
-  return unit_from_json(j);
+  return unit_from_json(j, "record database: a unit's record");
 }
 
 // A unit's end is written to its run folder's summary.json before the database; when only the
@@ -74,12 +74,9 @@ std::optional<UnitRecord> ended_in_summary(const UnitRecord& u) {
   if (!text) return std::nullopt;
   auto j = nlohmann::json::parse(*text, nullptr, false);
   if (!j.is_object()) return std::nullopt;
-  UnitRecord ended;
-  try {
-    ended = unit_from_json(j);
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;  // not a record awaywork wrote
-  }
+  auto read = unit_from_json(j, u.run_dir + "/summary.json");
+  if (!read) return std::nullopt;  // not a record awaywork wrote
+  UnitRecord& ended = *read;
   if (ended.id != u.id || ended.state == UnitState::running || ended.ended_at.empty())
     return std::nullopt;
   return ended;

@@ -57,7 +57,8 @@ Result<UnitPage> Store::page(const UnitQuery& q) {
   while (sqlite3_step(st.s) == SQLITE_ROW) {
     auto j = nlohmann::json::parse(column_text(st.s, 0), nullptr, false);
     if (j.is_discarded()) return fail("record database holds an unreadable record");
-    out.units.push_back(unit_from_json(j));
+    AW_TRY(UnitRecord u, unit_from_json(j, "record database: a unit's record"));
+    out.units.push_back(std::move(u));
   }
   return out;
 }
@@ -98,7 +99,8 @@ Result<std::optional<UnitRecord>> Store::by_runner(int64_t pid) {
   if (sqlite3_step(st.s) != SQLITE_ROW) return std::optional<UnitRecord>{};
   auto j = nlohmann::json::parse(column_text(st.s, 0), nullptr, false);
   if (j.is_discarded()) return fail("record database holds an unreadable record");
-  return std::optional<UnitRecord>(unit_from_json(j));
+  AW_TRY(UnitRecord u, unit_from_json(j, "record database: a unit's record"));
+  return std::optional<UnitRecord>(std::move(u));
 }
 
 }  // namespace aw

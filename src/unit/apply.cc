@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/json_read.h"
 #include "check/redact.h"
 #include "check/sanitize.h"
 #include "forge/progress.h"
@@ -103,14 +104,15 @@ Result<std::vector<Request>> load_checked_requests(const std::string& file) {
   if (!text) return out;  // no requests were kept
   auto j = nlohmann::json::parse(*text, nullptr, false);
   if (!j.is_array()) return fail("{} is not a list of requests", file);
-  for (const auto& r : j) {
-    if (!r.is_object()) return fail("{}: a request is not an object", file);
+  for (size_t i = 0; i < j.size(); ++i) {
+    JsonRead r(j[i], file, fmt::format("[{}]", i));  // base/json_read.h: no throw on a bad type
+    if (!r.json().is_object()) return fail("{}: a request is not an object", file);
     Request q;
-    q.type = r.value("type", "");
-    q.title = r.value("title", "");
-    q.body = r.value("body", "");
-    q.message = r.value("message", "");
-    q.labels = r.value("labels", std::vector<std::string>{});
+    AW_TRY(q.type, r.str_or("type", ""));
+    AW_TRY(q.title, r.str_or("title", ""));
+    AW_TRY(q.body, r.str_or("body", ""));
+    AW_TRY(q.message, r.str_or("message", ""));
+    AW_TRY(q.labels, r.strings_or("labels"));
     out.push_back(std::move(q));
   }
   return out;

@@ -20,8 +20,6 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> kFiles = {"patch.diff", "requests.jsonl", "verdict.json",
-                                         "record.json"};
 constexpr size_t kMaxPatch = 64u << 20, kMaxSmall = 16u << 20;
 
 std::string sha256_hex(const std::string& bytes) {
@@ -62,12 +60,11 @@ Result<std::string> artifact_file(const std::string& dir, const std::string& nam
                       fmt::format("artifact {}: {}", dir, name));
 }
 
-Result<json> manifest_of(const std::string& dir, const std::string& text) {
-  auto m = json::parse(text, nullptr, false);
-  if (!m.is_object() || m.value("format", "") != kArtifactFormat || !m.contains("files") ||
-      !m["files"].is_object())
-    return fail("artifact {}: manifest.json is not an {} manifest", dir, kArtifactFormat);
-  return m;
+// A name from the folder as an error shows it: control characters escaped, bytes that are not
+// UTF-8 replaced (`check --from --json` puts the error in JSON, whose dump throws on those).
+std::string json_escaped(const std::string& name) {
+  std::string q = json(name).dump(-1, ' ', false, json::error_handler_t::replace);
+  return q.substr(1, q.size() - 2);  // without the quotes
 }
 
 // Exactly the manifest and the four files: anything else in the folder is refused by name.
@@ -75,32 +72,13 @@ Status only_known_files(const std::string& dir) {
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     std::string name = e.path().filename().string();
-    if (name != "manifest.json" && std::find(kFiles.begin(), kFiles.end(), name) == kFiles.end())
+    const auto& known = kArtifactFiles;
+    if (name != "manifest.json" && std::find(known.begin(), known.end(), name) == known.end())
       return fail("artifact {}: unexpected file '{}' (an artifact holds only manifest.json, {})",
-                  dir, name, fmt::join(kFiles, ", "));
+                  dir, json_escaped(name), fmt::join(kArtifactFiles, ", "));
   }
   if (ec) return fail("artifact {}: {}", dir, ec.message());
   return {};
-}
-
-Status agrees(const std::string& dir, const json& m, const UnitRecord& u) {
-  auto differs = [&](const char* key, const json& v) { return !m.contains(key) || m[key] != v; };
-  const std::vector<std::pair<const char*, json>> fields = {
-      {"unit", u.id},     {"repo", u.repo},         {"forge_repo", u.forge_repo},
-      {"issue", u.issue}, {"base_ref", u.base_ref}, {"base_commit", u.base_commit}};
-  for (const auto& [key, v] : fields)
-    if (differs(key, v))
-      return fail("artifact {}: manifest.json's {} differs from record.json's ({} vs {})", dir, key,
-                  m.contains(key) ? m[key].dump() : "missing", v.dump());
-  return {};
-}
-
-std::vector<std::string> verdict_paths(const json& v) {
-  std::vector<std::string> out;
-  if (v.contains("paths") && v["paths"].is_array())
-    for (const auto& p : v["paths"])
-      if (p.is_string()) out.push_back(p.get<std::string>());
-  return out;
 }
 
 }  // namespace
@@ -130,12 +108,13 @@ Result<Artifact> load_artifact(const std::string& dir) {
   a.dir = dir;
   AW_TRY(std::string text, artifact_file(dir, "manifest.json"));
   a.sha256 = sha256_hex(text);
-  AW_TRY(json m, manifest_of(dir, text));
+  const std::string at = "artifact " + dir;
+  AW_TRY(ArtifactManifest m, with_context(parse_manifest(text), at));
   AW_CHECK(only_known_files(dir));
   std::map<std::string, std::string> got;
-  for (const auto& name : kFiles) {
+  for (const auto& name : kArtifactFiles) {
     AW_TRY(got[name], artifact_file(dir, name));
-    std::string want = m["files"].value(name, "");
+    const std::string& want = m.files[name];
     std::string have = sha256_hex(got[name]);
     if (want != have)
       return fail(
@@ -145,19 +124,16 @@ Result<Artifact> load_artifact(const std::string& dir) {
   }
   a.patch = std::move(got["patch.diff"]);
   a.requests = std::move(got["requests.jsonl"]);
-  a.verdict = json::parse(got["verdict.json"], nullptr, false);
-  auto rec = json::parse(got["record.json"], nullptr, false);
-  if (!a.verdict.is_object() || !rec.is_object())
-    return fail("artifact {}: verdict.json or record.json is not a JSON object", dir);
-  a.record = unit_from_json(rec);
-  AW_CHECK(agrees(dir, m, a.record));
+  AW_TRY(a.verdict, with_context(parse_artifact_verdict(got["verdict.json"]), at));
+  AW_TRY(a.record, with_context(parse_artifact_record(got["record.json"]), at));
+  AW_CHECK(with_context(manifest_agrees(m, a.record), at));
   return a;
 }
 
 Verdict recheck_artifact(const Artifact& a, const Bounds& bounds, const RequestContext& ctx) {
   Verdict v = check_outputs(a.patch, std::string_view(a.requests), bounds, ctx);
-  bool said = a.verdict.value("accepted", false);
-  if (v.accepted && (!said || verdict_paths(a.verdict) != v.paths)) {
+  bool said = a.verdict.accepted;
+  if (v.accepted && (!said || a.verdict.paths != v.paths)) {
     v.refusals.push_back({"artifact.verdict", "", 0,
                           said ? "the agent job's verdict lists other paths than the patch has"
                                : "the agent job's verdict refused these outputs",

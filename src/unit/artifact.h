@@ -26,15 +26,14 @@
 #include "config/config.h"
 #include "record/record.h"
 #include "unit/apply.h"
+#include "unit/artifact_parse.h"
 
 namespace aw {
-
-inline constexpr const char* kArtifactFormat = "awaywork-artifact/1";
 
 struct Artifact {
   std::string dir;
   std::string patch, requests;  // patch.diff and requests.jsonl as read
-  nlohmann::json verdict;       // the agent job's verdict.json
+  ArtifactVerdict verdict;      // the agent job's verdict.json
   UnitRecord record;            // record.json
   std::string sha256;           // of manifest.json: what `check --from` saw, for the apply job
 };
@@ -44,7 +43,8 @@ struct Artifact {
 Status export_artifact(const UnitRecord& u, const std::string& dir);
 
 // Reads and verifies an artifact folder: exactly the five files, regular, each matching its
-// sha256 in the manifest, the manifest agreeing with the record. The Error names the file.
+// sha256 in the manifest, the manifest agreeing with the record. The Error names the file (and
+// the field, for a wrongly typed one: unit/artifact_parse.h); nothing in it throws.
 Result<Artifact> load_artifact(const std::string& dir);
 
 // The output check again, on the artifact alone: the repository's bounds (cfg.repos[record.repo]),

@@ -1,8 +1,11 @@
 // The output check inside a unit: nothing it refuses is published, every reason is recorded,
 // and every recorded byte is redacted. Also `awaywork check` on files.
 #include <gtest/gtest.h>
+#include <sodium.h>
+#include <sys/stat.h>
 
 #include <fstream>
+#include <map>
 
 #include "unit_fixture.h"
 
@@ -107,6 +110,57 @@ TEST_F(Checked, CheckCommandGivesTheVerdictOnFiles) {
   EXPECT_EQ(typo.exit_code, 2);
   EXPECT_NE(typo.err.find("typo.yml:1:1"), std::string::npos) << typo.err;
   EXPECT_NE(typo.err.find("max_patch_files"), std::string::npos) << typo.err;
+}
+
+std::string sha256_hex(const std::string& bytes) {
+  unsigned char h[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  std::string out;
+  for (unsigned char c : h) out += fmt::format("{:02x}", c);
+  return out;
+}
+
+// An artifact whose record.json holds a wrongly typed field (its sums right): `check --from` and
+// `apply --from` refuse it naming the file and the field (exit 5), where nlohmann's throw ended
+// both in std::terminate (rc 134).
+TEST_F(Checked, AnArtifactWithAWronglyTypedRecordFieldIsRefusedNamingIt) {
+  write_config("/bin/true");
+  std::string dir = root + "/artifact";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  const std::string id = "20261129-180000-fix-the-typo-0001", base(40, 'a');
+  std::map<std::string, std::string> files = {
+      {"patch.diff", ""},
+      {"requests.jsonl", ""},
+      {"verdict.json", R"({"accepted": true, "paths": []})"},
+      {"record.json", nlohmann::json{{"id", id},
+                                     {"repo", "src"},
+                                     {"forge_repo", ""},
+                                     {"issue", "12"},
+                                     {"base_ref", "main"},
+                                     {"base_commit", base},
+                                     {"verdict", "accepted"}}
+                          .dump()}};
+  nlohmann::json m = {{"format", "awaywork-artifact/1"},
+                      {"unit", id},
+                      {"repo", "src"},
+                      {"forge_repo", ""},
+                      {"issue", 12},
+                      {"base_ref", "main"},
+                      {"base_commit", base},
+                      {"files", nlohmann::json::object()}};
+  for (const auto& [name, data] : files) {
+    std::ofstream(dir + "/" + name) << data;
+    m["files"][name] = sha256_hex(data);
+  }
+  std::ofstream(dir + "/manifest.json") << m.dump(2);
+  const std::string why = R"(record.json: field "issue": expected an integer, got string)";
+  auto check = awaywork({"check", "--from", dir, "--json"});
+  EXPECT_EQ(check.exit_code, 5) << check.out << check.err;
+  EXPECT_EQ(check.record["accepted"], false) << check.out;
+  EXPECT_NE(check.err.find(why), std::string::npos) << check.err;
+  auto apply = awaywork({"apply", "--from", dir});
+  EXPECT_EQ(apply.exit_code, 5) << apply.out << apply.err;
+  EXPECT_NE(apply.err.find(why), std::string::npos) << apply.err;
 }
 
 }  // namespace

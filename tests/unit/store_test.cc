@@ -63,9 +63,52 @@ TEST_F(StoreTest, ProfileAndPerPhaseSecretNamesReadBack) {
   auto old = to_json(sample("old"));
   old.erase("profile");
   old["phases"][0].erase("secrets");
-  UnitRecord back = unit_from_json(old);
-  EXPECT_EQ(back.profile, "");
-  EXPECT_TRUE(back.phases.at(0).secrets.empty());
+  auto back = unit_from_json(old);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->profile, "");
+  EXPECT_TRUE(back->phases.at(0).secrets.empty());
+}
+
+// A record may be another job's file (an artifact's record.json): each field, and each field of
+// a phase, holding a value of the wrong type is an Error naming the file and the field, never a
+// throw (a throw here ended `apply --from` in std::terminate).
+TEST_F(StoreTest, EachWronglyTypedRecordFieldIsAnErrorNamingIt) {
+  const nlohmann::json good = to_json(sample("x"));
+  ASSERT_TRUE(unit_from_json(good, "record.json"));
+  // A string where the field holds anything else, a number where it holds a string.
+  auto wrong = [](const nlohmann::json& v) {
+    return v.is_string() ? nlohmann::json(5) : nlohmann::json("5");
+  };
+  for (const auto& [key, v] : good.items()) {
+    nlohmann::json bad = good;
+    bad[key] = wrong(v);
+    auto r = unit_from_json(bad, "record.json");
+    ASSERT_FALSE(r) << key;
+    EXPECT_EQ(r.error().message.find("record.json: field \"" + key + "\": expected "), 0u)
+        << r.error().message;
+  }
+  for (const auto& [key, v] : good["phases"][0].items()) {
+    nlohmann::json bad = good;
+    bad["phases"][0][key] = wrong(v);
+    auto r = unit_from_json(bad, "record.json");
+    ASSERT_FALSE(r) << key;
+    EXPECT_EQ(r.error().message.find("record.json: field \"phases[0]." + key + "\": expected "), 0u)
+        << r.error().message;
+  }
+  nlohmann::json bad = good;
+  bad["notes"] = nlohmann::json::array({"fine", 3});
+  EXPECT_EQ(unit_from_json(bad, "record.json").error().message,
+            "record.json: field \"notes[1]\": expected a string, got number");
+  bad = good;
+  bad["phases"] = nlohmann::json::array({"agent"});
+  EXPECT_EQ(unit_from_json(bad, "record.json").error().message,
+            "record.json: field \"phases[0]\": expected an object, got string");
+  bad = good;
+  bad["patch_files"] = int64_t{1} << 40;  // past an int: refused, not cut
+  EXPECT_EQ(unit_from_json(bad, "record.json").error().message,
+            "record.json: field \"patch_files\": 1099511627776 is out of range [0, 2147483647]");
+  EXPECT_EQ(unit_from_json(nlohmann::json::array(), "record.json").error().message,
+            "record.json: expected an object, got array");
 }
 
 TEST_F(StoreTest, PrefixFindsOneAndRefusesAmbiguity) {
