@@ -9,12 +9,12 @@
 #include <cstring>
 #include <deque>
 #include <functional>
-#include <random>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/random.h"
 #include "base/unique_fd.h"
 #include "isolate/user/ipc_leftovers.h"
 #include "isolate/user/shared_places.h"
@@ -111,7 +111,11 @@ class Removal {
       return;
     }
     if (depth >= kMaxDepth) {
-      std::string fresh = fmt::format(".awaywork-sweep-{:016x}", rng_());
+      // A name the agent cannot have planted in advance. Without randomness the folder stays
+      // (going deeper would spend a descriptor a level); the owner's half reports it as remaining.
+      auto tag = random_hex(8);
+      if (!tag) return;
+      std::string fresh = ".awaywork-sweep-" + *tag;
       if (::renameat(dfd, name.c_str(), top_, fresh.c_str()) == 0) {
         queued_.push_back(fresh);
         return;
@@ -145,7 +149,6 @@ class Removal {
   int top_;
   dev_t dev_;
   std::deque<std::string> queued_;
-  std::mt19937_64 rng_{std::random_device{}()};
 };
 
 // A path as the record may hold it: printable ASCII, anything else as \xNN (a planted name is
