@@ -8,14 +8,9 @@
 
 #include <cstdint>
 
-namespace aw {
+#include "base/default_ignorable.h"  // default_ignorable(c): what renders as nothing
 
-// Unicode's Default_Ignorable_Code_Point (Unicode 15.0, DerivedCoreProperties.txt): soft hyphen,
-// combining grapheme joiner, Arabic letter mark, Hangul and Khmer fillers, Mongolian free
-// variation selectors and vowel separator, zero-width characters and joiners, bidi controls,
-// invisible operators, variation selectors (U+FE00-FE0F, U+E0100-E01EF), BOM, tag characters
-// and the reserved code points of those blocks (U+E0000-E0FFF).
-bool default_ignorable(int32_t c);
+namespace aw {
 
 // A character that VS15/VS16 (U+FE0E text, U+FE0F emoji presentation) may follow to choose how
 // it renders: (C) (R), the symbols of U+203C-3299 and U+1F000-1FAFF.

@@ -3,20 +3,10 @@
 #include <fmt/format.h>
 #include <utf8proc.h>
 
+#include "base/inert.h"
+
 namespace aw {
 namespace {
-
-// Details and paths come from hostile input: show control bytes as escapes on a terminal.
-std::string printable(std::string_view s) {
-  std::string o;
-  for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7f)
-      o += fmt::format("\\x{:02x}", c);
-    else
-      o += char(c);
-  }
-  return o;
-}
 
 // JSON text must be UTF-8; a refused path may not be. Invalid bytes become U+FFFD.
 std::string utf8(std::string_view s) {
@@ -44,6 +34,9 @@ std::vector<std::string> utf8(const std::vector<std::string>& v) {
 
 }  // namespace
 
+// Details and paths come from hostile input (a refused patch's path, what it held): each is shown
+// on a line of its own, inert (base/inert.h), so a newline cannot forge another line and no
+// control sequence, C1 or bidi override reaches the terminal.
 std::string render_text(const Verdict& v) {
   std::string out =
       v.accepted ? "accepted" : fmt::format("refused ({} reasons)", v.refusals.size());
@@ -52,13 +45,13 @@ std::string render_text(const Verdict& v) {
   for (const auto& r : v.refusals) {
     out += fmt::format("  {} [{}]", r.rule, r.source);
     if (r.line) out += fmt::format(" line {}", r.line);
-    if (!r.path.empty()) out += fmt::format(" {}", printable(r.path));
-    out += fmt::format(": {}\n", printable(r.detail));
+    if (!r.path.empty()) out += fmt::format(" {}", inert_line(r.path));
+    out += fmt::format(": {}\n", inert_line(r.detail));
   }
   if (v.accepted)
-    for (const auto& p : v.paths) out += fmt::format("  changed {}\n", printable(p));
+    for (const auto& p : v.paths) out += fmt::format("  changed {}\n", inert_line(p));
   for (const auto& p : v.omitted)
-    out += fmt::format("  omitted (untracked binary) {}\n", printable(p));
+    out += fmt::format("  omitted (untracked binary) {}\n", inert_line(p));
   for (const auto& r : v.requests) out += fmt::format("  request {} (line {})\n", r.type, r.line);
   return out;
 }

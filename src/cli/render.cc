@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/inert.h"
+
 namespace aw {
 
 namespace {
@@ -17,28 +19,6 @@ std::string phases_block(const UnitRecord& u) {
                          fmt::join(p.leftover_names, ", "));
     if (!p.secrets.empty())
       out += fmt::format("  {:<10} secrets (by name): {}\n", "", fmt::join(p.secrets, ", "));
-  }
-  return out;
-}
-
-// Records hold hostile text (an issue's title and body in the task, an agent's words in a
-// reason): a terminal control sequence in it must be shown, never obeyed by the owner's
-// terminal. C0 controls but tab and newline, DEL, and C1 controls (UTF-8 C2 80..9F) become
-// \xNN, visible and harmless.
-std::string inert(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    auto c = static_cast<unsigned char>(s[i]);
-    bool c1 = c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-              static_cast<unsigned char>(s[i + 1]) <= 0x9F;
-    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
-      out += fmt::format("\\x{:02x}", c);
-    } else if (c1) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[++i]));
-    } else {
-      out += s[i];
-    }
   }
   return out;
 }
@@ -78,6 +58,9 @@ std::string summary(const UnitRecord& u) {
 
 }  // namespace
 
+// Records hold hostile text (an issue's title and body in the task, an agent's words in a
+// reason): a terminal control sequence in it must be shown, never obeyed by the owner's terminal.
+// What is printed goes through inert() whole (base/inert.h: lines kept, all else visible).
 std::string render_summary(const UnitRecord& u) {
   return inert(summary(u));
 }

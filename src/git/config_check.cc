@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/inert.h"
 #include "git/git_internal.h"
 
 namespace aw::gitx {
@@ -38,11 +39,9 @@ std::set<std::string> own_entries() {
 }
 
 // A key or file name for the message: the planter chose it, so control characters (a terminal's
-// escapes) are made visible and a long one is cut.
+// escapes, C1, bidi) are made visible (base/inert.h) and a long one is cut.
 std::string shown(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s.substr(0, 200))
-    out += c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c);
+  std::string out = inert_line(std::string_view(s).substr(0, 200));
   return s.size() > 200 ? out + "..." : out;
 }
 

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/hex.h"  // to_hex(raw): an object id from its digest
 #include "git/git.h"
 
 namespace aw::gitx {
@@ -112,7 +113,6 @@ Result<std::vector<TreeEntry>> parse_tree(const std::string& content, const std:
 Result<std::string> tree_content(std::vector<TreeEntry> entries);
 // "sha256" for a 64-digit id, else "sha1".
 std::string hash_format_of(const std::string& id);
-std::string to_hex(std::string_view raw);
 Result<std::string> from_hex(const std::string& id);
 std::string digest(const std::string& format, std::string_view data);  // raw bytes
 std::string object_id(const std::string& type, const std::string& content,

@@ -24,16 +24,6 @@ std::string hash_format_of(const std::string& id) {
   return id.size() == 64 ? "sha256" : "sha1";
 }
 
-std::string to_hex(std::string_view raw) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : raw) {
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  }
-  return out;
-}
-
 Result<std::string> from_hex(const std::string& id) {
   if (!is_object_id(id)) return fail("'{}' is not an object id", id);
   std::string out;

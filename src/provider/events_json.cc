@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/inert.h"
 #include "provider/events.h"
 
 namespace aw {
@@ -43,25 +44,15 @@ void from_json(const nlohmann::json& j, TranscriptEvent& e) {
 
 namespace {
 
-// The texts are the agent's: control characters (terminal escapes) are shown, never sent.
+// The texts are the agent's: control characters (terminal escapes) are shown, never sent
+// (base/inert.h); a newline goes on under the event's column, a tab is a space.
 std::string printable(std::string_view text) {
   std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    auto c = static_cast<unsigned char>(text[i]);
-    auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
-    if (c == '\n') {
+  for (char c : inert(text)) {
+    if (c == '\n')
       out += "\n               ";
-    } else if (c == '\t') {
-      out += ' ';
-    } else if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else if (c == 0xC2 && next >= 0x80 && next <= 0x9F) {
-      // U+0080..U+009F, the C1 controls: some terminals take U+009B as CSI.
-      out += fmt::format("\\u{:04x}", next);
-      ++i;
-    } else {
-      out += static_cast<char>(c);
-    }
+    else
+      out += c == '\t' ? ' ' : c;
   }
   return out;
 }

@@ -2,7 +2,6 @@
 #include "secrets/codex_login.h"
 
 #include <fcntl.h>
-#include <sodium.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/sha256.h"
 #include "base/unique_fd.h"
 
 namespace aw {
@@ -51,14 +51,6 @@ Result<FileRead> read_no_follow(const std::string& path) {
       return fail("{}: larger than {} bytes", path, kMaxAuthBytes);
   }
   return r;
-}
-
-std::string sha256_hex(const std::string& bytes) {
-  unsigned char h[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
-  std::string out;
-  for (unsigned char c : h) out += fmt::format("{:02x}", c);
-  return out;
 }
 
 int64_t mtime_ns(const struct stat& st) {

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "base/random.h"
+
 namespace aw {
 
 namespace {
@@ -70,9 +72,9 @@ SecretKey::~SecretKey() {
   sodium_memzero(bytes.data(), bytes.size());
 }
 
-KdfParams new_kdf_params() {
+Result<KdfParams> new_kdf_params() {
   KdfParams p;
-  randombytes_buf(p.salt.data(), p.salt.size());
+  AW_CHECK(with_context(random_bytes(p.salt.data(), p.salt.size()), "the argon2id salt"));
   p.opslimit = crypto_pwhash_OPSLIMIT_INTERACTIVE;
   p.memlimit = crypto_pwhash_MEMLIMIT_INTERACTIVE;
   return p;
@@ -105,10 +107,10 @@ Result<StoreHeader> parse_header(const std::string& file) {
   return h;
 }
 
-std::string seal_secrets(const std::map<std::string, std::string>& secrets, const StoreHeader& h,
-                         const SecretKey& key) {
+Result<std::string> seal_secrets(const std::map<std::string, std::string>& secrets,
+                                 const StoreHeader& h, const SecretKey& key) {
   unsigned char nonce[kNonce];
-  randombytes_buf(nonce, sizeof nonce);
+  AW_CHECK(with_context(random_bytes(nonce, sizeof nonce), "the store's nonce"));
   std::string head = header_bytes(h, nonce);
   std::string plain = serialize(secrets);
   std::string out = head;

@@ -32,15 +32,16 @@ struct StoreHeader {
   KdfParams kdf;  // zero for key_file
 };
 
-// Fresh argon2id parameters (random salt, libsodium's interactive limits).
-KdfParams new_kdf_params();
+// Fresh argon2id parameters (random salt, libsodium's interactive limits). The salt and the
+// nonces come from getrandom (base/random.h): an error when the kernel gives no randomness.
+Result<KdfParams> new_kdf_params();
 Result<SecretKey> derive_key(const std::string& passphrase, const KdfParams& p);
 
 // The header alone, to learn which key a file needs before opening it.
 Result<StoreHeader> parse_header(const std::string& file);
 
-std::string seal_secrets(const std::map<std::string, std::string>& secrets, const StoreHeader& h,
-                         const SecretKey& key);
+Result<std::string> seal_secrets(const std::map<std::string, std::string>& secrets,
+                                 const StoreHeader& h, const SecretKey& key);
 // Error "does not decrypt" when the key is wrong or a byte was changed.
 Result<std::map<std::string, std::string>> open_secrets(const std::string& file,
                                                         const SecretKey& key);

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "base/fs.h"
+#include "base/random.h"
 #include "base/unique_fd.h"
 #include "secrets/backends.h"
 #include "secrets/file_format.h"
@@ -122,11 +123,11 @@ Result<SecretKey> parse_key_file(const std::string& text, const std::string& pat
 }
 
 Result<SecretKey> create_key_file(const std::string& path) {
+  SecretKey key;  // made before the file, so that no empty key file is left when it cannot be
+  AW_CHECK(with_context(random_bytes(key.bytes.data(), key.bytes.size()), "a new key"));
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return fail("create {}: {}", path, errno_text(errno));
   Fd guard(fd);
-  SecretKey key;
-  randombytes_buf(key.bytes.data(), key.bytes.size());
   std::string hex(65, '\0');
   sodium_bin2hex(hex.data(), hex.size(), key.bytes.data(), key.bytes.size());
   hex.back() = '\n';
@@ -272,10 +273,11 @@ class FileSecretStore : public SecretStore {
       h = *header_;
     } else if (pass_) {
       h.kind = KeyKind::passphrase;
-      h.kdf = new_kdf_params();
+      AW_TRY(h.kdf, new_kdf_params());
     }
     AW_TRY(auto key, key_for(h, true));
-    return replace_atomically(dir_, store_, seal_secrets(secrets, h, key));
+    AW_TRY(std::string sealed, seal_secrets(secrets, h, key));
+    return replace_atomically(dir_, store_, sealed);
   }
 
   std::string dir_, store_, key_path_;

@@ -163,7 +163,9 @@ Reply Api::submit(const std::string& body, const std::string& content_type) {
   if (!req) return error_reply(400, req.error().message);
   std::string prompt_file;
   if (req->issue.empty()) {
-    prompt_file = ctx_.state_dir + "/serve/prompts/" + new_prompt_name();
+    auto name = new_prompt_name();
+    if (!name) return error_reply(500, "naming the prompt file: " + name.error().message);
+    prompt_file = ctx_.state_dir + "/serve/prompts/" + *name;
     if (auto ok = make_dirs(ctx_.state_dir + "/serve/prompts", 0700); !ok)
       return error_reply(500, ok.error().message);
     if (auto ok = write_file(prompt_file, req->prompt, 0600); !ok)

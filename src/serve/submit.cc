@@ -1,10 +1,9 @@
 #include "serve/submit.h"
 
-#include <sys/random.h>
-
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <set>
+
+#include "base/random.h"
 
 namespace aw {
 
@@ -103,12 +102,8 @@ std::vector<std::string> run_args(const SubmitRequest& r, const std::string& pro
   return a;
 }
 
-std::string new_prompt_name() {
-  unsigned char b[16] = {};
-  if (::getrandom(b, sizeof b, 0) != static_cast<ssize_t>(sizeof b))  // a name, not a secret
-    for (size_t i = 0; i < sizeof b; ++i) b[i] = static_cast<unsigned char>(std::rand());
-  std::string hex;
-  for (unsigned char c : b) hex += fmt::format("{:02x}", c);
+Result<std::string> new_prompt_name() {
+  AW_TRY(std::string hex, random_hex(16));
   return hex + ".txt";
 }
 

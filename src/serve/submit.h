@@ -29,7 +29,8 @@ Result<SubmitRequest> parse_submit(const std::string& body, const Config& cfg);
 // (--key=value, so that a value starting with '-' stays a value).
 std::vector<std::string> run_args(const SubmitRequest& r, const std::string& prompt_file);
 
-// A fresh file name for a prompt: random hex.
-std::string new_prompt_name();
+// A fresh file name for a prompt: random hex (base/random.h; an error when the kernel gives no
+// randomness, never a guessable name).
+Result<std::string> new_prompt_name();
 
 }  // namespace aw

@@ -1,32 +1,17 @@
 #include "serve/token.h"
 
 #include <fcntl.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-
 #include "base/fs.h"
+#include "base/random.h"
 
 namespace aw {
 
 namespace {
 
 constexpr size_t kBytes = 32;  // 256 bits
-
-Result<std::string> random_hex() {
-  unsigned char bytes[kBytes];
-  for (size_t got = 0; got < kBytes;) {
-    ssize_t n = ::getrandom(bytes + got, kBytes - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return fail("getrandom: {}", errno_text(errno));
-    got += static_cast<size_t>(n);
-  }
-  std::string hex;
-  for (unsigned char b : bytes) hex += fmt::format("{:02x}", b);
-  return hex;
-}
 
 bool well_formed(const std::string& t) {
   if (t.size() != 2 * kBytes) return false;
@@ -54,7 +39,7 @@ Result<std::string> load_or_make_token(const std::string& state_dir) {
       return fail("{} does not hold a token made by awaywork; remove it and start again", path);
     return text;
   }
-  AW_TRY(std::string token, random_hex());
+  AW_TRY(std::string token, random_hex(kBytes));
   AW_CHECK(with_context(write_file(path, token + "\n", 0600), path));
   return token;
 }

@@ -82,7 +82,7 @@ Status start_proxy(const Config& cfg, const Target& t, const std::string& creden
   };
   AW_TRY(s.proxy, with_context(InferenceProxy::start(std::move(o)), "inference proxy"));
   s.inference = ic.name;
-  s.token = s.proxy->issue_token();
+  AW_TRY(s.token, s.proxy->issue_token());
   url = fmt::format("http://127.0.0.1:{}", bridged ? kInferencePort : s.proxy->tcp_port());
   return {};
 }
@@ -258,14 +258,15 @@ void AgentSession::revoke() {
   if (s_->proxy) s_->proxy->revoke(s_->token);
 }
 
-void AgentSession::next_round(std::vector<std::string>& literals) {
-  if (!s_->proxy) return;
+Status AgentSession::next_round(std::vector<std::string>& literals) {
+  if (!s_->proxy) return {};
   s_->proxy->revoke(s_->token);
-  std::string next = s_->proxy->issue_token_sharing(s_->token);
+  AW_TRY(std::string next, s_->proxy->issue_token_sharing(s_->token));
   for (auto& [name, value] : s_->launch.env)
     if (value == s_->token) value = next;
   s_->token = std::move(next);
   literals.push_back(s_->token);
+  return {};
 }
 
 void AgentSession::end(const RunDir& dir, const std::vector<std::string>& literals, UnitRecord& u) {

@@ -52,8 +52,8 @@ class AgentSession {
   void revoke();
   // Before the next agent round (the last round's token is revoked by now): a fresh run token
   // that shares the unit's proxy budget takes the last one's place in the agent's environment;
-  // literals gains it. Nothing without a proxy.
-  void next_round(std::vector<std::string>& literals);
+  // literals gains it. Nothing without a proxy. An error when no token could be made.
+  Status next_round(std::vector<std::string>& literals);
   // The agent phase is over: revoke the run token, note the proxy's counts, save back a genuine
   // login refresh, write runs/<id>/events.json redacted of literals.
   void end(const RunDir& dir, const std::vector<std::string>& literals, UnitRecord& u);

@@ -1,6 +1,5 @@
 #include "unit/artifact.h"
 
-#include <sodium.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/sha256.h"
 #include "record/store.h"
 #include "unit/forge_usage.h"
 #include "unit/steps.h"
@@ -21,14 +21,6 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxPatch = 64u << 20, kMaxSmall = 16u << 20;
-
-std::string sha256_hex(const std::string& bytes) {
-  unsigned char h[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
-  std::string out;
-  for (unsigned char c : h) out += fmt::format("{:02x}", c);
-  return out;
-}
 
 // The checked requests (runs/<id>/requests.json, a JSON array) as the JSON lines the check reads.
 Result<std::string> requests_jsonl(const std::string& file) {

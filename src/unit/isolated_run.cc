@@ -60,7 +60,7 @@ Result<IsolatedResult> run_in(Isolator& iso, const Config& cfg, const RunDir& di
 Result<IsolatedResult> run_isolated(const Config& cfg, const IsolatedCommand& cmd) {
   Target target;
   target.label = "probe";
-  std::string id = new_unit_id("probe");
+  AW_TRY(std::string id, new_unit_id("probe"));
   AW_TRY(std::unique_ptr<Isolator> iso,
          cmd.isolator ? cmd.isolator(id) : make_isolator(cfg, target, id));
   AW_TRY(RunDir dir, make_run_dir(state_dir_of(cfg), id));

@@ -140,7 +140,8 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
 
   UnitRecord u;
   // Named for the issue, not for the repository's task text every issue's prompt starts with.
-  u.id = new_unit_id(work ? fmt::format("issue {} {}", req.issue, work->issue.title) : req.prompt);
+  AW_TRY(u.id,
+         new_unit_id(work ? fmt::format("issue {} {}", req.issue, work->issue.title) : req.prompt));
   AW_TRY(std::unique_ptr<Isolator> iso, make_isolator(cfg, t, u.id));
   u.created_at = iso_now();
   u.repo = t.label;

@@ -64,7 +64,7 @@ Status between_rounds(const RoundsInput& in, int round, const std::vector<Failed
   AW_CHECK(restore_home(home, notes));
   std::string agent = plan_round(in.ctx.target, in.ctx.paths, round).front().name;
   for (auto& n : notes) u.notes.push_back(fmt::format("before {}: {}", agent, n));
-  if (in.ctx.agent) in.ctx.agent->next_round(in.literals);
+  if (in.ctx.agent) AW_CHECK(in.ctx.agent->next_round(in.literals));
   in.task = round_task(first_task, round, in.ctx.target.repo.rounds, failed);
   AW_CHECK(write_file(in.ctx.paths.prompt_file, in.task, 0600));
   return write_file(fmt::format("{}/task-round-{}.md", in.dir.root, round),

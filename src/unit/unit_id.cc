@@ -1,10 +1,11 @@
 #include "unit/unit_id.h"
 
 #include <fmt/format.h>
-#include <sys/random.h>
 
 #include <cctype>
 #include <chrono>
+
+#include "base/random.h"
 
 namespace aw {
 
@@ -44,9 +45,9 @@ std::string make_unit_id(std::time_t when, const std::string& prompt, unsigned r
                      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, slug(prompt), random & 0xffff);
 }
 
-std::string new_unit_id(const std::string& prompt) {
+Result<std::string> new_unit_id(const std::string& prompt) {
   unsigned r = 0;
-  if (getrandom(&r, sizeof r, 0) != sizeof r) r = static_cast<unsigned>(std::clock());
+  AW_CHECK(with_context(random_bytes(&r, sizeof r), "naming the unit"));
   return make_unit_id(std::time(nullptr), prompt, r);
 }
 

@@ -285,5 +285,30 @@ TEST(CheckVerdict, JsonIsValidEvenForUnprintablePaths) {
   EXPECT_NE(render_text(v).find("path.utf8 [patch] line 1"), std::string::npos);
 }
 
+// A refused patch's path and detail are the agent's text, printed on the owner's terminal: a C1
+// CSI (U+009B, UTF-8 C2 9B), an ESC, a bidi override or a newline in them is shown, not obeyed.
+TEST(CheckVerdict, RenderTextShowsHostileControlsInert) {
+  Verdict v;
+  v.refusals.push_back({"path.control",
+                        "a\xc2\x9b"
+                        "2Jb\x1b[31mc\n  forged line",
+                        1,
+                        "holds \xe2\x80\xae"
+                        "txt.exe\xc2\x85",
+                        "patch"});
+  v.omitted.push_back(
+      "bin\xc2\x9b"
+      "0m");
+  std::string out = render_text(v);
+  EXPECT_EQ(out.find("\xc2\x9b"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\xc2\x85"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\xe2\x80\xae"), std::string::npos) << out;
+  EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+  EXPECT_NE(out.find(" a\\u009b2Jb\\x1b[31mc\\x0a  forged line: holds \\u202etxt.exe\\u0085\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("omitted (untracked binary) bin\\u009b0m\n"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace aw

@@ -34,7 +34,7 @@ ssize_t read_after_silence(int s) {
 
 TEST_F(IsolateInferencePool, HundredSequentialRequestsReuseAtMostThePoolsConnections) {
   start(options());
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   for (int i = 0; i < 100; ++i)
     ASSERT_EQ(post("/v1/messages", {"x-api-key: " + token}).status, 200);
   EXPECT_EQ(upstream->seen().size(), 100u);
@@ -45,7 +45,7 @@ TEST_F(IsolateInferencePool, HundredSequentialRequestsReuseAtMostThePoolsConnect
 TEST_F(IsolateInferencePool, AnUpstreamClosingAnIdlePooledConnectionLosesAndDoublesNothing) {
   upstream = std::make_unique<test::FakeModelUpstream>(cert, test::FakeUpstreamOptions{0, 100});
   start(options());
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   for (int i = 0; i < 3; ++i) {
     auto r = post("/v1/messages", {"x-api-key: " + token});
     ASSERT_EQ(r.status, 200) << i << r.raw;
@@ -70,7 +70,7 @@ TEST_F(IsolateInferencePool, ASilentAgentConnectionIsClosedAfterTheIdleTimeout) 
   EXPECT_EQ(read_after_silence(slow), 0) << "the proxy waited forever for the rest of a head";
   ::close(slow);
   // A connection in use is not: a request after a pause shorter than the timeout is served.
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   int s = connect_tcp(proxy->tcp_port());
   std::this_thread::sleep_for(100ms);
   send_all(s, request("POST", "/v1/messages", {"x-api-key: " + token}, kMessages));
@@ -82,7 +82,7 @@ TEST_F(IsolateInferencePool, ASilentAgentConnectionIsClosedAfterTheIdleTimeout) 
 
 TEST_F(IsolateInferencePool, ALargeBodyStreamsTheUpstreamGetsItsStartBeforeTheAgentSendsTheRest) {
   start(options());
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   std::string body = R"({"model":"fake","max_tokens":16,"messages":[],"pad":")" +
                      std::string(16u << 20, 'x') + R"("})";
   size_t half = 8u << 20;
@@ -109,7 +109,7 @@ TEST_F(IsolateInferencePool, ABodyPastTheCapIs413AndNeverReachesTheUpstreamWhole
   auto o = options();
   o.max_body_bytes = 1u << 20;
   start(o);
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   std::string body =
       R"({"model":"fake","max_tokens":16,"pad":")" + std::string(2u << 20, 'x') + R"("})";
   auto declared = post("/v1/messages", {"x-api-key: " + token}, body);
@@ -139,7 +139,7 @@ TEST_F(IsolateInferencePool, TheBudgetHoldsUnder32ConcurrentRequests) {
   uint64_t hold = 16 + kMessagesStream.size();
   o.budget_tokens = 10 * hold;
   start(o);
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   std::vector<int> status(32);
   std::vector<std::thread> agents;
   for (int i = 0; i < 32; ++i)

@@ -7,10 +7,10 @@ namespace {
 
 TEST_F(IsolateInferenceProxy, RefusesMissingWrongAndRevokedRunTokensWith401InTheProvidersShape) {
   start(options());
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   EXPECT_EQ(token.rfind("awrun-", 0), 0u);
   EXPECT_EQ(token.size(), 6u + 43u);
-  EXPECT_NE(token, proxy->issue_token());
+  EXPECT_NE(token, proxy->issue_token().value());
   std::string wrong = token;
   wrong.back() = wrong.back() == 'A' ? 'B' : 'A';
   for (const auto& headers :
@@ -41,11 +41,11 @@ TEST_F(IsolateInferenceProxy, RoundTokensShareTheUnitsBudgetAndEachIsRevokedAlon
   auto o = options();
   o.max_requests = 3;
   start(o);
-  std::string round1 = proxy->issue_token();
+  std::string round1 = proxy->issue_token().value();
   EXPECT_EQ(post("/v1/messages", {"x-api-key: " + round1}).status, 200);
   EXPECT_EQ(post("/v1/messages", {"x-api-key: " + round1}).status, 200);
   proxy->revoke(round1);
-  std::string round2 = proxy->issue_token_sharing(round1);
+  std::string round2 = proxy->issue_token_sharing(round1).value();
   EXPECT_NE(round2, round1);
   EXPECT_EQ(post("/v1/messages", {"x-api-key: " + round1}).status, 401);
   EXPECT_EQ(post("/v1/messages", {"x-api-key: " + round2}).status, 200);
@@ -54,7 +54,7 @@ TEST_F(IsolateInferenceProxy, RoundTokensShareTheUnitsBudgetAndEachIsRevokedAlon
   EXPECT_EQ(proxy->usage(round1).requests, 3);
   EXPECT_EQ(upstream->seen().size(), 3u);
   // Another unit's token still has a budget of its own.
-  EXPECT_EQ(post("/v1/messages", {"x-api-key: " + proxy->issue_token()}).status, 200);
+  EXPECT_EQ(post("/v1/messages", {"x-api-key: " + proxy->issue_token().value()}).status, 200);
 }
 
 TEST_F(IsolateInferenceProxy, OpenAiRefusalsUseOpenAisErrorShape) {
@@ -77,7 +77,7 @@ TEST_F(IsolateInferenceProxy, UpstreamGetsTheRealKeyInItsHeaderAndNothingOfTheAg
     auto o = options(c.api, c.key);
     o.upstream += "/base/";
     start(o);
-    std::string token = proxy->issue_token();
+    std::string token = proxy->issue_token().value();
     std::string target = c.api == "openai" ? "/v1/responses" : "/v1/messages";
     auto r = post(target + "?beta=true",
                   {"x-api-key: " + token, "Authorization: Bearer " + token, "Cookie: session=agent",
@@ -114,7 +114,7 @@ TEST_F(IsolateInferenceProxy, UpstreamGetsTheRealKeyInItsHeaderAndNothingOfTheAg
 
 TEST_F(IsolateInferenceProxy, StreamsSseUnbufferedTheFirstEventArrivesBeforeTheLastIsSent) {
   start(options());
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   int s = connect_tcp(proxy->tcp_port());
   send_all(s, request("POST", "/v1/messages", {"x-api-key: " + token, "x-fake-hold: 1"},
                       kMessagesStream));
@@ -141,7 +141,7 @@ TEST_F(IsolateInferenceProxy, StreamsSseUnbufferedTheFirstEventArrivesBeforeTheL
 
 TEST_F(IsolateInferenceProxy, CountsAnthropicSseAndJsonUsageAndKeepsTheConnectionAlive) {
   start(options());
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   int s = connect_tcp(proxy->tcp_port());
   // Two requests on one connection: the stream first (chunked), then plain JSON.
   send_all(s, request("POST", "/v1/messages", {"x-api-key: " + token}, kMessagesStream, false));
@@ -167,7 +167,7 @@ TEST_F(IsolateInferenceProxy, CountsAnthropicSseAndJsonUsageAndKeepsTheConnectio
 
 TEST_F(IsolateInferenceProxy, CountsOpenAiResponsesSseUsage) {
   start(options("openai", kOpenAiKey));
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   auto r = post("/v1/responses", {"Authorization: Bearer " + token}, kResponsesStream);
   ASSERT_EQ(r.status, 200) << r.raw;
   EXPECT_NE(r.body.find("response.completed"), std::string::npos);
@@ -180,7 +180,7 @@ TEST_F(IsolateInferenceProxy, MaxRequestsSpentRefusesTheNextWith403PermissionErr
   auto o = options();
   o.max_requests = 2;
   start(o);
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   EXPECT_EQ(post("/v1/messages", {"x-api-key: " + token}).status, 200);
   EXPECT_EQ(post("/v1/messages", {"x-api-key: " + token}).status, 200);
   auto r = post("/v1/messages", {"x-api-key: " + token});
@@ -194,7 +194,7 @@ TEST_F(IsolateInferenceProxy, MaxRequestsSpentRefusesTheNextWith403PermissionErr
   EXPECT_EQ(u.requests, 2);
   EXPECT_EQ(u.refused, 1);
   // Another unit's token has its own count.
-  EXPECT_EQ(post("/v1/messages", {"x-api-key: " + proxy->issue_token()}).status, 200);
+  EXPECT_EQ(post("/v1/messages", {"x-api-key: " + proxy->issue_token().value()}).status, 200);
 }
 
 TEST_F(IsolateInferenceProxy, TokenBudgetRefusesWith403ARequestThatCouldPassIt) {
@@ -204,7 +204,7 @@ TEST_F(IsolateInferenceProxy, TokenBudgetRefusesWith403ARequestThatCouldPassIt) 
   uint64_t hold = 10 + kResponsesStream.size();
   o.budget_tokens = 49 + 49 + hold - 1;  // room for two; the third could pass it
   start(o);
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   EXPECT_EQ(post("/v1/responses", {"Authorization: Bearer " + token}, kResponsesStream).status,
             200);
   EXPECT_EQ(post("/v1/responses", {"Authorization: Bearer " + token}, kResponsesStream).status,
@@ -226,7 +226,7 @@ TEST_F(IsolateInferenceProxy, UntrustedCertificateIs502AndTheCaFileTrustsIt) {
   auto o = options();
   o.ca_file = "";  // the system store does not know the test's certificate
   start(o);
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   auto r = post("/v1/messages", {"x-api-key: " + token});
   EXPECT_EQ(r.status, 502) << r.raw;
   EXPECT_NE(r.body.find("certificate not accepted"), std::string::npos) << r.body;
@@ -234,7 +234,7 @@ TEST_F(IsolateInferenceProxy, UntrustedCertificateIs502AndTheCaFileTrustsIt) {
   EXPECT_TRUE(upstream->seen().empty());
   proxy.reset();
   start(options());
-  token = proxy->issue_token();
+  token = proxy->issue_token().value();
   EXPECT_EQ(post("/v1/messages", {"x-api-key: " + token}).status, 200);
   expect_key_nowhere(kApiKey);
 }
@@ -244,7 +244,7 @@ TEST_F(IsolateInferenceProxy, CertificateForAnotherHostnameIs502) {
   auto o = options();
   o.ca_file = other.cert;
   start(o);
-  auto r = post("/v1/messages", {"x-api-key: " + proxy->issue_token()});
+  auto r = post("/v1/messages", {"x-api-key: " + proxy->issue_token().value()});
   EXPECT_EQ(r.status, 502) << r.raw;
   EXPECT_NE(r.body.find("hostname mismatch"), std::string::npos) << r.body;
   EXPECT_TRUE(upstream->seen().empty());
@@ -255,7 +255,7 @@ TEST_F(IsolateInferenceProxy, UnreachableUpstreamIs502WithoutTheKey) {
   auto o = options();
   o.upstream = "https://api.anthropic.test:1";
   start(o);
-  auto r = post("/v1/messages", {"x-api-key: " + proxy->issue_token()});
+  auto r = post("/v1/messages", {"x-api-key: " + proxy->issue_token().value()});
   EXPECT_EQ(r.status, 502) << r.raw;
   EXPECT_NE(r.body.find("cannot connect to api.anthropic.test:1"), std::string::npos) << r.body;
   expect_key_nowhere(kApiKey);
@@ -266,7 +266,7 @@ TEST_F(IsolateInferenceProxy, PlainHttpUpstreamOnLoopbackRelaysAndCounts) {
   auto o = options();
   o.upstream = fmt::format("http://127.0.0.1:{}/", upstream->port());
   start(o);
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   auto r = post("/v1/messages", {"x-api-key: " + token}, kMessagesStream);
   EXPECT_EQ(r.status, 200) << r.raw;
   EXPECT_NE(r.body.find("message_stop"), std::string::npos) << r.body;
@@ -283,7 +283,7 @@ TEST_F(IsolateInferenceProxy, PathsOutsideAllowPathsGet404AndNeverReachTheUpstre
   auto o = options();
   o.allow_paths = {"/v1/messages", "/v1/models*"};
   start(o);
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   EXPECT_EQ(post("/v1/messages?beta=true", {"x-api-key: " + token}).status, 200);
   auto batches = post("/v1/messages/batches", {"x-api-key: " + token});
   EXPECT_EQ(batches.status, 404) << batches.raw;
@@ -300,7 +300,7 @@ TEST_F(IsolateInferenceProxy, PathsOutsideAllowPathsGet404AndNeverReachTheUpstre
 
 TEST_F(IsolateInferenceProxy, AbsoluteUriAndConnectAre400) {
   start(options());
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   auto abs = call(
       request("POST", fmt::format("https://api.anthropic.test:{}/v1/messages", upstream->port()),
               {"x-api-key: " + token}, kMessages));
@@ -314,7 +314,7 @@ TEST_F(IsolateInferenceProxy, AbsoluteUriAndConnectAre400) {
 
 TEST_F(IsolateInferenceProxy, LogsOneLinePerRequestWithoutQueryHeadersBodiesOrKey) {
   start(options());
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   post("/v1/messages?secret=QUERYVALUE", {"x-api-key: " + token});
   post("/v1/messages", {"x-api-key: nope"});
   auto l = lines();
@@ -334,7 +334,7 @@ TEST_F(IsolateInferenceProxy, LogsOneLinePerRequestWithoutQueryHeadersBodiesOrKe
 
 TEST_F(IsolateInferenceProxy, TakesChunkedRequestBodiesAndExpectContinue) {
   start(options());
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   std::string half = kMessages.substr(0, 10), rest = kMessages.substr(10);
   auto chunked = call(fmt::format(
       "POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: {}\r\nTransfer-Encoding: chunked\r\n"
@@ -369,7 +369,7 @@ TEST_F(IsolateInferenceProxy, TakesChunkedRequestBodiesAndExpectContinue) {
 
 TEST_F(IsolateInferenceProxy, ListensOnItsUnixSocketToo) {
   start(options());
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un a{};
   a.sun_family = AF_UNIX;

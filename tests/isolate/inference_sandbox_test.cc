@@ -33,7 +33,7 @@ except OSError:
 TEST_F(IsolateInferenceProxyInSandbox,
        SandboxedAgentReachesTheProxyThroughItsBridgeAndNothingElse) {
   start(options());
-  std::string token = proxy->issue_token();
+  std::string token = proxy->issue_token().value();
   std::string clone = dir.path + "/clone", home = dir.path + "/home";
   ASSERT_TRUE(make_dirs(clone));
   ASSERT_TRUE(make_dirs(home));
@@ -85,7 +85,7 @@ TEST_F(IsolateInferenceProxyInSandbox,
   plan.apply_limits = false;
   plan.bridges = {{proxy->socket_path(), 4180}};
   auto r = test::run_with(make_sandbox_launcher(plan),
-                          {"python3", "-c", kProxiedAgent, proxy->issue_token()}, clone);
+                          {"python3", "-c", kProxiedAgent, proxy->issue_token().value()}, clone);
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.out, "200\n") << r.err;  // through the egress proxy it would be 403 ip-literal
   EXPECT_EQ(upstream->seen().size(), 1u);

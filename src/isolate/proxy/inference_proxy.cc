@@ -570,11 +570,11 @@ InferenceProxy::~InferenceProxy() {
   if (!impl_->opt.socket_path.empty()) ::unlink(impl_->opt.socket_path.c_str());
 }
 
-std::string InferenceProxy::issue_token() {
+Result<std::string> InferenceProxy::issue_token() {
   return impl_->book.issue();
 }
 
-std::string InferenceProxy::issue_token_sharing(const std::string& shares_with) {
+Result<std::string> InferenceProxy::issue_token_sharing(const std::string& shares_with) {
   return impl_->book.issue(shares_with);
 }
 

@@ -10,7 +10,7 @@
 // How a unit uses it (the lead's side):
 //   auto proxy = *InferenceProxy::start({.socket_path = run_dir + "/inference.sock", .api =
 //       "anthropic", .upstream = "https://api.anthropic.com", .credential = key, .log = ...});
-//   std::string token = proxy->issue_token();
+//   AW_TRY(std::string token, proxy->issue_token());
 //   plan.bridges.push_back({proxy->socket_path(), 4180});  // sandboxed: base URL
 //   // http://127.0.0.1:4180 inside; unsandboxed: tcp_loopback and http://127.0.0.1:tcp_port()
 //   // agent env: ANTHROPIC_API_KEY=token (or OPENAI_API_KEY), ANTHROPIC_BASE_URL=that URL
@@ -71,11 +71,12 @@ class InferenceProxy {
   static Result<std::unique_ptr<InferenceProxy>> start(InferenceProxyOptions options);
   ~InferenceProxy();  // stops, joins its thread, removes the socket
 
-  // A fresh per-unit run token: "awrun-" + 43 url-safe random characters (256 bits).
-  std::string issue_token();
+  // A fresh per-unit run token: "awrun-" + 43 url-safe random characters (256 bits), from
+  // getrandom (base/random.h); an error when the kernel gives no randomness.
+  Result<std::string> issue_token();
   // A fresh token that counts against the same limits and usage as `shares_with` (a unit's next
   // agent round: one token per round, one budget per unit). An unknown token: a fresh budget.
-  std::string issue_token_sharing(const std::string& shares_with);
+  Result<std::string> issue_token_sharing(const std::string& shares_with);
   void revoke(const std::string& token);                 // every later request with it: 401
   InferenceUsage usage(const std::string& token) const;  // shared with its round tokens
   uint16_t tcp_port() const;                             // 0 when !tcp_loopback

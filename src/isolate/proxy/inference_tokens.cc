@@ -4,10 +4,10 @@
 
 #include <fmt/format.h>
 #include <openssl/crypto.h>
-#include <openssl/rand.h>
 
 #include <algorithm>
-#include <cstdlib>
+
+#include "base/random.h"
 
 namespace aw {
 namespace {
@@ -31,9 +31,9 @@ std::string base64url(const unsigned char* p, size_t n) {
 
 }  // namespace
 
-std::string TokenBook::issue(const std::string& shares_with) {
+Result<std::string> TokenBook::issue(const std::string& shares_with) {
   unsigned char raw[32];
-  if (RAND_bytes(raw, sizeof raw) != 1) std::abort();  // no entropy: nothing safe to hand out
+  AW_CHECK(with_context(random_bytes(raw, sizeof raw), "issuing a run token"));
   std::string token = "awrun-" + base64url(raw, sizeof raw);
   std::lock_guard<std::mutex> l(mu_);
   Entry e;

@@ -16,8 +16,9 @@ namespace aw {
 
 class TokenBook {
  public:
-  // shares_with: a token issued before whose counts (and so limits) the new one shares.
-  std::string issue(const std::string& shares_with = "");
+  // shares_with: a token issued before whose counts (and so limits) the new one shares. An error
+  // when the kernel gives no randomness (base/random.h).
+  Result<std::string> issue(const std::string& shares_with = "");
   void revoke(const std::string& token);
   // The live token among the values the agent presented, compared in constant time.
   std::optional<std::string> find_live(const std::vector<std::string>& presented) const;

@@ -9,12 +9,13 @@
 #include <cstring>
 #include <deque>
 #include <functional>
-#include <random>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/inert.h"
+#include "base/random.h"
 #include "base/unique_fd.h"
 #include "isolate/user/ipc_leftovers.h"
 #include "isolate/user/shared_places.h"
@@ -111,7 +112,11 @@ class Removal {
       return;
     }
     if (depth >= kMaxDepth) {
-      std::string fresh = fmt::format(".awaywork-sweep-{:016x}", rng_());
+      // A name the agent cannot have planted in advance. Without randomness the folder stays
+      // (going deeper would spend a descriptor a level); the owner's half reports it as remaining.
+      auto tag = random_hex(8);
+      if (!tag) return;
+      std::string fresh = ".awaywork-sweep-" + *tag;
       if (::renameat(dfd, name.c_str(), top_, fresh.c_str()) == 0) {
         queued_.push_back(fresh);
         return;
@@ -145,32 +150,20 @@ class Removal {
   int top_;
   dev_t dev_;
   std::deque<std::string> queued_;
-  std::mt19937_64 rng_{std::random_device{}()};
 };
 
-// A path as the record may hold it: printable ASCII, anything else as \xNN (a planted name is
-// hostile: control characters, invalid UTF-8). Idempotent: the owner applies it again to what the
-// worker's half printed.
-std::string printable(const std::string& path) {
-  std::string out;
-  for (unsigned char c : path) {
-    if (c >= 0x20 && c < 0x7f)
-      out += static_cast<char>(c);
-    else
-      out += fmt::format("\\x{:02x}", c);
-  }
-  return out;
-}
-
+// A path as the record may hold it: a planted name is hostile (control characters, bidi, invalid
+// UTF-8), so it is kept inert_line (base/inert.h), which is idempotent: the owner applies it again
+// to what the worker's half printed.
 void push_capped(std::vector<std::string>& v, const std::string& path) {
-  if (v.size() < kMaxNames) v.push_back(printable(path));
+  if (v.size() < kMaxNames) v.push_back(inert_line(path));
 }
 
 std::vector<std::string> names_of(const json& j, const char* key) {
   std::vector<std::string> out;
   if (j.is_object() && j.contains(key) && j[key].is_array())
     for (const auto& n : j[key])
-      if (n.is_string() && out.size() < kMaxNames) out.push_back(printable(n.get<std::string>()));
+      if (n.is_string() && out.size() < kMaxNames) out.push_back(inert_line(n.get<std::string>()));
   return out;
 }
 
@@ -212,7 +205,7 @@ Result<LeftoverSweep> sweep_worker_leftovers(const WorkerUser& worker, const std
   json said = json::parse(c.out, nullptr, false);
   if (c.exit_code != 0 || !said.is_object())
     return fail("the sweep as {} failed (exit {}): {}", worker.name, c.exit_code,
-                printable(c.err.substr(0, 500)));
+                inert_line(c.err.substr(0, 500)));
   LeftoverSweep out;
   out.removed = names_of(said, "removed");
   out.places = roots;
@@ -262,7 +255,7 @@ std::optional<int> sweep_worker_main(int argc, char** argv) {
     Removal rm(r.fd, st.st_dev);
     walk(r.fd, root, me, group, st.st_dev, keep, 0,
          [&](int dfd, const std::string& name, const std::string& path, const struct stat& s) {
-           if (removed.size() < kMaxNames) removed.push_back(printable(path));
+           if (removed.size() < kMaxNames) removed.push_back(inert_line(path));
            rm.entry(dfd, name, s, 0);
          });
     rm.drain();

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/random.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +10,7 @@
 
 #include "base/fs.h"
 #include "base/gcc_quirks.h"
+#include "base/random.h"
 #include "isolate/sandbox/plan_json.h"
 
 namespace aw {
@@ -98,16 +98,8 @@ Result<std::string> WorkerSandboxFiles::write_plan(const SandboxPlan& plan, int 
 namespace aw {
 
 Result<std::string> WorkerSandboxFiles::socket_path(const std::string& stem) const {
-  unsigned char bytes[16];
-  for (size_t got = 0; got < sizeof bytes;) {
-    ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return fail("getrandom: {}", errno_text(errno));
-    got += static_cast<size_t>(n);
-  }
-  std::string name = dir_ + "/" + stem + "-";
-  for (unsigned char b : bytes) name += fmt::format("{:02x}", b);
-  return name + ".sock";
+  AW_TRY(std::string tag, random_hex(16));
+  return dir_ + "/" + stem + "-" + tag + ".sock";
 }
 
 bool WorkerSandboxFiles::holds(const std::string& path) const {
