@@ -138,7 +138,6 @@ const HIDDEN = /[\p{Cf}\u0080-\u009F\u034F\u115F\u1160\u17B4\u17B5\u2028\u2029\u
 const EMOJI_BEFORE = /(?:\p{Extended_Pictographic}|\p{Emoji_Modifier}|\uFE0F)$/u;
 const EMOJI_AFTER = /^\p{Extended_Pictographic}/u;
 const EMOJI_BASE = /\p{Emoji}$/u;
-const EMOJI_TAIL = /(?:\p{Extended_Pictographic}|\p{Emoji_Modifier}|\uFE0E|\uFE0F|\u200D){1,32}$/u;
 
 // context: the text shown just before this one (the previous chunk of a streamed log).
 function invisiblesShown(text, context = "") {
@@ -432,38 +431,237 @@ function diffSection(text) {
   ].filter(Boolean);
 }
 
-// The live log: the transcript from the start, then new bytes as the phases write them, read
-// from a streaming fetch (the Authorization header goes with it; EventSource could not send it).
-async function followLog(id, pre, signal) {
-  const res = await fetch(`/api/v1/units/${id}/log`, { headers: { Authorization: "Bearer " + token() }, signal });
-  if (!res.ok) throw new ApiError((await res.json()).error);
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  // A trailing run of emoji, modifiers, selectors and joiners waits for the next chunk, so that
-  // inert() sees a joined emoji whole (a ZWJ split from what it joins would be shown as hidden).
-  let held = "", shown = ""; // the held tail; the last text shown
-  for (;;) {
-    const { value, done } = await reader.read();
-    let text = held + decoder.decode(value || new Uint8Array(), { stream: !done });
-    held = "";
-    const tail = done ? null : text.match(EMOJI_TAIL);
-    if (tail && tail[0].length < text.length) {
-      held = tail[0];
-      text = text.slice(0, -held.length);
-    } else if (tail) {
-      held = text;
-      text = "";
-    }
-    if (text) {
-      const follow = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
-      pre.append(document.createTextNode(inert(text, shown)));
-      shown = text.slice(-2);
-      if (follow) pre.scrollTop = pre.scrollHeight;
-    }
-    if (value) pre.dataset.bytes = String(Number(pre.dataset.bytes || 0) + value.length);
-    if (done) break;
+// ── the log ──
+// A 50 MB log put whole into the page froze it (a relayout per 256 KiB chunk, issue 25): the page
+// shows the log's last LOG_TAIL bytes, older parts on demand (the log route's offset and end), and
+// the raw file as a download. While a running unit's log grows, what is shown stays under
+// LOG_KEEP bytes: the oldest lines leave (and can be shown again).
+const LOG_TAIL = 256 << 10;
+const LOG_KEEP = 1 << 20;
+const LINE_MAX = 64 << 10; // a line longer than this is shown in parts
+
+function sizeText(n) {
+  if (n < 1024) return n + " B";
+  if (n < 1 << 20) return Math.round(n / 1024) + " KiB";
+  return (n / (1 << 20)).toFixed(1) + " MiB";
+}
+
+// Where to begin showing bytes read from the middle of the log: after the first newline (a whole
+// line), or, with none in the first 4 KiB, at the first byte that begins a UTF-8 character.
+function lineStart(bytes) {
+  const nl = bytes.subarray(0, 4096).indexOf(10);
+  if (nl >= 0) return nl + 1;
+  let i = 0;
+  while (i < 3 && i < bytes.length && (bytes[i] & 0xc0) === 0x80) i++;
+  return i;
+}
+
+// How many of the bytes form whole characters: the end, less a last character cut short.
+function wholeChars(bytes) {
+  let i = bytes.length - 1;
+  while (i > 0 && bytes.length - i < 4 && (bytes[i] & 0xc0) === 0x80) i--;
+  if (i < 0) return 0;
+  const lead = bytes[i];
+  const len = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return i + len <= bytes.length ? bytes.length : i;
+}
+
+function joined(a, b) {
+  if (!a.length) return b;
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+// The log on the unit page: text nodes ("pieces"), each the bytes [its start, its end) of the
+// transcript, whole lines; the last line, while it has no newline, in one more node that is
+// rewritten as it grows (so a quiet phase's unfinished line shows at once). The byte offsets are
+// exact, so older parts join the shown ones without a gap or a repeat.
+class LogView {
+  constructor(id, signal) {
+    this.id = id;
+    this.signal = signal;
+    this.pre = el("pre", { id: "log", tabindex: 0, "aria-label": "Live log" });
+    this.partial = document.createTextNode("");
+    this.pre.append(this.partial);
+    this.pieces = []; // {node, bytes}, in order
+    this.start = 0; // the first byte shown
+    this.end = 0; // the byte after the last one received
+    this.carry = new Uint8Array(0); // the last line's bytes so far (shown in `partial`)
+    this.lastText = ""; // the end of the last piece, the context of the next one's inert()
+    this.older = el("button", { id: "log-older", type: "button", hidden: true,
+      onclick: () => this.showOlder().catch(quiet) }, "Show older");
+    this.range = el("span", { id: "log-range", class: "muted" });
+    this.raw = el("button", { id: "log-raw", type: "button", onclick: () => this.download().catch(quiet) },
+      "Download the raw log");
+    this.tools = el("div", { class: "log-tools" }, this.older, this.range, this.raw);
+    // Whether the reader is at the bottom (then new lines scroll into view), kept from scroll
+    // events: reading it on every chunk would force a layout per chunk, and the page froze so.
+    // A scroll event can come after more lines arrived: at or below where the page last scrolled
+    // to is still following; only the reader scrolls above it.
+    this.atBottom = true;
+    this.autoTop = 0; // where scrollDown() last put the view
+    this.scrollDue = false;
+    this.pre.addEventListener("scroll", () => {
+      const pre = this.pre;
+      this.atBottom = pre.scrollTop >= this.autoTop - 4 || pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+    });
   }
-  pre.dataset.ended = "true";
+
+  // Once per frame at most: to the bottom, if the reader was there.
+  scrollDown() {
+    if (this.scrollDue) return;
+    this.scrollDue = true;
+    requestAnimationFrame(() => {
+      this.scrollDue = false;
+      if (!this.atBottom) return;
+      this.pre.scrollTop = this.pre.scrollHeight;
+      this.autoTop = this.pre.scrollTop;
+    });
+  }
+
+  request(query) {
+    return fetch(`/api/v1/units/${this.id}/log?${query}`, {
+      headers: { Authorization: "Bearer " + token() }, signal: this.signal });
+  }
+
+  async failed(res) {
+    const type = res.headers.get("Content-Type") || "";
+    return new ApiError(type.startsWith("application/json") ? (await res.json()).error : res.status + " " + res.statusText);
+  }
+
+  text(bytes) {
+    const text = new TextDecoder().decode(bytes);
+    const node = document.createTextNode(inert(text, this.lastText));
+    this.lastText = text.slice(-2);
+    return node;
+  }
+
+  // New bytes at the end: whole lines (or a part of an overlong one) become a piece; the rest
+  // waits in `carry`, shown as it is.
+  append(value) {
+    let buf = joined(this.carry, value);
+    let cut = buf.lastIndexOf(10) + 1;
+    if (cut === 0 && buf.length > LINE_MAX) cut = wholeChars(buf);
+    if (cut > 0) {
+      const node = this.text(buf.subarray(0, cut));
+      this.pre.insertBefore(node, this.partial);
+      this.pieces.push({ node, bytes: cut });
+      buf = buf.slice(cut);
+    }
+    this.carry = buf;
+    this.end += value.length;
+    this.partial.data = buf.length ? inert(new TextDecoder().decode(buf, { stream: true }), this.lastText) : "";
+  }
+
+  // Following a growing log: the oldest pieces leave once more than LOG_KEEP bytes are shown.
+  trim() {
+    let shown = this.end - this.start;
+    if (shown <= LOG_KEEP) return;
+    while (this.pieces.length > 1 && shown > LOG_KEEP / 2) {
+      const p = this.pieces.shift();
+      p.node.remove();
+      this.start += p.bytes;
+      shown -= p.bytes;
+    }
+  }
+
+  update() {
+    const set = (node, text) => { if (node.textContent !== text) node.textContent = text; };
+    this.older.hidden = this.start === 0;
+    set(this.older, `Show older (${sizeText(Math.min(LOG_TAIL, this.start))} more of ${sizeText(this.start)} not shown)`);
+    set(this.range, this.start > 0 ? `Showing the last ${sizeText(this.end - this.start)} of ${sizeText(this.end)}` : "");
+    this.pre.dataset.start = String(this.start);
+    this.pre.dataset.bytes = String(this.end);
+  }
+
+  // The live log from byte `from` (a line start is looked for after it), then new bytes as the
+  // phases write them, from a streaming fetch (the Authorization header goes with it; EventSource
+  // could not send it).
+  async follow(from) {
+    const res = await this.request(`offset=${from}`);
+    if (!res.ok) throw await this.failed(res);
+    const reader = res.body.getReader();
+    this.start = this.end = from;
+    let first = from > 0;
+    this.update();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (value && value.length) {
+        let bytes = value;
+        if (first) {
+          const skip = lineStart(bytes);
+          bytes = bytes.subarray(skip);
+          this.start = this.end = from + skip;
+          first = false;
+        }
+        this.append(bytes);
+        if (this.atBottom) {
+          this.trim();
+          this.scrollDown();
+        }
+        this.update();
+      }
+      if (done) break;
+    }
+    if (this.carry.length) { // a last line without its newline
+      const node = this.text(this.carry);
+      this.pre.insertBefore(node, this.partial);
+      this.pieces.push({ node, bytes: this.carry.length });
+      this.carry = new Uint8Array(0);
+      this.partial.data = "";
+    }
+    this.pre.dataset.ended = "true";
+  }
+
+  // The LOG_TAIL bytes before the first one shown, put before it; the lines being read stay where
+  // they are on the screen.
+  async showOlder() {
+    if (this.start === 0 || this.older.disabled) return;
+    this.older.disabled = true;
+    try {
+      const from = Math.max(0, this.start - LOG_TAIL);
+      const res = await this.request(`offset=${from}&end=${this.start}`);
+      if (!res.ok) throw await this.failed(res);
+      let bytes = new Uint8Array(await res.arrayBuffer());
+      const skip = from > 0 ? lineStart(bytes) : 0;
+      bytes = bytes.subarray(skip);
+      const node = document.createTextNode(inert(new TextDecoder().decode(bytes)));
+      const pre = this.pre, height = pre.scrollHeight, top = pre.scrollTop;
+      pre.insertBefore(node, pre.firstChild);
+      this.pieces.unshift({ node, bytes: bytes.length });
+      this.start = from + skip;
+      pre.scrollTop = top + (pre.scrollHeight - height);
+      // Moved by the page, not the reader: following resumes only at the bottom.
+      this.autoTop = Infinity;
+      this.atBottom = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+    } finally {
+      this.older.disabled = false;
+      this.update();
+    }
+  }
+
+  // The raw log (as the transcript holds it now, redacted as on the page) saved as a file. The
+  // request carries the token in its header, so a plain link cannot fetch it: the page fetches it
+  // and hands the browser a blob: URL to save.
+  async download() {
+    this.raw.disabled = true;
+    try {
+      const res = await this.request("download=1");
+      if (!res.ok) throw await this.failed(res);
+      const blob = await res.blob();
+      const url = URL.createObjectURL(blob);
+      const a = el("a", { href: url, download: `awaywork-${this.id}.log`, hidden: true });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+      this.raw.dataset.bytes = String(blob.size);
+    } finally {
+      this.raw.disabled = false;
+    }
+  }
 }
 
 function unitButtons(u, id, signal) {
@@ -487,17 +685,19 @@ async function unitPage(signal, id) {
   const head = el("div", { class: "actions" });
   const factsBox = el("div");
   const timeline = el("div", { class: "timeline", id: "timeline" });
-  const logPre = el("pre", { id: "log", tabindex: 0, "aria-label": "Live log" });
+  const log = new LogView(id, signal);
   const diffBox = el("div", {}, el("p", { class: "muted" }, "The diff appears when the unit ends."));
   const verdictBox = el("div"), requestsBox = el("div"), publishedBox = el("div");
-  show(el("h1", {}, id), head, factsBox, el("h2", {}, "Phases"), timeline, el("h2", {}, "Live log"), logPre,
+  show(el("h1", {}, id), head, factsBox, el("h2", {}, "Phases"), timeline, el("h2", {}, "Live log"), log.tools, log.pre,
     el("h2", {}, "Diff"), diffBox, el("h2", {}, "Verdict"), verdictBox, el("h2", {}, "Requests"), requestsBox,
     el("h2", {}, "Published"), publishedBox);
-  let logDone = followLog(id, logPre, signal).catch(quiet);
+  let logDone = null;
   let shownDiff = false;
   let headKey = "";
   for (;;) {
     const u = await api("/units/" + id, { signal });
+    // The log from its last LOG_TAIL bytes (u.log_bytes: its size when the unit was read).
+    if (!logDone) logDone = log.follow(Math.max(0, (u.log_bytes || 0) - LOG_TAIL)).catch(quiet);
     document.body.dataset.unitState = u.state;
     // The buttons are made again only when what they offer changes: a focused button stays.
     const key = [u.state, u.verdict, Boolean(u.published)].join("|");

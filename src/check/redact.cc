@@ -116,6 +116,7 @@ class SecretMatcher {
   struct Scan {
     std::vector<Span> spans;  // merged, in order
     size_t stop;              // positions from here on were not decided
+    bool open = false;        // a match may go on past the input (stop is where it begins)
   };
 
   explicit SecretMatcher(const std::vector<std::string>& literals)
@@ -195,7 +196,22 @@ class SecretMatcher {
     }
     r.stop = stopped ? i : (final ? n : (n >= 3 ? n - 3 : 0));
     if (!stopped && !final) r.stop = std::min(r.stop, i);
+    r.open = stopped;
     return r;
+  }
+
+  // Is `head` (shorter than four bytes: what a window cannot decide) how some pattern begins,
+  // or, with literal_only, how one of the literals (a secret's own bytes) begins?
+  bool could_begin(std::string_view head, bool literal_only) const {
+    for (const auto& [w, cands] : cands_) {
+      char four[4];
+      std::memcpy(four, &w, 4);
+      if (std::string_view(four, 4).substr(0, head.size()) != head) continue;
+      if (!literal_only) return true;
+      for (const auto& c : cands)
+        if (c.kind == Kind::literal) return true;
+    }
+    return false;
   }
 
  private:
@@ -360,40 +376,82 @@ std::string Redactor::feed(std::string_view chunk) {
   // A held-back tail (an open PEM block, a token at the end) is rescanned only once the input
   // has doubled, so tiny chunks cost amortized linear time, not quadratic.
   if (pending_.size() < hold_until_) return {};
-  std::string out = run(false);
+  std::string out = run(false, false);
+  hold_until_ = pending_.size() > 256 ? 2 * pending_.size() : 0;
+  return out;
+}
+
+std::string Redactor::settle() {
+  // Held past hold_until_ means a match in progress spans the tail: nothing more to give.
+  if (pending_.size() < hold_until_) return {};
+  std::string out = run(false, true);
   hold_until_ = pending_.size() > 256 ? 2 * pending_.size() : 0;
   return out;
 }
 
 std::string Redactor::finish() {
-  return run(true);
+  return run(true, false);
 }
 
-std::string Redactor::run(bool final) {
+// Plain bytes [from, to) of pending_, less those settle() already gave out.
+void Redactor::plain(std::string& out, size_t from, size_t to) const {
+  from = std::max(from, shown_);
+  if (to > from) out.append(pending_, from, to - from);
+}
+
+// The first n bytes of pending_ are decided and written: drop them, keeping the two raw bytes
+// before what is left for the scan's look-behind.
+void Redactor::consume(size_t n) {
+  if (n >= 2)
+    prev_[0] = pending_[n - 2], prev_[1] = pending_[n - 1];
+  else if (n == 1)
+    prev_[0] = prev_[1], prev_[1] = pending_[0];
+  pending_.erase(0, n);
+  shown_ = shown_ > n ? shown_ - n : 0;
+}
+
+std::string Redactor::run(bool final, bool settle) {
   auto scan = matcher_->scan(pending_, final, prev_[0], prev_[1]);
   size_t boundary = scan.stop;
+  bool open = scan.open;
   // A span reaching past the boundary may still grow: keep it whole for the next round.
   if (!scan.spans.empty() && scan.spans.back().end > boundary) {
     boundary = scan.spans.back().begin;
     scan.spans.pop_back();
+    open = true;
   }
   std::string out;
   out.reserve(boundary + 16);
   size_t at = 0;
   for (const auto& s : scan.spans) {
-    out.append(pending_, at, s.begin - at);
+    plain(out, at, s.begin);
     out += kRedacted;
     at = s.end;
   }
   if (boundary > at)
-    out.append(pending_, at, boundary - at);
+    plain(out, at, boundary);
   else
     boundary = std::max(boundary, at);
-  if (boundary >= 2)
-    prev_[0] = pending_[boundary - 2], prev_[1] = pending_[boundary - 1];
-  else if (boundary == 1)
-    prev_[0] = prev_[1], prev_[1] = pending_[0];
-  pending_.erase(0, boundary);
+  consume(boundary);
+  if (!settle || open || final) return out;
+  // The input paused and what is left is the tail no window covered (fewer than four bytes).
+  // Its bytes up to the first that could begin a pattern or a literal are decided: written and
+  // dropped. From there on, bytes that could begin only a pattern ("g" of ghp_, "sk-", "eyJ":
+  // public constants, never secret) are written but kept for the scan, so the token they begin
+  // is still redacted when its rest arrives (the transcript then reads "sk-[REDACTED]"). From the
+  // first byte that could begin a literal on, nothing is written: a secret's own bytes never
+  // show before it is whole, however long the pause.
+  size_t k = 0;
+  while (k < pending_.size() && !matcher_->could_begin(std::string_view(pending_).substr(k), false))
+    ++k;
+  plain(out, 0, k);
+  consume(k);
+  size_t show = 0;
+  while (show < pending_.size() &&
+         !matcher_->could_begin(std::string_view(pending_).substr(show), true))
+    ++show;
+  plain(out, 0, show);
+  shown_ = std::max(shown_, show);
   return out;
 }
 

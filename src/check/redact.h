@@ -2,7 +2,8 @@
 // their JSON-escaped forms) plus secret-shaped tokens (GitHub gh[pousr]_ and github_pat_,
 // sk-ant-, sk-, AKIA, glpat-, xox[abprs]-, JWTs, PEM private keys). Each match becomes
 // "[REDACTED]". Correct across chunk boundaries: feed() holds back the bytes a match could still
-// span (at most the longest pattern), finish() flushes them.
+// span (at most the longest pattern), finish() flushes them, settle() gives out what a pause in
+// the input decides (the live log's quiet tail, issue 25).
 #pragma once
 
 #include <cstddef>
@@ -34,6 +35,13 @@ class Redactor {
   Redactor& operator=(Redactor&&) noexcept;
 
   std::string feed(std::string_view chunk);
+  // The input paused (the phase printed nothing for a while) and will go on: what feed() gives,
+  // plus the held tail but for a secret that may still be arriving. Bytes that could begin one of
+  // the literals stay held until the rest shows whether they do. Bytes that could begin only a
+  // pattern (a token's public prefix: "gh", "sk-", "eyJ") are written now and kept for the scan:
+  // the token they begin is still redacted, after them. So a secret split by a pause of any
+  // length is redacted, and a line without its newline ("...a while") is written whole.
+  std::string settle();
   std::string finish();
 
  private:
@@ -41,7 +49,10 @@ class Redactor {
   std::string pending_;    // bytes not yet emitted
   size_t hold_until_ = 0;  // skip scanning until pending_ is this long
   char prev_[2] = {0, 0};  // the two bytes emitted just before pending_ (token boundaries)
-  std::string run(bool final);
+  size_t shown_ = 0;       // the first bytes of pending_ that settle() already wrote
+  std::string run(bool final, bool settle);
+  void plain(std::string& out, size_t from, size_t to) const;
+  void consume(size_t n);
 };
 
 // Redact a whole text at once.

@@ -133,7 +133,10 @@ class Pump {
       if (c_.rep_r) p[i_rep = n++] = {c_.rep_r.fd, POLLIN, 0};
       if (!c_.rep_r) return false;
       bool polling = spec_.cancelled && !cancel_sent_ && !quiet_;
-      int timeout = polling ? static_cast<int>(std::max<int64_t>(0, next_check - now_ms())) : -1;
+      // Wake for the next cancel poll or the end of a pause, whichever comes first.
+      int64_t wake = polling ? next_check : -1;
+      if (quiet_due_ >= 0 && !quiet_ && (wake < 0 || quiet_due_ < wake)) wake = quiet_due_;
+      int timeout = wake >= 0 ? static_cast<int>(std::max<int64_t>(0, wake - now_ms())) : -1;
       if (::poll(p, static_cast<nfds_t>(n), timeout) < 0 && errno != EINTR) return false;
       auto ready = [&](int i, short ev) {
         return i >= 0 && (p[i].revents & (ev | POLLHUP | POLLERR));
@@ -142,6 +145,10 @@ class Pump {
       if (ready(i_err, POLLIN)) read_output(c_.err_r, Stream::err);
       if (ready(i_in, POLLOUT)) feed_stdin();
       if (ready(i_rep, POLLIN)) read_report();
+      if (quiet_due_ >= 0 && now_ms() >= quiet_due_) {
+        quiet_due_ = -1;  // once per pause: the next output sets it again
+        if (!quiet_) spec_.on_quiet();
+      }
       if (polling && now_ms() >= next_check) {
         next_check = now_ms() + kCancelPollMs;
         if (spec_.cancelled()) cancel();
@@ -167,6 +174,7 @@ class Pump {
     if (n > 0) {
       if (spec_.on_output && !quiet_)
         spec_.on_output(s, std::string_view(buf_, static_cast<size_t>(n)));
+      if (spec_.on_quiet && !quiet_) quiet_due_ = now_ms() + spec_.quiet_after.count();
       return true;
     }
     if (n < 0 && (errno == EINTR)) return true;
@@ -206,7 +214,8 @@ class Pump {
   size_t fed_ = 0;
   bool cancel_sent_ = false;
   bool have_final_ = false;
-  bool quiet_ = false;  // a hook threw: call none again
+  bool quiet_ = false;      // a hook threw: call none again
+  int64_t quiet_due_ = -1;  // when on_quiet is due (now_ms), -1: not before more output
   std::string hook_error_;
   KeeperReport rec_{}, final_{};
   size_t rec_len_ = 0;

@@ -47,6 +47,13 @@ struct PhaseSpec {
   // The one hook every byte of output passes through (redaction plugs in here). Called on the
   // calling thread, in order, with chunks of arbitrary size.
   std::function<void(Stream, std::string_view)> on_output;
+  // Called on the calling thread once the phase has printed nothing for quiet_after since its
+  // last output (once per pause; not before the first output), so that a filter holding back a
+  // chunk's tail (the redactor) can write it while the phase is silent. 200 ms: a reader takes a
+  // line shown within it for immediate, and a phase printing steadily refills the tail sooner, so
+  // the hook runs at most five times a second.
+  std::function<void()> on_quiet;
+  std::chrono::milliseconds quiet_after{200};
   // Polled about every 100 ms while the phase runs; returning true cancels it (Ctrl-C).
   std::function<bool()> cancelled;
   // Called once with the phase's pid right after it started (progress display, records).

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -263,29 +264,33 @@ Reply Api::metrics() {
   return {200, "text/plain; version=0.0.4; charset=utf-8", *text};
 }
 
-Result<LogSlice> Api::log_slice(const std::string& id, uint64_t offset) {
+Result<LogSlice> Api::log_slice(const std::string& id, uint64_t offset, uint64_t end) {
   AW_TRY(UnitRecord u, get(id));
   LogSlice s;
   bool running = u.state == UnitState::running;  // read before the file: then no byte is missed
   constexpr size_t kMax = 256 << 10;
+  size_t want = end > offset ? static_cast<size_t>(std::min<uint64_t>(kMax, end - offset)) : 0;
   std::string path = u.run_dir + "/transcript.log";
   // No transcript (yet, or ever) is an empty slice. A transcript that is there but cannot be read
   // is an error, never an empty slice: of an ended unit that would end the log short of its tail.
   FILE* f = std::fopen(path.c_str(), "rbe");
-  if (!f) {
+  bool none = !f;
+  if (none) {
     if (errno != ENOENT) return fail("open {}: {}", path, errno_text(errno));
   } else {
     bool bad = ::fseeko(f, static_cast<off_t>(offset), SEEK_SET) != 0;
     if (!bad) {
-      s.bytes.resize(kMax);
-      s.bytes.resize(std::fread(s.bytes.data(), 1, kMax, f));
+      s.bytes.resize(want);
+      s.bytes.resize(std::fread(s.bytes.data(), 1, want, f));
       bad = std::ferror(f) != 0;
     }
     int err = errno;
     std::fclose(f);
     if (bad) return fail("read {} from byte {}: {}", path, offset, errno_text(err));
   }
-  s.ended = !running && s.bytes.size() < kMax;
+  bool at_file_end = none || s.bytes.size() < want;  // all there is now was read
+  s.caught_up = at_file_end || offset + s.bytes.size() >= end;
+  s.ended = !running && at_file_end;
   return s;
 }
 

@@ -37,15 +37,17 @@ struct ApiContext {
 // Bytes of a unit's transcript from an offset, and whether more can still come.
 struct LogSlice {
   std::string bytes;
-  bool ended = false;  // the unit is no longer running and every byte was read
+  bool ended = false;      // the unit is no longer running and every byte was read
+  bool caught_up = false;  // the read reached the end asked for, or the file's end as it is now
 };
 
 class Api {
  public:
   Api(ApiContext ctx, Store store, Children& children);
   Reply handle(const Route& route, const std::string& body, const std::string& content_type);
-  // Error when the unit does not exist.
-  Result<LogSlice> log_slice(const std::string& id, uint64_t offset);
+  // Bytes [offset, end) of the transcript, at most 256 KiB of them per call. Error when the unit
+  // does not exist.
+  Result<LogSlice> log_slice(const std::string& id, uint64_t offset, uint64_t end = UINT64_MAX);
 
  private:
   Reply units(const Route& r);

@@ -214,21 +214,33 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   // The live log: the transcript from `offset`, then new bytes as written, until the unit ends.
+  // With `end` (a part of the log, for the page's older parts) or `download=1` (the raw file) it
+  // is what the file holds now, up to `end`: it ends there and does not wait for the unit.
   void start_log() {
-    auto it = route_.query.find("offset");
     offset_ = 0;
-    if (it != route_.query.end()) {
-      auto [p, ec] =
-          std::from_chars(it->second.data(), it->second.data() + it->second.size(), offset_);
-      if (ec != std::errc() || p != it->second.data() + it->second.size())
-        return refuse(400, "query parameter offset must be a whole number of bytes");
+    end_ = UINT64_MAX;
+    for (auto [key, into] : {std::pair{"offset", &offset_}, std::pair{"end", &end_}}) {
+      auto it = route_.query.find(key);
+      if (it == route_.query.end()) continue;
+      const char* last = it->second.data() + it->second.size();
+      auto [p, ec] = std::from_chars(it->second.data(), last, *into);
+      if (ec != std::errc() || p != last)
+        return refuse(400, fmt::format("query parameter {} must be a whole number of bytes", key));
     }
+    if (end_ < offset_)
+      return refuse(400,
+                    "query parameter end must not be before offset (the part is [offset, end))");
+    auto download = route_.query.find("download");
+    if (download != route_.query.end() && download->second != "1")
+      return refuse(400, "query parameter download takes 1 (the raw log as a file)");
+    download_ = download != route_.query.end();
+    bounded_ = download_ || route_.query.count("end") > 0;
     poll_log(true);
   }
 
   void poll_log(bool first) {
     net::post(shared_.pool, [self = shared_from_this(), first] {
-      auto slice = self->shared_.api.log_slice(self->route_.unit_id, self->offset_);
+      auto slice = self->shared_.api.log_slice(self->route_.unit_id, self->offset_, self->end_);
       net::post(self->stream_.get_executor(), [self, slice = std::move(slice), first]() mutable {
         self->on_slice(std::move(slice), first);
       });
@@ -274,6 +286,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     log_res_->version(11);
     common_headers(*log_res_, false);
     log_res_->set(http::field::content_type, "text/plain; charset=utf-8");
+    // The id is [a-z0-9-] (valid_unit_id): nothing in it can leave the quotes.
+    if (download_)
+      log_res_->set(http::field::content_disposition,
+                    fmt::format("attachment; filename=\"awaywork-{}.log\"", route_.unit_id));
     log_res_->keep_alive(false);
     log_res_->chunked(true);
     log_sr_.emplace(*log_res_);
@@ -324,6 +340,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void write_slice(LogSlice s) {
+    if (bounded_ && s.caught_up) s.ended = true;  // a part of the log: what is there now
     if (!s.bytes.empty()) {
       offset_ += s.bytes.size();
       auto data = std::make_shared<std::string>(std::move(s.bytes));
@@ -403,6 +420,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string method_ = "?", path_ = "?";
   Route route_;
   uint64_t offset_ = 0;
+  uint64_t end_ = UINT64_MAX;  // the log's part ends before this byte
+  bool bounded_ = false;       // end or download: the log ends where the file ends now
+  bool download_ = false;      // the raw log as a file (Content-Disposition: attachment)
   size_t lingered_ = 0;        // bytes read and dropped after the last answer
   bool gone_ = false;          // the client left (or the socket failed): nothing can reach it
   bool streaming_ = false;     // counted in shared_.streams until the log is over

@@ -37,7 +37,7 @@ bool credential_key(std::string_view k) {
 // The query keys each route accepts; an unknown key is an error, so a typo is not ignored.
 const std::set<std::string>& accepted_keys(RouteKind k) {
   static const std::set<std::string> none, units = {"state", "repo", "issue", "limit", "offset"},
-                                           log = {"offset"};
+                                           log = {"offset", "end", "download"};
   if (k == RouteKind::units) return units;
   if (k == RouteKind::log) return log;
   return none;

@@ -197,6 +197,9 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
     if (events && stream == Stream::out) events->feed(bytes);
     if (tail) tail->feed(bytes);
   };
+  // The redactor holds a chunk's last bytes in case a secret spans chunks: once the phase is
+  // quiet they are written (all but a secret's possible first bytes), for the live log.
+  spec.on_quiet = [&ctx] { ctx.transcript.settle(); };
   std::string stopped;  // the watchdog's reason, when it stopped the phase
   std::string lost;     // the isolation's reason to lose the unit, when it stopped the phase
   spec.cancelled = [&ctx, &stopped, &lost] {
@@ -219,6 +222,7 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
     events->revoke();
     said = events->phase_over();
   }
+  ctx.transcript.settle();  // the phase's end is a pause too: its last line shows at once
   ctx.transcript.flush();
   if (result) {
     PhaseRecord rec = to_record(plan, started, *result);

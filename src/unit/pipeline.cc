@@ -219,14 +219,22 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
   auto known = std::make_shared<size_t>(redact_literals.size());
   auto transcript = Transcript::open(
       dir.transcript(),
-      [redactor, known, &redact_literals](std::string_view b, bool last) {
+      [redactor, known, &redact_literals](std::string_view b, Transcript::Drain drain) {
         std::string out;
         if (redact_literals.size() != *known) {
           out = redactor->finish();
           *redactor = Redactor(redact_literals);
           *known = redact_literals.size();
         }
-        return out + (last ? redactor->finish() : redactor->feed(b));
+        switch (drain) {
+          case Transcript::Drain::more:
+            return out + redactor->feed(b);
+          case Transcript::Drain::pause:
+            return out + redactor->settle();
+          case Transcript::Drain::last:
+            break;
+        }
+        return out + redactor->finish();
       },
       cfg.max_transcript_bytes);
   if (!transcript) return unit.end(UnitState::failed, transcript.error().message);

@@ -50,7 +50,7 @@ Transcript::~Transcript() {
 
 void Transcript::close() {
   if (!f_) return;
-  if (filter_) put(filter_({}, true));
+  if (filter_) put(filter_({}, Drain::last));
   if (dropped_ > 0) {
     std::string note =
         fmt::format("\n[awaywork: {} more bytes were left out of this transcript]\n", dropped_);
@@ -67,8 +67,14 @@ void Transcript::heading(const std::string& text) {
 
 void Transcript::write(std::string_view bytes) {
   if (!f_) return;
-  put(filter_ ? filter_(bytes, false) : std::string(bytes));
+  put(filter_ ? filter_(bytes, Drain::more) : std::string(bytes));
   // The live log (serve/) reads the file as it grows: no byte waits in a buffer.
+  if (std::fflush(f_) != 0 && error_ == 0) error_ = errno;
+}
+
+void Transcript::settle() {
+  if (!f_ || !filter_) return;
+  put(filter_({}, Drain::pause));
   if (std::fflush(f_) != 0 && error_ == 0) error_ = errno;
 }
 

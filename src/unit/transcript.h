@@ -14,9 +14,12 @@ namespace aw {
 
 class Transcript {
  public:
+  // How much a filter call gives back: `more` (input goes on), `pause` (the phase went quiet:
+  // what can no longer be part of a secret), `last` (everything).
+  enum class Drain { more, pause, last };
   // A streaming filter: it may hold back the tail of a chunk (a secret split across chunks) and
-  // must give everything back when called with last=true.
-  using Filter = std::function<std::string(std::string_view, bool last)>;
+  // must give everything back when called with Drain::last.
+  using Filter = std::function<std::string(std::string_view, Drain)>;
   // max_bytes (0 = no cap): past it the transcript says it was cut and drops the rest, so an
   // agent printing without end cannot fill the owner's disk; the unit goes on.
   static Result<Transcript> open(const std::string& path, Filter filter, uint64_t max_bytes = 0);
@@ -26,6 +29,9 @@ class Transcript {
 
   void heading(const std::string& text);  // "── agent: claude -p ──"
   void write(std::string_view bytes);     // through the filter
+  // The phase has printed nothing for a while (or ended): write what the filter held back and
+  // can give now, so that the live log shows a line's end without waiting for more output.
+  void settle();
   void flush();
   void close();                                  // drains the filter and closes the file
   uint64_t dropped() const { return dropped_; }  // bytes left out past the cap

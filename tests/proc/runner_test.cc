@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "helpers.h"
 
@@ -198,6 +200,49 @@ TEST(ProcRunPhase, CancelledCallbackStopsThePhase) {
   EXPECT_EQ(out, "ready\n");
   EXPECT_TRUE(r->verified_empty);
   EXPECT_NE(describe(*r).find("cancelled"), std::string::npos);
+}
+
+// Issue 25 item 4: the transcript's redactor holds a chunk's last bytes, and only more output
+// released them ("...a whi", then "le" seconds later). on_quiet comes once the phase has been
+// silent for quiet_after, once per pause, for the redactor to write that tail.
+TEST(ProcRunPhase, OnQuietComesOnceAfterEachPauseInTheOutput) {
+  using Clock = std::chrono::steady_clock;
+  PhaseSpec s = sh("printf 'a while'; sleep 1.5; printf ' more'; sleep 1.5; echo done");
+  std::string out;
+  std::vector<std::string> at_quiet;  // the output so far, at each on_quiet
+  std::vector<int64_t> silent_ms;     // how long after the last output each came
+  Clock::time_point last = Clock::now();
+  s.on_output = [&](Stream, std::string_view d) {
+    out += d;
+    last = Clock::now();
+  };
+  s.on_quiet = [&] {
+    at_quiet.push_back(out);
+    silent_ms.push_back(
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - last).count());
+  };
+  auto r = run_phase(s);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->end, PhaseEnd::exited) << describe(*r);
+  EXPECT_EQ(out, "a while more done\n");
+  // Two pauses; a third on_quiet may come after "done" while the keeper proves the tree empty.
+  ASSERT_GE(at_quiet.size(), 2u);
+  ASSERT_LE(at_quiet.size(), 3u);
+  EXPECT_EQ(at_quiet[0], "a while") << "once, in the first pause (not again without output)";
+  EXPECT_EQ(at_quiet[1], "a while more");
+  for (int64_t ms : silent_ms) {
+    EXPECT_GE(ms, 190) << "not before quiet_after (200 ms) of silence";
+    EXPECT_LT(ms, 1400) << "within the pause, not only when output resumed";
+  }
+}
+
+TEST(ProcRunPhase, NoOnQuietForAPhaseThatPrintsNothing) {
+  PhaseSpec s = sh("sleep 0.6");
+  int quiet = 0;
+  s.on_quiet = [&] { ++quiet; };
+  auto a = run(s);
+  EXPECT_EQ(a.r.end, PhaseEnd::exited);
+  EXPECT_EQ(quiet, 0) << "nothing held back, nothing to write";
 }
 
 TEST(ProcRunPhase, AHookThatThrowsStopsThePhaseAndIsAnError) {

@@ -61,6 +61,21 @@ TEST(Route, QueryParametersAreDecodedCheckedAndNeverDuplicated) {
   EXPECT_FALSE(parse_route("GET", "/api/v1/doctor?x=1"));
 }
 
+// Issue 25 item 9: a part of the log (offset, end) and the raw file (download=1).
+TEST(Route, TheLogTakesAPartAndADownload) {
+  auto r = parse_route("GET", "/api/v1/units/x1/log?offset=10&end=20&download=1");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->kind, RouteKind::log);
+  EXPECT_EQ(r->query.at("offset"), "10");
+  EXPECT_EQ(r->query.at("end"), "20");
+  EXPECT_EQ(r->query.at("download"), "1");
+  auto unknown = parse_route("GET", "/api/v1/units/x1/log?range=0-9");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("accepts download, end, offset"), std::string::npos)
+      << unknown.error().message;
+  EXPECT_FALSE(parse_route("GET", "/api/v1/units/x1/log?end=1&end=2"));
+}
+
 TEST(Route, ACredentialInTheQueryIsSpotted) {
   EXPECT_TRUE(query_has_credential("/api/v1/units?token=abc"));
   EXPECT_TRUE(query_has_credential("/?x=1&Access_Token=abc"));

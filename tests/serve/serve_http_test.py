@@ -433,6 +433,82 @@ class ServeHttp(unittest.TestCase):
         self.assertGreater(times[-1][0] - times[0][0], 3)
         self.assertEqual(get_json(self.w, f"/api/v1/units/{uid}")[1]["state"], "done")
 
+    # Issue 25 item 4: the redactor holds a chunk's last bytes in case a secret spans chunks;
+    # before, they came only with more output ("waiting for a wh", then "ile done" 4 s later).
+    def test_the_live_log_shows_an_unfinished_line_while_the_phase_is_quiet(self):
+        uid = self.submit(repo="demo", prompt="pause", agent="pause", profile="web")
+        s = open_log(self.w.port, self.w.token, uid)
+        got = read_until(s, b"", b"waiting for a wh")  # all but the 3 bytes held back
+        start = time.monotonic()
+        got = read_until(s, got, b"waiting for a while")
+        self.assertLess(time.monotonic() - start, 3, "shown within the pause (200 ms quiet)")
+        self.assertNotIn(b" done\n", payload(got), "not only once the phase printed more")
+        got = read_to_end(s, got)
+        s.close()
+        log = dechunk(got.partition(b"\r\n\r\n")[2])
+        self.assertIn(b"waiting for a while done\n", log)
+        # The profile's secret, split by a 1 s pause: its first bytes wait for the rest.
+        self.assertIn(b"secret: [REDACTED] end\n", log)
+        for part in (SECRET, SECRET[:7], SECRET[7:]):
+            self.assertNotIn(part.encode(), log)
+
+    # Issue 25 item 9: a part of the log (the page's older parts) and the raw file.
+    def test_a_part_of_the_log_and_the_raw_file_are_served_redacted_with_the_same_checks(self):
+        uid = self.submit(repo="demo", prompt="print the token", agent="leaky", profile="web")
+        self.wait_ended(uid)
+        status, _, body = request(self.w.port, "GET", f"/api/v1/units/{uid}/log", token=self.w.token)
+        self.assertEqual(status, 200)
+        whole = dechunk(body)
+        self.assertIn(b"the token is [REDACTED]", whole)
+        n = len(whole)
+        for a, b in ((0, 10), (5, 25), (n - 10, n), (n - 10, n + 1000), (7, 7), (n + 5, n + 9)):
+            status, headers, body = request(self.w.port, "GET",
+                                            f"/api/v1/units/{uid}/log?offset={a}&end={b}",
+                                            token=self.w.token)
+            self.assertEqual(status, 200, (a, b))
+            self.assertEqual(dechunk(body), whole[a:b], (a, b))
+            self.assertNotIn("content-disposition", headers)
+        self.assert_json_error(*request(self.w.port, "GET", f"/api/v1/units/{uid}/log?offset=9&end=3",
+                                        token=self.w.token), 400)
+        self.assert_json_error(*request(self.w.port, "GET", f"/api/v1/units/{uid}/log?end=x",
+                                        token=self.w.token), 400)
+        self.assert_json_error(*request(self.w.port, "GET", f"/api/v1/units/{uid}/log?download=yes",
+                                        token=self.w.token), 400)
+        target = f"/api/v1/units/{uid}/log?download=1"
+        status, headers, body = request(self.w.port, "GET", target, token=self.w.token)
+        self.assertEqual(status, 200)
+        self.assertEqual(headers["content-type"], "text/plain; charset=utf-8")
+        self.assertEqual(headers["content-disposition"], f'attachment; filename="awaywork-{uid}.log"')
+        self.assertEqual(headers["x-content-type-options"], "nosniff")
+        self.assertEqual(headers["content-security-policy"], "default-src 'none'")
+        self.assertEqual(dechunk(body), whole)
+        self.assertNotIn(SECRET.encode(), body)
+        # The same checks as every API route: the token, the Host, the Origin.
+        self.assert_json_error(*request(self.w.port, "GET", target), 401)
+        self.assert_json_error(*request(self.w.port, "GET", target, token="0" * len(self.w.token)), 401)
+        self.assert_json_error(*request(self.w.port, "GET", target, token=self.w.token,
+                                        host=f"evil.example:{self.w.port}"), 421)
+        self.assert_json_error(*request(self.w.port, "GET", target, token=self.w.token,
+                                        headers={"Origin": "http://evil.example"}), 403)
+
+    def test_a_part_of_a_running_units_log_ends_without_waiting_for_the_unit(self):
+        uid = self.submit(repo="demo", prompt="slow", agent="slow")
+        s = open_log(self.w.port, self.w.token, uid)
+        read_until(s, b"", b"slow agent line 2\n")
+        s.close()
+        for query in ("offset=0&end=100000000", "download=1"):
+            start = time.monotonic()
+            status, _, body = request(self.w.port, "GET", f"/api/v1/units/{uid}/log?{query}",
+                                      token=self.w.token)
+            self.assertEqual(status, 200)
+            self.assertLess(time.monotonic() - start, 5, query)
+            self.assertTrue(body.endswith(LAST_CHUNK), body[-100:])
+            log = dechunk(body)
+            self.assertIn(b"slow agent line 2\n", log)
+            self.assertNotIn(b"slow agent line 50\n", log, "what the file held then, not the end")
+        self.assertEqual(get_json(self.w, f"/api/v1/units/{uid}")[1]["state"], "running")
+        self.wait_ended(uid)
+
     # ── the live log ends whole ──
     # A log cut without its last chunk is a broken download to a browser (Chromium logs
     # ERR_INCOMPLETE_CHUNKED_ENCODING, the dashboard's log stops): only the reader leaving may

@@ -65,6 +65,27 @@ echo one > b.txt
 printf 'two\\nthree\\n' > "$(printf 'caf\\303\\251.txt')"
 """
 
+# Issue 25 item 4: a line without its newline, then a pause (the live log must show the line
+# during it), then the profile's secret split by a pause (the log shows it only as [REDACTED]).
+PAUSE_AGENT = """#!/bin/sh
+printf 'waiting for a while'
+sleep 4
+echo ' done'
+head=$(printf '%s' "$GH_FAKE_TOKEN" | cut -c1-7) rest=$(printf '%s' "$GH_FAKE_TOKEN" | cut -c8-)
+printf 'secret: %s' "$head"
+sleep 1
+printf '%s end\\n' "$rest"
+"""
+
+# Issue 25 item 9: a 50 MiB log of numbered lines (115 bytes each).
+BIG_AGENT = """#!/bin/sh
+awk 'BEGIN {
+  line = sprintf("%0100d", 0); n = int(50 * 1048576 / 115)
+  for (i = 1; i <= n; i++) printf "line %08d %s\\n", i, line
+}'
+echo "big log end"
+"""
+
 
 def git(cwd, *args):
     env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@localhost",
@@ -90,7 +111,8 @@ class World:
         os.makedirs(agents)
         for name, body in (("slow", SLOW_AGENT), ("leaky", LEAKY_AGENT), ("ticker", TICKER_AGENT),
                            ("spill", SPILL_AGENT), ("trojan", TROJAN_AGENT),
-                           ("bidiname", BIDI_NAME_AGENT), ("quoted", QUOTED_NAME_AGENT)):
+                           ("bidiname", BIDI_NAME_AGENT), ("quoted", QUOTED_NAME_AGENT),
+                           ("pause", PAUSE_AGENT), ("big", BIG_AGENT)):
             path = os.path.join(agents, name)
             with open(path, "w") as f:
                 f.write(body)
@@ -116,6 +138,10 @@ agents:
     command: [{agents}/bidiname]
   quoted:
     command: [{agents}/quoted]
+  pause:
+    command: [{agents}/pause]
+  big:
+    command: [{agents}/big]
 profiles:
   web:
     secrets: [GH_FAKE_TOKEN]
