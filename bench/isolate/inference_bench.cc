@@ -83,14 +83,24 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", proxy.error().message.c_str());
     return 1;
   }
-  std::string token = (*proxy)->issue_token();
+  auto issued = (*proxy)->issue_token();
+  if (!issued) {
+    std::fprintf(stderr, "%s\n", issued.error().message.c_str());
+    return 1;
+  }
+  std::string token = *issued;
   o.upstream_pool = 0;  // as the proxy was before its pool: a TLS handshake per request
   auto unpooled = aw::InferenceProxy::start(o);
   if (!unpooled) {
     std::fprintf(stderr, "%s\n", unpooled.error().message.c_str());
     return 1;
   }
-  std::string unpooled_token = (*unpooled)->issue_token();
+  auto unpooled_issued = (*unpooled)->issue_token();
+  if (!unpooled_issued) {
+    std::fprintf(stderr, "%s\n", unpooled_issued.error().message.c_str());
+    return 1;
+  }
+  std::string unpooled_token = *unpooled_issued;
   tcp::endpoint unpooled_ep(asio::ip::address_v4::loopback(), (*unpooled)->tcp_port());
 
   asio::io_context io;
