@@ -31,8 +31,8 @@ void to_json(nlohmann::json& j, const TranscriptEvent& e) {
 namespace {
 
 // One event read back through JsonRead (`path` names the file): a wrongly typed field is an Error
-// naming it ("events[3].text"), never a throw. An unknown kind is quoted through inert(): the file may
-// be corrupt or planted, and the error goes to a terminal.
+// naming it ("events[3].text"), never a throw. An unknown kind is quoted through inert(): the file
+// may be corrupt or planted, and the error goes to a terminal.
 Result<TranscriptEvent> event_from(const JsonRead& j, const std::string& path) {
   TranscriptEvent e;
   AW_TRY(std::string kind, j.str("kind"));

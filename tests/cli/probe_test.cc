@@ -122,8 +122,9 @@ TEST(ProbeReport, AWronglyTypedProbeFieldIsAnErrorNamingIt) {
   int rc = report_probes(g, "isolation none", nlohmann::json::object(), r);
   std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, kExitFailed);
-  EXPECT_NE(err.find(R"(the inside's answer: field "probes[1].ok": expected a boolean, got string)"),
-            std::string::npos)
+  EXPECT_NE(
+      err.find(R"(the inside's answer: field "probes[1].ok": expected a boolean, got string)"),
+      std::string::npos)
       << err;
   r.out = R"([{"name": "a", "ok": true}, 7])";
   ::testing::internal::CaptureStderr();

@@ -94,7 +94,9 @@ TEST(PlanJson, AWronglyTypedOrMissingFieldIsNamed) {
             R"(sandbox plan: field "proxy_port": 70000 is out of range [0, 65535])");
   EXPECT_EQ(named([](auto& j) { j["bridges"][0]["port"] = true; }),
             R"(sandbox plan: field "bridges[0].port": expected an integer, got boolean)");
-  EXPECT_EQ(named([](auto& j) { j["hidden"] = {"/home/o/.ssh", 7}; }),
+  EXPECT_EQ(named([](auto& j) {
+              j["hidden"] = {"/home/o/.ssh", 7};
+            }),
             R"(sandbox plan: field "hidden[1]": expected a string, got number)");
   EXPECT_EQ(named([](auto& j) { j.erase("hidden"); }),
             R"(sandbox plan: field "hidden" is missing)");

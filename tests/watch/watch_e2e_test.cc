@@ -323,11 +323,11 @@ TEST_F(WatchE2E, WronglyTypedFieldsAreErrorsNamingThemNotACrash) {
   }
   int64_t n = issue("octo", "hostile", "x");
   label(n, "alice", "awaywork");
-  fake->control("POST", "faults",
-                {{"fields", {{"labels", {{{"name", 7}}}},
-                             {"assignees", {{{"login", {1}}}}},
-                             {"comments", "three"}}},
-                 {"fields_on", "GET /repos/octo/web/issues"}});
+  fake->control(
+      "POST", "faults",
+      {{"fields",
+        {{"labels", {{{"name", 7}}}}, {"assignees", {{{"login", {1}}}}}, {"comments", "three"}}},
+       {"fields_on", "GET /repos/octo/web/issues"}});
   auto errors_of = [](const nlohmann::json& log) {
     std::string out;
     for (const auto& e : events(log, "error")) out += e.value("error", "") + "\n";

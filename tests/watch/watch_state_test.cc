@@ -70,8 +70,9 @@ TEST(WatchState, AWronglyTypedSlotFieldIsAnErrorNamingIt) {
   test::TempDir tmp;
   auto st = Store::open(tmp.path);
   ASSERT_TRUE(st) << st.error().message;
-  ASSERT_TRUE(st->watch_put(slot_key("web", 42), {{"repo", "web"}, {"number", 42},
-                                                  {"phase", "queued"}, {"attempts", "two"}}));
+  ASSERT_TRUE(
+      st->watch_put(slot_key("web", 42),
+                    {{"repo", "web"}, {"number", 42}, {"phase", "queued"}, {"attempts", "two"}}));
   auto s = load_slot(*st, "web", 42);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().message,
@@ -82,8 +83,7 @@ TEST(WatchState, AWronglyTypedSlotFieldIsAnErrorNamingIt) {
   EXPECT_EQ(listed.error().message, "watch state issue/web/1: expected an object, got array");
   auto flag = slot_from_json({{"requeued", 1}}, "watch state issue/web/2");
   ASSERT_FALSE(flag);
-  EXPECT_NE(flag.error().message.find("field \"requeued\": expected a boolean"),
-            std::string::npos)
+  EXPECT_NE(flag.error().message.find("field \"requeued\": expected a boolean"), std::string::npos)
       << flag.error().message;
 }
 
