@@ -146,11 +146,11 @@ TEST_F(ClientTest, AWronglyTypedPartOfAnErrorIsNamedNotThrownOn) {
             {"errors",
              {{{"resource", "PullRequest"}, {"field", "head"}, {"code", "invalid"}},
               {{"resource", 7}, {"field", "base"}, {"code", "invalid"}},
-              {{"message", 1}, {"code", {"x"}}}}}};
+              {{"message", 1}, {"code", 5}}}}};
   EXPECT_EQ(gh.describe("POST", "/repos/octo/web/pulls", r),
             "GitHub POST /repos/octo/web/pulls: 422 \"Validation Failed\" (PullRequest head "
             "invalid; GitHub's error: field \"resource\": expected a string, got number; "
-            "GitHub's error: field \"code\": expected a string, got array); GitHub refused the "
+            "GitHub's error: field \"code\": expected a string, got number); GitHub refused the "
             "request's content");
 }
 
