@@ -76,6 +76,30 @@ Result<int64_t> JsonRead::integer(std::string_view key, const int64_t* fallback,
   return v;
 }
 
+Result<uint64_t> JsonRead::unsigned_integer(std::string_view key, uint64_t min,
+                                            uint64_t max) const {
+  AW_TRY(const nlohmann::json* f, field(key));
+  if (!f) return missing(key);
+  if (f->is_number_float())
+    return fail("{}: field \"{}\": expected an integer, got a floating-point number", what_,
+                child(key));
+  if (!f->is_number_integer()) return wrong(key, "an integer", *f);
+  if (!f->is_number_unsigned() && f->get<int64_t>() < 0)
+    return fail("{}: field \"{}\": {} is out of range [{}, {}]", what_, child(key),
+                f->get<int64_t>(), min, max);
+  uint64_t v = f->get<uint64_t>();
+  if (v < min || v > max)
+    return fail("{}: field \"{}\": {} is out of range [{}, {}]", what_, child(key), v, min, max);
+  return v;
+}
+
+Result<double> JsonRead::number(std::string_view key) const {
+  AW_TRY(const nlohmann::json* f, field(key));
+  if (!f) return missing(key);
+  if (!f->is_number()) return wrong(key, "a number", *f);
+  return f->get<double>();
+}
+
 Result<bool> JsonRead::boolean(std::string_view key) const {
   AW_TRY(const nlohmann::json* f, field(key));
   if (!f) return missing(key);
@@ -127,8 +151,17 @@ Result<std::vector<JsonRead>> JsonRead::array_or(std::string_view key) const {
   return array(key);
 }
 
+Result<std::vector<std::string>> JsonRead::strings(std::string_view key) const {
+  AW_TRY(std::vector<JsonRead> items, array(key));
+  return texts(items);
+}
+
 Result<std::vector<std::string>> JsonRead::strings_or(std::string_view key) const {
   AW_TRY(std::vector<JsonRead> items, array_or(key));
+  return texts(items);
+}
+
+Result<std::vector<std::string>> JsonRead::texts(const std::vector<JsonRead>& items) const {
   std::vector<std::string> out;
   out.reserve(items.size());
   for (const JsonRead& e : items) {

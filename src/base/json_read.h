@@ -10,7 +10,8 @@
 //   AW_TRY(u.base_ref, r.str_or("base_ref", ""));       // optional: absent or null -> fallback
 //   AW_TRY(u.issue, r.int_or("issue", int64_t{0}, int64_t{0}));  // within [0, INT64_MAX]
 //   AW_TRY(bool ok, r.bool_or("accepted", false));
-//   AW_TRY(u.notes, r.strings_or("notes"));             // an array of strings
+//   AW_TRY(l.memory_bytes, r.uint_in<uint64_t>("memory_bytes"));  // unsigned, past INT64_MAX
+//   AW_TRY(u.notes, r.strings_or("notes"));             // an array of strings (strings: required)
 //   AW_TRY(JsonRead files, r.object("files"));          // nested: its errors say "files.NAME"
 //   AW_TRY(std::vector<JsonRead> ps, r.array_or("phases"));  // elements: "phases[0]", ...
 //
@@ -60,6 +61,14 @@ class JsonRead {
     return integer(key, &f, min, max).map([](int64_t v) { return static_cast<T>(v); });
   }
 
+  // An unsigned integer within [min, max], past INT64_MAX too (a byte count, a device number).
+  template <std::unsigned_integral T>
+  Result<T> uint_in(std::string_view key, T min = 0, T max = std::numeric_limits<T>::max()) const {
+    return unsigned_integer(key, min, max).map([](uint64_t v) { return static_cast<T>(v); });
+  }
+  // Any number, a fraction or not (a CPU count).
+  Result<double> number(std::string_view key) const;
+
   Result<bool> boolean(std::string_view key) const;
   Result<bool> bool_or(std::string_view key, bool fallback) const;
 
@@ -69,7 +78,8 @@ class JsonRead {
   // The elements of an array, each a reader whose path is "key[i]".
   Result<std::vector<JsonRead>> array(std::string_view key) const;
   Result<std::vector<JsonRead>> array_or(std::string_view key) const;  // absent: none
-  // An array of strings; absent: none.
+  // An array of strings; absent: an error (strings), none (strings_or).
+  Result<std::vector<std::string>> strings(std::string_view key) const;
   Result<std::vector<std::string>> strings_or(std::string_view key) const;
 
  private:
@@ -77,6 +87,8 @@ class JsonRead {
   Result<const nlohmann::json*> field(std::string_view key) const;
   Result<int64_t> integer(std::string_view key, const int64_t* fallback, int64_t min,
                           int64_t max) const;
+  Result<uint64_t> unsigned_integer(std::string_view key, uint64_t min, uint64_t max) const;
+  Result<std::vector<std::string>> texts(const std::vector<JsonRead>& items) const;
   std::string child(std::string_view key) const;
   tl::unexpected<Error> missing(std::string_view key) const;
   tl::unexpected<Error> wrong(std::string_view key, const char* expected,

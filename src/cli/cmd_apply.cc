@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/json_read.h"
 #include "cli/commands.h"
 #include "config/config.h"
 #include "forge/session.h"
@@ -26,13 +27,10 @@ Result<std::vector<std::string>> checked_paths(const std::string& verdict_file) 
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("paths") || !j["paths"].is_array())
     return fail("{} has no list of checked paths", verdict_file);
-  if (!j.value("accepted", false)) return fail("{} is not an accepted verdict", verdict_file);
-  std::vector<std::string> out;
-  for (const auto& p : j["paths"]) {
-    if (!p.is_string()) return fail("{}: a checked path is not a string", verdict_file);
-    out.push_back(p.get<std::string>());
-  }
-  return out;
+  JsonRead r(j, verdict_file);  // a wrongly typed field is an Error naming it, never a throw
+  AW_TRY(bool accepted, r.bool_or("accepted", false));
+  if (!accepted) return fail("{} is not an accepted verdict", verdict_file);
+  return r.strings("paths");
 }
 
 Result<Applied> apply_unit(const Config& cfg, Store& store, UnitRecord& u) {
@@ -144,7 +142,7 @@ int cmd_apply(const GlobalOptions& g, const std::string& id, const std::string& 
       fmt::print(
           "{}\n",
           nlohmann::json{{"id", unit->id}, {"applied", false}, {"error", a.error().message}}.dump(
-              2));
+              2, ' ', false, nlohmann::json::error_handler_t::replace));  // any bytes: no throw
     fmt::print(stderr, "awaywork apply: {}\n", a.error().message);
     return refused ? kExitRefused : kExitFailed;
   }

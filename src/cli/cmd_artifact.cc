@@ -29,7 +29,10 @@ void print_verdict(const GlobalOptions& g, const Artifact& a, const Verdict& v) 
 }
 
 int refused(const GlobalOptions& g, const char* command, const std::string& why) {
-  if (g.json) fmt::print("{}\n", nlohmann::json{{"accepted", false}, {"error", why}}.dump(2));
+  // why may hold bytes that are not UTF-8 (a folder's name, a file's): replaced, never a throw.
+  if (g.json)
+    fmt::print("{}\n", nlohmann::json{{"accepted", false}, {"error", why}}.dump(
+                           2, ' ', false, nlohmann::json::error_handler_t::replace));
   fmt::print(stderr, "awaywork {}: {}\n", command, why);
   return kExitRefused;
 }

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "base/json_read.h"
+
 namespace aw {
 
 namespace {
@@ -49,6 +51,28 @@ Result<nlohmann::json> probe_answer(const IsolatedResult& r) {
               r.err.substr(0, 2000));
 }
 
+struct ProbeLine {
+  bool ok = false;
+  std::string name, detail;
+};
+
+// The probes as the text form prints them, read through JsonRead: the answer comes from inside
+// the isolation, and a wrongly typed field is an Error naming it, never a throw.
+Result<std::vector<ProbeLine>> probe_lines(const nlohmann::json& results) {
+  nlohmann::json doc = {{"probes", results}};
+  JsonRead r(doc, "the inside's answer");
+  AW_TRY(std::vector<JsonRead> probes, r.array("probes"));
+  std::vector<ProbeLine> out;
+  for (const JsonRead& p : probes) {
+    ProbeLine line;
+    AW_TRY(line.ok, p.bool_or("ok", false));
+    AW_TRY(line.name, p.str_or("name", ""));
+    AW_TRY(line.detail, p.str_or("detail", ""));
+    out.push_back(std::move(line));
+  }
+  return out;
+}
+
 }  // namespace
 
 int report_probes(const GlobalOptions& g, const std::string& heading, nlohmann::json header,
@@ -62,8 +86,13 @@ int report_probes(const GlobalOptions& g, const std::string& heading, nlohmann::
   nlohmann::json& results = *answer;
   if (more) more(results);
   const IsolatedResult& r = *run;
+  auto lines = probe_lines(results);
+  if (!lines) {
+    fmt::print(stderr, "awaywork probe: {}\n", lines.error().message);
+    return kExitFailed;
+  }
   int leaks = 0;
-  for (const auto& p : results) leaks += p.value("ok", false) ? 0 : 1;
+  for (const ProbeLine& p : *lines) leaks += p.ok ? 0 : 1;
   if (g.json) {
     header["sandbox"] = r.sandbox_note;
     header["ok"] = leaks == 0;
@@ -72,11 +101,11 @@ int report_probes(const GlobalOptions& g, const std::string& heading, nlohmann::
     fmt::print("{}\n", header.dump(2));
   } else {
     fmt::print("{}, {}\n", heading, r.sandbox_note);
-    for (const auto& p : results) {
-      if (p.value("ok", false))
-        fmt::print("ok   {}\n", p.value("name", ""));
+    for (const ProbeLine& p : *lines) {
+      if (p.ok)
+        fmt::print("ok   {}\n", p.name);
       else
-        fmt::print("LEAK {}: {}\n", p.value("name", ""), p.value("detail", ""));
+        fmt::print("LEAK {}: {}\n", p.name, p.detail);
     }
     fmt::print("{} probe(s), {} leak(s)\n", results.size(), leaks);
   }

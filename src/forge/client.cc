@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "base/json_read.h"
+
 namespace aw {
 
 using nlohmann::json;
@@ -30,6 +32,17 @@ std::string message_of(const json& body) {
   return "";
 }
 
+// One error of a 422 without a message: "PullRequest head invalid". A part of the wrong type is
+// named instead of thrown on: the answer is the forge's.
+std::string error_words(const json& e) {
+  JsonRead r(e, "GitHub's error");
+  auto resource = r.str_or("resource", ""), field = r.str_or("field", ""),
+       code = r.str_or("code", "");
+  for (const auto* part : {&resource, &field, &code})
+    if (!*part) return part->error().message;
+  return fmt::format("{} {} {}", *resource, *field, *code);
+}
+
 // A 422's details: "field 'head' invalid", or GitHub's own message per error.
 std::string errors_of(const json& body) {
   if (!body.is_object() || !body.contains("errors") || !body["errors"].is_array()) return "";
@@ -40,8 +53,7 @@ std::string errors_of(const json& body) {
     if (e.is_object() && e.contains("message") && e["message"].is_string())
       one = e["message"].get<std::string>();
     else if (e.is_object())
-      one = fmt::format("{} {} {}", e.value("resource", std::string()),
-                        e.value("field", std::string()), e.value("code", std::string()));
+      one = error_words(e);
     if (!one.empty()) out += (out.empty() ? "" : "; ") + one;
   }
   return out;

@@ -136,7 +136,7 @@ struct Publisher {
     if (r.status == 404) return std::optional<std::string>{};
     if (r.status != 200) return fail("{}", s.gh.describe("GET", target, r));
     json o = r.body.is_object() ? r.body.value("object", json()) : json();
-    if (!o.is_object() || o.value("type", "") != "commit" || !o.contains("sha") ||
+    if (!o.is_object() || !o.contains("type") || o["type"] != "commit" || !o.contains("sha") ||
         !o["sha"].is_string())
       return fail("GET {}: the answer names no commit (object.type, object.sha)", target);
     return std::optional<std::string>(o["sha"].get<std::string>());

@@ -32,7 +32,6 @@ inline constexpr size_t kEventsMax = 20000;
 
 std::string_view to_string(TranscriptEvent::Kind k);
 void to_json(nlohmann::json& j, const TranscriptEvent& e);
-void from_json(const nlohmann::json& j, TranscriptEvent& e);  // throws on a bad shape
 
 // Splits stdout into lines and turns each into events with the provider's line parser.
 class EventParser {

@@ -6,6 +6,7 @@
 
 #include "base/fs.h"
 #include "base/inert.h"
+#include "base/json_read.h"
 #include "provider/events.h"
 
 namespace aw {
@@ -27,22 +28,28 @@ void to_json(nlohmann::json& j, const TranscriptEvent& e) {
   }
 }
 
-void from_json(const nlohmann::json& j, TranscriptEvent& e) {
-  std::string kind = j.at("kind").get<std::string>();
+namespace {
+
+// One event read back through JsonRead (`path` names the file): a wrongly typed field is an Error
+// naming it ("events[3].text"), never a throw. An unknown kind is quoted through inert(): the file
+// may be corrupt or planted, and the error goes to a terminal.
+Result<TranscriptEvent> event_from(const JsonRead& j, const std::string& path) {
+  TranscriptEvent e;
+  AW_TRY(std::string kind, j.str("kind"));
   bool known = false;
   for (int i = 0; i < 5; ++i)
     if (kind == kKinds[i]) {
       e.kind = static_cast<TranscriptEvent::Kind>(i);
       known = true;
     }
-  if (!known) throw std::invalid_argument("unknown event kind '" + kind + "'");
-  e.text = j.value("text", "");
-  e.tool = j.value("tool", "");
-  e.input_tokens = j.value("input_tokens", int64_t{0});
-  e.output_tokens = j.value("output_tokens", int64_t{0});
+  if (!known)
+    return fail("{}: field \"{}.kind\": unknown event kind '{}'", path, j.path(), inert(kind));
+  AW_TRY(e.text, j.str_or("text", ""));
+  AW_TRY(e.tool, j.str_or("tool", ""));
+  AW_TRY(e.input_tokens, j.int_or("input_tokens", int64_t{0}));
+  AW_TRY(e.output_tokens, j.int_or("output_tokens", int64_t{0}));
+  return e;
 }
-
-namespace {
 
 // The texts are the agent's: control characters (terminal escapes) are shown, never sent
 // (base/inert.h); a newline goes on under the event's column, a tab is a space.
@@ -98,12 +105,17 @@ Status write_events(const std::string& path, const std::vector<TranscriptEvent>&
 
 Result<std::vector<TranscriptEvent>> read_events(const std::string& path) {
   AW_TRY(std::string data, read_file(path, 64u << 20));
-  try {
-    auto doc = nlohmann::json::parse(data);
-    return doc.at("events").get<std::vector<TranscriptEvent>>();
-  } catch (const std::exception& e) {
-    return fail("{}: not a transcript: {}", path, e.what());
+  auto doc = nlohmann::json::parse(data, nullptr, false);
+  if (doc.is_discarded()) return fail("{}: not a transcript: not JSON", path);
+  JsonRead r(doc, path);
+  AW_TRY(std::vector<JsonRead> items, r.array("events"));
+  std::vector<TranscriptEvent> events;
+  events.reserve(items.size());
+  for (const JsonRead& j : items) {
+    AW_TRY(TranscriptEvent e, event_from(j, path));
+    events.push_back(std::move(e));
   }
+  return events;
 }
 
 }  // namespace aw

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "base/json_read.h"
 #include "record/store.h"
 
 namespace aw {
@@ -40,35 +41,38 @@ nlohmann::json to_json(const IssueSlot& s) {
           {"run_status", s.run_status}};
 }
 
-IssueSlot slot_from_json(const nlohmann::json& j) {
+// Every field read through JsonRead (base/json_read.h): a wrongly typed field in the state
+// database is an Error naming it, never an exception that ends watch.
+Result<IssueSlot> slot_from_json(const nlohmann::json& j, const std::string& what) {
+  JsonRead r(j, what);
   IssueSlot s;
-  s.repo = j.value("repo", "");
-  s.number = j.value("number", int64_t{0});
-  s.phase = j.value("phase", "idle");
-  s.seen.event = j.value("seen_event", int64_t{0});
-  s.seen.comment = j.value("seen_comment", int64_t{0});
-  s.queued_at = j.value("queued_at", int64_t{0});
-  s.not_before = j.value("not_before", int64_t{0});
-  s.trigger = j.value("trigger", "");
-  s.trigger_at = j.value("trigger_at", int64_t{0});
-  s.requeued = j.value("requeued", false);
-  s.claim_comment = j.value("claim_comment", int64_t{0});
-  s.claim_since = j.value("claim_since", int64_t{0});
-  s.claim_touched = j.value("claim_touched", int64_t{0});
-  s.claim_note = j.value("claim_note", "");
-  s.ended_claim = j.value("ended_claim", int64_t{0});
-  s.attempt_host = j.value("attempt_host", "");
-  s.attempt_pid = j.value("attempt_pid", int64_t{0});
-  s.attempt_since = j.value("attempt_since", int64_t{0});
-  s.unit_id = j.value("unit_id", "");
-  s.child_pid = j.value("child_pid", int64_t{0});
-  s.child_start = j.value("child_start", "");
-  s.phases_logged = j.value("phases_logged", size_t{0});
-  s.attempts = j.value("attempts", 0);
-  s.stop_reason = j.value("stop_reason", "");
-  s.run_id = j.value("run_id", int64_t{0});
-  s.run_url = j.value("run_url", "");
-  s.run_status = j.value("run_status", "");
+  AW_TRY(s.repo, r.str_or("repo", ""));
+  AW_TRY(s.number, r.int_or("number", int64_t{0}));
+  AW_TRY(s.phase, r.str_or("phase", "idle"));
+  AW_TRY(s.seen.event, r.int_or("seen_event", int64_t{0}));
+  AW_TRY(s.seen.comment, r.int_or("seen_comment", int64_t{0}));
+  AW_TRY(s.queued_at, r.int_or("queued_at", int64_t{0}));
+  AW_TRY(s.not_before, r.int_or("not_before", int64_t{0}));
+  AW_TRY(s.trigger, r.str_or("trigger", ""));
+  AW_TRY(s.trigger_at, r.int_or("trigger_at", int64_t{0}));
+  AW_TRY(s.requeued, r.bool_or("requeued", false));
+  AW_TRY(s.claim_comment, r.int_or("claim_comment", int64_t{0}));
+  AW_TRY(s.claim_since, r.int_or("claim_since", int64_t{0}));
+  AW_TRY(s.claim_touched, r.int_or("claim_touched", int64_t{0}));
+  AW_TRY(s.claim_note, r.str_or("claim_note", ""));
+  AW_TRY(s.ended_claim, r.int_or("ended_claim", int64_t{0}));
+  AW_TRY(s.attempt_host, r.str_or("attempt_host", ""));
+  AW_TRY(s.attempt_pid, r.int_or("attempt_pid", int64_t{0}));
+  AW_TRY(s.attempt_since, r.int_or("attempt_since", int64_t{0}));
+  AW_TRY(s.unit_id, r.str_or("unit_id", ""));
+  AW_TRY(s.child_pid, r.int_or("child_pid", int64_t{0}));
+  AW_TRY(s.child_start, r.str_or("child_start", ""));
+  AW_TRY(s.phases_logged, r.int_or("phases_logged", int64_t{0}, int64_t{0}));
+  AW_TRY(s.attempts, r.int_or("attempts", 0));
+  AW_TRY(s.stop_reason, r.str_or("stop_reason", ""));
+  AW_TRY(s.run_id, r.int_or("run_id", int64_t{0}));
+  AW_TRY(s.run_url, r.str_or("run_url", ""));
+  AW_TRY(s.run_status, r.str_or("run_status", ""));
   return s;
 }
 
@@ -80,7 +84,7 @@ Result<IssueSlot> load_slot(Store& store, const std::string& repo, int64_t numbe
     s.number = number;
     return s;
   }
-  return slot_from_json(*j);
+  return slot_from_json(*j, "watch state " + slot_key(repo, number));
 }
 
 Status save_slot(Store& store, const IssueSlot& s) {

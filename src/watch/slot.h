@@ -46,7 +46,8 @@ struct IssueSlot {
 
 std::string slot_key(const std::string& repo, int64_t number);
 nlohmann::json to_json(const IssueSlot& s);
-IssueSlot slot_from_json(const nlohmann::json& j);
+// `what` names it in an error ("watch state issue/web/000000000042").
+Result<IssueSlot> slot_from_json(const nlohmann::json& j, const std::string& what);
 
 Result<IssueSlot> load_slot(Store& store, const std::string& repo, int64_t number);
 Status save_slot(Store& store, const IssueSlot& s);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/json_read.h"
 #include "record/store.h"
 #include "watch/iso_time.h"
 #include "watch/slot.h"
@@ -29,27 +30,29 @@ json repo_json(const RepoBeat& r) {
                                                  {"reset_at", when(r.rate_reset)}}}};
 }
 
-WatcherBeat beat_from(const json& j) {
+// Read through JsonRead (base/json_read.h): a wrongly typed field is an Error naming it.
+Result<WatcherBeat> beat_from(const json& j) {
+  JsonRead r(j, "watch state watcher");
   WatcherBeat b;
-  b.host = j.value("host", "");
-  b.start = j.value("start", "");
-  b.pid = j.value("pid", int64_t{0});
-  b.started_at = j.value("started_at", int64_t{0});
-  b.beat_at = j.value("beat_at", int64_t{0});
-  b.stopped_at = j.value("stopped_at", int64_t{0});
-  b.stopping = j.value("stopping", false);
-  if (j.contains("repos") && j["repos"].is_array())
-    for (const json& r : j["repos"]) {
-      RepoBeat rb;
-      rb.repo = r.value("repo", "");
-      rb.polled_at = r.value("polled_at", int64_t{0});
-      rb.next_poll = r.value("next_poll", int64_t{0});
-      rb.rate_remaining = r.value("rate_remaining", int64_t{-1});
-      rb.rate_limit = r.value("rate_limit", int64_t{-1});
-      rb.rate_reset = r.value("rate_reset", int64_t{-1});
-      rb.requests = r.value("requests", int64_t{0});
-      b.repos.push_back(std::move(rb));
-    }
+  AW_TRY(b.host, r.str_or("host", ""));
+  AW_TRY(b.start, r.str_or("start", ""));
+  AW_TRY(b.pid, r.int_or("pid", int64_t{0}));
+  AW_TRY(b.started_at, r.int_or("started_at", int64_t{0}));
+  AW_TRY(b.beat_at, r.int_or("beat_at", int64_t{0}));
+  AW_TRY(b.stopped_at, r.int_or("stopped_at", int64_t{0}));
+  AW_TRY(b.stopping, r.bool_or("stopping", false));
+  AW_TRY(std::vector<JsonRead> repos, r.array_or("repos"));
+  for (const JsonRead& e : repos) {
+    RepoBeat rb;
+    AW_TRY(rb.repo, e.str_or("repo", ""));
+    AW_TRY(rb.polled_at, e.int_or("polled_at", int64_t{0}));
+    AW_TRY(rb.next_poll, e.int_or("next_poll", int64_t{0}));
+    AW_TRY(rb.rate_remaining, e.int_or("rate_remaining", int64_t{-1}));
+    AW_TRY(rb.rate_limit, e.int_or("rate_limit", int64_t{-1}));
+    AW_TRY(rb.rate_reset, e.int_or("rate_reset", int64_t{-1}));
+    AW_TRY(rb.requests, e.int_or("requests", int64_t{0}));
+    b.repos.push_back(std::move(rb));
+  }
   return b;
 }
 
@@ -106,8 +109,8 @@ Result<json> watcher_status(Store& store) {
   AW_TRY(auto slots, store.watch_list("issue/"));
   json claims = json::array(), queue = json::array();
   std::vector<IssueSlot> queued;
-  for (const auto& [_, j] : slots) {
-    IssueSlot s = slot_from_json(j);
+  for (const auto& [key, j] : slots) {
+    AW_TRY(IssueSlot s, slot_from_json(j, "watch state " + key));
     if (s.phase == "claiming" || s.phase == "running") claims.push_back(claim_json(s));
     if (s.phase == "queued") queued.push_back(s);
   }
@@ -125,7 +128,7 @@ Result<json> watcher_status(Store& store) {
         "(docs/watch.md)";
     return out;
   }
-  WatcherBeat b = beat_from(*beat_json);
+  AW_TRY(WatcherBeat b, beat_from(*beat_json));
   bool up = alive(b);
   json repos = json::array();
   for (const RepoBeat& r : b.repos) repos.push_back(repo_json(r));

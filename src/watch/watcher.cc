@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/json_read.h"
 #include "forge/admission.h"
 #include "unit/pipeline.h"
 #include "watch/iso_time.h"
@@ -44,18 +45,25 @@ std::string opening_key(const std::string& forge, const std::string& target) {
   return "etag/" + forge + target;
 }
 
+// The issue's labels and assignees as GitHub lists them: one whose name is not a string is not
+// the one named (a comparison of JSON values, which never throws on a hostile answer).
 bool has_label(const json& issue, const std::string& name) {
   if (name.empty() || !issue.contains("labels") || !issue["labels"].is_array()) return false;
   for (const json& l : issue["labels"])
-    if (l.is_object() && l.value("name", "") == name) return true;
+    if (l.is_object() && l.contains("name") && l["name"] == name) return true;
   return false;
 }
 
 bool assigned_to(const json& issue, const std::string& login) {
   if (login.empty() || !issue.contains("assignees") || !issue["assignees"].is_array()) return false;
   for (const json& a : issue["assignees"])
-    if (a.is_object() && a.value("login", "") == login) return true;
+    if (a.is_object() && a.contains("login") && a["login"] == login) return true;
   return false;
+}
+
+// The issue's number (0 when absent); a wrongly typed one is an Error naming it.
+Result<int64_t> issue_number(const json& issue) {
+  return JsonRead(issue, "GitHub's issue list").int_or("number", int64_t{0});
 }
 
 }  // namespace
@@ -100,10 +108,16 @@ Status Watcher::open_repos() {
     std::map<std::string, GitHub::Cached> known;
     std::vector<std::string> opening = {"/user", "/repos/" + r.repo.forge.github};
     for (const std::string& target : opening)
-      if (auto j = store_->watch_get(opening_key(r.repo.forge.forge, target));
-          j && *j && (**j).value("etag", "") != "" && (**j).contains("body") &&
-          (**j)["body"].is_object())
-        known[target] = GitHub::Cached{(**j)["etag"].get<std::string>(), (**j)["body"]};
+      if (auto j = store_->watch_get(opening_key(r.repo.forge.forge, target)); j && *j) {
+        // A kept answer that is not as written is said and not used: it is asked for again.
+        auto etag = JsonRead(**j, "watch state " + opening_key(r.repo.forge.forge, target))
+                        .str_or("etag", "");
+        if (!etag)
+          log_.write("error",
+                     {{"repo", w.repo}, {"error", "state database: " + etag.error().message}});
+        else if (!etag->empty() && (**j).contains("body") && (**j)["body"].is_object())
+          known[target] = GitHub::Cached{*etag, (**j)["body"]};
+      }
     AW_TRY(r.s, with_context(open_forge(cfg_, r.repo, known), "watch " + w.repo));
     for (const std::string& target : opening)
       if (auto c = r.s->gh.cached(target);
@@ -217,7 +231,7 @@ void Watcher::poll(Repo& r, int64_t now) {
     // An issue that shows what it showed when last examined has no new trigger to find; one
     // whose examination failed is not settled, and the next poll examines it again.
     if (!needs_examining(st, issue) || examine(r, issue, now))
-      settled.insert(issue.value("number", int64_t{0}));
+      settled.insert(issue_number(issue).value_or(0));  // 0: no issue, nothing kept of it
   }
   PollState next = next_poll_state(st, answer, settled);
   if (next.since != st.since) r.s->gh.remember(target, GitHub::Cached{});  // its body is dropped
@@ -234,7 +248,12 @@ std::function<bool(const ForgeUser&)> Watcher::trusted(Repo& r, int64_t now) {
 }
 
 bool Watcher::examine(Repo& r, const json& issue, int64_t now) {
-  int64_t n = issue.value("number", int64_t{0});
+  auto number = issue_number(issue);
+  if (!number) {
+    log_.write("error", {{"repo", r.watch.repo}, {"error", number.error().message}});
+    return false;
+  }
+  int64_t n = *number;
   if (n <= 0) return true;  // nothing to examine
   auto loaded = load_slot(*store_, r.watch.repo, n);
   if (!loaded) {
@@ -254,7 +273,16 @@ bool Watcher::examine(Repo& r, const json& issue, int64_t now) {
     }
     events = std::move(*e);
   }
-  if (!w.command.empty() && issue.value("comments", 0) > 0) {
+  int64_t commented = 0;
+  if (!w.command.empty()) {
+    auto said = JsonRead(issue, "GitHub's issue list").int_or("comments", int64_t{0});
+    if (!said) {
+      log_.write("error", {{"repo", w.repo}, {"issue", n}, {"error", said.error().message}});
+      return false;
+    }
+    commented = *said;
+  }
+  if (commented > 0) {
     auto c = r.s->gh.get_all(base + "/comments?per_page=100");
     if (!c) {
       log_.write("error", {{"repo", w.repo}, {"issue", n}, {"error", c.error().message}});

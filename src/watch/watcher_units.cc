@@ -54,7 +54,12 @@ void Watcher::recover() {
   }
   int64_t now = clock_.now_seconds();
   for (auto& [key, j] : *all) {
-    IssueSlot s = slot_from_json(j);
+    auto read = slot_from_json(j, "watch state " + key);
+    if (!read) {  // said, and left as it is: the other issues go on
+      log_.write("error", {{"error", "state database: " + read.error().message}});
+      continue;
+    }
+    IssueSlot s = std::move(*read);
     Repo* r = repo_named(s.repo);
     if (!r || s.phase == "idle") continue;
     if (s.phase == "running" && s.child_pid > 0 &&

@@ -57,6 +57,26 @@ TEST(JsonRead, IntegersWithinTheirRange) {
   EXPECT_EQ(error_of(r.int_in<int>("absent")), R"(record.json: field "absent" is missing)");
 }
 
+TEST(JsonRead, UnsignedIntegersPastInt64MaxAndNumbers) {
+  json j = doc();
+  JsonRead r(j, "plan.json");
+  EXPECT_EQ(r.uint_in<uint64_t>("big").value_or(0), UINT64_MAX);
+  EXPECT_EQ(r.uint_in<uint16_t>("count").value_or(0), 3);
+  EXPECT_EQ(error_of(r.uint_in<uint16_t>("big")),
+            R"(plan.json: field "big": 18446744073709551615 is out of range [0, 65535])");
+  EXPECT_EQ(error_of(r.uint_in<uint64_t>("neg")),
+            R"(plan.json: field "neg": -2 is out of range [0, 18446744073709551615])");
+  EXPECT_EQ(error_of(r.uint_in<uint64_t>("ratio")),
+            R"(plan.json: field "ratio": expected an integer, got a floating-point number)");
+  EXPECT_EQ(error_of(r.uint_in<uint64_t>("name")),
+            R"(plan.json: field "name": expected an integer, got string)");
+  EXPECT_EQ(error_of(r.uint_in<uint64_t>("absent")), R"(plan.json: field "absent" is missing)");
+  EXPECT_EQ(r.number("ratio").value_or(0), 1.5);
+  EXPECT_EQ(r.number("count").value_or(0), 3.0);
+  EXPECT_EQ(error_of(r.number("on")), R"(plan.json: field "on": expected a number, got boolean)");
+  EXPECT_EQ(error_of(r.number("absent")), R"(plan.json: field "absent" is missing)");
+}
+
 TEST(JsonRead, Booleans) {
   json j = doc();
   JsonRead r(j, "verdict.json");
@@ -96,6 +116,11 @@ TEST(JsonRead, ArraysNameEachElement) {
   EXPECT_EQ(error_of(r.strings_or("name")),
             R"(record.json: field "name": expected an array, got string)");
   EXPECT_EQ(error_of(r.array("absent")), R"(record.json: field "absent" is missing)");
+  EXPECT_EQ(r.strings("tags").value_or(std::vector<std::string>{}),
+            (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(error_of(r.strings("absent")), R"(record.json: field "absent" is missing)");
+  EXPECT_EQ(error_of(r.strings("mixed")),
+            R"(record.json: field "mixed[1]": expected a string, got number)");
   auto phases = r.array_or("phases");
   ASSERT_TRUE(phases) << phases.error().message;
   ASSERT_EQ(phases->size(), 2u);

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "../unit/unit_fixture.h"
+#include "cli/probe_report.h"
 #include "proc/capture.h"
 
 namespace aw::test {
@@ -108,6 +109,36 @@ TEST_F(Probe, PolicyRequiredRefusesAndPreferredRecordsWhatIsMissing) {
   EXPECT_EQ(note.rfind("unsandboxed: the sandbox cannot be built here: missing cgroup limits", 0),
             0u)
       << note;
+}
+
+// Issue 38, item 2: the probes' answer comes from inside the isolation; a field of the wrong type
+// is an error naming it (exit 1), not a type_error out of `awaywork probe`. No root needed.
+TEST(ProbeReport, AWronglyTypedProbeFieldIsAnErrorNamingIt) {
+  IsolatedResult r;
+  r.sandbox_note = "sandboxed: network none";
+  r.out = R"([{"name": "a", "ok": true}, {"name": "b", "ok": "yes", "detail": "x"}])";
+  GlobalOptions g;
+  ::testing::internal::CaptureStderr();
+  int rc = report_probes(g, "isolation none", nlohmann::json::object(), r);
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, kExitFailed);
+  EXPECT_NE(
+      err.find(R"(the inside's answer: field "probes[1].ok": expected a boolean, got string)"),
+      std::string::npos)
+      << err;
+  r.out = R"([{"name": "a", "ok": true}, 7])";
+  ::testing::internal::CaptureStderr();
+  rc = report_probes(g, "isolation none", nlohmann::json::object(), r);
+  err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, kExitFailed);
+  EXPECT_NE(err.find(R"(field "probes[1]": expected an object, got number)"), std::string::npos)
+      << err;
+  r.out = R"([{"name": "a", "ok": true}, {"name": "b", "ok": false, "detail": "read it"}])";
+  ::testing::internal::CaptureStdout();
+  rc = report_probes(g, "isolation none", nlohmann::json::object(), r);
+  std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(rc, kExitFailed);  // one leak
+  EXPECT_NE(out.find("ok   a\nLEAK b: read it\n2 probe(s), 1 leak(s)"), std::string::npos) << out;
 }
 
 }  // namespace

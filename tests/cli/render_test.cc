@@ -41,5 +41,19 @@ TEST_F(Render, TerminalEscapesInATaskAreShownNotObeyed) {
   EXPECT_EQ(json.record.value("prompt", ""), hostile);
 }
 
+// Issue 38: an error bound for --json may hold bytes that are not UTF-8 (here the folder named on
+// the command line): the answer is still JSON, those bytes replaced, not a throw from the dump
+// that ended `check --from` in std::terminate.
+TEST_F(Render, ARefusalHoldingBytesThatAreNotUtf8IsStillJson) {
+  std::string dir = root + "/artifact-\xff\xfe";  // does not exist
+  auto check = awaywork({"check", "--from", dir, "--json"});
+  EXPECT_EQ(check.exit_code, 5) << check.out << check.err;
+  ASSERT_TRUE(check.record.is_object()) << check.out << check.err;
+  EXPECT_EQ(check.record["accepted"], false);
+  EXPECT_NE(check.record.value("error", "").find("artifact-\xef\xbf\xbd\xef\xbf\xbd"),
+            std::string::npos)
+      << check.out;
+}
+
 }  // namespace
 }  // namespace aw::test

@@ -68,6 +68,11 @@ TEST(ContainerSeccomp, RefusesABaseThatAllowsByDefaultOrIsNoProfile) {
   EXPECT_FALSE(tighten_seccomp_profile("[]"));
   EXPECT_FALSE(tighten_seccomp_profile("not json"));
   EXPECT_FALSE(write_seccomp_profile("/tmp/aw-never-written.json", "/nonexistent/seccomp.json"));
+  // Issue 38, item 2: a defaultAction of the wrong type is an error naming it, not a type_error.
+  auto typed = tighten_seccomp_profile(R"({"defaultAction":1,"syscalls":[]})");
+  ASSERT_FALSE(typed);
+  EXPECT_EQ(typed.error().message,
+            R"(the base profile: field "defaultAction": expected a string, got number)");
 }
 
 // The machine's own base (containers-common), when installed, tightens cleanly.

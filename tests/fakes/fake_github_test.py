@@ -56,6 +56,19 @@ class FakeGithubTest(unittest.TestCase):
         self.assertEqual(set(links), {"first", "prev"})
         self.assertEqual(h.get("x-poll-interval"), "60")
 
+    def test_a_fields_fault_answers_wrongly_typed_fields_on_its_route_only(self):
+        self.issues(2)
+        self.fake.control("POST", "faults", {"fields": {"number": "1", "labels": [{"name": 7}]},
+                                             "fields_on": "GET /repos/alice/r/issues"})
+        status, _, page = self.fake.call("GET", "/repos/alice/r/issues", token=self.token)
+        self.assertEqual(status, 200)
+        self.assertEqual([(i["number"], i["labels"]) for i in page], [("1", [{"name": 7}])] * 2)
+        _, _, repo = self.fake.call("GET", "/repos/alice/r", token=self.token)
+        self.assertNotIn("labels", repo)
+        self.fake.control("POST", "faults", {"fields": {}})
+        _, _, page = self.fake.call("GET", "/repos/alice/r/issues", token=self.token)
+        self.assertEqual(sorted(i["number"] for i in page), [1, 2])
+
     def test_the_poll_interval_can_be_set_or_left_out(self):
         self.issues(1)
         self.fake.control("POST", "faults", {"poll_interval": 30})

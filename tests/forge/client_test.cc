@@ -136,6 +136,24 @@ TEST_F(ClientTest, ErrorsQuoteGithubAndSayTheFix) {
       << v.error().message;
 }
 
+// GitHub's error list read without a throw: a part of the wrong type is named instead (issue 38,
+// invariant 7), the others as GitHub wrote them.
+TEST_F(ClientTest, AWronglyTypedPartOfAnErrorIsNamedNotThrownOn) {
+  GitHub gh = client(token);
+  ApiReply r;
+  r.status = 422;
+  r.body = {{"message", "Validation Failed"},
+            {"errors",
+             {{{"resource", "PullRequest"}, {"field", "head"}, {"code", "invalid"}},
+              {{"resource", 7}, {"field", "base"}, {"code", "invalid"}},
+              {{"message", 1}, {"code", 5}}}}};
+  EXPECT_EQ(gh.describe("POST", "/repos/octo/web/pulls", r),
+            "GitHub POST /repos/octo/web/pulls: 422 \"Validation Failed\" (PullRequest head "
+            "invalid; GitHub's error: field \"resource\": expected a string, got number; "
+            "GitHub's error: field \"code\": expected a string, got number); GitHub refused the "
+            "request's content");
+}
+
 TEST_F(ClientTest, ANextPageElsewhereIsNotFollowed) {
   EXPECT_FALSE(target_under("http://127.0.0.2:1/repos", fake->api_url()));
 }

@@ -381,5 +381,20 @@ TEST_F(ForgePublish, AWriteThatFailsWithA5xxNamesTheApplyThatFinishesIt) {
   EXPECT_EQ(finished->posted, (std::vector<std::string>{"comment-1"}));
 }
 
+// Issue 38, item 2: a branch's answer whose object.type is not a string (a hostile or broken
+// forge) is an error naming what it lacks, not a type_error out of publish; nothing is pushed.
+TEST_F(ForgePublish, ARefAnswerOfTheWrongTypeIsAnErrorAndNothingIsPushed) {
+  fake->control("POST", "faults",
+                {{"fields", {{"object", {{"type", 7}, {"sha", base}}}}},
+                 {"fields_on", "GET /repos/octo/web/git/ref/heads/"}});
+  auto done = publish_to_forge(*session, input("u10"));
+  ASSERT_FALSE(done);
+  EXPECT_NE(done.error().message.find("the answer names no commit (object.type, object.sha)"),
+            std::string::npos)
+      << done.error().message;
+  EXPECT_EQ(
+      sh_capture("git --git-dir=" + sq(bare) + " rev-parse -q --verify awaywork/u10").exit_code, 1);
+}
+
 }  // namespace
 }  // namespace aw::test

@@ -96,6 +96,33 @@ TEST_F(ApplyCliTest, ApplyRefusesAUnitTheCheckRefused) {
       sh_capture("git rev-parse --verify --quiet refs/heads/awaywork/" + id, src_dir).exit_code, 0);
 }
 
+// Issue 38, item 2: a verdict.json whose accepted is not a boolean (a corrupt or edited run
+// folder) is an error naming the field, not a type_error that ended apply in std::terminate.
+TEST_F(ApplyCliTest, AWronglyTypedVerdictFieldIsAnErrorNamingIt) {
+  agent("printf 'bravo by agent\\n' > b.txt");
+  std::string id = run_unit("change b");
+  ASSERT_FALSE(id.empty());
+  sh("git update-ref -d refs/heads/awaywork/" + id, src_dir);
+  std::string verdict = tmp.path + "/state/runs/" + id + "/verdict.json";
+  ASSERT_TRUE(write_file(verdict, R"({"accepted": "yes", "paths": ["b.txt"]})"));
+  Captured c = aw({"apply", id, "--json"});
+  EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
+  EXPECT_NE(c.err.find(verdict + ": field \"accepted\": expected a boolean, got string"),
+            std::string::npos)
+      << c.err;
+  auto j = nlohmann::json::parse(c.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << c.out;
+  EXPECT_EQ(j["applied"], false);
+  ASSERT_TRUE(write_file(verdict, R"({"accepted": true, "paths": ["b.txt", 7]})"));
+  c = aw({"apply", id});
+  EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
+  EXPECT_NE(c.err.find(verdict + ": field \"paths[1]\": expected a string, got number"),
+            std::string::npos)
+      << c.err;
+  EXPECT_NE(
+      sh_capture("git rev-parse --verify --quiet refs/heads/awaywork/" + id, src_dir).exit_code, 0);
+}
+
 // The product binary is the askpass: git execs it directly, it answers from its environment.
 TEST_F(ApplyCliTest, TheAwayworkBinaryIsGitsAskpassForAnHttpRemote) {
   std::string srv = tmp.path + "/srv";

@@ -366,6 +366,25 @@ TEST_F(EventsFile, ABadFileIsAnErrorNamingIt) {
   EXPECT_FALSE(read_events(dir_ + "/missing.json"));
 }
 
+// Issue 38, item 2: a wrongly typed field is an error naming it and where, read without a throw.
+TEST_F(EventsFile, AWronglyTypedFieldIsAnErrorNamingIt) {
+  std::string path = dir_ + "/events.json";
+  ASSERT_TRUE(write_file(path, R"({"events":[{"kind":"message","text":"hi"},)"
+                               R"({"kind":"usage","input_tokens":"many"}]})"));
+  auto r = read_events(path);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            path + R"(: field "events[1].input_tokens": expected an integer, got string)");
+  ASSERT_TRUE(write_file(path, R"({"events":[{"kind":["message"]}]})"));
+  r = read_events(path);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, path + R"(: field "events[0].kind": expected a string, got array)");
+  ASSERT_TRUE(write_file(path, R"({"events":{"kind":"message"}})"));
+  r = read_events(path);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, path + R"(: field "events": expected an array, got object)");
+}
+
 }  // namespace
 }  // namespace aw
 

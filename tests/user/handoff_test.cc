@@ -4,11 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "base/fs.h"
 #include "isolate/user/handoff.h"
+#include "isolate/user/locations.h"
 #include "isolate/user/probes.h"
 #include "user_fixture.h"
 
@@ -16,6 +19,35 @@ namespace aw {
 namespace {
 
 using test::run_as;
+
+// Issue 38, item 2: isolation.json (read again by crash recovery) with a field of the wrong type
+// is an error naming it, not a type_error: "isolation" was read outside the old try/catch, so a
+// number there ended awaywork. Device and inode numbers past INT64_MAX are read as written.
+TEST(Locations, AWronglyTypedFieldIsAnErrorNamingIt) {
+  char tmpl[] = "/tmp/aw-locations-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string file = std::string(tmpl) + "/isolation.json";
+  auto read = [&](const std::string& text) {
+    EXPECT_TRUE(write_file(file, text));
+    auto l = read_locations(file);
+    return l ? std::string("(no error)") : l.error().message;
+  };
+  EXPECT_EQ(read(R"({"isolation": 5})"), file + ": not the locations of a user unit");
+  EXPECT_EQ(read(R"({"isolation": "user", "home_removed": "no"})"),
+            file + R"(: field "home_removed": expected a boolean, got string)");
+  EXPECT_EQ(read(R"({"isolation": "user", "folders": [{"path": "/x", "dev": "1", "ino": 2}]})"),
+            file + R"(: field "folders[0].dev": expected an integer, got string)");
+  EXPECT_EQ(read(R"({"isolation": "user", "folders": [{"path": "/x", "dev": 1, "ino": -2}]})"),
+            file + R"(: field "folders[0].ino": -2 is out of range [0, 18446744073709551615])");
+  UserUnitLocations l{"w", "/c", "/h", true, {{"/x", DirId{1, static_cast<ino_t>(UINT64_MAX)}}}};
+  ASSERT_TRUE(write_locations(file, l));
+  auto back = read_locations(file);
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_EQ(back->folders.size(), 1u);
+  EXPECT_EQ(back->folders[0].id.ino, static_cast<ino_t>(UINT64_MAX));
+  EXPECT_TRUE(back->home_removed);
+  std::filesystem::remove_all(tmpl);
+}
 
 struct Stat {
   uid_t uid = static_cast<uid_t>(-1);

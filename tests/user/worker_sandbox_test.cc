@@ -10,9 +10,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "base/fs.h"
 #include "isolate/sandbox/plan_json.h"
@@ -73,6 +75,40 @@ TEST(PlanJson, BadTextNamesWhatIsWrong) {
   auto bad = plan_from_json(R"({"mode": "sometimes"})");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("mode"), std::string::npos) << bad.error().message;
+}
+
+// Issue 38, item 2: each field missing or of the wrong type is named, read without a throw (no
+// try/catch around nlohmann's get<>()); a list that is not there is an error, not an empty one.
+TEST(PlanJson, AWronglyTypedOrMissingFieldIsNamed) {
+  SandboxPlan p;
+  p.bridges = {{"/run/b.sock", 4181}};
+  auto named = [&](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json j = nlohmann::json::parse(plan_to_json(p));
+    change(j);
+    auto back = plan_from_json(j.dump());
+    return back ? std::string("(no error)") : back.error().message;
+  };
+  EXPECT_EQ(named([](auto& j) { j["proxy_port"] = "3128"; }),
+            R"(sandbox plan: field "proxy_port": expected an integer, got string)");
+  EXPECT_EQ(named([](auto& j) { j["proxy_port"] = 70000; }),
+            R"(sandbox plan: field "proxy_port": 70000 is out of range [0, 65535])");
+  EXPECT_EQ(named([](auto& j) { j["bridges"][0]["port"] = true; }),
+            R"(sandbox plan: field "bridges[0].port": expected an integer, got boolean)");
+  EXPECT_EQ(named([](auto& j) {
+              j["hidden"] = {"/home/o/.ssh", 7};
+            }),
+            R"(sandbox plan: field "hidden[1]": expected a string, got number)");
+  EXPECT_EQ(named([](auto& j) { j.erase("hidden"); }),
+            R"(sandbox plan: field "hidden" is missing)");
+  EXPECT_EQ(named([](auto& j) { j["limits"]["cpus"] = "2"; }),
+            R"(sandbox plan: field "limits.cpus": expected a number, got string)");
+  EXPECT_EQ(named([](auto& j) { j["mode"] = 1; }),
+            R"(sandbox plan: field "mode": expected a string, got number)");
+  nlohmann::json big = nlohmann::json::parse(plan_to_json(p));
+  big["limits"]["memory_bytes"] = UINT64_MAX;  // past INT64_MAX, as written
+  auto back = plan_from_json(big.dump());
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->limits.memory_bytes, UINT64_MAX);
 }
 
 std::string folder_of(const std::string& helper) {

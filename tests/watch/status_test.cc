@@ -90,5 +90,29 @@ TEST(WatcherStatus, SaysWhenNoWatcherRuns) {
   EXPECT_NE((*v)["message"].get<std::string>().find("killed or crashed"), std::string::npos);
 }
 
+// A beat or a slot that is not as watch wrote it is an error naming the field, not a throw that
+// would take serve down with it (issue 38, invariant 7).
+TEST(WatcherStatus, AWronglyTypedFieldIsAnErrorNamingIt) {
+  test::TempDir tmp;
+  auto st = Store::open(tmp.path);
+  ASSERT_TRUE(st);
+  ASSERT_TRUE(st->watch_put("watcher", {{"host", "box"}, {"pid", "1234"}}));
+  auto v = watcher_status(*st);
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().message,
+            "watch state watcher: field \"pid\": expected an integer, got string");
+  ASSERT_TRUE(st->watch_put("watcher", {{"host", "box"}, {"repos", {{{"repo", "web"}}, "web"}}}));
+  v = watcher_status(*st);
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().message,
+            "watch state watcher: field \"repos[1]\": expected an object, got string");
+  ASSERT_TRUE(write_beat(*st, me()));
+  ASSERT_TRUE(st->watch_put(slot_key("web", 5), {{"repo", "web"}, {"number", 5}, {"phase", 3}}));
+  v = watcher_status(*st);
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().message,
+            "watch state issue/web/000000000005: field \"phase\": expected a string, got number");
+}
+
 }  // namespace
 }  // namespace aw

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "check/sanitize.h"
+#include "record/store.h"
 #include "watch_fixture.h"
 
 namespace aw::test {
@@ -309,6 +310,51 @@ TEST_F(WatchE2E, ASecondTriggerOnARepositoryAtItsLimitWaitsInTheQueue) {
   EXPECT_EQ(order, want) << log.dump(1);
   EXPECT_EQ(units_of(a), 1);
   EXPECT_EQ(units_of(b), 1);
+}
+
+// What a hostile or broken forge answers, and a kept answer that is not as written, is an error in
+// the log naming the field: watch goes on and ends as usual, never in std::terminate (issue 38,
+// invariant 7). Listed issues whose labels, assignees, comment count and number are wrongly typed.
+TEST_F(WatchE2E, WronglyTypedFieldsAreErrorsNamingThemNotACrash) {
+  {
+    auto st = Store::open(tmp.path + "/state");
+    ASSERT_TRUE(st) << st.error().message;
+    ASSERT_TRUE(st->watch_put("etag/fake/user", {{"etag", 5}, {"body", nlohmann::json::object()}}));
+  }
+  int64_t n = issue("octo", "hostile", "x");
+  label(n, "alice", "awaywork");
+  fake->control(
+      "POST", "faults",
+      {{"fields",
+        {{"labels", {{{"name", 7}}}}, {"assignees", {{{"login", {1}}}}}, {"comments", "three"}}},
+       {"fields_on", "GET /repos/octo/web/issues"}});
+  auto errors_of = [](const nlohmann::json& log) {
+    std::string out;
+    for (const auto& e : events(log, "error")) out += e.value("error", "") + "\n";
+    return out;
+  };
+  auto log = watch_once();
+  std::string said = errors_of(log);
+  EXPECT_NE(said.find("state database: watch state etag/fake/user: field \"etag\": expected a "
+                      "string, got number"),
+            std::string::npos)
+      << log.dump(1);
+  EXPECT_NE(said.find("GitHub's issue list: field \"comments\": expected an integer, got string"),
+            std::string::npos)
+      << log.dump(1);
+  EXPECT_EQ(events(log, "watch_stopped").size(), 1u) << log.dump(1);
+
+  fake->control("POST", "faults",
+                {{"fields", {{"number", "1"}}}, {"fields_on", "GET /repos/octo/web/issues"}});
+  log = watch_once();
+  said = errors_of(log);
+  EXPECT_NE(said.find("GitHub's issue list: field \"number\": expected an integer, got string"),
+            std::string::npos)
+      << log.dump(1);
+  EXPECT_EQ(said.find("etag"), std::string::npos) << "the kept answer was written again: " << said;
+  EXPECT_EQ(events(log, "watch_stopped").size(), 1u) << log.dump(1);
+  EXPECT_TRUE(events(log, "trigger_admitted").empty()) << log.dump(1);
+  EXPECT_EQ(units_of(n), 0);
 }
 
 }  // namespace

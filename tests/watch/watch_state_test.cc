@@ -57,10 +57,34 @@ TEST(WatchState, AnIssueSlotRoundTrips) {
   s.attempts = 2;
   s.stop_reason = "window ended";
   s.not_before = 99;
-  IssueSlot t = slot_from_json(to_json(s));
-  EXPECT_EQ(to_json(t), to_json(s));
-  EXPECT_EQ(t.seen.comment, 2002);
+  auto t = slot_from_json(to_json(s), "watch state issue/web/000000000042");
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(to_json(*t), to_json(s));
+  EXPECT_EQ(t->seen.comment, 2002);
   EXPECT_EQ(slot_key("web", 42), "issue/web/000000000042");
+}
+
+// A slot that is not as watch wrote it (a corrupt or edited database) is an error naming the
+// field and where it is kept, never an exception that ends watch (issue 38, invariant 7).
+TEST(WatchState, AWronglyTypedSlotFieldIsAnErrorNamingIt) {
+  test::TempDir tmp;
+  auto st = Store::open(tmp.path);
+  ASSERT_TRUE(st) << st.error().message;
+  ASSERT_TRUE(
+      st->watch_put(slot_key("web", 42),
+                    {{"repo", "web"}, {"number", 42}, {"phase", "queued"}, {"attempts", "two"}}));
+  auto s = load_slot(*st, "web", 42);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message,
+            "watch state issue/web/000000000042: field \"attempts\": expected an integer, got "
+            "string");
+  auto listed = slot_from_json(nlohmann::json::array({1}), "watch state issue/web/1");
+  ASSERT_FALSE(listed);
+  EXPECT_EQ(listed.error().message, "watch state issue/web/1: expected an object, got array");
+  auto flag = slot_from_json({{"requeued", 1}}, "watch state issue/web/2");
+  ASSERT_FALSE(flag);
+  EXPECT_NE(flag.error().message.find("field \"requeued\": expected a boolean"), std::string::npos)
+      << flag.error().message;
 }
 
 using nlohmann::json;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/json_read.h"
 
 namespace aw {
 
@@ -50,7 +51,9 @@ Result<std::string> tighten_seccomp_profile(const std::string& base) {
   json p = json::parse(base, nullptr, false);
   if (!p.is_object() || !p.contains("syscalls") || !p["syscalls"].is_array())
     return fail("not a seccomp profile (no syscalls list)");
-  if (p.value("defaultAction", "") == "SCMP_ACT_ALLOW")
+  // Read without a throw: a defaultAction of the wrong type is an error naming it.
+  AW_TRY(std::string by_default, JsonRead(p, "the base profile").str_or("defaultAction", ""));
+  if (by_default == "SCMP_ACT_ALLOW")
     return fail("the base profile allows by default; refusing to build on it");
   json out = json::array();
   for (auto& r : p["syscalls"]) {

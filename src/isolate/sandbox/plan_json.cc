@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_read.h"
+
 namespace aw {
 
 namespace {
@@ -56,44 +58,56 @@ std::string plan_to_json(const SandboxPlan& p) {
   return j.dump(2) + "\n";
 }
 
+// Every field required and read through JsonRead (base/json_read.h): a missing or wrongly typed
+// one is an Error naming it ("sandbox plan: field \"bridges[0].port\": ..."), never a throw.
 Result<SandboxPlan> plan_from_json(const std::string& text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object()) return fail("sandbox plan: not a JSON object");
+  JsonRead r(j, "sandbox plan");
   SandboxPlan p;
-  try {
-    AW_TRY(p.mode, enum_from<SandboxMode>("mode", j.at("mode").get<std::string>(),
-                                          {{"off", SandboxMode::off},
-                                           {"preferred", SandboxMode::preferred},
-                                           {"required", SandboxMode::required}}));
-    AW_TRY(p.network, enum_from<Network>("network", j.at("network").get<std::string>(),
-                                         {{"none", Network::none},
-                                          {"allowlist", Network::allowlist},
-                                          {"host", Network::host}}));
-    p.allow = j.at("allow").get<std::vector<std::string>>();
-    p.proxy_socket = j.at("proxy_socket").get<std::string>();
-    p.proxy_port = j.at("proxy_port").get<uint16_t>();
-    for (const auto& b : j.at("bridges"))
-      p.bridges.push_back({b.at("socket").get<std::string>(), b.at("port").get<uint16_t>()});
-    p.system = j.at("system").get<std::vector<std::string>>();
-    p.writable = j.at("writable").get<std::vector<std::string>>();
-    p.hidden = j.at("hidden").get<std::vector<std::string>>();
-    p.root_only = j.at("root_only").get<std::vector<std::string>>();
-    p.owner_home = j.at("owner_home").get<std::string>();
-    for (const auto& r : j.at("readable"))
-      p.readable.push_back({r.at("source").get<std::string>(), r.at("target").get<std::string>(),
-                            r.at("why").get<std::string>()});
-    const auto& l = j.at("limits");
-    p.limits.memory_bytes = l.at("memory_bytes").get<uint64_t>();
-    p.limits.pids = l.at("pids").get<int>();
-    p.limits.cpus = l.at("cpus").get<double>();
-    p.limits.enabled = l.at("enabled").get<bool>();
-    p.apply_limits = j.at("apply_limits").get<bool>();
-    p.cgroup_name = j.at("cgroup_name").get<std::string>();
-    p.hostname = j.at("hostname").get<std::string>();
-    p.disable_for_test = j.at("disable_for_test").get<std::set<std::string>>();
-  } catch (const nlohmann::json::exception& e) {
-    return fail("sandbox plan: {}", e.what());
+  AW_TRY(std::string mode, r.str("mode"));
+  AW_TRY(p.mode, enum_from<SandboxMode>("mode", mode,
+                                        {{"off", SandboxMode::off},
+                                         {"preferred", SandboxMode::preferred},
+                                         {"required", SandboxMode::required}}));
+  AW_TRY(std::string network, r.str("network"));
+  AW_TRY(p.network, enum_from<Network>("network", network,
+                                       {{"none", Network::none},
+                                        {"allowlist", Network::allowlist},
+                                        {"host", Network::host}}));
+  AW_TRY(p.allow, r.strings("allow"));
+  AW_TRY(p.proxy_socket, r.str("proxy_socket"));
+  AW_TRY(p.proxy_port, r.uint_in<uint16_t>("proxy_port"));
+  AW_TRY(std::vector<JsonRead> bridges, r.array("bridges"));
+  for (const JsonRead& b : bridges) {
+    SandboxPlan::Bridge one;
+    AW_TRY(one.socket, b.str("socket"));
+    AW_TRY(one.port, b.uint_in<uint16_t>("port"));
+    p.bridges.push_back(std::move(one));
   }
+  AW_TRY(p.system, r.strings("system"));
+  AW_TRY(p.writable, r.strings("writable"));
+  AW_TRY(p.hidden, r.strings("hidden"));
+  AW_TRY(p.root_only, r.strings("root_only"));
+  AW_TRY(p.owner_home, r.str("owner_home"));
+  AW_TRY(std::vector<JsonRead> readable, r.array("readable"));
+  for (const JsonRead& e : readable) {
+    SandboxPlan::ReadOnly one;
+    AW_TRY(one.source, e.str("source"));
+    AW_TRY(one.target, e.str("target"));
+    AW_TRY(one.why, e.str("why"));
+    p.readable.push_back(std::move(one));
+  }
+  AW_TRY(JsonRead l, r.object("limits"));
+  AW_TRY(p.limits.memory_bytes, l.uint_in<uint64_t>("memory_bytes"));
+  AW_TRY(p.limits.pids, l.int_in<int>("pids"));
+  AW_TRY(p.limits.cpus, l.number("cpus"));
+  AW_TRY(p.limits.enabled, l.boolean("enabled"));
+  AW_TRY(p.apply_limits, r.boolean("apply_limits"));
+  AW_TRY(p.cgroup_name, r.str("cgroup_name"));
+  AW_TRY(p.hostname, r.str("hostname"));
+  AW_TRY(std::vector<std::string> disabled, r.strings("disable_for_test"));
+  p.disable_for_test = {disabled.begin(), disabled.end()};
   p.unit_netns_fd = -1;
   return p;
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/json_read.h"
 
 namespace aw {
 
@@ -27,23 +28,25 @@ Status write_locations(const std::string& file, const UserUnitLocations& l) {
   return write_file(file, j.dump(2) + "\n", 0600);
 }
 
+// Read through JsonRead (base/json_read.h): a wrongly typed field is an Error naming it, never a
+// throw (the file is in the unit's run folder, read again by crash recovery).
 Result<UserUnitLocations> read_locations(const std::string& file) {
   AW_TRY(std::string text, read_file(file, 1 << 20));
   auto j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_object() || j.value("isolation", "") != "user")
+  JsonRead r(j, file);
+  if (!j.is_object() || !j.contains("isolation") || j["isolation"] != "user")
     return fail("{}: not the locations of a user unit", file);
   UserUnitLocations l;
-  try {
-    l.worker = j.value("worker", "");
-    l.clone = j.value("clone", "");
-    l.home = j.value("home", "");
-    l.home_removed = j.value("home_removed", false);
-    for (const auto& f : j.value("folders", nlohmann::json::array()))
-      l.folders.push_back({f.at("path").get<std::string>(),
-                           DirId{static_cast<dev_t>(f.at("dev").get<uint64_t>()),
-                                 static_cast<ino_t>(f.at("ino").get<uint64_t>())}});
-  } catch (const nlohmann::json::exception& e) {
-    return fail("{}: {}", file, e.what());
+  AW_TRY(l.worker, r.str_or("worker", ""));
+  AW_TRY(l.clone, r.str_or("clone", ""));
+  AW_TRY(l.home, r.str_or("home", ""));
+  AW_TRY(l.home_removed, r.bool_or("home_removed", false));
+  AW_TRY(std::vector<JsonRead> folders, r.array_or("folders"));
+  for (const JsonRead& f : folders) {
+    AW_TRY(std::string path, f.str("path"));
+    AW_TRY(uint64_t dev, f.uint_in<uint64_t>("dev"));
+    AW_TRY(uint64_t ino, f.uint_in<uint64_t>("ino"));
+    l.folders.push_back({path, DirId{static_cast<dev_t>(dev), static_cast<ino_t>(ino)}});
   }
   return l;
 }

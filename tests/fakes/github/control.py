@@ -105,6 +105,9 @@ def faults(st, b, m, urls):
             st.faults[key] = int(b[key])
     if "server_errors" in b:  # only the requests whose "METHOD /path" starts so ("" = any)
         st.faults["on"] = str(b.get("on", ""))
+    if "fields" in b:  # answers whose "METHOD /path" starts with fields_on get these fields
+        st.faults["fields"] = dict(b["fields"] or {})
+        st.faults["fields_on"] = str(b.get("fields_on", ""))
     if "rate_remaining" in b:
         st.rate_remaining = int(b["rate_remaining"])
         for bucket in st.rate.values():

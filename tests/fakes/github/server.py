@@ -196,12 +196,20 @@ class Handler(fakeserver.Handler):
         if bucket["remaining"] <= 0:
             who = f"user ID {st.users[login]['id']}" if login else self.client_address[0]
             raise FakeError(403, f"API rate limit exceeded for {who}.", doc=RATE_DOC)
+        asked = f"{self.command} {path}"
         path, link_base = self.resolve(path, urls)
         fn, m = api.route(self.command if self.command != "HEAD" else "GET", path)
         req = api.Request(st, login, query, body, urls, link_base, bucket)
-        result = fn(req, m)
+        status, out = fn(req, m)[:2]
         headers.update(req.headers)
-        return result[0], result[1], req.counted
+        if st.faults.get("fields") and status == 200 and asked.startswith(st.faults["fields_on"]):
+            # A hostile or broken forge: these fields replace the answer's (each item's of a list).
+            fields = st.faults["fields"]
+            if isinstance(out, list):
+                out = [dict(x, **fields) if isinstance(x, dict) else x for x in out]
+            elif isinstance(out, dict):
+                out = dict(out, **fields)
+        return status, out, req.counted
 
     def resolve(self, path, urls):
         """/repositories/ID/... as /repos/OWNER/NAME/..., and the base of the Link URLs: GitHub
