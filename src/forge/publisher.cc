@@ -59,8 +59,7 @@ void ForgePublisher::record_usage(Store& store) {
 }
 
 OpenPublisher forge_publishers(std::shared_ptr<ForgeSession> opened) {
-  return [opened](const Config& cfg,
-                  const RepoConfig& repo) -> Result<std::unique_ptr<Publisher>> {
+  return [opened](const Config& cfg, const RepoConfig& repo) -> Result<std::unique_ptr<Publisher>> {
     if (repo.forge.github.empty()) return std::unique_ptr<Publisher>();
     if (opened && opened->owner_repo == repo.forge.github)
       return std::unique_ptr<Publisher>(new ForgePublisher(opened));

@@ -90,12 +90,18 @@ Outcome collect_check_apply(const Target& t, Publisher* pub, const RunDir& dir,
     u.notes.push_back("held, not published (run --artifact): `awaywork apply --from DIR` does");
     return {UnitState::done, ""};
   }
-  ApplyInput in{t.repo,        t.source,
-                t.label,       u.id,
-                u.prompt,      t.base_ref,
-                u.base_commit, patch->text,
-                v.paths,       dir.apply,
-                &u,            v.requests,
+  ApplyInput in{t.repo,
+                t.source,
+                t.label,
+                u.id,
+                u.prompt,
+                t.base_ref,
+                u.base_commit,
+                patch->text,
+                v.paths,
+                dir.apply,
+                &u,
+                v.requests,
                 pub ? t.source.git_dir : ""};
   auto applied = apply_checked(in, pub);
   if (!applied) return {UnitState::failed, "apply: " + applied.error().message};

@@ -19,10 +19,10 @@ namespace aw {
 // pipeline records it and names the unit for it; it never reads the item again (a forge's issue is
 // read by the forge's source, before the unit exists).
 struct RunOrigin {
-  std::string source = "run";  // run, replay, issue: the source that built the request
-  int64_t issue = 0;           // the issue the task was built from (its repository is repo's)
-  std::string title, url;      // the issue's title and address, for the record
-  std::string asked_by;        // the issue's author ("" = the owner, at the command line)
+  std::string source = "run";      // run, replay, issue: the source that built the request
+  int64_t issue = 0;               // the issue the task was built from (its repository is repo's)
+  std::string title, url;          // the issue's title and address, for the record
+  std::string asked_by;            // the issue's author ("" = the owner, at the command line)
   std::vector<std::string> notes;  // what the source says in the record (comments left out)
 };
 

@@ -24,7 +24,8 @@ class Watchdog;
 
 // What a request resolves to before any unit exists. It reaches every phase (PhaseContext), so it
 // holds data only: no publisher and no credential (a host's credential stays with its publisher,
-// and goes to the mirror's fetch alone). tests/unit/reach_test.cc pins its members.
+// and goes to the mirror's fetch alone). tests/unit/wiring_test.cc pins its members, and
+// PhaseContext's.
 struct Target {
   std::string label;  // config name or path as given
   RepoConfig repo;
