@@ -10,11 +10,10 @@
 #include "base/json_read.h"
 #include "cli/commands.h"
 #include "config/config.h"
-#include "forge/session.h"
+#include "forge/publisher.h"
 #include "git/git.h"
 #include "record/store.h"
 #include "unit/apply.h"
-#include "unit/forge_usage.h"
 #include "unit/pipeline.h"
 
 namespace aw {
@@ -44,14 +43,11 @@ Result<Applied> apply_unit(const Config& cfg, Store& store, UnitRecord& u) {
   AW_TRY(std::vector<std::string> paths, checked_paths(u.run_dir + "/verdict.json"));
   ApplyInput in;
   if (auto it = cfg.repos.find(u.repo); it != cfg.repos.end()) in.repo = it->second;
-  std::unique_ptr<ForgeSession> forge;
-  if (!in.repo.forge.github.empty()) {
-    // The mirror (the unit's source) lends its objects; the remote is pushed to.
-    AW_TRY(forge, open_forge(cfg, in.repo));
-  }
-  ForgeUsageOnExit usage{store, forge.get()};
+  // A forge repository publishes through the forge's publisher; any other through git's own.
+  // The mirror (the unit's source) lends its objects; the remote is pushed to.
+  AW_TRY(std::unique_ptr<Publisher> forge, forge_publishers()(cfg, in.repo));
+  UsageOnExit usage{store, forge.get()};
   if (forge) {
-    in.forge = forge.get();
     in.record = &u;
     in.mirror_dir = u.source;
     AW_TRY(in.requests, load_checked_requests(u.run_dir + "/requests.json"));
@@ -65,7 +61,7 @@ Result<Applied> apply_unit(const Config& cfg, Store& store, UnitRecord& u) {
   in.patch = std::move(patch);
   in.paths = std::move(paths);
   in.scratch_dir = u.run_dir + "/apply";
-  auto a = apply_checked(in);
+  auto a = apply_checked(in, forge.get());
   bool changed =
       a && (u.branch != a->result.branch || u.commit != a->result.commit || !a->posted.empty());
   if (changed) {
@@ -75,8 +71,8 @@ Result<Applied> apply_unit(const Config& cfg, Store& store, UnitRecord& u) {
   }
   if (forge) {  // the progress comment ends as `run` would have ended it
     auto ended =
-        a ? end_progress(*forge, u, a->pull_url.empty() ? u.pull_request : a->pull_url, "done", "")
-          : end_progress(*forge, u, "", "failed", "apply: " + a.error().message);
+        a ? forge->end_note(u, a->pull_url.empty() ? u.pull_request : a->pull_url, "done", "")
+          : forge->end_note(u, "", "failed", "apply: " + a.error().message);
     if (!ended) u.notes.push_back("progress comment (apply): " + ended.error().message);
     changed = changed || !ended;
   }

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "config/config.h"
+#include "forge/publisher.h"
 #include "record/store.h"
 #include "unit/artifact.h"
 #include "unit/pipeline.h"
@@ -92,7 +93,7 @@ int cmd_apply_artifact(const GlobalOptions& g, const std::string& dir) {
   }
   Verdict v;
   bool was_refused = false;
-  auto r = apply_artifact(*cfg, dir, &v, &was_refused);
+  auto r = apply_artifact(*cfg, dir, forge_publishers(), &v, &was_refused);
   if (!r) {
     if (was_refused && !v.refusals.empty()) fmt::print(stderr, "{}", render_text(v));
     if (was_refused) return refused(g, "apply", r.error().message);

@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/signals.h"
 #include "config/config.h"
+#include "forge/publisher.h"
 #include "record/store.h"
 #include "unit/pipeline.h"
 
@@ -28,6 +29,7 @@ Result<RunRequest> replay_request(const Config& cfg, const std::string& id, bool
   req.base = u.base_ref;
   if (!latest) req.base_commit = u.base_commit;
   req.replay_of = u.id;
+  req.origin.source = "replay";
   // A repository given as a path was recorded as typed (maybe relative to another folder): its
   // source is the absolute path. A configured or forge repository is found by its name again.
   if (!cfg.repos.count(u.repo) && u.forge_repo.empty()) req.repo = u.source;
@@ -48,7 +50,8 @@ int cmd_replay(const GlobalOptions& g, const std::string& id, bool latest) {
     fmt::print(stderr, "awaywork replay: {}\n", req.error().message);
     return kExitUsage;
   }
-  return run_and_report(g, *cfg, *req, interrupted, "replay");
+  // A forge repository's unit is published to its forge, as the first one was.
+  return run_and_report(g, *cfg, *req, forge_publishers(), interrupted, "replay");
 }
 
 }  // namespace aw

@@ -9,6 +9,9 @@
 #include "cli/signals.h"
 #include "config/config.h"
 #include "forge/issue.h"
+#include "forge/issue_source.h"
+#include "forge/progress_observer.h"
+#include "forge/publisher.h"
 #include "unit/artifact.h"
 #include "unit/pipeline.h"
 
@@ -47,6 +50,24 @@ Result<std::string> prompt_text(const RunOptions& o) {
   return o.prompt;
 }
 
+// The unit as the terminal shows it: progress on stderr, Ctrl-C polled.
+class Display : public UnitObserver {
+ public:
+  Display(Progress& p, const std::function<bool()>& interrupted)
+      : progress_(p), interrupted_(interrupted) {}
+  void started(UnitRecord& u) override { progress_.started(u); }
+  void phase_started(UnitRecord&, const std::string& p) override { progress_.phase(p); }
+  void phase_ended(const PhaseRecord& p) override { progress_.phase_done(p); }
+  bool cancelled() override {
+    progress_.tick();
+    return interrupted_();
+  }
+
+ private:
+  Progress& progress_;
+  const std::function<bool()>& interrupted_;
+};
+
 }  // namespace
 
 int cmd_run(const GlobalOptions& g, const RunOptions& o) {
@@ -59,8 +80,9 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
   RunRequest req;
   req.repo = o.repo, req.agent = o.agent, req.base = o.base, req.profile = o.profile;
   req.unit_seconds = o.unit_seconds;
-  req.progress_comment = !o.no_progress_comment;
   req.hold = !o.artifact.empty();
+  std::shared_ptr<ForgeSession> session;      // the issue's forge, opened by its source
+  std::unique_ptr<ProgressObserver> comment;  // the issue's progress comment
   if (!o.issue.empty()) {
     auto ref = parse_issue_ref(o.issue);
     if (!ref || !o.prompt.empty() || !o.prompt_file.empty()) {
@@ -69,8 +91,19 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
                      : ref.error().message);
       return kExitUsage;
     }
-    req.repo = ref->repo;
-    req.issue = ref->number;
+    // The forge is the source: the task and the issue come in the request, as data.
+    auto issue = issue_request(*cfg, ref->repo, ref->number);
+    if (!issue) {
+      fmt::print(stderr, "awaywork run: {}\n", issue.error().message);
+      return kExitUsage;
+    }
+    session = issue->session;
+    req.repo = issue->request.repo;
+    req.prompt = issue->request.prompt;
+    req.origin = issue->request.origin;
+    // Not with --artifact: the agent job's token is read-only; the apply job ends the comment.
+    if (!o.no_progress_comment && !req.hold)
+      comment = std::make_unique<ProgressObserver>(*session, ref->number);
   } else if (o.repo.empty()) {
     fmt::print(stderr, "awaywork run: --repo NAME (or --issue NAME#N) is required\n");
     return kExitUsage;
@@ -82,22 +115,17 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     }
     req.prompt = *prompt;
   }
-  return run_and_report(g, *cfg, req, interrupted, "run", o.artifact);
+  return run_and_report(g, *cfg, req, forge_publishers(session), interrupted, "run", o.artifact,
+                        comment.get());
 }
 
 int run_and_report(const GlobalOptions& g, const Config& cfg, const RunRequest& req,
-                   const std::function<bool()>& interrupted, const char* command,
-                   const std::string& artifact) {
+                   const OpenPublisher& publishers, const std::function<bool()>& interrupted,
+                   const char* command, const std::string& artifact, UnitObserver* also) {
   Progress progress(::isatty(STDERR_FILENO) == 1);
-  UnitObserver obs;
-  obs.started = [&](const UnitRecord& u) { progress.started(u); };
-  obs.phase = [&](const std::string& p) { progress.phase(p); };
-  obs.phase_done = [&](const PhaseRecord& p) { progress.phase_done(p); };
-  obs.cancelled = [&] {
-    progress.tick();
-    return interrupted();
-  };
-  auto unit = run_unit(cfg, req, obs);
+  Display display(progress, interrupted);
+  Observers obs({&display, also});
+  auto unit = run_unit(cfg, req, obs, publishers);
   progress.clear();
   if (!unit) {
     fmt::print(stderr, "awaywork {}: {}\n", command, unit.error().message);

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "unit/publisher.h"  // OpenPublisher
+
 namespace aw {
 
 struct GlobalOptions {
@@ -28,11 +30,15 @@ int cmd_replay(const GlobalOptions& g, const std::string& id, bool latest);
 
 struct Config;
 struct RunRequest;
+class UnitObserver;
 // What run and replay share: the unit run with progress on stderr and Ctrl-C, its summary (or
-// record as JSON) printed, the exit code for its state.
+// record as JSON) printed, the exit code for its state. publishers: how its repository publishes
+// (the forge's for a github: one); also: an observer told after the display (an issue's progress
+// comment), or null.
 int run_and_report(const GlobalOptions& g, const Config& cfg, const RunRequest& req,
-                   const std::function<bool()>& interrupted, const char* command,
-                   const std::string& artifact = "");
+                   const OpenPublisher& publishers, const std::function<bool()>& interrupted,
+                   const char* command, const std::string& artifact = "",
+                   UnitObserver* also = nullptr);
 int cmd_units(const GlobalOptions& g);
 int cmd_show(const GlobalOptions& g, const std::string& id);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "check/redact.h"
 #include "check/sanitize.h"
 #include "forge/marker.h"
 #include "forge/publish.h"
@@ -71,6 +72,14 @@ std::string progress_outcome(const std::string& pull_url, const std::string& sta
   if (!pull_url.empty()) return fmt::format("Done: draft pull request {}", pull_url);
   return fmt::format("Ended: {}{}", state,
                      reason.empty() ? "" : " (" + sanitize_text(reason, {}, 2000) + ")");
+}
+
+Status end_progress(ForgeSession& s, const UnitRecord& u, const std::string& pull_url,
+                    const std::string& state, const std::string& reason) {
+  if (u.issue <= 0) return {};
+  ProgressComment pc(s, u.issue, u.id);
+  pc.resume(u.agent, u.isolation, u.sandbox);
+  return pc.finish(progress_outcome(pull_url, state, redact_all(reason, {s.token})));
 }
 
 }  // namespace aw

@@ -13,6 +13,7 @@
 
 #include "base/result.h"
 #include "forge/session.h"
+#include "record/record.h"
 
 namespace aw {
 
@@ -45,5 +46,11 @@ class ProgressComment {
 // reason (already redacted by the caller; sanitized here like any text sent to the forge).
 std::string progress_outcome(const std::string& pull_url, const std::string& state,
                              const std::string& reason);
+
+// A unit from an issue applied later (`awaywork apply ID`, `apply --from`): its progress comment
+// brought to its final state as `run` leaves it at its end: the pull request, else the state and
+// the reason, redacted of the forge token. Found by its marker; left alone when it already says so.
+Status end_progress(ForgeSession& s, const UnitRecord& u, const std::string& pull_url,
+                    const std::string& state, const std::string& reason);
 
 }  // namespace aw

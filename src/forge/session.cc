@@ -10,11 +10,6 @@ namespace aw {
 
 namespace {
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // gh reads its login from its config folder; nothing else of the owner's environment is passed.
 std::vector<std::string> gh_env() {
   std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin", "GH_PROMPT_DISABLED=1",
@@ -54,22 +49,6 @@ Result<std::string> forge_token(const ForgeConfig& forge) {
         "`awaywork secret set {}` (or write credential: gh to use your gh login)",
         forge.name, forge.credential, forge.credential);
   return *value;
-}
-
-Result<RepoConfig> find_forge_repo(const Config& cfg, const std::string& name) {
-  if (auto it = cfg.repos.find(name); it != cfg.repos.end()) {
-    if (it->second.forge.github.empty())
-      return fail("repo {} is not a forge repository (it has no github: OWNER/REPO)", name);
-    return it->second;
-  }
-  for (const auto& [_, r] : cfg.repos)
-    if (!r.forge.github.empty() && lower(r.forge.github) == lower(name)) return r;
-  std::string names;
-  for (const auto& [n, r] : cfg.repos)
-    if (!r.forge.github.empty())
-      names += fmt::format("{}{} ({})", names.empty() ? "" : ", ", n, r.forge.github);
-  return fail("'{}' is neither a repos: name nor the github: of one; forge repositories: {}", name,
-              names.empty() ? "none (add repos: NAME: {github: OWNER/REPO})" : names);
 }
 
 Result<std::unique_ptr<ForgeSession>> open_forge(

@@ -15,6 +15,7 @@
 
 #include "base/result.h"
 #include "config/config.h"
+#include "config/repos.h"  // find_forge_repo, which watch and the issue source use
 #include "forge/client.h"
 #include "forge/model.h"
 
@@ -44,8 +45,5 @@ Result<std::string> forge_token(const ForgeConfig& forge);
 Result<std::unique_ptr<ForgeSession>> open_forge(
     const Config& cfg, const RepoConfig& repo,
     const std::map<std::string, GitHub::Cached>& known = {});
-
-// The repository entry for "NAME" (a repos: key) or "OWNER/REPO" (a repos: entry's github:).
-Result<RepoConfig> find_forge_repo(const Config& cfg, const std::string& name);
 
 }  // namespace aw

@@ -7,24 +7,12 @@
 
 #include "base/fs.h"
 #include "base/json_read.h"
-#include "check/redact.h"
 #include "check/sanitize.h"
-#include "forge/progress.h"
-#include "forge/publish.h"
-#include "forge/session.h"
 #include "secrets/store.h"
 
 namespace aw {
 
 namespace {
-
-// The askpass git execs for a credential is awaywork itself (git/askpass.cc).
-Result<std::string> self_path() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return fail("cannot find awaywork's own binary (/proc/self/exe)");
-  return std::string(buf, static_cast<size_t>(n));
-}
 
 // The task is not always the owner's own words (a tracker, a plugin, a workflow pasting an issue
 // into the action's prompt): a title or commit subject made from it goes through the same rules
@@ -37,6 +25,15 @@ std::string title_of_task(const std::string& prompt, size_t max_chars, bool comm
   return task_title(prompt, o);
 }
 
+}  // namespace
+
+Result<std::string> askpass_program() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return fail("cannot find awaywork's own binary (/proc/self/exe)");
+  return std::string(buf, static_cast<size_t>(n));
+}
+
 std::string commit_message(const ApplyInput& in) {
   std::string title = title_of_task(in.prompt, 60, true);
   if (title.empty()) title = "unit " + in.unit_id;
@@ -44,36 +41,9 @@ std::string commit_message(const ApplyInput& in) {
                                              in.unit_id, in.label, in.base_commit.substr(0, 12)));
 }
 
-UnitFacts facts_of(const UnitRecord& u) {
-  UnitFacts f{u.id, u.agent, u.isolation, u.sandbox, u.verdict, {}};
-  for (const PhaseRecord& p : u.phases)
-    if (p.name.starts_with("check")) f.checks.emplace_back(p.name, p.exit_code);
-  return f;
+std::string task_title_of(const std::string& prompt, size_t max_chars) {
+  return title_of_task(prompt, max_chars, false);
 }
-
-Result<Applied> apply_to_forge(const ApplyInput& in) {
-  if (!in.forge || !in.record) return fail("a forge repository's apply needs its forge session");
-  ForgePublishInput f;
-  f.unit = facts_of(*in.record);
-  f.issue = in.record->issue;
-  f.branch_prefix = in.repo.forge.branch_prefix;
-  f.closing_keyword = in.repo.forge.closing_keyword;
-  f.base_ref = in.base_ref;
-  f.base_commit = in.base_commit;
-  f.patch = in.patch;
-  f.paths = in.paths;
-  f.commit_message = commit_message(in);
-  f.fallback_title = title_of_task(in.prompt, 120, false);
-  f.requests = in.requests;
-  f.allowed_labels = in.repo.bounds.allowed_labels;
-  f.scratch_dir = in.scratch_dir;
-  f.mirror_dir = in.mirror_dir;
-  AW_TRY(f.askpass, self_path());
-  AW_TRY(ForgePublished p, publish_to_forge(*in.forge, f));
-  return Applied{p.branch, in.forge->owner_repo, p.pull_url, p.compare_url, p.posted, p.already};
-}
-
-}  // namespace
 
 void note_applied(const Applied& a, UnitRecord& u) {
   u.branch = a.result.branch;
@@ -88,14 +58,6 @@ void note_applied(const Applied& a, UnitRecord& u) {
   if (!a.already.empty())
     u.notes.push_back(
         fmt::format("already there (found by marker): {}", fmt::join(a.already, ", ")));
-}
-
-Status end_progress(ForgeSession& s, const UnitRecord& u, const std::string& pull_url,
-                    const std::string& state, const std::string& reason) {
-  if (u.issue <= 0) return {};
-  ProgressComment pc(s, u.issue, u.id);
-  pc.resume(u.agent, u.isolation, u.sandbox);
-  return pc.finish(progress_outcome(pull_url, state, redact_all(reason, {s.token})));
 }
 
 Result<std::vector<Request>> load_checked_requests(const std::string& file) {
@@ -118,8 +80,15 @@ Result<std::vector<Request>> load_checked_requests(const std::string& file) {
   return out;
 }
 
-Result<Applied> apply_checked(const ApplyInput& in) {
-  if (!in.repo.forge.github.empty()) return apply_to_forge(in);
+Result<Applied> apply_checked(const ApplyInput& in, Publisher* pub) {
+  if (pub) return pub->publish(in);
+  // Git's own publisher would make the branch in the mirror: a forge's repository is its own.
+  if (!in.repo.forge.github.empty())
+    return fail("a forge repository's apply needs its forge session");
+  return GitPublisher().publish(in);
+}
+
+Result<Applied> GitPublisher::publish(const ApplyInput& in) {
   PublishRequest req;
   std::unique_ptr<SecretStore> secrets;
   PublishConfig pub = in.repo.publish;
@@ -137,7 +106,7 @@ Result<Applied> apply_checked(const ApplyInput& in) {
       AW_TRY(secrets, with_context(open_secret_store(default_secret_store_paths()),
                                    "the secret store (for " + pub.credential + ")"));
       req.target.secrets = secrets.get();
-      AW_TRY(req.askpass, self_path());
+      AW_TRY(req.askpass, askpass_program());
     }
   }
   req.unit_id = in.unit_id;
@@ -146,7 +115,7 @@ Result<Applied> apply_checked(const ApplyInput& in) {
   req.checked_paths = in.paths;
   req.message = commit_message(in);
   req.scratch_dir = in.scratch_dir;
-  AW_TRY(PublishResult r, publish(req));
+  AW_TRY(PublishResult r, aw::publish(req));  // git/git.h, not this member
   return Applied{r, req.target.url.empty() ? req.target.git_dir : req.target.url, "", "", {}, {}};
 }
 

@@ -1,5 +1,6 @@
 // Publishing a checked patch: the one place that turns a unit's accepted outputs into a branch,
-// used by the pipeline right after the check and by `awaywork apply ID` later.
+// used by the pipeline right after the check and by `awaywork apply ID` later. A host's publisher
+// (publisher.h) publishes its repositories; git's own publishes the rest.
 #pragma once
 
 #include <string>
@@ -10,47 +11,35 @@
 #include "config/config.h"
 #include "git/git.h"
 #include "record/record.h"
+#include "unit/publisher.h"
 
 namespace aw {
 
-struct ForgeSession;
-
-struct ApplyInput {
-  RepoConfig repo;  // `publish:` names a remote target; without it the local source
-  SourceRepo source;
-  std::string label;  // the repository as the user named it
-  std::string unit_id, prompt, base_ref, base_commit;
-  std::string patch;               // the checked patch
-  std::vector<std::string> paths;  // the verdict's checked paths
-  std::string scratch_dir;         // inside the unit's run folder
-  // A forge repository (repo.forge.github) publishes through forge/publish.h: the session, the
-  // unit's record (for the footer and its issue), the checked requests, the mirror to borrow.
-  ForgeSession* forge = nullptr;
-  const UnitRecord* record = nullptr;
-  std::vector<Request> requests;
-  std::string mirror_dir;
+// Git's own publisher: a new branch in the local source (on base_ref when that names one of its
+// branches), or pushed to the remote of `publish:` (or a `url:` repository's own), with the
+// credential from the secret store through the askpass.
+class GitPublisher : public Publisher {
+ public:
+  Result<Applied> publish(const ApplyInput& in) override;
 };
 
-// Where and how it is published, for messages: "/home/o/web/.git" or "https://...".
-struct Applied {
-  PublishResult result;
-  std::string target;
-  std::string pull_url, compare_url;         // a forge repository's pull request (or link)
-  std::vector<std::string> posted, already;  // items posted now / found by their marker
-};
-
-Result<Applied> apply_checked(const ApplyInput& in);
+// Through pub; without one, git's own publisher. A repository with a forge (`github:`) needs its
+// host's publisher: without it nothing is published.
+Result<Applied> apply_checked(const ApplyInput& in, Publisher* pub = nullptr);
 
 // What an apply did, into the record: branch, commit, the pull request, what was posted.
 void note_applied(const Applied& a, UnitRecord& u);
 
-// A unit from an issue applied later (`awaywork apply ID`): its progress comment brought to its
-// final state as `run` leaves it at its end: the pull request, else the state and the reason,
-// redacted of the forge token. Found by its marker; left alone when it already says so.
-Status end_progress(ForgeSession& s, const UnitRecord& u, const std::string& pull_url,
-                    const std::string& state, const std::string& reason);
-
 // The checked requests kept in runs/<id>/requests.json (for `awaywork apply ID`).
 Result<std::vector<Request>> load_checked_requests(const std::string& file);
+
+// For every publisher, the same words: the commit message of a unit's commit (the task's first
+// line, sanitized, never a closing keyword's reference), and a title made from the task (a pull
+// request's, when the agent asked for none).
+std::string commit_message(const ApplyInput& in);
+std::string task_title_of(const std::string& prompt, size_t max_chars);
+
+// The askpass git execs for a credential: awaywork itself (git/askpass.cc).
+Result<std::string> askpass_program();
 
 }  // namespace aw

@@ -11,7 +11,6 @@
 #include "base/fs.h"
 #include "base/sha256.h"
 #include "record/store.h"
-#include "unit/forge_usage.h"
 #include "unit/steps.h"
 
 namespace aw {
@@ -157,7 +156,8 @@ Result<Verdict> recheck_artifact(const Config& cfg, const Artifact& a,
   return recheck_artifact(a, repo.bounds, ctx);
 }
 
-Result<ArtifactApplied> apply_artifact(const Config& cfg, const std::string& dir, Verdict* verdict,
+Result<ArtifactApplied> apply_artifact(const Config& cfg, const std::string& dir,
+                                       const OpenPublisher& publishers, Verdict* verdict,
                                        bool* refused) {
   bool ignored = false;
   if (!refused) refused = &ignored;
@@ -172,11 +172,13 @@ Result<ArtifactApplied> apply_artifact(const Config& cfg, const std::string& dir
   req.agent = u.agent;
   req.base = u.base_ref;
   req.base_commit = u.base_commit;
-  req.issue = u.issue;
-  AW_TRY(Target t, with_context(resolve_target(cfg, req), "artifact " + dir));
+  req.origin.issue = u.issue;
+  AW_TRY(Resolved resolved, with_context(resolve_target(cfg, req, publishers), "artifact " + dir));
+  Target& t = resolved.target;
+  Publisher* pub = resolved.publisher.get();
   t.mirror_lock.reset();  // publishing borrows the mirror's objects; it does not change it
   std::vector<std::string> secrets;
-  if (t.forge) secrets.push_back(t.forge->token);
+  if (pub) secrets = pub->secrets();
   AW_TRY(Verdict v, recheck_artifact(cfg, a, secrets));
   if (verdict) *verdict = v;
   *refused = !v.accepted;
@@ -185,7 +187,7 @@ Result<ArtifactApplied> apply_artifact(const Config& cfg, const std::string& dir
                 dir, v.refusals.size(), v.refusals.size() == 1 ? "" : "s");
   std::string state = state_dir_of(cfg);
   AW_TRY(Store store, Store::open(state));
-  ForgeUsageOnExit usage{store, t.forge.get()};
+  UsageOnExit usage{store, pub};
   // A unit applied here before (a retried apply job) keeps its run folder.
   if (auto old = store.get(u.id); old && dir_id(old->run_dir)) {
     u.run_dir = old->run_dir;
@@ -202,18 +204,23 @@ Result<ArtifactApplied> apply_artifact(const Config& cfg, const std::string& dir
     AW_CHECK(store.save(u));
     return out;
   }
-  ApplyInput in{t.repo,        t.source,
-                t.label,       u.id,
-                u.prompt,      t.base_ref,
-                u.base_commit, a.patch,
-                v.paths,       u.run_dir + "/apply",
-                t.forge.get(), &u,
-                v.requests,    t.forge ? t.source.git_dir : ""};
-  auto applied = apply_checked(in);
-  if (t.forge) {
-    auto ended = applied
-                     ? end_progress(*t.forge, u, applied->pull_url, "done", "")
-                     : end_progress(*t.forge, u, "", "failed", "apply: " + applied.error().message);
+  ApplyInput in{t.repo,
+                t.source,
+                t.label,
+                u.id,
+                u.prompt,
+                t.base_ref,
+                u.base_commit,
+                a.patch,
+                v.paths,
+                u.run_dir + "/apply",
+                &u,
+                v.requests,
+                pub ? t.source.git_dir : ""};
+  auto applied = apply_checked(in, pub);
+  if (pub) {
+    auto ended = applied ? pub->end_note(u, applied->pull_url, "done", "")
+                         : pub->end_note(u, "", "failed", "apply: " + applied.error().message);
     if (!ended) u.notes.push_back("progress comment (apply): " + ended.error().message);
   }
   if (!applied) {

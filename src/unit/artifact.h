@@ -54,8 +54,9 @@ Result<Verdict> recheck_artifact(const Config& cfg, const Artifact& a,
                                  const std::vector<std::string>& secrets = {});
 Verdict recheck_artifact(const Artifact& a, const Bounds& bounds, const RequestContext& ctx);
 
-// `apply --from DIR`: load, resolve the repository and its forge from cfg, re-check (with the
-// forge token among the secrets a patch must not hold), then publish exactly as `apply ID` does.
+// `apply --from DIR`: load, resolve the repository and its publisher from cfg (publishers: the
+// caller's, publisher.h), re-check (with the publisher's credential among the secrets a patch must
+// not hold), then publish exactly as `apply ID` does.
 // *verdict gets the re-check's verdict; *refused says the Error is a refusal (a changed file or
 // the re-check), not a failure to publish. The unit's
 // record is saved in cfg's state folder, so `show ID` works in the apply job.
@@ -65,6 +66,7 @@ struct ArtifactApplied {
   bool nothing = false;  // the patch was empty: nothing to publish
 };
 Result<ArtifactApplied> apply_artifact(const Config& cfg, const std::string& dir,
+                                       const OpenPublisher& publishers = {},
                                        Verdict* verdict = nullptr, bool* refused = nullptr);
 
 }  // namespace aw

@@ -54,8 +54,8 @@ Verdict check(const Target& t, const Patch& patch, const std::optional<std::stri
 
 }  // namespace
 
-Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths& paths,
-                            const Clone& clone, UnitRecord& u,
+Outcome collect_check_apply(const Target& t, Publisher* pub, const RunDir& dir,
+                            const UnitPaths& paths, const Clone& clone, UnitRecord& u,
                             const std::vector<std::string>& secrets, bool publish) {
   auto patch = make_patch(clone);
   if (!patch) return {UnitState::failed, "collect: " + patch.error().message};
@@ -90,14 +90,20 @@ Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths&
     u.notes.push_back("held, not published (run --artifact): `awaywork apply --from DIR` does");
     return {UnitState::done, ""};
   }
-  ApplyInput in{t.repo,        t.source,
-                t.label,       u.id,
-                u.prompt,      t.base_ref,
-                u.base_commit, patch->text,
-                v.paths,       dir.apply,
-                t.forge.get(), &u,
-                v.requests,    t.forge ? t.source.git_dir : ""};
-  auto applied = apply_checked(in);
+  ApplyInput in{t.repo,
+                t.source,
+                t.label,
+                u.id,
+                u.prompt,
+                t.base_ref,
+                u.base_commit,
+                patch->text,
+                v.paths,
+                dir.apply,
+                &u,
+                v.requests,
+                pub ? t.source.git_dir : ""};
+  auto applied = apply_checked(in, pub);
   if (!applied) return {UnitState::failed, "apply: " + applied.error().message};
   note_applied(*applied, u);
   if (applied->target != t.source.git_dir) u.notes.push_back("published to " + applied->target);

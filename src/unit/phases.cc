@@ -114,7 +114,7 @@ void record_phase(const PhaseContext& ctx, PhaseRecord rec, UnitRecord& u) {
         fmt::format("{} phase left {} process(es) running after it ended ({}); "
                     "killed, and none survived",
                     rec.name, rec.leftovers_killed, fmt::join(rec.leftover_names, ", ")));
-  if (ctx.obs.phase_done) ctx.obs.phase_done(rec);
+  ctx.obs.phase_ended(rec);
   u.phases.push_back(std::move(rec));
 }
 
@@ -170,7 +170,7 @@ std::vector<PhasePlan> plan_phases(const Target& t, const UnitPaths& paths) {
 
 PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int index,
                            const Clone& clone, UnitRecord& u, PhaseOutput* out) {
-  if (ctx.obs.phase) ctx.obs.phase(plan.name);
+  ctx.obs.phase_started(u, plan.name);
   if (auto ok = ctx.isolator.before_phase(); !ok)
     return isolation_failed(plan, "before", ok.error(), u);
   auto launcher = ctx.isolator.launcher(plan, index);
@@ -212,7 +212,7 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
         stopped = *why;
         return true;
       }
-    return ctx.obs.cancelled && ctx.obs.cancelled();
+    return ctx.obs.cancelled();
   };
   spec.launcher = std::move(*launcher);
   std::string started = iso_now();

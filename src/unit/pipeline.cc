@@ -10,13 +10,10 @@
 #include "base/fs.h"
 #include "check/redact.h"
 #include "config/paths.h"
-#include "forge/issue.h"
-#include "forge/progress.h"
 #include "isolate/sandbox/limits_source.h"
 #include "record/store.h"
 #include "unit/agent_session.h"
 #include "unit/disk_reserve.h"
-#include "unit/forge_usage.h"
 #include "unit/isolator.h"
 #include "unit/steps.h"
 #include "unit/unit_id.h"
@@ -37,21 +34,9 @@ struct Unit {
   bool prompt_redacted = false;   // the record's prompt differs: it held a secret
   AgentSession* agent = nullptr;  // once started: revoked and written up at the end
   const std::vector<std::string>* literals = nullptr;
-  std::unique_ptr<ProgressComment> progress = {};  // a unit from an issue
-  DiskReserve* reserve = nullptr;                  // room for the end's writes
-  std::string state_dir = {};                      // whose filesystem may have filled
-
-  // A progress comment that could not be written is worth a note, never the unit's failure.
-  void note(const Status& s, const char* when) {
-    if (!s) u.notes.push_back(fmt::format("progress comment ({}): {}", when, s.error().message));
-  }
-
-  void finish_progress(UnitState state, const std::string& reason) {
-    if (!progress) return;
-    note(progress->finish(
-             progress_outcome(u.pull_request, to_string(state), redact_all(reason, *literals))),
-         "end");
-  }
+  UnitObserver* obs = nullptr;     // told of the end (an issue's progress comment)
+  DiskReserve* reserve = nullptr;  // room for the end's writes
+  std::string state_dir = {};      // whose filesystem may have filled
 
   // A disk that filled anyway (between the watchdog's looks, or with its floor off) is named:
   // whatever step met it failed with its own words, often git's.
@@ -69,7 +54,7 @@ struct Unit {
   }
 
   UnitRecord end(UnitState state, const std::string& reason) {
-    finish_progress(state, reason);
+    if (obs) obs->ended(u, state, redact_all(reason, *literals));
     // The prompt as given was the agent's input; what stays is the redacted one.
     if (prompt_redacted && !prompt_file.empty()) (void)write_file(prompt_file, u.prompt, 0600);
     if (agent) agent->end(dir, *literals, u);
@@ -110,20 +95,42 @@ std::string state_dir_of(const Config& cfg) {
   return cfg.state_dir.empty() ? default_state_dir() : cfg.state_dir;
 }
 
-Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
-                            const UnitObserver& given_obs) {
-  AW_TRY(Target t, resolve_target(cfg, given));
+void Observers::started(UnitRecord& u) {
+  for (UnitObserver* o : all_)
+    if (o) o->started(u);
+}
+
+void Observers::phase_started(UnitRecord& u, const std::string& phase) {
+  for (UnitObserver* o : all_)
+    if (o) o->phase_started(u, phase);
+}
+
+void Observers::phase_ended(const PhaseRecord& p) {
+  for (UnitObserver* o : all_)
+    if (o) o->phase_ended(p);
+}
+
+void Observers::ended(UnitRecord& u, UnitState state, const std::string& reason) {
+  for (UnitObserver* o : all_)
+    if (o) o->ended(u, state, reason);
+}
+
+bool Observers::cancelled() {
+  bool any = false;
+  for (UnitObserver* o : all_)
+    if (o && o->cancelled()) any = true;  // each is polled: one may tick a display
+  return any;
+}
+
+Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserver& obs,
+                            const OpenPublisher& publishers) {
+  AW_TRY(Resolved resolved, resolve_target(cfg, req, publishers));
+  Target& t = resolved.target;
+  Publisher* pub = resolved.publisher.get();  // kept out of t: t reaches the phases
   std::string state = state_dir_of(cfg);
   AW_TRY(Store store, Store::open(state));
-  ForgeUsageOnExit usage{store, t.forge.get()};
-  RunRequest req = given;
-  UnitObserver obs = given_obs;
-  std::optional<IssueWork> work;
-  if (req.issue > 0) {
-    AW_TRY(work, with_context(issue_work(*t.forge, t.repo, req.issue, ::time(nullptr)),
-                              fmt::format("issue {}#{}", t.request_repo, req.issue)));
-    req.prompt = work->prompt;
-  }
+  UsageOnExit usage{store, pub};
+  const RunOrigin& origin = req.origin;
   recover_abandoned(cfg, store);
 
   // Read before the record exists so that no byte of the record (the prompt first) is written
@@ -136,12 +143,15 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
   // The model credential stays with the inference proxy; the record is redacted of it too.
   auto credential = read_inference_credential(cfg, t);
   if (credential && !credential->empty()) redact_literals.push_back(*credential);
-  if (t.forge) redact_literals.push_back(t.forge->token);
+  // The publisher's credential (a forge's token) never reaches a phase; the record is redacted
+  // of it all the same.
+  if (pub)
+    for (auto& v : pub->secrets()) redact_literals.push_back(std::move(v));
 
   UnitRecord u;
   // Named for the issue, not for the repository's task text every issue's prompt starts with.
-  AW_TRY(u.id,
-         new_unit_id(work ? fmt::format("issue {} {}", req.issue, work->issue.title) : req.prompt));
+  AW_TRY(u.id, new_unit_id(origin.issue > 0 ? fmt::format("issue {} {}", origin.issue, origin.title)
+                                            : req.prompt));
   AW_TRY(std::unique_ptr<Isolator> iso, make_isolator(cfg, t, u.id));
   u.created_at = iso_now();
   u.repo = t.label;
@@ -155,41 +165,27 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
   u.sandbox = iso->sandbox_note();
   if (u.sandbox.rfind("sandboxed", 0) == 0 && cfg.isolation != Isolation::container)
     u.notes.push_back(describe_limits(cfg.sandbox.limits.enabled));
-  if (t.forge) u.forge_repo = t.forge->owner_repo;
-  u.issue = req.issue;
+  if (pub) u.forge_repo = pub->host_repo();
+  u.issue = origin.issue;
   u.replay_of = req.replay_of;
-  if (work) {
-    u.issue_title = redact_all(work->issue.title, redact_literals).substr(0, 300);
-    u.issue_url = work->issue.html_url.substr(0, 2000);
+  if (origin.issue > 0) {
+    u.issue_title = redact_all(origin.title, redact_literals).substr(0, 300);
+    u.issue_url = origin.url.substr(0, 2000);
   }
-  if (work && work->left_out > 0)
-    u.notes.push_back(
-        fmt::format("{} comment(s) on the issue by people not admitted were left "
-                    "out of the task",
-                    work->left_out));
+  for (const auto& n : origin.notes) u.notes.push_back(n);
   u.runner_pid = ::getpid();
   u.runner_start = process_start_time(u.runner_pid);
   AW_TRY(RunDir dir, make_run_dir(state, u.id));
   u.run_dir = dir.root;
   AW_CHECK(store.save(u));
-  if (obs.started) obs.started(u);
+  obs.started(u);
   DiskReserve reserve = DiskReserve::make(dir.root + "/" + DiskReserve::kFile);
 
   Unit unit{store, dir, *iso, u};
   unit.reserve = &reserve;
   unit.state_dir = state;
   unit.literals = &redact_literals;
-  if (t.forge && req.issue > 0 && req.progress_comment && !req.hold) {
-    unit.progress = std::make_unique<ProgressComment>(*t.forge, req.issue, u.id);
-    unit.note(unit.progress->start(u.agent, u.isolation, u.sandbox), "start");
-    auto began = std::chrono::steady_clock::now();
-    obs.phase = [&, began, outer = given_obs.phase](const std::string& p) {
-      if (outer) outer(p);
-      auto s = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() -
-                                                                began);
-      unit.note(unit.progress->phase(p, s.count()), "phase");
-    };
-  }
+  unit.obs = &obs;
   unit.prompt_redacted = u.prompt != req.prompt;
   if (!profile) return unit.end(UnitState::failed, "prepare: " + profile.error().message);
   if (!credential) return unit.end(UnitState::failed, "prepare: " + credential.error().message);
@@ -254,7 +250,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& given,
     return unit.end(rounds.state, u.reason);
   }
   close_transcript(*transcript, cfg, u);
-  Outcome out = collect_check_apply(t, dir, *paths, *clone, u, redact_literals, !req.hold);
+  Outcome out = collect_check_apply(t, pub, dir, *paths, *clone, u, redact_literals, !req.hold);
   return unit.end(out.state, out.reason);
 }
 

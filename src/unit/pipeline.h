@@ -6,12 +6,25 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "config/config.h"
 #include "record/record.h"
+#include "unit/publisher.h"
 
 namespace aw {
+
+// Where a request came from, as data: which source built it, from which item, who asked. The
+// pipeline records it and names the unit for it; it never reads the item again (a forge's issue is
+// read by the forge's source, before the unit exists).
+struct RunOrigin {
+  std::string source = "run";      // run, replay, issue: the source that built the request
+  int64_t issue = 0;               // the issue the task was built from (its repository is repo's)
+  std::string title, url;          // the issue's title and address, for the record
+  std::string asked_by;            // the issue's author ("" = the owner, at the command line)
+  std::vector<std::string> notes;  // what the source says in the record (comments left out)
+};
 
 struct RunRequest {
   std::string repo;                 // a name from config `repos:`, or a path to a git repository
@@ -20,26 +33,49 @@ struct RunRequest {
   std::string base;                 // "" = the repo's `base:`, or the source's HEAD
   std::optional<int> unit_seconds;  // overrides unit_minutes
   std::string profile;              // "" = the repo's `profile:`, else the agent's, else none
-  int64_t issue = 0;                // run --issue: the task is built from this issue of repo
   std::string base_commit;          // replay: the unit starts from this commit (base names it)
   std::string replay_of;            // replay: the unit this one repeats
-  bool progress_comment = true;     // with issue: false when watch's claim comment is the progress
-  // run --artifact: checked but not published, no progress comment (the agent job of the
-  // reusable workflow has a read-only token; `apply --from DIR` publishes in the apply job).
+  RunOrigin origin;
+  // run --artifact: checked but not published (the agent job of the reusable workflow has a
+  // read-only token; `apply --from DIR` publishes in the apply job).
   bool hold = false;
 };
 
-// How the caller follows a unit (progress display, Ctrl-C). Every member may be empty.
-struct UnitObserver {
-  std::function<void(const UnitRecord&)> started;       // record exists, before any phase
-  std::function<void(const std::string& phase)> phase;  // a phase begins
-  std::function<void(const PhaseRecord&)> phase_done;
-  std::function<bool()> cancelled;  // polled ~10 times a second
+// How the caller follows a unit (progress display, Ctrl-C, an issue's progress comment). Every
+// method does nothing unless overridden. What an observer adds to u.notes is recorded.
+class UnitObserver {
+ public:
+  virtual ~UnitObserver() = default;
+  virtual void started(UnitRecord& u) { (void)u; }  // record exists, before any phase
+  virtual void phase_started(UnitRecord& u, const std::string& phase) { (void)u, (void)phase; }
+  virtual void phase_ended(const PhaseRecord& p) { (void)p; }
+  // The unit ends in state, for reason (redacted of the unit's secrets); u.pull_request is set
+  // when it was published. Called before the state is recorded.
+  virtual void ended(UnitRecord& u, UnitState state, const std::string& reason) {
+    (void)u, (void)state, (void)reason;
+  }
+  virtual bool cancelled() { return false; }  // polled ~10 times a second
 };
 
-// An Error means no unit was made (bad repo, unknown agent, unreadable config); once the unit
-// exists every outcome is a record (done, failed, timed_out, lost, interrupted).
-Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, const UnitObserver& obs);
+// Several observers as one: each told in order; cancelled when one of them says so.
+class Observers : public UnitObserver {
+ public:
+  explicit Observers(std::vector<UnitObserver*> all) : all_(std::move(all)) {}
+  void started(UnitRecord& u) override;
+  void phase_started(UnitRecord& u, const std::string& phase) override;
+  void phase_ended(const PhaseRecord& p) override;
+  void ended(UnitRecord& u, UnitState state, const std::string& reason) override;
+  bool cancelled() override;
+
+ private:
+  std::vector<UnitObserver*> all_;  // not owned; null entries are skipped
+};
+
+// An Error means no unit was made (bad repo, unknown agent, unreadable config, a publisher that
+// cannot be opened); once the unit exists every outcome is a record (done, failed, timed_out,
+// lost, interrupted). publishers: the caller's (publisher.h); without them git's own publishes.
+Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserver& obs,
+                            const OpenPublisher& publishers = {});
 
 class Store;
 // Kill what a crashed awaywork left running (phase cgroups whose keeper is gone, containers of

@@ -7,7 +7,7 @@
 
 #include "base/fs.h"
 #include "check/redact.h"
-#include "forge/session.h"
+#include "config/repos.h"
 #include "provider/provider.h"
 #include "secrets/store.h"
 #include "unit/steps.h"
@@ -88,16 +88,25 @@ Result<std::string> pinned_base(const Target& t, const std::string& commit) {
 
 }  // namespace
 
-Status open_remote_source(const Config& cfg, Target& t) {
+Status open_remote_source(const Config& cfg, Target& t, const OpenPublisher& publishers,
+                          std::unique_ptr<Publisher>& pub) {
   ApplyTarget remote;
   std::string askpass;
-  if (!t.repo.forge.github.empty()) {
-    AW_TRY(t.forge, open_forge(cfg, t.repo));
-    t.request_repo = t.forge->owner_repo;
-    remote.url = t.forge->repo.clone_url;
-    remote.credential = t.forge->forge.credential;
-    remote.secret_value = t.forge->token;
-    remote.ca_file = t.forge->forge.ca_file;
+  if (publishers) {
+    AW_TRY(pub, publishers(cfg, t.repo));
+  }
+  std::optional<ApplyTarget> hosted;
+  if (pub) hosted = pub->source_remote();
+  if (hosted) {
+    t.request_repo = pub->host_repo();
+    remote.url = hosted->url;
+    remote.credential = hosted->credential;
+    remote.secret_value = hosted->secret_value;
+    remote.ca_file = hosted->ca_file;
+    hosted.reset();  // the credential's value goes to the fetch alone
+  } else if (!t.repo.forge.github.empty()) {
+    return fail("its forge ({}) has no publisher here: this command cannot reach it",
+                t.repo.forge.github);
   } else {
     remote.url = t.repo.url;
     remote.credential = t.repo.publish.credential;
@@ -169,24 +178,26 @@ Result<ResolvedProfile> resolve_profile(const Config&, const Target& t, const Ru
   return r;
 }
 
-Result<Target> resolve_target(const Config& cfg, const RunRequest& req) {
-  Target t;
+Result<Resolved> resolve_target(const Config& cfg, const RunRequest& req,
+                                const OpenPublisher& publishers) {
+  Resolved r;
+  Target& t = r.target;
   t.label = req.repo;
   // An issue's repository is a forge one: a folder or a plain url: repository never has issues.
-  AW_TRY(t.repo, req.issue > 0 ? with_context(find_forge_repo(cfg, req.repo), "--issue")
-                               : pick_repo(cfg, req.repo));
+  AW_TRY(t.repo, req.origin.issue > 0 ? with_context(find_forge_repo(cfg, req.repo), "--issue")
+                                      : pick_repo(cfg, req.repo));
   AW_TRY(t.agent, pick_agent(cfg, req.agent));
   AW_TRY(t.profile, pick_profile(cfg, req, t));
   t.request_repo = t.label;
   if (!t.repo.forge.github.empty() || !t.repo.url.empty()) {
-    AW_CHECK(with_context(open_remote_source(cfg, t), "repo " + t.label));
+    AW_CHECK(with_context(open_remote_source(cfg, t, publishers, r.publisher), "repo " + t.label));
   } else {
     AW_TRY(t.source, with_context(open_source(t.repo.path), "repo " + t.label));
   }
-  if (req.issue > 0 && !t.forge)
+  if (req.origin.issue > 0 && !r.publisher)
     return fail("--issue needs a forge repository (github: OWNER/REPO); {} is not one", t.label);
   t.base_ref = !req.base.empty() ? req.base : t.repo.base;
-  if (t.base_ref.empty() && t.forge) t.base_ref = t.forge->repo.default_branch;
+  if (t.base_ref.empty() && r.publisher) t.base_ref = r.publisher->default_branch();
   AW_TRY(t.base_commit,
          with_context(resolve_commit(t.source, t.base_ref),
                       fmt::format("base '{}' of repo {}", t.base_ref.empty() ? "HEAD" : t.base_ref,
@@ -202,7 +213,7 @@ Result<Target> resolve_target(const Config& cfg, const RunRequest& req) {
   bool plain = !t.base_ref.empty() && t.base_ref.find_first_of(" ~^:?*[\\") == std::string::npos &&
                t.base_ref != t.base_commit;
   t.clone_branch = plain ? t.base_ref : "awaywork-base";
-  return t;
+  return r;
 }
 
 Result<RunDir> make_run_dir(const std::string& state_dir, const std::string& id) {

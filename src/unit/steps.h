@@ -21,9 +21,11 @@ namespace aw {
 
 class AgentSession;
 class Watchdog;
-struct ForgeSession;
 
-// What a request resolves to before any unit exists.
+// What a request resolves to before any unit exists. It reaches every phase (PhaseContext), so it
+// holds data only: no publisher and no credential (a host's credential stays with its publisher,
+// and goes to the mirror's fetch alone). tests/unit/wiring_test.cc pins its members, and
+// PhaseContext's.
 struct Target {
   std::string label;  // config name or path as given
   RepoConfig repo;
@@ -33,17 +35,25 @@ struct Target {
   std::string clone_branch;  // the branch checked out in the clone
   AgentConfig agent;
   ProfileConfig profile;  // the chosen profile (name "" = none); its secrets not read yet
-  // A forge repository: its session (token, client) and its mirror, the unit's source. The
-  // mirror stays locked until the unit's clone is made.
-  std::shared_ptr<ForgeSession> forge;
+  // A remote repository's mirror, the unit's source: locked until the unit's clone is made.
   std::shared_ptr<MirrorLock> mirror_lock;
   std::string request_repo;  // what a request's `repo` must name: OWNER/REPO, else the label
 };
+// The target, and the publisher that serves its repository (null: git's own), kept apart: the
+// publisher may hold a credential, and the target reaches the phases.
+struct Resolved {
+  Target target;
+  std::unique_ptr<Publisher> publisher;
+};
 // An unknown --profile (or agent) is an Error naming the defined ones: no unit is made.
-Result<Target> resolve_target(const Config& cfg, const RunRequest& req);
-// A forge (github:) or url: repository: its session (forge), then its mirror fetched and locked
-// as t.source.
-Status open_remote_source(const Config& cfg, Target& t);
+// publishers: the caller's (publisher.h), opened for a remote repository.
+Result<Resolved> resolve_target(const Config& cfg, const RunRequest& req,
+                                const OpenPublisher& publishers = {});
+// A remote repository (a host's, github:, or url:): its publisher opened by publishers (for a
+// host's), then its mirror fetched (from the publisher's source_remote, else url:) and locked as
+// t.source.
+Status open_remote_source(const Config& cfg, Target& t, const OpenPublisher& publishers,
+                          std::unique_ptr<Publisher>& pub);
 
 using EnvPairs = std::vector<std::pair<std::string, std::string>>;
 
@@ -117,7 +127,7 @@ struct PhaseContext {
   const std::string& prompt;
   std::chrono::steady_clock::time_point deadline;
   Transcript& transcript;
-  const UnitObserver& obs;
+  UnitObserver& obs;
   const ResolvedProfile& profile;  // handed to every phase; its secret names go in the record
   AgentSession* agent = nullptr;   // the agent phase's provider side (agent_session.h)
   Watchdog* watchdog = nullptr;    // its floors stop a phase (watchdog.h)
@@ -161,8 +171,9 @@ struct Outcome {
   UnitState state;
   std::string reason;
 };
-Outcome collect_check_apply(const Target& t, const RunDir& dir, const UnitPaths& paths,
-                            const Clone& clone, UnitRecord& u,
+// pub: the repository's publisher (null: git's own).
+Outcome collect_check_apply(const Target& t, Publisher* pub, const RunDir& dir,
+                            const UnitPaths& paths, const Clone& clone, UnitRecord& u,
                             const std::vector<std::string>& secrets = {}, bool publish = true);
 
 }  // namespace aw

@@ -5,6 +5,9 @@
 #   - an upward target_link_libraries (aw_base -> aw_unit) fails the same way, naming the line
 #   - the same include listed under Exceptions passes; an exception nothing makes any more fails
 #   - a tests/ folder that mirrors no room fails
+#   - the unit knows no forge (issue 39): an include of forge/ in unit/ fails, and so does a
+#     credential holder (ForgeSession) planted in the context every phase gets, through a forward
+#     declaration the include check cannot see; a mention in a comment does not
 # Each case runs on a fresh copy of src/, docs/ and tests/ in a temporary folder; the real tree is
 # only read. Usage: check_layout_test.sh [SOURCE_DIR]
 # shellcheck disable=SC2016  # the backquotes are markdown, written to docs/layout.md as they are
@@ -37,10 +40,10 @@ expect_fail() {
   done
   ((fails == before)) || sed 's/^/    /' "$work/out" >&2
 }
-# add_exception ROW: a row at the end of the Exceptions table (after the unit -> forge row).
+# add_exception ROW: a row at the top of the Exceptions table (after its header's separator).
 add_exception() {
   local row=$1
-  awk -v row="$row" '{ print } /^\| `unit` → `forge` \|/ { print row }' \
+  awk -v row="$row" '{ print } h && /^\| ---/ { print row; h = 0 } /^\| arrow \|/ { h = 1 }' \
     "$work/tree/docs/layout.md" >"$work/layout" && mv "$work/layout" "$work/tree/docs/layout.md"
 }
 
@@ -94,5 +97,39 @@ echo '#include "base/result.h"' >"$work/tree/src/newroom/x.cc"
 run_check
 expect_fail "room without a row" "src/newroom/x.cc" "in no room"
 
+# The unit knows no forge: an include of forge/ from unit/ is an arrow nothing allows any more.
+fresh
+printf '%s\n' '// planted by check_layout_test.sh' '#include "forge/session.h"' \
+  >"$work/tree/src/unit/planted.cc"
+run_check
+expect_fail "unit includes forge" "src/unit/planted.cc:2:" "unit → forge"
+
+# A forge session planted in PhaseContext (what every phase gets) through a forward declaration,
+# which no include makes: the credential holders' rule names both lines.
+fresh
+steps=$work/tree/src/unit/steps.h
+grep -q '^struct PhaseContext {$' "$steps" || fail "no PhaseContext in src/unit/steps.h to plant in"
+awk '{ print } /^class Watchdog;$/ { print "struct ForgeSession;" }
+     /^struct PhaseContext \{$/ { print "  std::shared_ptr<ForgeSession> forge;" }' "$steps" \
+  >"$work/steps.h" && mv "$work/steps.h" "$steps"
+decl=$(grep -n '^struct ForgeSession;$' "$steps" | cut -d: -f1)
+member=$(grep -n 'std::shared_ptr<ForgeSession> forge;' "$steps" | cut -d: -f1)
+run_check
+expect_fail "forge session in PhaseContext" "src/unit/steps.h:$decl:" "src/unit/steps.h:$member:" \
+  "names ForgeSession, which holds a credential of room forge" "room unit may not use forge"
+
+# The same name in a comment or a string of the unit is no credential.
+fresh
+printf '%s\n' '// the unit never holds a ForgeSession (docs/layout.md)' \
+  'const char* kWhy = "no ForgeSession or GitHub client here";' >"$work/tree/src/unit/planted.cc"
+run_check
+((rc == 0)) || { fail "a comment naming ForgeSession fails"; sed 's/^/    /' "$work/out" >&2; }
+
+# A credential holder no longer defined in its room: the table cannot rot.
+fresh
+sed -i 's/^| `GitHub` | `forge` |/| `GitHubGone` | `forge` |/' "$work/tree/docs/layout.md"
+run_check
+expect_fail "holder gone" "credential holder GitHubGone is not defined in src/forge/"
+
 if ((fails)); then echo "$fails failed" >&2; exit 1; fi
-echo "ok: check-layout passes on the tree and fails on each planted arrow"
+echo "ok: check-layout passes on the tree and fails on each planted arrow and credential holder"

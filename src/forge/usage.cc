@@ -1,4 +1,4 @@
-#include "unit/forge_usage.h"
+#include "forge/usage.h"
 
 #include "unit/unit_id.h"
 

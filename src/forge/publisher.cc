@@ -1,0 +1,72 @@
+#include "forge/publisher.h"
+
+#include "forge/progress.h"
+#include "forge/publish.h"
+#include "forge/usage.h"
+#include "unit/apply.h"
+
+namespace aw {
+
+namespace {
+
+UnitFacts facts_of(const UnitRecord& u) {
+  UnitFacts f{u.id, u.agent, u.isolation, u.sandbox, u.verdict, {}};
+  for (const PhaseRecord& p : u.phases)
+    if (p.name.starts_with("check")) f.checks.emplace_back(p.name, p.exit_code);
+  return f;
+}
+
+}  // namespace
+
+Result<Applied> ForgePublisher::publish(const ApplyInput& in) {
+  if (!in.record) return fail("a forge repository's apply needs its forge session");
+  ForgePublishInput f;
+  f.unit = facts_of(*in.record);
+  f.issue = in.record->issue;
+  f.branch_prefix = in.repo.forge.branch_prefix;
+  f.closing_keyword = in.repo.forge.closing_keyword;
+  f.base_ref = in.base_ref;
+  f.base_commit = in.base_commit;
+  f.patch = in.patch;
+  f.paths = in.paths;
+  f.commit_message = commit_message(in);
+  f.fallback_title = task_title_of(in.prompt, 120);
+  f.requests = in.requests;
+  f.allowed_labels = in.repo.bounds.allowed_labels;
+  f.scratch_dir = in.scratch_dir;
+  f.mirror_dir = in.mirror_dir;
+  AW_TRY(f.askpass, askpass_program());
+  AW_TRY(ForgePublished p, publish_to_forge(*s_, f));
+  return Applied{p.branch, s_->owner_repo, p.pull_url, p.compare_url, p.posted, p.already};
+}
+
+std::optional<ApplyTarget> ForgePublisher::source_remote() const {
+  ApplyTarget remote;
+  remote.url = s_->repo.clone_url;
+  remote.credential = s_->forge.credential;
+  remote.secret_value = s_->token;
+  remote.ca_file = s_->forge.ca_file;
+  return remote;
+}
+
+Status ForgePublisher::end_note(const UnitRecord& u, const std::string& pull_url,
+                                const std::string& state, const std::string& reason) {
+  return end_progress(*s_, u, pull_url, state, reason);
+}
+
+void ForgePublisher::record_usage(Store& store) {
+  (void)save_forge_usage(store, *s_);
+}
+
+OpenPublisher forge_publishers(std::shared_ptr<ForgeSession> opened) {
+  return [opened](const Config& cfg, const RepoConfig& repo) -> Result<std::unique_ptr<Publisher>> {
+    if (repo.forge.github.empty()) return std::unique_ptr<Publisher>();
+    if (opened && opened->owner_repo == repo.forge.github)
+      return std::unique_ptr<Publisher>(new ForgePublisher(opened));
+    AW_TRY(std::unique_ptr<ForgeSession> s, open_forge(cfg, repo));
+    std::shared_ptr<ForgeSession> shared = std::move(s);
+    return std::unique_ptr<Publisher>(new ForgePublisher(std::move(shared)));
+  };
+}
+
+}  // namespace aw
