@@ -207,7 +207,7 @@ TEST(ProcRunPhase, CancelledCallbackStopsThePhase) {
 // silent for quiet_after, once per pause, for the redactor to write that tail.
 TEST(ProcRunPhase, OnQuietComesOnceAfterEachPauseInTheOutput) {
   using Clock = std::chrono::steady_clock;
-  PhaseSpec s = sh("printf 'a while'; sleep 1.5; printf ' more'; sleep 1.5; echo done");
+  PhaseSpec s = sh("printf 'a while'; sleep 2; printf ' more'; sleep 2; echo ' done'");
   std::string out;
   std::vector<std::string> at_quiet;  // the output so far, at each on_quiet
   std::vector<int64_t> silent_ms;     // how long after the last output each came
@@ -232,7 +232,7 @@ TEST(ProcRunPhase, OnQuietComesOnceAfterEachPauseInTheOutput) {
   EXPECT_EQ(at_quiet[1], "a while more");
   for (int64_t ms : silent_ms) {
     EXPECT_GE(ms, 190) << "not before quiet_after (200 ms) of silence";
-    EXPECT_LT(ms, 1400) << "within the pause, not only when output resumed";
+    EXPECT_LT(ms, 1900) << "within the pause, not only when output resumed";
   }
 }
 

@@ -276,7 +276,7 @@ class ServeHttp(unittest.TestCase):
         # Issue 25: the braces of the example were doubled ("like {{"repo": ...").
         for body, want in ((b"{", 'JSON object like {"repo": "NAME", "prompt": "TASK"}'),
                            (b'{"repo":"demo"}', '"prompt" is required'),
-                           (b'{"repo":"demo","prompt":"x","agent":"nope"}', "agents: bidiname, leaky"),
+                           (b'{"repo":"demo","prompt":"x","agent":"nope"}', "agents: bidiname, big, leaky, pause"),
                            (b'{"repo":"demo","prompt":"x","color":1}', 'unknown field "color"'),
                            (b'{"repo":"nope","prompt":"x"}', "nope")):
             msg = self.assert_json_error(*request(self.w.port, "POST", "/api/v1/units",
