@@ -815,7 +815,10 @@ class LogView {
     this.partial.dataset.n = n.padStart(5);
     const body = this.bodyOf(sec);
     if (this.partial.parentNode !== body || this.partial !== body.lastChild) body.append(this.partial);
-    if (this.query) this.highlight(this.partial, text, true);
+    if (this.query) {
+      this.highlight(this.partial, text, true);
+      this.recount();
+    }
   }
 
   // New bytes at the end: whole lines (or a part of an overlong one) become records; the rest
@@ -1020,7 +1023,9 @@ class LogView {
   recount() {
     this.hits = this.hits.filter((m) => m.isConnected && !m.classList.contains("partial-hit"));
     if (this.current >= this.hits.length) this.current = this.hits.length - 1;
-    const n = this.hits.length;
+    // The unfinished last line's matches count too (they are stepped to once the line is whole).
+    const pending = this.partial && this.partial.isConnected ? this.partial.querySelectorAll("mark.hit").length : 0;
+    const n = this.hits.length + pending;
     const where = this.start > 0 ? " in the part shown" : "";
     const of = this.current >= 0 ? `${this.current + 1} of ` : "";
     const text = !this.query ? "" : n ? `${of}${n} match${n === 1 ? "" : "es"}${where}` : `no match${where}`;
