@@ -105,11 +105,11 @@ nlohmann::json to_json(const UnitRecord& u) {
           {"requests", u.requests},
           {"notes", u.notes},
           {"phases", phases},
-          {"current_phase", u.current_phase ? nlohmann::json{{"name", u.current_phase->name},
-                                                             {"argv", u.current_phase->argv},
-                                                             {"started_at",
-                                                              u.current_phase->started_at}}
-                                            : nlohmann::json()},
+          {"current_phase", u.current_phase
+                                ? nlohmann::json{{"name", u.current_phase->name},
+                                                 {"argv", u.current_phase->argv},
+                                                 {"started_at", u.current_phase->started_at}}
+                                : nlohmann::json()},
           {"runner_pid", u.runner_pid},
           {"runner_start", u.runner_start}};
 }

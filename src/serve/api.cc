@@ -236,8 +236,8 @@ Reply Api::start_unit(const std::vector<std::string>& args, const std::string& p
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return error_reply(504, fmt::format("awaywork {} made no record within 60 s; see `awaywork units`",
-                                      command));
+  return error_reply(
+      504, fmt::format("awaywork {} made no record within 60 s; see `awaywork units`", command));
 }
 
 Reply Api::replay(const std::string& id, const std::string& body) {
@@ -250,8 +250,9 @@ Reply Api::replay(const std::string& id, const std::string& body) {
       return error_reply(400, fmt::format("unknown field \"{}\"; a re-run takes only \"latest\"",
                                           k.substr(0, 40)));
     if (!v.is_boolean())
-      return error_reply(400, "the field \"latest\" must be true or false (true: from the base "
-                              "branch's head instead of the recorded commit)");
+      return error_reply(400,
+                         "the field \"latest\" must be true or false (true: from the base "
+                         "branch's head instead of the recorded commit)");
   }
   bool latest = j.value("latest", false);
   auto u = get(id);

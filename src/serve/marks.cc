@@ -86,12 +86,8 @@ Result<json> log_marks(const std::string& run_dir, uint64_t offset, uint64_t end
     AW_TRY(auto counted, newlines(run_dir + "/transcript.log", from, offset));
     if (counted) at = line + *counted;
   }
-  return json{{"indexed", indexed},
-              {"bytes", bytes},
-              {"phases", phases},
-              {"times", times},
-              {"line", at},
-              {"more", more}};
+  return json{{"indexed", indexed}, {"bytes", bytes}, {"phases", phases},
+              {"times", times},     {"line", at},     {"more", more}};
 }
 
 }  // namespace aw

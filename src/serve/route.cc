@@ -96,12 +96,9 @@ tl::expected<Route, RouteError> match_api(std::string_view method,
     r.unit_id = std::string(seg[1]);
     if (seg.size() == 2) return want(RouteKind::unit, "GET");
     static const std::vector<std::pair<std::string_view, Match>> subs = {
-        {"patch", {RouteKind::patch, "GET"}},
-        {"log", {RouteKind::log, "GET"}},
-        {"marks", {RouteKind::marks, "GET"}},
-        {"cancel", {RouteKind::cancel, "POST"}},
-        {"replay", {RouteKind::replay, "POST"}},
-        {"apply", {RouteKind::apply, "POST"}}};
+        {"patch", {RouteKind::patch, "GET"}},    {"log", {RouteKind::log, "GET"}},
+        {"marks", {RouteKind::marks, "GET"}},    {"cancel", {RouteKind::cancel, "POST"}},
+        {"replay", {RouteKind::replay, "POST"}}, {"apply", {RouteKind::apply, "POST"}}};
     for (const auto& [name, m] : subs)
       if (seg[2] == name) return want(m.kind, m.method);
   }

@@ -224,7 +224,7 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
   if (ctx.save) ctx.save();
   auto result = run_phase(spec);
   u.current_phase.reset();  // saved with the phase's record, after the checks below
-  std::string said;  // the agent's last error event, for a failed phase's reason
+  std::string said;         // the agent's last error event, for a failed phase's reason
   if (events) {
     events->revoke();
     said = events->phase_over();

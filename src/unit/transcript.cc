@@ -31,8 +31,8 @@ Result<Transcript> Transcript::open(const std::string& path, Filter filter, uint
   // The index is the page's convenience: without it (it could not be made) the log is still
   // whole, shown without sections, numbers and times.
   if (!index_path.empty() && already == 0) {
-    int ifd = ::open(index_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-                     0600);
+    int ifd =
+        ::open(index_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (ifd >= 0) {
       t.index_ = ::fdopen(ifd, "w");
       if (!t.index_) ::close(ifd);

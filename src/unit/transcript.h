@@ -24,20 +24,21 @@ class Transcript {
   // max_bytes (0 = no cap): past it the transcript says it was cut and drops the rest, so an
   // agent printing without end cannot fill the owner's disk; the unit goes on.
   // index_path ("" = none): the marks of transcript_index.h go there: each phase's heading, and
-  // the time of a write at least every kStampEvery or kStampBytes. Kept only for a transcript
+  // the time of a write at least every kStampEveryMs and kStampBytes. Kept only for a transcript
   // that starts empty (a line number counts from its first byte).
   static Result<Transcript> open(const std::string& path, Filter filter, uint64_t max_bytes = 0,
                                  const std::string& index_path = "");
-  static constexpr int64_t kStampEveryMs = 1000;  // a line's time is at most this early
+  static constexpr int64_t kStampEveryMs = 1000;     // a line's time is at most this early
   static constexpr uint64_t kStampBytes = 64 << 10;  // a reader counts lines from a mark: bounded
   Transcript(Transcript&&) noexcept;
   Transcript& operator=(Transcript&&) noexcept;
   ~Transcript();
 
-  // "\n── agent: claude -p ──\n". With `phase`, what the filter held is written first (Drain::last),
-  // so that the index marks the very byte the heading's line begins at, under that name.
+  // "\n── agent: claude -p ──\n". With `phase`, what the filter held is written first
+  // (Drain::last), so that the index marks the very byte the heading's line begins at, under that
+  // name.
   void heading(const std::string& text, const std::string& phase = "");
-  void write(std::string_view bytes);     // through the filter
+  void write(std::string_view bytes);  // through the filter
   // The phase has printed nothing for a while (or ended): write what the filter held back and
   // can give now, so that the live log shows a line's end without waiting for more output.
   void settle();

@@ -200,8 +200,9 @@ TEST_F(TranscriptTest, MarksComeAtLeastEvery64KiB) {
 }
 
 TEST(TranscriptIndex, ParsesWholeLinesInOrderAndStopsAtAnythingElse) {
-  auto m = parse_marks("T 0 0 1700000000000\nP 5 1 1700000000100 check 2 (round 3)\nT 9 2 17\n"
-                       "T 12 3 18");  // the last line is still being written
+  auto m = parse_marks(
+      "T 0 0 1700000000000\nP 5 1 1700000000100 check 2 (round 3)\nT 9 2 17\n"
+      "T 12 3 18");  // the last line is still being written
   ASSERT_EQ(m.size(), 3u);
   EXPECT_EQ(m[1].kind, TranscriptMark::Kind::phase);
   EXPECT_EQ(m[1].phase, "check 2 (round 3)");
