@@ -254,16 +254,26 @@ async function unitsPage(signal, params) {
 
 // ── one unit ────────────────────────────────────────────────────────────────────────────────
 
+// Each phase with its command (a check is its command, not "check 1" alone), a bar for its
+// duration and how it ended; the running one with its clock.
 function phaseTimeline(u) {
   const total = Math.max(1, ...u.phases.map((p) => p.duration_ms || 0));
+  const label = (p) => el("span", { class: "phase-name" }, p.name,
+    Array.isArray(p.argv) && p.argv.length ? el("code", { class: "phase-cmd" }, p.argv.join(" ")) : null);
   const rows = u.phases.map((p) =>
     el("div", { class: "phase", "data-phase": p.name },
-      el("span", {}, p.name),
+      label(p),
       el("div", { class: "bar " + (p.end === "exited" && p.exit_code === 0 ? "" : "bad"),
         style: { width: `${Math.max(1, (100 * (p.duration_ms || 0)) / total)}%` } }),
       el("span", {}, `${p.outcome || p.end} · ${ms(p.duration_ms)}`)));
-  if (u.state === "running")
-    rows.push(el("div", { class: "phase" }, el("span", {}, "…"), el("div", { class: "bar running", style: { width: "30%" } }), el("span", {}, "running")));
+  if (u.state === "running") {
+    const p = u.current_phase;
+    rows.push(p
+      ? el("div", { class: "phase", "data-phase": p.name, "data-running": "true" }, label(p),
+        el("div", { class: "bar running", style: { width: "30%" } }), el("span", {}, "running \u00b7 ", clockSince(p.started_at)))
+      : el("div", { class: "phase", "data-running": "true" }, el("span", {}, "\u2026"),
+        el("div", { class: "bar running", style: { width: "30%" } }), el("span", {}, "between phases")));
+  }
   return rows.length ? rows : [el("p", { class: "muted" }, "No phase has run yet.")];
 }
 
@@ -275,6 +285,7 @@ function facts(u) {
     ["Base", u.base_ref ? `${u.base_ref} (${(u.base_commit || "").slice(0, 12)})` : ""],
     ["Issue", u.issue ? [issueLink(u.issue), u.issue.title ? " " + u.issue.title : ""] : ""],
     ["Task", u.prompt], ["Notes", (u.notes || []).join("\n")],
+    ["Re-run of", u.replay_of && /^[a-z0-9-]+$/.test(u.replay_of) ? el("a", { href: "#/unit/" + u.replay_of }, u.replay_of) : ""],
   ].filter(([, v]) => v !== "" && v !== undefined && v !== null);
   return el("dl", { class: "facts" }, rows.map(([k, v]) => [el("dt", {}, k), el("dd", { "data-fact": k.toLowerCase() }, v)]));
 }
@@ -282,7 +293,9 @@ function facts(u) {
 function verdictSection(u) {
   const refusals = (u.refusals || []).map((r) => el("li", {}, r));
   return [
-    el("p", { id: "verdict" }, u.verdict ? `Verdict: ${u.verdict}` : "No verdict (the output check did not run)."),
+    el("p", { id: "verdict" }, u.verdict ? `Verdict: ${u.verdict}`
+      : u.state === "running" ? "No verdict yet: the output check runs once the phases have ended."
+      : "No verdict: the unit ended before the output check ran."),
     refusals.length ? el("ul", { class: "refusals", id: "refusals" }, refusals) : null,
   ].filter(Boolean);
 }
@@ -436,6 +449,11 @@ function diffSection(text) {
 // shows the log's last LOG_TAIL bytes, older parts on demand (the log route's offset and end), and
 // the raw file as a download. While a running unit's log grows, what is shown stays under
 // LOG_KEEP bytes: the oldest lines leave (and can be shown again).
+//
+// The log is one section per phase (a <details>: it folds), each line numbered from its phase's
+// heading and, with "Timestamps", the time it was written. Where the sections begin, the line
+// numbers and the times come from the transcript's index (the marks route), never from the log's
+// text: an agent can print a line that looks like a heading.
 const LOG_TAIL = 256 << 10;
 const LOG_KEEP = 1 << 20;
 const LINE_MAX = 64 << 10; // a line longer than this is shown in parts
@@ -474,28 +492,112 @@ function joined(a, b) {
   return out;
 }
 
-// The log on the unit page: text nodes ("pieces"), each the bytes [its start, its end) of the
-// transcript, whole lines; the last line, while it has no newline, in one more node that is
-// rewritten as it grows (so a quiet phase's unfinished line shows at once). The byte offsets are
-// exact, so older parts join the shown ones without a gap or a repeat.
+const two = (n) => String(n).padStart(2, "0");
+
+// A running phase's clock: "0:07", "12:03", "1:02:03".
+function clock(msec) {
+  const s = Math.max(0, Math.floor(msec / 1000));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
+  return h ? `${h}:${two(m)}:${two(s % 60)}` : `${m}:${two(s % 60)}`;
+}
+
+// The time of day a log line was written (local, 24 h).
+function timeOfDay(msec) {
+  const d = new Date(msec);
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+// Each element with data-since (ms since the epoch: a phase's recorded start) shows the time
+// since then; called once a second while the page shows a running unit.
+function tickClocks(root) {
+  for (const e of root.querySelectorAll("[data-since]")) {
+    const text = clock(Date.now() - Number(e.dataset.since));
+    if (e.textContent !== text) e.textContent = text;
+  }
+}
+
+// A running clock from a recorded start (ISO 8601); the page ticks it.
+function clockSince(iso, attrs = {}) {
+  const since = Date.parse(iso);
+  if (isNaN(since)) return el("span", attrs, "");
+  return el("span", Object.assign({ class: "clock", "data-since": String(since) }, attrs), clock(Date.now() - since));
+}
+
+// A phase named with its command: "check 1: sh tests/test_greet.sh".
+function phaseTitle(name, argv) {
+  return Array.isArray(argv) && argv.length ? `${name}: ${argv.join(" ")}` : name;
+}
+
+// Where needle occurs in text: plain text (never a pattern: a query is no regular expression),
+// case-insensitive where lowercasing keeps the lengths (then an index in one is one in the other).
+function occurrences(text, needle) {
+  const out = [];
+  if (!needle) return out;
+  let hay = text, pin = needle;
+  const lowText = text.toLowerCase(), lowNeedle = needle.toLowerCase();
+  if (lowText.length === text.length && lowNeedle.length === needle.length) [hay, pin] = [lowText, lowNeedle];
+  for (let at = hay.indexOf(pin); at >= 0; at = hay.indexOf(pin, at + pin.length)) out.push(at);
+  return out;
+}
+
+// The log on the unit page. Each line a record {node, start, end, abs, first, text, sec, t}: its
+// bytes [start, end) of the transcript, its line number in the transcript (abs, 0-based; null when
+// unknown), whether it begins a line (a line longer than LINE_MAX comes in parts), its text made
+// inert, its section and its time. While the last line has no newline it is shown in one more
+// node, rewritten as it grows (so a quiet phase's unfinished line shows at once). The byte offsets
+// are exact, so older parts join the shown ones without a gap or a repeat.
 class LogView {
   constructor(id, signal) {
     this.id = id;
     this.signal = signal;
-    this.pre = el("pre", { id: "log", tabindex: 0, "aria-label": "Live log" });
-    this.partial = document.createTextNode("");
-    this.pre.append(this.partial);
-    this.pieces = []; // {node, bytes}, in order
+    this.box = el("div", { id: "log", class: "log", tabindex: 0, role: "log", "aria-label": "Log" });
+    this.loose = el("div", { class: "log-lines" }); // lines before the first heading, or all without an index
+    this.box.append(this.loose);
+    this.sections = []; // {name, offset, line, at, details, title, status, body}, in order
+    this.lines = [];
+    this.times = []; // [offset, line, ms] from the index, in order
+    this.marksTo = 0; // the marks of every byte before this are known
     this.start = 0; // the first byte shown
     this.end = 0; // the byte after the last one received
-    this.carry = new Uint8Array(0); // the last line's bytes so far (shown in `partial`)
-    this.lastText = ""; // the end of the last piece, the context of the next one's inert()
+    this.carry = new Uint8Array(0); // the last line's bytes so far (shown in partial)
+    this.partial = null; // its node
+    this.nextAbs = null; // the line number of the byte at end - carry.length
+    this.atLineStart = true; // the last line shown ended with a newline
+    this.lastText = ""; // the end of the last line, the context of the next one's inert()
+    this.query = "";
+    this.hits = []; // the <mark>s of the search, in order
+    this.current = -1;
     this.older = el("button", { id: "log-older", type: "button", hidden: true,
       onclick: () => this.showOlder().catch(quiet) }, "Show older");
     this.range = el("span", { id: "log-range", class: "muted" });
     this.raw = el("button", { id: "log-raw", type: "button", onclick: () => this.download().catch(quiet) },
       "Download the raw log");
-    this.tools = el("div", { class: "log-tools" }, this.older, this.range, this.raw);
+    this.timesBox = el("input", { type: "checkbox", id: "log-times",
+      onchange: () => this.box.classList.toggle("show-times", this.timesBox.checked) });
+    let typing = null;
+    this.search = el("input", { type: "search", id: "log-search", placeholder: "Search the log", size: 22,
+      autocomplete: "off", spellcheck: "false",
+      oninput: () => {
+        clearTimeout(typing);
+        typing = setTimeout(() => this.find(this.search.value), 150);
+      },
+      onkeydown: (e) => {
+        if (e.key !== "Enter") return;
+        e.preventDefault();
+        clearTimeout(typing);
+        if (this.search.value !== this.query) this.find(this.search.value);
+        else this.step(e.shiftKey ? -1 : 1);
+      } });
+    this.prev = el("button", { type: "button", id: "log-search-prev", "aria-label": "Previous match",
+      onclick: () => this.step(-1) }, "\u2191");
+    this.next = el("button", { type: "button", id: "log-search-next", "aria-label": "Next match",
+      onclick: () => this.step(1) }, "\u2193");
+    this.count = el("span", { id: "log-search-count", class: "muted", "aria-live": "polite" });
+    this.tools = el("div", { class: "log-tools" },
+      el("label", { class: "search" }, el("span", { class: "visually-hidden" }, "Search the log"), this.search),
+      this.prev, this.next, this.count,
+      el("label", { for: "log-times" }, this.timesBox, " Timestamps"),
+      this.older, this.range, this.raw);
     // Whether the reader is at the bottom (then new lines scroll into view), kept from scroll
     // events: reading it on every chunk would force a layout per chunk, and the page froze so.
     // A scroll event can come after more lines arrived: at or below where the page last scrolled
@@ -503,9 +605,9 @@ class LogView {
     this.atBottom = true;
     this.autoTop = 0; // where scrollDown() last put the view
     this.scrollDue = false;
-    this.pre.addEventListener("scroll", () => {
-      const pre = this.pre;
-      this.atBottom = pre.scrollTop >= this.autoTop - 4 || pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+    this.box.addEventListener("scroll", () => {
+      const box = this.box;
+      this.atBottom = box.scrollTop >= this.autoTop - 4 || box.scrollTop + box.clientHeight >= box.scrollHeight - 4;
     });
   }
 
@@ -516,8 +618,8 @@ class LogView {
     requestAnimationFrame(() => {
       this.scrollDue = false;
       if (!this.atBottom) return;
-      this.pre.scrollTop = this.pre.scrollHeight;
-      this.autoTop = this.pre.scrollTop;
+      this.box.scrollTop = this.box.scrollHeight;
+      this.autoTop = this.box.scrollTop;
     });
   }
 
@@ -531,40 +633,229 @@ class LogView {
     return new ApiError(type.startsWith("application/json") ? (await res.json()).error : res.status + " " + res.statusText);
   }
 
-  text(bytes) {
-    const text = new TextDecoder().decode(bytes);
-    const node = document.createTextNode(inert(text, this.lastText));
-    this.lastText = text.slice(-2);
-    return node;
+  // ── sections, numbers and times, from the index ──
+
+  // The marks of the log from byte `offset` (up to `end`): the phases' sections, the times; the
+  // line number of byte `offset`, or null. A unit without an index shows one unnumbered block.
+  async marks(offset, end) {
+    const q = new URLSearchParams({ offset: String(offset) });
+    if (end !== undefined) q.set("end", String(end));
+    let m;
+    try {
+      m = await api(`/units/${this.id}/marks?${q}`, { signal: this.signal });
+    } catch (err) {
+      if (err.name === "AbortError") throw err;
+      return offset === 0 ? 0 : null; // numbers from the start need no index
+    }
+    for (const p of m.phases || []) this.addSection(p);
+    for (const t of m.times || []) {
+      const last = this.times.at(-1);
+      if (!last || t[0] > last[0]) this.times.push(t);
+      else if (!this.times.some((have) => have[0] === t[0])) {
+        this.times.push(t);
+        this.times.sort((a, b) => a[0] - b[0]);
+      }
+    }
+    if (end === undefined && m.bytes > this.marksTo) this.marksTo = m.bytes;
+    this.timeLines();
+    return Number.isInteger(m.line) ? m.line : null;
   }
 
-  // New bytes at the end: whole lines (or a part of an overlong one) become a piece; the rest
+  // The marks since the last one known: new phases and times (a running unit's, once a second).
+  refresh() {
+    const last = this.times.at(-1);
+    return this.marks(last ? last[0] : this.marksTo);
+  }
+
+  addSection(p) {
+    if (!Number.isInteger(p.offset) || this.sections.some((s) => s.offset === p.offset)) return;
+    const title = el("span", { class: "sec-title" }, p.name);
+    const status = el("span", { class: "sec-status muted" });
+    const body = el("div", { class: "log-lines" });
+    const details = el("details", { class: "log-section", open: true, "data-phase": p.name },
+      el("summary", {}, title, " ", status), body);
+    const sec = { name: p.name, offset: p.offset, line: p.line, at: p.at, details, title, status, body, key: "" };
+    const after = this.sections.findIndex((s) => s.offset > p.offset);
+    if (after < 0) {
+      this.sections.push(sec);
+      this.box.append(details);
+    } else {
+      this.sections.splice(after, 0, sec);
+      this.box.insertBefore(details, this.sections[after + 1].details);
+    }
+    // Lines already shown that are this phase's (the index came after its bytes) move into it.
+    const moved = [];
+    for (let i = this.lines.length - 1; i >= 0 && this.lines[i].start >= sec.offset - 1; i--) {
+      const r = this.lines[i];
+      if (r.start < sec.offset) {
+        if (this.separator(r.start, r.end, r.text)) { // the newline before the heading
+          if (r.node) r.node.remove();
+          r.node = null;
+        }
+        break;
+      }
+      if (this.sectionAt(r.start) === sec) moved.unshift(r);
+    }
+    for (const r of moved) {
+      r.sec = sec;
+      if (r.node) body.append(r.node);
+      this.label(r);
+    }
+    if (this.partial) this.showPartial();
+  }
+
+  // The section byte `offset` is in; null before the first heading.
+  sectionAt(offset) {
+    for (let i = this.sections.length - 1; i >= 0; i--) if (this.sections[i].offset <= offset) return this.sections[i];
+    return null;
+  }
+
+  bodyOf(sec) {
+    return sec ? sec.body : this.loose;
+  }
+
+  // The newline just before a heading: a line of its own only in the bytes, not on the page.
+  separator(start, end, raw) {
+    return raw === "\n" && end - start === 1 && this.sections.some((s) => s.offset === end);
+  }
+
+  // The line number (from the phase's heading, which is line 1) and the time, as data-n and
+  // data-t: the page's CSS shows them before the line, where they are not copied with it.
+  label(r) {
+    if (!r.node) return;
+    const n = r.first && r.abs !== null ? String(r.sec ? r.abs - r.sec.line + 1 : r.abs + 1) : "";
+    const padded = n.padStart(5);
+    if (r.node.dataset.n !== padded) r.node.dataset.n = padded;
+    if (r.t !== undefined) r.node.dataset.t = timeOfDay(r.t) + " ";
+  }
+
+  // The time of the line starting at byte `start`: the last mark at or before it, once every mark
+  // up to it is known.
+  timeAt(start) {
+    if (start >= this.marksTo) return undefined;
+    let lo = 0, hi = this.times.length - 1, found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.times[mid][0] <= start) { found = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return found < 0 ? undefined : this.times[found][2];
+  }
+
+  // Lines still without a time get theirs (the newest first; older lines had theirs already).
+  timeLines() {
+    for (let i = this.lines.length - 1; i >= 0; i--) {
+      const r = this.lines[i];
+      if (r.t !== undefined) break;
+      r.t = this.timeAt(r.start);
+      if (r.t !== undefined) this.label(r);
+    }
+  }
+
+  // ── lines ──
+
+  // Whole lines (or a part of an overlong one) of bytes beginning at byte `at`, as records; abs
+  // is the line number of byte `at` (null: unknown), first whether it begins a line.
+  records(bytes, at, abs, first) {
+    const out = [];
+    const text = new TextDecoder().decode(bytes);
+    const parts = text.split("\n");
+    let pos = 0;
+    for (let i = 0; i < parts.length; i++) {
+      const last = i === parts.length - 1;
+      if (last && parts[i] === "") break;
+      // A newline byte is never inside a UTF-8 character: the i-th "\n" is the i-th byte 10.
+      const end = last ? bytes.length : bytes.indexOf(10, pos) + 1;
+      const raw = last ? parts[i] : parts[i] + "\n";
+      const r = { node: null, start: at + pos, end: at + end, abs, first, text: inert(raw, this.lastText), sec: null, t: undefined };
+      r.sec = this.sectionAt(r.start);
+      this.lastText = raw.slice(-2);
+      if (!this.separator(r.start, r.end, raw)) {
+        r.node = document.createElement("span");
+        r.node.className = "ln";
+        r.node.textContent = r.text;
+      }
+      r.t = this.timeAt(r.start);
+      this.label(r);
+      out.push(r);
+      pos = end;
+      first = !last;
+      if (!last && abs !== null) abs++;
+    }
+    return { out, abs, first };
+  }
+
+  // Records into their sections' bodies, after what they hold (append) or before it.
+  place(recs, append) {
+    let i = 0;
+    while (i < recs.length) {
+      const sec = recs[i].sec, frag = document.createDocumentFragment();
+      for (; i < recs.length && recs[i].sec === sec; i++) if (recs[i].node) frag.append(recs[i].node);
+      const body = this.bodyOf(sec);
+      if (append) body.append(frag);
+      else body.insertBefore(frag, body.firstChild);
+    }
+  }
+
+  // The last line while it has no newline, shown as it is, in its section.
+  showPartial() {
+    if (!this.carry.length) {
+      if (this.partial) this.partial.remove();
+      this.partial = null;
+      return;
+    }
+    if (!this.partial) {
+      this.partial = document.createElement("span");
+      this.partial.className = "ln partial";
+    }
+    const start = this.end - this.carry.length;
+    const text = inert(new TextDecoder().decode(this.carry, { stream: true }), this.lastText);
+    if (this.partial.textContent !== text) this.partial.textContent = text;
+    const sec = this.sectionAt(start);
+    const n = this.atLineStart && this.nextAbs !== null ? String(sec ? this.nextAbs - sec.line + 1 : this.nextAbs + 1) : "";
+    this.partial.dataset.n = n.padStart(5);
+    const body = this.bodyOf(sec);
+    if (this.partial.parentNode !== body || this.partial !== body.lastChild) body.append(this.partial);
+    if (this.query) {
+      this.highlight(this.partial, text, true);
+      this.recount();
+    }
+  }
+
+  // New bytes at the end: whole lines (or a part of an overlong one) become records; the rest
   // waits in `carry`, shown as it is.
   append(value) {
     let buf = joined(this.carry, value);
+    const at = this.end - this.carry.length;
     let cut = buf.lastIndexOf(10) + 1;
     if (cut === 0 && buf.length > LINE_MAX) cut = wholeChars(buf);
+    this.end += value.length;
     if (cut > 0) {
-      const node = this.text(buf.subarray(0, cut));
-      this.pre.insertBefore(node, this.partial);
-      this.pieces.push({ node, bytes: cut });
+      if (this.partial) this.partial.remove();
+      const made = this.records(buf.subarray(0, cut), at, this.nextAbs, this.atLineStart);
+      this.nextAbs = made.abs;
+      this.atLineStart = made.first;
+      this.place(made.out, true);
+      for (const r of made.out) this.lines.push(r);
+      if (this.query) this.findIn(made.out);
       buf = buf.slice(cut);
     }
     this.carry = buf;
-    this.end += value.length;
-    this.partial.data = buf.length ? inert(new TextDecoder().decode(buf, { stream: true }), this.lastText) : "";
+    this.showPartial();
   }
 
-  // Following a growing log: the oldest pieces leave once more than LOG_KEEP bytes are shown.
+  // Following a growing log: the oldest lines leave once more than LOG_KEEP bytes are shown.
   trim() {
     let shown = this.end - this.start;
-    if (shown <= LOG_KEEP) return;
-    while (this.pieces.length > 1 && shown > LOG_KEEP / 2) {
-      const p = this.pieces.shift();
-      p.node.remove();
-      this.start += p.bytes;
-      shown -= p.bytes;
+    if (shown <= LOG_KEEP || !this.lines.length) return;
+    let i = 0;
+    while (i < this.lines.length - 1 && shown > LOG_KEEP / 2) {
+      const r = this.lines[i++];
+      if (r.node) r.node.remove();
+      shown -= r.end - r.start;
     }
+    this.lines.splice(0, i);
+    this.start = this.lines[0].start;
+    if (this.query) this.recount();
   }
 
   update() {
@@ -572,18 +863,41 @@ class LogView {
     this.older.hidden = this.start === 0;
     set(this.older, `Show older (${sizeText(Math.min(LOG_TAIL, this.start))} more of ${sizeText(this.start)} not shown)`);
     set(this.range, this.start > 0 ? `Showing the last ${sizeText(this.end - this.start)} of ${sizeText(this.end)}` : "");
-    this.pre.dataset.start = String(this.start);
-    this.pre.dataset.bytes = String(this.end);
+    this.box.dataset.start = String(this.start);
+    this.box.dataset.bytes = String(this.end);
+  }
+
+  // Each section's title (its command) and status (its outcome, or a running clock), from the
+  // unit's record: its phases and the one running now.
+  phases(u) {
+    const done = new Map((u.phases || []).map((p) => [p.name, p]));
+    const now = u.state === "running" ? u.current_phase : null;
+    for (const sec of this.sections) {
+      const p = done.get(sec.name);
+      const running = !p && now && now.name === sec.name;
+      const argv = p ? p.argv : running ? now.argv : null;
+      const state = p ? (p.end === "exited" && p.exit_code === 0 ? "ok" : "failed") : running ? "running" : "";
+      const key = [phaseTitle(sec.name, argv), state, p ? p.duration_ms : running ? now.started_at : ""].join("\u0000");
+      if (key === sec.key) continue;
+      sec.key = key;
+      sec.title.textContent = inert(phaseTitle(sec.name, argv));
+      sec.details.dataset.state = state;
+      if (p) sec.status.replaceChildren(inert(`${p.outcome || p.end} \u00b7 ${ms(p.duration_ms)}`));
+      else if (running) sec.status.replaceChildren("running \u00b7 ", clockSince(now.started_at));
+      else sec.status.replaceChildren();
+    }
   }
 
   // The live log from byte `from` (a line start is looked for after it), then new bytes as the
   // phases write them, from a streaming fetch (the Authorization header goes with it; EventSource
   // could not send it).
   async follow(from) {
-    const res = await this.request(`offset=${from}`);
+    const [line, res] = await Promise.all([this.marks(from), this.request(`offset=${from}`)]);
     if (!res.ok) throw await this.failed(res);
     const reader = res.body.getReader();
     this.start = this.end = from;
+    this.nextAbs = line;
+    this.atLineStart = from === 0;
     let first = from > 0;
     this.update();
     for (;;) {
@@ -592,6 +906,10 @@ class LogView {
         let bytes = value;
         if (first) {
           const skip = lineStart(bytes);
+          if (skip > 0 && bytes[skip - 1] === 10) {
+            this.atLineStart = true;
+            if (this.nextAbs !== null) this.nextAbs++;
+          }
           bytes = bytes.subarray(skip);
           this.start = this.end = from + skip;
           first = false;
@@ -606,13 +924,16 @@ class LogView {
       if (done) break;
     }
     if (this.carry.length) { // a last line without its newline
-      const node = this.text(this.carry);
-      this.pre.insertBefore(node, this.partial);
-      this.pieces.push({ node, bytes: this.carry.length });
+      if (this.partial) this.partial.remove();
+      this.partial = null;
+      const made = this.records(this.carry, this.end - this.carry.length, this.nextAbs, this.atLineStart);
+      this.place(made.out, true);
+      for (const r of made.out) this.lines.push(r);
+      if (this.query) this.findIn(made.out);
       this.carry = new Uint8Array(0);
-      this.partial.data = "";
     }
-    this.pre.dataset.ended = "true";
+    await this.marks(this.marksTo).catch(quiet); // the unit ended: its last marks
+    this.box.dataset.ended = "true";
   }
 
   // The LOG_TAIL bytes before the first one shown, put before it; the lines being read stay where
@@ -622,24 +943,109 @@ class LogView {
     this.older.disabled = true;
     try {
       const from = Math.max(0, this.start - LOG_TAIL);
-      const res = await this.request(`offset=${from}&end=${this.start}`);
+      const [line, res] = await Promise.all([this.marks(from, this.start), this.request(`offset=${from}&end=${this.start}`)]);
       if (!res.ok) throw await this.failed(res);
       let bytes = new Uint8Array(await res.arrayBuffer());
       const skip = from > 0 ? lineStart(bytes) : 0;
+      const atStart = from === 0 || (skip > 0 && bytes[skip - 1] === 10);
+      const abs = line === null ? null : line + (from > 0 && atStart ? 1 : 0);
       bytes = bytes.subarray(skip);
-      const node = document.createTextNode(inert(new TextDecoder().decode(bytes)));
-      const pre = this.pre, height = pre.scrollHeight, top = pre.scrollTop;
-      pre.insertBefore(node, pre.firstChild);
-      this.pieces.unshift({ node, bytes: bytes.length });
+      const keep = this.lastText;
+      this.lastText = "";
+      const made = this.records(bytes, from + skip, abs, atStart);
+      this.lastText = keep;
+      const box = this.box, height = box.scrollHeight, top = box.scrollTop;
+      this.place(made.out, false);
+      this.lines = made.out.concat(this.lines);
       this.start = from + skip;
-      pre.scrollTop = top + (pre.scrollHeight - height);
+      if (this.query) this.find(this.query, true);
+      box.scrollTop = top + (box.scrollHeight - height);
       // Moved by the page, not the reader: following resumes only at the bottom.
       this.autoTop = Infinity;
-      this.atBottom = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+      this.atBottom = box.scrollTop + box.clientHeight >= box.scrollHeight - 4;
     } finally {
       this.older.disabled = false;
       this.update();
     }
+  }
+
+  // ── search ──
+  // Plain text in what the page shows (the inert text, as it reads), case-insensitive; each match
+  // a <mark>, the current one scrolled to. The line's text stays the same text, in parts.
+
+  highlight(node, text, partial = false) {
+    const at = occurrences(text, this.query);
+    if (!at.length) {
+      if (node.childNodes.length !== 1 || node.firstChild.nodeType !== Node.TEXT_NODE) node.textContent = text;
+      return [];
+    }
+    const parts = [], marks = [];
+    let pos = 0;
+    for (const a of at) {
+      if (a > pos) parts.push(document.createTextNode(text.slice(pos, a)));
+      const m = el("mark", { class: partial ? "hit partial-hit" : "hit" });
+      m.textContent = text.slice(a, a + this.query.length);
+      parts.push(m);
+      marks.push(m);
+      pos = a + this.query.length;
+    }
+    if (pos < text.length) parts.push(document.createTextNode(text.slice(pos)));
+    node.replaceChildren(...parts);
+    return marks;
+  }
+
+  findIn(recs) {
+    for (const r of recs) if (r.node) this.hits.push(...this.highlight(r.node, r.text));
+    this.recount();
+  }
+
+  // A new query: every line shown searched again. keep: the current match stays (more lines came).
+  find(query, keep = false) {
+    const before = this.hits[this.current];
+    for (const m of this.box.querySelectorAll("mark.hit")) {
+      const node = m.parentNode;
+      if (node) node.textContent = node.textContent; // one text node again
+    }
+    this.query = query;
+    this.hits = [];
+    this.current = -1;
+    if (query) {
+      for (const r of this.lines) if (r.node) this.hits.push(...this.highlight(r.node, r.text));
+      if (this.partial) this.showPartial();
+    }
+    this.recount();
+    if (keep && before) {
+      const again = this.hits.findIndex((m) => m.textContent === before.textContent);
+      if (again >= 0) this.current = again;
+    } else if (this.hits.length) this.step(1);
+  }
+
+  recount() {
+    this.hits = this.hits.filter((m) => m.isConnected && !m.classList.contains("partial-hit"));
+    if (this.current >= this.hits.length) this.current = this.hits.length - 1;
+    // The unfinished last line's matches count too (they are stepped to once the line is whole).
+    const pending = this.partial && this.partial.isConnected ? this.partial.querySelectorAll("mark.hit").length : 0;
+    const n = this.hits.length + pending;
+    const where = this.start > 0 ? " in the part shown" : "";
+    const of = this.current >= 0 ? `${this.current + 1} of ` : "";
+    const text = !this.query ? "" : n ? `${of}${n} match${n === 1 ? "" : "es"}${where}` : `no match${where}`;
+    if (this.count.textContent !== text) this.count.textContent = text;
+    this.box.dataset.hits = String(n);
+  }
+
+  // The next (1) or previous (-1) match, its section unfolded and scrolled into view.
+  step(by) {
+    if (!this.hits.length) return;
+    if (this.current >= 0) this.hits[this.current].classList.remove("current");
+    this.current = (this.current + by + this.hits.length) % this.hits.length;
+    const m = this.hits[this.current];
+    m.classList.add("current");
+    const details = m.closest("details");
+    if (details) details.open = true;
+    this.atBottom = false; // the reader is looking at a match: the log stops following
+    this.autoTop = Infinity;
+    m.scrollIntoView({ block: "center", inline: "nearest" });
+    this.recount();
   }
 
   // The raw log (as the transcript holds it now, redacted as on the page) saved as a file. The
@@ -667,12 +1073,23 @@ class LogView {
 function unitButtons(u, id, signal) {
   const buttons = [badge(u.state)];
   if (u.state === "running")
-    buttons.push(el("button", { class: "danger", id: "cancel", onclick: async (e) => {
+    buttons.push(el("button", { type: "button", class: "danger", id: "cancel", onclick: async (e) => {
       e.target.disabled = true;
       try { await postJSON(`/units/${id}/cancel`, {}, signal); say(""); } catch (err) { quiet(err); }
     } }, "Cancel"));
+  // A re-run is `awaywork replay`: the recorded repository, base commit, task, agent and profile,
+  // as a new unit (its record says replay_of); the page then shows the new unit.
+  if (u.state !== "running" && u.prompt)
+    buttons.push(el("button", { type: "button", id: "rerun", onclick: async (e) => {
+      e.target.disabled = true;
+      try {
+        const r = await postJSON(`/units/${id}/replay`, {}, signal);
+        say("");
+        location.hash = "#/unit/" + r.id;
+      } catch (err) { quiet(err); e.target.disabled = false; }
+    } }, "Re-run"));
   if (u.verdict === "accepted" && u.state !== "running")
-    buttons.push(el("button", { id: "apply", onclick: async (e) => {
+    buttons.push(el("button", { type: "button", id: "apply", onclick: async (e) => {
       e.target.disabled = true;
       try { const r = await postJSON(`/units/${id}/apply`, {}, signal); say(""); e.target.textContent = r.branch ? "Applied: " + r.branch : "Applied"; }
       catch (err) { quiet(err); e.target.disabled = false; }
@@ -680,24 +1097,38 @@ function unitButtons(u, id, signal) {
   return buttons;
 }
 
+// What runs now, with a clock from the phase's recorded start; between phases, that the unit is
+// preparing or checking.
+function phaseNow(u) {
+  if (u.state !== "running") return [];
+  const p = u.current_phase;
+  if (!p) return [el("span", { class: "muted" }, u.phases.length ? "Between phases (collecting, checking or starting the next)" : "Preparing (cloning, starting the isolation)")];
+  return ["Running ", el("strong", {}, p.name), Array.isArray(p.argv) && p.argv.length ? el("code", {}, " " + p.argv.join(" ")) : "",
+    " for ", clockSince(p.started_at, { id: "phase-clock" })];
+}
+
 async function unitPage(signal, id) {
   setNav("");
   const head = el("div", { class: "actions" });
+  const now = el("p", { id: "phase-now", class: "phase-now", "aria-live": "off" });
   const factsBox = el("div");
   const timeline = el("div", { class: "timeline", id: "timeline" });
   const log = new LogView(id, signal);
   const diffBox = el("div", {}, el("p", { class: "muted" }, "The diff appears when the unit ends."));
   const verdictBox = el("div"), requestsBox = el("div"), publishedBox = el("div");
-  show(el("h1", {}, id), head, factsBox, el("h2", {}, "Phases"), timeline, el("h2", {}, "Live log"), log.tools, log.pre,
+  show(el("h1", {}, id), head, now, factsBox, el("h2", {}, "Phases"), timeline, el("h2", {}, "Log"), log.tools, log.box,
     el("h2", {}, "Diff"), diffBox, el("h2", {}, "Verdict"), verdictBox, el("h2", {}, "Requests"), requestsBox,
     el("h2", {}, "Published"), publishedBox);
+  const ticker = setInterval(() => tickClocks(view), 1000);
+  signal.addEventListener("abort", () => clearInterval(ticker));
   let logDone = null;
   let shownDiff = false;
-  let headKey = "";
+  let headKey = "", nowKey = "";
   for (;;) {
     const u = await api("/units/" + id, { signal });
     // The log from its last LOG_TAIL bytes (u.log_bytes: its size when the unit was read).
     if (!logDone) logDone = log.follow(Math.max(0, (u.log_bytes || 0) - LOG_TAIL)).catch(quiet);
+    else if (u.state === "running") await log.refresh().catch(quiet);
     document.body.dataset.unitState = u.state;
     // The buttons are made again only when what they offer changes: a focused button stays.
     const key = [u.state, u.verdict, Boolean(u.published)].join("|");
@@ -705,8 +1136,18 @@ async function unitPage(signal, id) {
       headKey = key;
       head.replaceChildren(...unitButtons(u, id, signal));
     }
+    const cur = u.state === "running" && u.current_phase ? u.current_phase : null;
+    const phaseKey = [u.state, cur ? cur.name + cur.started_at : "", u.phases.length].join("|");
+    if (phaseKey !== nowKey) {
+      nowKey = phaseKey;
+      now.replaceChildren(...phaseNow(u));
+      now.hidden = u.state !== "running";
+      if (cur) now.dataset.phase = cur.name;
+      else delete now.dataset.phase;
+    }
     factsBox.replaceChildren(facts(u));
     timeline.replaceChildren(...phaseTimeline(u));
+    log.phases(u);
     verdictBox.replaceChildren(...verdictSection(u));
     requestsBox.replaceChildren(...requestsSection(u));
     publishedBox.replaceChildren(...publishedSection(u));
@@ -726,6 +1167,7 @@ async function unitPage(signal, id) {
         }
       }
       await logDone;
+      log.phases(u);
       return;
     }
     await sleep(1000, signal);

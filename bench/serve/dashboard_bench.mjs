@@ -45,12 +45,17 @@ async function logLatency(browser) {
   await page.waitForSelector("#log");
   await page.evaluate(() => {
     window.lags = [];
+    const seen = new Set(); // a line shown first unfinished, or moved into its phase's section, counts once
     new MutationObserver((records) => {
       const now = Date.now();
       for (const r of records)
         for (const n of r.addedNodes)
-          for (const m of n.textContent.matchAll(/tick (\d{13})/g)) window.lags.push(now - Number(m[1]));
-    }).observe(document.querySelector("#log"), { childList: true });
+          for (const m of n.textContent.matchAll(/tick (\d{13})/g)) {
+            if (seen.has(m[1])) continue;
+            seen.add(m[1]);
+            window.lags.push(now - Number(m[1]));
+          }
+    }).observe(document.querySelector("#log"), { childList: true, subtree: true });
   });
   await page.waitForSelector("body[data-unit-state=done]", { timeout: 120000 });
   const lags = await page.evaluate(() => window.lags);

@@ -105,6 +105,11 @@ nlohmann::json to_json(const UnitRecord& u) {
           {"requests", u.requests},
           {"notes", u.notes},
           {"phases", phases},
+          {"current_phase", u.current_phase
+                                ? nlohmann::json{{"name", u.current_phase->name},
+                                                 {"argv", u.current_phase->argv},
+                                                 {"started_at", u.current_phase->started_at}}
+                                : nlohmann::json()},
           {"runner_pid", u.runner_pid},
           {"runner_start", u.runner_start}};
 }
@@ -149,6 +154,10 @@ Result<UnitRecord> unit_from_json(const nlohmann::json& j, const std::string& wh
   for (const JsonRead& p : phases) {
     AW_TRY(PhaseRecord phase, phase_from(p));
     u.phases.push_back(std::move(phase));
+  }
+  AW_TRY(std::optional<JsonRead> current, r.object_or("current_phase"));
+  if (current) {
+    AW_TRY(u.current_phase, phase_from(*current));
   }
   AW_TRY(u.runner_pid, r.int_or("runner_pid", int64_t{0}, int64_t{0}));
   AW_TRY(u.runner_start, r.str_or("runner_start", ""));

@@ -65,6 +65,10 @@ struct UnitRecord {
   int requests = 0;                   // checked requests kept (runs/<id>/requests.json)
   std::vector<std::string> notes;     // repairs, leftovers: things a reader should know
   std::vector<PhaseRecord> phases;
+  // The phase running now (its name, argv and started_at only), saved as it starts so that a
+  // reader of the record (the dashboard's phase clock) sees it; none between phases and once the
+  // unit ended. A record whose runner died keeps it: only a running unit's means anything.
+  std::optional<PhaseRecord> current_phase;
   int64_t runner_pid = 0;
   std::string runner_start;  // /proc/PID/stat start time, to tell a reused pid apart
 };

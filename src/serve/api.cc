@@ -14,6 +14,7 @@
 
 #include "base/fs.h"
 #include "proc/capture.h"
+#include "serve/marks.h"
 #include "serve/metrics.h"
 #include "serve/submit.h"
 #include "serve/view.h"
@@ -47,6 +48,27 @@ std::vector<std::string> environment() {
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) env.emplace_back(*e);
   return env;
+}
+
+// A POST that changes something takes JSON, as the submit does: a page of another site can
+// send a form (text/plain, urlencoded, multipart) without asking first, but never JSON.
+bool json_type(const std::string& content_type) {
+  return content_type.rfind("application/json", 0) == 0;
+}
+
+constexpr const char* kSendJson =
+    "send the request as JSON with Content-Type: application/json (its body {} or empty)";
+
+// A whole number of bytes from the query; the default when absent.
+Result<uint64_t> query_bytes(const Route& r, const char* key, uint64_t dflt) {
+  auto it = r.query.find(key);
+  if (it == r.query.end()) return dflt;
+  uint64_t v = 0;
+  const char* last = it->second.data() + it->second.size();
+  auto [p, ec] = std::from_chars(it->second.data(), last, v);
+  if (ec != std::errc() || p != last)
+    return fail("query parameter {} must be a whole number of bytes", key);
+  return v;
 }
 
 // "awaywork apply: no unit 'x'\n" → "no unit 'x'".
@@ -89,9 +111,14 @@ Reply Api::handle(const Route& r, const std::string& body, const std::string& co
       return patch(r.unit_id);
     case RouteKind::submit:
       return submit(body, content_type);
+    case RouteKind::marks:
+      return marks(r);
     case RouteKind::cancel:
-      return cancel(r.unit_id);
+    case RouteKind::replay:
     case RouteKind::apply:
+      if (!json_type(content_type)) return error_reply(415, kSendJson);
+      if (r.kind == RouteKind::cancel) return cancel(r.unit_id);
+      if (r.kind == RouteKind::replay) return replay(r.unit_id, body);
       return apply(r.unit_id);
     case RouteKind::doctor:
       return doctor();
@@ -172,10 +199,15 @@ Reply Api::submit(const std::string& body, const std::string& content_type) {
     if (auto ok = write_file(prompt_file, req->prompt, 0600); !ok)
       return error_reply(500, ok.error().message);
   }
-  auto pid = children_.spawn(self_argv(run_args(*req, prompt_file)));
+  return start_unit(run_args(*req, prompt_file), prompt_file, "run");
+}
+
+Reply Api::start_unit(const std::vector<std::string>& args, const std::string& prompt_file,
+                      const char* command) {
+  auto pid = children_.spawn(self_argv(args));
   if (!pid) {
     if (!prompt_file.empty()) ::unlink(prompt_file.c_str());
-    return error_reply(500, "starting awaywork run: " + pid.error().message);
+    return error_reply(500, fmt::format("starting awaywork {}: {}", command, pid.error().message));
   }
   // The run makes its record within moments (after reading config and prompt); until then it
   // can still refuse (no such repo), which is the caller's error to see.
@@ -198,13 +230,60 @@ Reply Api::submit(const std::string& body, const std::string& content_type) {
       }();
       if (last && *last) continue;
       if (!prompt_file.empty()) ::unlink(prompt_file.c_str());
-      std::string msg = child_message(children_.output(*pid), "run");
+      std::string msg = child_message(children_.output(*pid), command);
       children_.release(*pid);
       return error_reply(400, msg);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return error_reply(504, "awaywork run made no record within 60 s; see `awaywork units`");
+  return error_reply(
+      504, fmt::format("awaywork {} made no record within 60 s; see `awaywork units`", command));
+}
+
+Reply Api::replay(const std::string& id, const std::string& body) {
+  // {} or {"latest": true}: from the base branch's head instead of the recorded commit.
+  auto j = body.empty() ? json::object() : json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return error_reply(400, "the body must be a JSON object: {} or {\"latest\": true}");
+  for (const auto& [k, v] : j.items()) {
+    if (k != "latest")
+      return error_reply(400, fmt::format("unknown field \"{}\"; a re-run takes only \"latest\"",
+                                          k.substr(0, 40)));
+    if (!v.is_boolean())
+      return error_reply(400,
+                         "the field \"latest\" must be true or false (true: from the base "
+                         "branch's head instead of the recorded commit)");
+  }
+  bool latest = j.value("latest", false);
+  auto u = get(id);
+  if (!u) return error_reply(404, u.error().message);
+  if (u->state == UnitState::running)
+    return error_reply(409, fmt::format("unit {} is still running; re-run it once it has ended "
+                                        "(or cancel it)",
+                                        u->id));
+  if (u->prompt.empty())
+    return error_reply(409, fmt::format("unit {} has no recorded task to run again", u->id));
+  // `awaywork replay` (cli/cmd_replay.cc): the recorded repository, base, task, agent and
+  // profile, cloned afresh as a new unit that records replay_of. The id is [a-z0-9-] and the
+  // record's own (valid_unit_id, get): it cannot be taken for an option.
+  std::vector<std::string> args = {"replay", u->id};
+  if (latest) args.push_back("--latest");
+  args.push_back("--json");
+  return start_unit(args, "", "replay");
+}
+
+Reply Api::marks(const Route& r) {
+  auto offset = query_bytes(r, "offset", 0);
+  auto end = query_bytes(r, "end", UINT64_MAX);
+  if (!offset || !end) return error_reply(400, (!offset ? offset : end).error().message);
+  if (*end < *offset)
+    return error_reply(400,
+                       "query parameter end must not be before offset (the part is [offset, end))");
+  auto u = get(r.unit_id);
+  if (!u) return error_reply(404, u.error().message);
+  auto view = log_marks(u->run_dir, *offset, *end);
+  if (!view) return error_reply(500, "reading the log's index: " + view.error().message);
+  return json_reply(200, *view);
 }
 
 Reply Api::cancel(const std::string& id) {

@@ -54,8 +54,15 @@ class Api {
   Reply unit(const std::string& id);
   Reply patch(const std::string& id);
   Reply submit(const std::string& body, const std::string& content_type);
+  Reply marks(const Route& r);
   Reply cancel(const std::string& id);
+  Reply replay(const std::string& id, const std::string& body);
   Reply apply(const std::string& id);
+  // Starts `awaywork run|replay … --json` (argv after the binary and --config) and waits for the
+  // record it makes: 202 {id, unit}; what it said when it ended before that is a 400.
+  // prompt_file, when given, goes once the run has read it (or failed).
+  Reply start_unit(const std::vector<std::string>& args, const std::string& prompt_file,
+                   const char* command);
   Reply doctor();
   Reply config();
   Reply watcher();

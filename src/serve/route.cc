@@ -37,9 +37,11 @@ bool credential_key(std::string_view k) {
 // The query keys each route accepts; an unknown key is an error, so a typo is not ignored.
 const std::set<std::string>& accepted_keys(RouteKind k) {
   static const std::set<std::string> none, units = {"state", "repo", "issue", "limit", "offset"},
-                                           log = {"offset", "end", "download"};
+                                           log = {"offset", "end", "download"},
+                                           marks = {"offset", "end"};
   if (k == RouteKind::units) return units;
   if (k == RouteKind::log) return log;
+  if (k == RouteKind::marks) return marks;
   return none;
 }
 
@@ -94,10 +96,9 @@ tl::expected<Route, RouteError> match_api(std::string_view method,
     r.unit_id = std::string(seg[1]);
     if (seg.size() == 2) return want(RouteKind::unit, "GET");
     static const std::vector<std::pair<std::string_view, Match>> subs = {
-        {"patch", {RouteKind::patch, "GET"}},
-        {"log", {RouteKind::log, "GET"}},
-        {"cancel", {RouteKind::cancel, "POST"}},
-        {"apply", {RouteKind::apply, "POST"}}};
+        {"patch", {RouteKind::patch, "GET"}},    {"log", {RouteKind::log, "GET"}},
+        {"marks", {RouteKind::marks, "GET"}},    {"cancel", {RouteKind::cancel, "POST"}},
+        {"replay", {RouteKind::replay, "POST"}}, {"apply", {RouteKind::apply, "POST"}}};
     for (const auto& [name, m] : subs)
       if (seg[2] == name) return want(m.kind, m.method);
   }

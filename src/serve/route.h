@@ -23,7 +23,9 @@ enum class RouteKind {
   unit,     // GET /api/v1/units/ID
   patch,    // GET /api/v1/units/ID/patch
   log,      // GET /api/v1/units/ID/log
+  marks,    // GET /api/v1/units/ID/marks    the log's phases, line numbers and times
   cancel,   // POST /api/v1/units/ID/cancel
+  replay,   // POST /api/v1/units/ID/replay   run its task again as a new unit
   apply,    // POST /api/v1/units/ID/apply
   doctor,   // GET /api/v1/doctor
   watcher,  // GET /api/v1/watcher      claims, queue, polls and rate limits of `awaywork watch`

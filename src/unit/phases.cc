@@ -179,7 +179,7 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
         fmt::format("{} phase could not be started: {}", plan.name, launcher.error().message);
     return PhaseVerdict::failed;
   }
-  ctx.transcript.heading(fmt::format("{}: {}", plan.name, fmt::join(plan.argv, " ")));
+  ctx.transcript.heading(fmt::format("{}: {}", plan.name, fmt::join(plan.argv, " ")), plan.name);
   auto left = ctx.deadline - std::chrono::steady_clock::now();
   PhaseSpec spec;
   spec.name = plan.name;
@@ -216,8 +216,15 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
   };
   spec.launcher = std::move(*launcher);
   std::string started = iso_now();
+  PhaseRecord now;
+  now.name = plan.name;
+  now.argv = plan.argv;
+  now.started_at = started;
+  u.current_phase = std::move(now);
+  if (ctx.save) ctx.save();
   auto result = run_phase(spec);
-  std::string said;  // the agent's last error event, for a failed phase's reason
+  u.current_phase.reset();  // saved with the phase's record, after the checks below
+  std::string said;         // the agent's last error event, for a failed phase's reason
   if (events) {
     events->revoke();
     said = events->phase_over();

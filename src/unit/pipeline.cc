@@ -61,6 +61,7 @@ struct Unit {
     u.state = state;
     u.reason = reason;
     u.ended_at = iso_now();
+    u.current_phase.reset();  // an ended unit runs no phase
     iso.finish(state == UnitState::lost);
     for (auto& n : iso.end_notes()) u.notes.push_back(std::move(n));
     note_full_disk();
@@ -230,9 +231,13 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
           case Transcript::Drain::last:
             break;
         }
-        return out + redactor->finish();
+        out += redactor->finish();
+        // A phase's heading drains the filter (for the index's exact offsets) and more follows:
+        // a fresh redactor takes it, as after the literals changed.
+        *redactor = Redactor(redact_literals);
+        return out;
       },
-      cfg.max_transcript_bytes);
+      cfg.max_transcript_bytes, dir.transcript_index());
   if (!transcript) return unit.end(UnitState::failed, transcript.error().message);
 
   int seconds = req.unit_seconds.value_or(cfg.unit_minutes * 60);
@@ -241,6 +246,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
   PhaseContext ctx{t,           *paths, *iso,     u.id,         task, deadline,
                    *transcript, obs,    *profile, agent->get(), &dog};
   ctx.literals = &redact_literals;
+  ctx.save = [&] { (void)store.save(u); };
   if (auto ok = iso->can_run(plan_phases(t, *paths)); !ok)
     return unit.end(UnitState::failed, "prepare: " + ok.error().message);
   RoundsEnd rounds =

@@ -88,6 +88,7 @@ Result<ResolvedProfile> resolve_profile(const Config& cfg, const Target& t, cons
 struct RunDir {
   std::string root, work, shadow, apply;
   std::string transcript() const { return root + "/transcript.log"; }
+  std::string transcript_index() const { return root + "/transcript.index"; }  // its marks
   std::string patch() const { return root + "/patch.diff"; }
   std::string summary() const { return root + "/summary.json"; }
   std::string verdict() const { return root + "/verdict.json"; }
@@ -132,6 +133,9 @@ struct PhaseContext {
   AgentSession* agent = nullptr;   // the agent phase's provider side (agent_session.h)
   Watchdog* watchdog = nullptr;    // its floors stop a phase (watchdog.h)
   const std::vector<std::string>* literals = nullptr;  // what a PhaseOutput tail is redacted of
+  // Saves the record: called once a phase's current_phase is set, so that a reader of the record
+  // (the dashboard) names the running phase and when it began. Empty: not saved then.
+  std::function<void()> save = {};
 };
 // How a phase's own command ended, for the next round's task or a skip's reason.
 struct PhaseOutput {

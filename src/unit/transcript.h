@@ -18,17 +18,27 @@ class Transcript {
   // what can no longer be part of a secret), `last` (everything).
   enum class Drain { more, pause, last };
   // A streaming filter: it may hold back the tail of a chunk (a secret split across chunks) and
-  // must give everything back when called with Drain::last.
+  // must give everything back when called with Drain::last, then take more input afresh (a
+  // phase's heading drains it so, and close()).
   using Filter = std::function<std::string(std::string_view, Drain)>;
   // max_bytes (0 = no cap): past it the transcript says it was cut and drops the rest, so an
   // agent printing without end cannot fill the owner's disk; the unit goes on.
-  static Result<Transcript> open(const std::string& path, Filter filter, uint64_t max_bytes = 0);
+  // index_path ("" = none): the marks of transcript_index.h go there: each phase's heading, and
+  // the time of a write at least every kStampEveryMs and kStampBytes. Kept only for a transcript
+  // that starts empty (a line number counts from its first byte).
+  static Result<Transcript> open(const std::string& path, Filter filter, uint64_t max_bytes = 0,
+                                 const std::string& index_path = "");
+  static constexpr int64_t kStampEveryMs = 1000;     // a line's time is at most this early
+  static constexpr uint64_t kStampBytes = 64 << 10;  // a reader counts lines from a mark: bounded
   Transcript(Transcript&&) noexcept;
   Transcript& operator=(Transcript&&) noexcept;
   ~Transcript();
 
-  void heading(const std::string& text);  // "── agent: claude -p ──"
-  void write(std::string_view bytes);     // through the filter
+  // "\n── agent: claude -p ──\n". With `phase`, what the filter held is written first
+  // (Drain::last), so that the index marks the very byte the heading's line begins at, under that
+  // name.
+  void heading(const std::string& text, const std::string& phase = "");
+  void write(std::string_view bytes);  // through the filter
   // The phase has printed nothing for a while (or ended): write what the filter held back and
   // can give now, so that the live log shows a line's end without waiting for more output.
   void settle();
@@ -44,10 +54,15 @@ class Transcript {
       : f_(f), filter_(std::move(filter)), cap_(cap) {}
   void put(std::string_view out);
   void emit(std::string_view bytes);  // fwrite, its first error kept
+  void mark(bool phase, const std::string& name, uint64_t offset, uint64_t line);
   std::FILE* f_ = nullptr;
   Filter filter_;
   uint64_t cap_ = 0, written_ = 0, dropped_ = 0;
   int error_ = 0;
+  std::FILE* index_ = nullptr;  // transcript.index, or none
+  uint64_t lines_ = 0;          // newlines written so far
+  uint64_t marked_at_ = 0;      // the offset of the last mark
+  int64_t marked_ms_ = 0;       // and its time; 0: no mark yet
 };
 
 }  // namespace aw

@@ -39,6 +39,9 @@ const text = (sel) => page.$eval(sel, (e) => e.textContent);
 async function startFromForm(fields) {
   await page.goto(`http://127.0.0.1:${w.port}/#/new`);
   await page.waitForSelector("body[data-rendered=new]");
+  // The world has two repositories (demo, and checked with its checks): the form names one.
+  await page.$eval("#repo", (e) => { e.value = ""; });
+  await page.type("#repo", fields.repo || "demo");
   await page.type("#prompt", fields.prompt);
   if (fields.agent) await page.select("#agent", fields.agent);
   if (fields.profile) await page.select("#profile", fields.profile);
@@ -98,11 +101,150 @@ test("cancelling a long unit ends it interrupted", async () => {
   await shot("unit-interrupted-1280");
 });
 
+// ── watching a unit run, and acting on it (issue 25: a place to watch work happen) ──
+
+// The lines of a phase's section: [number shown, text].
+const sectionLines = (phase) => page.$$eval(`#log details[data-phase="${phase}"] .ln`, (ls) =>
+  ls.map((l) => [l.dataset.n.trim(), l.textContent]));
+const clockSeconds = (t) => t.split(":").reduce((a, p) => a * 60 + Number(p), 0);
+
+let watched; // the unit of the next tests: the slow agent on `checked` (checks: one passes, one fails)
+
+test("while a unit runs: its phase with a running clock, the log in numbered sections, no verdict yet", async () => {
+  watched = await submitted({ repo: "checked", prompt: "watch it run", agent: "slow" });
+  await page.waitForSelector("#phase-now[data-phase=agent] #phase-clock", { timeout: 30000 });
+  assert.match(await text("#phase-now"), /Running agent .*\/slow for \d+:\d\d/);
+  const first = await text("#phase-clock");
+  await new Promise((done) => setTimeout(done, 2200));
+  const second = await text("#phase-clock");
+  assert.match(second, /^\d+:\d\d$/);
+  assert.ok(clockSeconds(second) > clockSeconds(first), `the clock ticks: ${first}, then ${second}`);
+  // From the phase's recorded start, not from when the page opened.
+  const u = (await api(w, "GET", "/units/" + watched)).body;
+  assert.equal(u.current_phase.name, "agent");
+  const since = (Date.now() - Date.parse(u.current_phase.started_at)) / 1000;
+  assert.ok(Math.abs(clockSeconds(await text("#phase-clock")) - since) < 3, `${await text("#phase-clock")} vs ${since} s`);
+  assert.match(await text("#timeline [data-running=true]"), /agent.*running/);
+  assert.match(await text("#verdict"), /No verdict yet/);
+  // The running phase's section: open, its title its command, a clock, lines numbered from its
+  // heading (line 1); the terminal escape line 2, "slow agent line 3" line 5.
+  await page.waitForFunction(() => document.querySelector("#log").textContent.includes("slow agent line 3\n"), { timeout: 30000 });
+  await page.waitForSelector('#log details[data-phase=agent][data-state=running][open] .clock');
+  assert.match(await text("#log details[data-phase=agent] > summary"), /^agent: .*\/slow running · \d+:\d\d$/);
+  const lines = await sectionLines("agent");
+  assert.equal(lines[0][0], "1");
+  assert.match(lines[0][1], /^── agent: .*\/slow ──\n$/);
+  assert.deepEqual(lines.find(([, t]) => t === "slow agent line 3\n"), ["5", "slow agent line 3\n"]);
+  assert.ok(!(await text("#log")).includes("slow agent line 50"), "shown while the unit runs");
+  // Timestamps: off at first; the toggle shows each line's time of day (from the index).
+  assert.equal(await page.$eval("#log", (e) => e.classList.contains("show-times")), false);
+  await page.focus("#log-times");
+  await page.keyboard.press("Space");
+  assert.equal(await page.$eval("#log", (e) => e.classList.contains("show-times")), true);
+  await page.waitForSelector('#log details[data-phase=agent] .ln[data-t]', { timeout: 10000 });
+  const times = await page.$$eval("#log .ln[data-t]", (ls) => ls.map((l) => l.dataset.t));
+  assert.ok(times.every((t) => /^\d\d:\d\d:\d\d $/.test(t)), times.join("|"));
+  await shot("unit-running-sections-1280");
+});
+
+test("when it ended: a section per phase, each check named by its command, and they fold", async () => {
+  await page.waitForSelector("body[data-unit-state=failed]", { timeout: 60000 });
+  await page.waitForSelector("#log[data-ended=true]");
+  await page.waitForSelector('#log details[data-phase="check 2"][data-state=failed]', { timeout: 10000 });
+  const phases = await page.$$eval("#log details.log-section", (ds) => ds.map((d) => d.dataset.phase));
+  assert.deepEqual(phases, ["agent", "check 1", "check 2"]);
+  assert.match(await text('#log details[data-phase="check 1"] > summary'), /^check 1: sh -c echo check one passes exit 0 · /);
+  assert.match(await text('#log details[data-phase="check 2"] > summary'), /^check 2: sh tests\/test_greet\.sh exit 1 · /);
+  assert.deepEqual(await sectionLines("check 1"), [["1", "── check 1: sh -c echo check one passes ──\n"], ["2", "check one passes\n"]]);
+  assert.match(await text("#timeline"), /check 2\s*sh tests\/test_greet\.sh/);
+  assert.equal(await page.$("#phase-now:not([hidden])"), null, "no running phase once it ended");
+  assert.equal(await page.$("#log .clock"), null, "no clock left running");
+  // The sections fold with the keyboard (a <details>' summary takes Enter).
+  await page.focus('#log details[data-phase=agent] > summary');
+  await page.keyboard.press("Enter");
+  assert.equal(await page.$eval("#log details[data-phase=agent]", (d) => d.open), false);
+  await page.keyboard.press("Enter");
+  assert.equal(await page.$eval("#log details[data-phase=agent]", (d) => d.open), true);
+  // The times of an ended unit's lines are all known.
+  const untimed = await page.$$eval("#log .ln:not([data-t])", (ls) => ls.length);
+  assert.equal(untimed, 0);
+  await page.setViewport({ width: 800, height: 900 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  await shot("unit-sections-800");
+  await page.setViewport({ width: 1280, height: 900 });
+  assert.ok(width <= 800, `the unit page with sections is ${width} px wide at 800`);
+});
+
+test("search highlights plain-text matches, steps through them, and reads no pattern", async () => {
+  const before = await text("#log");
+  const search = async (q) => {
+    await page.$eval("#log-search", (e) => {
+      e.value = "";
+      e.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await page.type("#log-search", q);
+    await new Promise((done) => setTimeout(done, 400)); // past the input's 150 ms pause
+    return page.$$eval("#log mark.hit", (ms) => ms.map((m) => m.textContent));
+  };
+  // "slow agent line 1" and 10 to 19, whatever the case.
+  const hits = await search("SLOW AGENT LINE 1");
+  assert.equal(hits.length, 11, hits.join("|"));
+  assert.ok(hits.every((h) => h === "slow agent line 1"));
+  assert.equal(await text("#log-search-count"), "1 of 11 matches");
+  await page.keyboard.press("Enter");
+  assert.equal(await text("#log-search-count"), "2 of 11 matches");
+  assert.equal(await page.$eval("#log mark.current", (m) => m.parentNode.textContent), "slow agent line 10\n");
+  await page.keyboard.down("Shift");
+  await page.keyboard.press("Enter");
+  await page.keyboard.up("Shift");
+  assert.equal(await text("#log-search-count"), "1 of 11 matches");
+  await page.click("#log-search-prev");
+  assert.equal(await text("#log-search-count"), "11 of 11 matches");
+  // Not a regular expression: these find only themselves, and break nothing.
+  for (const q of [".*", "(.*)", "[a-z]+", "\\"]) assert.deepEqual(await search(q), [], q);
+  assert.equal(await text("#log-search-count"), "no match");
+  // The markup the agent printed is found as text and stays text.
+  assert.deepEqual(await search("<img src"), ["<img src"]);
+  assert.equal(await page.$("#log img, #injected"), null);
+  await shot("unit-search-1280");
+  await search("");
+  assert.equal(await page.$$eval("#log mark", (ms) => ms.length), 0);
+  assert.equal(await text("#log"), before, "the log's text is as it was");
+});
+
+test("re-run from the page makes a new unit with replay_of; cancel stops it, from the keyboard", async () => {
+  await page.waitForSelector("#rerun");
+  await page.focus("#rerun");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction((old) => /^#\/unit\//.test(location.hash) && location.hash !== "#/unit/" + old, { timeout: 30000 }, watched);
+  const id = await page.evaluate(() => location.hash.slice("#/unit/".length));
+  await page.waitForFunction((id) => document.querySelector("h1")?.textContent === id, {}, id);
+  const u = (await api(w, "GET", "/units/" + id)).body;
+  assert.equal(u.replay_of, watched);
+  assert.equal(u.prompt, "watch it run");
+  assert.equal(u.repo, "checked");
+  await page.waitForFunction((old) => document.querySelector('[data-fact="re-run of"]')?.textContent === old, {}, watched);
+  await page.waitForSelector("#cancel", { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector("#log").textContent.includes("slow agent line 2"), { timeout: 30000 });
+  await page.focus("#cancel");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("body[data-unit-state=interrupted]", { timeout: 30000 });
+  await page.waitForSelector("#log[data-ended=true]");
+  assert.ok(!(await text("#log")).includes("slow agent line 50"));
+  assert.equal((await api(w, "GET", "/units/" + id)).body.state, "interrupted");
+  assert.match(await text("#verdict"), /No verdict: the unit ended before the output check ran/);
+  assert.match(await text('#log details[data-phase=agent] > summary'), /agent: .*\/slow/);
+  await page.waitForSelector("#rerun"); // an ended unit can be run again
+  await shot("unit-rerun-cancelled-1280");
+});
+
 test("terminal escapes and markup in the log are shown inert", async () => {
   // The slow agent printed ESC[31mred ESC[0m <img src=x id=injected>.
   assert.match(await text("#log"), /\u241b\[31mred\u241b\[0m <img src=x id=injected>/);
   assert.equal(await page.$("#injected"), null);
-  assert.equal(await page.evaluate(() => document.querySelector("#log").querySelector("*")), null);
+  // The only elements in the log are the page's own: sections, their titles, lines and matches.
+  const tags = await page.$$eval("#log *", (es) => [...new Set(es.map((e) => e.tagName))]);
+  assert.ok(tags.every((t) => ["DETAILS", "SUMMARY", "DIV", "SPAN", "MARK"].includes(t)), tags.join(","));
 });
 
 test("the doctor page lists each check with a mark and its fix", async () => {
@@ -324,7 +466,7 @@ test("a 50 MiB log: its tail at once, older parts on demand, the raw file saved"
   await page.reload(); // a new document: the observer is in it from the start
   await page.waitForSelector("#log[data-ended=true]", { timeout: 60000 });
   const lines = () => page.$eval("#log", (e) => {
-    const t = e.textContent;
+    const t = [...e.querySelectorAll(".ln")].map((l) => l.textContent).join("");
     const nums = [...t.matchAll(/^line (\d{8}) /gm)].map((m) => Number(m[1]));
     let gaps = 0;
     for (let i = 1; i < nums.length; i++) if (nums[i] !== nums[i - 1] + 1) gaps++;

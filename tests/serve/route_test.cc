@@ -17,6 +17,11 @@ TEST(Route, NamesEachApiRouteWithItsMethod) {
   EXPECT_EQ(parse_route("GET", "/api/v1/units/x1/log?offset=10")->query.at("offset"), "10");
   EXPECT_EQ(parse_route("POST", "/api/v1/units/x1/cancel")->kind, RouteKind::cancel);
   EXPECT_EQ(parse_route("POST", "/api/v1/units/x1/apply")->kind, RouteKind::apply);
+  EXPECT_EQ(parse_route("POST", "/api/v1/units/x1/replay")->kind, RouteKind::replay);
+  auto marks = parse_route("GET", "/api/v1/units/x1/marks?offset=5&end=9");
+  ASSERT_TRUE(marks);
+  EXPECT_EQ(marks->kind, RouteKind::marks);
+  EXPECT_EQ(marks->query.at("end"), "9");
   EXPECT_EQ(parse_route("GET", "/api/v1/doctor")->kind, RouteKind::doctor);
   EXPECT_EQ(parse_route("GET", "/metrics")->kind, RouteKind::metrics);
   EXPECT_EQ(parse_route("GET", "/")->kind, RouteKind::page);
@@ -28,6 +33,9 @@ TEST(Route, NamesEachApiRouteWithItsMethod) {
 TEST(Route, AWrongMethodIs405AndAnUnknownRoute404) {
   EXPECT_EQ(parse_route("DELETE", "/api/v1/units/x1").error().status, 405);
   EXPECT_EQ(parse_route("GET", "/api/v1/units/x1/cancel").error().status, 405);
+  EXPECT_EQ(parse_route("GET", "/api/v1/units/x1/replay").error().status, 405);
+  EXPECT_EQ(parse_route("POST", "/api/v1/units/x1/marks").error().status, 405);
+  EXPECT_EQ(parse_route("GET", "/api/v1/units/x1/marks?download=1").error().status, 400);
   EXPECT_EQ(parse_route("POST", "/").error().status, 405);
   EXPECT_EQ(parse_route("GET", "/api/v1/nothing").error().status, 404);
   EXPECT_EQ(parse_route("GET", "/api/v2/units").error().status, 404);

@@ -589,6 +589,117 @@ class ServeHttp(unittest.TestCase):
                                               token=self.w.token, body=b"{}"), 409)
         self.assertIn("interrupted", msg)
 
+    # ── watching a unit, and acting on it from the page (issue 25) ──
+
+    def post(self, target, body=b"{}", **kw):
+        return request(self.w.port, "POST", target, body=body, **kw)
+
+    def unit_count(self):
+        return get_json(self.w, "/api/v1/units?limit=1")[1]["total"]
+
+    def test_the_running_phase_and_the_logs_marks_are_served(self):
+        uid = self.submit(repo="demo", prompt="slow", agent="slow")
+        s = open_log(self.w.port, self.w.token, uid)
+        read_until(s, b"", b"slow agent line 3\n")
+        s.close()
+        u = get_json(self.w, f"/api/v1/units/{uid}")[1]
+        self.assertEqual(u["state"], "running")
+        now = u["current_phase"]
+        self.assertEqual(now["name"], "agent", u)
+        self.assertTrue(any(a.endswith("/slow") for a in now["argv"]), now)
+        status, m = get_json(self.w, f"/api/v1/units/{uid}/marks")
+        self.assertEqual(status, 200, m)
+        self.assertTrue(m["indexed"])
+        self.assertEqual([p["name"] for p in m["phases"]], ["agent"])
+        u = self.wait_ended(uid)
+        self.assertIsNone(u["current_phase"])
+        self.assertEqual(u["phases"][0]["started_at"], now["started_at"])
+        log = dechunk(request(self.w.port, "GET", f"/api/v1/units/{uid}/log", token=self.w.token)[2])
+        m = get_json(self.w, f"/api/v1/units/{uid}/marks")[1]
+        self.assertEqual(m["bytes"], len(log))
+        agent = m["phases"][0]
+        # The heading's line, where the bytes hold it: the index says so, the text is not read.
+        self.assertEqual(agent["offset"], log.index("── agent: ".encode()))
+        self.assertEqual(log[agent["offset"] - 1:agent["offset"]], b"\n")
+        self.assertEqual(agent["line"], log[:agent["offset"]].count(b"\n"))
+        # A mark at least every second of writes (the agent writes for 10 s), each naming its line.
+        self.assertGreater(len(m["times"]), 5, m["times"])
+        for offset, line, at in m["times"]:
+            self.assertEqual(line, log[:offset].count(b"\n"), offset)
+        self.assertEqual([t[2] for t in m["times"]], sorted(t[2] for t in m["times"]))
+        # A part: the line of its first byte, its marks after the last one before it.
+        for n in (0, 1, agent["offset"], len(log) // 2, len(log)):
+            status, part = get_json(self.w, f"/api/v1/units/{uid}/marks?offset={n}&end={n + 100}")
+            self.assertEqual(status, 200, part)
+            self.assertEqual(part["line"], log[:n].count(b"\n"), n)
+            self.assertLessEqual(part["times"][0][0], n)
+            self.assertTrue(all(n <= t[0] < n + 100 for t in part["times"][1:]), (n, part["times"]))
+        self.assert_json_error(*request(self.w.port, "GET", f"/api/v1/units/{uid}/marks?offset=9&end=3",
+                                        token=self.w.token), 400)
+        self.assert_json_error(*request(self.w.port, "GET", f"/api/v1/units/{uid}/marks?offset=x",
+                                        token=self.w.token), 400)
+        self.assert_json_error(*request(self.w.port, "GET", f"/api/v1/units/{uid}/marks"), 401)
+
+    def test_replay_and_cancel_refuse_without_the_token_from_another_origin_or_without_json(self):
+        ended = self.submit(repo="demo", prompt="Fix the typo in greet.sh")
+        self.wait_ended(ended)
+        running = self.submit(repo="demo", prompt="long", agent="slow", unit_seconds=600)
+        try:
+            before = self.unit_count()
+            wrong = "0" * len(self.w.token)
+            for target in (f"/api/v1/units/{ended}/replay", f"/api/v1/units/{running}/cancel"):
+                self.assert_json_error(*self.post(target), 401)
+                self.assert_json_error(*self.post(target, token=wrong), 401)
+                for origin in ("http://evil.example", "null", f"http://localhost:{self.w.port}"):
+                    self.assert_json_error(*self.post(target, token=self.w.token,
+                                                      headers={"Origin": origin}), 403)
+                self.assert_json_error(*self.post(target, token=self.w.token,
+                                                  host=f"evil.example:{self.w.port}"), 421)
+                # What a form of another site can send without a preflight: never JSON.
+                for ctype in ("text/plain", "application/x-www-form-urlencoded",
+                              "multipart/form-data; boundary=x"):
+                    msg = self.assert_json_error(*self.post(target, token=self.w.token,
+                                                            headers={"Content-Type": ctype}), 415)
+                    self.assertIn("application/json", msg)
+                self.assertEqual(request(self.w.port, "GET", target, token=self.w.token)[0], 405)
+            self.assertEqual(self.unit_count(), before, "a refused re-run started nothing")
+            self.assertEqual(get_json(self.w, f"/api/v1/units/{running}")[1]["state"], "running",
+                             "a refused cancel stopped nothing")
+        finally:
+            self.post(f"/api/v1/units/{running}/cancel", token=self.w.token)
+            self.wait_ended(running)
+
+    def test_replay_makes_a_new_unit_that_records_replay_of(self):
+        first = self.submit(repo="demo", prompt="Fix the typo in greet.sh")
+        u = self.wait_ended(first)
+        # The page's own Origin, and an empty body (as {}).
+        status, _, body = self.post(f"/api/v1/units/{first}/replay", body=b"", token=self.w.token,
+                                    headers={"Origin": f"http://127.0.0.1:{self.w.port}"})
+        self.assertEqual(status, 202, body)
+        new = json.loads(body)
+        self.assertNotEqual(new["id"], first)
+        again = self.wait_ended(new["id"])
+        self.assertEqual(again["replay_of"], first)
+        self.assertEqual(again["prompt"], u["prompt"])
+        self.assertEqual(again["base_commit"], u["base_commit"])
+        self.assertEqual(again["state"], "done", again)
+        target = f"/api/v1/units/{first}/replay"
+        msg = self.assert_json_error(*self.post(target, body=b'{"latest":"yes"}', token=self.w.token), 400)
+        self.assertIn('"latest"', msg)
+        msg = self.assert_json_error(*self.post(target, body=b'{"color":1}', token=self.w.token), 400)
+        self.assertIn('unknown field "color"', msg)
+        self.assert_json_error(*self.post(target, body=b"[1]", token=self.w.token), 400)
+        self.assert_json_error(*self.post("/api/v1/units/20991231-000000-none-0000/replay",
+                                          token=self.w.token), 404)
+
+    def test_a_running_unit_is_not_replayed_until_it_ended(self):
+        uid = self.submit(repo="demo", prompt="long", agent="slow", unit_seconds=600)
+        msg = self.assert_json_error(*self.post(f"/api/v1/units/{uid}/replay", token=self.w.token), 409)
+        self.assertIn("still running", msg)
+        status, _, body = self.post(f"/api/v1/units/{uid}/cancel", token=self.w.token)
+        self.assertEqual(status, 202, body)
+        self.assertEqual(self.wait_ended(uid)["state"], "interrupted")
+
     def test_no_api_response_holds_a_profile_secret(self):
         uid = self.submit(repo="demo", prompt="print the token", agent="leaky", profile="web")
         u = self.wait_ended(uid)

@@ -1,4 +1,5 @@
-"""A temporary awaywork world for the serve tests: a git repository, a config with the bundled
+"""A temporary awaywork world for the serve tests: a git repository (as `demo`, and as `checked`
+with two checks: one passes, the other only once greet.sh is fixed), a config with the bundled
 scripted agent and a slow one, a profile with a secret in the file secret store, and a running
 `awaywork serve` (the real binary) on a port the kernel picked."""
 import json
@@ -148,6 +149,9 @@ profiles:
 repos:
   demo:
     path: {self.src}
+  checked:
+    path: {self.src}
+    checks: [[sh, -c, "echo check one passes"], [sh, tests/test_greet.sh]]
 """)
             if forge:
                 f.write(f"""  web:

@@ -45,6 +45,29 @@ TEST_F(Signals, CtrlCKillsTheUnitsProcessesAndRecordsInterrupted) {
   EXPECT_NE(list.record[0]["reason"].get<std::string>().find("agent"), std::string::npos);
 }
 
+// The dashboard names the running phase and times it from the record (issue 25): the record holds
+// the phase while it runs, and none once the unit ended.
+TEST_F(Signals, TheRecordNamesTheRunningPhaseUntilTheUnitEnds) {
+  make_repo({{"a.txt", "x\n"}});
+  write_config(agent_script("wait", "sleep 619.5"));
+  pid_t pid = start_run_in_background("name the phase");
+  ASSERT_TRUE(wait_for_process("619.5"));
+  auto list = awaywork({"units", "--json"});
+  ASSERT_EQ(list.record.size(), 1u) << list.out;
+  nlohmann::json now = list.record[0]["current_phase"];
+  ASSERT_TRUE(now.is_object()) << list.out;
+  EXPECT_EQ(now["name"], "agent");
+  EXPECT_TRUE(now["argv"].is_array() && !now["argv"].empty()) << now.dump();
+  EXPECT_EQ(now["started_at"].get<std::string>().size(), 24u) << now.dump();  // ISO 8601, ms
+  kill(pid, SIGINT);
+  waitpid(pid, nullptr, 0);
+  list = awaywork({"units", "--json"});
+  ASSERT_EQ(list.record.size(), 1u) << list.out;
+  EXPECT_TRUE(list.record[0]["current_phase"].is_null()) << list.out;
+  ASSERT_EQ(list.record[0]["phases"].size(), 1u) << list.out;
+  EXPECT_EQ(list.record[0]["phases"][0]["started_at"], now["started_at"]);
+}
+
 TEST_F(Signals, ARecordLeftRunningByACrashIsMarkedInterruptedAtTheNextStart) {
   make_repo({{"a.txt", "x\n"}});
   write_config(agent_script("wait", "sleep 617.5"));

@@ -69,6 +69,33 @@ TEST_F(StoreTest, ProfileAndPerPhaseSecretNamesReadBack) {
   EXPECT_TRUE(back->phases.at(0).secrets.empty());
 }
 
+// The running phase (issue 25: the dashboard's phase clock) reads back with its start; a record
+// written before it existed, or between phases, has none.
+TEST_F(StoreTest, TheRunningPhaseReadsBackAndIsNoneWhenAbsent) {
+  auto s = Store::open(dir);
+  ASSERT_TRUE(s) << s.error().message;
+  UnitRecord r = sample("20261129-180000-x-0004");
+  r.state = UnitState::running;
+  PhaseRecord now;
+  now.name = "check 1";
+  now.argv = {"make", "test"};
+  now.started_at = "2026-11-29T18:00:05.250Z";
+  r.current_phase = now;
+  ASSERT_TRUE(s->save(r));
+  auto u = s->get(r.id);
+  ASSERT_TRUE(u) << u.error().message;
+  ASSERT_TRUE(u->current_phase);
+  EXPECT_EQ(u->current_phase->name, "check 1");
+  EXPECT_EQ(u->current_phase->argv, (std::vector<std::string>{"make", "test"}));
+  EXPECT_EQ(u->current_phase->started_at, "2026-11-29T18:00:05.250Z");
+  EXPECT_TRUE(to_json(sample("x"))["current_phase"].is_null());
+  auto old = to_json(sample("old"));
+  old.erase("current_phase");
+  auto back = unit_from_json(old);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_FALSE(back->current_phase);
+}
+
 // A record may be another job's file (an artifact's record.json): each field, and each field of
 // a phase, holding a value of the wrong type is an Error naming the file and the field, never a
 // throw (a throw here ended `apply --from` in std::terminate).
