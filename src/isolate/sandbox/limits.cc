@@ -74,14 +74,18 @@ std::string group_name(const SandboxPlan& plan, pid_t child) {
   return kPrefix + (name.empty() ? std::to_string(child) : name);
 }
 
-Status v1_group(const SandboxPlan& plan, const char* controller, const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0) {
-    if (errno == EEXIST) return {};  // made by an earlier phase of the unit, limits already set
-    return fail(
-        "mkdir {}: {} (run as root where the cgroup hierarchies are writable, or give awaywork a "
-        "delegated cgroup v2 subtree; awaywork doctor tries this)",
-        dir, errno_text(errno));
-  }
+// Makes the group; false when it was there already (made by an earlier phase of the unit, its
+// limits set then).
+Result<bool> v1_make_group(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0755) == 0) return true;
+  if (errno == EEXIST) return false;
+  return fail(
+      "mkdir {}: {} (run as root where the cgroup hierarchies are writable, or give awaywork a "
+      "delegated cgroup v2 subtree; awaywork doctor tries this)",
+      dir, errno_text(errno));
+}
+
+Status v1_set_limits(const SandboxPlan& plan, const char* controller, const std::string& dir) {
   std::string name = controller;
   if (name == "memory") {
     AW_CHECK(
@@ -105,14 +109,20 @@ Status v1_limits(const SandboxPlan& plan, pid_t child) {
     if (!exists(base))
       return fail("no cgroup v1 {} hierarchy at {} (and no cgroup v2 controllers)", c, base);
     std::string dir = fmt::format("{}/{}", base, group_name(plan, child));
-    // Another unit's sweep may remove an empty group between our mkdir and our join, or between
-    // the mkdir and the limit writes (which then fail with ENODEV): make it again.
+    // Another unit's sweep removes every empty group, so one is joined the moment it is made
+    // (rmdir of a group with a member fails), and only then given its limits: the child waits
+    // for this setup before it runs anything. A sweep between our mkdir and our join (the join
+    // fails) means making it again. Limits written first (the slow part) left a window wide
+    // enough that 16 units at once lost a group five times running.
+    bool ours = false;  // made here, by any attempt: its limits are ours to write
     Status joined = fail("not tried");
-    for (int attempt = 0; attempt < 5 && !joined; ++attempt) {
-      joined = v1_group(plan, c, dir);
-      if (joined) joined = write_existing(dir + "/cgroup.procs", std::to_string(child));
+    for (int attempt = 0; attempt < 20 && !joined; ++attempt) {
+      AW_TRY(bool made, v1_make_group(dir));
+      ours = ours || made;
+      joined = write_existing(dir + "/cgroup.procs", std::to_string(child));
     }
     AW_CHECK(joined);
+    if (ours) AW_CHECK(v1_set_limits(plan, c, dir));
   }
   return {};
 }
