@@ -79,7 +79,7 @@ struct WatchCliOptions {
 };
 int cmd_watch(const GlobalOptions& g, const WatchCliOptions& o);
 
-// Exit codes (README "Exit codes").
+// Exit codes of `awaywork run` (docs/units.md, "Exit codes").
 enum Exit : int {
   kExitDone = 0,
   kExitFailed = 1,
