@@ -28,7 +28,7 @@ constexpr bool is_publisher =
 // one more member (or one fewer) is a compile error.
 [[maybe_unused]] void phase_context_members(PhaseContext& ctx) {
   auto& [target, paths, isolator, unit_id, prompt, deadline, transcript, obs, profile, agent,
-         watchdog, literals] = ctx;
+         watchdog, literals, save] = ctx;
   static_assert(std::is_same_v<decltype(target), const Target&>);
   static_assert(std::is_same_v<decltype(paths), const UnitPaths&>);
   static_assert(std::is_same_v<decltype(isolator), Isolator&>);
@@ -41,6 +41,7 @@ constexpr bool is_publisher =
   static_assert(std::is_same_v<decltype(agent), AgentSession*>);
   static_assert(std::is_same_v<decltype(watchdog), Watchdog*>);
   static_assert(std::is_same_v<decltype(literals), const std::vector<std::string>*>);
+  static_assert(std::is_same_v<decltype(save), std::function<void()>>);
 }
 
 [[maybe_unused]] void target_members(Target& t) {
