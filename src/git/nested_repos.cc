@@ -43,7 +43,8 @@ Status remove_tree_at(int dirfd, const std::string& name, const std::string& sho
   if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
     return errno == ENOENT ? Status{} : fail("lstat {}: {}", shown, errno_text(errno));
   if (S_ISDIR(st.st_mode)) {
-    if (depth > kMaxNestedDepth) return fail("{} is more than {} folders deep", shown, kMaxNestedDepth);
+    if (depth > kMaxNestedDepth)
+      return fail("{} is more than {} folders deep", shown, kMaxNestedDepth);
     UniqueFd sub(open_dir_at(dirfd, name));
     if (sub.get() < 0) return fail("open {}: {}", shown, errno_text(errno));
     if ((st.st_mode & 0700) != 0700) (void)::fchmod(sub.get(), 0700);
@@ -62,7 +63,8 @@ Status remove_tree_at(int dirfd, const std::string& name, const std::string& sho
 // its path added to removed; the walk enters real folders only, `.away` included (HOME under
 // isolation container: a gitlink can name a folder there too). The top's own .git is skipped.
 Status walk(int dirfd, const std::string& rel, int depth, std::vector<std::string>& removed) {
-  if (depth > kMaxNestedDepth) return fail("{} is more than {} folders deep; refused", rel, kMaxNestedDepth);
+  if (depth > kMaxNestedDepth)
+    return fail("{} is more than {} folders deep; refused", rel, kMaxNestedDepth);
   for (const auto& n : dir_entries(dirfd)) {
     std::string child = rel.empty() ? n.name : rel + "/" + n.name;
     if (rel.empty() && n.name == ".git") continue;

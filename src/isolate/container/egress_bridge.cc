@@ -31,7 +31,8 @@ Status check_pairs(const std::vector<BridgePair>& pairs) {
     return fail("bridge: {} pairs, at most {}", pairs.size(), kMaxBridgePairs);
   for (size_t i = 0; i < pairs.size(); ++i) {
     if (pairs[i].port == 0) return fail("bridge: port 0 for {}", pairs[i].socket);
-    if (!bridge_mountable(pairs[i].socket)) return fail("bridge: {} cannot be mounted", pairs[i].socket);
+    if (!bridge_mountable(pairs[i].socket))
+      return fail("bridge: {} cannot be mounted", pairs[i].socket);
     for (size_t j = 0; j < i; ++j)
       if (pairs[j].port == pairs[i].port) return fail("bridge: port {} twice", pairs[i].port);
   }

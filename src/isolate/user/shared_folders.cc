@@ -24,7 +24,7 @@ bool swept(const std::string& path) {
 
 // Folders only (readdir's d_type spares a stat of every file); one descriptor per level.
 void walk_folders(int dfd, const std::string& path, dev_t dev, int depth, size_t cap,
-          std::vector<std::string>& out) {
+                  std::vector<std::string>& out) {
   if (depth > 40 || out.size() >= cap) return;
   int dup = ::fcntl(dfd, F_DUPFD_CLOEXEC, 0);
   DIR* d = dup < 0 ? nullptr : ::fdopendir(dup);
