@@ -5,8 +5,32 @@
 #   AW_LINKER       the linker the GCC driver picks (-fuse-ld=NAME), e.g. mold: several times
 #                   faster than ld.bfd at linking the tests' executables. Checked before use.
 # The Release tree keeps Debian's ld.bfd and no split DWARF: what packagers build with.
+# scripts/build-release turns on instead:
+#   AW_UNITY        a unity build of src/ (its libraries, the awaywork binary and the static
+#                   helpers; never tests/, bench/ or fuzz/): CMake compiles each target's .cc files
+#                   AW_UNITY_BATCH at a time as one source that #includes them, so nlohmann/json,
+#                   fmt, spdlog and Boost are parsed, and their templates instantiated, once a
+#                   batch instead of once a file. Editing one file recompiles its whole batch, so
+#                   the debug tree (the edit-and-test loop) stays one object per file. The files
+#                   of one target then share a translation unit: file-local helpers (anonymous
+#                   namespace, `static`) need names of their own within the target, or one file's
+#                   would clash with, or quietly overload, another's. A file that cannot share one
+#                   sets SKIP_UNITY_BUILD_INCLUSION; CMake also leaves out any file with its own
+#                   COMPILE_OPTIONS.
 option(AW_SPLIT_DWARF "Debug info in .dwo files beside the objects (faster compiles and links)" OFF)
 set(AW_LINKER "" CACHE STRING "The linker for every target (-fuse-ld=NAME: mold, lld, gold); empty: the compiler's default")
+option(AW_UNITY "Unity build of src/ (batches of AW_UNITY_BATCH files per compile; not tests)" OFF)
+set(AW_UNITY_BATCH 8 CACHE STRING "Files per unity source when AW_UNITY is on")
+
+# aw_unity_here(): called by src/CMakeLists.txt before its targets. A macro, so that the variables
+# (which CMake reads when a target is created) are set in src/'s scope and its subfolders' only:
+# tests/, bench/ and fuzz/ are siblings of src/, configured after it, and never see them.
+macro(aw_unity_here)
+  if(AW_UNITY)
+    set(CMAKE_UNITY_BUILD ON)
+    set(CMAKE_UNITY_BUILD_BATCH_SIZE ${AW_UNITY_BATCH})
+  endif()
+endmacro()
 
 if(AW_SPLIT_DWARF)
   add_compile_options(-gsplit-dwarf)

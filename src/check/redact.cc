@@ -16,24 +16,6 @@ constexpr size_t kMaxToken = 4096;    // longer tokens are redacted up to here
 constexpr size_t kMaxPem = 64 << 10;  // a PEM block without END is redacted up to here
 constexpr std::string_view kRedacted = "[REDACTED]";
 
-enum class Kind : uint8_t {
-  literal,
-  github,
-  github_pat,
-  anthropic,
-  openai,
-  aws,
-  gitlab,
-  slack,
-  jwt,
-  pem
-};
-
-struct Candidate {
-  Kind kind;
-  uint32_t literal = 0;  // index into literals when kind == literal
-};
-
 enum class Outcome { no, yes, more };
 struct Match {
   Outcome outcome = Outcome::no;
@@ -109,6 +91,26 @@ std::string json_escaped(std::string_view s) {
 
 class SecretMatcher {
  public:
+  // Member types, not file-local ones: SecretMatcher is declared in redact.h, so its fields may
+  // not have types from an anonymous namespace (GCC's -Wsubobject-linkage, an error when this
+  // file is compiled inside a unity build's source).
+  enum class Kind : uint8_t {
+    literal,
+    github,
+    github_pat,
+    anthropic,
+    openai,
+    aws,
+    gitlab,
+    slack,
+    jwt,
+    pem
+  };
+  struct Candidate {
+    Kind kind;
+    uint32_t literal = 0;  // index into literals when kind == literal
+  };
+
   struct Span {
     size_t begin, end;
     Kind kind;

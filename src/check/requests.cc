@@ -119,7 +119,7 @@ bool retarget_ok(const std::string& key, const nlohmann::json& v, const RequestC
   return false;
 }
 
-size_t count_chars(std::string_view s) {
+size_t field_chars(std::string_view s) {
   size_t n = 0;
   for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   return n;
@@ -147,7 +147,7 @@ void text_field(const Field& f, const nlohmann::json& v, Request& r, const Reque
     return;
   }
   const auto& raw = v.get_ref<const std::string&>();
-  if (size_t n = count_chars(raw); n > f.max_chars) {
+  if (size_t n = field_chars(raw); n > f.max_chars) {
     lc.refuse("request.too_long",
               fmt::format("`{}` is {} characters, at most {}", f.name, n, f.max_chars));
     return;
@@ -199,7 +199,7 @@ void labels_field(const Field& f, const nlohmann::json& v, Request& r, const Bou
       return;
     }
     const auto& s = l.get_ref<const std::string&>();
-    if (count_chars(s) > f.max_chars) {
+    if (field_chars(s) > f.max_chars) {
       lc.refuse("request.too_long", fmt::format("a label is over {} characters", f.max_chars));
       return;
     }

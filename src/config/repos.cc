@@ -8,7 +8,7 @@ namespace aw {
 
 namespace {
 
-std::string lower(std::string s) {
+std::string ascii_lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
@@ -22,7 +22,7 @@ Result<RepoConfig> find_forge_repo(const Config& cfg, const std::string& name) {
     return it->second;
   }
   for (const auto& [_, r] : cfg.repos)
-    if (!r.forge.github.empty() && lower(r.forge.github) == lower(name)) return r;
+    if (!r.forge.github.empty() && ascii_lower(r.forge.github) == ascii_lower(name)) return r;
   std::string names;
   for (const auto& [n, r] : cfg.repos)
     if (!r.forge.github.empty())

@@ -66,7 +66,7 @@ std::string path_escape(const std::string& name) {
   return out;
 }
 
-struct Publisher {
+struct PublishRun {
   ForgeSession& s;
   const ForgePublishInput& in;
   ForgePublished out;
@@ -334,7 +334,7 @@ struct Publisher {
 }  // namespace
 
 Result<ForgePublished> publish_to_forge(ForgeSession& s, const ForgePublishInput& in) {
-  Publisher p{s, in, {}, "/repos/" + s.owner_repo, ""};
+  PublishRun p{s, in, {}, "/repos/" + s.owner_repo, ""};
   AW_CHECK(p.push_branch());
   json existing = json::array();
   if (in.issue > 0) {

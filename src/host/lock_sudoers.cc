@@ -18,10 +18,10 @@ namespace aw {
 
 namespace {
 
-const std::vector<std::string> kEnv = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C"};
+const std::vector<std::string> kSudoersEnv = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C"};
 
 Status visudo_check(std::vector<std::string> argv) {
-  AW_TRY(Captured c, capture({argv, kEnv, "/", ""}));
+  AW_TRY(Captured c, capture({argv, kSudoersEnv, "/", ""}));
   if (c.exit_code != 0) return fail("visudo refused it: {}{}", c.out, c.err);
   return {};
 }

@@ -24,7 +24,7 @@ namespace {
 // How long the keeper keeps killing before it gives up proving the tree dead.
 constexpr int64_t kCleanupBoundMs = 20000;
 
-int64_t now_ms() {
+int64_t monotonic_ms() {
   timespec ts{};
   ::clock_gettime(CLOCK_MONOTONIC, &ts);
   return int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000;
@@ -137,12 +137,12 @@ Waited wait_main(const KeeperPlan& k, pid_t main, const PhaseCgroup& cg, int sfd
     stopping = true;
     w.end = why;
     signal_phase(main, cg, SIGTERM);
-    kill_at = now_ms() + std::max<int64_t>(0, spec.grace.count());
+    kill_at = monotonic_ms() + std::max<int64_t>(0, spec.grace.count());
   };
   for (;;) {
     reap(main, &w.status, &done);
     if (done) break;
-    int64_t now = now_ms();
+    int64_t now = monotonic_ms();
     if (!stopping && now >= deadline) stop(PhaseEnd::timed_out);
     if (stopping && !killed && now >= kill_at) {
       ::kill(-main, SIGKILL);
@@ -187,7 +187,7 @@ Cleanup kill_leftovers(const PhaseCgroup& cg, int sfd) {
     c.seen.insert(p);
     if (std::find(c.names.begin(), c.names.end(), name) == c.names.end()) c.names.push_back(name);
   };
-  const int64_t bound = now_ms() + kCleanupBoundMs;
+  const int64_t bound = monotonic_ms() + kCleanupBoundMs;
   int unused = 0;
   bool unused_done = false;
   for (int round = 0;; ++round) {
@@ -197,7 +197,7 @@ Cleanup kill_leftovers(const PhaseCgroup& cg, int sfd) {
       c.verified = true;
       break;
     }
-    if (now_ms() > bound) break;
+    if (monotonic_ms() > bound) break;
     std::vector<pid_t> tree;
     if (!no_children) tree = live_descendants(::getpid());
     for (pid_t p : tree) note(p);
@@ -250,7 +250,7 @@ void keeper_main(KeeperPlan& k) {
 
   KeeperReport rep;
   rep.containment = static_cast<int32_t>(cg.kind);
-  const int64_t start = now_ms();
+  const int64_t start = monotonic_ms();
   Result<pid_t> main = launch(k);
   for (int fd : {k.req.stdin_fd, k.req.stdout_fd, k.req.stderr_fd}) ::close(fd);
   if (!main) {
@@ -269,7 +269,7 @@ void keeper_main(KeeperPlan& k) {
     if (WIFEXITED(w.status)) rep.exit_code = WEXITSTATUS(w.status);
     if (WIFSIGNALED(w.status)) rep.signal = WTERMSIG(w.status);
   }
-  rep.duration_ms = now_ms() - start;
+  rep.duration_ms = monotonic_ms() - start;
 
   Cleanup c = kill_leftovers(cg, sfd);
   rep.leftovers = static_cast<int32_t>(c.seen.size());

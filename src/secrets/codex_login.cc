@@ -57,7 +57,7 @@ int64_t mtime_ns(const struct stat& st) {
   return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
 
-Status write_all(int fd, const std::string& data, const std::string& path) {
+Status write_bytes(int fd, const std::string& data, const std::string& path) {
   size_t off = 0;
   while (off < data.size()) {
     ssize_t n = ::write(fd, data.data() + off, data.size() - off);
@@ -76,7 +76,7 @@ std::string folder_of(const std::string& path) {
 
 // Replace path with data: a fresh temporary file beside it (never through a link), 0600, synced,
 // renamed over path (rename replaces a link at path instead of following it).
-Status replace_atomically(const std::string& path, const std::string& data) {
+Status replace_login_file(const std::string& path, const std::string& data) {
   std::string tmp = path + ".awaywork-XXXXXX";
   int raw = ::mkostemp(tmp.data(), O_CLOEXEC);
   if (raw < 0) return fail("{}: create a temporary file: {}", tmp, errno_text(errno));
@@ -87,7 +87,7 @@ Status replace_atomically(const std::string& path, const std::string& data) {
   };
   if (::fchmod(fd.get(), 0600) != 0)
     return cleanup_fail(fail("{}: chmod: {}", tmp, errno_text(errno)));
-  if (auto ok = write_all(fd.get(), data, tmp); !ok) return cleanup_fail(ok);
+  if (auto ok = write_bytes(fd.get(), data, tmp); !ok) return cleanup_fail(ok);
   if (::fsync(fd.get()) != 0) return cleanup_fail(fail("{}: fsync: {}", tmp, errno_text(errno)));
   if (::rename(tmp.c_str(), path.c_str()) != 0)
     return cleanup_fail(fail("{}: rename: {}", path, errno_text(errno)));
@@ -236,7 +236,7 @@ Result<Lease> lend_codex_login(const std::string& owner_auth_path,
   if (out.get() < 0) return fail("lend the Codex login to {}: {}", unit_path, errno_text(errno));
   if (::fchmod(out.get(), 0600) != 0)
     return fail("lend the Codex login to {}: chmod: {}", unit_path, errno_text(errno));
-  AW_CHECK(write_all(out.get(), owner.bytes, unit_path));
+  AW_CHECK(write_bytes(out.get(), owner.bytes, unit_path));
   Lease lease;
   lease.owner_path = owner_auth_path;
   lease.unit_path = unit_path;
@@ -275,7 +275,7 @@ Result<std::string> return_codex_login(const Lease& lease, const std::string& un
   if (now->st.st_uid != ::geteuid())
     return fmt::format("not saved: the owner's file is no longer owned by uid {}; {}", ::geteuid(),
                        kept);
-  AW_CHECK(with_context(replace_atomically(lease.owner_path, unit->bytes),
+  AW_CHECK(with_context(replace_login_file(lease.owner_path, unit->bytes),
                         "save the refreshed Codex login"));
   return fmt::format(
       "saved the unit's refreshed Codex login (same account, newer last_refresh) "

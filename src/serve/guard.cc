@@ -29,35 +29,39 @@ std::optional<std::string> page_host(std::string_view bound_address, int port) {
   return std::nullopt;
 }
 
-std::optional<Refusal> guard(const GuardRequest& r, const GuardConfig& c) {
+std::optional<GuardRefusal> guard(const GuardRequest& r, const GuardConfig& c) {
   if (r.method == "OPTIONS")
-    return Refusal{405,
-                   "cross-origin requests are not served (no CORS); use the dashboard this server "
-                   "serves, or a client on this machine"};
+    return GuardRefusal{
+        405,
+        "cross-origin requests are not served (no CORS); use the dashboard this server "
+        "serves, or a client on this machine"};
   if (!r.repeated.empty())
-    return Refusal{
+    return GuardRefusal{
         400, fmt::format("the request has more than one {} header; send it once", r.repeated)};
   if (!r.host || !loopback_host(*r.host, c.port))
-    return Refusal{421, fmt::format("the Host header must be 127.0.0.1:{0}, localhost:{0} or "
-                                    "[::1]:{0}; open the URL `awaywork serve` printed",
-                                    c.port)};
+    return GuardRefusal{421, fmt::format("the Host header must be 127.0.0.1:{0}, localhost:{0} or "
+                                         "[::1]:{0}; open the URL `awaywork serve` printed",
+                                         c.port)};
   if (r.origin && *r.origin != "http://" + std::string(*r.host))
-    return Refusal{403,
-                   "requests from another site's page are refused; open the dashboard from the "
-                   "URL `awaywork serve` printed"};
+    return GuardRefusal{
+        403,
+        "requests from another site's page are refused; open the dashboard from the "
+        "URL `awaywork serve` printed"};
   if (query_has_credential(r.target))
-    return Refusal{400,
-                   "never put the token in the URL (URLs are kept in histories and logs); send "
-                   "it as the header Authorization: Bearer TOKEN"};
+    return GuardRefusal{
+        400,
+        "never put the token in the URL (URLs are kept in histories and logs); send "
+        "it as the header Authorization: Bearer TOKEN"};
   if (!r.api) return std::nullopt;
   constexpr std::string_view kScheme = "Bearer ";
   if (!r.authorization || r.authorization->substr(0, kScheme.size()) != kScheme)
-    return Refusal{401,
-                   "the API needs the header Authorization: Bearer TOKEN; the token is in the URL "
-                   "`awaywork serve` printed (after #token=) and in STATE/serve/token"};
+    return GuardRefusal{
+        401,
+        "the API needs the header Authorization: Bearer TOKEN; the token is in the URL "
+        "`awaywork serve` printed (after #token=) and in STATE/serve/token"};
   if (!equal_constant_time(r.authorization->substr(kScheme.size()), c.token))
-    return Refusal{401,
-                   "the token is wrong; use the one `awaywork serve` printed (STATE/serve/token)"};
+    return GuardRefusal{
+        401, "the token is wrong; use the one `awaywork serve` printed (STATE/serve/token)"};
   return std::nullopt;
 }
 

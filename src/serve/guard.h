@@ -25,12 +25,15 @@ struct GuardConfig {
   std::string_view token;
 };
 
-struct Refusal {
+// Not `Refusal`: check/verdict.h has an aw::Refusal of its own, and both are linked into the
+// awaywork binary (two classes of one name break the one-definition rule, and a unity build's
+// source that includes both headers does not compile).
+struct GuardRefusal {
   int status = 400;
   std::string message;
 };
 
-std::optional<Refusal> guard(const GuardRequest& r, const GuardConfig& c);
+std::optional<GuardRefusal> guard(const GuardRequest& r, const GuardConfig& c);
 
 // "127.0.0.1:PORT", "localhost:PORT" or "[::1]:PORT", exactly.
 bool loopback_host(std::string_view host, int port);

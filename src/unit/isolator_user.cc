@@ -47,7 +47,7 @@ namespace aw {
 namespace {
 
 // The phase's PATH is the owner's (build_env keeps it).
-std::string phase_path() {
+std::string phase_search_path() {
   const char* path = std::getenv("PATH");
   return path ? path : "/usr/local/bin:/usr/bin:/bin";
 }
@@ -109,7 +109,7 @@ class UserIsolator : public Isolator {
     std::vector<WorkerProgram> programs;
     for (const auto& p : phases)
       if (!p.argv.empty()) programs.push_back({p.name + " phase", p.argv[0]});
-    return programs_runnable(programs, phase_path(), handoff_.worker);
+    return programs_runnable(programs, phase_search_path(), handoff_.worker);
   }
 
   // Lent from the helper folder (the owner's, 711): the worker reads the files, never writes.
@@ -139,7 +139,7 @@ class UserIsolator : public Isolator {
     SandboxPlan plan = plan_;
     if (phase.agent)
       plan.readable.insert(plan.readable.end(), agent_readable_.begin(), agent_readable_.end());
-    if (!phase.argv.empty()) lend_program(phase.argv[0], phase_path(), plan);
+    if (!phase.argv.empty()) lend_program(phase.argv[0], phase_search_path(), plan);
     // Each bridged socket listens by now (the proxy starts before the first phase); the worker's
     // bridge connects as the worker. Idempotent, so every phase simply sets it again.
     for (const auto& b : active_bridges(plan))

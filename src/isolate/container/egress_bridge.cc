@@ -21,7 +21,7 @@ std::string inner_socket(size_t i) {
 }
 
 // --mount is a CSV field list: a comma, quote or newline in a path would add fields.
-bool mountable(const std::string& path) {
+bool bridge_mountable(const std::string& path) {
   return !path.empty() && path[0] == '/' && path.find_first_of(",\"\n\r") == std::string::npos;
 }
 
@@ -31,7 +31,8 @@ Status check_pairs(const std::vector<BridgePair>& pairs) {
     return fail("bridge: {} pairs, at most {}", pairs.size(), kMaxBridgePairs);
   for (size_t i = 0; i < pairs.size(); ++i) {
     if (pairs[i].port == 0) return fail("bridge: port 0 for {}", pairs[i].socket);
-    if (!mountable(pairs[i].socket)) return fail("bridge: {} cannot be mounted", pairs[i].socket);
+    if (!bridge_mountable(pairs[i].socket))
+      return fail("bridge: {} cannot be mounted", pairs[i].socket);
     for (size_t j = 0; j < i; ++j)
       if (pairs[j].port == pairs[i].port) return fail("bridge: port {} twice", pairs[i].port);
   }
@@ -57,7 +58,7 @@ std::string bridge_proxy_url(uint16_t port) {
 
 Result<std::vector<std::string>> bridge_run_args(const BridgePlan& p) {
   AW_CHECK(check_pairs(p.pairs));
-  if (!mountable(p.program)) return fail("bridge: {} cannot be mounted", p.program);
+  if (!bridge_mountable(p.program)) return fail("bridge: {} cannot be mounted", p.program);
   if (p.image.empty() || p.image[0] == '-') return fail("bridge: image name '{}'", p.image);
   std::vector<std::string> a = {"run", "-d", "--name=" + p.name};
   auto hard = hardening_args(p.engine);

@@ -24,7 +24,7 @@ namespace aw {
 
 namespace {
 
-const std::vector<std::string> kEnv = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C"};
+const std::vector<std::string> kProbeEnv = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C"};
 
 WorkerProbeResult ok(std::string name, std::string why) {
   return {std::move(name), false, std::move(why)};
@@ -127,7 +127,7 @@ WorkerProbeResult ssh_agent_probe(const std::string& pattern) {
 
 WorkerProbeResult command_probe(const std::string& name, std::vector<std::string> argv,
                                 bool (*leaked)(const Captured&)) {
-  auto c = capture({std::move(argv), kEnv, "/", ""});
+  auto c = capture({std::move(argv), kProbeEnv, "/", ""});
   if (!c) return ok(name, c.error().message);
   std::string said = c->err.empty() ? c->out : c->err;
   while (!said.empty() && said.back() == '\n') said.pop_back();

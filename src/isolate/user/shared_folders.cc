@@ -23,8 +23,8 @@ bool swept(const std::string& path) {
 }
 
 // Folders only (readdir's d_type spares a stat of every file); one descriptor per level.
-void walk(int dfd, const std::string& path, dev_t dev, int depth, size_t cap,
-          std::vector<std::string>& out) {
+void walk_folders(int dfd, const std::string& path, dev_t dev, int depth, size_t cap,
+                  std::vector<std::string>& out) {
   if (depth > 40 || out.size() >= cap) return;
   int dup = ::fcntl(dfd, F_DUPFD_CLOEXEC, 0);
   DIR* d = dup < 0 ? nullptr : ::fdopendir(dup);
@@ -43,7 +43,7 @@ void walk(int dfd, const std::string& path, dev_t dev, int depth, size_t cap,
     if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX) && out.size() < cap) out.push_back(child);
     int c = ::openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (c < 0) continue;
-    walk(c, child, dev, depth + 1, cap, out);
+    walk_folders(c, child, dev, depth + 1, cap, out);
     ::close(c);
   }
   ::closedir(d);
@@ -58,7 +58,7 @@ std::vector<std::string> open_shared_folders(const std::string& root, size_t cap
   if (fd < 0) return out;
   if (::fstat(fd, &st) == 0) {
     if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX) && !swept(root)) out.push_back(root);
-    walk(fd, root, st.st_dev, 0, cap, out);
+    walk_folders(fd, root, st.st_dev, 0, cap, out);
   }
   ::close(fd);
   std::sort(out.begin(), out.end());

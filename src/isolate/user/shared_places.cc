@@ -33,7 +33,7 @@ bool mode_allows(const struct stat& st, uid_t uid, gid_t gid, mode_t user_bits) 
   mode_t bits = st.st_uid == uid ? user_bits : st.st_gid == gid ? user_bits >> 3 : user_bits >> 6;
   return (st.st_mode & bits) == bits;
 }
-bool searchable(const struct stat& st, uid_t uid, gid_t gid) {
+bool searchable_by(const struct stat& st, uid_t uid, gid_t gid) {
   return mode_allows(st, uid, gid, S_IXUSR);
 }
 bool writable(const struct stat& st, uid_t uid, gid_t gid) {
@@ -52,7 +52,7 @@ bool reachable(const std::string& path, uid_t uid, gid_t gid) {
     if (!std::getline(parts, part, '/')) return true;
     while (part.empty())
       if (!std::getline(parts, part, '/')) return true;
-    if (!searchable(st, uid, gid)) return false;
+    if (!searchable_by(st, uid, gid)) return false;
     at = at == "/" ? "/" + part : at + "/" + part;
   }
 }
@@ -69,7 +69,7 @@ class Search {
       add(path);
       return;
     }
-    if (!searchable(st, uid_, gid_) || depth > lim_.max_depth) return;
+    if (!searchable_by(st, uid_, gid_) || depth > lim_.max_depth) return;
     int dup = ::fcntl(dfd, F_DUPFD_CLOEXEC, 0);
     DIR* d = dup < 0 ? nullptr : ::fdopendir(dup);
     if (!d) {
