@@ -8,6 +8,7 @@
 
 #include "base/fs.h"
 #include "base/json_read.h"
+#include "base/json_write.h"
 #include "cli/commands.h"
 #include "config/config.h"
 #include "forge/publisher.h"
@@ -85,16 +86,16 @@ Result<Applied> apply_unit(const Config& cfg, Store& store, UnitRecord& u) {
 void print_applied(const GlobalOptions& g, const std::string& id, const Applied& a) {
   const PublishResult& r = a.result;
   if (g.json) {
-    fmt::print("{}\n", nlohmann::json{{"id", id},
-                                      {"applied", true},
-                                      {"already_applied", r.already_applied},
-                                      {"branch", r.branch},
-                                      {"commit", r.commit},
-                                      {"target", a.target},
-                                      {"pull_request", a.pull_url},
-                                      {"posted", a.posted},
-                                      {"already", a.already}}
-                           .dump(2));
+    fmt::print("{}\n", json_text(nlohmann::json{{"id", id},
+                                                {"applied", true},
+                                                {"already_applied", r.already_applied},
+                                                {"branch", r.branch},
+                                                {"commit", r.commit},
+                                                {"target", a.target},
+                                                {"pull_request", a.pull_url},
+                                                {"posted", a.posted},
+                                                {"already", a.already}},
+                                 2));
   } else if (!a.pull_url.empty() || !a.compare_url.empty() || !a.posted.empty()) {
     fmt::print("applied: {} at {} on {}; pull request {}; posted now: {}\n", r.branch,
                r.commit.substr(0, 12), a.target,
@@ -135,10 +136,10 @@ int cmd_apply(const GlobalOptions& g, const std::string& id, const std::string& 
   auto a = apply_unit(*cfg, *store, *unit);
   if (!a) {
     if (g.json)
-      fmt::print(
-          "{}\n",
-          nlohmann::json{{"id", unit->id}, {"applied", false}, {"error", a.error().message}}.dump(
-              2, ' ', false, nlohmann::json::error_handler_t::replace));  // any bytes: no throw
+      fmt::print("{}\n", json_text(nlohmann::json{{"id", unit->id},
+                                                  {"applied", false},
+                                                  {"error", a.error().message}},
+                                   2));  // any bytes: no throw
     fmt::print(stderr, "awaywork apply: {}\n", a.error().message);
     return refused ? kExitRefused : kExitFailed;
   }

@@ -3,6 +3,7 @@
 // job's: the output check again on the folder alone) and `apply --from DIR` (the apply job's).
 #include <nlohmann/json.hpp>
 
+#include "base/json_write.h"
 #include "cli/commands.h"
 #include "config/config.h"
 #include "forge/publisher.h"
@@ -22,7 +23,7 @@ void print_verdict(const GlobalOptions& g, const Artifact& a, const Verdict& v) 
   if (g.json) {
     nlohmann::json j = to_json(v);
     j["artifact"] = {{"unit", a.record.id}, {"manifest_sha256", a.sha256}};
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", json_text(j, 2));
   } else {
     fmt::print("artifact of unit {} (manifest sha256 {})\n{}", a.record.id, a.sha256,
                render_text(v));
@@ -31,9 +32,7 @@ void print_verdict(const GlobalOptions& g, const Artifact& a, const Verdict& v) 
 
 int refused(const GlobalOptions& g, const char* command, const std::string& why) {
   // why may hold bytes that are not UTF-8 (a folder's name, a file's): replaced, never a throw.
-  if (g.json)
-    fmt::print("{}\n", nlohmann::json{{"accepted", false}, {"error", why}}.dump(
-                           2, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (g.json) fmt::print("{}\n", json_text(nlohmann::json{{"accepted", false}, {"error", why}}, 2));
   fmt::print(stderr, "awaywork {}: {}\n", command, why);
   return kExitRefused;
 }
@@ -52,7 +51,7 @@ int cmd_export(const GlobalOptions& g, const std::string& id, const std::string&
     fmt::print(stderr, "awaywork export: {}\n", written.error().message);
     return kExitUsage;
   }
-  fmt::print("{}\n", g.json ? nlohmann::json{{"id", written->id}, {"artifact", dir}}.dump(2)
+  fmt::print("{}\n", g.json ? json_text(nlohmann::json{{"id", written->id}, {"artifact", dir}}, 2)
                             : fmt::format("artifact of unit {} written to {}", written->id, dir));
   return kExitDone;
 }
@@ -103,7 +102,8 @@ int cmd_apply_artifact(const GlobalOptions& g, const std::string& dir) {
   if (r->nothing) {
     fmt::print(
         "{}\n",
-        g.json ? nlohmann::json{{"id", r->unit.id}, {"applied", false}, {"nothing", true}}.dump(2)
+        g.json ? json_text(
+                     nlohmann::json{{"id", r->unit.id}, {"applied", false}, {"nothing", true}}, 2)
                : "the artifact's patch is empty: nothing to publish");
     return kExitDone;
   }

@@ -1,4 +1,5 @@
 // `awaywork check`: the output check on files, for use in other CI.
+#include "base/json_write.h"
 #include "check/check.h"
 #include "cli/commands.h"
 
@@ -18,7 +19,7 @@ int cmd_check(const GlobalOptions& g, const CheckOptions& o) {
     return kExitUsage;
   }
   if (g.json)
-    fmt::print("{}\n", to_json(*v).dump(2));
+    fmt::print("{}\n", json_text(to_json(*v), 2));
   else
     fmt::print("{}", render_text(*v));
   return v->accepted ? kExitDone : kExitRefused;

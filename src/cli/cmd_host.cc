@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "base/json_write.h"
 #include "cli/cmd_host.h"
 #include "config/config.h"
 #include "config/host_env.h"
@@ -103,7 +104,7 @@ int cmd_host_lock(const GlobalOptions& g, const HostLockArgs& a) {
     fmt::print(stderr, "awaywork host lock: {}\n", r.error().message);
     return kExitFailed;
   }
-  fmt::print("{}", g.json ? report_json(*r, o).dump(2) + "\n" : render_report(*r, o));
+  fmt::print("{}", g.json ? json_text(report_json(*r, o), 2) + "\n" : render_report(*r, o));
   return kExitDone;
 }
 

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_write.h"
 #include "cli/commands.h"
 #include "cli/render.h"
 #include "config/config.h"
@@ -34,7 +35,7 @@ int cmd_units(const GlobalOptions& g) {
   if (g.json) {
     auto arr = nlohmann::json::array();
     for (const auto& u : *units) arr.push_back(to_json(u));
-    fmt::print("{}\n", arr.dump(2));
+    fmt::print("{}\n", json_text(arr, 2));
   } else {
     fmt::print("{}", render_table(*units));
   }
@@ -56,7 +57,7 @@ int cmd_show(const GlobalOptions& g, const std::string& id) {
   if (g.json) {
     auto j = to_json(*unit);
     if (events && !events->empty()) j["events"] = *events;
-    fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    fmt::print("{}\n", json_text(j, 2));
   } else {
     fmt::print("{}", render_detail(*unit));
     if (!events)

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/json_write.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "cli/render.h"
@@ -132,7 +133,7 @@ int run_and_report(const GlobalOptions& g, const Config& cfg, const RunRequest& 
     return kExitUsage;
   }
   if (g.json)
-    fmt::print("{}\n", to_json(*unit).dump(2));
+    fmt::print("{}\n", json_text(to_json(*unit), 2));
   else
     fmt::print("{}", render_summary(*unit));
   if (!artifact.empty() && !unit->verdict.empty()) {

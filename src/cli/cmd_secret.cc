@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "base/json_write.h"
 #include "cli/cmd_secret.h"
 #include "secrets/store.h"
 
@@ -131,7 +132,7 @@ int cmd_secret_list(const GlobalOptions& g) {
   if (!names) return report(names.error(), kExitFailed);
   if (g.json) {
     nlohmann::json j{{"backend", (*store)->backend()}, {"names", *names}};
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", json_text(j, 2));
     return kExitDone;
   }
   fmt::print("backend: {}\n", (*store)->backend());

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/json_write.h"
 #include "cli/commands.h"
 #include "config/config.h"
 #include "record/store.h"
@@ -69,11 +70,11 @@ int cmd_serve(const GlobalOptions& g, const ServeCliOptions& o) {
                "the token from {2}\n",
                port, listening, token_file);
   if (g.json)
-    fmt::print("{}\n", nlohmann::json{{"address", bound},
-                                      {"port", port},
-                                      {"url", host ? nlohmann::json(url) : nlohmann::json()},
-                                      {"token_file", token_file}}
-                           .dump());
+    fmt::print("{}\n",
+               json_text(nlohmann::json{{"address", bound},
+                                        {"port", port},
+                                        {"url", host ? nlohmann::json(url) : nlohmann::json()},
+                                        {"token_file", token_file}}));
   else if (host)
     fmt::print("awaywork serve: listening on {}\nopen {}\n", listening, url);
   else

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "base/json_read.h"
+#include "base/json_write.h"
 
 namespace aw {
 
@@ -115,7 +116,7 @@ Result<ApiReply> GitHub::once(const std::string& method, const std::string& targ
 
 Result<ApiReply> GitHub::call(const std::string& method, const std::string& target,
                               const json* body) {
-  std::string text = body ? body->dump() : "";
+  std::string text = body ? json_text(*body) : "";
   bool is_get = method == "GET";
   std::string etag;
   if (is_get)

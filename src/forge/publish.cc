@@ -6,6 +6,7 @@
 #include <cctype>
 #include <set>
 
+#include "base/json_write.h"
 #include "check/sanitize.h"
 
 namespace aw {
@@ -231,7 +232,7 @@ struct PublishRun {
       out.posted.push_back("pull");
       return {};
     }
-    std::string said = r.body.dump();
+    std::string said = json_text(r.body);
     if (r.status == 422 && said.find("Draft pull requests are not supported") != std::string::npos)
       return compare_instead(title);
     if (r.status >= 500)  // the hint is said after "try again later"

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "base/json_write.h"
+
 namespace aw::provider_tools {
 
 namespace {
@@ -23,7 +25,7 @@ std::vector<std::string> names_of(const McpServerConfig& s) {
 
 // A TOML basic string (codex's -c values are TOML).
 std::string toml(const std::string& s) {
-  return nlohmann::json(s).dump();  // JSON string escapes are valid TOML basic-string escapes
+  return json_text(nlohmann::json(s));  // JSON string escapes are valid TOML basic-string escapes
 }
 
 std::string toml_list(const std::vector<std::string>& v) {
@@ -56,7 +58,7 @@ void claude(const LaunchExtras& x, const std::string& home, ProviderLaunch& out)
   nlohmann::json managed = nlohmann::json::object();
   if (!x.clone_settings) managed["allowManagedHooksOnly"] = true;
   out.lent_folders.push_back({kClaudeManagedDir,
-                              {{"managed-settings.json", managed.dump(2) + "\n"}},
+                              {{"managed-settings.json", json_text(managed, 2) + "\n"}},
                               "managed settings: claude"});
   if (!x.clone_settings) {
     out.argv.insert(out.argv.end(), {"--setting-sources", "user", "--strict-mcp-config"});
@@ -71,7 +73,7 @@ void claude(const LaunchExtras& x, const std::string& home, ProviderLaunch& out)
           {"type", "stdio"}, {"command", s.command.front()}, {"args", args_of(s)}, {"env", env}};
     }
     std::string file = home + "/.claude/awaywork-mcp.json";
-    out.files.emplace_back(file, nlohmann::json{{"mcpServers", servers}}.dump(2) + "\n");
+    out.files.emplace_back(file, json_text(nlohmann::json{{"mcpServers", servers}}, 2) + "\n");
     out.argv.insert(out.argv.end(), {"--mcp-config", file});
   }
   for (const auto& p : x.plugins) {
@@ -139,10 +141,11 @@ void gemini(const LaunchExtras& x, ProviderLaunch& out) {
     auto user = nlohmann::json::parse(text, nullptr, false);
     if (!user.is_object()) continue;
     user.merge_patch(system);
-    text = user.dump(2) + "\n";
+    text = json_text(user, 2) + "\n";
   }
-  out.lent_folders.push_back(
-      {"/etc/gemini-cli", {{"settings.json", system.dump(2) + "\n"}}, "managed settings: gemini"});
+  out.lent_folders.push_back({"/etc/gemini-cli",
+                              {{"settings.json", json_text(system, 2) + "\n"}},
+                              "managed settings: gemini"});
 }
 
 // settings.json `mcpServers` (env values "$NAME" are expanded from gemini's own environment).

@@ -7,6 +7,7 @@
 #include <cerrno>
 
 #include "base/fs.h"
+#include "base/json_write.h"
 #include "provider/events_internal.h"
 
 namespace aw {
@@ -85,7 +86,7 @@ const json& arr(const json& j, const char* key) {
 std::string compact(const json& j) {
   if (j.is_string()) return j.get<std::string>();
   if (j.is_null()) return "";
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return json_text(j);
 }
 
 std::string truncate_text(std::string s, size_t max) {

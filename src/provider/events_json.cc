@@ -7,6 +7,7 @@
 #include "base/fs.h"
 #include "base/inert.h"
 #include "base/json_read.h"
+#include "base/json_write.h"
 #include "provider/events.h"
 
 namespace aw {
@@ -95,7 +96,7 @@ std::string render_events(const std::vector<TranscriptEvent>& events) {
 Status write_events(const std::string& path, const std::vector<TranscriptEvent>& events) {
   nlohmann::json doc = {{"events", events}};
   // The texts come from hostile output: invalid UTF-8 is replaced instead of failing the dump.
-  std::string data = doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string data = json_text(doc, 1) + "\n";
   std::string tmp = path + ".tmp";
   AW_CHECK(write_file(tmp, data, 0600));
   if (std::rename(tmp.c_str(), path.c_str()) != 0)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "base/json_write.h"
 #include "provider/agent_tools.h"
 
 namespace aw {
@@ -120,7 +121,7 @@ void opencode_env(Env& env, const std::string& url, const std::string& token,
         {"anthropic",
          {{"options",
            {{"baseURL", url + "/v1"}, {"apiKey", fmt::format("{{env:{}}}", kRunTokenEnv)}}}}}};
-  env.emplace_back("OPENCODE_CONFIG_CONTENT", cfg.dump());
+  env.emplace_back("OPENCODE_CONFIG_CONTENT", json_text(cfg));
   if (url.empty()) return;
   env.emplace_back(kRunTokenEnv, token);
   env.emplace_back("ANTHROPIC_API_KEY", token);
@@ -133,7 +134,7 @@ std::string gemini_settings(const std::string& url) {
   nlohmann::json s = {{"general", {{"enableAutoUpdate", false}}},
                       {"privacy", {{"usageStatisticsEnabled", false}}}};
   if (!url.empty()) s["security"] = {{"auth", {{"selectedType", "gemini-api-key"}}}};
-  return s.dump(2) + "\n";
+  return json_text(s, 2) + "\n";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "base/fs.h"
+#include "base/json_write.h"
 #include "record/lock_holders.h"
 
 namespace aw {
@@ -167,7 +168,7 @@ Status Store::save(const UnitRecord& u) {
       "runner_start, record) VALUES(?,?,?,?,?,?,?,?,?)";
   if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
     return fail("sqlite: {}", sqlite3_errmsg(db_));
-  std::string rec = to_json(u).dump();
+  std::string rec = json_text(to_json(u));
   sqlite3_bind_text(st.s, 1, u.id.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st.s, 2, u.created_at.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st.s, 3, to_string(u.state), -1, SQLITE_STATIC);

@@ -4,6 +4,7 @@
 
 #include <ctime>
 
+#include "base/json_write.h"
 #include "record/stmt.h"
 #include "record/store.h"
 
@@ -16,7 +17,7 @@ Status Store::watch_put(const std::string& key, const nlohmann::json& value) {
   const char* sql = "INSERT OR REPLACE INTO watch_state(key, value, updated_at) VALUES(?1, ?2, ?3)";
   if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
     return fail("sqlite: {}", sqlite3_errmsg(db_));
-  std::string text = value.dump();
+  std::string text = json_text(value);
   sqlite3_bind_text(st.s, 1, key.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st.s, 2, text.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_int64(st.s, 3, static_cast<int64_t>(::time(nullptr)));

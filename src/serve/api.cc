@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "base/fs.h"
+#include "base/json_write.h"
 #include "proc/capture.h"
 #include "serve/marks.h"
 #include "serve/metrics.h"
@@ -29,8 +30,7 @@ namespace {
 using nlohmann::json;
 
 Reply json_reply(int status, const json& j) {
-  return {status, "application/json",
-          j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"};
+  return {status, "application/json", json_text(j) + "\n"};
 }
 
 // A query integer in [lo, hi]; the default when absent.

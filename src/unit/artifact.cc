@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/json_write.h"
 #include "base/sha256.h"
 #include "record/store.h"
 #include "unit/steps.h"
@@ -31,7 +32,7 @@ Result<std::string> requests_jsonl(const std::string& file) {
   for (json r : arr) {
     if (!r.is_object()) return fail("{}: a request is not an object", file);
     r.erase("line");
-    out += r.dump() + "\n";
+    out += json_text(r) + "\n";
   }
   return out;
 }
@@ -54,7 +55,7 @@ Result<std::string> artifact_file(const std::string& dir, const std::string& nam
 // A name from the folder as an error shows it: control characters escaped, bytes that are not
 // UTF-8 replaced (`check --from --json` puts the error in JSON, whose dump throws on those).
 std::string json_escaped(const std::string& name) {
-  std::string q = json(name).dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string q = json_text(json(name));
   return q.substr(1, q.size() - 2);  // without the quotes
 }
 
@@ -83,7 +84,7 @@ Status export_artifact(const UnitRecord& u, const std::string& dir) {
   AW_TRY(files["patch.diff"], read_file(u.run_dir + "/patch.diff", kMaxPatch));
   AW_TRY(files["requests.jsonl"], requests_jsonl(u.run_dir + "/requests.json"));
   AW_TRY(files["verdict.json"], read_file(u.run_dir + "/verdict.json", kMaxSmall));
-  files["record.json"] = to_json(u).dump(2) + "\n";
+  files["record.json"] = json_text(to_json(u), 2) + "\n";
   json m = {{"format", kArtifactFormat},    {"unit", u.id},           {"repo", u.repo},
             {"forge_repo", u.forge_repo},   {"issue", u.issue},       {"base_ref", u.base_ref},
             {"base_commit", u.base_commit}, {"files", json::object()}};
@@ -91,7 +92,7 @@ Status export_artifact(const UnitRecord& u, const std::string& dir) {
     AW_CHECK(write_file(dir + "/" + name, data, 0644));
     m["files"][name] = sha256_hex(data);
   }
-  return write_file(dir + "/manifest.json", m.dump(2) + "\n", 0644);
+  return write_file(dir + "/manifest.json", json_text(m, 2) + "\n", 0644);
 }
 
 Result<Artifact> load_artifact(const std::string& dir) {
@@ -196,7 +197,7 @@ Result<ArtifactApplied> apply_artifact(const Config& cfg, const std::string& dir
     u.run_dir = rd.root;
   }
   (void)write_file(u.run_dir + "/patch.diff", a.patch, 0600);
-  (void)write_file(u.run_dir + "/verdict.json", to_json(v).dump(2) + "\n", 0600);
+  (void)write_file(u.run_dir + "/verdict.json", json_text(to_json(v), 2) + "\n", 0600);
   u.verdict = "accepted";
   u.notes.push_back(fmt::format("applied from artifact {} (manifest sha256 {})", dir, a.sha256));
   if (a.patch.empty()) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/json_read.h"
+#include "base/json_write.h"
 
 namespace aw {
 
@@ -15,7 +16,7 @@ using nlohmann::json;
 // A value shown in an error: JSON-quoted, so control characters are escaped, and never a throw
 // (the strict handler throws on bytes that are not UTF-8).
 std::string shown(const json& v) {
-  return v.dump(-1, ' ', false, json::error_handler_t::replace);
+  return json_text(v);
 }
 
 }  // namespace

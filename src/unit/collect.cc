@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/json_write.h"
 #include "check/check.h"
 #include "check/redact.h"
 #include "unit/apply.h"
@@ -40,13 +41,13 @@ Verdict check(const Target& t, const Patch& patch, const std::optional<std::stri
   std::optional<std::string_view> req;
   if (requests) req = *requests;
   Verdict v = check_outputs(patch.text, req, t.repo.bounds, ctx);
-  (void)write_file(dir.verdict(), to_json(v).dump(2) + "\n", 0600);
+  (void)write_file(dir.verdict(), json_text(to_json(v), 2) + "\n", 0600);
   u.verdict = v.accepted ? "accepted" : "refused";
   for (const auto& r : v.refusals) u.refusals.push_back(refusal_line(r));
   if (v.accepted) {
     auto arr = nlohmann::json::array();
     for (const auto& r : v.requests) arr.push_back(to_json(r));
-    (void)write_file(dir.requests(), arr.dump(2) + "\n", 0600);
+    (void)write_file(dir.requests(), json_text(arr, 2) + "\n", 0600);
     u.requests = static_cast<int>(v.requests.size());
   }
   return v;

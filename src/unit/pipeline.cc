@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/json_write.h"
 #include "check/redact.h"
 #include "config/paths.h"
 #include "isolate/sandbox/limits_source.h"
@@ -66,7 +67,7 @@ struct Unit {
     for (auto& n : iso.end_notes()) u.notes.push_back(std::move(n));
     note_full_disk();
     if (reserve) reserve->release();
-    (void)write_file(dir.summary(), to_json(u).dump(2) + "\n", 0600);
+    (void)write_file(dir.summary(), json_text(to_json(u), 2) + "\n", 0600);
     if (auto ok = store.save(u); !ok)
       u.notes.push_back(fmt::format(
           "the record could not be written to the database: {}; the next start of awaywork "

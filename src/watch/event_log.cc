@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/json_write.h"
 #include "watch/iso_time.h"
 
 namespace aw {
@@ -38,7 +39,7 @@ void EventLog::write(const std::string& event, nlohmann::json fields) {
   line["time"] = iso_utc(::time(nullptr));
   line["event"] = event;
   for (auto& [k, v] : fields.items()) line[k] = v;
-  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string text = json_text(line) + "\n";
   std::fwrite(text.data(), 1, text.size(), f_);
   std::fflush(f_);
   ++lines_;

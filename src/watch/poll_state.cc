@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "base/json_write.h"
 #include "base/utc.h"
 #include "watch/iso_time.h"
 
@@ -29,7 +30,7 @@ std::string names_of(const json& issue, const char* list, const char* key) {
   if (issue.contains(list) && issue[list].is_array())
     for (const json& x : issue[list]) names.push_back(text_of(x, key));
   std::sort(names.begin(), names.end());
-  return json(names).dump();
+  return json_text(json(names));
 }
 
 }  // namespace

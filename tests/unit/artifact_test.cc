@@ -161,5 +161,29 @@ TEST_F(ArtifactLoad, AnUnexpectedFileIsNamedEscapedAndAsValidUtf8) {
   EXPECT_NO_THROW((void)json({{"error", e}}).dump());
 }
 
+// The record of the agent job's unit holds text from the agent and the forge (the issue's title,
+// the reason, notes), which may hold bytes that are not UTF-8: its artifact is written with
+// U+FFFD for them and loads back whole (a strict dump threw there: no artifact at all).
+TEST_F(ArtifactLoad, ARecordHoldingBytesThatAreNotUtf8IsExportedWithReplacements) {
+  UnitRecord u = unit();
+  u.issue_title = "Fix \xff the typo";
+  u.notes = {"agent result: \xC3(done"};
+  u.run_dir = root + "/run";
+  ASSERT_TRUE(make_dirs(u.run_dir, 0700));
+  ASSERT_TRUE(write_file(u.run_dir + "/patch.diff", "", 0600));
+  ASSERT_TRUE(write_file(u.run_dir + "/verdict.json",
+                         json({{"accepted", true}, {"paths", json::array()}}).dump(), 0600));
+  std::string out = root + "/exported";
+  Status written = Status{};
+  ASSERT_NO_THROW(written = export_artifact(u, out));
+  ASSERT_TRUE(written) << written.error().message;
+  auto a = load_artifact(out);
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_EQ(a->record.issue_title, "Fix \xEF\xBF\xBD the typo");
+  ASSERT_EQ(a->record.notes.size(), 1u);
+  EXPECT_EQ(a->record.notes[0], "agent result: \xEF\xBF\xBD(done");
+  EXPECT_EQ(a->record.id, u.id);
+}
+
 }  // namespace
 }  // namespace aw

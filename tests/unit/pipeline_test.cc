@@ -186,6 +186,28 @@ TEST_F(Pipeline, ACommitSubjectFromThePromptGoesThroughTheTitleRules) {
   EXPECT_EQ(msg.find("rest of the task"), std::string::npos) << msg;
 }
 
+// The prompt (an issue's body, hostile) and the agent's output may hold bytes that are not
+// UTF-8: the unit still ends recorded, its summary.json and its database record with U+FFFD for
+// them. A strict dump threw there (type_error 316): the process ended and the record was lost.
+TEST_F(Pipeline, APromptWithBytesThatAreNotUtf8IsRecordedWithReplacements) {
+  make_repo({{"a.txt", "x\n"}});
+  write_config(agent_script("edit", "printf 'done \\377\\376\\n'; echo y > a.txt"));
+  auto r = run_unit("Fix the typo \xff\xfe in a.txt");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_EQ(r.record["state"], "done") << r.out;
+  EXPECT_EQ(r.record["prompt"], "Fix the typo " + fffd + fffd + " in a.txt") << r.out;
+  std::string run_dir = r.record["run_dir"];
+  auto summary = nlohmann::json::parse(read(run_dir + "/summary.json"), nullptr, false);
+  ASSERT_TRUE(summary.is_object()) << read(run_dir + "/summary.json");
+  EXPECT_EQ(summary["prompt"], r.record["prompt"]);
+  EXPECT_EQ(summary["state"], "done");
+  auto shown = awaywork({"show", r.record["id"].get<std::string>(), "--json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(shown.record["prompt"], r.record["prompt"]);
+  EXPECT_EQ(git({"show", r.record["branch"].get<std::string>() + ":a.txt"}), "y\n");
+}
+
 TEST_F(Pipeline, UnitIdsSortByTimeAndReadWell) {
   make_repo({{"a.txt", "x\n"}});
   write_config("/bin/true");

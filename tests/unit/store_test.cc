@@ -138,6 +138,35 @@ TEST_F(StoreTest, EachWronglyTypedRecordFieldIsAnErrorNamingIt) {
             "record.json: expected an object, got array");
 }
 
+// Text from the agent or the forge may hold bytes that are not UTF-8 (a result, a transcript
+// line, an issue's title): the record is still saved, with U+FFFD for each such byte, and every
+// other field whole. A strict dump threw there (type_error 316) and the record was lost.
+TEST_F(StoreTest, ARecordHoldingBytesThatAreNotUtf8IsSavedWithReplacementsAndNothingLost) {
+  auto s = Store::open(dir);
+  ASSERT_TRUE(s) << s.error().message;
+  const std::string fffd = "\xEF\xBF\xBD";
+  UnitRecord r = sample("20261129-180000-x-0005");
+  r.issue_title = "Fix \xff\xfe the typo";
+  r.prompt = "agent said: \xC3(";
+  r.reason = "agent exited 1: \x80";
+  r.notes = {"a note \xF0\x9F", "a valid note"};
+  r.phases.at(0).argv = {"agent", "--msg", "\xfe"};
+  Status saved = Status{};
+  ASSERT_NO_THROW(saved = s->save(r));
+  ASSERT_TRUE(saved) << saved.error().message;
+  auto u = s->get(r.id);
+  ASSERT_TRUE(u) << u.error().message;
+  EXPECT_EQ(u->issue_title, "Fix " + fffd + fffd + " the typo");
+  EXPECT_EQ(u->prompt, "agent said: " + fffd + "(");
+  EXPECT_EQ(u->reason, "agent exited 1: " + fffd);
+  ASSERT_EQ(u->notes.size(), 2u);
+  EXPECT_EQ(u->notes[0], "a note " + fffd);
+  EXPECT_EQ(u->notes[1], "a valid note");
+  EXPECT_EQ(u->phases.at(0).argv, (std::vector<std::string>{"agent", "--msg", fffd}));
+  EXPECT_EQ(u->state, UnitState::done);
+  EXPECT_EQ(u->repo, "r");
+}
+
 TEST_F(StoreTest, PrefixFindsOneAndRefusesAmbiguity) {
   auto s = Store::open(dir);
   ASSERT_TRUE(s->save(sample("20261129-180000-x-0001")));

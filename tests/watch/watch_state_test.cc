@@ -64,6 +64,31 @@ TEST(WatchState, AnIssueSlotRoundTrips) {
   EXPECT_EQ(slot_key("web", 42), "issue/web/000000000042");
 }
 
+// A slot's trigger and stop reason come from the forge (a label's actor, a comment) and may hold
+// bytes that are not UTF-8: the slot is saved with U+FFFD for them and everything else kept. A
+// strict dump threw there (type_error 316) and the issue's state was lost.
+TEST(WatchState, ASlotHoldingBytesThatAreNotUtf8IsSavedWithReplacements) {
+  test::TempDir tmp;
+  auto st = Store::open(tmp.path);
+  ASSERT_TRUE(st) << st.error().message;
+  IssueSlot s;
+  s.repo = "web";
+  s.number = 7;
+  s.phase = "queued";
+  s.trigger = "comment by @\xff\xfemallory";
+  s.stop_reason = "agent said \xC3(";
+  s.attempts = 1;
+  Status saved = Status{};
+  ASSERT_NO_THROW(saved = save_slot(*st, s));
+  ASSERT_TRUE(saved) << saved.error().message;
+  auto back = load_slot(*st, "web", 7);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->trigger, "comment by @\xEF\xBF\xBD\xEF\xBF\xBDmallory");
+  EXPECT_EQ(back->stop_reason, "agent said \xEF\xBF\xBD(");
+  EXPECT_EQ(back->phase, "queued");
+  EXPECT_EQ(back->attempts, 1);
+}
+
 // A slot that is not as watch wrote it (a corrupt or edited database) is an error naming the
 // field and where it is kept, never an exception that ends watch (issue 38, invariant 7).
 TEST(WatchState, AWronglyTypedSlotFieldIsAnErrorNamingIt) {

@@ -8,6 +8,7 @@
 
 #include "base/fs.h"
 #include "base/json_read.h"
+#include "base/json_write.h"
 
 namespace aw {
 
@@ -86,7 +87,7 @@ Result<std::string> tighten_seccomp_profile(const std::string& base) {
   out.push_back(rule("ioctl", "SCMP_ACT_ALLOW",
                      {arg(1, static_cast<unsigned long>(TIOCSTI), "SCMP_CMP_NE")}));
   p["syscalls"] = out;
-  return p.dump(1);
+  return json_text(p, 1);
 }
 
 Status write_seccomp_profile(const std::string& path, const std::string& base_path) {

@@ -6,6 +6,8 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "base/json_write.h"
+
 namespace aw {
 namespace {
 
@@ -59,7 +61,7 @@ std::string provider_error_body(const std::string& api, int status, const std::s
            {"param", nullptr}}}};
   else
     j = {{"type", "error"}, {"error", {{"type", anthropic_type(status)}, {"message", message}}}};
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_text(j);
 }
 
 bool path_allowed(const std::vector<std::string>& allow, std::string_view path) {
@@ -113,7 +115,7 @@ std::string inference_log_line(const InferenceLogEntry& e) {
                       {"tokens_in", e.tokens_in},
                       {"tokens_out", e.tokens_out},
                       {"refused", e.refused}};
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_text(j);
 }
 
 }  // namespace aw

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/json_read.h"
+#include "base/json_write.h"
 
 namespace aw {
 
@@ -55,7 +56,7 @@ std::string plan_to_json(const SandboxPlan& p) {
       {"hostname", p.hostname},
       {"disable_for_test", p.disable_for_test},
   };
-  return j.dump(2) + "\n";
+  return json_text(j, 2) + "\n";
 }
 
 // Every field required and read through JsonRead (base/json_read.h): a missing or wrongly typed

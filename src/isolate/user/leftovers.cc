@@ -15,6 +15,7 @@
 
 #include "base/fs.h"
 #include "base/inert.h"
+#include "base/json_write.h"
 #include "base/random.h"
 #include "base/unique_fd.h"
 #include "isolate/user/ipc_leftovers.h"
@@ -267,7 +268,7 @@ std::optional<int> sweep_worker_main(int argc, char** argv) {
   json left = json::array();
   for (const auto& p : entries_owned_by(me, group, roots, keep)) left.push_back(p);
   for (const auto& o : ipc_objects_of(me)) left.push_back(describe_ipc(o));
-  std::printf("%s\n", json{{"removed", removed}, {"left", left}}.dump().c_str());
+  std::printf("%s\n", json_text(json{{"removed", removed}, {"left", left}}).c_str());
   return 0;
 }
 

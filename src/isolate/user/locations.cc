@@ -10,6 +10,7 @@
 
 #include "base/fs.h"
 #include "base/json_read.h"
+#include "base/json_write.h"
 
 namespace aw {
 
@@ -25,7 +26,7 @@ Status write_locations(const std::string& file, const UserUnitLocations& l) {
                       {"home", l.home},
                       {"home_removed", l.home_removed},
                       {"folders", folders}};
-  return write_file(file, j.dump(2) + "\n", 0600);
+  return write_file(file, json_text(j, 2) + "\n", 0600);
 }
 
 // Read through JsonRead (base/json_read.h): a wrongly typed field is an Error naming it, never a
