@@ -80,7 +80,8 @@ class Store {
   // comment it handled per issue, claims, the queue), as JSON values under its own keys.
   Status watch_put(const std::string& key, const nlohmann::json& value);
   Result<std::optional<nlohmann::json>> watch_get(const std::string& key);
-  // Every key starting with prefix, with its value, in key order.
+  // Every key starting with prefix, with its value, in key order; a value that is not JSON is
+  // there discarded (is_discarded()), so that one corrupt row does not hide the others.
   Result<std::vector<std::pair<std::string, nlohmann::json>>> watch_list(const std::string& prefix);
   Status watch_erase(const std::string& key);
 

@@ -44,6 +44,7 @@ nlohmann::json to_json(const IssueSlot& s) {
 // Every field read through JsonRead (base/json_read.h): a wrongly typed field in the state
 // database is an Error naming it, never an exception that ends watch.
 Result<IssueSlot> slot_from_json(const nlohmann::json& j, const std::string& what) {
+  if (j.is_discarded()) return fail("{}: not JSON", what);  // Store::watch_list's corrupt row
   JsonRead r(j, what);
   IssueSlot s;
   AW_TRY(s.repo, r.str_or("repo", ""));

@@ -46,7 +46,8 @@ struct IssueSlot {
 
 std::string slot_key(const std::string& repo, int64_t number);
 nlohmann::json to_json(const IssueSlot& s);
-// `what` names it in an error ("watch state issue/web/000000000042").
+// `what` names it in an error ("watch state issue/web/000000000042"); a discarded value (a row
+// that was not JSON, from Store::watch_list) is an error too.
 Result<IssueSlot> slot_from_json(const nlohmann::json& j, const std::string& what);
 
 Result<IssueSlot> load_slot(Store& store, const std::string& repo, int64_t number);

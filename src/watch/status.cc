@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "base/json_read.h"
 #include "record/store.h"
@@ -105,14 +106,23 @@ Status write_beat(Store& store, const WatcherBeat& b) {
 }
 
 Result<json> watcher_status(Store& store) {
-  AW_TRY(auto beat_json, store.watch_get("watcher"));
+  // A row that is not as watch wrote it (a corrupt or edited database) is named in "unreadable"
+  // with its error, and the rest is shown: one bad slot must not hide every other issue's claim.
+  json unreadable = json::array();
+  auto named = [&](const std::string& key, const Error& e) {
+    unreadable.push_back({{"key", key}, {"error", e.message}});
+  };
   AW_TRY(auto slots, store.watch_list("issue/"));
   json claims = json::array(), queue = json::array();
   std::vector<IssueSlot> queued;
   for (const auto& [key, j] : slots) {
-    AW_TRY(IssueSlot s, slot_from_json(j, "watch state " + key));
-    if (s.phase == "claiming" || s.phase == "running") claims.push_back(claim_json(s));
-    if (s.phase == "queued") queued.push_back(s);
+    auto s = slot_from_json(j, "watch state " + key);
+    if (!s) {
+      named(key, s.error());
+      continue;
+    }
+    if (s->phase == "claiming" || s->phase == "running") claims.push_back(claim_json(*s));
+    if (s->phase == "queued") queued.push_back(std::move(*s));
   }
   // The order watch starts them in.
   std::sort(queued.begin(), queued.end(), [](const IssueSlot& a, const IssueSlot& b) {
@@ -120,15 +130,30 @@ Result<json> watcher_status(Store& store) {
   });
   for (const IssueSlot& s : queued) queue.push_back(queued_json(s));
   json out = {{"claims", claims}, {"queue", queue}};
+  auto beat_json = store.watch_get("watcher");
+  std::optional<WatcherBeat> beat;
   if (!beat_json) {
+    named("watcher", beat_json.error());
+  } else if (*beat_json) {
+    auto read = beat_from(**beat_json);
+    if (read)
+      beat = std::move(*read);
+    else
+      named("watcher", read.error());
+  }
+  out["unreadable"] = unreadable;
+  if (!beat) {
     out["watching"] = false;
     out["repos"] = json::array();
     out["message"] =
-        "awaywork watch has not run with this state folder; start it with `awaywork watch` "
-        "(docs/watch.md)";
+        beat_json && !*beat_json
+            ? "awaywork watch has not run with this state folder; start it with `awaywork watch` "
+              "(docs/watch.md)"
+            : "awaywork watch's beat in the state database is unreadable (see unreadable); "
+              "whether it runs is unknown until it writes its next beat";
     return out;
   }
-  AW_TRY(WatcherBeat b, beat_from(*beat_json));
+  const WatcherBeat& b = *beat;
   bool up = alive(b);
   json repos = json::array();
   for (const RepoBeat& r : b.repos) repos.push_back(repo_json(r));

@@ -2,6 +2,7 @@
 // queue in the order watch starts it, and "watching" only while the beat's process is the very
 // process that wrote it (a stopped watcher, a dead pid and no watcher at all each say so).
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include "../git/git_fixture.h"
@@ -90,28 +91,78 @@ TEST(WatcherStatus, SaysWhenNoWatcherRuns) {
   EXPECT_NE((*v)["message"].get<std::string>().find("killed or crashed"), std::string::npos);
 }
 
-// A beat or a slot that is not as watch wrote it is an error naming the field, not a throw that
-// would take serve down with it (issue 38, invariant 7).
-TEST(WatcherStatus, AWronglyTypedFieldIsAnErrorNamingIt) {
+// A beat or a slot that is not as watch wrote it (a corrupt or edited database) is named in
+// "unreadable" with an error naming the field, and everything else is still shown: not a throw
+// that would take serve down with it (issue 38, invariant 7), and not one bad row failing the
+// whole view (a corrupt slot hid every other issue's claim).
+TEST(WatcherStatus, ACorruptSlotIsNamedAndTheGoodSlotsAreStillShown) {
   test::TempDir tmp;
   auto st = Store::open(tmp.path);
   ASSERT_TRUE(st);
+  ASSERT_TRUE(write_beat(*st, me()));
+  IssueSlot running = slot(7, "running", 10);
+  for (const IssueSlot& s : {slot(3, "queued", 30), running}) ASSERT_TRUE(save_slot(*st, s));
+  ASSERT_TRUE(st->watch_put(slot_key("web", 5), {{"repo", "web"}, {"number", 5}, {"phase", 3}}));
+  auto v = watcher_status(*st);
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_TRUE((*v)["watching"]) << v->dump();
+  ASSERT_EQ((*v)["claims"].size(), 1u) << v->dump();
+  EXPECT_EQ((*v)["claims"][0]["issue"], 7);
+  ASSERT_EQ((*v)["queue"].size(), 1u) << v->dump();
+  EXPECT_EQ((*v)["queue"][0]["issue"], 3);
+  ASSERT_EQ((*v)["unreadable"].size(), 1u) << v->dump();
+  EXPECT_EQ((*v)["unreadable"][0]["key"], "issue/web/000000000005");
+  EXPECT_EQ((*v)["unreadable"][0]["error"],
+            "watch state issue/web/000000000005: field \"phase\": expected a string, got number");
+
+  // A row whose value is not JSON at all (the file edited by hand) is named the same way.
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((tmp.path + "/awaywork.db").c_str(), &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    EXPECT_EQ(sqlite3_exec(db,
+                           "UPDATE watch_state SET value = '{\"repo\": \"web\", trunc' WHERE key "
+                           "= 'issue/web/000000000003'",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  v = watcher_status(*st);
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_EQ((*v)["claims"].size(), 1u) << v->dump();
+  EXPECT_EQ((*v)["queue"].size(), 0u) << v->dump();
+  ASSERT_EQ((*v)["unreadable"].size(), 2u) << v->dump();
+  EXPECT_EQ((*v)["unreadable"][0]["key"], "issue/web/000000000003");
+  EXPECT_EQ((*v)["unreadable"][0]["error"], "watch state issue/web/000000000003: not JSON");
+  EXPECT_EQ((*v)["unreadable"][1]["key"], "issue/web/000000000005");
+}
+
+TEST(WatcherStatus, AWronglyTypedBeatIsNamedAndTheSlotsAreStillShown) {
+  test::TempDir tmp;
+  auto st = Store::open(tmp.path);
+  ASSERT_TRUE(st);
+  ASSERT_TRUE(save_slot(*st, slot(3, "queued", 30)));
   ASSERT_TRUE(st->watch_put("watcher", {{"host", "box"}, {"pid", "1234"}}));
   auto v = watcher_status(*st);
-  ASSERT_FALSE(v);
-  EXPECT_EQ(v.error().message,
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_FALSE((*v)["watching"]);
+  EXPECT_NE((*v)["message"].get<std::string>().find("unreadable"), std::string::npos);
+  ASSERT_EQ((*v)["queue"].size(), 1u) << v->dump();
+  ASSERT_EQ((*v)["unreadable"].size(), 1u) << v->dump();
+  EXPECT_EQ((*v)["unreadable"][0]["key"], "watcher");
+  EXPECT_EQ((*v)["unreadable"][0]["error"],
             "watch state watcher: field \"pid\": expected an integer, got string");
   ASSERT_TRUE(st->watch_put("watcher", {{"host", "box"}, {"repos", {{{"repo", "web"}}, "web"}}}));
   v = watcher_status(*st);
-  ASSERT_FALSE(v);
-  EXPECT_EQ(v.error().message,
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_EQ((*v)["unreadable"][0]["error"],
             "watch state watcher: field \"repos[1]\": expected an object, got string");
+  // Nothing unreadable: an empty list, always there.
   ASSERT_TRUE(write_beat(*st, me()));
-  ASSERT_TRUE(st->watch_put(slot_key("web", 5), {{"repo", "web"}, {"number", 5}, {"phase", 3}}));
   v = watcher_status(*st);
-  ASSERT_FALSE(v);
-  EXPECT_EQ(v.error().message,
-            "watch state issue/web/000000000005: field \"phase\": expected a string, got number");
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_TRUE((*v)["unreadable"].is_array());
+  EXPECT_TRUE((*v)["unreadable"].empty());
 }
 
 }  // namespace
