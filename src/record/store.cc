@@ -115,7 +115,7 @@ Result<Store> Store::open(const std::string& state_dir, std::chrono::millisecond
     sqlite3_close(db);
     return fail("open record database {}: {}", path, m);
   }
-  sqlite3_busy_timeout(db, 5000);
+  sqlite3_busy_timeout(db, static_cast<int>(kBusyTimeout.count()));
   Store store(db, path, write_patience);
   AW_CHECK(with_context(exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"), path));
   AW_CHECK(with_context(exec(db, kSchema), path));
@@ -161,6 +161,17 @@ std::string Store::write_error(int rc) const {
   return fmt::format("{} ({})", sqlite3_errmsg(db_), path_);
 }
 
+std::string Store::read_error(int rc) const {
+  int primary = rc & 0xff;
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
+    return fmt::format(
+        "the record database {} was busy: locked by another process for {} s ({}); end that "
+        "process's transaction, then run again",
+        path_, std::chrono::duration_cast<std::chrono::seconds>(kBusyTimeout).count(),
+        describe_lock_holders(path_));
+  return fmt::format("{} ({})", sqlite3_errmsg(db_), path_);
+}
+
 Status Store::save(const UnitRecord& u) {
   Stmt st;
   const char* sql =
@@ -194,12 +205,27 @@ Result<UnitRecord> Store::get(const std::string& id) {
   like += '%';
   sqlite3_bind_text(st.s, 1, id.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st.s, 2, like.c_str(), -1, SQLITE_TRANSIENT);
+  // Each step already waits SQLite's busy timeout for another process's lock; a lock that answers
+  // at once (a WAL index being recovered) is tried again until that timeout has passed. A lock
+  // held longer is an error saying so, never "no unit": the unit may well be there.
+  auto until = std::chrono::steady_clock::now() + kBusyTimeout;
   std::vector<UnitRecord> found;
-  while (sqlite3_step(st.s) == SQLITE_ROW) {
-    AW_TRY(UnitRecord u, row_record(st.s));
-    if (u.id == id) return u;
-    found.push_back(std::move(u));
+  int rc;
+  for (;;) {
+    found.clear();
+    while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
+      AW_TRY(UnitRecord u, row_record(st.s));
+      if (u.id == id) return u;
+      found.push_back(std::move(u));
+    }
+    int primary = rc & 0xff;
+    if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) ||
+        std::chrono::steady_clock::now() >= until)
+      break;
+    sqlite3_reset(st.s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  if (rc != SQLITE_DONE) return fail("read unit '{}': {}", id, read_error(rc));
   if (found.empty()) return fail("no unit '{}'; `awaywork units` lists them", id);
   if (found.size() > 1)
     return fail("'{}' matches several units ({}, {}, ...); give more of the id", id, found[0].id,

@@ -50,6 +50,9 @@ struct ForgeUsage {
 // waits SQLite's busy timeout (5 s); a record is written whole each time, so a later write carries
 // whatever an earlier one that gave up did not.
 inline constexpr std::chrono::milliseconds kRecordWritePatience = std::chrono::minutes(2);
+// SQLite's busy timeout on the record database: how long one step waits for another process's
+// lock, and how long a read (Store::get) waits in all before it says the database was busy.
+inline constexpr std::chrono::milliseconds kBusyTimeout = std::chrono::seconds(5);
 
 class Store {
  public:
@@ -91,6 +94,8 @@ class Store {
   // sqlite3_step, tried again while another process holds the write lock, up to patience_.
   int step_write(sqlite3_stmt* s);
   std::string write_error(int rc) const;
+  // A read's failed step: a lock held past kBusyTimeout says so and who holds it.
+  std::string read_error(int rc) const;
   sqlite3* db_ = nullptr;
   std::string path_;
   std::chrono::milliseconds patience_{};

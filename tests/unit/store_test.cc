@@ -1,5 +1,6 @@
 #include "record/store.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <filesystem>
 
 namespace aw {
@@ -214,6 +216,84 @@ TEST_F(StoreTest, AZombieRunnerHasEndedAndItsRecordBecomesInterrupted) {
   ::waitpid(child, nullptr, 0);
   ASSERT_TRUE(n);
   EXPECT_EQ(*n, std::vector<std::string>{"z"});
+}
+
+// Another process that keeps the record database busy for readers: it holds the WAL index's
+// write and recovery locks (bytes 120 and 122 of the -shm file, where SQLite's unix VFS puts
+// them) and clears the index's header, so that a reader must rebuild the index and cannot; SQLite
+// answers SQLITE_BUSY (BUSY_RECOVERY) after its busy timeout. Nothing is lost: once the locks go,
+// the next reader rebuilds the index from the WAL.
+class ReadBlocker {
+ public:
+  explicit ReadBlocker(const std::string& shm) {
+    int ready[2], go[2];
+    if (::pipe(ready) != 0 || ::pipe(go) != 0) return;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::close(ready[0]), ::close(go[1]);
+      char said = 'E';
+      int fd = ::open(shm.c_str(), O_RDWR | O_CLOEXEC);
+      auto lock = [&](off_t at) {
+        struct flock l {};
+        l.l_type = F_WRLCK;
+        l.l_whence = SEEK_SET;
+        l.l_start = at;
+        l.l_len = 1;
+        return ::fcntl(fd, F_SETLK, &l) == 0;
+      };
+      const char zeros[96] = {};
+      if (fd >= 0 && lock(120) && lock(122) && ::pwrite(fd, zeros, sizeof zeros, 0) == 96)
+        said = 'L';
+      if (::write(ready[1], &said, 1) != 1) ::_exit(2);
+      char c;
+      while (::read(go[0], &c, 1) > 0) {
+      }
+      ::_exit(said == 'L' ? 0 : 1);
+    }
+    ::close(ready[1]), ::close(go[0]);
+    go_ = go[1];
+    char c = 0;
+    held_ = ::read(ready[0], &c, 1) == 1 && c == 'L';
+    ::close(ready[0]);
+  }
+  ~ReadBlocker() { release(); }
+  bool held() const { return held_; }
+  void release() {
+    if (go_ < 0) return;
+    ::close(go_);
+    go_ = -1;
+    ::waitpid(pid_, nullptr, 0);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int go_ = -1;
+  bool held_ = false;
+};
+
+// A read that finds the database locked past the busy timeout says the database was busy and
+// where; it answered "no unit" before, sending the owner to look for a unit that was there.
+TEST_F(StoreTest, AReadOfABusyDatabaseSaysItWasBusyNotThatThereIsNoUnit) {
+  auto s = Store::open(dir);
+  ASSERT_TRUE(s) << s.error().message;
+  UnitRecord r = sample("20261129-180000-x-0006");
+  ASSERT_TRUE(s->save(r));
+  ASSERT_TRUE(s->get(r.id));
+  ReadBlocker blocker(dir + "/awaywork.db-shm");
+  ASSERT_TRUE(blocker.held());
+  auto start = std::chrono::steady_clock::now();
+  auto busy = s->get(r.id);
+  ASSERT_FALSE(busy) << "read while the database was locked";
+  const std::string& why = busy.error().message;
+  EXPECT_EQ(why.find("no unit"), std::string::npos) << why;
+  EXPECT_NE(why.find("busy"), std::string::npos) << why;
+  EXPECT_NE(why.find(dir + "/awaywork.db"), std::string::npos) << why;
+  EXPECT_NE(why.find(r.id), std::string::npos) << why;
+  EXPECT_GE(std::chrono::steady_clock::now() - start, kBusyTimeout) << "waited the busy timeout";
+  blocker.release();
+  auto again = s->get(r.id);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->state, UnitState::done);
 }
 
 TEST_F(StoreTest, DatabaseIsInWalModeAndPrivate) {
