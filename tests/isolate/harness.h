@@ -95,6 +95,15 @@ inline bool ci() {
   return v && std::string(v) == "true";
 }
 
+// A test that cannot run on this host (not root, no such cgroup hierarchy) skips, except under
+// CI=true, where a skip would hide that CI never ran it: there it is a failure. `why` may be a
+// stream (`"no " << c << " here"`). Returns from the test (or its SetUp) either way.
+#define AW_SKIP_OR_FAIL(why)                                      \
+  do {                                                            \
+    if (::aw::test::ci()) FAIL() << why << " (CI=true: no skip)"; \
+    GTEST_SKIP() << why;                                          \
+  } while (0)
+
 // A fresh folder under /var/tmp (outside the sandbox's private /tmp), removed at the end.
 struct TempDir {
   std::string path;

@@ -1,6 +1,7 @@
 // The sandbox launcher, called directly as the runner's keeper would call it: namespaces, the
 // filesystem view, hidden paths, the init that reaps, errors from the child, policy.
 #include <dirent.h>
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -21,12 +22,9 @@ namespace {
 using test::run_with;
 using test::TempDir;
 
-#define NEED_ROOT()                                     \
-  do {                                                  \
-    if (::geteuid() != 0) {                             \
-      if (test::ci()) FAIL() << "needs root (CI=true)"; \
-      GTEST_SKIP() << "needs root for cgroup limits";   \
-    }                                                   \
+#define NEED_ROOT()                                                        \
+  do {                                                                     \
+    if (::geteuid() != 0) AW_SKIP_OR_FAIL("needs root for cgroup limits"); \
   } while (0)
 
 struct Fixture : ::testing::Test {
@@ -304,13 +302,15 @@ class V1ContainerShape : public Fixture {
   void SetUp() override {
     Fixture::SetUp();
     NEED_ROOT();
+    // A host with cgroup v2 only (or v2's memory controller) has no v1 groups to shape: under
+    // CI=true that is a failure, not a skip (run these where v1 hierarchies are mounted).
     if (cgroup_sources().v2_controllers.find("memory") != std::string::npos)
-      GTEST_SKIP() << "limits come from cgroup v2 here, not from v1 groups";
+      AW_SKIP_OR_FAIL("limits come from cgroup v2 here, not from v1 groups");
     for (const char* c : {"memory", "pids", "cpu"}) {
       auto base = own_v1_group_dir(c);
       struct stat st {};
       if (!base || ::stat(base->c_str(), &st) != 0)
-        GTEST_SKIP() << "no cgroup v1 " << c << " hierarchy here";
+        AW_SKIP_OR_FAIL("no cgroup v1 " << c << " hierarchy here");
       groups_.push_back(*base + "/aw-cgtest-" + std::to_string(::getpid()));
       ASSERT_EQ(::mkdir(groups_.back().c_str(), 0755), 0) << groups_.back();
     }
@@ -392,6 +392,24 @@ class V1ContainerShape : public Fixture {
   }
   std::vector<std::string> groups_;
 };
+
+// The rule V1ContainerShape's SetUp keeps: on a host without v1 hierarchies (cgroup v2 only) it
+// skips, except under CI=true, where a skip would hide that CI never ran these tests.
+void needs_a_v1_hierarchy() {
+  AW_SKIP_OR_FAIL("no cgroup v1 memory hierarchy here");
+}
+
+TEST(SkipOrFail, UnderCiASkipIsAFailure) {
+  const char* was = std::getenv("CI");
+  std::string saved = was ? was : "";
+  ::setenv("CI", "true", 1);
+  EXPECT_FATAL_FAILURE(needs_a_v1_hierarchy(),
+                       "no cgroup v1 memory hierarchy here (CI=true: no skip)");
+  if (was)
+    ::setenv("CI", saved.c_str(), 1);
+  else
+    ::unsetenv("CI");
+}
 
 TEST_F(V1ContainerShape, WritableMountsOfOurOwnGroupHoldTheLimitsAndDoctorSaysSo) {
   ContainerShape s = run_in_shape(false);
