@@ -46,27 +46,6 @@ std::vector<std::string> names_in(int dirfd) {
   return out;
 }
 
-// rm -r of name below dirfd, never through a link.
-Status remove_at(int dirfd, const std::string& name, const std::string& shown) {
-  struct stat st {};
-  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno == ENOENT) return {};
-    return fail("lstat {}: {}", shown, errno_text(errno));
-  }
-  if (S_ISDIR(st.st_mode)) {
-    Fd sub(open_dir_at(dirfd, name));
-    if (sub.fd < 0) return fail("open {}: {}", shown, errno_text(errno));
-    if ((st.st_mode & 0700) != 0700) (void)::fchmod(sub.fd, 0700);
-    for (const auto& n : names_in(sub.fd)) AW_CHECK(remove_at(sub.fd, n, shown + "/" + n));
-    if (::unlinkat(dirfd, name.c_str(), AT_REMOVEDIR) != 0)
-      return fail("remove {}: {}", shown, errno_text(errno));
-    return {};
-  }
-  if (::unlinkat(dirfd, name.c_str(), 0) != 0)
-    return fail("remove {}: {}", shown, errno_text(errno));
-  return {};
-}
-
 Result<std::string> read_at(int dirfd, const std::string& name, size_t size) {
   Fd f(::openat(dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   if (f.fd < 0) return fail("open: {}", errno_text(errno));
@@ -177,9 +156,8 @@ std::string nested_unit(const std::string& path, const std::vector<std::string>&
   return "";
 }
 
-// Folders deeper than this below the clone are refused (no repository has them; each level
-// holds a descriptor while the walk is below it).
-constexpr int kMaxDepth = 256;
+// Folders deeper than this below the clone are refused (dir_at.h).
+constexpr int kMaxDepth = kMaxDirAtDepth;
 
 // Every nested unit present in the clone, and every folder the walk reached (the only parents a
 // unit of the base is put back into), never entering a link, .git, one of the tops, or .away

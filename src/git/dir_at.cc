@@ -6,6 +6,9 @@
 
 #include <cerrno>
 
+#include "base/fs.h"
+#include "base/unique_fd.h"
+
 namespace aw {
 
 int open_dir_at(int dirfd, const std::string& name) {
@@ -30,6 +33,27 @@ std::vector<DirEntry> entries_in(int dirfd) {
   }
   ::closedir(d);
   return out;
+}
+
+Status remove_at(int dirfd, const std::string& name, const std::string& shown, int depth) {
+  struct stat st {};
+  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno == ENOENT ? Status{} : fail("lstat {}: {}", shown, errno_text(errno));
+  if (S_ISDIR(st.st_mode)) {
+    if (depth > kMaxDirAtDepth)
+      return fail("{} is more than {} folders deep; refused", shown, kMaxDirAtDepth);
+    UniqueFd sub(open_dir_at(dirfd, name));
+    if (sub.get() < 0) return fail("open {}: {}", shown, errno_text(errno));
+    if ((st.st_mode & 0700) != 0700) (void)::fchmod(sub.get(), 0700);
+    for (const auto& n : entries_in(sub.get()))
+      AW_CHECK(remove_at(sub.get(), n.name, shown + "/" + n.name, depth + 1));
+    if (::unlinkat(dirfd, name.c_str(), AT_REMOVEDIR) != 0)
+      return fail("remove {}: {}", shown, errno_text(errno));
+    return {};
+  }
+  if (::unlinkat(dirfd, name.c_str(), 0) != 0)
+    return fail("remove {}: {}", shown, errno_text(errno));
+  return {};
 }
 
 }  // namespace aw

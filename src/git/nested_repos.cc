@@ -23,8 +23,8 @@ namespace aw {
 
 namespace {
 
-// Deeper than this is refused, as restore_base_paths refuses it (each level holds a descriptor).
-constexpr int kMaxNestedDepth = 256;
+// Deeper than this is refused, as restore_base_paths refuses it (dir_at.h).
+constexpr int kMaxNestedDepth = kMaxDirAtDepth;
 
 using Name = DirEntry;
 std::vector<Name> dir_entries(int dirfd) {
@@ -37,28 +37,6 @@ bool is_dir_at(int dirfd, const Name& n) {
   return ::fstatat(dirfd, n.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
-// rm -r of name below dirfd, never through a link.
-Status remove_tree_at(int dirfd, const std::string& name, const std::string& shown, int depth) {
-  struct stat st {};
-  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return errno == ENOENT ? Status{} : fail("lstat {}: {}", shown, errno_text(errno));
-  if (S_ISDIR(st.st_mode)) {
-    if (depth > kMaxNestedDepth)
-      return fail("{} is more than {} folders deep", shown, kMaxNestedDepth);
-    UniqueFd sub(open_dir_at(dirfd, name));
-    if (sub.get() < 0) return fail("open {}: {}", shown, errno_text(errno));
-    if ((st.st_mode & 0700) != 0700) (void)::fchmod(sub.get(), 0700);
-    for (const auto& n : dir_entries(sub.get()))
-      AW_CHECK(remove_tree_at(sub.get(), n.name, shown + "/" + n.name, depth + 1));
-    if (::unlinkat(dirfd, name.c_str(), AT_REMOVEDIR) != 0)
-      return fail("remove {}: {}", shown, errno_text(errno));
-    return {};
-  }
-  if (::unlinkat(dirfd, name.c_str(), 0) != 0)
-    return fail("remove {}: {}", shown, errno_text(errno));
-  return {};
-}
-
 // Every `.git` below dirfd (shown as rel) removed, whatever it is (a folder, a gitfile, a link),
 // its path added to removed; the walk enters real folders only, `.away` included (HOME under
 // isolation container: a gitlink can name a folder there too). The top's own .git is skipped.
@@ -69,7 +47,7 @@ Status walk(int dirfd, const std::string& rel, int depth, std::vector<std::strin
     std::string child = rel.empty() ? n.name : rel + "/" + n.name;
     if (rel.empty() && n.name == ".git") continue;
     if (n.name == ".git") {
-      AW_CHECK(remove_tree_at(dirfd, n.name, child, depth));
+      AW_CHECK(remove_at(dirfd, n.name, child, depth));
       removed.push_back(child);
       continue;
     }
@@ -104,7 +82,7 @@ Status remove_nested_repos(const Clone& c, std::vector<std::string>& notes) {
   UniqueFd dotgit(::openat(root.get(), ".git", kDirAtFlags));
   if (dotgit.get() < 0) return fail("clone lost: open {}/.git: {}", c.work, errno_text(errno));
   if (::fstatat(dotgit.get(), "modules", &st, AT_SYMLINK_NOFOLLOW) == 0) {
-    AW_CHECK(remove_tree_at(dotgit.get(), "modules", ".git/modules", 1));
+    AW_CHECK(remove_at(dotgit.get(), "modules", ".git/modules", 1));
     notes.push_back("removed .git/modules (the git dirs of nested repositories)");
   }
   return {};

@@ -84,6 +84,30 @@ TEST_F(BasePaths, PlantedLinksAreRemovedAsLinksAndTheBasesContentComesBack) {
   EXPECT_TRUE(again.empty());
 }
 
+// The removal of a path the base lacks is the git room's one rm -r (dir_at.h remove_at, shared
+// with remove_nested_repos): a tree a round planted there deeper than kMaxDirAtDepth folders is
+// refused naming it, as the walk below the top refuses one, not walked with a descriptor a level.
+TEST_F(BasePaths, APlantedTreeDeeperThanTheRemovalGoesIsRefusedNamingIt) {
+  Clone c = clone_at(with_instructions);
+  auto snap = snapshot_base_paths(c, kAgentInstructionPaths);
+  ASSERT_TRUE(snap) << snap.error().message;
+  std::string deep = ".codex";
+  for (int i = 0; i < 300; ++i) deep += "/d";
+  sh("mkdir -p " + deep + " && printf x > " + deep + "/f", work);
+  std::vector<std::string> notes;
+  auto ok = restore_base_paths(c, *snap, notes);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().message.find(".codex/d/d/"), std::string::npos) << ok.error().message;
+  EXPECT_NE(ok.error().message.find("is more than 256 folders deep; refused"), std::string::npos)
+      << ok.error().message;
+  // A tree within the depth is removed whole, as before.
+  sh("rm -rf .codex && mkdir -p .codex/a/b && printf x > .codex/a/b/f", work);
+  notes.clear();
+  ok = restore_base_paths(c, *snap, notes);
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_FALSE(exists(work + "/.codex"));
+}
+
 TEST_F(BasePaths, ASwappedCloneFolderIsRefusedAndNothingIsTouched) {
   Clone c = clone_at(with_instructions);
   auto snap = snapshot_base_paths(c, kAgentInstructionPaths);
