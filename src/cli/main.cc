@@ -9,9 +9,9 @@
 #include "cli/cmd_secret.h"
 #include "cli/commands.h"
 #include "cli/probe_user.h"
-#include "cli/sandbox_exec.h"
 #include "cli/version.h"
 #include "git/git.h"
+#include "isolate/sandbox/sandbox_exec.h"
 #include "isolate/user/leftovers.h"
 
 int main(int argc, char** argv) {
