@@ -221,16 +221,16 @@ TEST_F(StoreTest, ApplyUnitRefusesWhatCannotBeAppliedAndNeedsNoPublishers) {
   EXPECT_NE(a.error().message.find("changed nothing"), std::string::npos) << a.error().message;
 
   ASSERT_TRUE(write_file(u.run_dir + "/patch.diff", "diff --git a/x b/x\n", 0600));
-  ASSERT_TRUE(write_file(u.run_dir + "/verdict.json", R"({"accepted": false, "paths": ["x"]})",
-                         0600));
+  ASSERT_TRUE(
+      write_file(u.run_dir + "/verdict.json", R"({"accepted": false, "paths": ["x"]})", 0600));
   a = apply_unit(cfg, *s, u, {});
   ASSERT_FALSE(a);
   EXPECT_NE(a.error().message.find("is not an accepted verdict"), std::string::npos)
       << a.error().message;
 
   // Accepted, with no publishers: git's own, which finds no source here (an Error, not a throw).
-  ASSERT_TRUE(write_file(u.run_dir + "/verdict.json", R"({"accepted": true, "paths": ["x"]})",
-                         0600));
+  ASSERT_TRUE(
+      write_file(u.run_dir + "/verdict.json", R"({"accepted": true, "paths": ["x"]})", 0600));
   u.source = dir + "/no-such-source";
   a = apply_unit(cfg, *s, u, {});
   EXPECT_FALSE(a);
