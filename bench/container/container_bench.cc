@@ -27,8 +27,8 @@
 #include "isolate/container/engine.h"
 #include "isolate/container/seccomp_profile.h"
 #include "isolate/container/static_program.h"
-#include "isolate/proxy/egress_proxy.h"
 #include "proc/capture.h"
+#include "proxy/egress_proxy.h"
 
 using namespace aw;
 using clk = std::chrono::steady_clock;

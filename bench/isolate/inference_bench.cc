@@ -21,9 +21,9 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include "../../tests/isolate/fake_model_upstream.h"
+#include "../../tests/proxy/fake_model_upstream.h"
 #include "base/fs.h"
-#include "isolate/proxy/inference_proxy.h"
+#include "proxy/inference_proxy.h"
 
 namespace {
 

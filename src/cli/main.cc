@@ -3,25 +3,44 @@
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
+#include <functional>
+#include <optional>
+#include <utility>
 
 #include "cli/cmd_host.h"
 #include "cli/cmd_probe.h"
 #include "cli/cmd_secret.h"
 #include "cli/commands.h"
 #include "cli/probe_user.h"
-#include "cli/sandbox_exec.h"
 #include "cli/version.h"
 #include "git/git.h"
+#include "isolate/sandbox/sandbox_exec.h"
 #include "isolate/user/leftovers.h"
+
+namespace {
+
+// The hidden helpers: awaywork run as another program's half, each owned by its room. Tried in
+// order before any option parsing (their arguments are passed on exactly); each answers nullopt
+// when this run is not its own.
+using Helper = std::optional<int> (*)(int argc, char** argv);
+const Helper kHelpers[] = {
+    // Run by git as GIT_ASKPASS during apply (git/askpass.cc): answer and exit, nothing else.
+    [](int argc, char** argv) -> std::optional<int> {
+      if (!aw::askpass_mode()) return std::nullopt;
+      return aw::askpass_main(argc, argv);
+    },
+    // The halves run as the worker of isolation user.
+    aw::sandbox_exec_main,  // __sandbox-exec: the sandbox built as the worker (isolate/sandbox)
+    aw::probe_worker_main,  // __probe-worker: the leak probes' worker half
+    aw::sweep_worker_main,  // __sweep-worker: the worker's leftovers removed (isolate/user)
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace aw;
-  // Run by git as GIT_ASKPASS during apply (git/askpass.cc): answer and exit, nothing else.
-  if (askpass_mode()) return askpass_main(argc, argv);
-  // Hidden halves run as the worker of isolation user; their arguments are passed on exactly.
-  if (auto rc = sandbox_exec_main(argc, argv)) return *rc;
-  if (auto rc = probe_worker_main(argc, argv)) return *rc;
-  if (auto rc = sweep_worker_main(argc, argv)) return *rc;
+  for (Helper helper : kHelpers)
+    if (auto rc = helper(argc, argv)) return *rc;
   CLI::App app{"awaywork: run coding agents unattended, isolated; publish only checked outputs"};
   app.set_version_flag("--version", fmt::format("awaywork {} (commit {})", kVersion, kCommit));
   app.require_subcommand(1);
@@ -147,18 +166,23 @@ int main(int argc, char** argv) {
     }
     g.config = abs.lexically_normal().string();
   }
-  if (run->parsed()) return cmd_run(g, r);
-  if (replay->parsed()) return cmd_replay(g, replay_id, replay_latest);
-  if (units->parsed()) return cmd_units(g);
-  if (show->parsed()) return cmd_show(g, id);
-  if (check->parsed()) return cmd_check(g, c);
-  if (apply->parsed()) return cmd_apply(g, apply_id, apply_from);
-  if (exp->parsed()) return cmd_export(g, export_id, export_dir);
-  if (doctor->parsed()) return cmd_doctor(g, print_setup);
-  if (probe->parsed()) return cmd_probe(g);
-  if (serve->parsed()) return cmd_serve(g, sv);
-  if (watch->parsed()) return cmd_watch(g, wo);
-  if (inside->parsed()) return cmd_probe_inside(inside_json, targets_file);
+  // The commands: each subcommand and the one call that runs it (secret and host ran in parse).
+  const std::pair<const CLI::App*, std::function<int()>> commands[] = {
+      {run, [&] { return cmd_run(g, r); }},
+      {replay, [&] { return cmd_replay(g, replay_id, replay_latest); }},
+      {units, [&] { return cmd_units(g); }},
+      {show, [&] { return cmd_show(g, id); }},
+      {check, [&] { return cmd_check(g, c); }},
+      {apply, [&] { return cmd_apply(g, apply_id, apply_from); }},
+      {exp, [&] { return cmd_export(g, export_id, export_dir); }},
+      {doctor, [&] { return cmd_doctor(g, print_setup); }},
+      {probe, [&] { return cmd_probe(g); }},
+      {serve, [&] { return cmd_serve(g, sv); }},
+      {watch, [&] { return cmd_watch(g, wo); }},
+      {inside, [&] { return cmd_probe_inside(inside_json, targets_file); }},
+  };
+  for (const auto& [command, call] : commands)
+    if (command->parsed()) return call();
   if (secret_exit) return *secret_exit;
   if (host_exit) return *host_exit;
   return kExitUsage;

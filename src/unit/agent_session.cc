@@ -13,10 +13,10 @@
 #include "base/fs.h"
 #include "check/redact.h"
 #include "config/paths.h"
-#include "isolate/proxy/inference_proxy.h"
 #include "provider/events.h"
 #include "provider/login.h"
 #include "provider/provider.h"
+#include "proxy/inference_proxy.h"
 #include "secrets/codex_login.h"
 #include "secrets/store.h"
 

@@ -16,7 +16,7 @@
 #include "isolate/container/seccomp_profile.h"
 #include "isolate/container/setid.h"
 #include "isolate/container/static_program.h"
-#include "isolate/proxy/egress_proxy.h"
+#include "proxy/egress_proxy.h"
 #include "unit/isolator_container.h"
 #include "unit/steps.h"
 

@@ -10,8 +10,8 @@
 
 #include "base/fs.h"
 #include "config/paths.h"
-#include "isolate/proxy/egress_proxy.h"
 #include "isolate/sandbox/sandbox.h"
+#include "proxy/egress_proxy.h"
 #include "unit/isolated_run.h"
 #include "unit/isolator.h"
 #include "unit/steps.h"

@@ -25,7 +25,6 @@
 
 #include "base/fs.h"
 #include "config/host_env.h"
-#include "isolate/proxy/egress_proxy.h"
 #include "isolate/sandbox/sandbox.h"
 #include "isolate/user/handoff.h"
 #include "isolate/user/leftovers.h"
@@ -37,6 +36,7 @@
 #include "isolate/user/worker_programs.h"
 #include "isolate/user/worker_sandbox.h"
 #include "proc/capture.h"
+#include "proxy/egress_proxy.h"
 #include "unit/isolated_run.h"
 #include "unit/isolator.h"
 #include "unit/isolator_user.h"

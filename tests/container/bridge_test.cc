@@ -12,7 +12,7 @@
 #include "isolate/container/egress_bridge.h"
 #include "isolate/container/seccomp_profile.h"
 #include "isolate/container/static_program.h"
-#include "isolate/proxy/egress_proxy.h"
+#include "proxy/egress_proxy.h"
 #include "tiny_http.h"
 
 namespace aw {

@@ -23,8 +23,8 @@
 #include "harness.h"
 #include "isolate/probe/probe_host.h"
 #include "isolate/probe/probes.h"
-#include "isolate/proxy/egress_proxy.h"
 #include "isolate/sandbox/view.h"
+#include "proxy/egress_proxy.h"
 
 namespace aw {
 namespace {

@@ -11,6 +11,10 @@
 #include <chrono>
 #include <filesystem>
 
+#include "base/fs.h"
+#include "config/config.h"
+#include "unit/apply_unit.h"
+
 namespace aw {
 namespace {
 
@@ -303,6 +307,43 @@ TEST_F(StoreTest, DatabaseIsInWalModeAndPrivate) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/awaywork.db-wal"));
   auto perms = std::filesystem::status(dir).permissions();
   EXPECT_EQ(perms & std::filesystem::perms::others_all, std::filesystem::perms::none);
+}
+
+// `apply ID`'s assembly (unit/apply_unit.h, moved out of cli/ in issue 40): what it refuses before
+// any git runs, and that no publishers (an empty OpenPublisher) means git's own, never a throw.
+TEST_F(StoreTest, ApplyUnitRefusesWhatCannotBeAppliedAndNeedsNoPublishers) {
+  auto s = Store::open(dir);
+  ASSERT_TRUE(s) << s.error().message;
+  Config cfg;
+  UnitRecord u = sample("20261129-180000-apply");
+  u.run_dir = dir + "/run";
+  std::filesystem::create_directories(u.run_dir);
+  u.verdict = "refused";
+  auto a = apply_unit(cfg, *s, u, {});
+  ASSERT_FALSE(a);
+  EXPECT_NE(a.error().message.find("was not accepted"), std::string::npos) << a.error().message;
+
+  u.verdict = "accepted";
+  ASSERT_TRUE(write_file(u.run_dir + "/patch.diff", "", 0600));
+  a = apply_unit(cfg, *s, u, {});
+  ASSERT_FALSE(a);
+  EXPECT_NE(a.error().message.find("changed nothing"), std::string::npos) << a.error().message;
+
+  ASSERT_TRUE(write_file(u.run_dir + "/patch.diff", "diff --git a/x b/x\n", 0600));
+  ASSERT_TRUE(
+      write_file(u.run_dir + "/verdict.json", R"({"accepted": false, "paths": ["x"]})", 0600));
+  a = apply_unit(cfg, *s, u, {});
+  ASSERT_FALSE(a);
+  EXPECT_NE(a.error().message.find("is not an accepted verdict"), std::string::npos)
+      << a.error().message;
+
+  // Accepted, with no publishers: git's own, which finds no source here (an Error, not a throw).
+  ASSERT_TRUE(
+      write_file(u.run_dir + "/verdict.json", R"({"accepted": true, "paths": ["x"]})", 0600));
+  u.source = dir + "/no-such-source";
+  a = apply_unit(cfg, *s, u, {});
+  EXPECT_FALSE(a);
+  EXPECT_FALSE(s->get(u.id)) << "nothing changed: the record is not saved";
 }
 
 }  // namespace

@@ -110,9 +110,8 @@ std::vector<MissingFeature> probe_sandbox(const SandboxPlan& plan) {
   }
   if (plan.network == Network::allowlist &&
       (plan.proxy_socket.empty() || ::access(plan.proxy_socket.c_str(), F_OK) != 0))
-    missing.push_back(
-        {"network allowlist: the egress proxy's socket",
-         "start EgressProxy (isolate/proxy/egress_proxy.h) and set the plan's proxy_socket"});
+    missing.push_back({"network allowlist: the egress proxy's socket",
+                       "start EgressProxy (proxy/egress_proxy.h) and set the plan's proxy_socket"});
   if (plan.network != Network::host)
     for (const auto& b : plan.bridges)
       if (b.socket.empty() || ::access(b.socket.c_str(), F_OK) != 0)

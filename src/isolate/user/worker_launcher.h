@@ -17,9 +17,10 @@ Launcher make_worker_launcher(const WorkerUser& worker);
 
 // Isolation user with the OS sandbox: the worker builds the sandbox itself (its own unprivileged
 // user namespace; the owner's cannot hold the worker's processes). sudo then runs
-// `HELPER __sandbox-exec PLAN_FILE --cwd CWD --env NAMES -- PROG ARGS...` (cli/sandbox_exec.h):
-// HELPER is an awaywork the worker can run and not change, PLAN_FILE the serialized SandboxPlan
-// (isolate/sandbox/plan_json.h) in a folder of the owner's the worker can read.
+// `HELPER __sandbox-exec PLAN_FILE --cwd CWD --env NAMES -- PROG ARGS...`
+// (isolate/sandbox/sandbox_exec.h): HELPER is an awaywork the worker can run and not change,
+// PLAN_FILE the serialized SandboxPlan (isolate/sandbox/plan_json.h) in a folder of the owner's
+// the worker can read.
 struct WorkerSandbox {
   std::string helper;
   std::string plan_file;

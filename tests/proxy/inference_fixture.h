@@ -14,10 +14,10 @@
 
 #include "fake_model_upstream.h"
 #include "harness.h"
-#include "isolate/proxy/egress_proxy.h"
-#include "isolate/proxy/inference_proxy.h"
-#include "isolate/proxy/inference_usage.h"
-#include "isolate/proxy/inference_wire.h"
+#include "proxy/egress_proxy.h"
+#include "proxy/inference_proxy.h"
+#include "proxy/inference_usage.h"
+#include "proxy/inference_wire.h"
 
 namespace aw {
 namespace {

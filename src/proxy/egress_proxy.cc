@@ -1,6 +1,6 @@
 // The proxy server (Boost.Asio, C++20 coroutines, one thread). Errors are error_codes, never
 // exceptions; a connection that misbehaves is closed.
-#include "isolate/proxy/egress_proxy.h"
+#include "proxy/egress_proxy.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "base/fs.h"
-#include "isolate/proxy/egress_policy.h"
+#include "proxy/egress_policy.h"
 
 namespace aw {
 

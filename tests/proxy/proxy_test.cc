@@ -5,8 +5,8 @@
 
 #include "harness.h"
 #include "isolate/probe/probes.h"
-#include "isolate/proxy/egress_policy.h"
-#include "isolate/proxy/egress_proxy.h"
+#include "proxy/egress_policy.h"
+#include "proxy/egress_proxy.h"
 
 namespace aw {
 namespace {

@@ -1,11 +1,14 @@
-#include "cli/doctor_sandbox.h"
+#include "isolate/sandbox/doctor.h"
 
 #include <unistd.h>
+
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "config/paths.h"
 #include "isolate/sandbox/limits_source.h"
 #include "isolate/sandbox/sandbox.h"
-#include "unit/isolated_run.h"
 
 namespace aw {
 
@@ -14,12 +17,12 @@ Check cgroup_check(const Config& cfg) {
           describe_limits(cfg.sandbox.limits.enabled), ""};
 }
 
-std::vector<Check> sandbox_checks(const Config& cfg) {
+std::vector<Check> sandbox_checks(const Config& cfg, SandboxPaths base) {
   std::vector<Check> out;
   if (cfg.sandbox.mode == SandboxMode::off) return out;
   out.push_back(cgroup_check(cfg));
   std::string where = cfg.file.empty() ? default_config_path() : cfg.file;
-  SandboxPaths sp = sandbox_base_paths(cfg);
+  SandboxPaths sp = std::move(base);
   // Every configured program, as the units' phases will resolve them: their toolchains are lent.
   auto add = [&](const Argv& argv) {
     if (!argv.empty() && !argv[0].empty()) sp.programs.push_back(argv[0]);

@@ -1,6 +1,6 @@
 // Usage counts are cumulative within one response (anthropic's message_delta repeats the running
 // output count), so each reported number replaces a smaller one instead of adding to it.
-#include "isolate/proxy/inference_usage.h"
+#include "proxy/inference_usage.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

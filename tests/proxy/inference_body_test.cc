@@ -2,7 +2,7 @@
 // any split of the body, and refusals for limits it could not trust.
 #include <gtest/gtest.h>
 
-#include "isolate/proxy/inference_body.h"
+#include "proxy/inference_body.h"
 
 namespace aw {
 namespace {

@@ -1,4 +1,4 @@
-#include "isolate/proxy/egress_policy.h"
+#include "proxy/egress_policy.h"
 
 #include <arpa/inet.h>
 

@@ -7,7 +7,7 @@
 // re-framed as chunked when the upstream gave no length, and read for the reported usage on the
 // way. Upstream connections are kept alive in a small pool (upstream_pool.h). Errors are
 // error_codes, never exceptions; a connection that misbehaves is closed.
-#include "isolate/proxy/inference_proxy.h"
+#include "proxy/inference_proxy.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,12 +20,12 @@
 #include <thread>
 #include <type_traits>
 
-#include "isolate/proxy/inference_body.h"
-#include "isolate/proxy/inference_tokens.h"
-#include "isolate/proxy/inference_usage.h"
-#include "isolate/proxy/inference_wire.h"
-#include "isolate/proxy/upstream_pool.h"
 #include "net/tls_client.h"
+#include "proxy/inference_body.h"
+#include "proxy/inference_tokens.h"
+#include "proxy/inference_usage.h"
+#include "proxy/inference_wire.h"
+#include "proxy/upstream_pool.h"
 
 namespace aw {
 

@@ -1,6 +1,6 @@
 // A byte-at-a-time JSON walk that tracks only the nesting depth, strings and the top-level keys;
 // the body itself is never parsed into memory (it may be tens of megabytes of prompt).
-#include "isolate/proxy/inference_body.h"
+#include "proxy/inference_body.h"
 
 #include <fmt/format.h>
 

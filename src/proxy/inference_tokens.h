@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "isolate/proxy/inference_proxy.h"
+#include "proxy/inference_proxy.h"
 
 namespace aw {
 

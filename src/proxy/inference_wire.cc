@@ -1,4 +1,4 @@
-#include "isolate/proxy/inference_wire.h"
+#include "proxy/inference_wire.h"
 
 #include <fmt/format.h>
 #include <strings.h>

@@ -1,9 +1,10 @@
 // `awaywork __sandbox-exec PLAN_FILE --cwd DIR --env NAMES -- PROG ARGS...` (hidden): the OS
 // sandbox over a phase of isolation user. sudo runs it as the worker (isolate/user/
 // worker_launcher.h WorkerSandbox): it reads the plan the owner's awaywork wrote, builds the
-// sandbox with the in-process launcher (isolate/sandbox/sandbox.h) in the worker's own user
-// namespace, forwards the end signals to it and exits with its status. Dispatched by main.cc
-// before any option parsing: PROG's arguments are passed on exactly.
+// sandbox with the in-process launcher (sandbox.h) in the worker's own user namespace, forwards
+// the end signals to it and exits with its status. The sandbox's own hidden helper: cli/main.cc's
+// table of helpers dispatches to it before any option parsing, so PROG's arguments are passed on
+// exactly.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-#include "cli/sandbox_exec.h"
+#include "isolate/sandbox/sandbox_exec.h"
 
 #include <fcntl.h>
 #include <signal.h>

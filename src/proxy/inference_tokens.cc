@@ -1,6 +1,6 @@
 // Tokens are compared with CRYPTO_memcmp against every issued token so that the time a check
 // takes says nothing about how much of a guess was right.
-#include "isolate/proxy/inference_tokens.h"
+#include "proxy/inference_tokens.h"
 
 #include <fmt/format.h>
 #include <openssl/crypto.h>
