@@ -17,6 +17,12 @@
 #                   would clash with, or quietly overload, another's. A file that cannot share one
 #                   sets SKIP_UNITY_BUILD_INCLUSION; CMake also leaves out any file with its own
 #                   COMPILE_OPTIONS.
+# Always, in every tree: Boost.Asio and Boost.Beast compiled once, in src/net/boost_impl.cc,
+# instead of their non-template code in every file that includes them (the demo's slowest
+# compiles were the four files that speak HTTP; each also compiled the libraries' .ipp files).
+# Any target that includes Asio or Beast links aw_net, which holds that code.
+add_compile_definitions(BOOST_ASIO_SEPARATE_COMPILATION BOOST_BEAST_SEPARATE_COMPILATION)
+
 option(AW_SPLIT_DWARF "Debug info in .dwo files beside the objects (faster compiles and links)" OFF)
 set(AW_LINKER "" CACHE STRING "The linker for every target (-fuse-ld=NAME: mold, lld, gold); empty: the compiler's default")
 option(AW_UNITY "Unity build of src/ (batches of AW_UNITY_BATCH files per compile; not tests)" OFF)

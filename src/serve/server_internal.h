@@ -3,7 +3,8 @@
 
 #include <atomic>
 #include <boost/asio.hpp>
-#include <boost/beast.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <memory>
 #include <string>
 
