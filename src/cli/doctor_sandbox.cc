@@ -5,7 +5,7 @@
 #include "config/paths.h"
 #include "isolate/sandbox/limits_source.h"
 #include "isolate/sandbox/sandbox.h"
-#include "unit/isolated_run.h"
+#include "isolate/sandbox/unit_view.h"
 
 namespace aw {
 

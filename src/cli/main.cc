@@ -8,7 +8,7 @@
 #include "cli/cmd_probe.h"
 #include "cli/cmd_secret.h"
 #include "cli/commands.h"
-#include "cli/probe_user.h"
+#include "isolate/probe/probe_user.h"
 #include "cli/sandbox_exec.h"
 #include "cli/version.h"
 #include "git/git.h"

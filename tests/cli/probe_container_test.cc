@@ -15,8 +15,8 @@
 
 #include "../container/fixture.h"
 #include "../unit/unit_fixture.h"
-#include "cli/probe_container.h"
 #include "config/config.h"
+#include "isolate/probe/probe_container.h"
 
 namespace aw::test {
 namespace {

@@ -1,4 +1,4 @@
-#include "cli/probe_report.h"
+#include "isolate/probe/probe_report.h"
 
 #include <dirent.h>
 #include <fmt/format.h>
@@ -51,11 +51,6 @@ Result<nlohmann::json> probe_answer(const IsolatedResult& r) {
               r.err.substr(0, 2000));
 }
 
-struct ProbeLine {
-  bool ok = false;
-  std::string name, detail;
-};
-
 // The probes as the text form prints them, read through JsonRead: the answer comes from inside
 // the isolation, and a wrongly typed field is an Error naming it, never a throw.
 Result<std::vector<ProbeLine>> probe_lines(const nlohmann::json& results) {
@@ -75,41 +70,20 @@ Result<std::vector<ProbeLine>> probe_lines(const nlohmann::json& results) {
 
 }  // namespace
 
-int report_probes(const GlobalOptions& g, const std::string& heading, nlohmann::json header,
-                  const Result<IsolatedResult>& run,
-                  const std::function<void(nlohmann::json&)>& more) {
-  auto answer = run ? probe_answer(*run) : tl::make_unexpected(run.error());
-  if (!answer) {
-    fmt::print(stderr, "awaywork probe: {}\n", answer.error().message);
-    return kExitFailed;
-  }
-  nlohmann::json& results = *answer;
+Result<ProbeReport> read_probe_report(const std::string& heading, nlohmann::json header,
+                                      const Result<IsolatedResult>& run,
+                                      const std::function<void(nlohmann::json&)>& more) {
+  if (!run) return tl::make_unexpected(run.error());
+  AW_TRY(nlohmann::json results, probe_answer(*run));
   if (more) more(results);
-  const IsolatedResult& r = *run;
-  auto lines = probe_lines(results);
-  if (!lines) {
-    fmt::print(stderr, "awaywork probe: {}\n", lines.error().message);
-    return kExitFailed;
-  }
-  int leaks = 0;
-  for (const ProbeLine& p : *lines) leaks += p.ok ? 0 : 1;
-  if (g.json) {
-    header["sandbox"] = r.sandbox_note;
-    header["ok"] = leaks == 0;
-    header["leaks"] = leaks;
-    header["probes"] = results;
-    fmt::print("{}\n", header.dump(2));
-  } else {
-    fmt::print("{}, {}\n", heading, r.sandbox_note);
-    for (const ProbeLine& p : *lines) {
-      if (p.ok)
-        fmt::print("ok   {}\n", p.name);
-      else
-        fmt::print("LEAK {}: {}\n", p.name, p.detail);
-    }
-    fmt::print("{} probe(s), {} leak(s)\n", results.size(), leaks);
-  }
-  return leaks == 0 ? kExitDone : kExitFailed;
+  ProbeReport report;
+  AW_TRY(report.lines, probe_lines(results));
+  for (const ProbeLine& p : report.lines) report.leaks += p.ok ? 0 : 1;
+  report.heading = heading;
+  report.sandbox_note = run->sandbox_note;
+  report.header = std::move(header);
+  report.results = std::move(results);
+  return report;
 }
 
 }  // namespace aw

@@ -1,4 +1,4 @@
-#include "cli/probe_container.h"
+#include "isolate/probe/probe_container.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -8,17 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
-#include "cli/probe_report.h"
 #include "config/paths.h"
+#include "isolate/container/isolator_container.h"
 #include "isolate/container/static_program.h"
 #include "isolate/probe/probe_host.h"
 #include "isolate/probe/probes.h"
 #include "isolate/sandbox/plan.h"
-#include "unit/isolated_run.h"
-#include "unit/isolator_container.h"
-#include "unit/pipeline.h"
-#include "unit/steps.h"
-#include "unit/unit_id.h"
 
 namespace aw {
 
@@ -116,9 +111,9 @@ Result<ContainerProbeRun> run_container_probe(const Config& cfg, const Container
   cmd.argv = {kProbeInside, "--json", "{tmp}/probe-targets"};
   cmd.isolator = [&](const std::string& id) {
     own_run = state_dir_of(cfg) + "/runs/" + id;
-    Target target;
-    target.label = "probe";
-    return make_container_isolator_with(cfg, target, id, extras);
+    IsolationSpec spec;
+    spec.label = "probe";
+    return make_container_isolator_with(cfg, spec, id, extras);
   };
   cmd.prepare = [&](const UnitPaths& paths, const SandboxPlan& plan, const std::string&) {
     return plant(cfg, paths, plan, own_run, planted);
@@ -126,9 +121,10 @@ Result<ContainerProbeRun> run_container_probe(const Config& cfg, const Container
   return run_isolated(cfg, cmd);
 }
 
-int cmd_probe_container(const GlobalOptions& g, const Config& cfg) {
-  return report_probes(g, "isolation container", {{"isolation", "container"}},
-                       run_container_probe(cfg, {}));
+ProbeOutcome probe_container(const Config& cfg) {
+  return {{},
+          read_probe_report("isolation container", {{"isolation", "container"}},
+                            run_container_probe(cfg, {}))};
 }
 
 }  // namespace aw
