@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "../container/fixture.h"
+#include "../isolate/container/fixture.h"
 #include "../unit/unit_fixture.h"
 #include "config/config.h"
 #include "isolate/probe/probe_container.h"
