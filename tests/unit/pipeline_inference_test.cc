@@ -43,7 +43,8 @@ const std::string kLeaked = "ghp_FAKEleakedFAKEleakedFAKEleakedFAKE12";
     }                                                                                       \
   } while (0)
 
-// The engine of tests/isolate/container's fixture as `var`; fails under CI=true, else skips, without one.
+// The engine of tests/isolate/container's fixture as `var`; fails under CI=true, else skips,
+// without one.
 #define REQUIRE_ENGINE(var)                                                     \
   std::string var##_why;                                                        \
   const Engine* var = test_engine(&var##_why);                                  \

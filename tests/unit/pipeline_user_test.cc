@@ -1,6 +1,6 @@
 // The pipeline under isolation `user`, end to end: real owner and worker users, the real sudoers
-// lines (tests/isolate/user's fixture), and the real awaywork binary run AS THE OWNER (never root). Needs
-// root to set that up; skips otherwise (FAIL under CI=true).
+// lines (tests/isolate/user's fixture), and the real awaywork binary run AS THE OWNER (never root).
+// Needs root to set that up; skips otherwise (FAIL under CI=true).
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
