@@ -17,7 +17,9 @@ namespace aw {
 
 namespace {
 
-std::string real_path(const std::string& path) {
+// The path with every link resolved, "" when it does not exist. Named apart from view.cc's
+// real_path: both are file-local, and a unity build (AW_UNITY) may batch them together.
+std::string resolved_path(const std::string& path) {
   char buf[PATH_MAX];
   return ::realpath(path.c_str(), buf) ? std::string(buf) : std::string();
 }
@@ -83,7 +85,7 @@ class NoneIsolator : public Isolator {
 
   Result<bool> lend_path(const std::string& path) override {
     if (!sandbox_) return false;
-    std::string real = real_path(path);
+    std::string real = resolved_path(path);
     if (real.empty()) return fail("{} does not exist", path);
     sandbox_->plan.readable.push_back({real, path, "plugin"});
     return true;
@@ -143,7 +145,7 @@ class NoneIsolator : public Isolator {
     AW_TRY(SandboxPlan plan, make_plan(config_, sp));
     plan.cgroup_name = unit_id_;
     if (lend_prompt_ && !paths.prompt_file.empty()) {
-      std::string real = real_path(paths.prompt_file);
+      std::string real = resolved_path(paths.prompt_file);
       if (real.empty()) return fail("the prompt file {} is missing", paths.prompt_file);
       plan.readable.push_back({real, real, "prompt"});
     }
