@@ -184,8 +184,10 @@ ProbeOutcome probe_user(const Config& cfg) {
   return {std::move(warnings), std::move(report)};
 }
 
+namespace {
 // The exit codes of cli/commands.h, for a helper that main.cc runs before any of cli/.
 enum : int { kDone = 0, kLeaked = 1, kUsage = 2 };
+}  // namespace
 
 std::optional<int> probe_worker_main(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "__probe-worker") != 0) return std::nullopt;
