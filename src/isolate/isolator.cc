@@ -30,6 +30,14 @@ Result<std::string> write_lent_folder(const std::string& parent, const LentFolde
   return fail("no free lent folder under {}", parent);
 }
 
+Result<RunFolder> make_run_folder(const std::string& state_dir, const std::string& id) {
+  RunFolder run{state_dir + "/runs/" + id, state_dir + "/runs/" + id + "/work"};
+  AW_CHECK(make_dirs(state_dir + "/runs", 0700));
+  if (::mkdir(run.root.c_str(), 0700) != 0)
+    return fail("create run folder {}: {}", run.root, errno_text(errno));
+  return run;
+}
+
 Result<UnitPaths> run_folder_layout(const RunFolder& run) {
   UnitPaths p{run.work, run.root + "/home", run.root + "/tmp", run.root + "/outputs",
               run.root + "/prompt.md"};

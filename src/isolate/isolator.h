@@ -120,6 +120,10 @@ class Isolator {
 // owner) and return its path: the source of a lent folder.
 Result<std::string> write_lent_folder(const std::string& parent, const LentFolder& folder);
 
+// The unit's run folder, made: STATE/runs/<id>/ (mode 0700, the owner's), its clone's place
+// `work` in it (made by the clone). An Error when it exists already.
+Result<RunFolder> make_run_folder(const std::string& state_dir, const std::string& id);
+
 // The default layout: everything under the unit's run folder (isolation none).
 Result<UnitPaths> run_folder_layout(const RunFolder& run);
 

@@ -26,15 +26,6 @@ Result<std::string> new_run_id() {
   return fmt::format("{:%Y%m%d-%H%M%S}-probe-{:04x}", tm, r & 0xffff);
 }
 
-// The run's folder, where a unit's would be: runs/<id>/, with the clone's place in it.
-Result<RunFolder> make_run_folder(const std::string& state_dir, const std::string& id) {
-  RunFolder run{state_dir + "/runs/" + id, state_dir + "/runs/" + id + "/work"};
-  AW_CHECK(make_dirs(state_dir + "/runs", 0700));
-  if (::mkdir(run.root.c_str(), 0700) != 0)
-    return fail("create run folder {}: {}", run.root, errno_text(errno));
-  return run;
-}
-
 // The isolator's side of the run, in the order the pipeline calls it (pipeline.cc, phases.cc).
 Result<IsolatedResult> run_in(Isolator& iso, const Config& cfg, const RunFolder& run,
                               const std::string& id, const IsolatedCommand& cmd) {

@@ -26,16 +26,7 @@ Status prepare(const Config& cfg, const UnitPaths& paths, SandboxPlan plan, bool
   ProbeTargets extra;
   std::string run_root = paths.home.substr(0, paths.home.rfind('/'));
   probe_state_dir(state, run_root, plan, extra);
-  ProbeHostOptions o;
-  o.owner_home = home_dir();
-  for (const auto& [name, repo] : cfg.repos)
-    if (!repo.path.empty()) {
-      o.source_repo = repo.path;
-      break;
-    }
-  o.env_file = default_config_dir() + "/env";
-  o.database = state + "/awaywork.db";
-  AW_TRY(h.host, ProbeHost::start(plan, o));
+  AW_TRY(h.host, ProbeHost::start(plan, probe_host_options(cfg)));
   ProbeTargets t = h.host->targets();
   t.secrets.insert(t.secrets.end(), extra.secrets.begin(), extra.secrets.end());
   t.writes.insert(t.writes.end(), extra.writes.begin(), extra.writes.end());

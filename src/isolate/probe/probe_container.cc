@@ -79,16 +79,7 @@ Status plant(const Config& cfg, const UnitPaths& paths, SandboxPlan plan,
   plan.apply_limits = false;  // the engine's limits, set below
   ProbeTargets state_targets;
   probe_state_dir(state_dir_of(cfg), own_run, plan, state_targets);
-  ProbeHostOptions o;
-  o.owner_home = home;
-  for (const auto& [name, repo] : cfg.repos)
-    if (!repo.path.empty()) {
-      o.source_repo = repo.path;
-      break;
-    }
-  o.env_file = default_config_dir() + "/env";
-  o.database = state_dir_of(cfg) + "/awaywork.db";
-  AW_TRY(p.host, ProbeHost::start(plan, o));
+  AW_TRY(p.host, ProbeHost::start(plan, probe_host_options(cfg)));
   if (auto c = HomeCanary::plant(home)) p.canary = std::move(*c);
   ProbeTargets t = container_targets(p.host->targets(), cfg, p.canary.get(), home);
   t.secrets.insert(t.secrets.end(), state_targets.secrets.begin(), state_targets.secrets.end());

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "base/json_read.h"
+#include "config/paths.h"
 
 namespace aw {
 
@@ -39,6 +40,19 @@ void probe_state_dir(const std::string& state, const std::string& own_run, Sandb
   t.writes.emplace_back("write.state", state);
   t.writes.emplace_back("write.runs", state + "/runs");
   if (!own_run.empty()) t.writes.emplace_back("write.run_folder", own_run);
+}
+
+ProbeHostOptions probe_host_options(const Config& cfg) {
+  ProbeHostOptions o;
+  o.owner_home = home_dir();
+  for (const auto& [name, repo] : cfg.repos)
+    if (!repo.path.empty()) {
+      o.source_repo = repo.path;
+      break;
+    }
+  o.env_file = default_config_dir() + "/env";
+  o.database = state_dir_of(cfg) + "/awaywork.db";
+  return o;
 }
 
 namespace {

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "base/result.h"
+#include "config/config.h"
 #include "isolate/probe/isolated_run.h"
+#include "isolate/probe/probe_host.h"
 #include "isolate/probe/probes.h"
 #include "isolate/sandbox/plan.h"
 
@@ -21,6 +23,10 @@ namespace aw {
 // unit's folders inside own_run are writable.
 void probe_state_dir(const std::string& state, const std::string& own_run, SandboxPlan& plan,
                      ProbeTargets& t);
+
+// What the host side plants for isolation none and container: the owner's home, the first local
+// repository of the config, the env file and the database, each where this config puts it.
+ProbeHostOptions probe_host_options(const Config& cfg);
 
 struct ProbeLine {
   bool ok = false;
