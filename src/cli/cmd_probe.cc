@@ -5,7 +5,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "base/fs.h"
 #include "config/config.h"
 #include "isolate/probe/probe.h"
 #include "isolate/probe/probes.h"
@@ -51,17 +50,7 @@ int cmd_probe(const GlobalOptions& g) {
 }
 
 int cmd_probe_inside(bool json, const std::string& targets_file) {
-  auto text = read_file(targets_file);
-  if (!text) {
-    fmt::print(stderr, "awaywork __probe-inside: {}\n", text.error().message);
-    return kExitUsage;
-  }
-  auto targets = parse_probe_targets(*text);
-  if (!targets) {
-    fmt::print(stderr, "awaywork __probe-inside: {}\n", targets.error().message);
-    return kExitUsage;
-  }
-  return run_probes(*targets, json, std::cout) > 0 ? kExitFailed : kExitDone;
+  return probe_inside("awaywork __probe-inside", json, targets_file, std::cout, std::cerr);
 }
 
 }  // namespace aw

@@ -629,5 +629,15 @@ TEST(ProbeReport, TheInsidesAnswerIsReadFieldByFieldAndAWrongTypeIsAnErrorNaming
   EXPECT_EQ(rep->header["isolation"], "none");
 }
 
+// The inside half's own errors (one function for `awaywork __probe-inside` and aw_probe_inside):
+// exit 2 naming the caller, nothing on stdout. No root needed.
+TEST(ProbeInside, AnUnreadableOrBadTargetsFileIsExit2NamingTheCaller) {
+  std::ostringstream out, err;
+  EXPECT_EQ(probe_inside("awaywork __probe-inside", true, "/nonexistent/probe-targets", out, err),
+            2);
+  EXPECT_EQ(err.str().rfind("awaywork __probe-inside: ", 0), 0u) << err.str();
+  EXPECT_EQ(out.str(), "");
+}
+
 }  // namespace
 }  // namespace aw
