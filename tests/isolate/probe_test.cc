@@ -631,7 +631,7 @@ TEST(ProbeReport, TheInsidesAnswerIsReadFieldByFieldAndAWrongTypeIsAnErrorNaming
 
 // The inside half's own errors (one function for `awaywork __probe-inside` and aw_probe_inside):
 // exit 2 naming the caller, nothing on stdout. No root needed.
-TEST(ProbeInside, AnUnreadableOrBadTargetsFileIsExit2NamingTheCaller) {
+TEST(ProbeInside, AnUnreadableTargetsFileIsExit2NamingTheCaller) {
   std::ostringstream out, err;
   EXPECT_EQ(probe_inside("awaywork __probe-inside", true, "/nonexistent/probe-targets", out, err),
             2);
