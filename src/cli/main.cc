@@ -11,9 +11,9 @@
 #include "cli/cmd_probe.h"
 #include "cli/cmd_secret.h"
 #include "cli/commands.h"
-#include "cli/probe_user.h"
 #include "cli/version.h"
 #include "git/git.h"
+#include "isolate/probe/probe_user.h"
 #include "isolate/sandbox/sandbox_exec.h"
 #include "isolate/user/leftovers.h"
 

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <vector>
 
+#include "config/config.h"
+
 namespace aw {
 
 namespace fs = std::filesystem;
@@ -30,6 +32,10 @@ static std::string xdg_or_home(const char* var, const char* fallback) {
 
 std::string default_state_dir() {
   return xdg_or_home("XDG_STATE_HOME", ".local/state");
+}
+
+std::string state_dir_of(const Config& cfg) {
+  return cfg.state_dir.empty() ? default_state_dir() : cfg.state_dir;
 }
 
 std::string default_config_dir() {

@@ -14,6 +14,10 @@ std::string home_dir();
 // $XDG_STATE_HOME/awaywork (only if absolute, per the XDG spec) or ~/.local/state/awaywork.
 std::string default_state_dir();
 
+struct Config;
+// Where the state lives: cfg.state_dir or the XDG default.
+std::string state_dir_of(const Config& cfg);
+
 // $XDG_CONFIG_HOME/awaywork (only if absolute) or ~/.config/awaywork.
 std::string default_config_dir();
 

@@ -66,9 +66,9 @@ Status start_proxy(const Config& cfg, const Target& t, const std::string& creden
         t.agent.name, s.spec->name, s.spec->api.empty() ? "no known" : s.spec->api, ic.name, ic.api,
         t.agent.name, s.spec->api);
   InferenceProxyOptions o;
-  AW_TRY(o.socket_path, iso.bridged_socket_path(dir.root + "/inference.sock"));
-  AW_TRY(bool bridged, iso.bridge_socket(o.socket_path, kInferencePort));
-  o.tcp_loopback = !bridged;
+  AW_TRY(SocketBridge bridge, iso.bridge_socket(dir.root + "/inference.sock", kInferencePort));
+  o.socket_path = bridge.path;
+  o.tcp_loopback = !bridge.bridged;
   o.api = ic.api;
   o.upstream = ic.url;
   o.credential = credential;
@@ -83,7 +83,7 @@ Status start_proxy(const Config& cfg, const Target& t, const std::string& creden
   AW_TRY(s.proxy, with_context(InferenceProxy::start(std::move(o)), "inference proxy"));
   s.inference = ic.name;
   AW_TRY(s.token, s.proxy->issue_token());
-  url = fmt::format("http://127.0.0.1:{}", bridged ? kInferencePort : s.proxy->tcp_port());
+  url = fmt::format("http://127.0.0.1:{}", bridge.bridged ? kInferencePort : s.proxy->tcp_port());
   return {};
 }
 

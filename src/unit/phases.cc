@@ -13,8 +13,6 @@
 #include "unit/unit_id.h"
 #include "unit/watchdog.h"
 
-extern char** environ;
-
 namespace aw {
 
 namespace {
@@ -119,29 +117,6 @@ void record_phase(const PhaseContext& ctx, PhaseRecord rec, UnitRecord& u) {
 }
 
 }  // namespace
-
-const EnvPairs kPhaseGitEnv = {{"GIT_CONFIG_GLOBAL", "/dev/null"},
-                               {"GIT_CONFIG_SYSTEM", "/dev/null"},
-                               {"GIT_CONFIG_NOSYSTEM", "1"}};
-
-std::vector<std::string> unit_env(const UnitPaths& paths, const std::string& unit_id,
-                                  const std::string& phase, const Isolator& iso,
-                                  const std::vector<std::string>& owner_names,
-                                  const std::string& prompt_file, const EnvPairs& profile) {
-  // The profile first: what awaywork sets below wins over it (the config refuses those names,
-  // and an isolator's extras such as the proxy variables must not be overridden either).
-  EnvPairs set = profile;
-  EnvPairs own = {
-      {"HOME", paths.home},       {"TMPDIR", paths.tmp},
-      {"AWAYWORK_UNIT", unit_id}, {"AWAYWORK_OUTPUTS", paths.outputs},
-      {"AWAYWORK_PHASE", phase},
-  };
-  set.insert(set.end(), own.begin(), own.end());
-  set.insert(set.end(), kPhaseGitEnv.begin(), kPhaseGitEnv.end());
-  if (!prompt_file.empty()) set.emplace_back("AWAYWORK_PROMPT_FILE", prompt_file);
-  for (auto& kv : iso.extra_env()) set.push_back(kv);
-  return build_env(environ, owner_names, set);
-}
 
 std::vector<PhasePlan> plan_prelude(const Target& t) {
   std::vector<PhasePlan> out;
@@ -269,7 +244,7 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
     out->tail = tail->finish();
   }
   PhaseVerdict v = verdict_of(plan, *result, u);
-  out_of_memory(plan, result->oom_kills + ctx.isolator.oom_kills_in_phase(), v, u);
+  out_of_memory(plan, result->oom_kills + *after, v, u);
   if (v != PhaseVerdict::ok && !said.empty()) u.reason += ": the agent said: " + said;
   return v;
 }

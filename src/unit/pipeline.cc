@@ -11,11 +11,10 @@
 #include "base/json_write.h"
 #include "check/redact.h"
 #include "config/paths.h"
-#include "isolate/sandbox/limits_source.h"
+#include "isolate/choose/choose.h"
 #include "record/store.h"
 #include "unit/agent_session.h"
 #include "unit/disk_reserve.h"
-#include "unit/isolator.h"
 #include "unit/steps.h"
 #include "unit/unit_id.h"
 #include "unit/watchdog.h"
@@ -63,8 +62,7 @@ struct Unit {
     u.reason = reason;
     u.ended_at = iso_now();
     u.current_phase.reset();  // an ended unit runs no phase
-    iso.finish(state == UnitState::lost);
-    for (auto& n : iso.end_notes()) u.notes.push_back(std::move(n));
+    for (auto& n : iso.finish(state == UnitState::lost)) u.notes.push_back(std::move(n));
     note_full_disk();
     if (reserve) reserve->release();
     (void)write_file(dir.summary(), json_text(to_json(u), 2) + "\n", 0600);
@@ -92,10 +90,6 @@ void close_transcript(Transcript& t, const Config& cfg, UnitRecord& u) {
 }
 
 }  // namespace
-
-std::string state_dir_of(const Config& cfg) {
-  return cfg.state_dir.empty() ? default_state_dir() : cfg.state_dir;
-}
 
 void Observers::started(UnitRecord& u) {
   for (UnitObserver* o : all_)
@@ -154,7 +148,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
   // Named for the issue, not for the repository's task text every issue's prompt starts with.
   AW_TRY(u.id, new_unit_id(origin.issue > 0 ? fmt::format("issue {} {}", origin.issue, origin.title)
                                             : req.prompt));
-  AW_TRY(std::unique_ptr<Isolator> iso, make_isolator(cfg, t, u.id));
+  AW_TRY(std::unique_ptr<Isolator> iso, make_isolator(cfg, t.isolation(), u.id));
   u.created_at = iso_now();
   u.repo = t.label;
   u.source = t.source.work_tree.empty() ? t.source.git_dir : t.source.work_tree;
@@ -165,8 +159,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
   u.base_commit = t.base_commit;
   u.isolation = to_string(cfg.isolation);
   u.sandbox = iso->sandbox_note();
-  if (u.sandbox.rfind("sandboxed", 0) == 0 && cfg.isolation != Isolation::container)
-    u.notes.push_back(describe_limits(cfg.sandbox.limits.enabled));
+  for (auto& n : isolation_notes(cfg, u.sandbox)) u.notes.push_back(std::move(n));
   if (pub) u.forge_repo = pub->host_repo();
   u.issue = origin.issue;
   u.replay_of = req.replay_of;
@@ -195,7 +188,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
     return unit.end(UnitState::failed, "prepare: " + ok.error().message);
   Watchdog dog(cfg.limits, {state});
   if (auto why = dog.breach()) return unit.end(UnitState::failed, "not started: " + *why);
-  auto paths = iso->layout(dir);
+  auto paths = iso->layout(dir.folder());
   if (!paths) return unit.end(UnitState::failed, "prepare: " + paths.error().message);
   u.work = paths->work;
   auto clone = make_clone(t.source, t.base_commit, t.clone_branch, paths->work, dir.shadow);
@@ -205,7 +198,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
   if (auto ok = write_file(paths->prompt_file, req.prompt, 0600); !ok)
     return unit.end(UnitState::failed, "prepare: " + ok.error().message);
   unit.prompt_file = paths->prompt_file;
-  if (auto ok = iso->ready(*clone, *paths); !ok)
+  if (auto ok = iso->ready({clone->work, clone->work_id}, *paths); !ok)
     return unit.end(UnitState::failed, "prepare: " + ok.error().message);
   auto agent = AgentSession::start(cfg, t, *credential, dir, *paths, *iso, redact_literals);
   if (!agent) return unit.end(UnitState::failed, "prepare: " + agent.error().message);

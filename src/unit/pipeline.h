@@ -10,6 +10,7 @@
 
 #include "base/result.h"
 #include "config/config.h"
+#include "config/paths.h"  // state_dir_of, which every caller of run_unit needs
 #include "record/record.h"
 #include "unit/publisher.h"
 
@@ -82,8 +83,5 @@ class Store;
 // its units) and mark its `running` records interrupted. Called by every command that opens the
 // record.
 int recover_abandoned(const Config& cfg, Store& store);
-
-// Where the state lives: cfg.state_dir or the XDG default.
-std::string state_dir_of(const Config& cfg);
 
 }  // namespace aw

@@ -217,14 +217,12 @@ Result<Resolved> resolve_target(const Config& cfg, const RunRequest& req,
 }
 
 Result<RunDir> make_run_dir(const std::string& state_dir, const std::string& id) {
+  AW_TRY(RunFolder made, make_run_folder(state_dir, id));  // the isolation's folders go there
   RunDir d;
-  d.root = state_dir + "/runs/" + id;
-  d.work = d.root + "/work";
+  d.root = made.root;
+  d.work = made.work;
   d.shadow = d.root + "/git";
   d.apply = d.root + "/apply";
-  AW_CHECK(make_dirs(state_dir + "/runs", 0700));
-  if (::mkdir(d.root.c_str(), 0700) != 0)
-    return fail("create run folder {}: {}", d.root, errno_text(errno));
   return d;
 }
 

@@ -12,8 +12,8 @@
 
 #include "config/config.h"
 #include "git/git.h"
+#include "isolate/isolator.h"
 #include "record/record.h"
-#include "unit/isolator.h"
 #include "unit/pipeline.h"
 #include "unit/transcript.h"
 
@@ -38,6 +38,8 @@ struct Target {
   // A remote repository's mirror, the unit's source: locked until the unit's clone is made.
   std::shared_ptr<MirrorLock> mirror_lock;
   std::string request_repo;  // what a request's `repo` must name: OWNER/REPO, else the label
+  // What of it the isolation is told (isolate/isolator.h): data, copied when the isolator is made.
+  IsolationSpec isolation() const { return {label, repo, agent, profile}; }
 };
 // The target, and the publisher that serves its repository (null: git's own), kept apart: the
 // publisher may hold a credential, and the target reaches the phases.
@@ -54,16 +56,6 @@ Result<Resolved> resolve_target(const Config& cfg, const RunRequest& req,
 // t.source.
 Status open_remote_source(const Config& cfg, Target& t, const OpenPublisher& publishers,
                           std::unique_ptr<Publisher>& pub);
-
-using EnvPairs = std::vector<std::pair<std::string, std::string>>;
-
-// Every phase's git reads no global or system config (docs/rounds.md): GIT_CONFIG_GLOBAL and
-// GIT_CONFIG_SYSTEM are /dev/null, GIT_CONFIG_NOSYSTEM=1, in every isolation (a container gets
-// them as placeholders). A ~/.gitconfig or ~/.config/git/config that one round writes (a filter,
-// core.hooksPath, a promisor remote) is then never what a later phase's git runs; /dev/null is
-// there in every view, nobody can replace it, and `git config --global` fails instead of leaving
-// a file behind. The owner gives a phase git settings through a profile (GIT_CONFIG_COUNT...).
-extern const EnvPairs kPhaseGitEnv;
 
 // A unit's profile with its secrets read from the secret store: what every phase gets in its
 // environment, by name. The values never go on an argv or into a record.
@@ -87,6 +79,7 @@ Result<ResolvedProfile> resolve_profile(const Config& cfg, const Target& t, cons
 // HOME, outputs) are placed by the isolator (UnitPaths); by default they are here too.
 struct RunDir {
   std::string root, work, shadow, apply;
+  RunFolder folder() const { return {root, work}; }  // what the isolator is told of it
   std::string transcript() const { return root + "/transcript.log"; }
   std::string transcript_index() const { return root + "/transcript.index"; }  // its marks
   std::string patch() const { return root + "/patch.diff"; }
@@ -96,11 +89,6 @@ struct RunDir {
 };
 Result<RunDir> make_run_dir(const std::string& state_dir, const std::string& id);
 
-struct PhasePlan {
-  std::string name;  // setup, when, agent, check 1..n; with rounds: agent K, check I (round K)
-  Argv argv;
-  bool agent = false;
-};
 // What runs once, before any agent round: setup, then when: (each when the repository has it).
 std::vector<PhasePlan> plan_prelude(const Target& t);
 // One agent round: the agent, then each check. A repository of one round keeps the names agent,
@@ -108,14 +96,6 @@ std::vector<PhasePlan> plan_prelude(const Target& t);
 std::vector<PhasePlan> plan_round(const Target& t, const UnitPaths& paths, int round);
 // The prelude and round 1: every program a unit may run.
 std::vector<PhasePlan> plan_phases(const Target& t, const UnitPaths& paths);
-
-// The environment of a phase, built from nothing (proc/runner.h build_env): the allowlist, the
-// owner variables named in owner_names, the profile's pairs (vars and secrets), then the unit's
-// placeholders and the isolator's extras, which win over a profile.
-std::vector<std::string> unit_env(const UnitPaths& paths, const std::string& unit_id,
-                                  const std::string& phase, const Isolator& iso,
-                                  const std::vector<std::string>& owner_names,
-                                  const std::string& prompt_file, const EnvPairs& profile = {});
 
 // How a phase ended, as the unit sees it.
 enum class PhaseVerdict { ok, failed, timed_out, cancelled, lost };

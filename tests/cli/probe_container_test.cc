@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "../container/fixture.h"
+#include "../isolate/container/fixture.h"
 #include "../unit/unit_fixture.h"
-#include "cli/probe_container.h"
 #include "config/config.h"
+#include "isolate/probe/probe_container.h"
 
 namespace aw::test {
 namespace {

@@ -1,6 +1,6 @@
 // `awaywork probe` under isolation user: the worker's probes run as the real worker through the
-// unit's isolator, run by the real awaywork as the real owner (tests/user's fixture: real users,
-// real sudoers lines). Every probe is ok; with one protection removed, its probe says LEAK.
+// unit's isolator, run by the real awaywork as the real owner (tests/isolate/user's fixture: real
+// users, real sudoers lines). Every probe is ok; with one protection removed, its probe says LEAK.
 #include <glob.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "../isolate/user/user_fixture.h"
 #include "../unit/unit_fixture.h"
-#include "../user/user_fixture.h"
 #include "proc/capture.h"
 
 namespace aw::test {

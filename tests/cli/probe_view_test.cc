@@ -1,7 +1,8 @@
 // `awaywork probe` and the sandbox's read view (docs/sandbox.md): nothing of the owner's home but
 // what the view lends, no other user's open home, no file only root may read. Run by the real
-// awaywork as root and as an ordinary owner (a real user, tests/user's fixture), isolation none.
-// The positive control is the same probe with the sandbox off: what the view keeps out is there.
+// awaywork as root and as an ordinary owner (a real user, tests/isolate/user's fixture), isolation
+// none. The positive control is the same probe with the sandbox off: what the view keeps out is
+// there.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,8 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "../isolate/user/user_fixture.h"
 #include "../unit/unit_fixture.h"
-#include "../user/user_fixture.h"
 #include "proc/capture.h"
 
 namespace aw::test {

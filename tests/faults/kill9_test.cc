@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "../container/fixture.h"
+#include "../isolate/container/fixture.h"
 #include "../unit/user_pipeline.h"
 #include "faults_fixture.h"
 #include "isolate/user/leftovers.h"

@@ -22,6 +22,7 @@
 
 #include "harness.h"
 #include "isolate/probe/probe_host.h"
+#include "isolate/probe/probe_report.h"
 #include "isolate/probe/probes.h"
 #include "isolate/sandbox/view.h"
 #include "proxy/egress_proxy.h"
@@ -589,6 +590,53 @@ TEST(IsolateSandbox, ThePhaseDiesWithTheProcessThatLaunchedIt) {
     // The orphaned init was reparented away from us: kill its namespace through it.
     for (pid_t p : left) ::kill(p, SIGKILL);
   }
+}
+
+// Issue 38, item 2: the probes' answer comes from inside the isolation, so it is read field by
+// field: a field of the wrong type is an Error naming it, never a throw; a run that failed or an
+// inside that did not answer is an Error too. No root needed.
+TEST(ProbeReport, TheInsidesAnswerIsReadFieldByFieldAndAWrongTypeIsAnErrorNamingIt) {
+  IsolatedResult r;
+  r.sandbox_note = "sandboxed: network none";
+  r.out = R"([{"name": "a", "ok": true}, {"name": "b", "ok": "yes", "detail": "x"}])";
+  auto rep = read_probe_report("isolation none", {}, r);
+  ASSERT_FALSE(rep);
+  EXPECT_NE(rep.error().message.find(
+                R"(the inside's answer: field "probes[1].ok": expected a boolean, got string)"),
+            std::string::npos)
+      << rep.error().message;
+  r.out = R"([{"name": "a", "ok": true}, 7])";
+  rep = read_probe_report("isolation none", {}, r);
+  ASSERT_FALSE(rep);
+  EXPECT_NE(rep.error().message.find(R"(field "probes[1]": expected an object, got number)"),
+            std::string::npos)
+      << rep.error().message;
+  r.out = "not json";
+  rep = read_probe_report("isolation none", {}, r);
+  ASSERT_FALSE(rep);
+  EXPECT_NE(rep.error().message.find("the inside did not answer"), std::string::npos);
+  EXPECT_FALSE(read_probe_report("isolation none", {}, tl::make_unexpected(Error{"refused"})));
+  r.out = R"([{"name": "a", "ok": true}, {"name": "b", "ok": false, "detail": "read it"}])";
+  rep = read_probe_report("isolation none", {{"isolation", "none"}}, r, [](nlohmann::json& j) {
+    j.push_back({{"name", "c"}, {"ok", false}, {"detail", "left"}});
+  });
+  ASSERT_TRUE(rep) << rep.error().message;
+  EXPECT_EQ(rep->leaks, 2);
+  ASSERT_EQ(rep->lines.size(), 3u);
+  EXPECT_EQ(rep->lines[1].detail, "read it");
+  EXPECT_EQ(rep->lines[2].name, "c");
+  EXPECT_EQ(rep->sandbox_note, "sandboxed: network none");
+  EXPECT_EQ(rep->header["isolation"], "none");
+}
+
+// The inside half's own errors (one function for `awaywork __probe-inside` and aw_probe_inside):
+// exit 2 naming the caller, nothing on stdout. No root needed.
+TEST(ProbeInside, AnUnreadableTargetsFileIsExit2NamingTheCaller) {
+  std::ostringstream out, err;
+  EXPECT_EQ(probe_inside("awaywork __probe-inside", true, "/nonexistent/probe-targets", out, err),
+            2);
+  EXPECT_EQ(err.str().rfind("awaywork __probe-inside: ", 0), 0u) << err.str();
+  EXPECT_EQ(out.str(), "");
 }
 
 }  // namespace

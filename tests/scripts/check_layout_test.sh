@@ -104,6 +104,16 @@ printf '%s\n' '// planted by check_layout_test.sh' '#include "forge/session.h"' 
 run_check
 expect_fail "unit includes forge" "src/unit/planted.cc:2:" "unit → forge"
 
+# The pipeline knows the isolation only by its seam (issue 40): an include of a backend
+# (isolate/user, isolate/container, isolate/sandbox) from unit/ is an arrow nothing allows any more.
+for backend in user/isolator_user.h container/engine.h sandbox/sandbox.h; do
+  fresh
+  printf '%s\n' '// planted by check_layout_test.sh' "#include \"isolate/$backend\"" \
+    >"$work/tree/src/unit/planted.cc"
+  run_check
+  expect_fail "unit includes isolate/$backend" "src/unit/planted.cc:2:" "unit → isolate/${backend%%/*}"
+done
+
 # A forge session planted in PhaseContext (what every phase gets) through a forward declaration,
 # which no include makes: the credential holders' rule names both lines.
 fresh

@@ -15,7 +15,7 @@
 #include <optional>
 #include <thread>
 
-#include "../container/tiny_http.h"
+#include "../isolate/container/tiny_http.h"
 #include "isolate/container/engine.h"
 #include "proc/capture.h"
 #include "unit_fixture.h"
@@ -447,8 +447,8 @@ TEST_P(EveryIsolation, SameUnitGivesTheSamePatchAndVerdict) {
         std::filesystem::path(where["clone"].get<std::string>()).parent_path());
 }
 
-// isolation user runs with its real owner and worker users (tests/user's fixture), awaywork as
-// that owner.
+// isolation user runs with its real owner and worker users (tests/isolate/user's fixture), awaywork
+// as that owner.
 INSTANTIATE_TEST_SUITE_P(Isolations, EveryIsolation, ::testing::Values("none", "container", "user"),
                          [](const auto& info) { return std::string(info.param); });
 

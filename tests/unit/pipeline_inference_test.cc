@@ -16,7 +16,7 @@
 #include <fstream>
 #include <thread>
 
-#include "../container/fixture.h"
+#include "../isolate/container/fixture.h"
 #include "fake_server.h"
 #include "isolate/container/engine.h"
 #include "proc/capture.h"
@@ -43,7 +43,8 @@ const std::string kLeaked = "ghp_FAKEleakedFAKEleakedFAKEleakedFAKE12";
     }                                                                                       \
   } while (0)
 
-// The engine of tests/container's fixture as `var`; fails under CI=true, else skips, without one.
+// The engine of tests/isolate/container's fixture as `var`; fails under CI=true, else skips,
+// without one.
 #define REQUIRE_ENGINE(var)                                                     \
   std::string var##_why;                                                        \
   const Engine* var = test_engine(&var##_why);                                  \

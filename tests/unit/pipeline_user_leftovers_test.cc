@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "../user/user_fixture.h"
+#include "../isolate/user/user_fixture.h"
 #include "isolate/user/ipc_leftovers.h"
 #include "isolate/user/leftovers.h"
 #include "isolate/user/shared_places.h"

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "../user/user_fixture.h"
+#include "../isolate/user/user_fixture.h"
 #include "unit_fixture.h"
 #include "user_pipeline.h"
 

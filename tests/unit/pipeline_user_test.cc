@@ -1,6 +1,6 @@
 // The pipeline under isolation `user`, end to end: real owner and worker users, the real sudoers
-// lines (tests/user's fixture), and the real awaywork binary run AS THE OWNER (never root). Needs
-// root to set that up; skips otherwise (FAIL under CI=true).
+// lines (tests/isolate/user's fixture), and the real awaywork binary run AS THE OWNER (never root).
+// Needs root to set that up; skips otherwise (FAIL under CI=true).
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "../user/user_fixture.h"
+#include "../isolate/user/user_fixture.h"
 #include "isolate/user/handoff.h"
 #include "isolate/user/locations.h"
 #include "proc/capture.h"

@@ -1,5 +1,5 @@
 // The fixture of the pipeline tests under isolation `user`: real owner and worker users
-// (tests/user's fixture), the real awaywork binary run AS THE OWNER (never root).
+// (tests/isolate/user's fixture), the real awaywork binary run AS THE OWNER (never root).
 #pragma once
 
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 
 #include <fmt/format.h>
 
-#include "../user/user_fixture.h"
+#include "../isolate/user/user_fixture.h"
 #include "proc/capture.h"
 #include "unit_fixture.h"
 

@@ -16,6 +16,7 @@
 #include "config/paths.h"
 #include "isolate/container/doctor.h"
 #include "isolate/sandbox/doctor.h"
+#include "isolate/sandbox/unit_view.h"
 #include "isolate/user/shared_folders.h"
 #include "isolate/user/user_checks.h"
 #include "isolate/user/worker_programs.h"
@@ -23,8 +24,6 @@
 #include "provider/doctor.h"
 #include "provider/provider.h"
 #include "secrets/store.h"
-#include "unit/isolated_run.h"
-#include "unit/pipeline.h"
 
 namespace aw {
 

@@ -526,4 +526,19 @@ int run_probes(const ProbeTargets& t, bool json, std::ostream& out) {
   return leaks;
 }
 
+int probe_inside(const std::string& who, bool json, const std::string& targets_file,
+                 std::ostream& out, std::ostream& err) {
+  auto text = read_file(targets_file);
+  if (!text) {
+    err << who << ": " << text.error().message << "\n";
+    return 2;
+  }
+  auto targets = parse_probe_targets(*text);
+  if (!targets) {
+    err << who << ": " << targets.error().message << "\n";
+    return 2;
+  }
+  return run_probes(*targets, json, out) > 0 ? 1 : 0;
+}
+
 }  // namespace aw

@@ -50,4 +50,11 @@ std::vector<ProbeResult> run_probe_suite(const ProbeTargets& t);
 // Returns the number of leaks.
 int run_probes(const ProbeTargets& t, bool json, std::ostream& out);
 
+// The inside half of `awaywork probe` (its hidden `__probe-inside [--json] FILE`, and
+// aw_probe_inside for tests and bench): reads the targets file, runs the suite, prints it to out.
+// Exit 0 when nothing leaked, 1 on a leak, 2 when the file is unreadable or no targets file (said
+// on err, after `who: `).
+int probe_inside(const std::string& who, bool json, const std::string& targets_file,
+                 std::ostream& out, std::ostream& err);
+
 }  // namespace aw

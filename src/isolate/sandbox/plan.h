@@ -78,7 +78,8 @@ struct SandboxPlan {
   std::string hostname = "awaywork";
   std::string owner_home;  // what "too broad to lend" is measured against (view.cc)
   // Test-only: names of protections to leave out, so that a probe can show it would see the leak
-  // (mutation tests). Never set from configuration. Names: see kProtections in sandbox.h.
+  // (mutation tests). Set only by a test's own plan, in its own process: never from configuration,
+  // and never read from a plan's JSON (plan_json.h). Names: see kProtections in sandbox.h.
   std::set<std::string> disable_for_test;
 
   bool enabled(const std::string& protection) const {

@@ -54,7 +54,6 @@ std::string plan_to_json(const SandboxPlan& p) {
       {"apply_limits", p.apply_limits},
       {"cgroup_name", p.cgroup_name},
       {"hostname", p.hostname},
-      {"disable_for_test", p.disable_for_test},
   };
   return json_text(j, 2) + "\n";
 }
@@ -64,6 +63,11 @@ std::string plan_to_json(const SandboxPlan& p) {
 Result<SandboxPlan> plan_from_json(const std::string& text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object()) return fail("sandbox plan: not a JSON object");
+  // The test-only switches that leave a protection out are set in-process by a test's own plan
+  // (SandboxPlan::disable_for_test), never read from a plan another process wrote: a plan naming
+  // them is no plan of awaywork's.
+  if (j.contains("disable_for_test"))
+    return fail("sandbox plan: field \"disable_for_test\" is test-only and never travels");
   JsonRead r(j, "sandbox plan");
   SandboxPlan p;
   AW_TRY(std::string mode, r.str("mode"));
@@ -107,8 +111,6 @@ Result<SandboxPlan> plan_from_json(const std::string& text) {
   AW_TRY(p.apply_limits, r.boolean("apply_limits"));
   AW_TRY(p.cgroup_name, r.str("cgroup_name"));
   AW_TRY(p.hostname, r.str("hostname"));
-  AW_TRY(std::vector<std::string> disabled, r.strings("disable_for_test"));
-  p.disable_for_test = {disabled.begin(), disabled.end()};
   p.unit_netns_fd = -1;
   return p;
 }

@@ -1,7 +1,9 @@
 // A SandboxPlan as JSON: how a plan made by the owner's awaywork reaches the process that builds
 // the sandbox as another user (isolation user: the worker builds its own user namespace after
-// sudo, `awaywork __sandbox-exec`). Every field round-trips; unit_netns_fd does not travel (an
-// fd means nothing in another process) and comes back as -1.
+// sudo, `awaywork __sandbox-exec`). Every field round-trips but two: unit_netns_fd (an fd means
+// nothing in another process) comes back as -1, and disable_for_test, the mutation tests'
+// switches, is set only by a test's own plan in its own process: never written, and a plan that
+// names it is refused.
 #pragma once
 
 #include <string>

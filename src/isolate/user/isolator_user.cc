@@ -6,11 +6,14 @@
 // (warden.h) that kills whatever the worker left, which the owner's keeper could not.
 //
 // With the OS sandbox (sandbox: preferred or required), the worker builds it: sudo runs
-// `awaywork __sandbox-exec PLAN -- argv` as the worker (cli/sandbox_exec.h), which makes its own
-// unprivileged user namespace and the view around the phase; the plan and that helper sit in a
-// folder of the owner's the worker cannot change (worker_sandbox.h); the cgroup limits are set
-// by the owner's warden before sudo. The inference proxy's socket is made in that folder and
-// opened to the worker alone, so the worker's sandbox bridges it like isolation none's does.
+// `awaywork __sandbox-exec PLAN -- argv` as the worker (isolate/sandbox/sandbox_exec.h), which
+// makes its own unprivileged user namespace and the view around the phase; the plan and that
+// helper sit in a folder of the owner's the worker cannot change (worker_sandbox.h); the cgroup
+// limits are set by the owner's warden before sudo. The inference proxy's socket is made in that
+// folder and opened to the worker alone, so the worker's sandbox bridges it like isolation none's
+// does.
+#include "isolate/user/isolator_user.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -25,7 +28,9 @@
 
 #include "base/fs.h"
 #include "config/host_env.h"
+#include "config/paths.h"
 #include "isolate/sandbox/sandbox.h"
+#include "isolate/sandbox/unit_view.h"
 #include "isolate/user/handoff.h"
 #include "isolate/user/leftovers.h"
 #include "isolate/user/locations.h"
@@ -37,20 +42,10 @@
 #include "isolate/user/worker_sandbox.h"
 #include "proc/capture.h"
 #include "proxy/egress_proxy.h"
-#include "unit/isolated_run.h"
-#include "unit/isolator.h"
-#include "unit/isolator_user.h"
-#include "unit/steps.h"
 
 namespace aw {
 
 namespace {
-
-// The phase's PATH is the owner's (build_env keeps it).
-std::string phase_search_path() {
-  const char* path = std::getenv("PATH");
-  return path ? path : "/usr/local/bin:/usr/bin:/bin";
-}
 
 // The sandbox over the worker, when the config asks for it and the machine can build it.
 struct SandboxChoice {
@@ -78,8 +73,8 @@ class UserIsolator : public Isolator {
 
   // The clone goes INTO its unit folder (make_clone refuses an existing folder), so the worker
   // can never rename the folder the chown rule names; HOME is a unit folder of its own.
-  Result<UnitPaths> layout(const RunDir& dir) override {
-    run_root_ = dir.root;
+  Result<UnitPaths> layout(const RunFolder& run) override {
+    run_root_ = run.root;
     AW_TRY(UnitFolder clone, make_unit_folder());
     handoff_.folders.push_back(clone);
     AW_TRY(UnitFolder home, make_unit_folder());
@@ -93,11 +88,11 @@ class UserIsolator : public Isolator {
     return paths_;
   }
 
-  // A run without a repository (awaywork probe, unit/isolated_run.h) brings an empty folder and
-  // no identity: take it now.
-  Status ready(const Clone& clone, const UnitPaths& paths) override {
-    work_id_ = clone.work_id;
-    if (clone.work_id == DirId{}) {
+  // A run without a repository (awaywork probe, isolate/probe/isolated_run.h) brings an empty
+  // folder and no identity: take it now.
+  Status ready(const CloneDir& clone, const UnitPaths& paths) override {
+    work_id_ = clone.id;
+    if (clone.id == DirId{}) {
       no_repository_ = true;
       AW_TRY(work_id_, dir_id(paths.work));
     }
@@ -109,7 +104,7 @@ class UserIsolator : public Isolator {
     std::vector<WorkerProgram> programs;
     for (const auto& p : phases)
       if (!p.argv.empty()) programs.push_back({p.name + " phase", p.argv[0]});
-    return programs_runnable(programs, phase_search_path(), handoff_.worker);
+    return programs_runnable(programs, phase_path(), handoff_.worker);
   }
 
   // Lent from the helper folder (the owner's, 711): the worker reads the files, never writes.
@@ -139,7 +134,7 @@ class UserIsolator : public Isolator {
     SandboxPlan plan = plan_;
     if (phase.agent)
       plan.readable.insert(plan.readable.end(), agent_readable_.begin(), agent_readable_.end());
-    if (!phase.argv.empty()) lend_program(phase.argv[0], phase_search_path(), plan);
+    if (!phase.argv.empty()) lend_program(phase.argv[0], phase_path(), plan);
     // Each bridged socket listens by now (the proxy starts before the first phase); the worker's
     // bridge connects as the worker. Idempotent, so every phase simply sets it again.
     for (const auto& b : active_bridges(plan))
@@ -153,19 +148,20 @@ class UserIsolator : public Isolator {
   // helper folder (711: reachable by name, not listable) under a name of 128 random bits, which
   // only the worker's plan holds; the launcher opens that socket to the worker alone (a POSIX
   // ACL entry) once it listens. The run token still authenticates every request.
-  Result<std::string> bridged_socket_path(const std::string& fallback) override {
-    if (!files_ || plan_.network == Network::host) return fallback;
-    return files_->socket_path("inference");
+  // Unsandboxed (or network host), the worker shares the host's loopback: the socket stays in
+  // the owner's run folder.
+  Result<SocketBridge> bridge_socket(const std::string& fallback, uint16_t port) override {
+    if (!files_ || plan_.network == Network::host) return SocketBridge{fallback, false};
+    AW_TRY(std::string socket, files_->socket_path("inference"));
+    plan_.bridges.push_back({socket, port});
+    return SocketBridge{socket, true};
   }
 
-  // Unsandboxed (or network host), the worker shares the host's loopback.
-  Result<bool> bridge_socket(const std::string& socket, uint16_t port) override {
-    if (!files_ || plan_.network == Network::host) return false;
-    if (!files_->holds(socket))
-      return fail("isolation user bridges only sockets in its helper folder, not {}", socket);
-    plan_.bridges.push_back({socket, port});
-    return true;
-  }
+  // The worker's phase gets its variables by value (unit_env): no names to pass on.
+  void add_agent_env_names(const std::vector<std::string>&) override {}
+
+  // The worker's phase is watched by its warden, which reports after the phase (after_phase).
+  std::optional<std::string> lost_while_running() const override { return std::nullopt; }
 
   // The worker's own name, not the owner's, in USER and LOGNAME; in network allowlist the way
   // out, the egress proxy bridged inside.
@@ -179,10 +175,9 @@ class UserIsolator : public Isolator {
     return env;
   }
 
-  int oom_kills_in_phase() const override { return oom_kills_; }
-
-  Status after_phase(int index, std::vector<std::string>& notes) override {
-    if (files_ && oom_) oom_kills_ = oom_->sweep_after_phase();  // the unit's v1 groups, once empty
+  Result<int> after_phase(int index, std::vector<std::string>& notes) override {
+    int oom_kills = 0;
+    if (files_ && oom_) oom_kills = oom_->sweep_after_phase();  // the unit's v1 groups, once empty
     WardenReport rep = read_warden_report(report_path(index));
     AW_CHECK(take_back());
     if (!rep.failure.empty())
@@ -207,15 +202,15 @@ class UserIsolator : public Isolator {
         return fail("unit lost: the clone {} was replaced; folders left for inspection: {}, {}",
                     paths_.work, handoff_.folders[0].path, handoff_.folders[1].path);
     }
-    return {};
+    return oom_kills;
   }
 
   // HOME goes with the unit unless it was lost; the clone's folder stays for inspection, like
   // the clone of isolation none (its path is in the run folder's isolation.json).
-  void finish(bool lost) override {
+  std::vector<std::string> finish(bool lost) override {
     if (handoff_.folders.size() < 2) {  // layout failed half-way: nothing ran
       for (const auto& f : handoff_.folders) (void)remove_unit_folder(f);
-      return;
+      return {};
     }
     if (handed_ && !take_back()) lost = true;  // a phase ended before after_phase ran
     if (!lost) {
@@ -226,9 +221,8 @@ class UserIsolator : public Isolator {
     sweep_leftovers();
     stop_egress();
     files_.reset();
+    return std::move(end_notes_);
   }
-
-  std::vector<std::string> end_notes() override { return std::move(end_notes_); }
 
   std::string sandbox_note() const override { return note_; }
 
@@ -328,16 +322,15 @@ class UserIsolator : public Isolator {
   std::vector<std::string> end_notes_;
   int lock_;
   std::optional<SandboxOomCount> oom_;  // with the sandbox: its v1 memory group's OOM kills
-  int oom_kills_ = 0;
 };
 
 // The sandbox decision, before the unit exists: a note for the record, and the choice when the
 // phases run sandboxed. `required` refuses (an Error) what cannot be built.
-Result<std::string> decide_sandbox(const Config& cfg, const Target* target,
+Result<std::string> decide_sandbox(const Config& cfg, const IsolationSpec* spec,
                                    const std::string& unit_id,
                                    std::optional<SandboxChoice>& choice) {
   if (cfg.sandbox.mode == SandboxMode::off) return std::string("unsandboxed: sandbox mode off");
-  SandboxPaths sp = target ? sandbox_unit_paths(cfg, *target) : sandbox_base_paths(cfg);
+  SandboxPaths sp = spec ? sandbox_unit_paths(cfg, *spec) : sandbox_base_paths(cfg);
   sp.root_owner = false;  // the worker is never root: the kernel refuses it root's files
   AW_TRY(SandboxPlan plan, with_context(make_plan(cfg.sandbox, sp), "sandbox"));
   // Tried as the owner: the worker's kernel features are the same, and the limits are the
@@ -351,7 +344,7 @@ Result<std::string> decide_sandbox(const Config& cfg, const Target* target,
   return sandboxed_note(plan);
 }
 
-Result<std::unique_ptr<Isolator>> make(const Config& cfg, const Target* target,
+Result<std::unique_ptr<Isolator>> make(const Config& cfg, const IsolationSpec* spec,
                                        const std::string& unit_id, bool for_probe,
                                        std::vector<std::string>* warnings) {
   AW_TRY(UserCheckInput in, current_owner(cfg.worker_user));
@@ -366,7 +359,7 @@ Result<std::unique_ptr<Isolator>> make(const Config& cfg, const Target* target,
     AW_CHECK(user_isolation_ready(in));
   }
   std::optional<SandboxChoice> choice;
-  AW_TRY(std::string note, decide_sandbox(cfg, target, unit_id, choice));
+  AW_TRY(std::string note, decide_sandbox(cfg, spec, unit_id, choice));
   AW_TRY(WorkerUser worker, lookup_worker(cfg.worker_user));
   AW_TRY(int lock, lock_worker(state_dir_of(cfg), worker.name));
   return std::unique_ptr<Isolator>(new UserIsolator(std::move(worker), in.owner_uid, in.owner_gid,
@@ -375,9 +368,9 @@ Result<std::unique_ptr<Isolator>> make(const Config& cfg, const Target* target,
 
 }  // namespace
 
-Result<std::unique_ptr<Isolator>> make_user_isolator(const Config& cfg, const Target& target,
+Result<std::unique_ptr<Isolator>> make_user_isolator(const Config& cfg, const IsolationSpec& spec,
                                                      const std::string& unit_id) {
-  return make(cfg, &target, unit_id, false, nullptr);
+  return make(cfg, &spec, unit_id, false, nullptr);
 }
 
 Result<std::unique_ptr<Isolator>> make_user_isolator_for_probe(const Config& cfg,

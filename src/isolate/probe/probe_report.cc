@@ -1,4 +1,4 @@
-#include "cli/probe_report.h"
+#include "isolate/probe/probe_report.h"
 
 #include <dirent.h>
 #include <fmt/format.h>
@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "base/json_read.h"
+#include "config/paths.h"
 
 namespace aw {
 
@@ -41,6 +42,19 @@ void probe_state_dir(const std::string& state, const std::string& own_run, Sandb
   if (!own_run.empty()) t.writes.emplace_back("write.run_folder", own_run);
 }
 
+ProbeHostOptions probe_host_options(const Config& cfg) {
+  ProbeHostOptions o;
+  o.owner_home = home_dir();
+  for (const auto& [name, repo] : cfg.repos)
+    if (!repo.path.empty()) {
+      o.source_repo = repo.path;
+      break;
+    }
+  o.env_file = default_config_dir() + "/env";
+  o.database = state_dir_of(cfg) + "/awaywork.db";
+  return o;
+}
+
 namespace {
 
 // The inside's JSON array of probes, or an Error quoting what it printed instead.
@@ -50,11 +64,6 @@ Result<nlohmann::json> probe_answer(const IsolatedResult& r) {
   return fail("the inside did not answer ({}): {}{}", describe(r.phase), r.out.substr(0, 2000),
               r.err.substr(0, 2000));
 }
-
-struct ProbeLine {
-  bool ok = false;
-  std::string name, detail;
-};
 
 // The probes as the text form prints them, read through JsonRead: the answer comes from inside
 // the isolation, and a wrongly typed field is an Error naming it, never a throw.
@@ -75,41 +84,20 @@ Result<std::vector<ProbeLine>> probe_lines(const nlohmann::json& results) {
 
 }  // namespace
 
-int report_probes(const GlobalOptions& g, const std::string& heading, nlohmann::json header,
-                  const Result<IsolatedResult>& run,
-                  const std::function<void(nlohmann::json&)>& more) {
-  auto answer = run ? probe_answer(*run) : tl::make_unexpected(run.error());
-  if (!answer) {
-    fmt::print(stderr, "awaywork probe: {}\n", answer.error().message);
-    return kExitFailed;
-  }
-  nlohmann::json& results = *answer;
+Result<ProbeReport> read_probe_report(const std::string& heading, nlohmann::json header,
+                                      const Result<IsolatedResult>& run,
+                                      const std::function<void(nlohmann::json&)>& more) {
+  if (!run) return tl::make_unexpected(run.error());
+  AW_TRY(nlohmann::json results, probe_answer(*run));
   if (more) more(results);
-  const IsolatedResult& r = *run;
-  auto lines = probe_lines(results);
-  if (!lines) {
-    fmt::print(stderr, "awaywork probe: {}\n", lines.error().message);
-    return kExitFailed;
-  }
-  int leaks = 0;
-  for (const ProbeLine& p : *lines) leaks += p.ok ? 0 : 1;
-  if (g.json) {
-    header["sandbox"] = r.sandbox_note;
-    header["ok"] = leaks == 0;
-    header["leaks"] = leaks;
-    header["probes"] = results;
-    fmt::print("{}\n", header.dump(2));
-  } else {
-    fmt::print("{}, {}\n", heading, r.sandbox_note);
-    for (const ProbeLine& p : *lines) {
-      if (p.ok)
-        fmt::print("ok   {}\n", p.name);
-      else
-        fmt::print("LEAK {}: {}\n", p.name, p.detail);
-    }
-    fmt::print("{} probe(s), {} leak(s)\n", results.size(), leaks);
-  }
-  return leaks == 0 ? kExitDone : kExitFailed;
+  ProbeReport report;
+  AW_TRY(report.lines, probe_lines(results));
+  for (const ProbeLine& p : report.lines) report.leaks += p.ok ? 0 : 1;
+  report.heading = heading;
+  report.sandbox_note = run->sandbox_note;
+  report.header = std::move(header);
+  report.results = std::move(results);
+  return report;
 }
 
 }  // namespace aw

@@ -1,5 +1,5 @@
-// isolation none: the phases run as the owner, in the unit's run folder, with the OS sandbox over
-// them when the config asks for it and the machine can build it (isolate/sandbox/sandbox.h).
+#include "isolate/none/isolator_none.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -9,26 +9,19 @@
 #include <optional>
 
 #include "base/fs.h"
-#include "config/paths.h"
 #include "isolate/sandbox/sandbox.h"
+#include "isolate/sandbox/unit_view.h"
 #include "proxy/egress_proxy.h"
-#include "unit/isolated_run.h"
-#include "unit/isolator.h"
-#include "unit/steps.h"
 
 namespace aw {
 
 namespace {
 
-std::string real_path(const std::string& path) {
+// The path with every link resolved, "" when it does not exist. Named apart from view.cc's
+// real_path: both are file-local, and a unity build (AW_UNITY) may batch them together.
+std::string resolved_path(const std::string& path) {
   char buf[PATH_MAX];
   return ::realpath(path.c_str(), buf) ? std::string(buf) : std::string();
-}
-
-// The phase's PATH is the owner's (build_env keeps it).
-std::string phase_path() {
-  const char* path = std::getenv("PATH");
-  return path ? path : "/usr/local/bin:/usr/bin:/bin";
 }
 
 // What the sandbox needs that outlives one phase: the plan, the unit's network namespace and,
@@ -56,19 +49,29 @@ class NoneIsolator : public Isolator {
         unit_id_(std::move(unit_id)),
         lend_prompt_(lend_prompt) {}
 
-  Result<UnitPaths> layout(const RunDir& dir) override {
-    auto p = run_folder_layout(dir);
+  Result<UnitPaths> layout(const RunFolder& run) override {
+    auto p = run_folder_layout(run);
     if (p) paths_ = *p;
-    run_root_ = dir.root;
+    run_root_ = run.root;
     return p;
   }
 
-  Status ready(const Clone&, const UnitPaths& paths) override {
+  Status ready(const CloneDir&, const UnitPaths& paths) override {
     if (!sandbox_paths_) return {};
     return with_context(start_sandbox(paths), "sandbox");
   }
 
+  // The phases run as the owner, who runs awaywork: whatever it finds, they find.
+  Status can_run(const std::vector<PhasePlan>&) override { return {}; }
+
+  // Nothing is handed over: the folders are the owner's throughout.
   Status before_phase() override { return {}; }
+
+  // The variables reach the phase by value (unit_env): no names to pass on.
+  void add_agent_env_names(const std::vector<std::string>&) override {}
+
+  // The phase is the owner's process: nothing outside it can make the unit lost mid-phase.
+  std::optional<std::string> lost_while_running() const override { return std::nullopt; }
 
   // The run folder is the owner's and inside the hidden state folder: the lent copy is reachable
   // only through its read-only bind.
@@ -82,7 +85,7 @@ class NoneIsolator : public Isolator {
 
   Result<bool> lend_path(const std::string& path) override {
     if (!sandbox_) return false;
-    std::string real = real_path(path);
+    std::string real = resolved_path(path);
     if (real.empty()) return fail("{} does not exist", path);
     sandbox_->plan.readable.push_back({real, path, "plugin"});
     return true;
@@ -100,10 +103,11 @@ class NoneIsolator : public Isolator {
 
   // A sandboxed phase has its own network namespace: the socket is bridged onto 127.0.0.1:port
   // there (network host has none: loopback is the host's).
-  Result<bool> bridge_socket(const std::string& socket, uint16_t port) override {
-    if (!sandbox_ || sandbox_->plan.network == Network::host) return false;
+  // The socket stays in the owner's run folder.
+  Result<SocketBridge> bridge_socket(const std::string& socket, uint16_t port) override {
+    if (!sandbox_ || sandbox_->plan.network == Network::host) return SocketBridge{socket, false};
     sandbox_->plan.bridges.push_back({socket, port});
-    return true;
+    return SocketBridge{socket, true};
   }
 
   std::vector<std::pair<std::string, std::string>> extra_env() const override {
@@ -114,19 +118,17 @@ class NoneIsolator : public Isolator {
 
   // The phase's namespaces died with its init; what remains are the unit's v1 cgroups, which
   // only go once empty.
-  Status after_phase(int, std::vector<std::string>&) override {
-    if (sandbox_) oom_kills_ = oom_.sweep_after_phase();
-    return {};
+  Result<int> after_phase(int, std::vector<std::string>&) override {
+    return sandbox_ ? oom_.sweep_after_phase() : 0;
   }
 
-  int oom_kills_in_phase() const override { return oom_kills_; }
-
   // The unit's HOME and TMPDIR go with it; the clone stays for inspection.
-  void finish(bool lost) override {
+  std::vector<std::string> finish(bool lost) override {
     sandbox_.reset();  // stops the proxy, closes the unit's network namespace
-    if (lost || paths_.home.empty()) return;
+    if (lost || paths_.home.empty()) return {};
     (void)remove_tree(paths_.home);
     (void)remove_tree(paths_.tmp);
+    return {};
   }
 
   std::string sandbox_note() const override { return note_; }
@@ -143,7 +145,7 @@ class NoneIsolator : public Isolator {
     AW_TRY(SandboxPlan plan, make_plan(config_, sp));
     plan.cgroup_name = unit_id_;
     if (lend_prompt_ && !paths.prompt_file.empty()) {
-      std::string real = real_path(paths.prompt_file);
+      std::string real = resolved_path(paths.prompt_file);
       if (real.empty()) return fail("the prompt file {} is missing", paths.prompt_file);
       plan.readable.push_back({real, real, "prompt"});
     }
@@ -181,61 +183,14 @@ class NoneIsolator : public Isolator {
   std::string run_root_;
   std::unique_ptr<SandboxState> sandbox_;
   SandboxOomCount oom_{unit_id_};
-  int oom_kills_ = 0;
 };
 
 }  // namespace
 
-std::string sandboxed_note(const SandboxPlan& plan) {
-  std::string note = fmt::format("sandboxed: network {}", to_string(plan.network));
-  if (plan.network == Network::allowlist)
-    note += fmt::format(" ({} allowed host(s) through the egress proxy)", plan.allow.size());
-  return note + view_note(plan);
-}
-
-std::string view_note(const SandboxPlan& plan) {
-  auto lines = home_in_view(plan, plan.owner_home);
-  std::erase_if(lines, [](const std::string& l) { return l.rfind("the unit's own", 0) == 0; });
-  if (lines.empty()) return "";
-  std::string out = "; of the homes in view (read-only): ";
-  for (size_t i = 0; i < lines.size(); ++i) out += (i ? ", " : "") + lines[i];
-  return out;
-}
-
-SandboxPaths sandbox_base_paths(const Config& cfg) {
-  SandboxPaths sp;
-  sp.owner_home = home_dir();
-  sp.config_dir = default_config_dir();
-  sp.state_dir = state_dir_of(cfg);
-  if (!cfg.file.empty()) sp.secret_files.push_back(cfg.file);
-  sp.path_value = phase_path();
-  sp.root_owner = ::geteuid() == 0;
-  return sp;
-}
-
-SandboxPaths sandbox_unit_paths(const Config& cfg, const Target& target) {
-  SandboxPaths sp = sandbox_base_paths(cfg);
-  auto add = [&](const Argv& argv) {
-    if (!argv.empty() && !argv[0].empty()) sp.programs.push_back(argv[0]);
-  };
-  add(target.repo.setup);
-  add(target.agent.command);
-  for (const auto& c : target.repo.checks) add(c);
-  return sp;
-}
-
-Result<UnitPaths> run_folder_layout(const RunDir& dir) {
-  UnitPaths p{dir.work, dir.root + "/home", dir.root + "/tmp", dir.root + "/outputs",
-              dir.root + "/prompt.md"};
-  for (const auto* sub : {&p.home, &p.tmp, &p.outputs})
-    if (::mkdir(sub->c_str(), 0700) != 0) return fail("create {}: {}", *sub, errno_text(errno));
-  return p;
-}
-
-Result<std::unique_ptr<Isolator>> make_none_isolator(const Config& cfg, const Target& target,
+Result<std::unique_ptr<Isolator>> make_none_isolator(const Config& cfg, const IsolationSpec& spec,
                                                      const std::string& unit_id) {
-  SandboxPaths sp = sandbox_unit_paths(cfg, target);
-  bool lend_prompt = target.agent.prompt == PromptMode::file;
+  SandboxPaths sp = sandbox_unit_paths(cfg, spec);
+  bool lend_prompt = spec.agent.prompt == PromptMode::file;
   if (cfg.sandbox.mode == SandboxMode::off)
     return std::unique_ptr<Isolator>(new NoneIsolator("unsandboxed: sandbox mode off", std::nullopt,
                                                       cfg.sandbox, unit_id, false));

@@ -1,6 +1,6 @@
-// isolation container, with what only awaywork's own commands add (never a unit's phases):
-// `awaywork probe` lends its static probe read-only; its tests weaken a container on purpose to
-// show the probe sees the leak.
+// isolation container (isolator_container.cc): one fresh container per phase. With what only
+// awaywork's own commands add (never a unit's phases): `awaywork probe` lends its static probe
+// read-only; its tests weaken a container on purpose to show the probe sees the leak.
 #pragma once
 
 #include <memory>
@@ -10,7 +10,7 @@
 
 #include "base/result.h"
 #include "config/config.h"
-#include "unit/isolator.h"
+#include "isolate/isolator.h"
 
 namespace aw {
 
@@ -21,8 +21,12 @@ struct ContainerExtras {
   std::vector<std::string> weaken_for_test;
 };
 
+Result<std::unique_ptr<Isolator>> make_container_isolator(const Config& cfg,
+                                                          const IsolationSpec& target,
+                                                          const std::string& unit_id);
+
 Result<std::unique_ptr<Isolator>> make_container_isolator_with(const Config& cfg,
-                                                               const Target& target,
+                                                               const IsolationSpec& target,
                                                                const std::string& unit_id,
                                                                ContainerExtras extras);
 

@@ -1,4 +1,4 @@
-#include "cli/probe_user.h"
+#include "isolate/probe/probe_user.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -18,14 +18,11 @@
 
 #include "base/argv.h"
 #include "base/fs.h"
-#include "cli/probe_report.h"
 #include "config/paths.h"
 #include "isolate/probe/probe_host.h"
 #include "isolate/probe/probes.h"
+#include "isolate/user/isolator_user.h"
 #include "isolate/user/probes.h"
-#include "unit/isolated_run.h"
-#include "unit/isolator_user.h"
-#include "unit/pipeline.h"
 
 namespace aw {
 
@@ -147,13 +144,10 @@ nlohmann::json entry(const std::string& name, bool ok, const std::string& detail
 
 }  // namespace
 
-int cmd_probe_user(const GlobalOptions& g, const Config& cfg) {
+ProbeOutcome probe_user(const Config& cfg) {
   Canaries canaries;
   WorkerProbeTargets wt;
-  if (auto ok = canaries.plant(wt); !ok) {
-    fmt::print(stderr, "awaywork probe: {}\n", ok.error().message);
-    return kExitFailed;
-  }
+  if (auto ok = canaries.plant(wt); !ok) return {{}, tl::make_unexpected(ok.error())};
   std::unique_ptr<ProbeHost> host;
   std::vector<std::string> warnings;  // doctor's failures the probe runs in spite of
   IsolatedCommand cmd;
@@ -179,28 +173,32 @@ int cmd_probe_user(const GlobalOptions& g, const Config& cfg) {
   };
   auto r = run_isolated(cfg, cmd);
   host.reset();
-  for (const auto& w : warnings)
-    fmt::print(stderr, "awaywork probe: doctor: {}\n  (run refuses isolation user until fixed)\n",
-               w);
   // The left-behind check comes after the phase's kill (run_isolated ran after_phase).
-  return report_probes(g, fmt::format("isolation user (worker {})", cfg.worker_user),
-                       {{"isolation", "user"}, {"doctor", warnings}, {"worker", cfg.worker_user}},
-                       r, [&](nlohmann::json& results) {
-                         WorkerProbeResult left = check_left_behind(wt.sleep_seconds);
-                         results.push_back(entry(left.name, !left.leak, left.what));
-                       });
+  auto report =
+      read_probe_report(fmt::format("isolation user (worker {})", cfg.worker_user),
+                        {{"isolation", "user"}, {"doctor", warnings}, {"worker", cfg.worker_user}},
+                        r, [&](nlohmann::json& results) {
+                          WorkerProbeResult left = check_left_behind(wt.sleep_seconds);
+                          results.push_back(entry(left.name, !left.leak, left.what));
+                        });
+  return {std::move(warnings), std::move(report)};
 }
+
+namespace {
+// The exit codes of cli/commands.h, for a helper that main.cc runs before any of cli/.
+enum : int { kDone = 0, kLeaked = 1, kUsage = 2 };
+}  // namespace
 
 std::optional<int> probe_worker_main(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "__probe-worker") != 0) return std::nullopt;
   if (argc < 3) {
     fmt::print(stderr, "usage: awaywork __probe-worker WORKER_TARGETS [SANDBOX_TARGETS]\n");
-    return kExitUsage;
+    return kUsage;
   }
   auto text = read_file(argv[2], 1 << 20);
   if (!text) {
     fmt::print(stderr, "awaywork __probe-worker: {}\n", text.error().message);
-    return kExitUsage;
+    return kUsage;
   }
   WorkerProbeTargets t = parse_worker_targets(*text);
   nlohmann::json out = nlohmann::json::array();
@@ -219,7 +217,7 @@ std::optional<int> probe_worker_main(int argc, char** argv) {
           leaks += r.leaked ? 1 : 0;
         }
   fmt::print("{}\n", out.dump());
-  return leaks == 0 ? kExitDone : kExitFailed;
+  return leaks == 0 ? kDone : kLeaked;
 }
 
 }  // namespace aw

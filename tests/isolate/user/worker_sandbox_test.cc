@@ -67,7 +67,18 @@ TEST(PlanJson, EveryFieldRoundTrips) {
   EXPECT_EQ(back->cgroup_name, "unit-1");
   EXPECT_EQ(back->unit_netns_fd, -1);  // an fd does not travel
   EXPECT_EQ(back->hostname, "box");
-  EXPECT_EQ(back->disable_for_test, p.disable_for_test);
+  // Issue 40, item 1: the mutation tests' switches are set by a test's own plan, in-process; they
+  // never travel to the process that builds the sandbox, and a plan naming them is refused.
+  EXPECT_TRUE(back->disable_for_test.empty());
+  EXPECT_EQ(plan_to_json(p).find("disable_for_test"), std::string::npos);
+  nlohmann::json weakened = nlohmann::json::parse(plan_to_json(p));
+  weakened["disable_for_test"] = {"netns"};
+  auto refused = plan_from_json(weakened.dump());
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message,
+            R"(sandbox plan: field "disable_for_test" is test-only and never travels)");
+  weakened["disable_for_test"] = nlohmann::json::array();
+  EXPECT_FALSE(plan_from_json(weakened.dump()));
 }
 
 TEST(PlanJson, BadTextNamesWhatIsWrong) {

@@ -1,4 +1,4 @@
-#include "cli/probe_container.h"
+#include "isolate/probe/probe_container.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -8,17 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
-#include "cli/probe_report.h"
 #include "config/paths.h"
+#include "isolate/container/isolator_container.h"
 #include "isolate/container/static_program.h"
 #include "isolate/probe/probe_host.h"
 #include "isolate/probe/probes.h"
 #include "isolate/sandbox/plan.h"
-#include "unit/isolated_run.h"
-#include "unit/isolator_container.h"
-#include "unit/pipeline.h"
-#include "unit/steps.h"
-#include "unit/unit_id.h"
 
 namespace aw {
 
@@ -84,16 +79,7 @@ Status plant(const Config& cfg, const UnitPaths& paths, SandboxPlan plan,
   plan.apply_limits = false;  // the engine's limits, set below
   ProbeTargets state_targets;
   probe_state_dir(state_dir_of(cfg), own_run, plan, state_targets);
-  ProbeHostOptions o;
-  o.owner_home = home;
-  for (const auto& [name, repo] : cfg.repos)
-    if (!repo.path.empty()) {
-      o.source_repo = repo.path;
-      break;
-    }
-  o.env_file = default_config_dir() + "/env";
-  o.database = state_dir_of(cfg) + "/awaywork.db";
-  AW_TRY(p.host, ProbeHost::start(plan, o));
+  AW_TRY(p.host, ProbeHost::start(plan, probe_host_options(cfg)));
   if (auto c = HomeCanary::plant(home)) p.canary = std::move(*c);
   ProbeTargets t = container_targets(p.host->targets(), cfg, p.canary.get(), home);
   t.secrets.insert(t.secrets.end(), state_targets.secrets.begin(), state_targets.secrets.end());
@@ -116,9 +102,9 @@ Result<ContainerProbeRun> run_container_probe(const Config& cfg, const Container
   cmd.argv = {kProbeInside, "--json", "{tmp}/probe-targets"};
   cmd.isolator = [&](const std::string& id) {
     own_run = state_dir_of(cfg) + "/runs/" + id;
-    Target target;
-    target.label = "probe";
-    return make_container_isolator_with(cfg, target, id, extras);
+    IsolationSpec spec;
+    spec.label = "probe";
+    return make_container_isolator_with(cfg, spec, id, extras);
   };
   cmd.prepare = [&](const UnitPaths& paths, const SandboxPlan& plan, const std::string&) {
     return plant(cfg, paths, plan, own_run, planted);
@@ -126,9 +112,10 @@ Result<ContainerProbeRun> run_container_probe(const Config& cfg, const Container
   return run_isolated(cfg, cmd);
 }
 
-int cmd_probe_container(const GlobalOptions& g, const Config& cfg) {
-  return report_probes(g, "isolation container", {{"isolation", "container"}},
-                       run_container_probe(cfg, {}));
+ProbeOutcome probe_container(const Config& cfg) {
+  return {{},
+          read_probe_report("isolation container", {{"isolation", "container"}},
+                            run_container_probe(cfg, {}))};
 }
 
 }  // namespace aw

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "base/result.h"
-#include "cli/commands.h"
 #include "config/config.h"
-#include "unit/isolated_run.h"
+#include "isolate/probe/isolated_run.h"
+#include "isolate/probe/probe_report.h"
 
 namespace aw {
 
@@ -28,8 +28,7 @@ using ContainerProbeRun = IsolatedResult;
 // probe in one phase container, removes it. Error when the isolation refuses or nothing ran.
 Result<ContainerProbeRun> run_container_probe(const Config& cfg, const ContainerProbeOptions& o);
 
-// The command's body for isolation container: prints like cmd_probe. Exit 0 when no probe
-// leaked, 1 when one did or the isolation refused.
-int cmd_probe_container(const GlobalOptions& g, const Config& cfg);
+// The command's body for isolation container (isolate/probe/probe.h).
+ProbeOutcome probe_container(const Config& cfg);
 
 }  // namespace aw

@@ -13,12 +13,11 @@
 #include "isolate/container/egress_bridge.h"
 #include "isolate/container/engine.h"
 #include "isolate/container/engine_watch.h"
+#include "isolate/container/isolator_container.h"
 #include "isolate/container/seccomp_profile.h"
 #include "isolate/container/setid.h"
 #include "isolate/container/static_program.h"
 #include "proxy/egress_proxy.h"
-#include "unit/isolator_container.h"
-#include "unit/steps.h"
 
 namespace aw {
 
@@ -66,7 +65,7 @@ struct Egress {
 
 class ContainerIsolator : public Isolator {
  public:
-  ContainerIsolator(const Config& cfg, const Target& t, std::string unit, Engine engine,
+  ContainerIsolator(const Config& cfg, const IsolationSpec& t, std::string unit, Engine engine,
                     std::string image, ContainerExtras extras, Result<std::string> bridge_program)
       : unit_(std::move(unit)),
         image_(std::move(image)),
@@ -98,7 +97,7 @@ class ContainerIsolator : public Isolator {
   // The clone's folder must not exist before make_clone, so the folders under .away/ are made in
   // ready(). The pipeline writes the prompt before ready(), so it goes to the run folder first
   // and ready() copies it in (host_prompt_).
-  Result<UnitPaths> layout(const RunDir& dir) override {
+  Result<UnitPaths> layout(const RunFolder& dir) override {
     std::string away = dir.work + "/.away";
     paths_ = UnitPaths{dir.work, away + "/home", away + "/tmp", away + "/outputs",
                        dir.root + "/prompt.md"};
@@ -116,7 +115,7 @@ class ContainerIsolator : public Isolator {
     return paths_;
   }
 
-  Status ready(const Clone& clone, const UnitPaths&) override {
+  Status ready(const CloneDir& clone, const UnitPaths&) override {
     AW_CHECK(prepare_home(clone.work));
     std::vector<std::string> notes;
     AW_CHECK(restore_away(clone.work, notes));
@@ -129,13 +128,19 @@ class ContainerIsolator : public Isolator {
     return {};
   }
 
+  // The image runs every program a phase names, or the phase fails as any command would.
+  Status can_run(const std::vector<PhasePlan>&) override { return {}; }
+
+  // Each phase is a fresh container: nothing to hand over before it.
   Status before_phase() override { return {}; }
 
   // The socket goes into the unit's bridge container, never into a phase's: the bridge relays
   // 127.0.0.1:port of the namespace the phases join (network none: the only port there is).
   // The caller starts its proxy after this; the bridge starts at the next launcher().
-  Result<bool> bridge_socket(const std::string& socket, uint16_t port) override {
-    if (plan_.network == Network::host) return false;  // the host's loopback is theirs
+  // The socket stays in the owner's run folder, which the bridge container binds.
+  Result<SocketBridge> bridge_socket(const std::string& socket, uint16_t port) override {
+    // network host: the host's loopback is theirs
+    if (plan_.network == Network::host) return SocketBridge{socket, false};
     if (!bridge_program_)
       return fail("isolation container reaches the inference proxy through its bridge: {}",
                   bridge_program_.error().message);
@@ -144,7 +149,7 @@ class ContainerIsolator : public Isolator {
     if (pairs_.size() >= kMaxBridgePairs)
       return fail("the bridge relays at most {} sockets", kMaxBridgePairs);
     pairs_.push_back({port, socket});
-    return true;
+    return SocketBridge{socket, true};
   }
 
   // The engine's daemon binds from the run folder, which the container never sees.
@@ -211,7 +216,9 @@ class ContainerIsolator : public Isolator {
 
   // The container goes first, whatever the phase did: until the engine has proved it gone,
   // something may still write in the clone.
-  Status after_phase(int index, std::vector<std::string>& notes) override {
+  // No memory group of awaywork's: the engine's own limits count what they kill (the runner's
+  // PhaseResult::oom_kills).
+  Result<int> after_phase(int index, std::vector<std::string>& notes) override {
     watch_.reset();  // its last question first: removing is the next one
     if (auto gone = remove_container(plan_.engine, container_name(index)); !gone)
       return fail("container {} could not be removed within limits.engine_silence ({:g} s): {}",
@@ -221,17 +228,21 @@ class ContainerIsolator : public Isolator {
     AW_TRY(int dropped, drop_setid_bits(clone_));
     if (dropped > 0)
       notes.push_back(fmt::format("cleared setuid/setgid bits on {} file(s)", dropped));
-    return {};
+    return 0;
   }
 
   // HOME and TMPDIR go with the unit; outputs and the clone stay for inspection.
-  void finish(bool lost) override {
+  std::vector<std::string> finish(bool lost) override {
     stop_bridge();  // first: it holds the proxies' sockets
     egress_.reset();
-    if (lost || clone_.empty() || !is_real_dir(clone_ + "/.away")) return;
+    if (lost || clone_.empty() || !is_real_dir(clone_ + "/.away")) return {};
     for (const auto* dir : {&paths_.home, &paths_.tmp})
       if (is_real_dir(*dir)) (void)remove_tree(*dir);
+    return {};
   }
+
+  // Variables cross into the container by name only (launcher), never by value.
+  std::vector<std::pair<std::string, std::string>> extra_env() const override { return {}; }
 
   // The engine's client is the phase's main process: a hung engine hangs the phase silently.
   std::optional<std::string> lost_while_running() const override {
@@ -315,13 +326,14 @@ class ContainerIsolator : public Isolator {
 
 }  // namespace
 
-Result<std::unique_ptr<Isolator>> make_container_isolator(const Config& cfg, const Target& target,
+Result<std::unique_ptr<Isolator>> make_container_isolator(const Config& cfg,
+                                                          const IsolationSpec& target,
                                                           const std::string& unit_id) {
   return make_container_isolator_with(cfg, target, unit_id, {});
 }
 
 Result<std::unique_ptr<Isolator>> make_container_isolator_with(const Config& cfg,
-                                                               const Target& target,
+                                                               const IsolationSpec& target,
                                                                const std::string& unit_id,
                                                                ContainerExtras extras) {
   // Allowlist needs the bridge from the start; none only once a proxy is bridged (inference).

@@ -5,13 +5,14 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "base/result.h"
 #include "config/config.h"
+#include "isolate/isolator.h"
 #include "isolate/sandbox/plan.h"
 #include "proc/runner.h"
-#include "unit/isolator.h"
 
 namespace aw {
 
@@ -24,7 +25,7 @@ struct IsolatedCommand {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
   // Makes the isolator (given the run's id) instead of make_isolator(cfg): `awaywork probe` under
   // isolation user builds one that lets doctor's leak-level failures through
-  // (unit/isolator_user.h).
+  // (isolate/user/isolator_user.h).
   std::function<Result<std::unique_ptr<Isolator>>(const std::string& unit_id)> isolator;
 };
 
@@ -37,19 +38,5 @@ struct IsolatedResult {
 // Error when the isolation refuses (sandbox: required on a machine that cannot build it) or the
 // phase could not be run; a command that merely fails is a result. The run folder is removed.
 Result<IsolatedResult> run_isolated(const Config& cfg, const IsolatedCommand& cmd);
-
-// What every sandboxed unit hides besides the config's list (awaywork's own config and state,
-// the config file), with the owner's home: the unit's own folders are left empty.
-SandboxPaths sandbox_base_paths(const Config& cfg);
-// For the record's sandbox note: "; of the homes in view (read-only): ~/.cargo (toolchain: ...)"
-// or "" when nothing of a home is (the unit's own folders are not counted).
-std::string view_note(const SandboxPlan& plan);
-// The same with the target's programs (setup, agent, checks), whose toolchains the view lends.
-struct Target;
-SandboxPaths sandbox_unit_paths(const Config& cfg, const Target& target);
-
-// For the record: "sandboxed: network none", with the allowlist's host count (isolation none and
-// user).
-std::string sandboxed_note(const SandboxPlan& plan);
 
 }  // namespace aw
