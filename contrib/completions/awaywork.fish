@@ -26,6 +26,7 @@ complete -c awaywork -n '__fish_seen_subcommand_from run' -l prompt -r -d 'the t
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l prompt-file -r -F -d 'read the task from a file'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l agent -r -d 'agent name from agents:'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l base -r -d 'base branch, tag or commit'
+complete -c awaywork -n '__fish_seen_subcommand_from run' -l instructions-from -r -d 'the agent instruction files from this ref'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l profile -r -d 'environment profile'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l unit-seconds -r -d 'time limit of the unit'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l no-progress-comment -d 'with --issue: post no progress comment'

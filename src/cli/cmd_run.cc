@@ -80,6 +80,7 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
   RunRequest req;
   req.repo = o.repo, req.agent = o.agent, req.base = o.base, req.profile = o.profile;
   req.unit_seconds = o.unit_seconds;
+  req.instructions_from = o.instructions_from;
   req.hold = !o.artifact.empty();
   std::shared_ptr<ForgeSession> session;      // the forge, opened by its source
   std::unique_ptr<ProgressObserver> comment;  // the progress comment

@@ -20,6 +20,7 @@ struct RunOptions {
   std::optional<int> unit_seconds;
   bool no_progress_comment = false;
   std::string artifact;  // --artifact DIR: check, do not publish, export the artifact there
+  std::string instructions_from;  // --instructions-from REF: the agent's instruction files' ref
 };
 
 int cmd_run(const GlobalOptions& g, const RunOptions& o);

@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
   run->add_option("--prompt-file", r.prompt_file, "read the task from a file");
   run->add_option("--agent", r.agent, "agent name from `agents:`");
   run->add_option("--base", r.base, "base branch, tag or commit");
+  run->add_option("--instructions-from", r.instructions_from,
+                  "the agent's instruction and settings files from this ref, not the base's");
   run->add_option("--profile", r.profile,
                   "environment profile from `profiles:` (default: the repo's, else the agent's)");
   run->add_option("--unit-seconds", r.unit_seconds,

@@ -82,6 +82,12 @@ struct BaseSnapshot {
 };
 Result<BaseSnapshot> snapshot_base_paths(const Clone& clone, const std::vector<std::string>& tops,
                                          const std::vector<std::string>& nested = {});
+// The same paths as another commit of the clone's source has them (a full commit id): a pull
+// request's follow-up clones the pull request's head, but its agent gets the base branch's
+// instructions and settings, never the head's (its author must not instruct the agent; issue 26).
+Result<BaseSnapshot> snapshot_paths_at(const Clone& clone, const std::string& commit,
+                                       const std::vector<std::string>& tops,
+                                       const std::vector<std::string>& nested = {});
 // Each of the snapshot's top paths in the clone, and each path below the top whose last component
 // is a nested name, made exactly what the base has (removed when the base has none; a nested one
 // the base has is put back only where its folder still is); one that already is stays untouched.

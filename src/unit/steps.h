@@ -38,6 +38,9 @@ struct Target {
   // A remote repository's mirror, the unit's source: locked until the unit's clone is made.
   std::shared_ptr<MirrorLock> mirror_lock;
   std::string request_repo;  // what a request's `repo` must name: OWNER/REPO, else the label
+  // The commit whose agent instruction paths the agent gets (RunRequest::instructions_from); ""
+  // = base_commit's.
+  std::string instructions_commit;
 };
 // The target, and the publisher that serves its repository (null: git's own), kept apart: the
 // publisher may hold a credential, and the target reaches the phases.
