@@ -22,6 +22,7 @@ complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a secret -d
 complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a host -d 'prepare the machine awaywork runs on (as root)'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l repo -r -a '(__fish_complete_directories)' -d 'repository: a repos: name or a path'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l issue -r -d 'take the task from a forge issue'
+complete -c awaywork -n '__fish_seen_subcommand_from run' -l pr -r -d 'follow up an awaywork pull request'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l prompt -r -d 'the task text'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l prompt-file -r -F -d 'read the task from a file'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l agent -r -d 'agent name from agents:'

@@ -10,6 +10,7 @@
 #include "base/json_read.h"
 #include "cli/commands.h"
 #include "config/config.h"
+#include "forge/pr_source.h"
 #include "forge/publisher.h"
 #include "git/git.h"
 #include "record/store.h"
@@ -40,6 +41,11 @@ Result<Applied> apply_unit(const Config& cfg, Store& store, UnitRecord& u) {
   std::string patch_file = u.run_dir + "/patch.diff";
   AW_TRY(std::string patch, with_context(read_file(patch_file), "the unit's patch"));
   if (patch.empty()) return fail("unit {} changed nothing: there is nothing to apply", u.id);
+  if (is_follow_up(u.notes))
+    return fail(
+        "unit {} follows up a pull request: `awaywork apply` of a follow-up is not built yet "
+        "(it would open a new pull request); `awaywork run --pr NAME#N` makes a new follow-up",
+        u.id);
   AW_TRY(std::vector<std::string> paths, checked_paths(u.run_dir + "/verdict.json"));
   ApplyInput in;
   if (auto it = cfg.repos.find(u.repo); it != cfg.repos.end()) in.repo = it->second;

@@ -73,7 +73,9 @@ PullFollowUp build_pull_task(const PullTask& t, const AdmitFn& admit) {
     bool recent = t.since.empty() || v.submitted_at > t.since;
     if (who == Verdict::kOwn || !recent) continue;
     if (who == Verdict::kStranger) {
-      ++f.left_out;
+      // A review without a body holds only its comments, counted with them (GitHub wraps each
+      // lone review comment in a review of its own).
+      if (!v.body.empty()) ++f.left_out;
       continue;
     }
     if (v.state == "CHANGES_REQUESTED" &&

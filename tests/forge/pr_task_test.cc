@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "forge/pr_source.h"
 #include "forge/pr_task.h"
 #include "forge/task.h"
 
@@ -61,7 +62,8 @@ TEST(PullTask, AStrangersReviewCommentNeverReachesTheTaskAndIsCounted) {
                               "SECRET-STRANGER-REVIEW",
                               "2026-01-02T10:00:00Z",
                               "abc"};
-  t.reviews = {stranger_review};
+  ForgeReview wrapper{701, {"mallory", false}, "COMMENTED", "", "2026-01-02T10:00:00Z", "abc"};
+  t.reviews = {stranger_review, wrapper};  // the wrapper of a lone comment is not counted again
   PullFollowUp f = build(t);
   EXPECT_EQ(f.prompt.find("SECRET-STRANGER"), std::string::npos) << f.prompt;
   EXPECT_NE(f.prompt.find("Handle the empty list here."), std::string::npos);
@@ -265,6 +267,39 @@ TEST(PullTask, APullRequestNamesItsBaseAndAForksHead) {
   EXPECT_EQ(p->author.login, "mallory");
   j["head"]["repo"] = nullptr;  // the fork was deleted
   EXPECT_EQ(pull_from_json(j, "GET pull")->head_repo, "");
+}
+
+TEST(PullSource, OnlyAwayworksOwnPullRequestFromItsOwnRepositoryIsFollowedUp) {
+  ForgePull p;
+  p.number = 9;
+  p.author = {"aw-bot", true};
+  p.head_repo = "octo/web";
+  p.head_ref = "awaywork/u-1";
+  p.head_sha = std::string(40, 'a');
+  p.base_ref = "main";
+  EXPECT_TRUE(followable(p, "octo/web", "aw-bot"));
+  EXPECT_TRUE(followable(p, "Octo/Web", "AW-Bot")) << "logins and names are case-insensitive";
+  auto mine_only = followable(p, "octo/web", "other-bot");
+  ASSERT_FALSE(mine_only);
+  EXPECT_NE(mine_only.error().message.find("was opened by aw-bot, not by awaywork (other-bot)"),
+            std::string::npos)
+      << mine_only.error().message;
+  EXPECT_FALSE(followable(p, "octo/web", "")) << "an unknown login follows nothing";
+  ForgePull fork = p;
+  fork.head_repo = "mallory/web";
+  auto f = followable(fork, "octo/web", "aw-bot");
+  ASSERT_FALSE(f);
+  EXPECT_NE(f.error().message.find("head is in mallory/web, not in octo/web"), std::string::npos)
+      << f.error().message;
+  fork.head_repo = "";  // the fork was deleted
+  EXPECT_NE(followable(fork, "octo/web", "aw-bot").error().message.find("a deleted repository"),
+            std::string::npos);
+  ForgePull headless = p;
+  headless.head_sha.clear();
+  EXPECT_FALSE(followable(headless, "octo/web", "aw-bot"));
+
+  EXPECT_TRUE(is_follow_up({"x", "follow-up of pull request #9 (branch awaywork/u-1)"}));
+  EXPECT_FALSE(is_follow_up({"a note that mentions a follow-up of pull request #9"}));
 }
 
 }  // namespace
