@@ -17,12 +17,12 @@ _awaywork() {
     --config | --prompt-file | --bounds | --patch | --requests | --log | --from | --artifact)
       COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --repo) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-    --issue | --prompt | --agent | --base | --profile | --unit-seconds | --listen | --runner | --worker) return ;;
+    --issue | --pr | --prompt | --agent | --base | --instructions-from | --profile | --unit-seconds | --listen | --runner | --worker) return ;;
   esac
   local flags
   case $cmd in
     "") COMPREPLY=($(compgen -W "$commands $global" -- "$cur")); return ;;
-    run) flags="--repo --issue --prompt --prompt-file --agent --base --profile --unit-seconds --no-progress-comment --artifact --json" ;;
+    run) flags="--repo --issue --pr --prompt --prompt-file --agent --base --instructions-from --profile --unit-seconds --no-progress-comment --artifact --json" ;;
     replay) flags="--latest --json" ;;
     units | show | probe | export) flags="--json" ;;
     apply) flags="--from --json" ;;

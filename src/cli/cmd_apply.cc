@@ -10,6 +10,7 @@
 #include "base/json_write.h"
 #include "cli/commands.h"
 #include "config/config.h"
+#include "forge/pr_source.h"
 #include "forge/publisher.h"
 #include "record/store.h"
 #include "unit/apply_unit.h"
@@ -67,7 +68,15 @@ int cmd_apply(const GlobalOptions& g, const std::string& id, const std::string& 
     return kExitUsage;
   }
   bool refused = unit->verdict != "accepted";
-  auto a = apply_unit(*cfg, *store, *unit, forge_publishers());
+  // A follow-up of a pull request publishes on that pull request's branch (forge/pr_publisher.h),
+  // which apply does not do yet; the unit room cannot tell one (it knows no forge), so cli does.
+  Result<Applied> a =
+      is_follow_up(unit->notes) && !refused
+          ? fail("unit {} follows up a pull request: `awaywork apply` of a follow-up is not built "
+                 "yet (it would open a new pull request); `awaywork run --pr NAME#N` makes a new "
+                 "follow-up",
+                 unit->id)
+          : apply_unit(*cfg, *store, *unit, forge_publishers());
   if (!a) {
     if (g.json)
       fmt::print("{}\n", json_text(nlohmann::json{{"id", unit->id},

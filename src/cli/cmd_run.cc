@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "forge/issue.h"
 #include "forge/issue_source.h"
+#include "forge/pr_publisher.h"
 #include "forge/progress_observer.h"
 #include "forge/publisher.h"
 #include "unit/artifact.h"
@@ -81,6 +82,7 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
   RunRequest req;
   req.repo = o.repo, req.agent = o.agent, req.base = o.base, req.profile = o.profile;
   req.unit_seconds = o.unit_seconds;
+  req.instructions_from = o.instructions_from;
   req.hold = !o.artifact.empty();
   std::shared_ptr<ForgeSession> session;      // the issue's forge, opened by its source
   std::unique_ptr<ProgressObserver> comment;  // the issue's progress comment
@@ -105,6 +107,33 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     // Not with --artifact: the agent job's token is read-only; the apply job ends the comment.
     if (!o.no_progress_comment && !req.hold)
       comment = std::make_unique<ProgressObserver>(*session, ref->number);
+  } else if (!o.pr.empty()) {
+    auto ref = parse_issue_ref(o.pr);
+    if (!ref || !o.prompt.empty() || !o.prompt_file.empty() || !o.base.empty() ||
+        !o.instructions_from.empty() || !o.artifact.empty()) {
+      fmt::print(
+          stderr, "awaywork run: --pr {}\n",
+          ref ? "builds the task from the pull request's reviews and starts from its head; "
+                "drop --prompt/--prompt-file/--base/--instructions-from (and --artifact: its "
+                "apply is not built yet)"
+              : fmt::format("'{}': write NAME#N (a repos: name) or OWNER/REPO#N, e.g. "
+                            "web#9",
+                            o.pr));
+      return kExitUsage;
+    }
+    // The forge is the source: the pull request's head, reviews and review comments.
+    auto pull = pull_request_run(*cfg, ref->repo, ref->number);
+    if (!pull) {
+      fmt::print(stderr, "awaywork run: {}\n", pull.error().message);
+      return kExitUsage;
+    }
+    RunRequest follow = pull->request;
+    follow.agent = o.agent, follow.profile = o.profile, follow.unit_seconds = o.unit_seconds;
+    follow.hold = req.hold;
+    if (!o.no_progress_comment && !follow.hold)
+      comment = std::make_unique<ProgressObserver>(*pull->session, ref->number);
+    return run_and_report(g, *cfg, follow, pull_publishers(*pull), interrupted, "run", o.artifact,
+                          comment.get());
   } else if (o.repo.empty()) {
     fmt::print(stderr, "awaywork run: --repo NAME (or --issue NAME#N) is required\n");
     return kExitUsage;

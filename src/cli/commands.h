@@ -17,9 +17,11 @@ struct GlobalOptions {
 struct RunOptions {
   std::string repo, prompt, prompt_file, agent, base, profile;
   std::string issue;  // --issue NAME#N or OWNER/REPO#N
+  std::string pr;     // --pr NAME#N or OWNER/REPO#N: a follow-up of awaywork's pull request
   std::optional<int> unit_seconds;
   bool no_progress_comment = false;
   std::string artifact;  // --artifact DIR: check, do not publish, export the artifact there
+  std::string instructions_from;  // --instructions-from REF: the agent's instruction files' ref
 };
 
 int cmd_run(const GlobalOptions& g, const RunOptions& o);

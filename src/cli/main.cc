@@ -54,13 +54,21 @@ int main(int argc, char** argv) {
   RunOptions r;
   auto* run = app.add_subcommand("run", "run one unit now");
   auto* repo_opt = run->add_option("--repo", r.repo, "repository: a name from `repos:` or a path");
-  run->add_option("--issue", r.issue,
-                  "take the task from a forge issue: NAME#N (a repos: name) or OWNER/REPO#N")
-      ->excludes(repo_opt);
+  auto* issue_opt =
+      run->add_option("--issue", r.issue,
+                      "take the task from a forge issue: NAME#N (a repos: name) or OWNER/REPO#N")
+          ->excludes(repo_opt);
+  run->add_option("--pr", r.pr,
+                  "follow up awaywork's own pull request (its review comments): NAME#N or "
+                  "OWNER/REPO#N")
+      ->excludes(repo_opt)
+      ->excludes(issue_opt);
   run->add_option("--prompt", r.prompt, "the task text");
   run->add_option("--prompt-file", r.prompt_file, "read the task from a file");
   run->add_option("--agent", r.agent, "agent name from `agents:`");
   run->add_option("--base", r.base, "base branch, tag or commit");
+  run->add_option("--instructions-from", r.instructions_from,
+                  "the agent's instruction and settings files from this ref, not the base's");
   run->add_option("--profile", r.profile,
                   "environment profile from `profiles:` (default: the repo's, else the agent's)");
   run->add_option("--unit-seconds", r.unit_seconds,

@@ -113,11 +113,87 @@ Result<ForgePull> pull_from_json(const json& j, const std::string& what) {
   AW_TRY(p.html_url, str(j, "html_url", what, false));
   AW_TRY(p.body, str(j, "body", what, false));
   p.draft = flag(j, "draft");
+  AW_TRY(p.title, str(j, "title", what, false));
+  AW_TRY(p.author, user_at(j, "user", what));
+  // The head's repository is null when its fork was deleted: then it is nobody's to push to.
+  auto repo_of = [&](const json& end, const std::string& at) -> Result<std::string> {
+    auto r = end.find("repo");
+    if (r == end.end() || r->is_null()) return std::string();
+    AW_CHECK(object(*r, at + " .repo"));
+    return str(*r, "full_name", at + " .repo", false);
+  };
   if (auto it = j.find("head"); it != j.end() && it->is_object()) {
     AW_TRY(p.head_ref, str(*it, "ref", what + " .head", false));
     AW_TRY(p.head_sha, str(*it, "sha", what + " .head", false));
+    AW_TRY(p.head_repo, repo_of(*it, what + " .head"));
+  }
+  if (auto it = j.find("base"); it != j.end() && it->is_object()) {
+    AW_TRY(p.base_ref, str(*it, "ref", what + " .base", false));
+    AW_TRY(p.base_sha, str(*it, "sha", what + " .base", false));
+    AW_TRY(p.base_repo, repo_of(*it, what + " .base"));
   }
   return p;
+}
+
+namespace {
+
+// A whole number that may be absent or null (0 then): a review comment's line and in_reply_to_id.
+Result<int64_t> optional_integer(const json& j, const char* key, const std::string& what) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return int64_t{0};
+  if (!it->is_number_integer())
+    return fail("{}: '{}' is {}, not a whole number", what, key, it->type_name());
+  return it->get<int64_t>();
+}
+
+template <typename T, typename F>
+Result<std::vector<T>> list_of(const json& j, const std::string& what, F one) {
+  if (!j.is_array()) return fail("{}: expected a list, got {}", what, j.type_name());
+  std::vector<T> out;
+  size_t i = 0;
+  for (const json& x : j) {
+    std::string at = fmt::format("{} [{}]", what, i++);
+    AW_CHECK(object(x, at));
+    AW_TRY(T item, one(x, at));
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<ForgeReview>> reviews_from_json(const json& j, const std::string& what) {
+  return list_of<ForgeReview>(j, what,
+                              [](const json& x, const std::string& at) -> Result<ForgeReview> {
+                                ForgeReview v;
+                                AW_TRY(v.id, integer(x, "id", at));
+                                AW_TRY(v.author, user_at(x, "user", at));
+                                AW_TRY(v.state, str(x, "state", at, true));
+                                AW_TRY(v.body, str(x, "body", at, false));
+                                AW_TRY(v.submitted_at, str(x, "submitted_at", at, false));
+                                AW_TRY(v.commit_id, str(x, "commit_id", at, false));
+                                return v;
+                              });
+}
+
+Result<std::vector<ForgeReviewComment>> review_comments_from_json(const json& j,
+                                                                  const std::string& what) {
+  return list_of<ForgeReviewComment>(
+      j, what, [](const json& x, const std::string& at) -> Result<ForgeReviewComment> {
+        ForgeReviewComment c;
+        AW_TRY(c.id, integer(x, "id", at));
+        AW_TRY(c.review_id, optional_integer(x, "pull_request_review_id", at));
+        AW_TRY(c.in_reply_to, optional_integer(x, "in_reply_to_id", at));
+        AW_TRY(c.line, optional_integer(x, "line", at));
+        AW_TRY(c.author, user_at(x, "user", at));
+        AW_TRY(c.body, str(x, "body", at, false));
+        AW_TRY(c.path, str(x, "path", at, true));
+        AW_TRY(c.diff_hunk, str(x, "diff_hunk", at, false));
+        AW_TRY(c.created_at, str(x, "created_at", at, false));
+        AW_TRY(c.updated_at, str(x, "updated_at", at, false));
+        AW_TRY(c.html_url, str(x, "html_url", at, false));
+        return c;
+      });
 }
 
 Result<std::string> role_from_json(const json& j, const std::string& what) {

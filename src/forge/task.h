@@ -46,4 +46,14 @@ std::string clean_for_prompt(std::string_view in, size_t* removed = nullptr);
 // A fence of backticks longer than any run of backticks in text, at least 4.
 std::string fence_for(std::string_view text);
 
+// One piece of forge text as the task quotes it: "HEADING:", the text cleaned for the prompt
+// (and, when `markdown`, of what the forge's page hides), capped, in its own fence, with notes
+// after the fence naming what was removed or cut. The pull request's task (pr_task.h) quotes
+// review comments with it.
+std::string quoted_piece(std::string_view heading, std::string_view raw, bool markdown);
+
+// awaywork's own `head` whole, then as much of `quoted` as kTaskMaxBytes leaves room for, cut at
+// a line end with every open fence closed and a note naming `what` ("issue", "pull request").
+std::string join_capped(std::string head, std::string quoted, std::string_view what);
+
 }  // namespace aw

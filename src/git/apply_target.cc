@@ -97,16 +97,10 @@ Result<std::map<std::string, std::string>> read_tips(const gitx::Side& s, const 
   return tips;
 }
 
-// The tips of the target branch and of the unit's branch, with their objects in the scratch, and
-// whether the scratch has the base (it has the target's whole history: a base absent from it is
-// not on it).
-struct Tips {
-  std::string target;
-  std::optional<std::string> unit;
-  bool has_base = false;
-};
-// also/read: names read by the same git (the base's folders for apply_sparse); read is left
-// empty when the base came only with a fetch.
+}  // namespace
+
+namespace gitx {
+
 Result<Tips> find_tips(const gitx::Side& s, const ApplyTarget& at, const std::string& scratch,
                        const std::string& target_ref, const std::string& unit_ref,
                        const std::string& base, const std::vector<std::string>& also,
@@ -116,12 +110,16 @@ Result<Tips> find_tips(const gitx::Side& s, const ApplyTarget& at, const std::st
     AW_TRY(auto tip, commit_of(s.dest, target_ref));
     if (!tip) return fail("{} has no {}", s.shown, target_ref);
     t.target = *tip;
-    AW_TRY(t.unit, commit_of(s.dest, unit_ref));
+    if (!unit_ref.empty()) {
+      AW_TRY(t.unit, commit_of(s.dest, unit_ref));
+    }
     AW_TRY(auto here, present_commits(scratch, {base}, also, read));
     t.has_base = here.count(base) > 0;
     return t;
   }
-  AW_TRY(auto tips, read_tips(s, at, scratch, {target_ref, unit_ref}));
+  std::vector<std::string> refs = {target_ref};
+  if (!unit_ref.empty()) refs.push_back(unit_ref);
+  AW_TRY(auto tips, read_tips(s, at, scratch, refs));
   if (!tips.count(target_ref)) return fail("{} has no {}", s.shown, target_ref);
   // What the scratch lacks is fetched (everything, without a copy to borrow from; nothing, when
   // the mirror is fresh), into refs of the scratch that nothing else uses: no tags, no recursion.
@@ -149,13 +147,11 @@ Result<Tips> find_tips(const gitx::Side& s, const ApplyTarget& at, const std::st
     }
   }
   t.target = tips[target_ref];
-  if (tips.count(unit_ref)) t.unit = tips[unit_ref];
+  if (!unit_ref.empty() && tips.count(unit_ref)) t.unit = tips[unit_ref];
   t.has_base = here.count(base) > 0;
   return t;
 }
 
-// After the push: the remote's unit_ref, read back (read_ref, and git's own ls-remote when
-// read_ref does not see the branch yet: a forge's API may lag its git a moment).
 Result<std::optional<std::string>> pushed_tip(const gitx::Side& s, const ApplyTarget& at,
                                               const std::string& scratch,
                                               const std::string& unit_ref) {
@@ -168,6 +164,10 @@ Result<std::optional<std::string>> pushed_tip(const gitx::Side& s, const ApplyTa
   if (after.count(unit_ref)) return std::optional<std::string>(after[unit_ref]);
   return std::optional<std::string>{};
 }
+
+}  // namespace gitx
+
+namespace {
 
 // Is an existing unit branch this unit's own work (its marker and the same tree)?
 Result<bool> is_same_unit(const GitCall& base, const std::string& commit, const std::string& marker,
@@ -186,8 +186,10 @@ Result<bool> is_same_unit(const GitCall& base, const std::string& commit, const 
   return true;
 }
 
-// The objects of awaywork's own mirror (a bare git dir it made, sha1 unless the base says
-// otherwise): known without asking git.
+}  // namespace
+
+namespace gitx {
+
 Result<gitx::ObjectStore> mirror_objects(const std::string& mirror, const std::string& base) {
   struct stat st {};
   std::string objects = mirror + "/objects";
@@ -195,6 +197,10 @@ Result<gitx::ObjectStore> mirror_objects(const std::string& mirror, const std::s
     return fail("the mirror {} has no objects folder", mirror);
   return gitx::ObjectStore{gitx::hash_format_of(base), objects};
 }
+
+}  // namespace gitx
+
+namespace {
 
 Status check_request(const PublishRequest& req) {
   if (req.patch.empty()) return fail("nothing to publish: the patch is empty");
@@ -272,7 +278,7 @@ Result<PublishResult> publish(const PublishRequest& req) {
   if (borrow.empty()) {
     AW_CHECK(gitx::make_own_git_dir(dir));
   } else if (side.remote) {
-    AW_TRY(gitx::ObjectStore store, mirror_objects(borrow, req.base_commit));
+    AW_TRY(gitx::ObjectStore store, gitx::mirror_objects(borrow, req.base_commit));
     AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
   } else {
     AW_TRY(gitx::ObjectStore store, gitx::object_store(borrow));
@@ -283,8 +289,8 @@ Result<PublishResult> publish(const PublishRequest& req) {
 
   AW_TRY(auto folder_names, gitx::base_folder_names(req.base_commit, req.checked_paths));
   std::vector<gitx::CatObject> folders_read;  // read with the tips' presence: one git for both
-  AW_TRY(Tips tips, find_tips(side, req.target, dir, target_ref, unit_ref, req.base_commit,
-                              folder_names, &folders_read));
+  AW_TRY(gitx::Tips tips, gitx::find_tips(side, req.target, dir, target_ref, unit_ref,
+                                          req.base_commit, folder_names, &folders_read));
   std::string not_ancestor =
       fmt::format("base {} is not an ancestor of {} on {} (now {}); nothing pushed",
                   req.base_commit.substr(0, 12), target_ref, side.shown, tips.target.substr(0, 12));
@@ -329,7 +335,7 @@ Result<PublishResult> publish(const PublishRequest& req) {
                       .remote = side.remote};
   AW_CHECK(gitx::push_create(base, to, res.commit, unit_ref));
 
-  AW_TRY(auto now, pushed_tip(side, req.target, dir, unit_ref));
+  AW_TRY(auto now, gitx::pushed_tip(side, req.target, dir, unit_ref));
 
   if (now != res.commit)
     return fail("after push, {} on {} is not {}", unit_ref, side.shown, res.commit);

@@ -220,13 +220,19 @@ Status restore_unit(int root, int parent, const std::string& name, const std::st
 
 Result<BaseSnapshot> snapshot_base_paths(const Clone& c, const std::vector<std::string>& tops,
                                          const std::vector<std::string>& nested) {
+  return snapshot_paths_at(c, c.base_commit, tops, nested);
+}
+
+Result<BaseSnapshot> snapshot_paths_at(const Clone& c, const std::string& commit,
+                                       const std::vector<std::string>& tops,
+                                       const std::vector<std::string>& nested) {
+  if (!gitx::is_object_id(commit)) return fail("'{}' is not a full commit id", commit);
   BaseSnapshot s;
   s.tops = tops;
   s.nested = nested;
   // The whole tree's names (one git call, once per unit); contents only of what is kept.
-  AW_TRY(
-      std::string listed_tree,
-      gitx::run_ok(gitx::at(c.shadow, {"ls-tree", "-r", "-z", "--full-tree", c.base_commit}), {}));
+  AW_TRY(std::string listed_tree,
+         gitx::run_ok(gitx::at(c.shadow, {"ls-tree", "-r", "-z", "--full-tree", commit}), {}));
   std::vector<std::string> kept;
   for (auto& rec : gitx::split_z(listed_tree)) {
     size_t tab = rec.find('\t');

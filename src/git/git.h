@@ -82,6 +82,12 @@ struct BaseSnapshot {
 };
 Result<BaseSnapshot> snapshot_base_paths(const Clone& clone, const std::vector<std::string>& tops,
                                          const std::vector<std::string>& nested = {});
+// The same paths as another commit of the clone's source has them (a full commit id): a pull
+// request's follow-up clones the pull request's head, but its agent gets the base branch's
+// instructions and settings, never the head's (its author must not instruct the agent; issue 26).
+Result<BaseSnapshot> snapshot_paths_at(const Clone& clone, const std::string& commit,
+                                       const std::vector<std::string>& tops,
+                                       const std::vector<std::string>& nested = {});
 // Each of the snapshot's top paths in the clone, and each path below the top whose last component
 // is a nested name, made exactly what the base has (removed when the base has none; a nested one
 // the base has is put back only where its folder still is); one that already is stays untouched.
@@ -175,6 +181,37 @@ struct PublishResult {
 // that branch with the same marker and tree is success with already_applied (nothing is done);
 // finding it otherwise is an Error and the branch is left as it was.
 Result<PublishResult> publish(const PublishRequest& req);
+
+// ---- one commit on an existing branch (fast_forward.cc): a pull request's follow-up ---------
+
+struct FastForwardRequest {
+  ApplyTarget target;       // target.branch: the existing branch (a pull request's head)
+  std::string unit_id;      // the commit's marker trailer, `Awaywork-Unit: <id>`
+  std::string base_commit;  // full id: the branch's tip when the unit started (its clone)
+  std::string patch;        // the checked patch, against base_commit
+  std::vector<std::string> checked_paths;
+  Identity who;
+  std::string message;  // the marker trailer is appended
+  std::string scratch_dir;
+  std::string askpass;
+  std::function<void(const std::string&)> remove_scratch;  // as PublishRequest's
+};
+
+struct FastForwardResult {
+  std::string branch;            // target.branch
+  std::string commit;            // the new tip: one commit whose only parent is base_commit
+  bool already_applied = false;  // the branch's tip was this unit's commit already
+};
+
+// One new commit on target.branch, a fast-forward of base_commit, in a scratch git dir awaywork
+// owns (as publish()): the patch applied to base_commit, the changed paths equal to
+// checked_paths, committed with the marker, pushed without a force refspec and only while the
+// branch is still at base_commit (git's compare-and-swap, --force-with-lease=REF:BASE: the
+// server's ref transaction checks the old value, so a branch that moves, or is rewound, between
+// the check and the push is never written). When the branch is not at base_commit, nothing is
+// pushed and the Error says that it moved, where it is and what to do. Finding the branch's tip
+// already this unit's commit (marker, tree, parent base_commit) is success, already_applied.
+Result<FastForwardResult> publish_fast_forward(const FastForwardRequest& req);
 
 // ---- a remote's mirror (mirror.cc) ---------------------------------------------------------
 

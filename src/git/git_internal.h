@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -186,5 +187,29 @@ Result<Side> open_side(const ApplyTarget& t, const std::string& askpass);
 // git ARGS in scratch against the side; a refused credential is named in the Error.
 Result<Captured> remote_git(const Side& s, const std::string& scratch,
                             std::vector<std::string> args);
+
+// ---- a target's tips (apply_target.cc), shared by publish and publish_fast_forward ----------
+
+// The tips of the target branch and of the unit's branch, with their objects in the scratch, and
+// whether the scratch has the base (it has the target's whole history: a base absent from it is
+// not on it).
+struct Tips {
+  std::string target;
+  std::optional<std::string> unit;
+  bool has_base = false;
+};
+// also/read: names read by the same git (the base's folders for apply_sparse); read is left
+// empty when the base came only with a fetch. unit_ref "": only the target's tip is read.
+Result<Tips> find_tips(const Side& s, const ApplyTarget& at, const std::string& scratch,
+                       const std::string& target_ref, const std::string& unit_ref,
+                       const std::string& base, const std::vector<std::string>& also,
+                       std::vector<CatObject>* read);
+// After the push: the remote's ref, read back (read_ref, and git's own ls-remote when read_ref
+// does not see the branch yet: a forge's API may lag its git a moment).
+Result<std::optional<std::string>> pushed_tip(const Side& s, const ApplyTarget& at,
+                                              const std::string& scratch, const std::string& ref);
+// The objects of awaywork's own mirror (a bare git dir it made, sha1 unless the base says
+// otherwise): known without asking git.
+Result<ObjectStore> mirror_objects(const std::string& mirror, const std::string& base);
 
 }  // namespace aw::gitx

@@ -37,6 +37,10 @@ struct RunRequest {
   std::string base_commit;          // replay: the unit starts from this commit (base names it)
   std::string replay_of;            // replay: the unit this one repeats
   RunOrigin origin;
+  // A pull request's follow-up (issue 26): the clone is the pull request's head (base), but the
+  // agent's instructions and settings are this ref's (the pull request's base branch), never the
+  // head's. "" = the clone's own.
+  std::string instructions_from;
   // run --artifact: checked but not published (the agent job of the reusable workflow has a
   // read-only token; `apply --from DIR` publishes in the apply job).
   bool hold = false;

@@ -210,6 +210,12 @@ Result<Resolved> resolve_target(const Config& cfg, const RunRequest& req,
         git_ok({t.source.git_dir, "", "", "", {"symbolic-ref", "--short", "-q", "HEAD"}, ""});
     t.base_ref = head && !head->empty() ? head->substr(0, head->find('\n')) : t.base_commit;
   }
+  if (!req.instructions_from.empty()) {
+    AW_TRY(t.instructions_commit,
+           with_context(resolve_commit(t.source, req.instructions_from),
+                        fmt::format("the instructions' branch '{}' of repo {}",
+                                    req.instructions_from, t.label)));
+  }
   bool plain = !t.base_ref.empty() && t.base_ref.find_first_of(" ~^:?*[\\") == std::string::npos &&
                t.base_ref != t.base_commit;
   t.clone_branch = plain ? t.base_ref : "awaywork-base";

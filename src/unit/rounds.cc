@@ -71,10 +71,54 @@ Status between_rounds(const RoundsInput& in, int round, const std::vector<Failed
                     redact_all(in.task, in.literals), 0600);
 }
 
+// A pull request's follow-up (issue 26): the clone is the pull request's head, whose author
+// may have written its instruction files; the agent gets another commit's (the base branch's)
+// before the first phase, and every later round gets those back (`base`). False when the unit
+// has none: the clone's own are the base's.
+bool instructions_elsewhere(const Target& t) {
+  return !t.instructions_commit.empty() && t.instructions_commit != t.base_commit;
+}
+
+Status put_other_instructions(const RoundsInput& in, std::optional<BaseSnapshot>& base,
+                              UnitRecord& u) {
+  const Target& t = in.ctx.target;
+  AW_TRY(base, snapshot_paths_at(in.clone, t.instructions_commit, kAgentInstructionPaths,
+                                 kAgentNestedNames));
+  std::vector<std::string> notes;
+  AW_CHECK(restore_base_paths(in.clone, *base, notes));
+  for (auto& n : notes)
+    u.notes.push_back(fmt::format("instructions from {}, not the clone's: {}",
+                                  t.instructions_commit.substr(0, 12), n));
+  return {};
+}
+
+// After the last round, before the patch is collected: what the agent wrote at those paths is
+// dropped (and named in the notes), then the clone's own (the head's) come back, so the patch
+// holds neither the base branch's instruction files nor the agent's.
+Status put_own_instructions_back(const RoundsInput& in, const BaseSnapshot& other, UnitRecord& u) {
+  std::vector<std::string> notes;
+  AW_CHECK(restore_base_paths(in.clone, other, notes));
+  for (auto& n : notes)
+    u.notes.push_back("what the agent wrote at an instruction path is not published: " + n);
+  AW_TRY(BaseSnapshot own,
+         snapshot_base_paths(in.clone, kAgentInstructionPaths, kAgentNestedNames));
+  std::vector<std::string> expected;  // the head's own differ from the base branch's: no news
+  return restore_base_paths(in.clone, own, expected);
+}
+
 }  // namespace
 
 RoundsEnd run_rounds(const RoundsInput& in, UnitRecord& u) {
   const PhaseContext& ctx = in.ctx;
+  std::optional<BaseSnapshot> base;  // the instruction paths every round starts from
+  const bool elsewhere = instructions_elsewhere(ctx.target);
+  if (elsewhere) {
+    if (auto ok = put_other_instructions(in, base, u); !ok) {
+      u.reason = fmt::format("clone lost before the first phase: {}", ok.error().message);
+      in.save();
+      return {false, UnitState::lost};
+    }
+  }
   int index = 0;  // each phase's own (the isolators name containers and reports by it)
   for (const auto& plan : plan_prelude(ctx.target)) {
     PhaseOutput out;
@@ -87,7 +131,6 @@ RoundsEnd run_rounds(const RoundsInput& in, UnitRecord& u) {
   }
   const int rounds = std::max(1, ctx.target.repo.rounds);
   const std::string first_task = in.task;
-  std::optional<BaseSnapshot> base;
   HomeSnapshot home;
   if (rounds > 1) {
     auto snap = snapshot_home(ctx.paths.home);
@@ -125,7 +168,16 @@ RoundsEnd run_rounds(const RoundsInput& in, UnitRecord& u) {
         u.reason += fmt::format(" (all {} agent rounds spent)", rounds);
       return ended(v);
     }
-    if (failed.empty()) return {true, UnitState::done};
+    if (failed.empty()) {
+      if (elsewhere) {
+        if (auto ok = put_own_instructions_back(in, *base, u); !ok) {
+          u.reason = fmt::format("clone lost after the last phase: {}", ok.error().message);
+          in.save();
+          return {false, UnitState::lost};
+        }
+      }
+      return {true, UnitState::done};
+    }
   }
   return {false, UnitState::failed};  // not reached: the last round ends above
 }

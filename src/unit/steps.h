@@ -40,6 +40,9 @@ struct Target {
   std::string request_repo;  // what a request's `repo` must name: OWNER/REPO, else the label
   // What of it the isolation is told (isolate/isolator.h): data, copied when the isolator is made.
   IsolationSpec isolation() const { return {label, repo, agent, profile}; }
+  // The commit whose agent instruction paths the agent gets (RunRequest::instructions_from); ""
+  // = base_commit's.
+  std::string instructions_commit;
 };
 // The target, and the publisher that serves its repository (null: git's own), kept apart: the
 // publisher may hold a credential, and the target reaches the phases.

@@ -391,6 +391,146 @@ class FakeGithubTest(unittest.TestCase):
         self.assertEqual(self.fake.control("GET", "stats")["writes"], 1)
 
 
+class FakeGithubPullReviewsTest(unittest.TestCase):
+    """Pull requests under review: reviews and their states, review comments anchored to the
+    diff and their threads, requested reviewers, and a pull request from a fork."""
+
+    def setUp(self):
+        self.fake = Fake()
+        self.src = source_repo(self.fake.dir, branches=())
+        with open(os.path.join(self.src, "lib.py"), "w") as f:
+            f.write("".join(f"line {k}\n" for k in range(1, 21)))
+        git("add", ".", cwd=self.src)
+        git("commit", "-qm", "lib", cwd=self.src)
+        git("checkout", "-qb", "work", cwd=self.src)
+        with open(os.path.join(self.src, "lib.py"), "w") as f:
+            f.write("".join(f"line {k}\n" if k != 10 else "line ten\n" for k in range(1, 21)))
+        git("commit", "-qam", "ten", cwd=self.src)
+        git("checkout", "-q", "main", cwd=self.src)
+        self.alice = self.fake.user("alice")
+        self.bob = self.fake.user("bob")
+        self.fake.repo("alice", "r", self.src)
+        self.fake.control("PUT", "repos/alice/r/collaborators/bob", {"permission": "write"})
+        _, _, self.pr = self.fake.call("POST", "/repos/alice/r/pulls",
+                                       {"title": "t", "head": "work", "base": "main"},
+                                       token=self.alice)
+        self.n = self.pr["number"]
+
+    def tearDown(self):
+        self.fake.stop()
+
+    def review(self, token, **body):
+        return self.fake.call("POST", f"/repos/alice/r/pulls/{self.n}/reviews", body,
+                              token=token)
+
+    def test_a_review_requests_changes_with_comments_anchored_to_the_diff(self):
+        status, _, v = self.review(self.bob, event="REQUEST_CHANGES", body="not yet",
+                                   comments=[{"path": "lib.py", "line": 10, "body": "why?"}])
+        self.assertEqual((status, v["state"], v["user"]["login"]), (200, "CHANGES_REQUESTED",
+                                                                     "bob"))
+        self.assertEqual(v["commit_id"], self.pr["head"]["sha"])
+        self.assertIn("submitted_at", v)
+        _, _, listed = self.fake.call("GET", f"/repos/alice/r/pulls/{self.n}/comments",
+                                      token=self.alice)
+        self.assertEqual(len(listed), 1)
+        c = listed[0]
+        self.assertEqual((c["path"], c["line"], c["side"], c["pull_request_review_id"]),
+                         ("lib.py", 10, "RIGHT", v["id"]))
+        self.assertNotIn("in_reply_to_id", c)
+        self.assertTrue(c["diff_hunk"].startswith("@@ -7,7 +7,7 @@"), c["diff_hunk"])
+        self.assertTrue(c["diff_hunk"].endswith("+line ten"), c["diff_hunk"])
+        self.assertEqual(c["position"], 5)  # the hunk header is line 0 of the file's diff
+        status, _, bad = self.review(self.bob, event="COMMENT", body="x",
+                                     comments=[{"path": "lib.py", "line": 1, "body": "far"}])
+        self.assertEqual((status, bad["errors"][0]["field"]),
+                         (422, "pull_request_review_thread.line"))
+        self.assertEqual(self.review(self.bob, event="APPROVE")[2]["state"], "APPROVED")
+        self.assertEqual(self.review(self.bob, event="COMMENT", body="hm")[2]["state"],
+                         "COMMENTED")
+        status, _, own = self.review(self.alice, event="REQUEST_CHANGES", body="me")
+        self.assertEqual((status, own["errors"]),
+                         (422, ["Review Can not request changes on your own pull request"]))
+        _, _, states = self.fake.call("GET", f"/repos/alice/r/pulls/{self.n}/reviews",
+                                      token=self.alice)
+        self.assertEqual([x["state"] for x in states],
+                         ["CHANGES_REQUESTED", "APPROVED", "COMMENTED"])
+
+    def test_a_reply_joins_the_thread_of_its_first_comment(self):
+        self.review(self.bob, event="COMMENT", body="b",
+                    comments=[{"path": "lib.py", "line": 10, "body": "first"}])
+        first = self.fake.call("GET", "/repos/alice/r/pulls/comments", token=self.alice)[2][0]
+        base = f"/repos/alice/r/pulls/{self.n}/comments"
+        status, h, reply = self.fake.call("POST", f"{base}/{first['id']}/replies",
+                                          {"body": "done"}, token=self.alice)
+        self.assertEqual((status, reply["in_reply_to_id"], reply["path"], reply["line"]),
+                         (201, first["id"], "lib.py", 10))
+        self.assertEqual(reply["diff_hunk"], first["diff_hunk"])
+        self.assertTrue(h["location"].endswith(f"/pulls/comments/{reply['id']}"))
+        # A reply to the reply still names the thread's first comment, as on GitHub.
+        _, _, again = self.fake.call("POST", base, {"body": "more", "in_reply_to": reply["id"]},
+                                     token=self.bob)
+        self.assertEqual(again["in_reply_to_id"], first["id"])
+        self.assertEqual(self.fake.call("POST", f"{base}/999999/replies", {"body": "x"},
+                                        token=self.alice)[0], 404)
+        self.fake.control("PATCH", f"repos/alice/r/pulls/comments/{first['id']}",
+                          {"body": "edited"})
+        _, _, edited = self.fake.call("GET", f"/repos/alice/r/pulls/comments/{first['id']}",
+                                      token=self.alice)
+        self.assertEqual(edited["body"], "edited")
+        pull = self.fake.call("GET", f"/repos/alice/r/pulls/{self.n}", token=self.alice)[2]
+        self.assertEqual(pull["review_comments"], 3)
+
+    def test_reviewers_are_requested_from_collaborators_and_a_review_answers_the_request(self):
+        path = f"/repos/alice/r/pulls/{self.n}/requested_reviewers"
+        status, _, pull = self.fake.call("POST", path, {"reviewers": ["bob"]}, token=self.alice)
+        self.assertEqual((status, [u["login"] for u in pull["requested_reviewers"]]),
+                         (201, ["bob"]))
+        self.assertEqual(self.fake.call("GET", path, token=self.alice)[2]["users"][0]["login"],
+                         "bob")
+        self.fake.user("carol")
+        status, _, err = self.fake.call("POST", path, {"reviewers": ["carol"]}, token=self.alice)
+        self.assertEqual(status, 422)
+        self.assertIn("only be requested from collaborators", err["message"])
+        status, _, err = self.fake.call("POST", path, {"reviewers": ["alice"]}, token=self.alice)
+        self.assertEqual((status, err["message"]),
+                         (422, "Review cannot be requested from pull request author."))
+        self.review(self.bob, event="REQUEST_CHANGES", body="no")
+        self.assertEqual(self.fake.call("GET", path, token=self.alice)[2]["users"], [])
+        self.fake.call("POST", path, {"reviewers": ["bob"]}, token=self.alice)  # re-requested
+        self.assertEqual(len(self.fake.call("GET", path, token=self.alice)[2]["users"]), 1)
+        self.assertEqual(self.fake.call("POST", path, {"reviewers": ["bob"]}, token=self.bob)[0],
+                         201)  # write access may request too
+        status, _, _ = self.fake.call("DELETE", path, {"reviewers": ["bob"]}, token=self.alice)
+        self.assertEqual(status, 200)
+        self.assertEqual(self.fake.call("GET", path, token=self.alice)[2]["users"], [])
+
+    def test_a_pull_request_from_a_fork_names_the_forks_repository_as_its_head(self):
+        mallory = self.fake.user("mallory")
+        fork = self.fake.repo("mallory", "r", fork_of="alice/r")
+        self.assertEqual((fork["fork"], fork["parent"]["full_name"], fork["source"]["full_name"]),
+                         (True, "alice/r", "alice/r"))
+        status, _, pr = self.fake.call("POST", "/repos/alice/r/pulls",
+                                       {"title": "f", "head": "mallory:work", "base": "main"},
+                                       token=mallory)  # no write access to alice/r needed
+        self.assertEqual(status, 201)
+        self.assertEqual((pr["head"]["repo"]["full_name"], pr["head"]["label"],
+                          pr["base"]["repo"]["full_name"]),
+                         ("mallory/r", "mallory:work", "alice/r"))
+        self.assertTrue(pr["head"]["repo"]["fork"])
+        self.assertEqual(self.fake.call("POST", "/repos/alice/r/pulls",
+                                        {"title": "f", "head": "mallory:work", "base": "main"},
+                                        token=self.bob)[0], 403)  # bob may not push to the fork
+        status, _, v = self.fake.call("POST", f"/repos/alice/r/pulls/{pr['number']}/reviews",
+                                      {"event": "COMMENT", "body": "b", "comments": [
+                                          {"path": "lib.py", "line": 10, "body": "x"}]},
+                                      token=self.bob)
+        self.assertEqual((status, v["commit_id"]), (200, pr["head"]["sha"]))
+        by_anyone = self.fake.control("POST", "repos/alice/r/pulls",
+                                      {"user": "mallory", "head": "mallory:work", "base": "main",
+                                       "title": "again"})
+        self.assertEqual(by_anyone["user"]["login"], "mallory")
+
+
 class FakeGithubFilesTest(unittest.TestCase):
     def test_the_log_file_has_the_entries_and_the_snapshot_no_token(self):
         import tempfile

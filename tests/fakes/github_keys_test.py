@@ -128,6 +128,7 @@ class KeysMatchTheRecordings(unittest.TestCase):
         f.repo("alice", "r", source_repo(f.dir, workflow="ci.yml"))
         f.control("PUT", "repos/alice/r/collaborators/bob", {"permission": "write"})
         t = cls.token
+        bob = f.user("bob")
         f.call("POST", "/repos/alice/r/issues", {"title": "one", "body": "b",
                                                  "assignees": ["bob"]}, token=t)
         cls.got = {}
@@ -150,6 +151,16 @@ class KeysMatchTheRecordings(unittest.TestCase):
         f.call("POST", "/repos/alice/r/actions/workflows/ci.yml/dispatches", {"ref": "main"},
                token=t)
         run_id = f.call("GET", "/repos/alice/r/actions/runs", token=t)[2]["workflow_runs"][0]["id"]
+        # A review with an inline comment on feature.txt (the pull request's one added line),
+        # a reply in its thread, and bob requested as a reviewer.
+        cls.got["create_review"] = f.call("POST", "/repos/alice/r/pulls/3/reviews", {
+            "event": "COMMENT", "body": "r", "comments": [
+                {"path": "feature.txt", "line": 1, "body": "c"}]}, token=bob)
+        rc = f.call("GET", "/repos/alice/r/pulls/3/comments", token=t)[2][0]["id"]
+        cls.got["create_reply"] = f.call("POST", f"/repos/alice/r/pulls/3/comments/{rc}/replies",
+                                         {"body": "done"}, token=t)
+        cls.got["request_reviewers"] = f.call("POST", "/repos/alice/r/pulls/3/requested_reviewers",
+                                              {"reviewers": ["bob"]}, token=t)
         cls.got["label_422"] = f.call("POST", "/repos/alice/r/labels",
                                       {"name": "y", "color": "invalid"}, token=t)
         for name, path in [
@@ -167,7 +178,11 @@ class KeysMatchTheRecordings(unittest.TestCase):
                 ("get_user_by_login", "/users/bob"), ("list_runs", "/repos/alice/r/actions/runs"),
                 ("list_workflow_runs", "/repos/alice/r/actions/workflows/ci.yml/runs"),
                 ("get_run", f"/repos/alice/r/actions/runs/{run_id}"),
-                ("rate_limit", "/rate_limit"), ("not_found", "/repos/alice/nope")]:
+                ("rate_limit", "/rate_limit"), ("not_found", "/repos/alice/nope"),
+                ("list_reviews", "/repos/alice/r/pulls/3/reviews"),
+                ("list_review_comments", "/repos/alice/r/pulls/3/comments"),
+                ("list_review_comments_for_repo", "/repos/alice/r/pulls/comments"),
+                ("get_requested_reviewers", "/repos/alice/r/pulls/3/requested_reviewers")]:
             cls.got[name] = f.call("GET", path, token=t)
         cls.got["bad_credentials"] = f.call("GET", "/user", token="ghp_" + "0" * 36)
 
@@ -216,6 +231,16 @@ class KeysMatchTheRecordings(unittest.TestCase):
             ("rate_limit", "/rate_limit", "get", "200"), ("not_found", R, "get", "404"),
             ("bad_credentials", "/user", "get", "401"),
             ("label_422", R + "/labels", "post", "422"),
+            ("create_review", R + "/pulls/{pull_number}/reviews", "post", "200"),
+            ("list_reviews", R + "/pulls/{pull_number}/reviews", "get", "200"),
+            ("list_review_comments", R + "/pulls/{pull_number}/comments", "get", "200"),
+            ("list_review_comments_for_repo", R + "/pulls/comments", "get", "200"),
+            ("create_reply", R + "/pulls/{pull_number}/comments/{comment_id}/replies", "post",
+             "201"),
+            ("request_reviewers", R + "/pulls/{pull_number}/requested_reviewers", "post",
+             "201"),
+            ("get_requested_reviewers", R + "/pulls/{pull_number}/requested_reviewers", "get",
+             "200"),
         ]
 
     def explain(self, found, allowed):

@@ -46,7 +46,7 @@ constexpr bool is_publisher =
 
 [[maybe_unused]] void target_members(Target& t) {
   auto& [label, repo, source, base_ref, base_commit, clone_branch, agent, profile, mirror_lock,
-         request_repo] = t;
+         request_repo, instructions_commit] = t;
   static_assert(std::is_same_v<decltype(label), std::string>);
   static_assert(std::is_same_v<decltype(repo), RepoConfig>);
   static_assert(std::is_same_v<decltype(source), SourceRepo>);
@@ -57,6 +57,7 @@ constexpr bool is_publisher =
   static_assert(std::is_same_v<decltype(profile), ProfileConfig>);
   static_assert(std::is_same_v<decltype(mirror_lock), std::shared_ptr<MirrorLock>>);
   static_assert(std::is_same_v<decltype(request_repo), std::string>);
+  static_assert(std::is_same_v<decltype(instructions_commit), std::string>);
 }
 
 // The publisher a unit's repository resolved to is kept beside the target, never in it.

@@ -5,7 +5,7 @@ error answers. The server (server.py) adds auth, rate limits, ETags and the log 
 import re
 import subprocess
 
-from . import shapes
+from . import reviews, shapes
 from .store import FakeError, invalid, not_found, parse_iso
 
 PULLS_DOC = "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"
@@ -327,16 +327,32 @@ def repo_events(req, m):
 
 
 # --- pull requests, refs, workflows ----------------------------------------------------------
+def fork_of(st, r, owner, named=None):
+    """OWNER's fork of R (the one named "owner/name" when the body names head_repo), or None."""
+    for f in st.repos.values():
+        if f["owner"] == owner and f.get("parent") == r["full_name"] and \
+                (named is None or f["name"] == named):
+            return f
+    return None
+
+
 def create_pull(req, m):
-    r = writable(req, m)
     st, b = req.st, req.need("head", "base")
     owner, _, head = b["head"].rpartition(":")
+    r = repo_of(req, m, write=True)
     owner = owner or r["owner"]
+    # From a fork anyone who may read the base repository opens one (GitHub asks for push on
+    # the fork, not on the base); from a branch of the repository itself, write access.
+    head_repo = r if owner == r["owner"] else fork_of(st, r, owner, b.get("head_repo"))
+    if head_repo is r:
+        r = writable(req, m)
+    elif head_repo is not None and not st.can_write(head_repo, req.login):
+        raise FakeError(403, "Resource not accessible by personal access token")
     if r["pr_refused"]:
         raise FakeError(422, "Validation Failed", [{"resource": "PullRequest", "code": "custom",
                         "message": "pull request refused by the FAKE GitHub (pr_refused)"}],
                         PULLS_DOC)
-    if owner != r["owner"] or not st.ref_sha(r, head):
+    if head_repo is None or not st.ref_sha(head_repo, head):
         raise FakeError(422, "Validation Failed",
                         [{"resource": "PullRequest", "field": "head", "code": "invalid"}],
                         PULLS_DOC)
@@ -345,11 +361,12 @@ def create_pull(req, m):
                         [{"resource": "PullRequest", "field": "base", "code": "invalid"}],
                         PULLS_DOC)
     for i in r["issues"].values():
-        if i["pull"] and i["state"] == "open" and i["pull"]["head"] == head:
+        if i["pull"] and i["state"] == "open" and i["pull"]["head"] == head and \
+                i["pull"]["head_owner"] == owner:
             raise FakeError(422, "Validation Failed", [
                 {"resource": "PullRequest", "code": "custom",
                  "message": f"A pull request already exists for {owner}:{head}."}], PULLS_DOC)
-    if st.ref_sha(r, head) == st.ref_sha(r, b["base"]):
+    if st.ref_sha(head_repo, head) == st.ref_sha(r, b["base"]):
         raise FakeError(422, "Validation Failed", [
             {"resource": "PullRequest", "code": "custom",
              "message": f"No commits between {b['base']} and {head}"}], PULLS_DOC)
@@ -361,7 +378,8 @@ def create_pull(req, m):
     capped("PullRequest", b)
     i = st.add_issue(r, req.login, b["title"], b.get("body"))
     i["pull"] = {"id": st.new_id(), "head": head, "head_owner": owner, "base": b["base"],
-                 "draft": bool(b.get("draft"))}
+                 "draft": bool(b.get("draft")), "head_repo": head_repo["full_name"],
+                 "requested": []}
     req.headers["Location"] = f"{req.urls.api}/repos/{r['full_name']}/pulls/{i['number']}"
     return 201, shapes.pull(r, i, st, req.urls, req.login)
 
@@ -538,6 +556,7 @@ ROUTES = [
     ("GET", REPO + r"/actions/runs/(?P<id>\d+)", get_run),
     ("GET", REPO + r"/actions/workflows/(?P<wf>[^/]+)/runs", list_workflow_runs),
 ]
+ROUTES += reviews.ROUTES  # reviews, review comments and their threads, requested reviewers
 COMPILED = [(method, re.compile(pattern + "$"), fn) for method, pattern, fn in ROUTES]
 
 

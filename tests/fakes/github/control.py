@@ -4,7 +4,7 @@ collaborators, issues and comments by anyone) and reads back what awaywork did (
 
 import re
 
-from . import shapes
+from . import api, reviews, shapes
 from .store import ROLES, FakeError, invalid
 
 REPO = r"/_fake/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
@@ -27,7 +27,7 @@ def repos(st, b, m, urls):
     if not b.get("owner") or not b.get("name"):
         raise invalid("Repository", "name", "missing_field")
     r = st.add_repo(b["owner"], b["name"], b.get("source"), b.get("default_branch"),
-                    b.get("private", False))
+                    b.get("private", False), b.get("fork_of"))
     return 201, shapes.repo(r, st, urls, r["owner"])
 
 
@@ -98,6 +98,54 @@ def runs(st, b, m, urls):
     return 200, [dict(x) for x in st.repo(m["owner"], m["repo"])["runs"]]
 
 
+def pull(st, b, m, urls):
+    """A pull request opened by anyone ("user"), from a branch of the repository or, with
+    "head": "OWNER:BRANCH", of OWNER's fork; no permission asked."""
+    r = st.repo(m["owner"], m["repo"])
+    login = as_user(st, r, b)
+    owner, _, head = b.get("head", "").rpartition(":")
+    owner = owner or r["owner"]
+    head_repo = r if owner == r["owner"] else api.fork_of(st, r, owner)
+    if head_repo is None or not st.ref_sha(head_repo, head) or \
+            not st.ref_sha(r, b.get("base")):
+        raise invalid("PullRequest", "head")
+    i = st.add_issue(r, login, b.get("title", "a pull request"), b.get("body"))
+    i["pull"] = {"id": st.new_id(), "head": head, "head_owner": owner, "base": b["base"],
+                 "draft": bool(b.get("draft")), "head_repo": head_repo["full_name"],
+                 "requested": []}
+    return 201, shapes.pull(r, i, st, urls, login)
+
+
+def review(st, b, m, urls):
+    """A review by anyone ("user"): event APPROVE, REQUEST_CHANGES or COMMENT (none: PENDING),
+    body, comments [{path, line, body}]."""
+    r = st.repo(m["owner"], m["repo"])
+    i = reviews.pull_of(st, r, m["n"])
+    v = reviews.add_review(st, r, i, as_user(st, r, b), b.get("event"), b.get("body"),
+                           b.get("comments") or [])
+    return 201, shapes.review(r, v, st, urls)
+
+
+def review_comment(st, b, m, urls):
+    """A review comment by anyone ("user"): {path, line, body} or {in_reply_to, body}."""
+    r = st.repo(m["owner"], m["repo"])
+    i = reviews.pull_of(st, r, m["n"])
+    login = as_user(st, r, b)
+    if b.get("in_reply_to") is not None:
+        c = reviews.add_reply(st, r, i, login, b.get("body", ""), b["in_reply_to"])
+    else:
+        c = reviews.add_single_comment(st, r, i, login, b.get("body", ""), b.get("path"),
+                                       b.get("line"))
+    return 201, shapes.review_comment(r, c, st, urls)
+
+
+def edit_review_comment(st, b, m, urls):
+    r = st.repo(m["owner"], m["repo"])
+    c = reviews.review_comment(st, r, m["id"])
+    c["body"], c["updated_at"] = b.get("body", c["body"]), st.now()
+    return 200, shapes.review_comment(r, c, st, urls)
+
+
 def faults(st, b, m, urls):
     for key in ("secondary_limit", "retry_after", "secondary_status", "server_errors", "status",
                 "poll_interval"):
@@ -137,6 +185,10 @@ ROUTES = [
     ("POST", REPO + r"/issues/(?P<n>\d+)/comments", comment),
     ("PATCH", REPO + r"/issues/comments/(?P<id>\d+)", edit_comment),
     ("POST", REPO + r"/issues/(?P<n>\d+)/labels", labels),
+    ("POST", REPO + r"/pulls", pull),
+    ("POST", REPO + r"/pulls/(?P<n>\d+)/reviews", review),
+    ("POST", REPO + r"/pulls/(?P<n>\d+)/comments", review_comment),
+    ("PATCH", REPO + r"/pulls/comments/(?P<id>\d+)", edit_review_comment),
     ("GET", REPO + r"/actions/runs", runs),
     ("PATCH", REPO + r"/actions/runs/(?P<id>\d+)", run_state),
     ("POST", r"/_fake/faults", faults),

@@ -83,7 +83,7 @@ def repo(r, st, urls, viewer, full=True):
     out = {"id": r["id"], "node_id": node_id("Repository", r["id"]), "name": r["name"],
            "full_name": r["full_name"], "private": r["private"],
            "owner": user_of(r["owner"], st, urls), "html_url": web, "description": None,
-           "fork": False, "url": base}
+           "fork": bool(r.get("parent")), "url": base}
     for key, suffix in REPO_URLS:
         out[key] = base + suffix
     opened = sum(1 for i in r["issues"].values() if i["state"] == "open")
@@ -107,6 +107,12 @@ def repo(r, st, urls, viewer, full=True):
                     "allow_auto_merge": False, "delete_branch_on_merge": False,
                     "allow_update_branch": False, "use_squash_pr_title_as_default": False,
                     "network_count": 0, "subscribers_count": 0})
+        if r.get("parent"):  # GitHub names a fork's parent and the network's source
+            parent = st.repos[r["parent"]]
+            out["parent"] = repo(parent, st, urls, viewer, full=False)
+            while parent.get("parent"):
+                parent = st.repos[parent["parent"]]
+            out["source"] = repo(parent, st, urls, viewer, full=False)
     return out
 
 
@@ -230,6 +236,8 @@ def permission(r, st, urls, login):
 
 
 def pull_end(r, st, urls, viewer, ref, owner):
+    """A pull request's head or base: R is the repository the branch lives in (a fork's for a
+    fork's head)."""
     return {"label": f"{owner}:{ref}", "ref": ref, "sha": st.ref_sha(r, ref),
             "user": user_of(owner, st, urls), "repo": repo(r, st, urls, viewer, full=False)}
 
@@ -239,7 +247,8 @@ def pull(r, i, st, urls, viewer, full=True):
     api = f"{urls.api}/repos/{r['full_name']}"
     web = f"{urls.web}/{r['full_name']}/pull/{i['number']}"
     assignees = [user_of(a, st, urls) for a in i["assignees"]]
-    head = pull_end(r, st, urls, viewer, p["head"], p["head_owner"])
+    head_repo = st.repos[p.get("head_repo", r["full_name"])]
+    head = pull_end(head_repo, st, urls, viewer, p["head"], p["head_owner"])
     out = {"url": f"{api}/pulls/{i['number']}", "id": p["id"],
            "node_id": node_id("PullRequest", p["id"]), "html_url": web,
            "diff_url": web + ".diff", "patch_url": web + ".patch",
@@ -256,7 +265,9 @@ def pull(r, i, st, urls, viewer, full=True):
            "updated_at": iso(i["updated_at"]),
            "closed_at": iso(i["closed_at"]) if i["closed_at"] else None, "merged_at": None,
            "merge_commit_sha": None, "assignee": assignees[0] if assignees else None,
-           "assignees": assignees, "requested_reviewers": [], "requested_teams": [],
+           "assignees": assignees,
+           "requested_reviewers": [user_of(u, st, urls) for u in p.get("requested", [])],
+           "requested_teams": [],
            "head": head, "base": pull_end(r, st, urls, viewer, p["base"], r["owner"])}
     links = {"self": out["url"], "html": web, "issue": out["issue_url"],
              "comments": out["comments_url"], "review_comments": out["review_comments_url"],
@@ -268,9 +279,51 @@ def pull(r, i, st, urls, viewer, full=True):
     if full:
         out.update({"merged": False, "mergeable": None, "rebaseable": None,
                     "mergeable_state": "unknown", "merged_by": None,
-                    "comments": len(st.comments_of(r, i)), "review_comments": 0,
+                    "comments": len(st.comments_of(r, i)),
+                    "review_comments": sum(1 for c in r.get("review_comments", {}).values()
+                                           if c["pull"] == i["number"]),
                     "maintainer_can_modify": False, "commits": 1, "additions": 0,
                     "deletions": 0, "changed_files": 0})
+    return out
+
+
+def review(r, v, st, urls):
+    """A pull request review (states APPROVED, CHANGES_REQUESTED, COMMENTED, PENDING)."""
+    api = f"{urls.api}/repos/{r['full_name']}/pulls/{v['pull']}"
+    web = f"{urls.web}/{r['full_name']}/pull/{v['pull']}#pullrequestreview-{v['id']}"
+    out = {"id": v["id"], "node_id": node_id("PullRequestReview", v["id"]),
+           "user": user_of(v["user"], st, urls), "body": v["body"], "state": v["state"],
+           "html_url": web, "pull_request_url": api,
+           "author_association": association(r, st, v["user"]),
+           "_links": {"html": {"href": web}, "pull_request": {"href": api}}}
+    if v["submitted_at"] is not None:  # a pending review has no submitted_at
+        out["submitted_at"] = iso(v["submitted_at"])
+    out["commit_id"] = v["commit_id"]
+    return out
+
+
+def review_comment(r, c, st, urls):
+    """A review comment: anchored to a line of the diff, in a thread when in_reply_to_id."""
+    api = f"{urls.api}/repos/{r['full_name']}"
+    url = f"{api}/pulls/comments/{c['id']}"
+    web = f"{urls.web}/{r['full_name']}/pull/{c['pull']}#discussion_r{c['id']}"
+    pull_url = f"{api}/pulls/{c['pull']}"
+    out = {"url": url, "pull_request_review_id": c["review"], "id": c["id"],
+           "node_id": node_id("PullRequestReviewComment", c["id"]),
+           "diff_hunk": c["diff_hunk"], "path": c["path"], "commit_id": c["commit_id"],
+           "original_commit_id": c["original_commit_id"],
+           "user": user_of(c["user"], st, urls), "body": c["body"],
+           "created_at": iso(c["created_at"]), "updated_at": iso(c["updated_at"]),
+           "html_url": web, "pull_request_url": pull_url,
+           "author_association": association(r, st, c["user"]),
+           "_links": {"self": {"href": url}, "html": {"href": web},
+                      "pull_request": {"href": pull_url}},
+           "reactions": reactions(url, {}), "start_line": None, "original_start_line": None,
+           "start_side": None, "line": c["line"], "original_line": c["line"], "side": "RIGHT",
+           "original_position": c["position"], "position": c["position"],
+           "subject_type": "line"}
+    if c["in_reply_to"] is not None:  # GitHub leaves the key out of a thread's first comment
+        out["in_reply_to_id"] = c["in_reply_to"]
     return out
 
 

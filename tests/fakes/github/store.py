@@ -119,8 +119,17 @@ class State:
     def bare_path(self, full_name):
         return os.path.join(self.root, "repos", full_name + ".git")
 
-    def add_repo(self, owner, name, source=None, default_branch=None, private=False):
+    def add_repo(self, owner, name, source=None, default_branch=None, private=False,
+                 fork_of=None):
+        """A repository; FORK_OF ("owner/name") makes it a fork: a copy of that repository's
+        branches, named as its fork (repo shape's fork, parent and source)."""
         full = f"{owner}/{name}"
+        if fork_of is not None:
+            parent = self.repos.get(fork_of)
+            if not parent:
+                raise invalid("Repository", "fork_of")
+            source = self.bare_path(fork_of)
+            default_branch = default_branch or parent["default_branch"]
         if full in self.repos:
             raise invalid("Repository", "name", "already_exists")
         self.add_user(owner)
@@ -141,7 +150,8 @@ class State:
              "created_at": self.now(), "collaborators": {owner: "admin"},
              "drafts_allowed": True, "pr_refused": False, "push_refused": False,
              "issues": {}, "next_number": 1, "labels": {}, "comments": {}, "events": [],
-             "reactions": [], "runs": []}
+             "reactions": [], "runs": [], "parent": fork_of, "reviews": [],
+             "review_comments": {}}
         self.repos[full] = r
         return r
 

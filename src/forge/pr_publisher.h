@@ -1,0 +1,36 @@
+// The publisher of a pull request's follow-up (issue 26): the unit's checked patch becomes one
+// new commit on the pull request's own branch, a fast-forward of the commit the unit started from
+// (git.h publish_fast_forward: nothing is pushed when the branch moved), then a marked reply in
+// each review thread the task quoted, and review requested again from the admitted reviewers who
+// asked for changes. Each reply carries its marker (`reply-<thread>`), so a replay posts none
+// twice. Everything else (the source's fetch, the progress comment, the usage) is the forge
+// publisher's.
+//
+//   AW_TRY(PullRun r, pull_request_run(cfg, "web", 9));
+//   run_unit(cfg, r.request, obs, pull_publishers(r));
+#pragma once
+
+#include <memory>
+
+#include "forge/pr_source.h"
+#include "forge/publisher.h"
+
+namespace aw {
+
+class PullPublisher : public ForgePublisher {
+ public:
+  PullPublisher(std::shared_ptr<ForgeSession> s, ForgePull pull, PullFollowUp follow)
+      : ForgePublisher(s), s_(std::move(s)), pull_(std::move(pull)), follow_(std::move(follow)) {}
+
+  Result<Applied> publish(const ApplyInput& in) override;
+
+ private:
+  std::shared_ptr<ForgeSession> s_;
+  ForgePull pull_;
+  PullFollowUp follow_;
+};
+
+// The pull request's repository publishes through a PullPublisher; any other as forge_publishers.
+OpenPublisher pull_publishers(const PullRun& run);
+
+}  // namespace aw

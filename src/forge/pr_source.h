@@ -1,0 +1,48 @@
+// A pull request as a source (issue 26): `run --pr NAME#N` becomes a follow-up unit's request.
+// Only awaywork's own pull request from a branch of the repository itself is followed up (a
+// stranger's pull request, or one from a fork, is refused: awaywork never pushes to a branch that
+// is not its own). The pull request, its reviews and review comments are read, the task built by
+// pr_task.h (the opening unit's recorded task from this machine's record, when there), and the
+// request made: the clone is the pull request's head commit, the agent's instructions its base
+// branch's (RunRequest::instructions_from).
+//
+//   AW_TRY(PullRun r, pull_request_run(cfg, "web", 9));
+//   run_unit(cfg, r.request, obs, pull_publishers(r));   // pr_publisher.h
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "config/config.h"
+#include "forge/pr_task.h"
+#include "forge/session.h"
+#include "unit/pipeline.h"
+
+namespace aw {
+
+// The note a follow-up unit's record opens with ("follow-up of pull request #9 (branch B)"):
+// `awaywork apply ID` refuses such a unit, whose publisher is not the forge's usual one (a later
+// apply of a follow-up is not built yet).
+inline constexpr std::string_view kFollowUpNote = "follow-up of pull request #";
+bool is_follow_up(const std::vector<std::string>& notes);
+
+struct PullRun {
+  RunRequest request;
+  std::shared_ptr<ForgeSession> session;
+  ForgePull pull;
+  PullFollowUp follow;  // the threads to reply in, the reviewers to re-request
+};
+
+// repo: as the command was given it (a repos: name or OWNER/REPO). An Error (not awaywork's pull
+// request, a fork's, nothing admitted asks for work) means no unit is made.
+Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int64_t number);
+
+// The checks on a pull request before a follow-up, pure: an Error names why it is not followed.
+Status followable(const ForgePull& pull, const std::string& owner_repo,
+                  const std::string& self_login);
+
+}  // namespace aw

@@ -1,0 +1,55 @@
+// The task of a follow-up unit on a pull request (issue 26), built by awaywork as the issue's is
+// (task.h): the repository's follow-up text, one line naming the pull request and its branches,
+// the counts of what was left out, the data notice, then, each cleaned and in its own fence, the
+// recorded task of the unit that opened the pull request, the admitted reviews' bodies and the
+// admitted review comments thread by thread, each thread under its file, line and the diff hunk
+// it points at. Never shown, only counted: comments and reviews by people not admitted (their
+// text never reaches the agent) and edited comments (an edit after a maintainer read it could
+// swap the words they admitted). awaywork's own replies are neither shown nor counted.
+//
+//   Admission adm(...);
+//   PullFollowUp f = build_pull_task(t, [&](const ForgeUser& u) { return adm.check(u); });
+//   run the unit with f.prompt; reply in each of f.threads; re-request f.reviewers
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "forge/admission.h"
+#include "forge/model.h"
+
+namespace aw {
+
+// Used when the repository's entry has no follow_up task.
+extern const char kDefaultPullTask[];
+
+struct PullTask {
+  std::string repo_task;  // "" = kDefaultPullTask
+  std::string repo;       // OWNER/REPO
+  ForgePull pull;
+  std::string opening_task;  // the recorded task of the unit that opened the pull request, or ""
+  std::vector<ForgeReview> reviews;
+  std::vector<ForgeReviewComment> comments;  // the pull request's review comments, any order
+  std::string self_login;                    // awaywork's login on the forge
+  // Only what was written after this time (ISO 8601 UTC, as GitHub writes it) asks for work: the
+  // earlier comments of a thread that asks are quoted for context. "" = everything asks.
+  std::string since;
+};
+
+struct PullFollowUp {
+  std::string prompt;
+  std::vector<int64_t> threads;        // the first comment of each thread quoted: reply there
+  std::vector<std::string> reviewers;  // admitted reviewers who requested changes: re-request
+  int quoted = 0;                      // review comments and review bodies in the prompt
+  int left_out = 0;                    // by people not admitted: counted, never shown
+  int edited = 0;                      // edited after they were written: counted, never shown
+};
+
+using AdmitFn = std::function<Admitted(const ForgeUser&)>;
+
+// Pure: the forge is asked nothing here but through `admit` (Admission::check in awaywork).
+PullFollowUp build_pull_task(const PullTask& t, const AdmitFn& admit);
+
+}  // namespace aw
