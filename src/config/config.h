@@ -70,6 +70,24 @@ struct ProfileConfig {  // profiles: NAME: {vars: {K: V}, secrets: [NAMES]}
       secrets;  // secret-store names; each is handed as an env var of the same name
 };
 
+// A secret that never enters the unit (docs/secrets.md#injection): the egress proxy adds it to
+// the requests its rules allow and the phase holds only a placeholder.
+// secrets: NAME: {inject: [{host: H, header: Authorization, value: "Bearer {secret}"}]}
+struct InjectRule {
+  std::string host;                       // an exact host name, lowercase (no wildcard, no IP)
+  std::string header = "Authorization";   // the header the proxy sets (the agent's own is dropped)
+  std::string value = "Bearer {secret}";  // "{secret}" is replaced by the value, once
+  std::string basic_user;  // basic: {user: U}: "Basic base64(U:secret)" (value is then unused)
+  std::vector<std::string> methods;  // upper-case; empty = any method
+  std::vector<std::string> paths;    // path prefixes, each starting with "/"; empty = any path
+};
+
+struct SecretConfig {
+  std::string name;  // the secret-store name
+  std::vector<InjectRule> inject;
+  int line = 0;  // 1-based line of its key, for errors found after loading (not in the store)
+};
+
 // An upstream model API the inference proxy forwards to; the real key stays outside the unit.
 struct InferenceConfig {  // inference: NAME: {...}
   std::string name;
@@ -200,6 +218,7 @@ struct Config {
   std::map<std::string, ProfileConfig> profiles;
   std::map<std::string, InferenceConfig> inference;
   std::map<std::string, ForgeConfig> forges;
+  std::map<std::string, SecretConfig> secrets;  // secrets: added at the egress proxy only
   WatchConfig watch;
 };
 

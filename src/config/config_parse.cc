@@ -81,10 +81,9 @@ std::optional<std::vector<std::string>> get_paths(const Value& v, const ParseCtx
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "isolation", "agent",     "unit_minutes", "state_dir",        "sandbox",
-    "agents",    "repos",     "worker_user",  "container_engine", "container_image",
-    "profiles",  "inference", "forges",       "limits",           "max_transcript_bytes",
-    "watch"};
+    "isolation", "agent",       "unit_minutes",         "state_dir",       "sandbox",  "agents",
+    "repos",     "worker_user", "container_engine",     "container_image", "profiles", "inference",
+    "forges",    "limits",      "max_transcript_bytes", "watch",           "secrets"};
 
 // A value checked by one of validate.h's checks; the check's message is the error.
 std::optional<std::string> get_checked(const Value& v, std::string_view hint,
@@ -138,7 +137,7 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
                                kind_of(root)));
     return;
   }
-  std::optional<Value> agent, watch;
+  std::optional<Value> agent, watch, secrets;
   for (const Field& f : map_fields(top, kTopKeys, ctx.issues)) {
     const Value& v = f.value;
     if (f.key == "isolation") {
@@ -170,6 +169,9 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
       parse_forges(v, ctx, cfg.forges);
     } else if (f.key == "watch") {
       watch = v;
+    } else if (f.key == "secrets") {
+      secrets = v;
+      parse_secrets(v, ctx, cfg.secrets);
     } else if (f.key == "worker_user") {
       if (auto n = get_checked(v, "write a user name, e.g. worker_user: awaywork", check_user_name,
                                ctx.issues))
@@ -186,6 +188,7 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
   resolve_default_agent(agent, ctx, cfg);
   resolve_implied_forges(ctx, cfg);
   check_refs(ctx, cfg);
+  if (secrets) check_secret_bindings(*secrets, ctx, cfg);
   if (watch) parse_watch(*watch, ctx, cfg);
 }
 

@@ -55,6 +55,11 @@ std::optional<int64_t> parse_instant(const std::string& s);
 // The watch: section; read after the rest of the file (it names repos: entries).
 void parse_watch(const Value& v, const ParseCtx& ctx, Config& cfg);
 
+// parse_secrets.cc: the secrets: section (injection rules), and its checks against the rest of the
+// file (the sandbox's allowlist, profiles and MCP servers that would hand the value to a phase).
+void parse_secrets(const Value& v, const ParseCtx& ctx, std::map<std::string, SecretConfig>& out);
+void check_secret_bindings(const Value& secrets, const ParseCtx& ctx, const Config& cfg);
+
 void parse_forges(const Value& v, const ParseCtx& ctx, std::map<std::string, ForgeConfig>& out);
 // A repo entry's forge keys (github:, forge:, task:, trust:, ...); false for any other key.
 bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& ctx,

@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 
+#include <strings.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -16,7 +18,97 @@ std::string canonical(std::string_view host) {
   return h;
 }
 
+std::string base64(std::string_view in) {
+  static const char* const k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16 |
+                 static_cast<unsigned char>(in[i + 1]) << 8 | static_cast<unsigned char>(in[i + 2]);
+    out += {k[v >> 18], k[(v >> 12) & 63], k[(v >> 6) & 63], k[v & 63]};
+  }
+  if (i + 1 == in.size()) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    out += {k[v >> 18], k[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == in.size()) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16 | static_cast<unsigned char>(in[i + 1])
+                                                               << 8;
+    out += {k[v >> 18], k[(v >> 12) & 63], k[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+// A path the server might resolve elsewhere than its text says.
+bool plain_path(std::string_view path) {
+  std::string p(path);
+  std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* bad : {"/../", "/./", "%2e", "%2f", "%5c", "\\"})
+    if (p.find(bad) != std::string::npos) return false;
+  return !p.ends_with("/..") && !p.ends_with("/.");
+}
+
 }  // namespace
+
+bool bound_host(const std::vector<EgressInjection>& rules, std::string_view host) {
+  std::string h = canonical(host);
+  return std::any_of(rules.begin(), rules.end(),
+                     [&](const EgressInjection& r) { return canonical(r.host) == h; });
+}
+
+std::vector<std::string> bound_headers(const std::vector<EgressInjection>& rules,
+                                       std::string_view host) {
+  std::string h = canonical(host);
+  std::vector<std::string> out;
+  for (const auto& r : rules)
+    if (canonical(r.host) == h) out.push_back(r.header);
+  return out;
+}
+
+std::vector<const EgressInjection*> matching_injections(const std::vector<EgressInjection>& rules,
+                                                        std::string_view host,
+                                                        std::string_view method,
+                                                        std::string_view target) {
+  std::string h = canonical(host);
+  std::string_view path = target.substr(0, target.find('?'));
+  std::vector<const EgressInjection*> out;
+  for (const auto& r : rules) {
+    if (canonical(r.host) != h) continue;
+    if (!r.methods.empty() &&
+        std::find(r.methods.begin(), r.methods.end(), method) == r.methods.end())
+      continue;
+    if (!r.paths.empty()) {
+      if (!plain_path(path)) continue;
+      bool under = std::any_of(r.paths.begin(), r.paths.end(),
+                               [&](const std::string& pre) { return path.starts_with(pre); });
+      if (!under) continue;
+    }
+    out.push_back(&r);
+  }
+  return out;
+}
+
+std::string injected_value(const EgressInjection& r) {
+  if (!r.basic_user.empty()) return "Basic " + base64(r.basic_user + ":" + r.value);
+  std::string out = r.value_template;
+  size_t at = out.find("{secret}");
+  if (at == std::string::npos) return out;  // the config refuses this; nothing to put
+  return out.replace(at, 8, r.value);
+}
+
+std::optional<std::string> stray_placeholder(const std::map<std::string, std::string>& placeholders,
+                                             const std::vector<EgressInjection>& rules,
+                                             std::string_view host, bool connect,
+                                             std::string_view data) {
+  std::string h = canonical(host);
+  for (const auto& [placeholder, name] : placeholders) {
+    if (placeholder.empty() || data.find(placeholder) == std::string_view::npos) continue;
+    bool own = !connect && std::any_of(rules.begin(), rules.end(), [&](const EgressInjection& r) {
+      return r.secret == name && canonical(r.host) == h;
+    });
+    if (!own) return name;
+  }
+  return std::nullopt;
+}
 
 bool is_ip_literal(std::string_view host) {
   std::string h = canonical(host);

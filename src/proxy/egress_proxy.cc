@@ -10,11 +10,13 @@
 #include <thread>
 
 #include "base/fs.h"
+#include "net/tls_client.h"
 #include "proxy/egress_policy.h"
 
 namespace aw {
 
 namespace asio = boost::asio;
+namespace beast = boost::beast;
 using asio::awaitable;
 using asio::ip::tcp;
 using Local = asio::local::stream_protocol;
@@ -94,9 +96,17 @@ std::string parse_head(const std::string& head, Request& r) {
   return r.port ? "" : "bad URL";
 }
 
+bool named(const std::string& line, const std::string& header) {
+  return line.size() > header.size() && line[header.size()] == ':' &&
+         strncasecmp(line.c_str(), header.c_str(), header.size()) == 0;
+}
+
 // The request in origin form, with "Connection: close": one request per tunnel, so a second
 // request on a kept-alive connection cannot name another virtual host of the same server.
-std::string origin_form(const Request& r, const std::string& data, size_t head_len) {
+// Headers named in drop are left out (an injected secret's header: the phase's own copy, which
+// holds at most a placeholder), and extra lines are added.
+std::string origin_form(const Request& r, const std::string& data, size_t head_len,
+                        const std::vector<std::string>& drop = {}, const std::string& extra = "") {
   std::string out = fmt::format("{} {} {}\r\n", r.method, r.path, r.version);
   size_t p = data.find("\r\n") + 2;
   while (p < head_len - 2) {
@@ -105,10 +115,21 @@ std::string origin_form(const Request& r, const std::string& data, size_t head_l
     bool hop = strncasecmp(h.c_str(), "connection:", 11) == 0 ||
                strncasecmp(h.c_str(), "proxy-connection:", 17) == 0 ||
                strncasecmp(h.c_str(), "keep-alive:", 11) == 0;
+    for (const auto& d : drop) hop = hop || named(h, d);
     if (!hop && !h.empty()) out += h + "\r\n";
     p = next + 2;
   }
-  return out + "Connection: close\r\n\r\n" + data.substr(head_len);
+  return out + extra + "Connection: close\r\n\r\n" + data.substr(head_len);
+}
+
+// Every line break of the head is CRLF: a bare CR or LF is a line the upstream could split where
+// the proxy did not, and so a header the proxy never saw.
+bool clean_head(std::string_view head) {
+  for (size_t i = 0; i < head.size(); ++i) {
+    if (head[i] == '\r' && (i + 1 >= head.size() || head[i + 1] != '\n')) return false;
+    if (head[i] == '\n' && (i == 0 || head[i - 1] != '\r')) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -118,14 +139,20 @@ struct EgressProxy::Impl {
   asio::io_context io;
   Local::acceptor acceptor{io};
   std::thread thread;
+  std::shared_ptr<asio::ssl::context> tls;  // for bound hosts; made when a rule exists
 
-  void log(const Request& r, const EgressDecision& d) {
+  // injected: the names of the secrets added to this request (never their values).
+  void log(const Request& r, const EgressDecision& d,
+           const std::vector<std::string>& injected = {}) {
     if (!opt.log) return;
     std::string path = r.path.substr(0, r.path.find('?'));  // never the query string
+    std::string names;
+    for (const auto& n : injected) names += (names.empty() ? "" : ",") + json_escape(n);
     opt.log(fmt::format(
-        R"({{"method":"{}","host":"{}","port":{},"path":"{}","allowed":{},"rule":"{}"}})",
+        R"({{"method":"{}","host":"{}","port":{},"path":"{}","allowed":{},"rule":"{}"{}}})",
         json_escape(r.method), json_escape(r.host), r.port, json_escape(path),
-        d.allowed ? "true" : "false", json_escape(d.rule)));
+        d.allowed ? "true" : "false", json_escape(d.rule),
+        injected.empty() ? "" : fmt::format(R"(,"injected":"{}")", names)));
   }
 
   // Parameters are references and callers pass named objects: GCC 12 destroys temporaries in a
@@ -181,7 +208,56 @@ struct EgressProxy::Impl {
       if (ec) break;
     }
     error_code ignored;
-    to->shutdown(asio::socket_base::shutdown_send, ignored);
+    // A TLS stream's end is the upstream's to close: the request said Connection: close.
+    if constexpr (!std::is_same_v<To, UpstreamTls>)
+      to->shutdown(asio::socket_base::shutdown_send, ignored);
+  }
+
+  // A plain-HTTP request to a host an injection rule binds: sent over verified TLS, with the
+  // matching rules' headers set by the proxy and the phase's own copies of them dropped.
+  awaitable<void> bound_session(std::shared_ptr<Local::socket>& client, Request& r,
+                                const std::string& data, size_t head_len, const EgressDecision& d) {
+    if (!clean_head(std::string_view(data).substr(0, head_len))) {
+      EgressDecision no{false, "deny bare-line-break"};
+      co_await refuse(*client, r, no);
+      co_return;
+    }
+    std::vector<std::string> drop = bound_headers(opt.inject, r.host), names;
+    drop.push_back("proxy-authorization");
+    std::string extra;
+    for (const EgressInjection* rule : matching_injections(opt.inject, r.host, r.method, r.path)) {
+      extra += rule->header + ": " + injected_value(*rule) + "\r\n";
+      names.push_back(rule->secret);
+    }
+    std::string head = origin_form(r, data, head_len, drop, extra);
+    if (r.port == 80) r.port = 443;  // http://HOST/ names the service, reached by https
+    auto sock = std::make_shared<tcp::socket>(io);
+    std::string why;
+    error_code ec = co_await connect_upstream(*sock, r, is_ip_literal(r.host), why);
+    if (ec) {
+      EgressDecision no{false, why};
+      co_await refuse(*client, r, no);
+      co_return;
+    }
+    UpstreamUrl url;
+    url.tls = true;
+    url.host = r.host;
+    while (!url.host.empty() && url.host.back() == '.') url.host.pop_back();
+    url.port = r.port;
+    auto up = std::make_shared<UpstreamTls>(beast::tcp_stream(std::move(*sock)), *tls);
+    why = co_await tls_handshake(*up, url);
+    if (!why.empty()) {
+      EgressDecision no{false, "deny upstream-tls-unverified"};
+      co_await refuse(*client, r, no);
+      co_return;
+    }
+    beast::get_lowest_layer(*up).expires_never();
+    log(r, d, names);
+    co_await asio::async_write(*up, asio::buffer(head),
+                               asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return;
+    asio::co_spawn(io, pump(client, up), asio::detached);
+    asio::co_spawn(io, pump(up, client), asio::detached);
   }
 
   awaitable<void> session(Local::socket sock) {
@@ -199,6 +275,14 @@ struct EgressProxy::Impl {
       co_await refuse(*client, r, no);
       co_return;
     }
+    // A placeholder on its way anywhere but its own rule's host (checked before the allowlist:
+    // an attempt is logged as one whichever host it names).
+    if (auto stray =
+            stray_placeholder(opt.placeholders, opt.inject, r.host, r.method == "CONNECT", data)) {
+      EgressDecision no{false, "deny placeholder-exfiltration " + *stray};
+      co_await refuse(*client, r, no);
+      co_return;
+    }
     EgressDecision d = decide_host(opt.allow, r.host);
     if (!d.allowed) {
       co_await refuse(*client, r, d);
@@ -213,6 +297,10 @@ struct EgressProxy::Impl {
       if (!hh.empty() && strcasecmp(hh.c_str(), r.host.c_str()) != 0) {
         EgressDecision no{false, "deny host-header-mismatch"};
         co_await refuse(*client, r, no);
+        co_return;
+      }
+      if (bound_host(opt.inject, r.host)) {
+        co_await bound_session(client, r, data, head_len, d);
         co_return;
       }
     }
@@ -236,6 +324,10 @@ struct EgressProxy::Impl {
         r.path = sni ? "sni=" + *sni : "sni=none";
         log(r, {false, "deny sni-mismatch"});
         co_return;  // the tunnel was promised: closing is the refusal
+      }
+      if (auto stray = stray_placeholder(opt.placeholders, opt.inject, r.host, true, first)) {
+        log(r, {false, "deny placeholder-exfiltration " + *stray});
+        co_return;  // bytes in clear in a tunnel: the same refusal
       }
     } else {
       first = origin_form(r, data, head_len);
@@ -276,6 +368,9 @@ EgressProxy::EgressProxy(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Result<std::unique_ptr<EgressProxy>> EgressProxy::start(EgressProxyOptions options) {
   auto impl = std::make_unique<Impl>();
   impl->opt = std::move(options);
+  if (!impl->opt.inject.empty()) {
+    AW_TRY(impl->tls, with_context(make_tls_context(impl->opt.ca_file), "egress proxy"));
+  }
   const std::string& path = impl->opt.socket_path;
   ::unlink(path.c_str());
   error_code ec;

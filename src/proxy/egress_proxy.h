@@ -4,6 +4,13 @@
 // X-Awaywork-Refused header naming the rule, refuses a TLS ClientHello whose SNI differs from the
 // CONNECT host, never connects to loopback/private addresses a name resolves to (unless that
 // address is itself listed), and logs one JSON line per request (no bodies, no query strings).
+//
+// Injected secrets (issue 27): for a host that a rule binds, the phase sends plain HTTP to the
+// proxy (http://HOST/...: the only leg in clear text is inside the unit, to the proxy), and the
+// proxy reaches HOST over TLS with the upstream's certificate verified, adding the secret where
+// the rule says; the model key's path through the inference proxy, applied to any host. A CONNECT
+// to a bound host stays a plain tunnel the proxy cannot read, so it carries no secret. A request
+// that carries a placeholder to a host without that secret's rule is refused and logged.
 #pragma once
 
 #include <functional>
@@ -13,6 +20,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "proxy/egress_policy.h"
 
 namespace aw {
 
@@ -23,6 +31,11 @@ struct EgressProxyOptions {
   std::map<std::string, std::string> static_hosts;  // host -> IP, looked up before DNS (tests)
   bool allow_private_upstream = false;              // tests: let names resolve to 127.0.0.1
   bool check_sni = true;                            // false only in mutation tests
+  std::vector<EgressInjection> inject;              // the secrets this proxy adds, and to what
+  // placeholder -> secret name: what the phase holds instead of each value, refused on its way to
+  // any host without that secret's rule
+  std::map<std::string, std::string> placeholders;
+  std::string ca_file;  // extra CA bundle for the bound hosts' TLS (tests); "" = the system store
 };
 
 class EgressProxy {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "helpers.h"
+#include "secrets/injected.h"
 #include "secrets/store.h"
 
 namespace aw {
@@ -227,6 +228,38 @@ TEST(SecretBackendChoice, UnknownForcedBackendIsRefusedAndNoBusMeansTheFile) {
   auto forced = open_secret_store({tmp.path + "/s"});
   ASSERT_FALSE(forced);
   EXPECT_NE(forced.error().message.find("DBUS_SESSION_BUS_ADDRESS is not set"), std::string::npos);
+}
+
+// Injected secrets (issue 27) are read before any phase; a missing one is a config error at the
+// line that binds it, with the command that fixes it, and each found one gets its own placeholder.
+TEST_F(FileStore, InjectedSecretsAreReadWithAPlaceholderAndAMissingOneNamesItsLine) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->set("NPM_TOKEN", kToken));
+  Config cfg;
+  cfg.file = "/etc/aw/config.yml";
+  InjectRule rule;
+  rule.host = "npm.example.com";
+  cfg.secrets["NPM_TOKEN"] = SecretConfig{"NPM_TOKEN", {rule}, 7};
+  auto got = read_injected_secrets(cfg, *store);
+  ASSERT_TRUE(got) << got.error().message;
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ((*got)[0].name, "NPM_TOKEN");
+  EXPECT_EQ((*got)[0].value, kToken);
+  const std::string& ph = (*got)[0].placeholder;
+  EXPECT_EQ(ph.rfind("awaywork-placeholder-NPM_TOKEN-", 0), 0u) << ph;
+  EXPECT_EQ(ph.size(), std::string("awaywork-placeholder-NPM_TOKEN-").size() + 32);
+  EXPECT_EQ(ph.find(kToken), std::string::npos);
+  auto again = read_injected_secrets(cfg, *store);
+  ASSERT_TRUE(again);
+  EXPECT_NE((*again)[0].placeholder, ph) << "a placeholder is random per unit";
+
+  cfg.secrets["GIT_PASS"] = SecretConfig{"GIT_PASS", {rule}, 12};
+  auto missing = read_injected_secrets(cfg, *store);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message,
+            "/etc/aw/config.yml:12: secrets.GIT_PASS: not in the secret store (" +
+                store->backend() + "); store it with `awaywork secret set GIT_PASS`");
 }
 
 }  // namespace
