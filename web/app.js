@@ -173,12 +173,56 @@ function setNav(which) {
 }
 
 function show(...nodes) {
-  view.replaceChildren(...nodes);
+  view.replaceChildren(...nodes.filter((n) => n !== null && n !== undefined));
 }
 
 // ── the units list ──────────────────────────────────────────────────────────────────────────
 
 const STATES = ["", "running", "done", "failed", "refused", "skipped", "timed_out", "interrupted", "lost"];
+
+// The board's columns: where a unit stands for the one who watches. Queued holds the issues
+// `awaywork watch` has queued (no unit yet); needs review, an ended unit whose verdict accepted a
+// change (its diff or branch waits for a person); done, every other ended unit but a refused one.
+const COLUMNS = [["queued", "Queued"], ["running", "Running"], ["review", "Needs review"], ["done", "Done"], ["refused", "Refused"]];
+
+function columnOf(u) {
+  if (u.state === "running" || u.state === "refused") return u.state;
+  if (u.state === "done" && u.verdict === "accepted" && u.patch_files > 0) return "review";
+  return "done";
+}
+
+function unitCard(u) {
+  return el("li", { class: "card", "data-id": u.id, "data-state": u.state },
+    el("div", { class: "card-head" }, badge(u.state), el("span", { class: "muted", title: u.created_at }, age(u.created_at))),
+    el("a", { class: "card-id", href: "#/unit/" + u.id }, u.id),
+    u.prompt ? el("div", { class: "card-task" }, u.prompt) : null,
+    el("div", { class: "muted" }, u.repo, u.issue ? [" · ", issueLink(u.issue)] : null,
+      u.state === "running" ? "" : " · " + ms(u.duration_ms)));
+}
+
+// An issue `awaywork watch` queued: a card without a unit yet.
+function queuedCard(q) {
+  return el("li", { class: "card queued", "data-issue": `${q.repo}#${q.issue}` },
+    el("div", { class: "card-head" }, el("span", { class: "badge" }, "queued"),
+      el("span", { class: "muted", title: q.queued_at || "" }, q.queued_at ? age(q.queued_at) : "")),
+    el("span", { class: "card-id" }, `${q.repo}#${q.issue}`),
+    el("div", { class: "muted" }, q.trigger || "", q.attempts ? ` · attempt ${q.attempts + 1}` : "",
+      q.not_before ? ` · not before ${q.not_before}` : ""));
+}
+
+function board(units, watcher, filters) {
+  const cols = Object.fromEntries(COLUMNS.map(([k]) => [k, []]));
+  for (const u of units) cols[columnOf(u)].push(unitCard(u));
+  // The queue is of issues: the repo and issue filters apply; a state filter other than none hides it.
+  const queue = (watcher && Array.isArray(watcher.queue) ? watcher.queue : []).filter((q) =>
+    (!filters.repo || q.repo === filters.repo) && (!filters.issue || String(q.issue) === filters.issue) && !filters.state);
+  cols.queued = queue.map(queuedCard);
+  const empty = (k) => k === "queued" && watcher && !watcher.watching ? "Nothing queued: awaywork watch is not running." : "None.";
+  return COLUMNS.map(([k, title]) =>
+    el("section", { class: "column", "data-column": k, "aria-labelledby": "col-" + k },
+      el("h2", { id: "col-" + k }, title, " ", el("span", { class: "count muted" }, String(cols[k].length))),
+      cols[k].length ? el("ul", { class: "cards" }, cols[k]) : el("p", { class: "muted" }, empty(k))));
+}
 
 async function unitsPage(signal, params) {
   setNav("units");
@@ -186,8 +230,10 @@ async function unitsPage(signal, params) {
   const repo = params.get("repo") || "";
   const issue = /^[1-9][0-9]{0,8}$/.test(params.get("issue") || "") ? params.get("issue") : "";
   const offset = parseInt(params.get("offset") || "0", 10) || 0;
+  // Table or board: kept in the URL with the filters, so a link or a reload shows the same.
+  const asBoard = params.get("view") === "board";
   const go = (changes) => {
-    const p = new URLSearchParams({ state, repo, issue, offset: String(offset) });
+    const p = new URLSearchParams({ view: asBoard ? "board" : "", state, repo, issue, offset: String(offset) });
     for (const [k, v] of Object.entries(changes)) p.set(k, v);
     for (const k of [...p.keys()]) if (!p.get(k) || p.get(k) === "0") p.delete(k);
     location.hash = "#/" + (p.toString() ? "?" + p : "");
@@ -198,36 +244,54 @@ async function unitsPage(signal, params) {
     onchange: (e) => go({ repo: e.target.value.trim(), offset: "0" }) });
   const issueIn = el("input", { id: "filter-issue", value: issue, placeholder: "any issue", size: 8,
     inputmode: "numeric", onchange: (e) => go({ issue: e.target.value.trim().replace(/^#/, ""), offset: "0" }) });
+  const toggle = el("div", { class: "view-toggle", role: "group", "aria-label": "Show as" },
+    el("button", { type: "button", id: "view-table", "aria-pressed": String(!asBoard), onclick: () => go({ view: "", offset: "0" }) }, "Table"),
+    el("button", { type: "button", id: "view-board", "aria-pressed": String(asBoard), onclick: () => go({ view: "board", offset: "0" }) }, "Board"));
   const body = el("tbody");
   const pager = el("div", { class: "pager" });
+  const boardBox = el("div", { id: "board", class: "board" });
   show(
     el("h1", {}, "Units"),
     el("div", { class: "filters" },
+      toggle,
       el("label", { for: "filter-state" }, "State "), stateSel,
       el("label", { for: "filter-repo" }, "Repo "), repoIn,
       el("label", { for: "filter-issue" }, "Issue "), issueIn),
-    el("table", { id: "units" },
+    asBoard ? boardBox : el("table", { id: "units" },
       el("thead", {}, el("tr", {},
         ["State", "Unit", "Repo", "Agent", "Isolation", "Started", "Duration", "Issue"].map((h) =>
           el("th", { scope: "col", class: "col-" + h.toLowerCase() }, h)))),
       body),
-    pager
+    asBoard ? null : pager
   );
   let lastSeen = "";
   for (;;) {
-    const q = new URLSearchParams({ limit: "50", offset: String(offset) });
+    // The board shows the newest 200 units (no pages: a column is read top down).
+    const q = new URLSearchParams({ limit: asBoard ? "200" : "50", offset: String(asBoard ? 0 : offset) });
     if (state) q.set("state", state);
     if (repo) q.set("repo", repo);
     if (issue) q.set("issue", issue);
-    const page = await api("/units?" + q, { signal });
+    const [page, watcher] = await Promise.all([api("/units?" + q, { signal }),
+      asBoard ? api("/watcher", { signal }).catch((err) => { if (err.name === "AbortError") throw err; return null; }) : null]);
     // Redrawn only when something changed: a focused link in the table keeps its focus.
-    const seen = JSON.stringify(page.units.map((u) => [u.id, u.state, u.duration_ms])) + page.total +
+    const seen = JSON.stringify(page.units.map((u) => [u.id, u.state, u.duration_ms, u.verdict])) + page.total +
+      JSON.stringify(watcher ? [watcher.watching, watcher.queue] : null) +
       Math.floor(Date.now() / 60000); // and once a minute, for the ages
     if (seen === lastSeen) {
       await sleep(2000, signal);
       continue;
     }
     lastSeen = seen;
+    if (asBoard) {
+      // The focused card keeps its focus when the board is drawn again (its link is found anew).
+      const focused = document.activeElement && boardBox.contains(document.activeElement)
+        ? document.activeElement.closest("[data-id]")?.dataset.id : null;
+      boardBox.replaceChildren(...board(page.units, watcher, { state, repo, issue }));
+      if (focused) boardBox.querySelector(`[data-id="${CSS.escape(focused)}"] a`)?.focus();
+      if (document.body.dataset.rendered !== "units") document.body.dataset.rendered = "units";
+      await sleep(2000, signal);
+      continue;
+    }
     body.replaceChildren(...page.units.map((u) =>
       el("tr", { "data-id": u.id, "data-state": u.state },
         el("td", {}, badge(u.state)),

@@ -303,6 +303,50 @@ test("the list filters by issue number", async () => {
   await page.waitForFunction(() => /No units/.test(document.querySelector("#units tbody").textContent));
 });
 
+// Issue 25, a place to watch work happen: the board. A unit's card is in the column of its state
+// and moves as the state changes; view and filters live in the URL.
+test("the board: a unit's card moves from running to needs review, filters kept in the URL", async () => {
+  await page.goto(`http://127.0.0.1:${w.port}/#/?view=board&repo=demo`);
+  await page.waitForSelector("body[data-rendered=units] #board section[data-column=refused]");
+  assert.equal(await page.$eval("#view-board", (b) => b.getAttribute("aria-pressed")), "true");
+  assert.equal(await page.$eval("#filter-repo", (e) => e.value), "demo");
+  const columns = await page.$$eval("#board section", (ss) => ss.map((s) => s.dataset.column));
+  assert.deepEqual(columns, ["queued", "running", "review", "done", "refused"]);
+  // The refused unit of an earlier test is in Refused; Refused holds refused units only.
+  await page.waitForSelector("#board [data-column=refused] .card");
+  assert.ok((await page.$$eval("#board [data-column=refused] .card", (cs) => cs.map((c) => c.dataset.state)))
+    .every((s) => s === "refused"));
+  // No watcher runs in this world: Queued says so.
+  assert.match(await text("#board [data-column=queued]"), /awaywork watch is not running/);
+  const r = await api(w, "POST", "/units", { repo: "demo", prompt: "move me across the board", agent: "slow" });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  const card = (column) => `#board [data-column=${column}] .card[data-id="${r.body.id}"]`;
+  await page.waitForSelector(card("running"), { timeout: 30000 });
+  assert.match(await text(card("running")), /move me across the board/);
+  await shot("board-running-1280");
+  // The slow agent writes SLOW.md; demo has no checks: accepted, so it waits for review.
+  await page.waitForSelector(card("review"), { timeout: 60000 });
+  assert.equal(await page.$(card("running")), null, "the card left Running");
+  assert.equal((await api(w, "GET", "/units/" + r.body.id)).body.verdict, "accepted");
+  // A unit that ended without a change to review is in Done (the interrupted ones of earlier tests).
+  const done = await page.$$eval("#board [data-column=done] .card", (cs) => cs.map((c) => c.dataset.state));
+  assert.ok(done.includes("interrupted") && !done.includes("refused") && !done.includes("running"), done.join(","));
+  // A reload keeps the board and its filter; the keyboard switches back to the table.
+  await page.reload();
+  await page.waitForSelector(card("review"));
+  assert.equal(await page.$eval("#filter-repo", (e) => e.value), "demo");
+  await page.setViewport({ width: 800, height: 900 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  await shot("board-800");
+  await page.setViewport({ width: 1280, height: 900 });
+  assert.ok(width <= 800, `the board is ${width} px wide at 800`);
+  await page.focus("#view-table");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#units tbody tr[data-id]");
+  assert.equal(await page.evaluate(() => location.hash), "#/?repo=demo");
+  assert.equal(await page.$("#board"), null);
+});
+
 test("an issue in the form replaces repository and task, and a refused one shows why", async () => {
   await page.goto(`http://127.0.0.1:${w.port}/#/new`);
   await page.waitForSelector("body[data-rendered=new]");
