@@ -1134,6 +1134,100 @@ class LogView {
   }
 }
 
+// ── the agent's steps ──
+// The transcript events awaywork parsed from the agent's CLI output (GET /units/ID/events, from
+// runs/ID/events.json, written when the agent phase ends): one step per event, in order. A tool
+// call is told by what it did: a file read, a file edited, a command run, or another tool; its
+// input is the agent's JSON, read here only for a path or a command (shown as text, like all).
+
+const READ_TOOLS = /^(read|readfile|read_file|view|glob|grep|ls|list|search|find|read_many_files|list_directory)$/;
+const EDIT_TOOLS = /^(edit|multiedit|write|writefile|write_file|edit_file|notebookedit|apply_patch|str_replace|str_replace_editor|replace|create|delete|patch)$/;
+const COMMAND_TOOLS = /^(bash|shell|sh|exec|exec_command|run|run_shell_command|command|local_shell|terminal)$/;
+
+function toolInput(text) {
+  try {
+    const j = JSON.parse(text);
+    return j && typeof j === "object" && !Array.isArray(j) ? j : {};
+  } catch {
+    return {};
+  }
+}
+
+function stepOf(e) {
+  if (e.kind !== "tool_call") return { step: e.kind };
+  const input = toolInput(e.text);
+  const tool = String(e.tool || "").toLowerCase().replace(/[^a-z_]/g, "");
+  const file = [input.file_path, input.path, input.filePath, input.notebook_path, input.filename]
+    .find((v) => typeof v === "string" && v !== "");
+  const cmd = Array.isArray(input.command) ? input.command.join(" ") : [input.command, input.cmd]
+    .find((v) => typeof v === "string" && v !== "");
+  if (COMMAND_TOOLS.test(tool) || (cmd && !file)) return { step: "command", command: cmd || e.text };
+  if (EDIT_TOOLS.test(tool)) return { step: "edit", file };
+  if (READ_TOOLS.test(tool)) return { step: "read", file };
+  return { step: "tool" };
+}
+
+const firstLine = (t, n = 160) => {
+  const line = String(t || "").split("\n")[0];
+  return line.length > n ? line.slice(0, n) + "\u2026" : line;
+};
+
+function stepItem(e, i) {
+  const s = stepOf(e);
+  const text = String(e.text || "");
+  let head;
+  if (s.step === "message") head = [el("span", { class: "step-kind" }, "Says"), firstLine(text)];
+  else if (s.step === "read") head = [el("span", { class: "step-kind" }, "Read"), el("code", {}, s.file || firstLine(text))];
+  else if (s.step === "edit") head = [el("span", { class: "step-kind" }, "Edit"), el("code", {}, s.file || firstLine(text)), el("span", { class: "muted" }, " " + e.tool)];
+  else if (s.step === "command") head = [el("span", { class: "step-kind" }, "Run"), el("code", {}, "$ " + firstLine(s.command, 200))];
+  else if (s.step === "tool") head = [el("span", { class: "step-kind" }, e.tool || "Tool"), el("code", {}, firstLine(text))];
+  else if (s.step === "tool_result") head = [el("span", { class: "step-kind" }, "\u21b3 " + (e.tool || "result")), el("span", { class: "muted" }, firstLine(text) || "(empty)")];
+  else if (s.step === "error") head = [el("span", { class: "step-kind bad" }, "Error"), firstLine(text)];
+  else head = [el("span", { class: "step-kind" }, "Tokens"), `${e.input_tokens} in, ${e.output_tokens} out`];
+  // The whole text, folded, when the line shown is not all of it.
+  const more = text && s.step !== "usage" && firstLine(text, s.step === "command" ? 200 : 160) !== text
+    ? el("details", {}, el("summary", {}, "all of it"), el("pre", { class: "step-text" }, text)) : null;
+  return el("li", { class: "step", "data-kind": e.kind, "data-step": s.step, "data-n": String(i + 1),
+    "data-file": s.file, "data-tool": e.tool || undefined }, el("div", { class: "step-head" }, head), more);
+}
+
+// The counts above the steps: messages (the model's turns; a plain command agent's lines), tool calls by what they did, files, tokens.
+function stepsSummary(events) {
+  const n = { message: 0, tool_call: 0, read: 0, edit: 0, command: 0, error: 0 };
+  const read = new Set(), edited = new Set();
+  let tin = 0, tout = 0;
+  for (const e of events) {
+    const s = stepOf(e);
+    if (e.kind in n) n[e.kind]++;
+    if (s.step in n && s.step !== e.kind) n[s.step]++;
+    if (s.step === "read" && s.file) read.add(s.file);
+    if (s.step === "edit" && s.file) edited.add(s.file);
+    if (e.kind === "usage") {
+      tin += e.input_tokens || 0;
+      tout += e.output_tokens || 0;
+    }
+  }
+  const plural = (k, w) => `${k} ${w}${k === 1 ? "" : "s"}`;
+  return el("div", { id: "steps-summary", class: "steps-summary" },
+    el("p", {}, [plural(n.message, "message"), plural(n.tool_call, "tool call") +
+      ` (${n.read} read, ${n.edit} edit, ${n.command} command)`, n.error ? plural(n.error, "error") : null,
+      el("span", { id: "steps-tokens" }, `${tin} input and ${tout} output tokens`)].filter(Boolean)
+      .flatMap((x, i) => (i ? [" \u00b7 ", x] : [x]))),
+    read.size || edited.size ? el("p", { class: "muted" },
+      read.size ? ["Read: ", el("span", { id: "steps-read" }, [...read].join(", "))] : null,
+      read.size && edited.size ? "; " : null,
+      edited.size ? ["edited: ", el("span", { id: "steps-edited" }, [...edited].join(", "))] : null) : null);
+}
+
+function stepsSection(r, u) {
+  if (!r || !r.recorded || !r.events.length) {
+    const why = u.state === "running" ? "The agent's steps appear when its phase ends."
+      : "No steps: the agent's output held no events awaywork reads (a plain command agent, or it ended first).";
+    return [el("p", { class: "muted", id: "steps-none" }, why)];
+  }
+  return [stepsSummary(r.events), el("ol", { id: "steps", class: "steps" }, r.events.map(stepItem))];
+}
+
 function unitButtons(u, id, signal) {
   const buttons = [badge(u.state)];
   if (u.state === "running")
@@ -1180,16 +1274,35 @@ async function unitPage(signal, id) {
   const log = new LogView(id, signal);
   const diffBox = el("div", {}, el("p", { class: "muted" }, "The diff appears when the unit ends."));
   const verdictBox = el("div"), requestsBox = el("div"), publishedBox = el("div");
-  show(el("h1", {}, id), head, now, factsBox, el("h2", {}, "Phases"), timeline, el("h2", {}, "Log"), log.tools, log.box,
+  const stepsBox = el("div", { id: "steps-box" }, el("p", { class: "muted" }, "Loading the agent's steps\u2026"));
+  // The log and, beside it (below it when narrow), the agent's steps.
+  show(el("h1", {}, id), head, now, factsBox, el("h2", {}, "Phases"), timeline,
+    el("div", { class: "work" },
+      el("div", { class: "work-log" }, el("h2", {}, "Log"), log.tools, log.box),
+      el("section", { class: "work-steps", "aria-labelledby": "steps-title" }, el("h2", { id: "steps-title" }, "Agent steps"), stepsBox)),
     el("h2", {}, "Diff"), diffBox, el("h2", {}, "Verdict"), verdictBox, el("h2", {}, "Requests"), requestsBox,
     el("h2", {}, "Published"), publishedBox);
   const ticker = setInterval(() => tickClocks(view), 1000);
   signal.addEventListener("abort", () => clearInterval(ticker));
   let logDone = null;
   let shownDiff = false;
-  let headKey = "", nowKey = "";
+  let headKey = "", nowKey = "", stepsKey = "";
   for (;;) {
     const u = await api("/units/" + id, { signal });
+    // The steps: asked again only when a phase ended or the unit did (events.json is written when
+    // the agent phase ends), and no more once recorded.
+    const sk = [u.state, u.phases.length].join("|");
+    if (sk !== stepsKey) {
+      stepsKey = sk;
+      try {
+        const r = await api(`/units/${id}/events`, { signal });
+        stepsBox.replaceChildren(...stepsSection(r, u));
+        if (r.recorded) stepsKey = "recorded";
+      } catch (err) {
+        if (err.name === "AbortError") throw err;
+        stepsBox.replaceChildren(el("p", { class: "muted" }, err.message));
+      }
+    }
     // The log from its last LOG_TAIL bytes (u.log_bytes: its size when the unit was read).
     if (!logDone) logDone = log.follow(Math.max(0, (u.log_bytes || 0) - LOG_TAIL)).catch(quiet);
     else if (u.state === "running") await log.refresh().catch(quiet);

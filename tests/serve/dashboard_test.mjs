@@ -470,6 +470,59 @@ test("a file name git quotes is listed decoded, with its own counts", async () =
   assert.equal(tab, "rename to n\u2409m");
 });
 
+// Issue 25, the agent's work as steps: the events awaywork parsed from a Claude Code stand-in's
+// stream-json, one step each, in the transcript's order, beside the log.
+test("the agent's steps: the timeline matches the transcript's events", async () => {
+  const id = await submitted({ prompt: "fix it step by step", agent: "steps" });
+  await page.waitForSelector("body[data-unit-state=done]", { timeout: 60000 });
+  await page.waitForSelector("#steps li", { timeout: 10000 });
+  const r = await api(w, "GET", `/units/${id}/events`);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.body.recorded, true);
+  const events = r.body.events;
+  assert.deepEqual(events.map((e) => e.kind), ["message", "tool_call", "tool_result", "tool_call", "tool_result",
+    "tool_call", "tool_result", "message", "usage"]);
+  const steps = await page.$$eval("#steps li", (ls) => ls.map((l) => ({ kind: l.dataset.kind, step: l.dataset.step,
+    file: l.dataset.file || "", tool: l.dataset.tool || "", text: l.querySelector(".step-head").textContent })));
+  assert.deepEqual(steps.map((s) => s.kind), events.map((e) => e.kind));
+  assert.deepEqual(steps.map((s) => s.tool), events.map((e) => e.tool || ""));
+  assert.deepEqual(steps.map((s) => s.step), ["message", "read", "tool_result", "command", "tool_result", "edit",
+    "tool_result", "message", "usage"]);
+  assert.equal(steps[0].text, "SaysI will fix the greeting.");
+  assert.equal(steps[1].file, "greet.sh");
+  assert.equal(steps[5].file, "CHANGES.md");
+  assert.equal(steps[3].text, "Run$ sed -i s/Helo,/Hello,/ greet.sh");
+  assert.match(steps[2].text, /echo Helo, world/);
+  assert.equal(steps[8].text, "Tokens1500 in, 450 out");
+  assert.equal(await text("#steps-summary > p"),
+    "2 messages \u00b7 3 tool calls (1 read, 1 edit, 1 command) \u00b7 1500 input and 450 output tokens");
+  assert.equal(await text("#steps-read"), "greet.sh");
+  assert.equal(await text("#steps-edited"), "CHANGES.md");
+  // The agent's words are text: its markup stays text, its bidi control is shown.
+  assert.equal(steps[7].text, "SaysDone <img src=x id=stepinjected> user<U+202E> ok");
+  assert.equal(await page.$("#stepinjected"), null);
+  await noRawHiddenText("the steps");
+  // The files the steps edited are the diff's.
+  await page.waitForSelector("#diff-files li");
+  const files = await page.$$eval("#diff-files li", (lis) => lis.map((li) => li.textContent));
+  assert.ok(files.some((f) => f.endsWith("greet.sh")) && files.some((f) => f.endsWith("CHANGES.md")), files.join("|"));
+  await shot("unit-steps-1280");
+  await page.setViewport({ width: 800, height: 900 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  await shot("unit-steps-800");
+  await page.setViewport({ width: 1280, height: 900 });
+  assert.ok(width <= 800, `the unit page with its steps is ${width} px wide at 800`);
+});
+
+test("a unit whose agent printed nothing says so where the steps would be", async () => {
+  const r = await api(w, "GET", "/units?repo=demo&state=refused&limit=1"); // bidiname: it printed nothing
+  const id = r.body.units[0].id;
+  assert.deepEqual((await api(w, "GET", `/units/${id}/events`)).body, { recorded: false, events: [] });
+  await page.goto(`http://127.0.0.1:${w.port}/#/unit/${id}`);
+  await page.waitForSelector("#steps-none");
+  assert.match(await text("#steps-none"), /No steps/);
+});
+
 // Issue 25 item 4: the transcript's redactor held a line's last bytes until more output came; the
 // page shows a quiet phase's unfinished line during the pause.
 test("the log shows an unfinished line while the phase is quiet", async () => {
