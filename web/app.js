@@ -451,46 +451,294 @@ const headerUnquoted = (line) => line.replace(/"(?:[^"\\]|\\.)*"/g, (q) => {
   return d && d[1] === q.length ? namePictured(d[0]) : q;
 });
 
-// The diff: a file list with +/− counts, then the text, each line a span (textContent only). As
-// on GitHub, hidden text is flagged: a warning above, its files marked in the list, its lines
-// marked and each such character shown as a highlighted <U+XXXX>. A file's header runs from its
-// `diff --git` line to its first hunk: a `+++`/`---` there names the file; after, it is content.
-function diffSection(text) {
-  const files = [];
-  let cur = null, header = false, anyBidi = false, anyHidden = false;
-  const pre = el("pre", { class: "diff", id: "diff", tabindex: 0 });
-  for (let line of text.split("\n")) {
-    const name = diffGitName(line);
-    if (line.startsWith("diff --git ")) {
-      header = true;
-      cur = { name: name ?? line.slice("diff --git ".length), add: 0, del: 0, hidden: "" };
-      files.push(cur);
-    } else if (line.startsWith("@@")) header = false;
-    if (header) line = headerUnquoted(line);
-    else if (cur && line.startsWith("+")) cur.add++;
-    else if (cur && line.startsWith("-")) cur.del++;
-    const cls = header ? "" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del"
-      : line.startsWith("@@") ? "hunk" : "";
-    // Control pictures alone do not flag a line: a CRLF file would flag every line.
-    const pictured = controlPictures(line);
-    const shown = invisiblesShown(pictured);
-    const span = document.createElement("span");
-    span.className = cls;
-    if (shown === pictured) {
-      span.textContent = shown + "\n";
-    } else {
-      const bidi = BIDI.test(line);
-      anyBidi ||= bidi;
-      anyHidden = true;
-      if (cur && cur.hidden !== "bidi") cur.hidden = bidi ? "bidi" : "invisible";
-      span.classList.add("hidden-text");
-      span.title = bidi ? "hidden bidirectional text on this line" : "invisible characters on this line";
-      for (const [i, part] of shown.split(/(<U\+[0-9A-F]{4,6}>)/).entries())
-        span.append(i % 2 ? el("span", { class: "hidden-char" }, part) : document.createTextNode(part));
-      span.append("\n");
-    }
-    pre.append(span);
+// ── the diff ──
+// Parsed into files, each a <details> (it folds) under a file list with +/− counts; shown unified
+// or side by side (the choice is kept in localStorage), with syntax colours from highlight.js
+// (served by `awaywork serve` from Debian's libjs-highlight.js; without it the diff is plain).
+// As on GitHub, hidden text is flagged: a warning above, its files marked in the list, its lines
+// marked and each such character shown as a highlighted <U+XXXX>, inside the colours too. A file's
+// header runs from its `diff --git` line to its first hunk: a `+++`/`---` there names the file;
+// after, it is content.
+
+const DIFF_VIEW_KEY = "awaywork.diffView";
+const HL_FILE_LINES = 3000; // a file with more diff lines than this is shown without colours
+const HL_TOTAL_LINES = 20000; // nor past this many lines in one diff
+const FOLDED_LINES = 1500; // a file with more lines starts folded (drawn when opened)
+
+let highlighter = null; // a promise of highlight.js (window.hljs) or null, loaded once
+function loadHighlighter() {
+  if (!highlighter)
+    highlighter = new Promise((resolve) => {
+      const s = el("script", { src: "/highlight.min.js" });
+      s.addEventListener("load", () => resolve(window.hljs && typeof window.hljs.highlight === "function" ? window.hljs : null));
+      s.addEventListener("error", () => resolve(null));
+      document.head.append(s);
+    }).then((hljs) => {
+      // Debian 12's package is 9.18.5 (kept patched by Debian); its EOL notice would go to the console.
+      if (hljs && hljs.configure) hljs.configure({ hideUpgradeWarningAcceptNoSupportOrSecurityUpdates: true });
+      return hljs;
+    });
+  return highlighter;
+}
+
+// highlight.js's language for a file name: its extension or its whole name (Makefile), or null.
+function languageOf(hljs, name) {
+  if (!hljs) return null;
+  const base = name.split("/").pop().toLowerCase();
+  const ext = base.includes(".") ? base.split(".").pop() : base;
+  for (const n of [ext, base]) if (/^[a-z0-9_+-]{1,20}$/.test(n) && hljs.getLanguage(n)) return n;
+  return null;
+}
+
+// The lines colored: for each line its tokens [class, text], or null when highlight.js fails or
+// its output is not the code's text exactly (then the colours are dropped, never the text). Its
+// HTML is parsed in a document of its own (inert: nothing in it runs or loads), and only its
+// text and <span class="hljs-…"> are taken: no markup reaches the page.
+function highlightLines(hljs, lang, lines) {
+  const code = lines.join("\n");
+  let html;
+  try {
+    // highlight(code, {language}) from 11 on (Debian 13); highlight(language, code) before.
+    html = /^(1[1-9]|[2-9][0-9])\./.test(String(hljs.versionString || ""))
+      ? hljs.highlight(code, { language: lang, ignoreIllegals: true }).value
+      : hljs.highlight(lang, code, true).value;
+  } catch {
+    return null;
   }
+  const doc = new DOMParser().parseFromString("<div>" + html + "</div>", "text/html");
+  const out = [[]];
+  const walk = (node, cls) => {
+    for (const c of node.childNodes) {
+      if (c.nodeType === Node.TEXT_NODE) {
+        c.data.split("\n").forEach((part, i) => {
+          if (i) out.push([]);
+          if (part) out[out.length - 1].push([cls, part]);
+        });
+      } else if (c.nodeType === Node.ELEMENT_NODE && c.tagName === "SPAN") {
+        const k = [...c.classList].filter((x) => /^hljs-[a-z_-]{1,40}$/.test(x)).join(" ");
+        walk(c, k ? (cls ? cls + " " + k : k) : cls);
+      } else throw new Error("unexpected markup");
+    }
+  };
+  try {
+    walk(doc.body.firstChild, "");
+  } catch {
+    return null;
+  }
+  if (out.length !== lines.length) return null;
+  for (let i = 0; i < lines.length; i++) if (out[i].map((t) => t[1]).join("") !== lines[i]) return null;
+  return out;
+}
+
+function parseDiff(text) {
+  const files = [];
+  let cur = null, hunk = null;
+  const lines = text.split("\n");
+  if (lines.length && lines[lines.length - 1] === "") lines.pop();
+  for (const line of lines) {
+    if (line.startsWith("diff --git ") || !cur) {
+      cur = { name: diffGitName(line) ?? line.slice("diff --git ".length), header: [], hunks: [], add: 0, del: 0, hidden: "" };
+      files.push(cur);
+      hunk = null;
+      if (!line.startsWith("diff --git ") && line !== "") cur.name = "";
+    }
+    if (!hunk && !line.startsWith("@@")) {
+      cur.header.push({ text: headerUnquoted(line) });
+      continue;
+    }
+    if (line.startsWith("@@")) {
+      const m = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+      hunk = { head: { text: line }, old: m ? Number(m[1]) : 0, new: m ? Number(m[2]) : 0, lines: [] };
+      cur.hunks.push(hunk);
+      continue;
+    }
+    const t = line[0] === "+" || line[0] === "-" || line[0] === "\\" ? line[0] : " ";
+    if (t === "+") cur.add++;
+    if (t === "-") cur.del++;
+    hunk.lines.push({ t, text: t === " " && line[0] !== " " ? line : line.slice(1) });
+  }
+  // Hidden text, flagged per file (bidi first) and per line.
+  for (const f of files)
+    for (const l of [...f.header, ...f.hunks.flatMap((h) => [h.head, ...h.lines])]) {
+      const pictured = controlPictures(l.text);
+      l.hidden = invisiblesShown(pictured) !== pictured ? (BIDI.test(l.text) ? "bidi" : "invisible") : "";
+      if (l.hidden && f.hidden !== "bidi") f.hidden = l.hidden;
+    }
+  return files;
+}
+
+// The colours of each content line of a file, [class, text] tokens keyed by the line object; a
+// side's lines are highlighted together, hunk by hunk (a string or comment across lines keeps
+// its colour). budget: lines still allowed in this diff.
+function colourFile(hljs, f, budget) {
+  const lang = languageOf(hljs, f.name);
+  const n = f.hunks.reduce((a, h) => a + h.lines.length, 0);
+  if (!lang || n > HL_FILE_LINES || n > budget.left) return null;
+  budget.left -= n;
+  const tokens = new Map();
+  for (const h of f.hunks)
+    for (const side of ["-", "+"]) {
+      const ls = h.lines.filter((l) => l.t === " " || l.t === side);
+      const hl = ls.length ? highlightLines(hljs, lang, ls.map((l) => l.text)) : [];
+      if (hl) ls.forEach((l, i) => { if (!tokens.has(l) || side === "+") tokens.set(l, hl[i]); });
+    }
+  return tokens;
+}
+
+// A text shown inert into a node: control pictures, and each hidden character a marked <U+XXXX>.
+function appendInert(node, text, context = "") {
+  const shown = invisiblesShown(controlPictures(text), context);
+  if (!/<U\+[0-9A-F]{4,6}>/.test(shown)) {
+    node.append(shown);
+    return;
+  }
+  for (const [i, part] of shown.split(/(<U\+[0-9A-F]{4,6}>)/).entries())
+    if (part) node.append(i % 2 ? el("span", { class: "hidden-char" }, part) : document.createTextNode(part));
+}
+
+// One line's text: its tokens each a span of their colour, or the text alone.
+function lineText(node, l, toks) {
+  if (!toks) return appendInert(node, l.text);
+  let before = "";
+  for (const [cls, text] of toks) {
+    const target = cls ? node.appendChild(el("span", { class: cls })) : node;
+    appendInert(target, text, before);
+    before = text;
+  }
+}
+
+function markHidden(node, hidden) {
+  if (!hidden) return;
+  node.classList.add("hidden-text");
+  node.title = hidden === "bidi" ? "hidden bidirectional text on this line" : "invisible characters on this line";
+}
+
+const pad = (n) => (n === "" ? "" : String(n)).padStart(5);
+
+// Unified: the header, then each hunk's lines with their old and new numbers (generated content:
+// copying copies the diff's text).
+function unifiedBody(f, tokens) {
+  const pre = el("pre", { class: "diff" });
+  for (const h of f.header) {
+    const s = el("span", { class: "diff-head" });
+    markHidden(s, h.hidden);
+    appendInert(s, h.text);
+    s.append("\n");
+    pre.append(s);
+  }
+  for (const h of f.hunks) {
+    const s = el("span", { class: "hunk" });
+    markHidden(s, h.head.hidden);
+    appendInert(s, h.head.text);
+    s.append("\n");
+    pre.append(s);
+    let o = h.old, n = h.new;
+    for (const l of h.lines) {
+      const cls = l.t === "+" ? "add" : l.t === "-" ? "del" : l.t === "\\" ? "note" : "ctx";
+      const s = el("span", { class: "dl " + cls, "data-o": pad(l.t === "+" || l.t === "\\" ? "" : o), "data-n": pad(l.t === "-" || l.t === "\\" ? "" : n) });
+      if (l.t !== "+" && l.t !== "\\") o++;
+      if (l.t !== "-" && l.t !== "\\") n++;
+      markHidden(s, l.hidden);
+      s.append(l.t === "\\" ? "\\" : l.t);
+      lineText(s, l, l.t === "\\" ? null : tokens && tokens.get(l));
+      s.append("\n");
+      pre.append(s);
+    }
+  }
+  return pre;
+}
+
+// Side by side: old on the left, new on the right; a run of deletions faces the additions after it.
+function splitBody(f, tokens) {
+  const head = el("pre", { class: "diff diff-header" });
+  for (const h of f.header) {
+    const s = el("span", { class: "diff-head" });
+    markHidden(s, h.hidden);
+    appendInert(s, h.text);
+    s.append("\n");
+    head.append(s);
+  }
+  const body = el("tbody");
+  const cell = (l, no, side) => {
+    if (!l) return [el("td", { class: "no empty" }), el("td", { class: "code empty" })];
+    const td = el("td", { class: "code " + (l.t === " " ? "ctx" : side) });
+    markHidden(td, l.hidden);
+    lineText(td, l, tokens && tokens.get(l));
+    return [el("td", { class: "no", "data-n": String(no) }), td];
+  };
+  for (const h of f.hunks) {
+    const hh = el("td", { colspan: 4, class: "hunk" });
+    markHidden(hh, h.head.hidden);
+    appendInert(hh, h.head.text);
+    body.append(el("tr", {}, hh));
+    let o = h.old, n = h.new;
+    for (let i = 0; i < h.lines.length;) {
+      const l = h.lines[i];
+      if (l.t === " ") {
+        body.append(el("tr", {}, cell(l, o++, "old"), cell(l, n++, "new")));
+        i++;
+        continue;
+      }
+      if (l.t === "\\") {
+        body.append(el("tr", {}, el("td", { colspan: 4, class: "note" }, "\\" + l.text)));
+        i++;
+        continue;
+      }
+      const dels = [], adds = [];
+      while (i < h.lines.length && h.lines[i].t === "-") dels.push(h.lines[i++]);
+      while (i < h.lines.length && h.lines[i].t === "+") adds.push(h.lines[i++]);
+      for (let k = 0; k < Math.max(dels.length, adds.length); k++)
+        body.append(el("tr", {}, cell(dels[k], dels[k] ? o++ : 0, "del"), cell(adds[k], adds[k] ? n++ : 0, "add")));
+    }
+  }
+  return el("div", { class: "diff-split" }, head,
+    el("table", { class: "diff split" }, el("colgroup", {}, el("col", { class: "no" }), el("col", {}), el("col", { class: "no" }), el("col", {})), body));
+}
+
+function hiddenFlag(f) {
+  return f.hidden ? el("span", { class: "hidden-flag" },
+    f.hidden === "bidi" ? " \u26a0 hidden bidirectional text" : " \u26a0 invisible characters") : null;
+}
+
+// The diff's section: a warning for hidden text, the view's buttons, the file list, the files.
+function diffSection(text, hljs) {
+  const files = parseDiff(text);
+  const budget = { left: HL_TOTAL_LINES };
+  const tokens = files.map((f) => (hljs ? colourFile(hljs, f, budget) : null));
+  let mode = localStorage.getItem(DIFF_VIEW_KEY) === "split" ? "split" : "unified";
+  const box = el("div", { id: "diff", class: "diff-files-box", "data-view": mode, "data-highlighted": String(tokens.some(Boolean)) });
+  const sections = files.map((f, i) => {
+    const lines = f.hunks.reduce((a, h) => a + h.lines.length, 0);
+    const d = el("details", { class: "diff-file", "data-file": inert(namePictured(f.name)), "data-lines": String(lines) },
+      el("summary", {}, el("span", { class: "plus" }, "+" + f.add), " ", el("span", { class: "minus" }, "\u2212" + f.del), " ",
+        el("code", {}, namePictured(f.name)), hiddenFlag(f)));
+    // Drawn when first opened; a long file starts folded.
+    const draw = () => {
+      if (d.dataset.drawn === mode) return;
+      d.dataset.drawn = mode;
+      d.querySelector(":scope > .diff-body")?.remove();
+      const b = mode === "split" ? splitBody(f, tokens[i]) : unifiedBody(f, tokens[i]);
+      b.classList.add("diff-body");
+      d.append(b);
+    };
+    d.addEventListener("toggle", () => { if (d.open) draw(); });
+    d.open = lines <= FOLDED_LINES;
+    if (d.open) draw();
+    d.draw = draw;
+    return d;
+  });
+  box.append(...sections);
+  const setMode = (m) => {
+    mode = m;
+    localStorage.setItem(DIFF_VIEW_KEY, m);
+    box.dataset.view = m;
+    unifiedBtn.setAttribute("aria-pressed", String(m === "unified"));
+    splitBtn.setAttribute("aria-pressed", String(m === "split"));
+    for (const d of sections) if (d.open) d.draw();
+  };
+  const unifiedBtn = el("button", { type: "button", id: "diff-view-unified", "aria-pressed": String(mode === "unified"), onclick: () => setMode("unified") }, "Unified");
+  const splitBtn = el("button", { type: "button", id: "diff-view-split", "aria-pressed": String(mode === "split"), onclick: () => setMode("split") }, "Side by side");
+  const anyHidden = files.some((f) => f.hidden), anyBidi = files.some((f) => f.hidden === "bidi");
   const warning = anyBidi
     ? "This diff contains hidden bidirectional Unicode text: the marked lines may be read or " +
       "compiled differently from how they display (Trojan Source). Each such character is shown as <U+…>."
@@ -498,13 +746,24 @@ function diffSection(text) {
       "would not see. Each such character is shown as <U+…>.";
   return [
     anyHidden ? el("p", { class: "warning", id: "diff-hidden", role: "alert" }, "\u26a0 " + warning) : null,
-    el("ul", { class: "files", id: "diff-files" }, files.map((f) =>
+    el("div", { class: "diff-tools" },
+      el("div", { class: "view-toggle", role: "group", "aria-label": "Diff view" }, unifiedBtn, splitBtn),
+      el("button", { type: "button", id: "diff-expand", onclick: () => sections.forEach((d) => { d.open = true; }) }, "Expand all"),
+      el("button", { type: "button", id: "diff-collapse", onclick: () => sections.forEach((d) => { d.open = false; }) }, "Collapse all"),
+      hljs ? null : el("span", { class: "muted", id: "diff-plain" }, "No syntax colours: highlight.js is not installed (libjs-highlight.js).")),
+    // The list: each name a button that opens its file and moves the focus there.
+    el("ul", { class: "files", id: "diff-files" }, files.map((f, i) =>
       el("li", { "data-hidden": f.hidden || undefined },
         el("span", { class: "plus" }, "+" + f.add), " ", el("span", { class: "minus" }, "\u2212" + f.del), " ",
-        namePictured(f.name),
-        f.hidden ? el("span", { class: "hidden-flag" },
-          f.hidden === "bidi" ? " \u26a0 hidden bidirectional text" : " \u26a0 invisible characters") : null))),
-    pre,
+        el("button", { type: "button", class: "file-link", onclick: () => {
+          sections[i].open = true;
+          sections[i].draw();
+          const s = sections[i].querySelector("summary");
+          s.focus();
+          s.scrollIntoView({ block: "start" });
+        } }, namePictured(f.name)),
+        hiddenFlag(f)))),
+    box,
   ].filter(Boolean);
 }
 
@@ -1336,7 +1595,8 @@ async function unitPage(signal, id) {
           diffBox.replaceChildren(el("p", { class: "muted" }, "No patch: the agent changed nothing, or the unit ended before it was collected."));
         } else {
           try {
-            diffBox.replaceChildren(...diffSection(await api(`/units/${id}/patch`, { signal })));
+            const [text, hljs] = await Promise.all([api(`/units/${id}/patch`, { signal }), loadHighlighter()]);
+            diffBox.replaceChildren(...diffSection(text, hljs));
           } catch (err) {
             if (err.name === "AbortError") throw err;
             diffBox.replaceChildren(el("p", { class: "muted" }, err.message));

@@ -18,6 +18,9 @@ const artifacts = path.join(process.env.AW_BINARY_DIR || "build", "test-artifact
 fs.mkdirSync(artifacts, { recursive: true });
 
 let w, browser, page, errors;
+// Every request the page made that went anywhere but this `awaywork serve` (issue 25: no external
+// request ever): checked at the end.
+const offsite = [];
 
 before(async () => {
   if (why) return;
@@ -26,6 +29,11 @@ before(async () => {
   page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 900 });
   errors = collectErrors(page);
+  page.on("request", (r) => {
+    const u = new URL(r.url());
+    const ours = u.protocol === "http:" && u.hostname === "127.0.0.1" && u.port === String(w.port);
+    if (!ours && u.protocol !== "data:" && u.protocol !== "blob:") offsite.push(r.url());
+  });
 });
 
 after(async () => {
@@ -432,6 +440,9 @@ test("bidi and invisible characters are shown in the diff, log and task, and the
   const flagged = await page.$$eval("#diff-files li[data-hidden=bidi]", (lis) => lis.map((li) => li.textContent));
   assert.ok(flagged.some((f) => f.includes("auth.c") && f.includes("hidden bidirectional text")), flagged.join("|"));
   assert.ok((await page.$$("#diff .hidden-text .hidden-char")).length >= 4);
+  // Inside the syntax colours too: the C string holding the controls is coloured, and they show.
+  await page.waitForSelector("#diff[data-highlighted=true]");
+  assert.ok((await page.$$('#diff .hidden-text [class*="hljs-"] .hidden-char')).length >= 4);
   const log = await text("#log");
   assert.ok(log.includes('"user<U+202E> <U+2066>// admin only<U+2069> <U+2066>"'), log);
   assert.ok(log.includes("tags: <U+E0041><U+E0042>"), log);
@@ -472,8 +483,10 @@ test("a file name git quotes is listed decoded, with its own counts", async () =
 
 // Issue 25, the agent's work as steps: the events awaywork parsed from a Claude Code stand-in's
 // stream-json, one step each, in the transcript's order, beside the log.
+let stepsUnit; // the steps agent's unit: it edits greet.sh and CHANGES.md
+
 test("the agent's steps: the timeline matches the transcript's events", async () => {
-  const id = await submitted({ prompt: "fix it step by step", agent: "steps" });
+  const id = stepsUnit = await submitted({ prompt: "fix it step by step", agent: "steps" });
   await page.waitForSelector("body[data-unit-state=done]", { timeout: 60000 });
   await page.waitForSelector("#steps li", { timeout: 10000 });
   const r = await api(w, "GET", `/units/${id}/events`);
@@ -512,6 +525,60 @@ test("the agent's steps: the timeline matches the transcript's events", async ()
   await shot("unit-steps-800");
   await page.setViewport({ width: 1280, height: 900 });
   assert.ok(width <= 800, `the unit page with its steps is ${width} px wide at 800`);
+});
+
+// Issue 25: the diff per file, folding, with a file list, syntax colours from highlight.js (served
+// by awaywork serve from Debian's package: no request leaves the host), unified or side by side.
+test("the diff: a section per file that folds, with colours, unified or side by side", async () => {
+  await page.goto(`http://127.0.0.1:${w.port}/#/unit/${stepsUnit}`);
+  const sh = 'details.diff-file[data-file="greet.sh"]', md = 'details.diff-file[data-file="CHANGES.md"]';
+  await page.waitForSelector(`#diff[data-highlighted=true][data-view=unified] ${sh}[open] pre.diff .dl`, { timeout: 30000 });
+  const colours = (sel) => page.$$eval(`${sel} [class*="hljs-"]`, (ss) => [...new Set(ss.map((s) => s.className))]);
+  assert.ok((await colours(sh)).includes("hljs-string"), (await colours(sh)).join(","));
+  assert.ok((await colours(md)).includes("hljs-section"), (await colours(md)).join(","));
+  // The colours change no byte: the files' text is the patch.
+  const patch = await (await fetch(`http://127.0.0.1:${w.port}/api/v1/units/${stepsUnit}/patch`,
+    { headers: { Authorization: "Bearer " + w.token } })).text();
+  assert.equal(await page.$$eval("#diff pre.diff", (ps) => ps.map((p) => p.textContent).join("")), patch);
+  // Old and new line numbers beside each line, outside its text.
+  assert.deepEqual(await page.$eval(`${sh} .dl.add`, (l) => [l.dataset.o.trim(), l.dataset.n.trim(), l.textContent]),
+    ["", "4", '+echo "Hello, $name!"\n']);
+  // A file folds from the keyboard; Collapse all and Expand all; the list opens a file and focuses it.
+  await page.focus(`${sh} > summary`);
+  await page.keyboard.press("Enter");
+  assert.equal(await page.$eval(sh, (d) => d.open), false);
+  await page.keyboard.press("Enter");
+  assert.equal(await page.$eval(sh, (d) => d.open), true);
+  await page.click("#diff-collapse");
+  assert.deepEqual(await page.$$eval("#diff details.diff-file", (ds) => ds.map((d) => d.open)), [false, false]);
+  const link = (await page.$$("#diff-files button.file-link"))[0];
+  assert.equal(await link.evaluate((b) => b.textContent), "CHANGES.md");
+  await link.focus();
+  await page.keyboard.press("Enter");
+  assert.equal(await page.$eval(md, (d) => d.open), true);
+  assert.equal(await page.evaluate(() => document.activeElement.closest("details")?.dataset.file), "CHANGES.md");
+  await page.click("#diff-expand");
+  assert.deepEqual(await page.$$eval("#diff details.diff-file", (ds) => ds.map((d) => d.open)), [true, true]);
+  // Side by side: the removed line faces the added one; the choice stays across a reload.
+  await page.click("#diff-view-split");
+  await page.waitForSelector(`${sh} table.split`);
+  const rows = await page.$$eval(`${sh} table.split tr`, (trs) =>
+    trs.map((tr) => [...tr.querySelectorAll("td.code")].map((td) => td.className + "|" + td.textContent)));
+  assert.ok(rows.some((r) => r[0] === 'code del|echo "Helo, $name!"' && r[1] === 'code add|echo "Hello, $name!"'), JSON.stringify(rows));
+  assert.ok((await colours(`${sh} table.split`)).includes("hljs-string"));
+  await page.reload();
+  await page.waitForSelector(`#diff[data-view=split] ${sh} table.split`, { timeout: 30000 });
+  assert.equal(await page.$eval("#diff-view-split", (b) => b.getAttribute("aria-pressed")), "true");
+  await shot("unit-diff-split-1280");
+  await page.setViewport({ width: 800, height: 900 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  await shot("unit-diff-split-800");
+  await page.setViewport({ width: 1280, height: 900 });
+  assert.ok(width <= 800, `the side-by-side diff is ${width} px wide at 800`);
+  await page.focus("#diff-view-unified");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector(`#diff[data-view=unified] ${sh} pre.diff .dl`);
+  assert.equal(await page.$(`${sh} table`), null);
 });
 
 test("a unit whose agent printed nothing says so where the steps would be", async () => {
@@ -623,6 +690,10 @@ test("issue titles and tooltips are shown with their hidden characters", async (
   assert.equal(link, "fix login<U+202E>gnp.exe");
   assert.equal(dd, "o/r#7 fix login<U+202E>gnp.exe<U+200B>");
   assert.equal(shown, "a<U+2067>b<U+061C>c<U+200F>d<U+00AD>e<U+0085>f \u2764\uFE0F");
+});
+
+test("no request left for anywhere but awaywork serve", () => {
+  assert.deepEqual(offsite, []);
 });
 
 test("the page logged no console error", () => {

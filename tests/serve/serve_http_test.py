@@ -769,6 +769,23 @@ class ServeHttp(unittest.TestCase):
         self.assertTrue(headers["content-type"].startswith("text/javascript"))
         self.assertEqual(request(self.w.port, "GET", "/nothing.js")[0], 404)
 
+    def test_highlight_js_is_served_from_debians_package_or_as_a_stub_that_says_so(self):
+        # The diff's colours (issue 25): /highlight.min.js is the file libjs-highlight.js installs,
+        # read from its fixed path, or, without the package, a script that defines nothing.
+        status, headers, body = request(self.w.port, "GET", "/highlight.min.js")
+        self.assertEqual(status, 200)
+        self.assertTrue(headers["content-type"].startswith("text/javascript"))
+        self.assertIn("script-src 'self'", headers["content-security-policy"])
+        path = "/usr/share/javascript/highlight.js/highlight.min.js"
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                self.assertEqual(body, f.read())
+        else:
+            self.assertIn(b"highlight.js is not installed", body)
+        # Only that name: no other file of the folder, no path.
+        self.assertEqual(request(self.w.port, "GET", "/highlight.js")[0], 404)
+        self.assertNotEqual(request(self.w.port, "GET", "/styles/default.css")[0], 200)
+
 
 class ServeLifecycle(unittest.TestCase):
     def setUp(self):
