@@ -165,7 +165,7 @@ function sleep(msec, signal) {
 }
 
 function setNav(which) {
-  for (const id of ["units", "new", "doctor"]) {
+  for (const id of ["units", "new", "watch", "doctor"]) {
     const a = document.getElementById("nav-" + id);
     if (id === which) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -1611,6 +1611,86 @@ async function unitPage(signal, id) {
   }
 }
 
+// ── watch ───────────────────────────────────────────────────────────────────────────────────
+// What `awaywork watch` on this state folder is doing (GET /watcher): whether it runs, each
+// repository's polls and rate limit, the issues it has claimed and the ones queued, in the order
+// it starts them. Refreshed every 2 s; the issue texts (triggers) are the forge's, shown inert.
+
+// "in 30 s" / "12 s ago" for an ISO time, titled with the time itself.
+function when(iso) {
+  if (!iso) return el("span", { class: "muted" }, "\u2014");
+  const t = Date.parse(iso);
+  if (isNaN(t)) return el("span", {}, iso);
+  const s = Math.round((t - Date.now()) / 1000);
+  const span = Math.abs(s) < 60 ? Math.abs(s) + " s" : Math.abs(s) < 3600 ? Math.round(Math.abs(s) / 60) + " min"
+    : Math.abs(s) < 86400 ? Math.round(Math.abs(s) / 3600) + " h" : Math.round(Math.abs(s) / 86400) + " d";
+  return el("time", { datetime: iso, title: iso }, s > 0 ? "in " + span : span + " ago");
+}
+
+function table(id, heads, rows, none) {
+  if (!rows.length) return el("p", { class: "muted", id: id + "-none" }, none);
+  return el("div", { class: "table-wrap" }, el("table", { id },
+    el("thead", {}, el("tr", {}, heads.map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, rows)));
+}
+
+function watchView(v) {
+  const running = v.watching;
+  const state = running ? (v.stopping ? "Stopping" : "Watching") : "Not watching";
+  const status = el("p", { id: "watch-state", class: "phase-now", "data-watching": String(Boolean(running)) },
+    el("strong", {}, state),
+    v.host ? [" \u00b7 ", el("code", {}, `${v.host} pid ${v.pid}`)] : null,
+    v.started_at ? [" \u00b7 started ", when(v.started_at)] : null,
+    v.beat_at ? [" \u00b7 last beat ", when(v.beat_at)] : null,
+    v.stopped_at ? [" \u00b7 stopped ", when(v.stopped_at)] : null);
+  const rate = (r) => r.rate_limit
+    ? [`${r.rate_limit.remaining} of ${r.rate_limit.limit}`, r.rate_limit.reset_at ? [", resets ", when(r.rate_limit.reset_at)] : null]
+    : el("span", { class: "muted" }, "not seen yet");
+  const unitLink = (id) => id && /^[a-z0-9-]+$/.test(id) ? el("a", { href: "#/unit/" + id }, id) : el("span", { class: "muted" }, "\u2014");
+  const issue = (c) => el("span", { class: "issue" }, `${c.repo}#${c.issue}`);
+  return [
+    status,
+    v.message ? el("p", { class: "warning", id: "watch-message" }, v.message) : null,
+    el("h2", {}, "Repositories"),
+    table("watch-repos", ["Repo", "Last poll", "Next poll", "Requests", "Rate limit"],
+      (v.repos || []).map((r) => el("tr", { "data-repo": r.repo }, el("td", {}, r.repo), el("td", {}, when(r.polled_at)),
+        el("td", {}, when(r.next_poll_at)), el("td", {}, String(r.requests)), el("td", { class: "rate" }, rate(r)))),
+      "No repository polled yet."),
+    el("h2", {}, "Claims"),
+    table("watch-claims", ["Issue", "Phase", "Since", "Unit", "Attempts", "Trigger"],
+      (v.claims || []).map((c) => el("tr", { "data-issue": `${c.repo}#${c.issue}` }, el("td", {}, issue(c)), el("td", {}, c.phase),
+        el("td", {}, when(c.since)), el("td", { class: "id" }, unitLink(c.unit)), el("td", {}, String(c.attempts)),
+        el("td", {}, c.trigger))),
+      "No issue claimed."),
+    el("h2", {}, "Queue"),
+    table("watch-queue", ["#", "Issue", "Queued", "Not before", "Trigger", "Attempts"],
+      (v.queue || []).map((q, i) => el("tr", { "data-issue": `${q.repo}#${q.issue}` }, el("td", {}, String(i + 1)),
+        el("td", {}, issue(q), q.requeued ? el("span", { class: "muted" }, " (again)") : null),
+        el("td", {}, when(q.queued_at)), el("td", {}, when(q.not_before)), el("td", {}, q.trigger), el("td", {}, String(q.attempts)))),
+      "Nothing queued."),
+  ].filter(Boolean);
+}
+
+async function watchPage(signal) {
+  setNav("watch");
+  show(el("h1", {}, "Watch"), el("p", { class: "muted" }, "Reading the watcher's state\u2026"));
+  const box = el("div", { id: "watch" });
+  let last = "";
+  for (;;) {
+    const v = await api("/watcher", { signal });
+    const seen = JSON.stringify(v) + Math.floor(Date.now() / 10000); // and every 10 s, for the ages
+    if (seen !== last) {
+      last = seen;
+      box.replaceChildren(...watchView(v));
+      if (document.body.dataset.rendered !== "watch") {
+        show(el("h1", {}, "Watch"), box);
+        document.body.dataset.rendered = "watch";
+      }
+    }
+    await sleep(2000, signal);
+  }
+}
+
 // ── doctor ──────────────────────────────────────────────────────────────────────────────────
 
 async function doctorPage(signal) {
@@ -1691,6 +1771,7 @@ function route() {
   let page;
   if (unit) page = unitPage(signal, unit[1]);
   else if (path === "/doctor") page = doctorPage(signal);
+  else if (path === "/watch") page = watchPage(signal);
   else if (path === "/new") page = newPage(signal);
   else page = unitsPage(signal, new URLSearchParams(query || ""));
   page.catch(quiet);

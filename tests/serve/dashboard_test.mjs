@@ -4,6 +4,7 @@
 // page, the keyboard, 1280 and 800 px, and no console error. Screenshots: build/test-artifacts/serve.
 import { test as testOf, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -690,6 +691,84 @@ test("issue titles and tooltips are shown with their hidden characters", async (
   assert.equal(link, "fix login<U+202E>gnp.exe");
   assert.equal(dd, "o/r#7 fix login<U+202E>gnp.exe<U+200B>");
   assert.equal(shown, "a<U+2067>b<U+061C>c<U+200F>d<U+00AD>e<U+0085>f \u2764\uFE0F");
+});
+
+// awaywork watch's state as the watcher writes it (watch/status.h: its beat, the issue slots), put
+// straight into the state database: [[key, value], ...]; a null value deletes the key.
+function putWatchState(rows) {
+  execFileSync("python3", ["-c", `
+import json, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], timeout=30)
+with db:
+    for k, v in json.loads(sys.argv[2]):
+        if v is None:
+            db.execute("DELETE FROM watch_state WHERE key = ?", (k,))
+        else:
+            db.execute("INSERT OR REPLACE INTO watch_state(key, value, updated_at) VALUES(?, ?, ?)",
+                       (k, json.dumps(v), int(time.time())))
+db.close()
+`, path.join(w.root, "state", "awaywork.db"), JSON.stringify(rows)]);
+}
+
+// This process's start time as /proc gives it (field 22): the beat of a watcher that is alive.
+function selfStart() {
+  const stat = fs.readFileSync("/proc/self/stat", "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[22 - 3];
+}
+
+// Issue 25: `watch`'s status (claims, queue, rate limits) on its own page, and its queue on the board.
+test("the watch page: whether it runs, rate limits, claims and the queue in order", async () => {
+  await page.goto(`http://127.0.0.1:${w.port}/#/watch`);
+  await page.waitForSelector("body[data-rendered=watch] #watch-state");
+  assert.equal(await page.$eval("#nav-watch", (a) => a.getAttribute("aria-current")), "page");
+  assert.match(await text("#watch-state"), /^Not watching/);
+  assert.match(await text("#watch-message"), /has not run with this state folder/);
+  const now = Math.floor(Date.now() / 1000);
+  const unit = (await api(w, "GET", "/units?repo=demo&limit=1")).body.units[0].id;
+  const beat = { host: "watch-host", start: selfStart(), pid: process.pid, started_at: now - 600, beat_at: now - 2,
+    stopped_at: 0, stopping: false, repos: [{ repo: "demo", polled_at: now - 30, next_poll: now + 30,
+      rate_remaining: 4990, rate_limit: 5000, rate_reset: now + 1800, requests: 12 }] };
+  putWatchState([
+    ["watcher", beat],
+    ["issue/demo/000000000007", { repo: "demo", number: 7, phase: "running", claim_comment: 99, claim_since: now - 60,
+      unit_id: unit, attempts: 1, trigger: "labelled awaywork" }],
+    ["issue/demo/000000000009", { repo: "demo", number: 9, phase: "queued", queued_at: now - 10, not_before: now + 300,
+      requeued: true, attempts: 1, trigger: "retry" }],
+    ["issue/demo/000000000008", { repo: "demo", number: 8, phase: "queued", queued_at: now - 20,
+      trigger: "comment: fix \u202Etxt.exe please" }],
+  ]);
+  try {
+    await page.waitForSelector("#watch-state[data-watching=true]", { timeout: 10000 });
+    assert.match(await text("#watch-state"), /^Watching · watch-host pid \d+ · started 10 min ago · last beat \d+ s ago/);
+    assert.equal(await page.$("#watch-message"), null);
+    assert.match(await text('#watch-repos tr[data-repo=demo] .rate'), /^4990 of 5000, resets in 30 min$/);
+    assert.match(await text("#watch-repos tr[data-repo=demo]"), /demo\d+ s agoin \d+ s12/);
+    assert.equal(await page.$eval('#watch-claims tr[data-issue="demo#7"] a', (a) => a.getAttribute("href")), "#/unit/" + unit);
+    assert.match(await text('#watch-claims tr[data-issue="demo#7"]'), /running/);
+    // The queue in the order watch starts it (queued first, first), the trigger's control shown.
+    assert.deepEqual(await page.$$eval("#watch-queue tbody tr", (trs) => trs.map((tr) => tr.dataset.issue)), ["demo#8", "demo#9"]);
+    assert.match(await text('#watch-queue tr[data-issue="demo#8"]'), /fix <U\+202E>txt\.exe please/);
+    assert.match(await text('#watch-queue tr[data-issue="demo#9"]'), /\(again\).*in 5 min/);
+    await noRawHiddenText("the watch page");
+    await shot("watch-1280");
+    await page.setViewport({ width: 800, height: 900 });
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    await shot("watch-800");
+    await page.setViewport({ width: 1280, height: 900 });
+    assert.ok(width <= 800, `the watch page is ${width} px wide at 800`);
+    // The board's Queued column holds the same issues, in order.
+    await page.goto(`http://127.0.0.1:${w.port}/#/?view=board`);
+    await page.waitForSelector("#board [data-column=queued] .card");
+    assert.deepEqual(await page.$$eval("#board [data-column=queued] .card", (cs) => cs.map((c) => c.dataset.issue)), ["demo#8", "demo#9"]);
+    // The watcher stops: the page says so.
+    putWatchState([["watcher", { ...beat, stopped_at: now }]]);
+    await page.goto(`http://127.0.0.1:${w.port}/#/watch`);
+    await page.waitForSelector("#watch-state[data-watching=false]");
+    assert.match(await text("#watch-message"), /awaywork watch stopped/);
+  } finally {
+    putWatchState([["watcher", null], ["issue/demo/000000000007", null], ["issue/demo/000000000008", null],
+      ["issue/demo/000000000009", null]]);
+  }
 });
 
 test("no request left for anywhere but awaywork serve", () => {
