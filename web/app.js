@@ -462,7 +462,7 @@ const headerUnquoted = (line) => line.replace(/"(?:[^"\\]|\\.)*"/g, (q) => {
 
 const DIFF_VIEW_KEY = "awaywork.diffView";
 const HL_FILE_LINES = 3000; // a file with more diff lines than this is shown without colours
-const HL_TOTAL_LINES = 20000; // nor past this many lines in one diff
+const HL_TOTAL_LINES = 10000; // nor past this many lines in one diff
 const FOLDED_LINES = 1500; // a file with more lines starts folded (drawn when opened)
 
 let highlighter = null; // a promise of highlight.js (window.hljs) or null, loaded once

@@ -11,7 +11,8 @@
 namespace aw {
 
 // Where Debian's libjs-highlight.js puts the library (scripts/deps.d/serve.txt installs it).
-inline constexpr const char* kHighlightJsPath = "/usr/share/javascript/highlight.js/highlight.min.js";
+inline constexpr const char* kHighlightJsPath =
+    "/usr/share/javascript/highlight.js/highlight.min.js";
 
 // "highlight.min.js": the library, or, when it is not installed, a script that defines nothing
 // and says so (the page then shows the diff without colours: never a 404, which the browser
