@@ -165,7 +165,7 @@ function sleep(msec, signal) {
 }
 
 function setNav(which) {
-  for (const id of ["units", "new", "doctor"]) {
+  for (const id of ["units", "new", "watch", "doctor"]) {
     const a = document.getElementById("nav-" + id);
     if (id === which) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -173,12 +173,56 @@ function setNav(which) {
 }
 
 function show(...nodes) {
-  view.replaceChildren(...nodes);
+  view.replaceChildren(...nodes.filter((n) => n !== null && n !== undefined));
 }
 
 // ── the units list ──────────────────────────────────────────────────────────────────────────
 
 const STATES = ["", "running", "done", "failed", "refused", "skipped", "timed_out", "interrupted", "lost"];
+
+// The board's columns: where a unit stands for the one who watches. Queued holds the issues
+// `awaywork watch` has queued (no unit yet); needs review, an ended unit whose verdict accepted a
+// change (its diff or branch waits for a person); done, every other ended unit but a refused one.
+const COLUMNS = [["queued", "Queued"], ["running", "Running"], ["review", "Needs review"], ["done", "Done"], ["refused", "Refused"]];
+
+function columnOf(u) {
+  if (u.state === "running" || u.state === "refused") return u.state;
+  if (u.state === "done" && u.verdict === "accepted" && u.patch_files > 0) return "review";
+  return "done";
+}
+
+function unitCard(u) {
+  return el("li", { class: "card", "data-id": u.id, "data-state": u.state },
+    el("div", { class: "card-head" }, badge(u.state), el("span", { class: "muted", title: u.created_at }, age(u.created_at))),
+    el("a", { class: "card-id", href: "#/unit/" + u.id }, u.id),
+    u.prompt ? el("div", { class: "card-task" }, u.prompt) : null,
+    el("div", { class: "muted" }, u.repo, u.issue ? [" · ", issueLink(u.issue)] : null,
+      u.state === "running" ? "" : " · " + ms(u.duration_ms)));
+}
+
+// An issue `awaywork watch` queued: a card without a unit yet.
+function queuedCard(q) {
+  return el("li", { class: "card queued", "data-issue": `${q.repo}#${q.issue}` },
+    el("div", { class: "card-head" }, el("span", { class: "badge" }, "queued"),
+      el("span", { class: "muted", title: q.queued_at || "" }, q.queued_at ? age(q.queued_at) : "")),
+    el("span", { class: "card-id" }, `${q.repo}#${q.issue}`),
+    el("div", { class: "muted" }, q.trigger || "", q.attempts ? ` · attempt ${q.attempts + 1}` : "",
+      q.not_before ? ` · not before ${q.not_before}` : ""));
+}
+
+function board(units, watcher, filters) {
+  const cols = Object.fromEntries(COLUMNS.map(([k]) => [k, []]));
+  for (const u of units) cols[columnOf(u)].push(unitCard(u));
+  // The queue is of issues: the repo and issue filters apply; a state filter other than none hides it.
+  const queue = (watcher && Array.isArray(watcher.queue) ? watcher.queue : []).filter((q) =>
+    (!filters.repo || q.repo === filters.repo) && (!filters.issue || String(q.issue) === filters.issue) && !filters.state);
+  cols.queued = queue.map(queuedCard);
+  const empty = (k) => k === "queued" && watcher && !watcher.watching ? "Nothing queued: awaywork watch is not running." : "None.";
+  return COLUMNS.map(([k, title]) =>
+    el("section", { class: "column", "data-column": k, "aria-labelledby": "col-" + k },
+      el("h2", { id: "col-" + k }, title, " ", el("span", { class: "count muted" }, String(cols[k].length))),
+      cols[k].length ? el("ul", { class: "cards" }, cols[k]) : el("p", { class: "muted" }, empty(k))));
+}
 
 async function unitsPage(signal, params) {
   setNav("units");
@@ -186,8 +230,10 @@ async function unitsPage(signal, params) {
   const repo = params.get("repo") || "";
   const issue = /^[1-9][0-9]{0,8}$/.test(params.get("issue") || "") ? params.get("issue") : "";
   const offset = parseInt(params.get("offset") || "0", 10) || 0;
+  // Table or board: kept in the URL with the filters, so a link or a reload shows the same.
+  const asBoard = params.get("view") === "board";
   const go = (changes) => {
-    const p = new URLSearchParams({ state, repo, issue, offset: String(offset) });
+    const p = new URLSearchParams({ view: asBoard ? "board" : "", state, repo, issue, offset: String(offset) });
     for (const [k, v] of Object.entries(changes)) p.set(k, v);
     for (const k of [...p.keys()]) if (!p.get(k) || p.get(k) === "0") p.delete(k);
     location.hash = "#/" + (p.toString() ? "?" + p : "");
@@ -198,36 +244,54 @@ async function unitsPage(signal, params) {
     onchange: (e) => go({ repo: e.target.value.trim(), offset: "0" }) });
   const issueIn = el("input", { id: "filter-issue", value: issue, placeholder: "any issue", size: 8,
     inputmode: "numeric", onchange: (e) => go({ issue: e.target.value.trim().replace(/^#/, ""), offset: "0" }) });
+  const toggle = el("div", { class: "view-toggle", role: "group", "aria-label": "Show as" },
+    el("button", { type: "button", id: "view-table", "aria-pressed": String(!asBoard), onclick: () => go({ view: "", offset: "0" }) }, "Table"),
+    el("button", { type: "button", id: "view-board", "aria-pressed": String(asBoard), onclick: () => go({ view: "board", offset: "0" }) }, "Board"));
   const body = el("tbody");
   const pager = el("div", { class: "pager" });
+  const boardBox = el("div", { id: "board", class: "board" });
   show(
     el("h1", {}, "Units"),
     el("div", { class: "filters" },
+      toggle,
       el("label", { for: "filter-state" }, "State "), stateSel,
       el("label", { for: "filter-repo" }, "Repo "), repoIn,
       el("label", { for: "filter-issue" }, "Issue "), issueIn),
-    el("table", { id: "units" },
+    asBoard ? boardBox : el("table", { id: "units" },
       el("thead", {}, el("tr", {},
         ["State", "Unit", "Repo", "Agent", "Isolation", "Started", "Duration", "Issue"].map((h) =>
           el("th", { scope: "col", class: "col-" + h.toLowerCase() }, h)))),
       body),
-    pager
+    asBoard ? null : pager
   );
   let lastSeen = "";
   for (;;) {
-    const q = new URLSearchParams({ limit: "50", offset: String(offset) });
+    // The board shows the newest 200 units (no pages: a column is read top down).
+    const q = new URLSearchParams({ limit: asBoard ? "200" : "50", offset: String(asBoard ? 0 : offset) });
     if (state) q.set("state", state);
     if (repo) q.set("repo", repo);
     if (issue) q.set("issue", issue);
-    const page = await api("/units?" + q, { signal });
+    const [page, watcher] = await Promise.all([api("/units?" + q, { signal }),
+      asBoard ? api("/watcher", { signal }).catch((err) => { if (err.name === "AbortError") throw err; return null; }) : null]);
     // Redrawn only when something changed: a focused link in the table keeps its focus.
-    const seen = JSON.stringify(page.units.map((u) => [u.id, u.state, u.duration_ms])) + page.total +
+    const seen = JSON.stringify(page.units.map((u) => [u.id, u.state, u.duration_ms, u.verdict])) + page.total +
+      JSON.stringify(watcher ? [watcher.watching, watcher.queue] : null) +
       Math.floor(Date.now() / 60000); // and once a minute, for the ages
     if (seen === lastSeen) {
       await sleep(2000, signal);
       continue;
     }
     lastSeen = seen;
+    if (asBoard) {
+      // The focused card keeps its focus when the board is drawn again (its link is found anew).
+      const focused = document.activeElement && boardBox.contains(document.activeElement)
+        ? document.activeElement.closest("[data-id]")?.dataset.id : null;
+      boardBox.replaceChildren(...board(page.units, watcher, { state, repo, issue }));
+      if (focused) boardBox.querySelector(`[data-id="${CSS.escape(focused)}"] a`)?.focus();
+      if (document.body.dataset.rendered !== "units") document.body.dataset.rendered = "units";
+      await sleep(2000, signal);
+      continue;
+    }
     body.replaceChildren(...page.units.map((u) =>
       el("tr", { "data-id": u.id, "data-state": u.state },
         el("td", {}, badge(u.state)),
@@ -387,46 +451,294 @@ const headerUnquoted = (line) => line.replace(/"(?:[^"\\]|\\.)*"/g, (q) => {
   return d && d[1] === q.length ? namePictured(d[0]) : q;
 });
 
-// The diff: a file list with +/− counts, then the text, each line a span (textContent only). As
-// on GitHub, hidden text is flagged: a warning above, its files marked in the list, its lines
-// marked and each such character shown as a highlighted <U+XXXX>. A file's header runs from its
-// `diff --git` line to its first hunk: a `+++`/`---` there names the file; after, it is content.
-function diffSection(text) {
-  const files = [];
-  let cur = null, header = false, anyBidi = false, anyHidden = false;
-  const pre = el("pre", { class: "diff", id: "diff", tabindex: 0 });
-  for (let line of text.split("\n")) {
-    const name = diffGitName(line);
-    if (line.startsWith("diff --git ")) {
-      header = true;
-      cur = { name: name ?? line.slice("diff --git ".length), add: 0, del: 0, hidden: "" };
-      files.push(cur);
-    } else if (line.startsWith("@@")) header = false;
-    if (header) line = headerUnquoted(line);
-    else if (cur && line.startsWith("+")) cur.add++;
-    else if (cur && line.startsWith("-")) cur.del++;
-    const cls = header ? "" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del"
-      : line.startsWith("@@") ? "hunk" : "";
-    // Control pictures alone do not flag a line: a CRLF file would flag every line.
-    const pictured = controlPictures(line);
-    const shown = invisiblesShown(pictured);
-    const span = document.createElement("span");
-    span.className = cls;
-    if (shown === pictured) {
-      span.textContent = shown + "\n";
-    } else {
-      const bidi = BIDI.test(line);
-      anyBidi ||= bidi;
-      anyHidden = true;
-      if (cur && cur.hidden !== "bidi") cur.hidden = bidi ? "bidi" : "invisible";
-      span.classList.add("hidden-text");
-      span.title = bidi ? "hidden bidirectional text on this line" : "invisible characters on this line";
-      for (const [i, part] of shown.split(/(<U\+[0-9A-F]{4,6}>)/).entries())
-        span.append(i % 2 ? el("span", { class: "hidden-char" }, part) : document.createTextNode(part));
-      span.append("\n");
-    }
-    pre.append(span);
+// ── the diff ──
+// Parsed into files, each a <details> (it folds) under a file list with +/− counts; shown unified
+// or side by side (the choice is kept in localStorage), with syntax colours from highlight.js
+// (served by `awaywork serve` from Debian's libjs-highlight.js; without it the diff is plain).
+// As on GitHub, hidden text is flagged: a warning above, its files marked in the list, its lines
+// marked and each such character shown as a highlighted <U+XXXX>, inside the colours too. A file's
+// header runs from its `diff --git` line to its first hunk: a `+++`/`---` there names the file;
+// after, it is content.
+
+const DIFF_VIEW_KEY = "awaywork.diffView";
+const HL_FILE_LINES = 3000; // a file with more diff lines than this is shown without colours
+const HL_TOTAL_LINES = 10000; // nor past this many lines in one diff
+const FOLDED_LINES = 1500; // a file with more lines starts folded (drawn when opened)
+
+let highlighter = null; // a promise of highlight.js (window.hljs) or null, loaded once
+function loadHighlighter() {
+  if (!highlighter)
+    highlighter = new Promise((resolve) => {
+      const s = el("script", { src: "/highlight.min.js" });
+      s.addEventListener("load", () => resolve(window.hljs && typeof window.hljs.highlight === "function" ? window.hljs : null));
+      s.addEventListener("error", () => resolve(null));
+      document.head.append(s);
+    }).then((hljs) => {
+      // Debian 12's package is 9.18.5 (kept patched by Debian); its EOL notice would go to the console.
+      if (hljs && hljs.configure) hljs.configure({ hideUpgradeWarningAcceptNoSupportOrSecurityUpdates: true });
+      return hljs;
+    });
+  return highlighter;
+}
+
+// highlight.js's language for a file name: its extension or its whole name (Makefile), or null.
+function languageOf(hljs, name) {
+  if (!hljs) return null;
+  const base = name.split("/").pop().toLowerCase();
+  const ext = base.includes(".") ? base.split(".").pop() : base;
+  for (const n of [ext, base]) if (/^[a-z0-9_+-]{1,20}$/.test(n) && hljs.getLanguage(n)) return n;
+  return null;
+}
+
+// The lines colored: for each line its tokens [class, text], or null when highlight.js fails or
+// its output is not the code's text exactly (then the colours are dropped, never the text). Its
+// HTML is parsed in a document of its own (inert: nothing in it runs or loads), and only its
+// text and <span class="hljs-…"> are taken: no markup reaches the page.
+function highlightLines(hljs, lang, lines) {
+  const code = lines.join("\n");
+  let html;
+  try {
+    // highlight(code, {language}) from 11 on (Debian 13); highlight(language, code) before.
+    html = /^(1[1-9]|[2-9][0-9])\./.test(String(hljs.versionString || ""))
+      ? hljs.highlight(code, { language: lang, ignoreIllegals: true }).value
+      : hljs.highlight(lang, code, true).value;
+  } catch {
+    return null;
   }
+  const doc = new DOMParser().parseFromString("<div>" + html + "</div>", "text/html");
+  const out = [[]];
+  const walk = (node, cls) => {
+    for (const c of node.childNodes) {
+      if (c.nodeType === Node.TEXT_NODE) {
+        c.data.split("\n").forEach((part, i) => {
+          if (i) out.push([]);
+          if (part) out[out.length - 1].push([cls, part]);
+        });
+      } else if (c.nodeType === Node.ELEMENT_NODE && c.tagName === "SPAN") {
+        const k = [...c.classList].filter((x) => /^hljs-[a-z_-]{1,40}$/.test(x)).join(" ");
+        walk(c, k ? (cls ? cls + " " + k : k) : cls);
+      } else throw new Error("unexpected markup");
+    }
+  };
+  try {
+    walk(doc.body.firstChild, "");
+  } catch {
+    return null;
+  }
+  if (out.length !== lines.length) return null;
+  for (let i = 0; i < lines.length; i++) if (out[i].map((t) => t[1]).join("") !== lines[i]) return null;
+  return out;
+}
+
+function parseDiff(text) {
+  const files = [];
+  let cur = null, hunk = null;
+  const lines = text.split("\n");
+  if (lines.length && lines[lines.length - 1] === "") lines.pop();
+  for (const line of lines) {
+    if (line.startsWith("diff --git ") || !cur) {
+      cur = { name: diffGitName(line) ?? line.slice("diff --git ".length), header: [], hunks: [], add: 0, del: 0, hidden: "" };
+      files.push(cur);
+      hunk = null;
+      if (!line.startsWith("diff --git ") && line !== "") cur.name = "";
+    }
+    if (!hunk && !line.startsWith("@@")) {
+      cur.header.push({ text: headerUnquoted(line) });
+      continue;
+    }
+    if (line.startsWith("@@")) {
+      const m = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+      hunk = { head: { text: line }, old: m ? Number(m[1]) : 0, new: m ? Number(m[2]) : 0, lines: [] };
+      cur.hunks.push(hunk);
+      continue;
+    }
+    const t = line[0] === "+" || line[0] === "-" || line[0] === "\\" ? line[0] : " ";
+    if (t === "+") cur.add++;
+    if (t === "-") cur.del++;
+    hunk.lines.push({ t, text: t === " " && line[0] !== " " ? line : line.slice(1) });
+  }
+  // Hidden text, flagged per file (bidi first) and per line.
+  for (const f of files)
+    for (const l of [...f.header, ...f.hunks.flatMap((h) => [h.head, ...h.lines])]) {
+      const pictured = controlPictures(l.text);
+      l.hidden = invisiblesShown(pictured) !== pictured ? (BIDI.test(l.text) ? "bidi" : "invisible") : "";
+      if (l.hidden && f.hidden !== "bidi") f.hidden = l.hidden;
+    }
+  return files;
+}
+
+// The colours of each content line of a file, [class, text] tokens keyed by the line object; a
+// side's lines are highlighted together, hunk by hunk (a string or comment across lines keeps
+// its colour). budget: lines still allowed in this diff.
+function colourFile(hljs, f, budget) {
+  const lang = languageOf(hljs, f.name);
+  const n = f.hunks.reduce((a, h) => a + h.lines.length, 0);
+  if (!lang || n > HL_FILE_LINES || n > budget.left) return null;
+  budget.left -= n;
+  const tokens = new Map();
+  for (const h of f.hunks)
+    for (const side of ["-", "+"]) {
+      const ls = h.lines.filter((l) => l.t === " " || l.t === side);
+      const hl = ls.length ? highlightLines(hljs, lang, ls.map((l) => l.text)) : [];
+      if (hl) ls.forEach((l, i) => { if (!tokens.has(l) || side === "+") tokens.set(l, hl[i]); });
+    }
+  return tokens;
+}
+
+// A text shown inert into a node: control pictures, and each hidden character a marked <U+XXXX>.
+function appendInert(node, text, context = "") {
+  const shown = invisiblesShown(controlPictures(text), context);
+  if (!/<U\+[0-9A-F]{4,6}>/.test(shown)) {
+    node.append(shown);
+    return;
+  }
+  for (const [i, part] of shown.split(/(<U\+[0-9A-F]{4,6}>)/).entries())
+    if (part) node.append(i % 2 ? el("span", { class: "hidden-char" }, part) : document.createTextNode(part));
+}
+
+// One line's text: its tokens each a span of their colour, or the text alone.
+function lineText(node, l, toks) {
+  if (!toks) return appendInert(node, l.text);
+  let before = "";
+  for (const [cls, text] of toks) {
+    const target = cls ? node.appendChild(el("span", { class: cls })) : node;
+    appendInert(target, text, before);
+    before = text;
+  }
+}
+
+function markHidden(node, hidden) {
+  if (!hidden) return;
+  node.classList.add("hidden-text");
+  node.title = hidden === "bidi" ? "hidden bidirectional text on this line" : "invisible characters on this line";
+}
+
+const pad = (n) => (n === "" ? "" : String(n)).padStart(5);
+
+// Unified: the header, then each hunk's lines with their old and new numbers (generated content:
+// copying copies the diff's text).
+function unifiedBody(f, tokens) {
+  const pre = el("pre", { class: "diff" });
+  for (const h of f.header) {
+    const s = el("span", { class: "diff-head" });
+    markHidden(s, h.hidden);
+    appendInert(s, h.text);
+    s.append("\n");
+    pre.append(s);
+  }
+  for (const h of f.hunks) {
+    const s = el("span", { class: "hunk" });
+    markHidden(s, h.head.hidden);
+    appendInert(s, h.head.text);
+    s.append("\n");
+    pre.append(s);
+    let o = h.old, n = h.new;
+    for (const l of h.lines) {
+      const cls = l.t === "+" ? "add" : l.t === "-" ? "del" : l.t === "\\" ? "note" : "ctx";
+      const s = el("span", { class: "dl " + cls, "data-o": pad(l.t === "+" || l.t === "\\" ? "" : o), "data-n": pad(l.t === "-" || l.t === "\\" ? "" : n) });
+      if (l.t !== "+" && l.t !== "\\") o++;
+      if (l.t !== "-" && l.t !== "\\") n++;
+      markHidden(s, l.hidden);
+      s.append(l.t === "\\" ? "\\" : l.t);
+      lineText(s, l, l.t === "\\" ? null : tokens && tokens.get(l));
+      s.append("\n");
+      pre.append(s);
+    }
+  }
+  return pre;
+}
+
+// Side by side: old on the left, new on the right; a run of deletions faces the additions after it.
+function splitBody(f, tokens) {
+  const head = el("pre", { class: "diff diff-header" });
+  for (const h of f.header) {
+    const s = el("span", { class: "diff-head" });
+    markHidden(s, h.hidden);
+    appendInert(s, h.text);
+    s.append("\n");
+    head.append(s);
+  }
+  const body = el("tbody");
+  const cell = (l, no, side) => {
+    if (!l) return [el("td", { class: "no empty" }), el("td", { class: "code empty" })];
+    const td = el("td", { class: "code " + (l.t === " " ? "ctx" : side) });
+    markHidden(td, l.hidden);
+    lineText(td, l, tokens && tokens.get(l));
+    return [el("td", { class: "no", "data-n": String(no) }), td];
+  };
+  for (const h of f.hunks) {
+    const hh = el("td", { colspan: 4, class: "hunk" });
+    markHidden(hh, h.head.hidden);
+    appendInert(hh, h.head.text);
+    body.append(el("tr", {}, hh));
+    let o = h.old, n = h.new;
+    for (let i = 0; i < h.lines.length;) {
+      const l = h.lines[i];
+      if (l.t === " ") {
+        body.append(el("tr", {}, cell(l, o++, "old"), cell(l, n++, "new")));
+        i++;
+        continue;
+      }
+      if (l.t === "\\") {
+        body.append(el("tr", {}, el("td", { colspan: 4, class: "note" }, "\\" + l.text)));
+        i++;
+        continue;
+      }
+      const dels = [], adds = [];
+      while (i < h.lines.length && h.lines[i].t === "-") dels.push(h.lines[i++]);
+      while (i < h.lines.length && h.lines[i].t === "+") adds.push(h.lines[i++]);
+      for (let k = 0; k < Math.max(dels.length, adds.length); k++)
+        body.append(el("tr", {}, cell(dels[k], dels[k] ? o++ : 0, "del"), cell(adds[k], adds[k] ? n++ : 0, "add")));
+    }
+  }
+  return el("div", { class: "diff-split" }, head,
+    el("table", { class: "diff split" }, el("colgroup", {}, el("col", { class: "no" }), el("col", {}), el("col", { class: "no" }), el("col", {})), body));
+}
+
+function hiddenFlag(f) {
+  return f.hidden ? el("span", { class: "hidden-flag" },
+    f.hidden === "bidi" ? " \u26a0 hidden bidirectional text" : " \u26a0 invisible characters") : null;
+}
+
+// The diff's section: a warning for hidden text, the view's buttons, the file list, the files.
+function diffSection(text, hljs) {
+  const files = parseDiff(text);
+  const budget = { left: HL_TOTAL_LINES };
+  const tokens = files.map((f) => (hljs ? colourFile(hljs, f, budget) : null));
+  let mode = localStorage.getItem(DIFF_VIEW_KEY) === "split" ? "split" : "unified";
+  const box = el("div", { id: "diff", class: "diff-files-box", "data-view": mode, "data-highlighted": String(tokens.some(Boolean)) });
+  const sections = files.map((f, i) => {
+    const lines = f.hunks.reduce((a, h) => a + h.lines.length, 0);
+    const d = el("details", { class: "diff-file", "data-file": inert(namePictured(f.name)), "data-lines": String(lines) },
+      el("summary", {}, el("span", { class: "plus" }, "+" + f.add), " ", el("span", { class: "minus" }, "\u2212" + f.del), " ",
+        el("code", {}, namePictured(f.name)), hiddenFlag(f)));
+    // Drawn when first opened; a long file starts folded.
+    const draw = () => {
+      if (d.dataset.drawn === mode) return;
+      d.dataset.drawn = mode;
+      d.querySelector(":scope > .diff-body")?.remove();
+      const b = mode === "split" ? splitBody(f, tokens[i]) : unifiedBody(f, tokens[i]);
+      b.classList.add("diff-body");
+      d.append(b);
+    };
+    d.addEventListener("toggle", () => { if (d.open) draw(); });
+    d.open = lines <= FOLDED_LINES;
+    if (d.open) draw();
+    d.draw = draw;
+    return d;
+  });
+  box.append(...sections);
+  const setMode = (m) => {
+    mode = m;
+    localStorage.setItem(DIFF_VIEW_KEY, m);
+    box.dataset.view = m;
+    unifiedBtn.setAttribute("aria-pressed", String(m === "unified"));
+    splitBtn.setAttribute("aria-pressed", String(m === "split"));
+    for (const d of sections) if (d.open) d.draw();
+  };
+  const unifiedBtn = el("button", { type: "button", id: "diff-view-unified", "aria-pressed": String(mode === "unified"), onclick: () => setMode("unified") }, "Unified");
+  const splitBtn = el("button", { type: "button", id: "diff-view-split", "aria-pressed": String(mode === "split"), onclick: () => setMode("split") }, "Side by side");
+  const anyHidden = files.some((f) => f.hidden), anyBidi = files.some((f) => f.hidden === "bidi");
   const warning = anyBidi
     ? "This diff contains hidden bidirectional Unicode text: the marked lines may be read or " +
       "compiled differently from how they display (Trojan Source). Each such character is shown as <U+…>."
@@ -434,13 +746,24 @@ function diffSection(text) {
       "would not see. Each such character is shown as <U+…>.";
   return [
     anyHidden ? el("p", { class: "warning", id: "diff-hidden", role: "alert" }, "\u26a0 " + warning) : null,
-    el("ul", { class: "files", id: "diff-files" }, files.map((f) =>
+    el("div", { class: "diff-tools" },
+      el("div", { class: "view-toggle", role: "group", "aria-label": "Diff view" }, unifiedBtn, splitBtn),
+      el("button", { type: "button", id: "diff-expand", onclick: () => sections.forEach((d) => { d.open = true; }) }, "Expand all"),
+      el("button", { type: "button", id: "diff-collapse", onclick: () => sections.forEach((d) => { d.open = false; }) }, "Collapse all"),
+      hljs ? null : el("span", { class: "muted", id: "diff-plain" }, "No syntax colours: highlight.js is not installed (libjs-highlight.js).")),
+    // The list: each name a button that opens its file and moves the focus there.
+    el("ul", { class: "files", id: "diff-files" }, files.map((f, i) =>
       el("li", { "data-hidden": f.hidden || undefined },
         el("span", { class: "plus" }, "+" + f.add), " ", el("span", { class: "minus" }, "\u2212" + f.del), " ",
-        namePictured(f.name),
-        f.hidden ? el("span", { class: "hidden-flag" },
-          f.hidden === "bidi" ? " \u26a0 hidden bidirectional text" : " \u26a0 invisible characters") : null))),
-    pre,
+        el("button", { type: "button", class: "file-link", onclick: () => {
+          sections[i].open = true;
+          sections[i].draw();
+          const s = sections[i].querySelector("summary");
+          s.focus();
+          s.scrollIntoView({ block: "start" });
+        } }, namePictured(f.name)),
+        hiddenFlag(f)))),
+    box,
   ].filter(Boolean);
 }
 
@@ -1070,6 +1393,100 @@ class LogView {
   }
 }
 
+// ── the agent's steps ──
+// The transcript events awaywork parsed from the agent's CLI output (GET /units/ID/events, from
+// runs/ID/events.json, written when the agent phase ends): one step per event, in order. A tool
+// call is told by what it did: a file read, a file edited, a command run, or another tool; its
+// input is the agent's JSON, read here only for a path or a command (shown as text, like all).
+
+const READ_TOOLS = /^(read|readfile|read_file|view|glob|grep|ls|list|search|find|read_many_files|list_directory)$/;
+const EDIT_TOOLS = /^(edit|multiedit|write|writefile|write_file|edit_file|notebookedit|apply_patch|str_replace|str_replace_editor|replace|create|delete|patch)$/;
+const COMMAND_TOOLS = /^(bash|shell|sh|exec|exec_command|run|run_shell_command|command|local_shell|terminal)$/;
+
+function toolInput(text) {
+  try {
+    const j = JSON.parse(text);
+    return j && typeof j === "object" && !Array.isArray(j) ? j : {};
+  } catch {
+    return {};
+  }
+}
+
+function stepOf(e) {
+  if (e.kind !== "tool_call") return { step: e.kind };
+  const input = toolInput(e.text);
+  const tool = String(e.tool || "").toLowerCase().replace(/[^a-z_]/g, "");
+  const file = [input.file_path, input.path, input.filePath, input.notebook_path, input.filename]
+    .find((v) => typeof v === "string" && v !== "");
+  const cmd = Array.isArray(input.command) ? input.command.join(" ") : [input.command, input.cmd]
+    .find((v) => typeof v === "string" && v !== "");
+  if (COMMAND_TOOLS.test(tool) || (cmd && !file)) return { step: "command", command: cmd || e.text };
+  if (EDIT_TOOLS.test(tool)) return { step: "edit", file };
+  if (READ_TOOLS.test(tool)) return { step: "read", file };
+  return { step: "tool" };
+}
+
+const firstLine = (t, n = 160) => {
+  const line = String(t || "").split("\n")[0];
+  return line.length > n ? line.slice(0, n) + "\u2026" : line;
+};
+
+function stepItem(e, i) {
+  const s = stepOf(e);
+  const text = String(e.text || "");
+  let head;
+  if (s.step === "message") head = [el("span", { class: "step-kind" }, "Says"), firstLine(text)];
+  else if (s.step === "read") head = [el("span", { class: "step-kind" }, "Read"), el("code", {}, s.file || firstLine(text))];
+  else if (s.step === "edit") head = [el("span", { class: "step-kind" }, "Edit"), el("code", {}, s.file || firstLine(text)), el("span", { class: "muted" }, " " + e.tool)];
+  else if (s.step === "command") head = [el("span", { class: "step-kind" }, "Run"), el("code", {}, "$ " + firstLine(s.command, 200))];
+  else if (s.step === "tool") head = [el("span", { class: "step-kind" }, e.tool || "Tool"), el("code", {}, firstLine(text))];
+  else if (s.step === "tool_result") head = [el("span", { class: "step-kind" }, "\u21b3 " + (e.tool || "result")), el("span", { class: "muted" }, firstLine(text) || "(empty)")];
+  else if (s.step === "error") head = [el("span", { class: "step-kind bad" }, "Error"), firstLine(text)];
+  else head = [el("span", { class: "step-kind" }, "Tokens"), `${e.input_tokens} in, ${e.output_tokens} out`];
+  // The whole text, folded, when the line shown is not all of it.
+  const more = text && s.step !== "usage" && firstLine(text, s.step === "command" ? 200 : 160) !== text
+    ? el("details", {}, el("summary", {}, "all of it"), el("pre", { class: "step-text" }, text)) : null;
+  return el("li", { class: "step", "data-kind": e.kind, "data-step": s.step, "data-n": String(i + 1),
+    "data-file": s.file, "data-tool": e.tool || undefined }, el("div", { class: "step-head" }, head), more);
+}
+
+// The counts above the steps: messages (the model's turns; a plain command agent's lines), tool calls by what they did, files, tokens.
+function stepsSummary(events) {
+  const n = { message: 0, tool_call: 0, read: 0, edit: 0, command: 0, error: 0 };
+  const read = new Set(), edited = new Set();
+  let tin = 0, tout = 0;
+  for (const e of events) {
+    const s = stepOf(e);
+    if (e.kind in n) n[e.kind]++;
+    if (s.step in n && s.step !== e.kind) n[s.step]++;
+    if (s.step === "read" && s.file) read.add(s.file);
+    if (s.step === "edit" && s.file) edited.add(s.file);
+    if (e.kind === "usage") {
+      tin += e.input_tokens || 0;
+      tout += e.output_tokens || 0;
+    }
+  }
+  const plural = (k, w) => `${k} ${w}${k === 1 ? "" : "s"}`;
+  return el("div", { id: "steps-summary", class: "steps-summary" },
+    el("p", {}, [plural(n.message, "message"), plural(n.tool_call, "tool call") +
+      ` (${n.read} read, ${n.edit} edit, ${n.command} command)`, n.error ? plural(n.error, "error") : null,
+      el("span", { id: "steps-tokens" }, `${tin} input and ${tout} output tokens`)].filter(Boolean)
+      .flatMap((x, i) => (i ? [" \u00b7 ", x] : [x]))),
+    read.size || edited.size ? el("p", { class: "muted" },
+      read.size ? ["Read: ", el("span", { id: "steps-read" }, [...read].join(", "))] : null,
+      read.size && edited.size ? "; " : null,
+      edited.size ? ["edited: ", el("span", { id: "steps-edited" }, [...edited].join(", "))] : null) : null);
+}
+
+function stepsSection(r, u) {
+  if (!r || !r.recorded || !r.events.length) {
+    const why = u.state === "running" ? "The agent's steps appear when its phase ends."
+      : "No steps: the agent's output held no events awaywork reads (a plain command agent, or it ended first).";
+    return [el("p", { class: "muted", id: "steps-none" }, why)];
+  }
+  return [stepsSummary(r.events), el("ol", { id: "steps", class: "steps" }, r.events.map(stepItem))];
+}
+
 function unitButtons(u, id, signal) {
   const buttons = [badge(u.state)];
   if (u.state === "running")
@@ -1116,16 +1533,35 @@ async function unitPage(signal, id) {
   const log = new LogView(id, signal);
   const diffBox = el("div", {}, el("p", { class: "muted" }, "The diff appears when the unit ends."));
   const verdictBox = el("div"), requestsBox = el("div"), publishedBox = el("div");
-  show(el("h1", {}, id), head, now, factsBox, el("h2", {}, "Phases"), timeline, el("h2", {}, "Log"), log.tools, log.box,
+  const stepsBox = el("div", { id: "steps-box" }, el("p", { class: "muted" }, "Loading the agent's steps\u2026"));
+  // The log and, beside it (below it when narrow), the agent's steps.
+  show(el("h1", {}, id), head, now, factsBox, el("h2", {}, "Phases"), timeline,
+    el("div", { class: "work" },
+      el("div", { class: "work-log" }, el("h2", {}, "Log"), log.tools, log.box),
+      el("section", { class: "work-steps", "aria-labelledby": "steps-title" }, el("h2", { id: "steps-title" }, "Agent steps"), stepsBox)),
     el("h2", {}, "Diff"), diffBox, el("h2", {}, "Verdict"), verdictBox, el("h2", {}, "Requests"), requestsBox,
     el("h2", {}, "Published"), publishedBox);
   const ticker = setInterval(() => tickClocks(view), 1000);
   signal.addEventListener("abort", () => clearInterval(ticker));
   let logDone = null;
   let shownDiff = false;
-  let headKey = "", nowKey = "";
+  let headKey = "", nowKey = "", stepsKey = "";
   for (;;) {
     const u = await api("/units/" + id, { signal });
+    // The steps: asked again only when a phase ended or the unit did (events.json is written when
+    // the agent phase ends), and no more once recorded.
+    const sk = [u.state, u.phases.length].join("|");
+    if (sk !== stepsKey) {
+      stepsKey = sk;
+      try {
+        const r = await api(`/units/${id}/events`, { signal });
+        stepsBox.replaceChildren(...stepsSection(r, u));
+        if (r.recorded) stepsKey = "recorded";
+      } catch (err) {
+        if (err.name === "AbortError") throw err;
+        stepsBox.replaceChildren(el("p", { class: "muted" }, err.message));
+      }
+    }
     // The log from its last LOG_TAIL bytes (u.log_bytes: its size when the unit was read).
     if (!logDone) logDone = log.follow(Math.max(0, (u.log_bytes || 0) - LOG_TAIL)).catch(quiet);
     else if (u.state === "running") await log.refresh().catch(quiet);
@@ -1159,7 +1595,8 @@ async function unitPage(signal, id) {
           diffBox.replaceChildren(el("p", { class: "muted" }, "No patch: the agent changed nothing, or the unit ended before it was collected."));
         } else {
           try {
-            diffBox.replaceChildren(...diffSection(await api(`/units/${id}/patch`, { signal })));
+            const [text, hljs] = await Promise.all([api(`/units/${id}/patch`, { signal }), loadHighlighter()]);
+            diffBox.replaceChildren(...diffSection(text, hljs));
           } catch (err) {
             if (err.name === "AbortError") throw err;
             diffBox.replaceChildren(el("p", { class: "muted" }, err.message));
@@ -1171,6 +1608,86 @@ async function unitPage(signal, id) {
       return;
     }
     await sleep(1000, signal);
+  }
+}
+
+// ── watch ───────────────────────────────────────────────────────────────────────────────────
+// What `awaywork watch` on this state folder is doing (GET /watcher): whether it runs, each
+// repository's polls and rate limit, the issues it has claimed and the ones queued, in the order
+// it starts them. Refreshed every 2 s; the issue texts (triggers) are the forge's, shown inert.
+
+// "in 30 s" / "12 s ago" for an ISO time, titled with the time itself.
+function when(iso) {
+  if (!iso) return el("span", { class: "muted" }, "\u2014");
+  const t = Date.parse(iso);
+  if (isNaN(t)) return el("span", {}, iso);
+  const s = Math.round((t - Date.now()) / 1000);
+  const span = Math.abs(s) < 60 ? Math.abs(s) + " s" : Math.abs(s) < 3600 ? Math.round(Math.abs(s) / 60) + " min"
+    : Math.abs(s) < 86400 ? Math.round(Math.abs(s) / 3600) + " h" : Math.round(Math.abs(s) / 86400) + " d";
+  return el("time", { datetime: iso, title: iso }, s > 0 ? "in " + span : span + " ago");
+}
+
+function table(id, heads, rows, none) {
+  if (!rows.length) return el("p", { class: "muted", id: id + "-none" }, none);
+  return el("div", { class: "table-wrap" }, el("table", { id },
+    el("thead", {}, el("tr", {}, heads.map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, rows)));
+}
+
+function watchView(v) {
+  const running = v.watching;
+  const state = running ? (v.stopping ? "Stopping" : "Watching") : "Not watching";
+  const status = el("p", { id: "watch-state", class: "phase-now", "data-watching": String(Boolean(running)) },
+    el("strong", {}, state),
+    v.host ? [" \u00b7 ", el("code", {}, `${v.host} pid ${v.pid}`)] : null,
+    v.started_at ? [" \u00b7 started ", when(v.started_at)] : null,
+    v.beat_at ? [" \u00b7 last beat ", when(v.beat_at)] : null,
+    v.stopped_at ? [" \u00b7 stopped ", when(v.stopped_at)] : null);
+  const rate = (r) => r.rate_limit
+    ? [`${r.rate_limit.remaining} of ${r.rate_limit.limit}`, r.rate_limit.reset_at ? [", resets ", when(r.rate_limit.reset_at)] : null]
+    : el("span", { class: "muted" }, "not seen yet");
+  const unitLink = (id) => id && /^[a-z0-9-]+$/.test(id) ? el("a", { href: "#/unit/" + id }, id) : el("span", { class: "muted" }, "\u2014");
+  const issue = (c) => el("span", { class: "issue" }, `${c.repo}#${c.issue}`);
+  return [
+    status,
+    v.message ? el("p", { class: "warning", id: "watch-message" }, v.message) : null,
+    el("h2", {}, "Repositories"),
+    table("watch-repos", ["Repo", "Last poll", "Next poll", "Requests", "Rate limit"],
+      (v.repos || []).map((r) => el("tr", { "data-repo": r.repo }, el("td", {}, r.repo), el("td", {}, when(r.polled_at)),
+        el("td", {}, when(r.next_poll_at)), el("td", {}, String(r.requests)), el("td", { class: "rate" }, rate(r)))),
+      "No repository polled yet."),
+    el("h2", {}, "Claims"),
+    table("watch-claims", ["Issue", "Phase", "Since", "Unit", "Attempts", "Trigger"],
+      (v.claims || []).map((c) => el("tr", { "data-issue": `${c.repo}#${c.issue}` }, el("td", {}, issue(c)), el("td", {}, c.phase),
+        el("td", {}, when(c.since)), el("td", { class: "id" }, unitLink(c.unit)), el("td", {}, String(c.attempts)),
+        el("td", {}, c.trigger))),
+      "No issue claimed."),
+    el("h2", {}, "Queue"),
+    table("watch-queue", ["#", "Issue", "Queued", "Not before", "Trigger", "Attempts"],
+      (v.queue || []).map((q, i) => el("tr", { "data-issue": `${q.repo}#${q.issue}` }, el("td", {}, String(i + 1)),
+        el("td", {}, issue(q), q.requeued ? el("span", { class: "muted" }, " (again)") : null),
+        el("td", {}, when(q.queued_at)), el("td", {}, when(q.not_before)), el("td", {}, q.trigger), el("td", {}, String(q.attempts)))),
+      "Nothing queued."),
+  ].filter(Boolean);
+}
+
+async function watchPage(signal) {
+  setNav("watch");
+  show(el("h1", {}, "Watch"), el("p", { class: "muted" }, "Reading the watcher's state\u2026"));
+  const box = el("div", { id: "watch" });
+  let last = "";
+  for (;;) {
+    const v = await api("/watcher", { signal });
+    const seen = JSON.stringify(v) + Math.floor(Date.now() / 10000); // and every 10 s, for the ages
+    if (seen !== last) {
+      last = seen;
+      box.replaceChildren(...watchView(v));
+      if (document.body.dataset.rendered !== "watch") {
+        show(el("h1", {}, "Watch"), box);
+        document.body.dataset.rendered = "watch";
+      }
+    }
+    await sleep(2000, signal);
   }
 }
 
@@ -1254,6 +1771,7 @@ function route() {
   let page;
   if (unit) page = unitPage(signal, unit[1]);
   else if (path === "/doctor") page = doctorPage(signal);
+  else if (path === "/watch") page = watchPage(signal);
   else if (path === "/new") page = newPage(signal);
   else page = unitsPage(signal, new URLSearchParams(query || ""));
   page.catch(quiet);

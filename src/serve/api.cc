@@ -15,6 +15,7 @@
 #include "base/fs.h"
 #include "base/json_write.h"
 #include "proc/capture.h"
+#include "provider/events.h"
 #include "serve/marks.h"
 #include "serve/metrics.h"
 #include "serve/submit.h"
@@ -113,6 +114,8 @@ Reply Api::handle(const Route& r, const std::string& body, const std::string& co
       return submit(body, content_type);
     case RouteKind::marks:
       return marks(r);
+    case RouteKind::events:
+      return events(r.unit_id);
     case RouteKind::cancel:
     case RouteKind::replay:
     case RouteKind::apply:
@@ -284,6 +287,22 @@ Reply Api::marks(const Route& r) {
   auto view = log_marks(u->run_dir, *offset, *end);
   if (!view) return error_reply(500, "reading the log's index: " + view.error().message);
   return json_reply(200, *view);
+}
+
+Reply Api::events(const std::string& id) {
+  auto u = get(id);
+  if (!u) return error_reply(404, u.error().message);
+  // The agent phase writes events.json when it ends (redacted of the profile's secrets, as the
+  // log is): none yet while it runs, none ever for a unit that ended before it or recorded no
+  // event. Either is {"recorded": false}, not an error: the page says so.
+  std::string path = u->run_dir + "/events.json";
+  if (u->run_dir.empty() || ::access(path.c_str(), F_OK) != 0)
+    return json_reply(200, {{"recorded", false}, {"events", json::array()}});
+  auto list = read_events(path);
+  if (!list) return error_reply(500, "reading the transcript's events: " + list.error().message);
+  json out = json::array();
+  for (const auto& e : *list) out.push_back(e);
+  return json_reply(200, {{"recorded", true}, {"events", out}});
 }
 
 Reply Api::cancel(const std::string& id) {

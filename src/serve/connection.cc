@@ -13,6 +13,7 @@
 #include "serve/guard.h"
 #include "serve/route.h"
 #include "serve/server_internal.h"
+#include "serve/vendor.h"
 
 namespace aw {
 
@@ -154,6 +155,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     bool keep = req.keep_alive();
     if (route_.kind == RouteKind::page || route_.kind == RouteKind::asset) {
       const Asset* a = find_asset(route_.kind == RouteKind::page ? "index.html" : route_.asset);
+      if (!a && route_.kind == RouteKind::asset) a = vendor_asset(route_.asset);
       if (!a) return reply(error_reply(404, "no such file"), keep, method_, path_);
       return reply({200, std::string(a->content_type), std::string(a->bytes)}, keep, method_, path_,
                    true);

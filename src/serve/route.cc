@@ -98,7 +98,8 @@ tl::expected<Route, RouteError> match_api(std::string_view method,
     static const std::vector<std::pair<std::string_view, Match>> subs = {
         {"patch", {RouteKind::patch, "GET"}},    {"log", {RouteKind::log, "GET"}},
         {"marks", {RouteKind::marks, "GET"}},    {"cancel", {RouteKind::cancel, "POST"}},
-        {"replay", {RouteKind::replay, "POST"}}, {"apply", {RouteKind::apply, "POST"}}};
+        {"replay", {RouteKind::replay, "POST"}}, {"apply", {RouteKind::apply, "POST"}},
+        {"events", {RouteKind::events, "GET"}}};
     for (const auto& [name, m] : subs)
       if (seg[2] == name) return want(m.kind, m.method);
   }

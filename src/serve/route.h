@@ -24,6 +24,7 @@ enum class RouteKind {
   patch,    // GET /api/v1/units/ID/patch
   log,      // GET /api/v1/units/ID/log
   marks,    // GET /api/v1/units/ID/marks    the log's phases, line numbers and times
+  events,   // GET /api/v1/units/ID/events   the agent's transcript events (events.json)
   cancel,   // POST /api/v1/units/ID/cancel
   replay,   // POST /api/v1/units/ID/replay   run its task again as a new unit
   apply,    // POST /api/v1/units/ID/apply

@@ -4,6 +4,7 @@
 // page, the keyboard, 1280 and 800 px, and no console error. Screenshots: build/test-artifacts/serve.
 import { test as testOf, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,6 +19,9 @@ const artifacts = path.join(process.env.AW_BINARY_DIR || "build", "test-artifact
 fs.mkdirSync(artifacts, { recursive: true });
 
 let w, browser, page, errors;
+// Every request the page made that went anywhere but this `awaywork serve` (issue 25: no external
+// request ever): checked at the end.
+const offsite = [];
 
 before(async () => {
   if (why) return;
@@ -26,6 +30,11 @@ before(async () => {
   page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 900 });
   errors = collectErrors(page);
+  page.on("request", (r) => {
+    const u = new URL(r.url());
+    const ours = u.protocol === "http:" && u.hostname === "127.0.0.1" && u.port === String(w.port);
+    if (!ours && u.protocol !== "data:" && u.protocol !== "blob:") offsite.push(r.url());
+  });
 });
 
 after(async () => {
@@ -303,6 +312,50 @@ test("the list filters by issue number", async () => {
   await page.waitForFunction(() => /No units/.test(document.querySelector("#units tbody").textContent));
 });
 
+// Issue 25, a place to watch work happen: the board. A unit's card is in the column of its state
+// and moves as the state changes; view and filters live in the URL.
+test("the board: a unit's card moves from running to needs review, filters kept in the URL", async () => {
+  await page.goto(`http://127.0.0.1:${w.port}/#/?view=board&repo=demo`);
+  await page.waitForSelector("body[data-rendered=units] #board section[data-column=refused]");
+  assert.equal(await page.$eval("#view-board", (b) => b.getAttribute("aria-pressed")), "true");
+  assert.equal(await page.$eval("#filter-repo", (e) => e.value), "demo");
+  const columns = await page.$$eval("#board section", (ss) => ss.map((s) => s.dataset.column));
+  assert.deepEqual(columns, ["queued", "running", "review", "done", "refused"]);
+  // The refused unit of an earlier test is in Refused; Refused holds refused units only.
+  await page.waitForSelector("#board [data-column=refused] .card");
+  assert.ok((await page.$$eval("#board [data-column=refused] .card", (cs) => cs.map((c) => c.dataset.state)))
+    .every((s) => s === "refused"));
+  // No watcher runs in this world: Queued says so.
+  assert.match(await text("#board [data-column=queued]"), /awaywork watch is not running/);
+  const r = await api(w, "POST", "/units", { repo: "demo", prompt: "move me across the board", agent: "slow" });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  const card = (column) => `#board [data-column=${column}] .card[data-id="${r.body.id}"]`;
+  await page.waitForSelector(card("running"), { timeout: 30000 });
+  assert.match(await text(card("running")), /move me across the board/);
+  await shot("board-running-1280");
+  // The slow agent writes SLOW.md; demo has no checks: accepted, so it waits for review.
+  await page.waitForSelector(card("review"), { timeout: 60000 });
+  assert.equal(await page.$(card("running")), null, "the card left Running");
+  assert.equal((await api(w, "GET", "/units/" + r.body.id)).body.verdict, "accepted");
+  // A unit that ended without a change to review is in Done (the interrupted ones of earlier tests).
+  const done = await page.$$eval("#board [data-column=done] .card", (cs) => cs.map((c) => c.dataset.state));
+  assert.ok(done.includes("interrupted") && !done.includes("refused") && !done.includes("running"), done.join(","));
+  // A reload keeps the board and its filter; the keyboard switches back to the table.
+  await page.reload();
+  await page.waitForSelector(card("review"));
+  assert.equal(await page.$eval("#filter-repo", (e) => e.value), "demo");
+  await page.setViewport({ width: 800, height: 900 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  await shot("board-800");
+  await page.setViewport({ width: 1280, height: 900 });
+  assert.ok(width <= 800, `the board is ${width} px wide at 800`);
+  await page.focus("#view-table");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#units tbody tr[data-id]");
+  assert.equal(await page.evaluate(() => location.hash), "#/?repo=demo");
+  assert.equal(await page.$("#board"), null);
+});
+
 test("an issue in the form replaces repository and task, and a refused one shows why", async () => {
   await page.goto(`http://127.0.0.1:${w.port}/#/new`);
   await page.waitForSelector("body[data-rendered=new]");
@@ -388,6 +441,9 @@ test("bidi and invisible characters are shown in the diff, log and task, and the
   const flagged = await page.$$eval("#diff-files li[data-hidden=bidi]", (lis) => lis.map((li) => li.textContent));
   assert.ok(flagged.some((f) => f.includes("auth.c") && f.includes("hidden bidirectional text")), flagged.join("|"));
   assert.ok((await page.$$("#diff .hidden-text .hidden-char")).length >= 4);
+  // Inside the syntax colours too: the C string holding the controls is coloured, and they show.
+  await page.waitForSelector("#diff[data-highlighted=true]");
+  assert.ok((await page.$$('#diff .hidden-text [class*="hljs-"] .hidden-char')).length >= 4);
   const log = await text("#log");
   assert.ok(log.includes('"user<U+202E> <U+2066>// admin only<U+2069> <U+2066>"'), log);
   assert.ok(log.includes("tags: <U+E0041><U+E0042>"), log);
@@ -424,6 +480,115 @@ test("a file name git quotes is listed decoded, with its own counts", async () =
     headerUnquoted('rename to "n\\tm"')]);
   assert.equal(name, 'x"y\\z\t\n\u202e');
   assert.equal(tab, "rename to n\u2409m");
+});
+
+// Issue 25, the agent's work as steps: the events awaywork parsed from a Claude Code stand-in's
+// stream-json, one step each, in the transcript's order, beside the log.
+let stepsUnit; // the steps agent's unit: it edits greet.sh and CHANGES.md
+
+test("the agent's steps: the timeline matches the transcript's events", async () => {
+  const id = stepsUnit = await submitted({ prompt: "fix it step by step", agent: "steps" });
+  await page.waitForSelector("body[data-unit-state=done]", { timeout: 60000 });
+  await page.waitForSelector("#steps li", { timeout: 10000 });
+  const r = await api(w, "GET", `/units/${id}/events`);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.body.recorded, true);
+  const events = r.body.events;
+  assert.deepEqual(events.map((e) => e.kind), ["message", "tool_call", "tool_result", "tool_call", "tool_result",
+    "tool_call", "tool_result", "message", "usage"]);
+  const steps = await page.$$eval("#steps li", (ls) => ls.map((l) => ({ kind: l.dataset.kind, step: l.dataset.step,
+    file: l.dataset.file || "", tool: l.dataset.tool || "", text: l.querySelector(".step-head").textContent })));
+  assert.deepEqual(steps.map((s) => s.kind), events.map((e) => e.kind));
+  assert.deepEqual(steps.map((s) => s.tool), events.map((e) => e.tool || ""));
+  assert.deepEqual(steps.map((s) => s.step), ["message", "read", "tool_result", "command", "tool_result", "edit",
+    "tool_result", "message", "usage"]);
+  assert.equal(steps[0].text, "SaysI will fix the greeting.");
+  assert.equal(steps[1].file, "greet.sh");
+  assert.equal(steps[5].file, "CHANGES.md");
+  assert.equal(steps[3].text, "Run$ sed -i s/Helo,/Hello,/ greet.sh");
+  assert.match(steps[2].text, /echo Helo, world/);
+  assert.equal(steps[8].text, "Tokens1500 in, 450 out");
+  assert.equal(await text("#steps-summary > p"),
+    "2 messages \u00b7 3 tool calls (1 read, 1 edit, 1 command) \u00b7 1500 input and 450 output tokens");
+  assert.equal(await text("#steps-read"), "greet.sh");
+  assert.equal(await text("#steps-edited"), "CHANGES.md");
+  // The agent's words are text: its markup stays text, its bidi control is shown.
+  assert.equal(steps[7].text, "SaysDone <img src=x id=stepinjected> user<U+202E> ok");
+  assert.equal(await page.$("#stepinjected"), null);
+  await noRawHiddenText("the steps");
+  // The files the steps edited are the diff's.
+  await page.waitForSelector("#diff-files li");
+  const files = await page.$$eval("#diff-files li", (lis) => lis.map((li) => li.textContent));
+  assert.ok(files.some((f) => f.endsWith("greet.sh")) && files.some((f) => f.endsWith("CHANGES.md")), files.join("|"));
+  await shot("unit-steps-1280");
+  await page.setViewport({ width: 800, height: 900 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  await shot("unit-steps-800");
+  await page.setViewport({ width: 1280, height: 900 });
+  assert.ok(width <= 800, `the unit page with its steps is ${width} px wide at 800`);
+});
+
+// Issue 25: the diff per file, folding, with a file list, syntax colours from highlight.js (served
+// by awaywork serve from Debian's package: no request leaves the host), unified or side by side.
+test("the diff: a section per file that folds, with colours, unified or side by side", async () => {
+  await page.goto(`http://127.0.0.1:${w.port}/#/unit/${stepsUnit}`);
+  const sh = 'details.diff-file[data-file="greet.sh"]', md = 'details.diff-file[data-file="CHANGES.md"]';
+  await page.waitForSelector(`#diff[data-highlighted=true][data-view=unified] ${sh}[open] pre.diff .dl`, { timeout: 30000 });
+  const colours = (sel) => page.$$eval(`${sel} [class*="hljs-"]`, (ss) => [...new Set(ss.map((s) => s.className))]);
+  assert.ok((await colours(sh)).includes("hljs-string"), (await colours(sh)).join(","));
+  assert.ok((await colours(md)).includes("hljs-section"), (await colours(md)).join(","));
+  // The colours change no byte: the files' text is the patch.
+  const patch = await (await fetch(`http://127.0.0.1:${w.port}/api/v1/units/${stepsUnit}/patch`,
+    { headers: { Authorization: "Bearer " + w.token } })).text();
+  assert.equal(await page.$$eval("#diff pre.diff", (ps) => ps.map((p) => p.textContent).join("")), patch);
+  // Old and new line numbers beside each line, outside its text.
+  assert.deepEqual(await page.$eval(`${sh} .dl.add`, (l) => [l.dataset.o.trim(), l.dataset.n.trim(), l.textContent]),
+    ["", "4", '+echo "Hello, $name!"\n']);
+  // A file folds from the keyboard; Collapse all and Expand all; the list opens a file and focuses it.
+  await page.focus(`${sh} > summary`);
+  await page.keyboard.press("Enter");
+  assert.equal(await page.$eval(sh, (d) => d.open), false);
+  await page.keyboard.press("Enter");
+  assert.equal(await page.$eval(sh, (d) => d.open), true);
+  await page.click("#diff-collapse");
+  assert.deepEqual(await page.$$eval("#diff details.diff-file", (ds) => ds.map((d) => d.open)), [false, false]);
+  const link = (await page.$$("#diff-files button.file-link"))[0];
+  assert.equal(await link.evaluate((b) => b.textContent), "CHANGES.md");
+  await link.focus();
+  await page.keyboard.press("Enter");
+  assert.equal(await page.$eval(md, (d) => d.open), true);
+  assert.equal(await page.evaluate(() => document.activeElement.closest("details")?.dataset.file), "CHANGES.md");
+  await page.click("#diff-expand");
+  assert.deepEqual(await page.$$eval("#diff details.diff-file", (ds) => ds.map((d) => d.open)), [true, true]);
+  // Side by side: the removed line faces the added one; the choice stays across a reload.
+  await page.click("#diff-view-split");
+  await page.waitForSelector(`${sh} table.split`);
+  const rows = await page.$$eval(`${sh} table.split tr`, (trs) =>
+    trs.map((tr) => [...tr.querySelectorAll("td.code")].map((td) => td.className + "|" + td.textContent)));
+  assert.ok(rows.some((r) => r[0] === 'code del|echo "Helo, $name!"' && r[1] === 'code add|echo "Hello, $name!"'), JSON.stringify(rows));
+  assert.ok((await colours(`${sh} table.split`)).includes("hljs-string"));
+  await page.reload();
+  await page.waitForSelector(`#diff[data-view=split] ${sh} table.split`, { timeout: 30000 });
+  assert.equal(await page.$eval("#diff-view-split", (b) => b.getAttribute("aria-pressed")), "true");
+  await shot("unit-diff-split-1280");
+  await page.setViewport({ width: 800, height: 900 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  await shot("unit-diff-split-800");
+  await page.setViewport({ width: 1280, height: 900 });
+  assert.ok(width <= 800, `the side-by-side diff is ${width} px wide at 800`);
+  await page.focus("#diff-view-unified");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector(`#diff[data-view=unified] ${sh} pre.diff .dl`);
+  assert.equal(await page.$(`${sh} table`), null);
+});
+
+test("a unit whose agent printed nothing says so where the steps would be", async () => {
+  const r = await api(w, "GET", "/units?repo=demo&state=refused&limit=1"); // bidiname: it printed nothing
+  const id = r.body.units[0].id;
+  assert.deepEqual((await api(w, "GET", `/units/${id}/events`)).body, { recorded: false, events: [] });
+  await page.goto(`http://127.0.0.1:${w.port}/#/unit/${id}`);
+  await page.waitForSelector("#steps-none");
+  assert.match(await text("#steps-none"), /No steps/);
 });
 
 // Issue 25 item 4: the transcript's redactor held a line's last bytes until more output came; the
@@ -526,6 +691,88 @@ test("issue titles and tooltips are shown with their hidden characters", async (
   assert.equal(link, "fix login<U+202E>gnp.exe");
   assert.equal(dd, "o/r#7 fix login<U+202E>gnp.exe<U+200B>");
   assert.equal(shown, "a<U+2067>b<U+061C>c<U+200F>d<U+00AD>e<U+0085>f \u2764\uFE0F");
+});
+
+// awaywork watch's state as the watcher writes it (watch/status.h: its beat, the issue slots), put
+// straight into the state database: [[key, value], ...]; a null value deletes the key.
+function putWatchState(rows) {
+  execFileSync("python3", ["-c", `
+import json, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], timeout=30)
+with db:
+    for k, v in json.loads(sys.argv[2]):
+        if v is None:
+            db.execute("DELETE FROM watch_state WHERE key = ?", (k,))
+        else:
+            db.execute("INSERT OR REPLACE INTO watch_state(key, value, updated_at) VALUES(?, ?, ?)",
+                       (k, json.dumps(v), int(time.time())))
+db.close()
+`, path.join(w.root, "state", "awaywork.db"), JSON.stringify(rows)]);
+}
+
+// This process's start time as /proc gives it (field 22): the beat of a watcher that is alive.
+function selfStart() {
+  const stat = fs.readFileSync("/proc/self/stat", "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[22 - 3];
+}
+
+// Issue 25: `watch`'s status (claims, queue, rate limits) on its own page, and its queue on the board.
+test("the watch page: whether it runs, rate limits, claims and the queue in order", async () => {
+  await page.goto(`http://127.0.0.1:${w.port}/#/watch`);
+  await page.waitForSelector("body[data-rendered=watch] #watch-state");
+  assert.equal(await page.$eval("#nav-watch", (a) => a.getAttribute("aria-current")), "page");
+  assert.match(await text("#watch-state"), /^Not watching/);
+  assert.match(await text("#watch-message"), /has not run with this state folder/);
+  const now = Math.floor(Date.now() / 1000);
+  const unit = (await api(w, "GET", "/units?repo=demo&limit=1")).body.units[0].id;
+  const beat = { host: "watch-host", start: selfStart(), pid: process.pid, started_at: now - 600, beat_at: now - 2,
+    stopped_at: 0, stopping: false, repos: [{ repo: "demo", polled_at: now - 30, next_poll: now + 30,
+      rate_remaining: 4990, rate_limit: 5000, rate_reset: now + 1800, requests: 12 }] };
+  putWatchState([
+    ["watcher", beat],
+    ["issue/demo/000000000007", { repo: "demo", number: 7, phase: "running", claim_comment: 99, claim_since: now - 60,
+      unit_id: unit, attempts: 1, trigger: "labelled awaywork" }],
+    ["issue/demo/000000000009", { repo: "demo", number: 9, phase: "queued", queued_at: now - 10, not_before: now + 300,
+      requeued: true, attempts: 1, trigger: "retry" }],
+    ["issue/demo/000000000008", { repo: "demo", number: 8, phase: "queued", queued_at: now - 20,
+      trigger: "comment: fix \u202Etxt.exe please" }],
+  ]);
+  try {
+    await page.waitForSelector("#watch-state[data-watching=true]", { timeout: 10000 });
+    assert.match(await text("#watch-state"), /^Watching · watch-host pid \d+ · started 10 min ago · last beat \d+ s ago/);
+    assert.equal(await page.$("#watch-message"), null);
+    assert.match(await text('#watch-repos tr[data-repo=demo] .rate'), /^4990 of 5000, resets in 30 min$/);
+    assert.match(await text("#watch-repos tr[data-repo=demo]"), /demo\d+ s agoin \d+ s12/);
+    assert.equal(await page.$eval('#watch-claims tr[data-issue="demo#7"] a', (a) => a.getAttribute("href")), "#/unit/" + unit);
+    assert.match(await text('#watch-claims tr[data-issue="demo#7"]'), /running/);
+    // The queue in the order watch starts it (queued first, first), the trigger's control shown.
+    assert.deepEqual(await page.$$eval("#watch-queue tbody tr", (trs) => trs.map((tr) => tr.dataset.issue)), ["demo#8", "demo#9"]);
+    assert.match(await text('#watch-queue tr[data-issue="demo#8"]'), /fix <U\+202E>txt\.exe please/);
+    assert.match(await text('#watch-queue tr[data-issue="demo#9"]'), /\(again\).*in 5 min/);
+    await noRawHiddenText("the watch page");
+    await shot("watch-1280");
+    await page.setViewport({ width: 800, height: 900 });
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    await shot("watch-800");
+    await page.setViewport({ width: 1280, height: 900 });
+    assert.ok(width <= 800, `the watch page is ${width} px wide at 800`);
+    // The board's Queued column holds the same issues, in order.
+    await page.goto(`http://127.0.0.1:${w.port}/#/?view=board`);
+    await page.waitForSelector("#board [data-column=queued] .card");
+    assert.deepEqual(await page.$$eval("#board [data-column=queued] .card", (cs) => cs.map((c) => c.dataset.issue)), ["demo#8", "demo#9"]);
+    // The watcher stops: the page says so.
+    putWatchState([["watcher", { ...beat, stopped_at: now }]]);
+    await page.goto(`http://127.0.0.1:${w.port}/#/watch`);
+    await page.waitForSelector("#watch-state[data-watching=false]");
+    assert.match(await text("#watch-message"), /awaywork watch stopped/);
+  } finally {
+    putWatchState([["watcher", null], ["issue/demo/000000000007", null], ["issue/demo/000000000008", null],
+      ["issue/demo/000000000009", null]]);
+  }
+});
+
+test("no request left for anywhere but awaywork serve", () => {
+  assert.deepEqual(offsite, []);
 });
 
 test("the page logged no console error", () => {

@@ -22,6 +22,11 @@ TEST(Route, NamesEachApiRouteWithItsMethod) {
   ASSERT_TRUE(marks);
   EXPECT_EQ(marks->kind, RouteKind::marks);
   EXPECT_EQ(marks->query.at("end"), "9");
+  auto events = parse_route("GET", "/api/v1/units/x1/events");
+  ASSERT_TRUE(events);
+  EXPECT_EQ(events->kind, RouteKind::events);
+  EXPECT_EQ(events->unit_id, "x1");
+  EXPECT_TRUE(events->api());  // behind the token, as every API route
   EXPECT_EQ(parse_route("GET", "/api/v1/doctor")->kind, RouteKind::doctor);
   EXPECT_EQ(parse_route("GET", "/metrics")->kind, RouteKind::metrics);
   EXPECT_EQ(parse_route("GET", "/")->kind, RouteKind::page);
@@ -36,6 +41,8 @@ TEST(Route, AWrongMethodIs405AndAnUnknownRoute404) {
   EXPECT_EQ(parse_route("GET", "/api/v1/units/x1/replay").error().status, 405);
   EXPECT_EQ(parse_route("POST", "/api/v1/units/x1/marks").error().status, 405);
   EXPECT_EQ(parse_route("GET", "/api/v1/units/x1/marks?download=1").error().status, 400);
+  EXPECT_EQ(parse_route("POST", "/api/v1/units/x1/events").error().status, 405);
+  EXPECT_EQ(parse_route("GET", "/api/v1/units/x1/events?offset=1").error().status, 400);
   EXPECT_EQ(parse_route("POST", "/").error().status, 405);
   EXPECT_EQ(parse_route("GET", "/api/v1/nothing").error().status, 404);
   EXPECT_EQ(parse_route("GET", "/api/v2/units").error().status, 404);

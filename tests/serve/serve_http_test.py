@@ -643,6 +643,35 @@ class ServeHttp(unittest.TestCase):
                                         token=self.w.token), 400)
         self.assert_json_error(*request(self.w.port, "GET", f"/api/v1/units/{uid}/marks"), 401)
 
+    def test_the_agents_events_are_served_behind_the_token(self):
+        # The agent's transcript events (runs/ID/events.json): the scripted agent is a plain
+        # command, each line it printed a message; the steps agent speaks Claude's stream-json.
+        uid = self.submit(repo="demo", prompt="Fix the typo in greet.sh")
+        self.wait_ended(uid)
+        status, r = get_json(self.w, f"/api/v1/units/{uid}/events")
+        self.assertEqual(status, 200, r)
+        self.assertTrue(r["recorded"])
+        self.assertEqual({e["kind"] for e in r["events"]}, {"message"}, r)
+        self.assertIn("scripted agent: task received: Fix the typo in greet.sh",
+                      [e["text"] for e in r["events"]])
+        steps = self.submit(repo="demo", prompt="steps", agent="steps")
+        self.wait_ended(steps)
+        r = get_json(self.w, f"/api/v1/units/{steps}/events")[1]
+        self.assertEqual([(e["kind"], e.get("tool", "")) for e in r["events"]],
+                         [("message", ""), ("tool_call", "Read"), ("tool_result", "Read"),
+                          ("tool_call", "Bash"), ("tool_result", "Bash"), ("tool_call", "Write"),
+                          ("tool_result", "Write"), ("message", ""), ("usage", "")])
+        self.assertEqual((r["events"][-1]["input_tokens"], r["events"][-1]["output_tokens"]),
+                         (1500, 450))
+        # An agent that printed nothing recorded no events: not an error.
+        quiet = self.submit(repo="demo", prompt="a file", agent="bidiname")
+        self.wait_ended(quiet)
+        self.assertEqual(get_json(self.w, f"/api/v1/units/{quiet}/events"),
+                         (200, {"recorded": False, "events": []}))
+        self.assert_json_error(*request(self.w.port, "GET", f"/api/v1/units/{uid}/events"), 401)
+        self.assert_json_error(*request(self.w.port, "GET", "/api/v1/units/nope-1/events",
+                                        token=self.w.token), 404)
+
     def test_replay_and_cancel_refuse_without_the_token_from_another_origin_or_without_json(self):
         ended = self.submit(repo="demo", prompt="Fix the typo in greet.sh")
         self.wait_ended(ended)
@@ -739,6 +768,23 @@ class ServeHttp(unittest.TestCase):
         self.assertEqual(status, 200)
         self.assertTrue(headers["content-type"].startswith("text/javascript"))
         self.assertEqual(request(self.w.port, "GET", "/nothing.js")[0], 404)
+
+    def test_highlight_js_is_served_from_debians_package_or_as_a_stub_that_says_so(self):
+        # The diff's colours (issue 25): /highlight.min.js is the file libjs-highlight.js installs,
+        # read from its fixed path, or, without the package, a script that defines nothing.
+        status, headers, body = request(self.w.port, "GET", "/highlight.min.js")
+        self.assertEqual(status, 200)
+        self.assertTrue(headers["content-type"].startswith("text/javascript"))
+        self.assertIn("script-src 'self'", headers["content-security-policy"])
+        path = "/usr/share/javascript/highlight.js/highlight.min.js"
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                self.assertEqual(body, f.read())
+        else:
+            self.assertIn(b"highlight.js is not installed", body)
+        # Only that name: no other file of the folder, no path.
+        self.assertEqual(request(self.w.port, "GET", "/highlight.js")[0], 404)
+        self.assertNotEqual(request(self.w.port, "GET", "/styles/default.css")[0], 200)
 
 
 class ServeLifecycle(unittest.TestCase):

@@ -78,6 +78,27 @@ sleep 1
 printf '%s end\\n' "$rest"
 """
 
+# Issue 25, the agent's work as steps: a Claude Code stand-in (provider claude reads its output as
+# stream-json) that says what it does, reads greet.sh, runs sed on it, writes CHANGES.md, and does
+# so for real; its last message holds markup and a bidi control (shown inert), its result the
+# tokens it used.
+STEPS_AGENT = """#!/bin/sh
+cat > /dev/null
+say() { printf '%s\\n' "$1"; }
+say '{"type":"system","subtype":"init"}'
+say '{"type":"assistant","message":{"content":[{"type":"text","text":"I will fix the greeting."}]}}'
+say '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"greet.sh"}}]}}'
+say '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"echo Helo, world"}]}}'
+sed -i 's/Helo,/Hello,/' greet.sh
+say '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"sed -i s/Helo,/Hello,/ greet.sh"}}]}}'
+say '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t2","content":"(no output)"}]}}'
+printf '# Changes\\n\\n- Fix the greeting.\\n' > CHANGES.md
+say '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t3","name":"Write","input":{"file_path":"CHANGES.md","content":"# Changes"}}]}}'
+say '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t3","content":"File created"}]}}'
+say '{"type":"assistant","message":{"content":[{"type":"text","text":"Done <img src=x id=stepinjected> user\\u202e ok"}]}}'
+say '{"type":"result","subtype":"success","is_error":false,"result":"Done","usage":{"input_tokens":1200,"cache_read_input_tokens":300,"output_tokens":450},"total_cost_usd":0.0123}'
+"""
+
 # Issue 25 item 9: a 50 MiB log of numbered lines (115 bytes each).
 BIG_AGENT = """#!/bin/sh
 awk 'BEGIN {
@@ -113,7 +134,7 @@ class World:
         for name, body in (("slow", SLOW_AGENT), ("leaky", LEAKY_AGENT), ("ticker", TICKER_AGENT),
                            ("spill", SPILL_AGENT), ("trojan", TROJAN_AGENT),
                            ("bidiname", BIDI_NAME_AGENT), ("quoted", QUOTED_NAME_AGENT),
-                           ("pause", PAUSE_AGENT), ("big", BIG_AGENT)):
+                           ("pause", PAUSE_AGENT), ("big", BIG_AGENT), ("steps", STEPS_AGENT)):
             path = os.path.join(agents, name)
             with open(path, "w") as f:
                 f.write(body)
@@ -143,9 +164,15 @@ agents:
     command: [{agents}/pause]
   big:
     command: [{agents}/big]
+  steps:
+    provider: claude
+    profile: claude
+    command: [{agents}/steps]
 profiles:
   web:
     secrets: [GH_FAKE_TOKEN]
+  claude:
+    secrets: [CLAUDE_CODE_OAUTH_TOKEN]
 repos:
   demo:
     path: {self.src}
@@ -162,6 +189,8 @@ forges:
     credential: GH_TOKEN
 """)
         self.awaywork("secret", "set", "GH_FAKE_TOKEN", input=SECRET)
+        # Shaped like a Claude Code OAuth token (`claude setup-token`); valid nowhere.
+        self.awaywork("secret", "set", "CLAUDE_CODE_OAUTH_TOKEN", input="sk-ant-oat01-" + "F" * 80 + "AA")
         if forge:
             self.awaywork("secret", "set", "GH_TOKEN", input=forge[1])
         self.server = None
