@@ -10,6 +10,7 @@
 #include "base/json_write.h"
 #include "cli/commands.h"
 #include "config/config.h"
+#include "forge/gitlab/publisher.h"
 #include "forge/publisher.h"
 #include "record/store.h"
 #include "unit/apply_unit.h"
@@ -67,7 +68,7 @@ int cmd_apply(const GlobalOptions& g, const std::string& id, const std::string& 
     return kExitUsage;
   }
   bool refused = unit->verdict != "accepted";
-  auto a = apply_unit(*cfg, *store, *unit, forge_publishers());
+  auto a = apply_unit(*cfg, *store, *unit, any_forge_publishers(forge_publishers(), nullptr));
   if (!a) {
     if (g.json)
       fmt::print("{}\n", json_text(nlohmann::json{{"id", unit->id},

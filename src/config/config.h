@@ -118,6 +118,8 @@ struct TrustConfig {
 struct ForgeRepoConfig {
   std::string github;  // "OWNER/REPO" ("" = not a GitHub repository)
   std::string gitlab;  // "group/subgroup/project" (nested groups; "" = not a GitLab project)
+  // The repository as its forge names it: OWNER/REPO or group/.../project; "" = not a forge one.
+  const std::string& path() const { return github.empty() ? gitlab : github; }
   std::string forge;   // a name under forges: (implied when exactly one is defined)
   std::string task;    // the task text put before the issue ("" = the built-in one)
   TrustConfig trust;
