@@ -52,7 +52,8 @@ int cmd_replay(const GlobalOptions& g, const std::string& id, bool latest) {
     return kExitUsage;
   }
   // A forge repository's unit is published to its forge, as the first one was.
-  return run_and_report(g, *cfg, *req, any_forge_publishers(forge_publishers(), nullptr), interrupted, "replay");
+  return run_and_report(g, *cfg, *req, any_forge_publishers(forge_publishers(), nullptr),
+                        interrupted, "replay");
 }
 
 }  // namespace aw

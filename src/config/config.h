@@ -103,7 +103,7 @@ struct ForgeConfig {  // forges: NAME: {...}
   std::string api_url = "https://api.github.com";
   // a secret's name, or the owner's CLI login: "gh" (`gh auth token`), "glab" (kind gitlab)
   std::string credential;
-  std::string ca_file;     // extra CA bundle to trust; "" = the system store
+  std::string ca_file;  // extra CA bundle to trust; "" = the system store
 };
 
 // Whose text reaches the agent and who may trigger a unit (forge/admission.h).
@@ -120,8 +120,8 @@ struct ForgeRepoConfig {
   std::string gitlab;  // "group/subgroup/project" (nested groups; "" = not a GitLab project)
   // The repository as its forge names it: OWNER/REPO or group/.../project; "" = not a forge one.
   const std::string& path() const { return github.empty() ? gitlab : github; }
-  std::string forge;   // a name under forges: (implied when exactly one is defined)
-  std::string task;    // the task text put before the issue ("" = the built-in one)
+  std::string forge;  // a name under forges: (implied when exactly one is defined)
+  std::string task;   // the task text put before the issue ("" = the built-in one)
   TrustConfig trust;
   int64_t stop_after = 0;  // Unix seconds after which nothing is admitted; 0 = never
   std::string branch_prefix = "awaywork/";

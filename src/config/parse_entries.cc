@@ -175,7 +175,10 @@ void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
   }
   int sources = !!path_at + !!url_at + !!github_at + !!gitlab_at;
   if (sources > 1)
-    ctx.issues.add(url_at ? *url_at : github_at ? *github_at : *gitlab_at, e.value.path,
+    ctx.issues.add(url_at      ? *url_at
+                   : github_at ? *github_at
+                               : *gitlab_at,
+                   e.value.path,
                    "has more than one of 'path', 'url', 'github' and 'gitlab'; keep exactly one "
                    "(path: for a local repository, url: for a remote one, github: OWNER/REPO or "
                    "gitlab: GROUP/PROJECT for a forge one)");

@@ -148,15 +148,17 @@ void parse_forge(const Field& e, const ParseCtx& ctx, ForgeConfig& c) {
   std::string_view login = gitlab ? "glab" : "gh";
   std::string_view example = gitlab ? "GITLAB_TOKEN" : "GH_TOKEN";
   if (credential) {
-    auto s = get_string(
-        *credential, fmt::format("write a secret's name, e.g. credential: {}, or {}", example, login),
-        ctx.issues);
+    auto s =
+        get_string(*credential,
+                   fmt::format("write a secret's name, e.g. credential: {}, or {}", example, login),
+                   ctx.issues);
     if (s) {
       Status ok = *s == login ? Status{} : check_env_name(*s);
       if (ok && (*s == "gh" || *s == "glab") && *s != login)
-        ok = fail("'{}' is the {} login, and this forge is kind {}; write credential: {} or a "
-                  "secret's name",
-                  *s, *s == "gh" ? "GitHub" : "GitLab", c.kind, login);
+        ok = fail(
+            "'{}' is the {} login, and this forge is kind {}; write credential: {} or a "
+            "secret's name",
+            *s, *s == "gh" ? "GitHub" : "GitLab", c.kind, login);
       if (!ok)
         ctx.issues.add(credential->mark, credential->path, ok.error().message);
       else
@@ -273,12 +275,12 @@ void resolve_implied_forges(const ParseCtx& ctx, Config& cfg) {
     auto it = cfg.forges.find(repo.forge);
     if (it == cfg.forges.end() || (repo.github.empty() && repo.gitlab.empty())) continue;
     if ((it->second.kind == "gitlab") != gitlab)
-      ctx.issues.add(r.mark, r.path,
-                     fmt::format("{}: names a {} project, but forge '{}' is kind {}; write {}: "
-                                 "for it or name a forge of kind {}",
-                                 gitlab ? "gitlab" : "github", gitlab ? "GitLab" : "GitHub",
-                                 repo.forge, it->second.kind, gitlab ? "github" : "gitlab",
-                                 gitlab ? "gitlab" : "github"));
+      ctx.issues.add(
+          r.mark, r.path,
+          fmt::format("{}: names a {} project, but forge '{}' is kind {}; write {}: "
+                      "for it or name a forge of kind {}",
+                      gitlab ? "gitlab" : "github", gitlab ? "GitLab" : "GitHub", repo.forge,
+                      it->second.kind, gitlab ? "github" : "gitlab", gitlab ? "gitlab" : "github"));
   }
 }
 

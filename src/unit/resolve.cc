@@ -195,9 +195,10 @@ Result<Resolved> resolve_target(const Config& cfg, const RunRequest& req,
     AW_TRY(t.source, with_context(open_source(t.repo.path), "repo " + t.label));
   }
   if (req.origin.issue > 0 && !r.publisher)
-    return fail("--issue needs a forge repository (github: OWNER/REPO or gitlab: GROUP/PROJECT); "
-                "{} is not one",
-                t.label);
+    return fail(
+        "--issue needs a forge repository (github: OWNER/REPO or gitlab: GROUP/PROJECT); "
+        "{} is not one",
+        t.label);
   t.base_ref = !req.base.empty() ? req.base : t.repo.base;
   if (t.base_ref.empty() && r.publisher) t.base_ref = r.publisher->default_branch();
   AW_TRY(t.base_commit,

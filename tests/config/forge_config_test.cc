@@ -155,9 +155,10 @@ repos:
 }
 
 TEST_F(ForgeConfigTest, GitlabMistakesAreRefusedAtTheirPlace) {
-  EXPECT_NE(error_of("forges: {lab: {kind: gitlab, api_url: http://gitlab.example, credential: T}}\n")
-                .find("config.yml:1:39: forges.lab.api_url: 'http://gitlab.example' is plain http"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("forges: {lab: {kind: gitlab, api_url: http://gitlab.example, credential: T}}\n")
+          .find("config.yml:1:39: forges.lab.api_url: 'http://gitlab.example' is plain http"),
+      std::string::npos);
   // Each CLI login belongs to its own kind.
   EXPECT_NE(error_of("forges: {lab: {kind: gitlab, credential: gh}}\n")
                 .find("forges.lab.credential: 'gh' is the GitHub login, and this forge is kind "

@@ -83,9 +83,9 @@ TEST(FakeGitlabFixture, StartsTheFakeAndSetsUpAUserANestedProjectAndAnIssue) {
   ASSERT_TRUE(project.is_object()) << gl.error();
   EXPECT_EQ(project["http_url_to_repo"], gl.git_url() + "/grp/sub/app.git");
   ASSERT_TRUE(gl.member("grp", "aw-bot", 30).is_object()) << gl.error();
-  ASSERT_TRUE(gl.control("POST", "projects/grp/sub/app/issues",
-                         {{"username", "bob"}, {"title", "x"}})
-                  .is_object())
+  ASSERT_TRUE(
+      gl.control("POST", "projects/grp/sub/app/issues", {{"username", "bob"}, {"title", "x"}})
+          .is_object())
       << gl.error();
   auto r = gl.api("GET", "/projects/grp%2Fsub%2Fapp/issues/1", token);
   EXPECT_EQ(r.status, 200) << r.headers;

@@ -36,7 +36,7 @@ class FakeGitlab {
 
   // Started at once, its state under dir/fake-gitlab; api_url() is "" when it did not start.
   explicit FakeGitlab(const std::string& dir, const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {"/usr/bin/python3", script_, "--port", "0", "--state",
+    std::vector<std::string> args = {"/usr/bin/python3",  script_, "--port", "0", "--state",
                                      dir + "/fake-gitlab"};
     args.insert(args.end(), extra.begin(), extra.end());
     std::string line = spawn_fake(args, &pid_);
@@ -106,8 +106,8 @@ class FakeGitlab {
                 const std::string& token) {
     Reply reply;
     std::string data = body.is_null() ? "" : body.dump();
-    std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" +
-                      std::to_string(port_) +
+    std::string req = method + " " + path +
+                      " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port_) +
                       "\r\nConnection: close\r\nUser-Agent: awaywork-fake-gitlab-fixture\r\n";
     if (!token.empty()) req += "PRIVATE-TOKEN: " + token + "\r\n";
     req += "Content-Type: application/json\r\nContent-Length: " + std::to_string(data.size()) +

@@ -14,12 +14,12 @@
 #include "../fakes/fake_gitlab.h"
 #include "../git/git_fixture.h"
 #include "base/fs.h"
-#include "proc/capture.h"
 #include "check/requests.h"
 #include "forge/gitlab/client.h"
 #include "forge/gitlab/issue.h"
 #include "forge/gitlab/publish.h"
 #include "forge/gitlab/text.h"
+#include "proc/capture.h"
 
 namespace aw::test {
 namespace {
@@ -72,8 +72,8 @@ class GitlabTest : public ::testing::Test {
     GitLabOptions opt;
     opt.api_url = fake->api_url();
     opt.credential = "GITLAB_TOKEN";
-    auto t = beast_transport(TransportOptions{fake->api_url(), "", std::chrono::seconds(10),
-                                              std::chrono::seconds(60)});
+    auto t = beast_transport(
+        TransportOptions{fake->api_url(), "", std::chrono::seconds(10), std::chrono::seconds(60)});
     EXPECT_TRUE(t) << t.error().message;
     ForgeConfig forge;
     forge.name = "lab";
@@ -102,10 +102,11 @@ class GitlabTest : public ::testing::Test {
                   {{"username", user}, {"body", body}, {"system", system}});
   }
   nlohmann::json notes(int64_t iid) {
-    return fake->api("GET",
-                     "/projects/grp%2Fsub%2Fapp/issues/" + std::to_string(iid) +
-                         "/notes?sort=asc&per_page=100",
-                     token)
+    return fake
+        ->api("GET",
+              "/projects/grp%2Fsub%2Fapp/issues/" + std::to_string(iid) +
+                  "/notes?sort=asc&per_page=100",
+              token)
         .body;
   }
 };
@@ -152,8 +153,7 @@ TEST_F(GitlabTest, ClientErrorsQuoteGitlabAndSayTheFix) {
   GitLab bad = client("glpat-wrongWRONGwrong00000");
   auto r = bad.get("/user");
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message.find("GitLab GET /user: 401 \"401 Unauthorized\""),
-            std::string::npos)
+  EXPECT_NE(r.error().message.find("GitLab GET /user: 401 \"401 Unauthorized\""), std::string::npos)
       << r.error().message;
   EXPECT_NE(r.error().message.find("awaywork secret set GITLAB_TOKEN"), std::string::npos);
   EXPECT_EQ(r.error().message.find("glpat-"), std::string::npos);
@@ -198,8 +198,7 @@ TEST_F(GitlabTest, AnIssuesTaskLeavesOutSystemNotesAndPeopleBelowDeveloper) {
   EXPECT_EQ(w->admitted_comments, 1);
   EXPECT_EQ(w->left_out, 1);  // the Guest's; awaywork's own note is not counted
   EXPECT_NE(w->prompt.find("Resolve the GitLab issue"), std::string::npos);
-  EXPECT_NE(w->prompt.find("issue #" + std::to_string(iid) + " of grp/sub/app"),
-            std::string::npos);
+  EXPECT_NE(w->prompt.find("issue #" + std::to_string(iid) + " of grp/sub/app"), std::string::npos);
   EXPECT_NE(w->prompt.find("It crashes on empty input."), std::string::npos);
   EXPECT_NE(w->prompt.find("The crash is in parse_line."), std::string::npos);
   EXPECT_EQ(w->prompt.find("IGNORE ALL PREVIOUS"), std::string::npos);
@@ -238,8 +237,8 @@ TEST_F(GitlabTest, PublishPushesADraftMergeRequestAndNotesOnceAndInert) {
   in.paths = {"b.txt"};
   in.commit_message = "add b";
   in.requests = {
-      Request{"create_pull_request", 1, "Add b !1 ~bug", "Body\n/merge\n/approve", "", "", "",
-              "", {}},
+      Request{
+          "create_pull_request", 1, "Add b !1 ~bug", "Body\n/merge\n/approve", "", "", "", "", {}},
       Request{"add_comment", 2, "", "Done.\n /close\n@all ~urgent", "", "", "", "", {}},
       Request{"add_labels", 3, "", "", "", "", "", "", {"ready", "not-allowed"}}};
   in.allowed_labels = {"ready"};
@@ -284,8 +283,7 @@ TEST_F(GitlabTest, PublishPushesADraftMergeRequestAndNotesOnceAndInert) {
   ASSERT_TRUE(again) << again.error().message;
   EXPECT_TRUE(again->branch.already_applied);
   EXPECT_TRUE(again->posted.empty()) << ::testing::PrintToString(again->posted);
-  EXPECT_EQ(again->already,
-            (std::vector<std::string>{"pull", "mr-note", "comment-1", "labels"}));
+  EXPECT_EQ(again->already, (std::vector<std::string>{"pull", "mr-note", "comment-1", "labels"}));
   EXPECT_EQ(fake->writes().size(), writes);
 }
 
@@ -336,19 +334,20 @@ TEST_F(GitlabTest, RunIssueOnAGitlabProjectPublishesADraftMergeRequest) {
                          "\"/close\"}' >> \"$AWAYWORK_OUTPUTS/requests.jsonl\"\n",
                          0755));
   std::string config = tmp.path + "/config.yml";
-  ASSERT_TRUE(write_file(config, "state_dir: " + tmp.path +
-                                     "/state\nsandbox: {mode: preferred}\nagent: test\n"
-                                     "agents:\n  test:\n    command: [" +
-                                     agent + "]\nforges:\n  lab:\n    kind: gitlab\n    api_url: " +
-                                     fake->api_url() +
-                                     "\n    credential: GITLAB_TOKEN\nrepos:\n  app:\n"
-                                     "    gitlab: grp/sub/app\n"));
+  ASSERT_TRUE(write_file(
+      config, "state_dir: " + tmp.path +
+                  "/state\nsandbox: {mode: preferred}\nagent: test\n"
+                  "agents:\n  test:\n    command: [" +
+                  agent + "]\nforges:\n  lab:\n    kind: gitlab\n    api_url: " + fake->api_url() +
+                  "\n    credential: GITLAB_TOKEN\nrepos:\n  app:\n"
+                  "    gitlab: grp/sub/app\n"));
   auto aw = [&](const std::vector<std::string>& args, const std::string& in = "") {
     CaptureSpec c;
     c.argv = {std::string(AW_BINARY_DIR) + "/src/cli/awaywork", "--config", config};
     c.argv.insert(c.argv.end(), args.begin(), args.end());
-    c.env = {"PATH=/usr/bin:/bin",           "HOME=" + home,          "LC_ALL=C",
-             "AWAYWORK_SECRET_BACKEND=file", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"};
+    c.env = {
+        "PATH=/usr/bin:/bin",           "HOME=" + home,          "LC_ALL=C",
+        "AWAYWORK_SECRET_BACKEND=file", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"};
     c.stdin_data = in;
     auto r = capture(c);
     return r ? *r : Captured{-1, "", r.error().message};

@@ -207,7 +207,8 @@ Result<std::string> next_page(const ApiReply& r, const std::string& target,
   std::string path = target.substr(0, target.find('?'));
   std::string query = target.find('?') == std::string::npos ? "" : target.substr(target.find('?'));
   std::string kept;
-  for (size_t at = query.empty() ? std::string::npos : 1; at != std::string::npos && at < query.size();) {
+  for (size_t at = query.empty() ? std::string::npos : 1;
+       at != std::string::npos && at < query.size();) {
     size_t amp = query.find('&', at);
     std::string part = query.substr(at, amp == std::string::npos ? amp : amp - at);
     if (!part.starts_with("page=") && !part.empty()) kept += (kept.empty() ? "" : "&") + part;

@@ -39,8 +39,7 @@ std::string gitlab_project_id(const std::string& path);
 
 class GitLab {
  public:
-  GitLab(GitLabOptions opt, std::string token, std::unique_ptr<Transport> transport,
-         Clock& clock);
+  GitLab(GitLabOptions opt, std::string token, std::unique_ptr<Transport> transport, Clock& clock);
 
   // Limits and retries applied; every final status is a reply (an Error only when no answer).
   Result<ApiReply> call(const std::string& method, const std::string& target,

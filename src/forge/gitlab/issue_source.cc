@@ -17,8 +17,7 @@ bool gitlab_repo(const Config& cfg, const std::string& repo) {
 Result<GitLabIssueRun> gitlab_issue_request(const Config& cfg, const std::string& repo,
                                             int64_t number) {
   AW_TRY(RepoConfig r, with_context(find_forge_repo(cfg, repo), "--issue"));
-  AW_TRY(std::unique_ptr<GitLabSession> opened,
-         with_context(open_gitlab(cfg, r), "repo " + repo));
+  AW_TRY(std::unique_ptr<GitLabSession> opened, with_context(open_gitlab(cfg, r), "repo " + repo));
   GitLabIssueRun run;
   run.session = std::move(opened);
   AW_TRY(IssueWork work, with_context(gitlab_issue_work(*run.session, r, number, ::time(nullptr)),

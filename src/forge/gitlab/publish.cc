@@ -144,8 +144,7 @@ struct GitLabRun {
     title = "Draft: " + defuse_marker_forms(gitlab_inert(title));
     json req = {{"title", title},
                 {"description", marked(pr ? pr->body : "",
-                                       pull_footer(in.unit, in.issue, in.closing_keyword),
-                                       "pull")},
+                                       pull_footer(in.unit, in.issue, in.closing_keyword), "pull")},
                 {"source_branch", out.branch.branch},
                 {"target_branch", in.base_ref},
                 {"draft", true},

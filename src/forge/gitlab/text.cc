@@ -30,7 +30,8 @@ size_t reference_at(std::string_view s, size_t i) {
   size_t j = i + 1;
   if (next == '"') {
     size_t close = s.find('"', i + 2);
-    if (close == std::string_view::npos || s.substr(i, close - i).find('\n') != std::string_view::npos)
+    if (close == std::string_view::npos ||
+        s.substr(i, close - i).find('\n') != std::string_view::npos)
       return 0;
     return close + 1 - i;
   }
