@@ -216,7 +216,9 @@ bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& 
     }
     // Which forge is settled once the whole file is read (forges: may come later), and its kind
     // checked against this key then.
-    ctx.implied_forges.push_back(NameRef{"forges", entry.key, entry.key_mark, entry.value.path});
+    // section "forge:" marks an entry that names its forge (only the kind is checked then).
+    ctx.implied_forges.push_back(NameRef{entry.value.node["forge"] ? "forge:" : "forges", entry.key,
+                                         entry.key_mark, entry.value.path});
   } else if (f.key == "forge") {
     add_ref(f, "forges", ctx, r.forge);
   } else if (f.key == "task") {
@@ -254,7 +256,7 @@ void resolve_implied_forges(const ParseCtx& ctx, Config& cfg) {
   for (const NameRef& r : ctx.implied_forges) {
     ForgeRepoConfig& repo = cfg.repos[r.name].forge;
     bool gitlab = repo.github.empty() && !repo.gitlab.empty();
-    if (repo.forge.empty()) {
+    if (r.section == "forges" && repo.forge.empty()) {
       if (cfg.forges.size() != 1) {
         std::vector<std::string> names;
         for (const auto& [n, _] : cfg.forges) names.push_back(n);
