@@ -119,6 +119,11 @@ TEST_F(GitlabTest, ClientSendsPrivateTokenAndFollowsPages) {
   EXPECT_EQ(all->size(), 7u);
   EXPECT_EQ(gl.stats().requests, 3);
   EXPECT_EQ(gl.stats().rate_limit, 2000);
+  // Unchanged pages are 304s; the list still goes on past the first.
+  auto again = gl.get_all("/projects/" + gitlab_project_id(kProject) + "/issues?per_page=3");
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(*again, *all);
+  EXPECT_EQ(gl.stats().not_modified, 3);
   auto log = fake->log();
   ASSERT_GE(log.size(), 3u);
   EXPECT_EQ(log.back()["auth"], "private-token");

@@ -118,7 +118,9 @@ Result<ApiReply> GitLab::call(const std::string& method, const std::string& targ
     if (r.status == 304 && is_get && !etag.empty()) {
       ++stats_.not_modified;
       r.status = 200;
-      r.body = cache_[target].body;
+      const Cached& c = cache_[target];
+      r.body = c.body;
+      for (const auto& [k, v] : c.paging) r.headers[k] = v;
       return r;
     }
     if (r.status == 429 && !last) {
@@ -137,8 +139,12 @@ Result<ApiReply> GitLab::call(const std::string& method, const std::string& targ
       backoff *= 2;
       continue;
     }
-    if (is_get && r.status == 200 && r.headers.count("etag"))
-      cache_[target] = Cached{r.headers["etag"], r.body};
+    if (is_get && r.status == 200 && r.headers.count("etag")) {
+      Cached c{r.headers["etag"], r.body, {}};
+      for (const char* k : {"link", "x-next-page"})
+        if (auto it = r.headers.find(k); it != r.headers.end()) c.paging[k] = it->second;
+      cache_[target] = std::move(c);
+    }
     return r;
   }
 }

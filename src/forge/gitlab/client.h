@@ -71,6 +71,8 @@ class GitLab {
   struct Cached {
     std::string etag;
     nlohmann::json body;
+    // The page's Link and X-Next-Page: a 304 need not repeat them, and a list must not end there.
+    std::map<std::string, std::string> paging;
   };
   GitLabOptions opt_;
   std::string token_;
