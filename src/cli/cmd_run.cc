@@ -10,6 +10,7 @@
 #include "cli/signals.h"
 #include "config/config.h"
 #include "forge/gitlab/issue_source.h"
+#include "forge/gitlab/progress.h"
 #include "forge/gitlab/publisher.h"
 #include "forge/issue.h"
 #include "forge/issue_source.h"
@@ -95,8 +96,8 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
                      : ref.error().message);
       return kExitUsage;
     }
-    // The forge is the source: the task and the issue come in the request, as data. A GitLab
-    // project's issue has no progress note yet (issue 29): its merge request's note says the end.
+    // The forge is the source: the task and the issue come in the request, as data. The forge's
+    // kind picks GitLab's source, progress note and publisher for a gitlab: project.
     if (gitlab_repo(*cfg, ref->repo)) {
       auto issue = gitlab_issue_request(*cfg, ref->repo, ref->number);
       if (!issue) {
@@ -107,8 +108,11 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
       req.repo = issue->request.repo;
       req.prompt = issue->request.prompt;
       req.origin = issue->request.origin;
+      std::unique_ptr<GitLabProgressObserver> note;
+      if (!o.no_progress_comment && !req.hold)
+        note = std::make_unique<GitLabProgressObserver>(*lab, ref->number);
       return run_and_report(g, *cfg, req, any_forge_publishers(forge_publishers(), lab),
-                            interrupted, "run", o.artifact, nullptr);
+                            interrupted, "run", o.artifact, note.get());
     }
     auto issue = issue_request(*cfg, ref->repo, ref->number);
     if (!issue) {

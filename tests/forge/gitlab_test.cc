@@ -327,7 +327,8 @@ TEST_F(GitlabTest, APushARefusedMergeRequestOrA401SaysWhyAndPostsNothingAfter) {
 }
 
 // `awaywork run --issue app#N` with a forge of kind gitlab: the binary, its token in a file-backed
-// secret store, an agent that writes b.txt; then `apply ID` again posts nothing.
+// secret store, an agent that writes b.txt; the progress note ends with the merge request; then
+// `apply ID` again posts nothing.
 TEST_F(GitlabTest, RunIssueOnAGitlabProjectPublishesADraftMergeRequest) {
   std::string home = tmp.path + "/home";
   ASSERT_TRUE(make_dirs(home));
@@ -378,7 +379,11 @@ TEST_F(GitlabTest, RunIssueOnAGitlabProjectPublishesADraftMergeRequest) {
   std::vector<std::string> texts = {mrs[0]["title"], mrs[0]["description"]};
   for (const auto& n : posted)
     if (n["author"]["username"] == "aw-bot") texts.push_back(n["body"]);
-  EXPECT_EQ(texts.size(), 4u);  // the MR's title and description, the note naming it, the comment
+  // The MR's title and description; the progress note, the note naming the MR, the comment.
+  ASSERT_EQ(texts.size(), 5u);
+  EXPECT_NE(texts[2].find("Done: draft merge request " + mrs[0]["web_url"].get<std::string>()),
+            std::string::npos)
+      << texts[2];
   for (const auto& t : texts) {
     EXPECT_FALSE(has_quick_action(t)) << t;
     EXPECT_EQ(t.find(token), std::string::npos);

@@ -1,5 +1,6 @@
 #include "forge/gitlab/publisher.h"
 
+#include "forge/gitlab/progress.h"
 #include "forge/gitlab/publish.h"
 #include "unit/apply.h"
 
@@ -46,6 +47,11 @@ std::optional<ApplyTarget> GitLabPublisher::source_remote() const {
   remote.secret_value = s_->token;
   remote.ca_file = s_->forge.ca_file;
   return remote;
+}
+
+Status GitLabPublisher::end_note(const UnitRecord& u, const std::string& pull_url,
+                                 const std::string& state, const std::string& reason) {
+  return gitlab_end_progress(*s_, u, pull_url, state, reason);
 }
 
 OpenPublisher gitlab_publishers(std::shared_ptr<GitLabSession> opened) {

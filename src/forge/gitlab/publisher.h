@@ -26,6 +26,9 @@ class GitLabPublisher : public Publisher {
   std::string host_repo() const override { return s_->project; }
   std::string default_branch() const override { return s_->repo.default_branch; }
   std::vector<std::string> secrets() const override { return {s_->token}; }
+  // The progress note brought to where `run` leaves it (progress.h).
+  Status end_note(const UnitRecord& u, const std::string& pull_url, const std::string& state,
+                  const std::string& reason) override;
 
  private:
   std::shared_ptr<GitLabSession> s_;
