@@ -17,6 +17,7 @@
 #include "check/requests.h"
 #include "forge/gitlab/client.h"
 #include "forge/gitlab/issue.h"
+#include "forge/gitlab/progress.h"
 #include "forge/gitlab/publish.h"
 #include "forge/gitlab/text.h"
 #include "proc/capture.h"
@@ -324,6 +325,29 @@ TEST_F(GitlabTest, APushARefusedMergeRequestOrA401SaysWhyAndPostsNothingAfter) {
   EXPECT_EQ(done.error().message.find(token), std::string::npos);
   EXPECT_TRUE(fake->control("GET", "projects/" + kProject + "/merge_requests").empty());
   EXPECT_TRUE(notes(iid).empty());
+}
+
+TEST_F(GitlabTest, TheProgressNoteIsOneNoteEditedInertAndAReplayWritesNothing) {
+  int64_t iid = issue("maint", "x", "y");
+  auto s = session();
+  GitLabProgressNote note(*s, iid, "u9");
+  ASSERT_TRUE(note.start("test", "none", "")) << "start";
+  ASSERT_TRUE(note.phase("agent", 3));
+  // The reason carries the agent's words: a quick action in it must not run as awaywork.
+  std::string outcome = gitlab_progress_outcome("", "failed", "gave up\n/close\n/label ~wontfix");
+  ASSERT_TRUE(note.finish(outcome));
+  auto list = notes(iid);
+  ASSERT_EQ(list.size(), 1u) << list.dump(2);
+  std::string body = list[0]["body"];
+  EXPECT_FALSE(has_quick_action(body)) << body;
+  EXPECT_NE(body.find("unit `u9`"), std::string::npos) << body;
+  EXPECT_NE(body.find("Ended: failed"), std::string::npos) << body;
+  // A later apply's end: the same words find the note by its marker and write nothing.
+  size_t writes = fake->writes().size();
+  GitLabProgressNote again(*s, iid, "u9");
+  again.resume("test", "none", "");
+  ASSERT_TRUE(again.finish(outcome));
+  EXPECT_EQ(fake->writes().size(), writes);
 }
 
 // `awaywork run --issue app#N` with a forge of kind gitlab: the binary, its token in a file-backed
