@@ -10,6 +10,7 @@
 #include "base/json_write.h"
 #include "cli/commands.h"
 #include "config/config.h"
+#include "forge/gitlab/publisher.h"
 #include "forge/pr_source.h"
 #include "forge/publisher.h"
 #include "record/store.h"
@@ -76,7 +77,8 @@ int cmd_apply(const GlobalOptions& g, const std::string& id, const std::string& 
                  "yet (it would open a new pull request); `awaywork run --pr NAME#N` makes a new "
                  "follow-up",
                  unit->id)
-          : apply_unit(*cfg, *store, *unit, forge_publishers());
+          : apply_unit(*cfg, *store, *unit,
+                       any_forge_publishers(forge_publishers(), nullptr));
   if (!a) {
     if (g.json)
       fmt::print("{}\n", json_text(nlohmann::json{{"id", unit->id},

@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/signals.h"
 #include "config/config.h"
+#include "forge/gitlab/publisher.h"
 #include "forge/publisher.h"
 #include "record/store.h"
 #include "unit/pipeline.h"
@@ -51,7 +52,8 @@ int cmd_replay(const GlobalOptions& g, const std::string& id, bool latest) {
     return kExitUsage;
   }
   // A forge repository's unit is published to its forge, as the first one was.
-  return run_and_report(g, *cfg, *req, forge_publishers(), interrupted, "replay");
+  return run_and_report(g, *cfg, *req, any_forge_publishers(forge_publishers(), nullptr),
+                        interrupted, "replay");
 }
 
 }  // namespace aw

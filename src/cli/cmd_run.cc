@@ -9,6 +9,9 @@
 #include "cli/render.h"
 #include "cli/signals.h"
 #include "config/config.h"
+#include "forge/gitlab/issue_source.h"
+#include "forge/gitlab/progress.h"
+#include "forge/gitlab/publisher.h"
 #include "forge/issue.h"
 #include "forge/issue_source.h"
 #include "forge/pr_publisher.h"
@@ -85,6 +88,7 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
   req.instructions_from = o.instructions_from;
   req.hold = !o.artifact.empty();
   std::shared_ptr<ForgeSession> session;      // the issue's forge, opened by its source
+  std::shared_ptr<GitLabSession> lab;         // or its GitLab project's (the forge's kind picks)
   std::unique_ptr<ProgressObserver> comment;  // the issue's progress comment
   if (!o.issue.empty()) {
     auto ref = parse_issue_ref(o.issue);
@@ -94,7 +98,24 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
                      : ref.error().message);
       return kExitUsage;
     }
-    // The forge is the source: the task and the issue come in the request, as data.
+    // The forge is the source: the task and the issue come in the request, as data. The forge's
+    // kind picks GitLab's source, progress note and publisher for a gitlab: project.
+    if (gitlab_repo(*cfg, ref->repo)) {
+      auto issue = gitlab_issue_request(*cfg, ref->repo, ref->number);
+      if (!issue) {
+        fmt::print(stderr, "awaywork run: {}\n", issue.error().message);
+        return kExitUsage;
+      }
+      lab = issue->session;
+      req.repo = issue->request.repo;
+      req.prompt = issue->request.prompt;
+      req.origin = issue->request.origin;
+      std::unique_ptr<GitLabProgressObserver> note;
+      if (!o.no_progress_comment && !req.hold)
+        note = std::make_unique<GitLabProgressObserver>(*lab, ref->number);
+      return run_and_report(g, *cfg, req, any_forge_publishers(forge_publishers(), lab),
+                            interrupted, "run", o.artifact, note.get());
+    }
     auto issue = issue_request(*cfg, ref->repo, ref->number);
     if (!issue) {
       fmt::print(stderr, "awaywork run: {}\n", issue.error().message);
@@ -145,8 +166,8 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     }
     req.prompt = *prompt;
   }
-  return run_and_report(g, *cfg, req, forge_publishers(session), interrupted, "run", o.artifact,
-                        comment.get());
+  return run_and_report(g, *cfg, req, any_forge_publishers(forge_publishers(session), nullptr),
+                        interrupted, "run", o.artifact, comment.get());
 }
 
 int run_and_report(const GlobalOptions& g, const Config& cfg, const RunRequest& req,

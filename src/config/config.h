@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -108,13 +109,19 @@ struct PublishConfig {
   std::string branch;      // the branch the base must be on; "" = the unit's base
 };
 
-// A forge awaywork reads issues from and publishes to (docs/forge.md).
+inline constexpr std::string_view kGitlabApiUrl = "https://gitlab.com/api/v4";
+
+// A forge awaywork reads issues from and publishes to (docs/forge.md, docs/gitlab.md).
 struct ForgeConfig {  // forges: NAME: {...}
   std::string name;
-  std::string kind = "github";  // the only kind so far (github.com and GitHub Enterprise Server)
-  std::string api_url = "https://api.github.com";  // GHES: https://HOST/api/v3; http only loopback
-  std::string credential;  // a secret's name, or "gh" (the owner's `gh auth token`)
-  std::string ca_file;     // extra CA bundle to trust; "" = the system store
+  // "github" (github.com and GitHub Enterprise Server) or "gitlab" (gitlab.com, self-managed).
+  std::string kind = "github";
+  // GHES: https://HOST/api/v3; kind gitlab: kGitlabApiUrl or https://HOST/api/v4; http only
+  // to loopback.
+  std::string api_url = "https://api.github.com";
+  // a secret's name, or the owner's CLI login: "gh" (`gh auth token`), "glab" (kind gitlab)
+  std::string credential;
+  std::string ca_file;  // extra CA bundle to trust; "" = the system store
 };
 
 // Whose text reaches the agent and who may trigger a unit (forge/admission.h).
@@ -124,11 +131,15 @@ struct TrustConfig {
   std::vector<std::string> bots;   // bot logins ("name[bot]"): bots are admitted only when listed
 };
 
-// What a forge repository adds to a repo entry (repos: NAME: {github: OWNER/REPO, ...}).
+// What a forge repository adds to a repo entry (repos: NAME: {github: OWNER/REPO, ...} or
+// {gitlab: GROUP/SUBGROUP/PROJECT, ...}).
 struct ForgeRepoConfig {
-  std::string github;  // "OWNER/REPO" ("" = not a forge repository)
-  std::string forge;   // a name under forges: (implied when exactly one is defined)
-  std::string task;    // the task text put before the issue ("" = the built-in one)
+  std::string github;  // "OWNER/REPO" ("" = not a GitHub repository)
+  std::string gitlab;  // "group/subgroup/project" (nested groups; "" = not a GitLab project)
+  // The repository as its forge names it: OWNER/REPO or group/.../project; "" = not a forge one.
+  const std::string& path() const { return github.empty() ? gitlab : github; }
+  std::string forge;  // a name under forges: (implied when exactly one is defined)
+  std::string task;   // the task text put before the issue ("" = the built-in one)
   TrustConfig trust;
   int64_t stop_after = 0;  // Unix seconds after which nothing is admitted; 0 = never
   std::string branch_prefix = "awaywork/";
@@ -139,7 +150,7 @@ struct RepoConfig {
   std::string name;
   std::string path;       // a local repository, or
   std::string url;        // a remote one, or
-  ForgeRepoConfig forge;  // a forge one (exactly one of path/url/github)
+  ForgeRepoConfig forge;  // a forge one (exactly one of path/url/github/gitlab)
   std::string base;       // branch; empty = the source's HEAD
   Argv setup;             // may be empty
   std::vector<Argv> checks;

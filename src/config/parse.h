@@ -24,7 +24,8 @@ struct ParseCtx {
   std::string base_dir;  // relative paths resolve here: the config file's folder
   std::string home;      // what ~/ means
   std::vector<NameRef>& refs;
-  // Forge repositories that named no forge: given the only one defined, once all is read.
+  // Forge repositories (github: or gitlab:), once all is read: those that named no forge
+  // (section "forges") get the only one defined; every forge's kind is checked against the key.
   std::vector<NameRef>& implied_forges;
 };
 

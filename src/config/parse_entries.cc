@@ -128,14 +128,15 @@ void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
                                    "checks",  "image", "bounds", "publish",
                                    "profile", "loop",  "when",   "agent_settings"};
   keys.insert(keys.end(), kForgeRepoKeys.begin(), kForgeRepoKeys.end());
-  std::optional<YAML::Mark> path_at, url_at, github_at, publish_at;
+  std::optional<YAML::Mark> path_at, url_at, github_at, gitlab_at, publish_at;
   std::vector<Field> fields = map_fields(e.value, keys, ctx.issues);
-  std::vector<const Field*> forge_keys;  // besides github: itself
+  std::vector<const Field*> forge_keys;  // besides github: and gitlab: themselves
   for (const Field& f : fields) {
     const Value& v = f.value;
     if (f.key == "github") github_at = f.key_mark;
+    if (f.key == "gitlab") gitlab_at = f.key_mark;
     if (parse_forge_repo_field(f, e, ctx, r.forge)) {
-      if (f.key != "github") forge_keys.push_back(&f);
+      if (f.key != "github" && f.key != "gitlab") forge_keys.push_back(&f);
       continue;
     }
     if (parse_loop_field(f, ctx, r)) continue;
@@ -172,23 +173,29 @@ void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
         ctx.issues.add_formatted(b.error().message);
     }
   }
-  int sources = !!path_at + !!url_at + !!github_at;
+  int sources = !!path_at + !!url_at + !!github_at + !!gitlab_at;
   if (sources > 1)
-    ctx.issues.add(url_at ? *url_at : *github_at, e.value.path,
-                   "has more than one of 'path', 'url' and 'github'; keep exactly one (path: for "
-                   "a local repository, url: for a remote one, github: OWNER/REPO for a forge "
-                   "one)");
+    ctx.issues.add(url_at      ? *url_at
+                   : github_at ? *github_at
+                               : *gitlab_at,
+                   e.value.path,
+                   "has more than one of 'path', 'url', 'github' and 'gitlab'; keep exactly one "
+                   "(path: for a local repository, url: for a remote one, github: OWNER/REPO or "
+                   "gitlab: GROUP/PROJECT for a forge one)");
   else if (sources == 0)
     ctx.issues.add(e.key_mark, e.value.path,
-                   "missing 'path', 'url' or 'github'; add path: ~/src/project for a local "
-                   "repository, url: https://... for a remote one or github: OWNER/REPO");
-  if (github_at && publish_at)
+                   "missing 'path', 'url', 'github' or 'gitlab'; add path: ~/src/project for a "
+                   "local repository, url: https://... for a remote one, github: OWNER/REPO or "
+                   "gitlab: GROUP/PROJECT for a forge one");
+  if ((github_at || gitlab_at) && publish_at)
     ctx.issues.add(*publish_at, e.value.path,
-                   "a github: repository publishes to its forge; remove publish:");
-  if (!github_at)
+                   fmt::format("a {}: repository publishes to its forge; remove publish:",
+                               github_at ? "github" : "gitlab"));
+  if (!github_at && !gitlab_at)
     for (const Field* f : forge_keys)
       ctx.issues.add(f->key_mark, f->value.path,
-                     "applies to forge repositories only; add github: OWNER/REPO or remove it");
+                     "applies to forge repositories only; add github: OWNER/REPO (or gitlab: "
+                     "GROUP/PROJECT) or remove it");
 }
 
 }  // namespace

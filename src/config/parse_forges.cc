@@ -12,7 +12,7 @@
 namespace aw {
 
 const std::vector<std::string> kForgeRepoKeys = {
-    "github", "forge", "task", "trust", "stop_after", "branch_prefix", "closing_keyword"};
+    "github", "gitlab", "forge", "task", "trust", "stop_after", "branch_prefix", "closing_keyword"};
 
 namespace {
 
@@ -84,42 +84,93 @@ void parse_trust(const Value& v, const ParseCtx& ctx, TrustConfig& t) {
   }
 }
 
+// GitLab's project path: a namespace (group, subgroups: issue 29 allows nested groups) and the
+// project, each a path segment of letters, digits, '_', '-' and '.', not starting with '-' or
+// '.' and not ending in ".git" or ".atom" (GitLab's own path rule).
+Status check_gitlab_project(const std::string& s) {
+  constexpr std::string_view hint = "write e.g. gitlab: group/subgroup/project";
+  size_t segments = 0;
+  size_t start = 0;
+  bool ok = !s.empty() && s.size() <= 255;
+  while (ok && start <= s.size()) {
+    size_t slash = s.find('/', start);
+    std::string_view seg = std::string_view(s).substr(
+        start, slash == std::string::npos ? std::string::npos : slash - start);
+    ok = !seg.empty() && seg.front() != '-' && seg.front() != '.' && !seg.ends_with(".git") &&
+         !seg.ends_with(".atom");
+    for (char c : seg)
+      ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.');
+    ++segments;
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  if (!ok || segments < 2) return fail("'{}' is not a GitLab project path; {}", s, hint);
+  return {};
+}
+
 void parse_forge(const Field& e, const ParseCtx& ctx, ForgeConfig& c) {
   const std::vector<std::string> keys = {"kind", "api_url", "credential", "ca_file"};
-  bool has_credential = false;
+  // The api_url default and the owner's-login credential word depend on the kind, which may come
+  // after them in the map: both are settled once the entry is read.
+  std::optional<Value> api_url, credential;
   for (const Field& f : map_fields(e.value, keys, ctx.issues)) {
     const Value& v = f.value;
     if (f.key == "kind") {
-      if (auto i = get_enum(v, {"github"}, ctx.issues)) c.kind = "github";
+      if (auto i = get_enum(v, {"github", "gitlab"}, ctx.issues))
+        c.kind = *i == 0 ? "github" : "gitlab";
     } else if (f.key == "api_url") {
-      constexpr std::string_view hint =
-          "write e.g. https://api.github.com, or https://HOST/api/v3 for GitHub Enterprise Server";
-      auto s = get_string(v, hint, ctx.issues);
-      if (!s) continue;
-      std::string url = *s;
-      while (url.size() > 1 && url.back() == '/') url.pop_back();
-      if (auto ok = check_api_url(url, hint); !ok)
-        ctx.issues.add(v.mark, v.path, ok.error().message);
-      else
-        c.api_url = url;
+      api_url = v;
     } else if (f.key == "credential") {
-      has_credential = true;
-      auto s = get_string(v, "write a secret's name, e.g. credential: GH_TOKEN, or gh", ctx.issues);
-      if (!s) continue;
-      if (auto ok = *s == "gh" ? Status{} : check_env_name(*s); !ok)
-        ctx.issues.add(v.mark, v.path, ok.error().message);
-      else
-        c.credential = *s;
+      credential = v;
     } else if (f.key == "ca_file") {
       if (auto p = get_path(v, ctx, "write a PEM file, e.g. ca_file: ~/corp-ca.pem"))
         c.ca_file = *p;
     }
   }
-  if (!has_credential)
+  bool gitlab = c.kind == "gitlab";
+  if (gitlab) c.api_url = std::string(kGitlabApiUrl);
+  if (api_url) {
+    std::string_view hint =
+        gitlab ? "write e.g. https://gitlab.com/api/v4, or https://HOST/api/v4 for a "
+                 "self-managed GitLab"
+               : "write e.g. https://api.github.com, or https://HOST/api/v3 for GitHub "
+                 "Enterprise Server";
+    if (auto s = get_string(*api_url, hint, ctx.issues)) {
+      std::string url = *s;
+      while (url.size() > 1 && url.back() == '/') url.pop_back();
+      if (auto ok = check_api_url(url, hint); !ok)
+        ctx.issues.add(api_url->mark, api_url->path, ok.error().message);
+      else
+        c.api_url = url;
+    }
+  }
+  // The owner's own CLI login: `gh auth token` for GitHub, `glab`'s stored token for GitLab.
+  std::string_view login = gitlab ? "glab" : "gh";
+  std::string_view example = gitlab ? "GITLAB_TOKEN" : "GH_TOKEN";
+  if (credential) {
+    auto s =
+        get_string(*credential,
+                   fmt::format("write a secret's name, e.g. credential: {}, or {}", example, login),
+                   ctx.issues);
+    if (s) {
+      Status ok = *s == login ? Status{} : check_env_name(*s);
+      if (ok && (*s == "gh" || *s == "glab") && *s != login)
+        ok = fail(
+            "'{}' is the {} login, and this forge is kind {}; write credential: {} or a "
+            "secret's name",
+            *s, *s == "gh" ? "GitHub" : "GitLab", c.kind, login);
+      if (!ok)
+        ctx.issues.add(credential->mark, credential->path, ok.error().message);
+      else
+        c.credential = *s;
+    }
+  } else {
     ctx.issues.add(e.key_mark, e.value.path,
-                   "missing 'credential'; name the secret holding the token, e.g. credential: "
-                   "GH_TOKEN (stored with `awaywork secret set GH_TOKEN`), or credential: gh to "
-                   "use your `gh auth token`");
+                   fmt::format("missing 'credential'; name the secret holding the token, e.g. "
+                               "credential: {0} (stored with `awaywork secret set {0}`), or "
+                               "credential: {1} to use your `{1}` login",
+                               example, login));
+  }
 }
 
 }  // namespace
@@ -152,17 +203,22 @@ void parse_forges(const Value& v, const ParseCtx& ctx, std::map<std::string, For
 bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& ctx,
                             ForgeRepoConfig& r) {
   const Value& v = f.value;
-  if (f.key == "github") {
-    auto s = get_string(v, "write e.g. github: octo-org/web", ctx.issues);
+  if (f.key == "github" || f.key == "gitlab") {
+    bool gitlab = f.key == "gitlab";
+    auto s = get_string(
+        v, gitlab ? "write e.g. gitlab: group/subgroup/project" : "write e.g. github: octo-org/web",
+        ctx.issues);
     if (s) {
-      if (auto ok = check_owner_repo(*s); !ok)
+      if (auto ok = gitlab ? check_gitlab_project(*s) : check_owner_repo(*s); !ok)
         ctx.issues.add(v.mark, v.path, ok.error().message);
       else
-        r.github = *s;
+        (gitlab ? r.gitlab : r.github) = *s;
     }
-    // Which forge is settled once the whole file is read (forges: may come later).
-    if (!entry.value.node["forge"])
-      ctx.implied_forges.push_back(NameRef{"forges", entry.key, entry.key_mark, entry.value.path});
+    // Which forge is settled once the whole file is read (forges: may come later), and its kind
+    // checked against this key then.
+    // section "forge:" marks an entry that names its forge (only the kind is checked then).
+    ctx.implied_forges.push_back(NameRef{entry.value.node["forge"] ? "forge:" : "forges", entry.key,
+                                         entry.key_mark, entry.value.path});
   } else if (f.key == "forge") {
     add_ref(f, "forges", ctx, r.forge);
   } else if (f.key == "task") {
@@ -198,18 +254,35 @@ bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& 
 
 void resolve_implied_forges(const ParseCtx& ctx, Config& cfg) {
   for (const NameRef& r : ctx.implied_forges) {
-    if (cfg.forges.size() == 1) {
-      cfg.repos[r.name].forge.forge = cfg.forges.begin()->first;
-      continue;
+    ForgeRepoConfig& repo = cfg.repos[r.name].forge;
+    bool gitlab = repo.github.empty() && !repo.gitlab.empty();
+    if (r.section == "forges" && repo.forge.empty()) {
+      if (cfg.forges.size() != 1) {
+        std::vector<std::string> names;
+        for (const auto& [n, _] : cfg.forges) names.push_back(n);
+        ctx.issues.add(
+            r.mark, r.path,
+            names.empty()
+                ? fmt::format("a {0}: repository needs a forge; define one, e.g. forges: {{{0}: "
+                              "{{{1}credential: {2}}}}}",
+                              gitlab ? "gitlab" : "github", gitlab ? "kind: gitlab, " : "",
+                              gitlab ? "GITLAB_TOKEN" : "GH_TOKEN")
+                : fmt::format("several forges are defined ({}); name one with forge:",
+                              fmt::join(names, ", ")));
+        continue;
+      }
+      repo.forge = cfg.forges.begin()->first;
     }
-    std::vector<std::string> names;
-    for (const auto& [n, _] : cfg.forges) names.push_back(n);
-    ctx.issues.add(r.mark, r.path,
-                   names.empty()
-                       ? std::string("a github: repository needs a forge; define one, e.g. "
-                                     "forges: {github: {credential: GH_TOKEN}}")
-                       : fmt::format("several forges are defined ({}); name one with forge:",
-                                     fmt::join(names, ", ")));
+    // A named forge that does not exist is reported by check_refs.
+    auto it = cfg.forges.find(repo.forge);
+    if (it == cfg.forges.end() || (repo.github.empty() && repo.gitlab.empty())) continue;
+    if ((it->second.kind == "gitlab") != gitlab)
+      ctx.issues.add(
+          r.mark, r.path,
+          fmt::format("{}: names a {} project, but forge '{}' is kind {}; write {}: "
+                      "for it or name a forge of kind {}",
+                      gitlab ? "gitlab" : "github", gitlab ? "GitLab" : "GitHub", repo.forge,
+                      it->second.kind, gitlab ? "github" : "gitlab", gitlab ? "gitlab" : "github"));
   }
 }
 

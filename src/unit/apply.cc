@@ -83,7 +83,7 @@ Result<std::vector<Request>> load_checked_requests(const std::string& file) {
 Result<Applied> apply_checked(const ApplyInput& in, Publisher* pub) {
   if (pub) return pub->publish(in);
   // Git's own publisher would make the branch in the mirror: a forge's repository is its own.
-  if (!in.repo.forge.github.empty())
+  if (!in.repo.forge.path().empty())
     return fail("a forge repository's apply needs its forge session");
   return GitPublisher().publish(in);
 }

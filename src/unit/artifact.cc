@@ -145,9 +145,9 @@ Result<Verdict> recheck_artifact(const Config& cfg, const Artifact& a,
     return fail("artifact {}: repository '{}' is not under repos: in {}", a.dir, u.repo,
                 cfg.file.empty() ? "the config" : cfg.file);
   const RepoConfig& repo = it->second;
-  if (repo.forge.github != u.forge_repo)
-    return fail("artifact {}: its unit is on '{}', but repos.{} is github: '{}'", a.dir,
-                u.forge_repo, u.repo, repo.forge.github);
+  if (repo.forge.path() != u.forge_repo)
+    return fail("artifact {}: its unit is on '{}', but repos.{} is {}: '{}'", a.dir, u.forge_repo,
+                u.repo, repo.forge.gitlab.empty() ? "github" : "gitlab", repo.forge.path());
   RequestContext ctx;
   ctx.repo = u.forge_repo.empty() ? u.repo : u.forge_repo;
   if (u.issue > 0) ctx.issue = u.issue;

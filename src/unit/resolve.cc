@@ -104,9 +104,9 @@ Status open_remote_source(const Config& cfg, Target& t, const OpenPublisher& pub
     remote.secret_value = hosted->secret_value;
     remote.ca_file = hosted->ca_file;
     hosted.reset();  // the credential's value goes to the fetch alone
-  } else if (!t.repo.forge.github.empty()) {
+  } else if (!t.repo.forge.path().empty()) {
     return fail("its forge ({}) has no publisher here: this command cannot reach it",
-                t.repo.forge.github);
+                t.repo.forge.path());
   } else {
     remote.url = t.repo.url;
     remote.credential = t.repo.publish.credential;
@@ -189,13 +189,16 @@ Result<Resolved> resolve_target(const Config& cfg, const RunRequest& req,
   AW_TRY(t.agent, pick_agent(cfg, req.agent));
   AW_TRY(t.profile, pick_profile(cfg, req, t));
   t.request_repo = t.label;
-  if (!t.repo.forge.github.empty() || !t.repo.url.empty()) {
+  if (!t.repo.forge.path().empty() || !t.repo.url.empty()) {
     AW_CHECK(with_context(open_remote_source(cfg, t, publishers, r.publisher), "repo " + t.label));
   } else {
     AW_TRY(t.source, with_context(open_source(t.repo.path), "repo " + t.label));
   }
   if (req.origin.issue > 0 && !r.publisher)
-    return fail("--issue needs a forge repository (github: OWNER/REPO); {} is not one", t.label);
+    return fail(
+        "--issue needs a forge repository (github: OWNER/REPO or gitlab: GROUP/PROJECT); "
+        "{} is not one",
+        t.label);
   t.base_ref = !req.base.empty() ? req.base : t.repo.base;
   if (t.base_ref.empty() && r.publisher) t.base_ref = r.publisher->default_branch();
   AW_TRY(t.base_commit,

@@ -105,15 +105,16 @@ TEST_F(ConfigErrors, BadEnumListsTheChoices) {
 
 TEST_F(ConfigErrors, RepoWithoutPathOrUrl) {
   EXPECT_EQ(error_of("repos:\n  web:\n    base: main\n"),
-            "config.yml:2:3: repos.web: missing 'path', 'url' or 'github'; add path: ~/src/project "
-            "for a local repository, url: https://... for a remote one or github: OWNER/REPO");
+            "config.yml:2:3: repos.web: missing 'path', 'url', 'github' or 'gitlab'; add path: "
+            "~/src/project for a local repository, url: https://... for a remote one, github: "
+            "OWNER/REPO or gitlab: GROUP/PROJECT for a forge one");
 }
 
 TEST_F(ConfigErrors, RepoWithBothPathAndUrl) {
   EXPECT_EQ(error_of("repos:\n  web:\n    path: /x\n    url: https://e.com/x.git\n"),
-            "config.yml:4:5: repos.web: has more than one of 'path', 'url' and 'github'; keep "
-            "exactly one (path: for a local repository, url: for a remote one, github: "
-            "OWNER/REPO for a forge one)");
+            "config.yml:4:5: repos.web: has more than one of 'path', 'url', 'github' and "
+            "'gitlab'; keep exactly one (path: for a local repository, url: for a remote one, "
+            "github: OWNER/REPO or gitlab: GROUP/PROJECT for a forge one)");
 }
 
 TEST_F(ConfigErrors, AgentWithoutCommandOrProvider) {
@@ -299,8 +300,9 @@ TEST_F(ConfigErrors, EveryProblemIsReportedInOneGo) {
             "config.yml:1:1: isolaton: unknown key; did you mean 'isolation'?\n"
             "config.yml:3:9: sandbox.mode: 'strict' is not one of off, preferred, required\n"
             "config.yml:6:5: repos.web.chekcs: unknown key; did you mean 'checks'?\n"
-            "config.yml:5:3: repos.web: missing 'path', 'url' or 'github'; add path: ~/src/project "
-            "for a local repository, url: https://... for a remote one or github: OWNER/REPO");
+            "config.yml:5:3: repos.web: missing 'path', 'url', 'github' or 'gitlab'; add path: "
+            "~/src/project for a local repository, url: https://... for a remote one, github: "
+            "OWNER/REPO or gitlab: GROUP/PROJECT for a forge one");
 }
 
 TEST_F(ConfigErrors, BareTildeIsYamlNullAndTheMessageSaysSo) {

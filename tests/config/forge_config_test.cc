@@ -66,7 +66,8 @@ TEST_F(ForgeConfigTest, MistakesAreRefusedAtTheirPlace) {
   EXPECT_NE(error_of("forges: {gh: {api_url: http://ghe.example.com, credential: T}}\n")
                 .find("config.yml:1:24: forges.gh.api_url: 'http://ghe.example.com' is plain http"),
             std::string::npos);
-  EXPECT_NE(error_of("forges: {gh: {kind: gitlab, credential: T}}\n").find("forges.gh.kind"),
+  EXPECT_NE(error_of("forges: {gh: {kind: gitea, credential: T}}\n")
+                .find("forges.gh.kind: 'gitea' is not one of github, gitlab"),
             std::string::npos);
   EXPECT_NE(error_of("forges: {gh: {}}\n").find("missing 'credential'"), std::string::npos);
   EXPECT_NE(error_of("forges: {gh: {credential: \"GH TOKEN\"}}\n").find("not a variable name"),
@@ -74,7 +75,7 @@ TEST_F(ForgeConfigTest, MistakesAreRefusedAtTheirPlace) {
   std::string both =
       error_of("forges: {gh: {credential: T}}\nrepos:\n  w: {path: /x, github: o/w}\n");
   EXPECT_NE(both.find("config.yml:3:"), std::string::npos) << both;
-  EXPECT_NE(both.find("more than one of 'path', 'url' and 'github'"), std::string::npos);
+  EXPECT_NE(both.find("more than one of 'path', 'url', 'github' and 'gitlab'"), std::string::npos);
   EXPECT_NE(error_of("forges: {gh: {credential: T}}\nrepos: {w: {github: not-a-repo}}\n")
                 .find("is not OWNER/REPO"),
             std::string::npos);
@@ -110,6 +111,88 @@ TEST_F(ForgeConfigTest, TrustRefusesLoopsAndMisfiledLogins) {
             std::string::npos);
   EXPECT_NE(error_of(head + "    publish: {url: https://x/y.git}\n")
                 .find("publishes to its forge; remove publish:"),
+            std::string::npos);
+}
+
+// Issue 29: a GitLab forge (gitlab.com by default, or self-managed) and a nested project.
+TEST_F(ForgeConfigTest, GitlabForgeDefaultsToGitlabCom) {
+  Config c = parse(R"(
+forges:
+  lab: {credential: glab, kind: gitlab}
+repos:
+  web: {gitlab: group/sub.group/web-app}
+)");
+  const ForgeConfig& f = c.forges.at("lab");
+  EXPECT_EQ(f.kind, "gitlab");
+  EXPECT_EQ(f.api_url, "https://gitlab.com/api/v4");  // kind came after: the default follows it
+  EXPECT_EQ(f.credential, "glab");
+  EXPECT_EQ(c.repos.at("web").forge.gitlab, "group/sub.group/web-app");
+  EXPECT_TRUE(c.repos.at("web").forge.github.empty());
+  EXPECT_EQ(c.repos.at("web").forge.forge, "lab");
+  // GitHub stays the default kind.
+  EXPECT_EQ(parse("forges: {gh: {credential: T}}\n").forges.at("gh").kind, "github");
+}
+
+TEST_F(ForgeConfigTest, GitlabSelfManagedKeysLandInTheirFields) {
+  Config c = parse(R"(
+forges:
+  corp:
+    api_url: https://gitlab.corp.example/api/v4/
+    kind: gitlab
+    credential: GITLAB_TOKEN
+    ca_file: ~/corp.pem
+  hub: {credential: gh}
+repos:
+  app: {gitlab: a/b/c/d, forge: corp}
+  web: {github: o/web, forge: hub}
+)");
+  const ForgeConfig& f = c.forges.at("corp");
+  EXPECT_EQ(f.api_url, "https://gitlab.corp.example/api/v4");
+  EXPECT_EQ(f.credential, "GITLAB_TOKEN");
+  EXPECT_EQ(f.ca_file, "/home/tester/corp.pem");
+  EXPECT_EQ(c.repos.at("app").forge.gitlab, "a/b/c/d");
+  EXPECT_EQ(c.repos.at("web").forge.forge, "hub");
+}
+
+TEST_F(ForgeConfigTest, GitlabMistakesAreRefusedAtTheirPlace) {
+  EXPECT_NE(
+      error_of("forges: {lab: {kind: gitlab, api_url: http://gitlab.example, credential: T}}\n")
+          .find("config.yml:1:39: forges.lab.api_url: 'http://gitlab.example' is plain http"),
+      std::string::npos);
+  // Each CLI login belongs to its own kind.
+  EXPECT_NE(error_of("forges: {lab: {kind: gitlab, credential: gh}}\n")
+                .find("forges.lab.credential: 'gh' is the GitHub login, and this forge is kind "
+                      "gitlab; write credential: glab"),
+            std::string::npos);
+  EXPECT_NE(error_of("forges: {hub: {credential: glab}}\n").find("'glab' is the GitLab login"),
+            std::string::npos);
+  EXPECT_NE(error_of("forges: {lab: {kind: gitlab}}\n")
+                .find("missing 'credential'; name the secret holding the token, e.g. credential: "
+                      "GITLAB_TOKEN"),
+            std::string::npos);
+  const std::string lab = "forges: {lab: {kind: gitlab, credential: T}}\n";
+  for (const char* bad : {"web", "/g/web", "g//web", "g/web/", "g/-web", "g/web.git", "g/we b"})
+    EXPECT_NE(error_of(lab + "repos: {w: {gitlab: \"" + bad + "\"}}\n")
+                  .find("is not a GitLab project path"),
+              std::string::npos)
+        << bad;
+  std::string kind = error_of(lab + "repos:\n  w: {github: o/w}\n");
+  EXPECT_NE(kind.find("config.yml:3:3: repos.w: github: names a GitHub project, but forge 'lab' "
+                      "is kind gitlab"),
+            std::string::npos)
+      << kind;
+  EXPECT_NE(error_of("forges: {hub: {credential: T}}\nrepos: {w: {gitlab: g/w}}\n")
+                .find("gitlab: names a GitLab project, but forge 'hub' is kind github"),
+            std::string::npos);
+  EXPECT_NE(error_of("repos: {w: {gitlab: g/w}}\n")
+                .find("a gitlab: repository needs a forge; define one, e.g. forges: {gitlab: "
+                      "{kind: gitlab, credential: GITLAB_TOKEN}}"),
+            std::string::npos);
+  EXPECT_NE(error_of(lab + "repos: {w: {gitlab: g/w, github: o/w}}\n")
+                .find("more than one of 'path', 'url', 'github' and 'gitlab'"),
+            std::string::npos);
+  EXPECT_NE(error_of(lab + "repos: {w: {gitlab: g/w, publish: {url: https://x/y.git}}}\n")
+                .find("a gitlab: repository publishes to its forge; remove publish:"),
             std::string::npos);
 }
 

@@ -1,6 +1,8 @@
 // tests/fakes/fake_github.h starts the fake GitHub and steers it from a C++ test: over plain
-// HTTP, and over TLS through its plain control listener.
+// HTTP, and over TLS through its plain control listener; tests/fakes/fake_gitlab.h the fake
+// GitLab (issue 29).
 #include "fake_github.h"
+#include "fake_gitlab.h"
 
 #include <gtest/gtest.h>
 
@@ -67,6 +69,28 @@ TEST(FakeGithubFixture, SteersATlsFakeThroughItsPlainControlListener) {
   ASSERT_TRUE(repo.is_object()) << gh.error();
   EXPECT_EQ(repo["clone_url"], gh.api_url() + "/alice/r.git");
   gh.stop();
+  std::filesystem::remove_all(dir);
+}
+
+TEST(FakeGitlabFixture, StartsTheFakeAndSetsUpAUserANestedProjectAndAnIssue) {
+  std::string dir = temp_dir();
+  FakeGitlab gl(dir);
+  ASSERT_FALSE(gl.api_url().empty()) << gl.error();
+  EXPECT_EQ(gl.api_url().substr(gl.api_url().size() - 7), "/api/v4");
+  std::string token = gl.add_user("aw-bot");
+  EXPECT_EQ(token.rfind("glpat-", 0), 0u);
+  auto project = gl.add_project("grp/sub/app");
+  ASSERT_TRUE(project.is_object()) << gl.error();
+  EXPECT_EQ(project["http_url_to_repo"], gl.git_url() + "/grp/sub/app.git");
+  ASSERT_TRUE(gl.member("grp", "aw-bot", 30).is_object()) << gl.error();
+  ASSERT_TRUE(
+      gl.control("POST", "projects/grp/sub/app/issues", {{"username", "bob"}, {"title", "x"}})
+          .is_object())
+      << gl.error();
+  auto r = gl.api("GET", "/projects/grp%2Fsub%2Fapp/issues/1", token);
+  EXPECT_EQ(r.status, 200) << r.headers;
+  EXPECT_EQ(r.body["author"]["username"], "bob");
+  EXPECT_EQ(gl.api("GET", "/user", "glpat-wrongWRONGwrong00000").status, 401);
   std::filesystem::remove_all(dir);
 }
 

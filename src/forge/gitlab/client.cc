@@ -1,0 +1,256 @@
+// The rules GitLab documents for REST clients ("REST API", "Rate limits"): PRIVATE-TOKEN auth,
+// offset pagination (Link, X-Next-Page), RateLimit-* headers and 429 with Retry-After, ETags.
+#include "forge/gitlab/client.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/json_write.h"
+#include "forge/link.h"
+
+namespace aw {
+
+using nlohmann::json;
+
+#ifndef AW_VERSION
+#define AW_VERSION "0"
+#endif
+
+namespace {
+
+std::optional<int64_t> number(const std::string& s) {
+  if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoll(s);
+}
+
+// GitLab's error bodies: {"message": "404 Project Not Found"}, {"message": ["..."]},
+// {"message": {"title": ["can't be blank"]}}, {"error": "title is missing"}, or plain text
+// (a 429's "Retry later").
+std::string message_of(const json& body) {
+  if (!body.is_object()) return "";
+  std::string out;
+  auto add = [&out](const std::string& s) { out += (out.empty() ? "" : "; ") + s; };
+  for (const char* key : {"message", "error"}) {
+    if (!body.contains(key)) continue;
+    const json& m = body[key];
+    if (m.is_string()) add(m.get<std::string>());
+    if (m.is_array())
+      for (const json& x : m)
+        if (x.is_string()) add(x.get<std::string>());
+    if (m.is_object())
+      for (const auto& [field, v] : m.items()) {
+        std::string said;
+        if (v.is_array())
+          for (const json& x : v)
+            if (x.is_string()) said += (said.empty() ? "" : ", ") + x.get<std::string>();
+        if (v.is_string()) said = v.get<std::string>();
+        add(field + " " + said);
+      }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string gitlab_project_id(const std::string& path) {
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_')
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("%{:02X}", c);
+  }
+  return out;
+}
+
+GitLab::GitLab(GitLabOptions opt, std::string token, std::unique_ptr<Transport> transport,
+               Clock& clock)
+    : opt_(std::move(opt)),
+      token_(std::move(token)),
+      transport_(std::move(transport)),
+      clock_(clock) {}
+
+void GitLab::wait_for_reset() {
+  if (stats_.rate_remaining != 0 || stats_.rate_reset < 0) return;
+  int64_t wait = stats_.rate_reset - clock_.now_seconds() + 1;
+  stats_.rate_remaining = -1;  // asked again after the wait
+  if (wait <= 0) return;
+  wait = std::min(wait, opt_.max_wait_seconds);
+  stats_.waited_ms += wait * 1000;
+  clock_.sleep(std::chrono::seconds(wait));
+}
+
+Result<ApiReply> GitLab::once(const std::string& method, const std::string& target,
+                              const std::string& body, const std::string& etag) {
+  HttpRequest req{method, target, {}, body};
+  req.headers = {{"Accept", "application/json"}, {"User-Agent", "awaywork/" AW_VERSION}};
+  if (!token_.empty()) req.headers.emplace_back("PRIVATE-TOKEN", token_);
+  if (!body.empty()) req.headers.emplace_back("Content-Type", "application/json");
+  if (!etag.empty()) req.headers.emplace_back("If-None-Match", etag);
+  ++stats_.requests;
+  AW_TRY(HttpResponse res,
+         with_context(transport_->send(req), fmt::format("GitLab {} {}", method, target)));
+  ApiReply r;
+  r.status = res.status;
+  r.headers = std::move(res.headers);
+  if (!res.body.empty()) r.body = json::parse(res.body, nullptr, false);
+  if (r.body.is_discarded()) r.body = nullptr;
+  if (auto n = number(r.headers["ratelimit-remaining"])) stats_.rate_remaining = *n;
+  if (auto n = number(r.headers["ratelimit-reset"])) stats_.rate_reset = *n;
+  if (auto n = number(r.headers["ratelimit-limit"])) stats_.rate_limit = *n;
+  return r;
+}
+
+Result<ApiReply> GitLab::call(const std::string& method, const std::string& target,
+                              const json* body) {
+  std::string text = body ? json_text(*body) : "";
+  bool is_get = method == "GET";
+  std::string etag;
+  if (is_get)
+    if (auto it = cache_.find(target); it != cache_.end()) etag = it->second.etag;
+  std::chrono::milliseconds backoff = opt_.backoff;
+  for (int attempt = 0;; ++attempt) {
+    wait_for_reset();
+    AW_TRY(ApiReply r, once(method, target, text, etag));
+    bool last = attempt >= opt_.max_retries;
+    if (r.status == 304 && is_get && !etag.empty()) {
+      ++stats_.not_modified;
+      r.status = 200;
+      const Cached& c = cache_[target];
+      r.body = c.body;
+      for (const auto& [k, v] : c.paging) r.headers[k] = v;
+      return r;
+    }
+    if (r.status == 429 && !last) {
+      // GitLab's Rack::Attack answers 429 with Retry-After; without it, a minute.
+      int64_t s = std::min(number(r.headers["retry-after"]).value_or(60), opt_.max_wait_seconds);
+      ++stats_.retries;
+      stats_.waited_ms += s * 1000;
+      clock_.sleep(std::chrono::seconds(s));
+      continue;
+    }
+    // A write that got a 5xx may have been done; the caller finds out by its marker instead.
+    if (r.status >= 500 && is_get && !last) {
+      ++stats_.retries;
+      stats_.waited_ms += backoff.count();
+      clock_.sleep(backoff);
+      backoff *= 2;
+      continue;
+    }
+    if (is_get && r.status == 200 && r.headers.count("etag")) {
+      Cached c{r.headers["etag"], r.body, {}};
+      for (const char* k : {"link", "x-next-page"})
+        if (auto it = r.headers.find(k); it != r.headers.end()) c.paging[k] = it->second;
+      cache_[target] = std::move(c);
+    }
+    return r;
+  }
+}
+
+std::string GitLab::describe(const std::string& method, const std::string& target,
+                             const ApiReply& r, const std::string& again) const {
+  std::string said = message_of(r.body);
+  std::string what = fmt::format("GitLab {} {}: {}{}", method, target, r.status,
+                                 said.empty() ? "" : " \"" + said + "\"");
+  std::string fix;
+  bool glab = opt_.credential == "glab";
+  std::string later = again.empty() ? "" : ": " + again;
+  switch (r.status) {
+    case 401:
+      fix = glab ? "the token of your glab login was refused; run `glab auth login` and try again"
+                 : fmt::format(
+                       "the token in credential '{0}' was refused (expired or revoked?); store a "
+                       "valid one with `awaywork secret set {0}`",
+                       opt_.credential);
+      break;
+    case 403:
+      fix = fmt::format(
+          "the token of '{}' may not do this; it needs the api and write_repository scopes and "
+          "at least the Developer role on the project",
+          opt_.credential);
+      break;
+    case 404:
+      fix =
+          "no such project, issue or resource, or the token cannot see it (GitLab answers 404 "
+          "for what it hides); check the path and the token's access";
+      break;
+    case 400:
+    case 409:
+    case 422:
+      fix = "GitLab refused the request's content";
+      break;
+    case 429:
+      fix = "the rate limit is still spent after waiting; try again later" + later;
+      break;
+    default:
+      fix = r.status >= 500 ? "GitLab failed (a server error); try again later" + later
+                            : "unexpected answer";
+  }
+  return what + "; " + fix;
+}
+
+namespace {
+Result<json> ok_or_error(const GitLab& gl, const std::string& method, const std::string& target,
+                         Result<ApiReply> r) {
+  if (!r) return tl::unexpected<Error>(r.error());
+  if (r->status < 200 || r->status > 299) return fail("{}", gl.describe(method, target, *r));
+  return std::move(r->body);
+}
+
+// The next page's target: the Link header's next URL (under the API only), else X-Next-Page
+// put in the current target's page= parameter. "" when this page is the last.
+Result<std::string> next_page(const ApiReply& r, const std::string& target,
+                              const std::string& api_url) {
+  auto link = r.headers.find("link");
+  if (link != r.headers.end())
+    if (auto next = link_next(link->second)) return target_under(*next, api_url);
+  auto np = r.headers.find("x-next-page");
+  if (np == r.headers.end() || np->second.empty()) return std::string();
+  if (np->second.find_first_not_of("0123456789") != std::string::npos)
+    return fail("X-Next-Page '{}' is not a page number", np->second);
+  std::string path = target.substr(0, target.find('?'));
+  std::string query = target.find('?') == std::string::npos ? "" : target.substr(target.find('?'));
+  std::string kept;
+  for (size_t at = query.empty() ? std::string::npos : 1;
+       at != std::string::npos && at < query.size();) {
+    size_t amp = query.find('&', at);
+    std::string part = query.substr(at, amp == std::string::npos ? amp : amp - at);
+    if (!part.starts_with("page=") && !part.empty()) kept += (kept.empty() ? "" : "&") + part;
+    at = amp == std::string::npos ? amp : amp + 1;
+  }
+  return path + "?" + kept + (kept.empty() ? "" : "&") + "page=" + np->second;
+}
+}  // namespace
+
+Result<json> GitLab::get(const std::string& target) {
+  return ok_or_error(*this, "GET", target, call("GET", target));
+}
+
+Result<json> GitLab::post(const std::string& target, const json& body) {
+  return ok_or_error(*this, "POST", target, call("POST", target, &body));
+}
+
+Result<json> GitLab::put(const std::string& target, const json& body) {
+  return ok_or_error(*this, "PUT", target, call("PUT", target, &body));
+}
+
+Result<json> GitLab::get_all(const std::string& first) {
+  json items = json::array();
+  std::string target = first;
+  for (int page = 0;; ++page) {
+    if (page >= opt_.max_pages)
+      return fail("GitLab GET {}: more than {} pages; narrow the query", first, opt_.max_pages);
+    AW_TRY(ApiReply r, call("GET", target));
+    if (r.status != 200) return fail("{}", describe("GET", target, r));
+    if (!r.body.is_array())
+      return fail("GitLab GET {}: expected a list, got {}", target, r.body.type_name());
+    for (auto& item : r.body) items.push_back(std::move(item));
+    AW_TRY(target, with_context(next_page(r, target, opt_.api_url),
+                                fmt::format("GitLab GET {}: the next page", first)));
+    if (target.empty()) return items;
+  }
+}
+
+}  // namespace aw

@@ -1,0 +1,129 @@
+#include "forge/gitlab/model.h"
+
+#include <fmt/format.h>
+
+namespace aw {
+
+using nlohmann::json;
+
+namespace {
+
+Result<std::string> str(const json& j, const char* key, const std::string& what, bool required) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    if (required) return fail("{}: the answer has no '{}'", what, key);
+    return std::string();
+  }
+  if (!it->is_string()) return fail("{}: '{}' is {}, not a string", what, key, it->type_name());
+  return it->get<std::string>();
+}
+
+Result<int64_t> integer(const json& j, const char* key, const std::string& what) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer())
+    return fail("{}: the answer has no whole number '{}'", what, key);
+  return it->get<int64_t>();
+}
+
+bool flag(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+Status object(const json& j, const std::string& what) {
+  if (!j.is_object()) return fail("{}: expected an object, got {}", what, j.type_name());
+  return {};
+}
+
+// GitLab names the users of project and group access tokens project_<id>_bot_<hex> and
+// group_<id>_bot_<hex> (older ones: project_<id>_bot, project_<id>_bot<n>).
+bool token_bot_name(const std::string& u) {
+  for (std::string_view prefix : {"project_", "group_"}) {
+    if (!u.starts_with(prefix)) continue;
+    size_t i = prefix.size(), digits = 0;
+    while (i < u.size() && std::isdigit(static_cast<unsigned char>(u[i]))) ++i, ++digits;
+    if (digits > 0 && std::string_view(u).substr(i).starts_with("_bot")) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<GitLabUser> gitlab_user_from_json(const json& j, const std::string& what) {
+  AW_CHECK(object(j, what));
+  GitLabUser u;
+  AW_TRY(u.user.login, str(j, "username", what, true));
+  if (u.user.login.empty()) return fail("{}: an empty username", what);
+  AW_TRY(u.id, integer(j, "id", what));
+  u.user.bot = flag(j, "bot") || token_bot_name(u.user.login);
+  return u;
+}
+
+Result<ForgeIssue> gitlab_issue_from_json(const json& j, const std::string& what) {
+  AW_CHECK(object(j, what));
+  ForgeIssue i;
+  AW_TRY(i.number, integer(j, "iid", what));
+  AW_TRY(i.title, str(j, "title", what, false));
+  AW_TRY(i.body, str(j, "description", what, false));
+  AW_TRY(i.state, str(j, "state", what, false));
+  AW_TRY(i.html_url, str(j, "web_url", what, false));
+  auto a = j.find("author");
+  if (a == j.end() || a->is_null()) {
+    i.author = ForgeUser{"ghost", false};  // GitLab's "Ghost User" of a deleted account
+  } else {
+    AW_TRY(GitLabUser u, gitlab_user_from_json(*a, what + " .author"));
+    i.author = u.user;
+  }
+  if (auto l = j.find("labels"); l != j.end() && l->is_array())
+    for (const json& x : *l)
+      if (x.is_string()) i.labels.push_back(x.get<std::string>());
+  return i;
+}
+
+Result<std::vector<GitLabNote>> gitlab_notes_from_json(const json& j, const std::string& what) {
+  if (!j.is_array()) return fail("{}: expected a list, got {}", what, j.type_name());
+  std::vector<GitLabNote> out;
+  for (size_t k = 0; k < j.size(); ++k) {
+    const json& n = j[k];
+    std::string at = fmt::format("{} [{}]", what, k);
+    AW_CHECK(object(n, at));
+    GitLabNote note;
+    AW_TRY(note.comment.id, integer(n, "id", at));
+    AW_TRY(note.comment.body, str(n, "body", at, false));
+    AW_TRY(note.comment.created_at, str(n, "created_at", at, false));
+    AW_TRY(note.comment.updated_at, str(n, "updated_at", at, false));
+    AW_TRY(GitLabUser u, gitlab_user_from_json(n.value("author", json()), at + " .author"));
+    note.comment.author = u.user;
+    note.author_id = u.id;
+    note.system = flag(n, "system");
+    out.push_back(std::move(note));
+  }
+  return out;
+}
+
+Result<ForgeRepo> gitlab_project_from_json(const json& j, const std::string& what) {
+  AW_CHECK(object(j, what));
+  ForgeRepo r;
+  AW_TRY(r.full_name, str(j, "path_with_namespace", what, true));
+  AW_TRY(r.clone_url, str(j, "http_url_to_repo", what, true));
+  AW_TRY(r.default_branch, str(j, "default_branch", what, false));
+  AW_TRY(r.html_url, str(j, "web_url", what, false));
+  AW_TRY(std::string visibility, str(j, "visibility", what, false));
+  r.private_repo = visibility != "public";
+  if (r.default_branch.empty()) r.default_branch = "main";  // an empty project has none yet
+  return r;
+}
+
+Result<ForgePull> gitlab_mr_from_json(const json& j, const std::string& what) {
+  AW_CHECK(object(j, what));
+  ForgePull p;
+  AW_TRY(p.number, integer(j, "iid", what));
+  AW_TRY(p.html_url, str(j, "web_url", what, true));
+  AW_TRY(p.head_ref, str(j, "source_branch", what, true));
+  AW_TRY(p.head_sha, str(j, "sha", what, false));
+  AW_TRY(p.body, str(j, "description", what, false));
+  p.draft = flag(j, "draft") || flag(j, "work_in_progress");
+  return p;
+}
+
+}  // namespace aw

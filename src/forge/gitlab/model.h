@@ -1,0 +1,46 @@
+// What awaywork reads from GitLab's JSON (REST v4), into the forge's shared types (forge/model.h)
+// so the task builder and the admission rules serve both forges. Parsed tolerantly: a missing
+// optional field takes its default, a missing or mistyped needed one is an Error naming it and the
+// endpoint. Never throws.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "forge/model.h"
+
+namespace aw {
+
+// A GitLab user: `username` as ForgeUser::login; a bot when GitLab says so (`bot: true`, only
+// in /user and /users/:id) or by the names GitLab gives the users of project and group access
+// tokens (project_ID_bot_..., group_ID_bot_...). id: GitLab's numeric id (the members API's key).
+struct GitLabUser {
+  ForgeUser user;
+  int64_t id = 0;
+};
+Result<GitLabUser> gitlab_user_from_json(const nlohmann::json& j, const std::string& what);
+
+// An issue: iid as the number, description as the body, web_url as the address.
+Result<ForgeIssue> gitlab_issue_from_json(const nlohmann::json& j, const std::string& what);
+
+// A note; `system` notes (GitLab's own "added ~bug label", "mentioned in !3") are marked so a
+// task leaves them out.
+struct GitLabNote {
+  ForgeComment comment;
+  int64_t author_id = 0;  // the members API's key
+  bool system = false;
+};
+Result<std::vector<GitLabNote>> gitlab_notes_from_json(const nlohmann::json& j,
+                                                       const std::string& what);
+
+// A project: path_with_namespace, http_url_to_repo, default_branch, web_url, visibility.
+Result<ForgeRepo> gitlab_project_from_json(const nlohmann::json& j, const std::string& what);
+
+// A merge request as the forge's pull (iid, web_url, source_branch, sha, description, draft).
+Result<ForgePull> gitlab_mr_from_json(const nlohmann::json& j, const std::string& what);
+
+}  // namespace aw

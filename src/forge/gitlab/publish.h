@@ -1,0 +1,23 @@
+// Publishing a checked unit to its GitLab project (the apply step, on awaywork's side, after the
+// check), as forge/publish.h does on GitHub: the branch pushed through the askpass (user
+// `oauth2`, the token as its password; never in a URL) and verified, a **draft** merge request
+// (`draft: true` and the `Draft: ` title prefix, for instances older than the draft parameter)
+// with awaywork's footer, a note on the issue naming it, then the checked notes and allowed
+// labels. Every posted text goes through the sanitizer and gitlab_inert (forge/gitlab/text.h: no
+// line is a quick action, no reference is live) and carries a hidden marker, so a replayed publish
+// finds what is there and posts nothing twice; it stops at the first failure.
+#pragma once
+
+#include "base/result.h"
+#include "forge/gitlab/session.h"
+#include "forge/publish.h"  // ForgePublishInput, ForgePublished: what both forges take and give
+
+namespace aw {
+
+Result<ForgePublished> publish_to_gitlab(GitLabSession& s, const ForgePublishInput& in);
+
+// The text of a post as it reaches GitLab: sanitized (links kept only to the forge's host and
+// GitLab's own), cut to room code points, then made inert for GitLab.
+std::string gitlab_post_text(const GitLabSession& s, std::string_view text, size_t room = 60000);
+
+}  // namespace aw

@@ -1,0 +1,577 @@
+"""The fake GitLab's HTTP side (a FAKE, for tests only): one threaded HTTP/1.1 keep-alive server
+for the REST API under /api/v4, git smart HTTP at /GROUP/.../PROJECT.git and the /_fake/ control
+routes. Around every API call it does what GitLab does and awaywork depends on: PRIVATE-TOKEN or
+Bearer auth, RateLimit-* headers counting down per user per minute, 429 with Retry-After (plain
+"Retry later", as GitLab's Rack::Attack answers), offset pagination (x-page, x-next-page, ...,
+Link), weak ETags and 304, GitLab's {"message": ...} / {"error": ...} bodies, a log of it all."""
+
+import base64
+import hashlib
+import json
+import os
+import re
+import socket
+import sys
+import traceback
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import fakeserver  # noqa: E402  (tests/fakes/fakeserver.py: the shared plumbing)
+from github import githttp  # noqa: E402  (git http-backend as a CGI, streamed)
+
+from . import shapes  # noqa: E402
+from .store import LEVELS, DEVELOPER, GUEST, REPORTER, FakeError, not_found  # noqa: E402
+
+GIT_PATH = re.compile(r"^/(?P<owner>.+)/(?P<repo>[^/]+?)\.git"
+                      r"(?P<rest>/(?:info/refs|git-upload-pack|git-receive-pack|HEAD|objects/.*))$")
+PROJECT = re.compile(r"^/projects/(?P<id>[^/]+)(?P<rest>/.*)?$")
+
+
+def page_of(items, query):
+    """GitLab's offset pagination: page (1), per_page (20, at most 100)."""
+    try:
+        page = max(int(query.get("page") or 1), 1)
+        per = min(max(int(query.get("per_page") or 20), 1), 100)
+    except ValueError:
+        raise FakeError(400, "page is invalid", "error")
+    total = len(items)
+    pages = max((total + per - 1) // per, 1)
+    return items[(page - 1) * per:page * per], page, per, total, pages
+
+
+class Handler(fakeserver.Handler):
+    server_version = "nginx"  # what gitlab.com answers with
+
+    def version_string(self):
+        return self.server_version
+    timeout = 120
+
+    def setup(self):
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        super().setup()
+
+    def do_GET(self):
+        self.dispatch()
+
+    do_POST = do_PATCH = do_PUT = do_DELETE = do_HEAD = do_GET
+
+    def urls(self):
+        host = self.headers.get("host") or f"127.0.0.1:{self.server.server_address[1]}"
+        return shapes.Urls(("https://" if self.server.args.tls else "http://") + host)
+
+    def auth(self, git=False):
+        """(user id or None, FakeError or None): PRIVATE-TOKEN, Bearer, or (git) Basic."""
+        st = self.server.state
+        token = self.headers.get("private-token")
+        h = self.headers.get("authorization") or ""
+        scheme, _, cred = h.partition(" ")
+        if token is None and scheme.lower() == "bearer":
+            token = cred.strip()
+        elif token is None and git and scheme.lower() == "basic":
+            try:
+                token = base64.b64decode(cred.strip()).decode().partition(":")[2]
+            except ValueError:
+                token = ""
+        if token is None:
+            return None, (FakeError(401, "401 Unauthorized") if h else None)
+        uid = st.tokens.get(token)
+        return uid, (None if uid else FakeError(401, "401 Unauthorized"))
+
+    def body(self):
+        raw = b"".join(githttp.body_chunks(self))
+        ctype = (self.headers.get("content-type") or "").lower()
+        if not raw:
+            return {}
+        if "json" in ctype:
+            try:
+                out = json.loads(raw)
+                return out if isinstance(out, dict) else {}
+            except ValueError:
+                raise FakeError(400, "The provided content-type 'application/json' is not "
+                                     "supported.", "error")
+        # python-gitlab and curl send forms too; GitLab's Grape reads both.
+        return dict(urllib.parse.parse_qsl(raw.decode(), keep_blank_values=True))
+
+    def send(self, status, data, headers):
+        self.send_response(status)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        if status != 304:
+            self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD" and status != 304:
+            self.wfile.write(data)
+
+    def record(self, kind, path, uid, status, write):
+        st = self.server.state
+        u = st.users.get(uid)
+        entry = {"kind": kind, "method": self.command, "path": path,
+                 "query": urllib.parse.urlsplit(self.path).query,
+                 "username": u["username"] if u else None, "status": status, "write": write,
+                 "time": st.now(), "user_agent": self.headers.get("user-agent"),
+                 "auth": "private-token" if "private-token" in self.headers else
+                 (self.headers.get("authorization") or " ").split(" ")[0].lower() or None}
+        st.log.append(entry)
+        if self.server.args.log:
+            with open(self.server.args.log, "a") as f:
+                f.write(json.dumps(entry) + "\n")
+
+    def dispatch(self):
+        url = urllib.parse.urlsplit(self.path)
+        raw_path = url.path.rstrip("/") or "/"
+        st = self.server.state
+        if raw_path.startswith("/_fake/"):
+            body = self.body()
+            with st.lock:
+                try:
+                    status, out = control(st, self.command, urllib.parse.unquote(raw_path), body,
+                                          self.urls())
+                except FakeError as e:
+                    status, out = e.status, e.body()
+            return self.send(status, json.dumps(out).encode(),
+                             {"Content-Type": "application/json"})
+        gm = GIT_PATH.match(urllib.parse.unquote(raw_path))
+        if gm:
+            return self.git(gm, url.query)
+        if raw_path == "/api/v4" or raw_path.startswith("/api/v4/"):
+            return self.api(raw_path[len("/api/v4"):] or "/", url.query)
+        for _ in githttp.body_chunks(self):
+            pass
+        self.send(404, b'{"error":"404 Not Found"}', {"Content-Type": "application/json"})
+
+    # --- the REST API ------------------------------------------------------------------------
+    def api(self, raw_path, query_string):
+        st = self.server.state
+        query = {}
+        for k, v in urllib.parse.parse_qsl(query_string, keep_blank_values=True):
+            if k.endswith("[]"):
+                query.setdefault(k, []).append(v)
+            else:
+                query[k] = v
+        headers = {"Content-Type": "application/json", "Cache-Control": "max-age=0, private, "
+                   "must-revalidate", "Vary": "Origin", "X-Content-Type-Options": "nosniff",
+                   "X-Frame-Options": "SAMEORIGIN", "X-Request-Id": os.urandom(13).hex().upper(),
+                   "X-Runtime": "0.012345", "X-Gitlab-Meta": "{}"}
+        write = self.command not in ("GET", "HEAD")
+        data = b""
+        status = 500
+        try:
+            body = self.body()
+        except FakeError as e:
+            body, status, data = None, e.status, json.dumps(e.body()).encode()
+        with st.lock:
+            st.stats["requests"] += 1
+            uid, bad = self.auth()
+            if body is not None:
+                try:
+                    status, out, more = self.answer(raw_path, query, body, uid, bad, headers)
+                    headers.update(more)
+                    if isinstance(out, bytes):
+                        data = out
+                    else:
+                        data = b"" if out is None else json.dumps(out).encode()
+                except FakeError as e:
+                    status, data = e.status, json.dumps(e.body()).encode()
+                except Exception as e:  # a bug of the fake: said, not a dropped connection
+                    traceback.print_exc()
+                    status, data = 500, json.dumps({"message": f"fake_gitlab: {e!r}"}).encode()
+            if self.command in ("GET", "HEAD") and status == 200:
+                headers["ETag"] = 'W/"%s"' % hashlib.md5(data).hexdigest()
+                tags = [t.strip().removeprefix("W/")
+                        for t in (self.headers.get("if-none-match") or "").split(",")]
+                if headers["ETag"].removeprefix("W/") in tags:
+                    status = 304
+                    st.stats["not_modified"] += 1
+            if write:
+                st.stats["writes"] += 1
+            self.record("api", raw_path, uid, status, write)
+        self.send(status, data, headers)
+
+    def rate(self, uid, headers):
+        """RateLimit-* as gitlab.com sends them; a 429 when a fault or the minute's limit says."""
+        st = self.server.state
+        if uid is None:
+            return
+        u = st.users[uid]
+        window = int(st.now()) // 60
+        if u["rate"]["window"] != window:
+            u["rate"] = {"window": window, "used": 0}
+        u["rate"]["used"] += 1
+        st.stats["counted"] += 1
+        reset = (window + 1) * 60
+        headers.update({"RateLimit-Name": "throttle_authenticated_api",
+                        "RateLimit-Limit": str(st.limit),
+                        "RateLimit-Observed": str(u["rate"]["used"]),
+                        "RateLimit-Remaining": str(max(st.limit - u["rate"]["used"], 0)),
+                        "RateLimit-Reset": str(reset),
+                        "RateLimit-ResetTime": self.date_time_string(reset)})
+        if st.faults["rate_limited"] > 0 or u["rate"]["used"] > st.limit:
+            st.faults["rate_limited"] = max(st.faults["rate_limited"] - 1, 0)
+            headers["Retry-After"] = str(st.faults["retry_after"])
+            headers["Content-Type"] = "text/plain"
+            raise _Plain(429, b"Retry later\n")
+
+    def answer(self, raw_path, query, body, uid, bad, headers):
+        st = self.server.state
+        urls = self.urls()
+        if bad:
+            raise bad
+        try:
+            self.rate(uid, headers)
+        except _Plain as p:
+            return p.status, p.data, {}
+        asked = f"{self.command} {raw_path}"
+        if st.faults["server_errors"] > 0 and asked.startswith(st.faults["on"]):
+            st.faults["server_errors"] -= 1
+            return st.faults["status"], {"message": "500 Internal Server Error"}, {}
+        if uid is None:
+            raise FakeError(401, "401 Unauthorized")
+        if raw_path == "/user" and self.command == "GET":
+            return 200, shapes.user_full(st, uid, urls, current=True), {}
+        if raw_path == "/users" and self.command == "GET":
+            found = [u["id"] for u in st.users.values()
+                     if not query.get("username") or u["username"] == query["username"]]
+            return self.paged([shapes.user_basic(st, i, urls) for i in found], query, urls,
+                              "/users")
+        m = re.match(r"^/users/(\d+)$", raw_path)
+        if m and self.command == "GET":
+            if int(m[1]) not in st.users:
+                raise not_found("User")
+            return 200, shapes.user_full(st, int(m[1]), urls), {}
+        m = PROJECT.match(raw_path)
+        if not m:
+            raise FakeError(404, "404 Not Found", "error")
+        p = st.project_at(urllib.parse.unquote(m["id"]))
+        if not p or not st.can_read(p, uid):
+            raise not_found("Project")
+        return self.project_route(p, m["rest"] or "", raw_path, query, body, uid, urls)
+
+    def paged(self, items, query, urls, path):
+        page, n, per, total, pages = page_of(items, query)
+        base = f"{urls.api}{path}"
+
+        def link(k):
+            q = {key: v for key, v in query.items() if key not in ("page", "per_page")}
+            return f"{base}?" + urllib.parse.urlencode({**q, "page": k, "per_page": per},
+                                                       doseq=True)
+
+        rels = []
+        if n > 1:
+            rels.append(f'<{link(n - 1)}>; rel="prev"')
+        if n < pages:
+            rels.append(f'<{link(n + 1)}>; rel="next"')
+        rels += [f'<{link(1)}>; rel="first"', f'<{link(pages)}>; rel="last"']
+        return 200, page, {"Link": ", ".join(rels), "X-Page": str(n), "X-Per-Page": str(per),
+                           "X-Next-Page": str(n + 1) if n < pages else "",
+                           "X-Prev-Page": str(n - 1) if n > 1 else "", "X-Total": str(total),
+                           "X-Total-Pages": str(pages)}
+
+    def project_route(self, p, rest, raw_path, query, body, uid, urls):
+        st = self.server.state
+        c = self.command
+        level = st.access(p, uid)
+        me = st.users[uid]
+        if rest == "" and c == "GET":
+            return 200, shapes.project(st, p, urls), {}
+        m = re.match(r"^/members/all/(\d+)$", rest)
+        if m and c == "GET":
+            lvl = st.access(p, int(m[1]))
+            if not lvl:
+                raise not_found()
+            return 200, shapes.member(st, int(m[1]), lvl, urls), {}
+        if rest == "/issues" and c == "GET":
+            items = [i for i in p["issues"].values() if self.issue_matches(i, query)]
+            desc = query.get("sort", "desc") == "desc"
+            key = "updated_at" if query.get("order_by") == "updated_at" else "created_at"
+            items.sort(key=lambda i: (i[key], i["iid"]), reverse=desc)
+            return self.paged([shapes.issue(st, p, i, urls) for i in items], query, urls,
+                              raw_path)
+        if rest == "/issues" and c == "POST":
+            if level < GUEST:
+                raise FakeError(403, "403 Forbidden")
+            if not body.get("title"):
+                raise FakeError(400, "title is missing", "error")
+            labels = [x for x in str(body.get("labels") or "").split(",") if x]
+            i = st.add_issue(p, me, body["title"], body.get("description"), labels)
+            return 201, shapes.issue(st, p, i, urls), {}
+        m = re.match(r"^/issues/([^/]+)(/.*)?$", rest)
+        if m:
+            i = p["issues"].get(int(m[1])) if m[1].isdigit() else None
+            if not i:
+                raise not_found()
+            return self.issue_route(p, i, m[2] or "", raw_path, query, body, uid, urls)
+        if rest == "/merge_requests" and c == "GET":
+            items = [x for x in p["mrs"].values()
+                     if query.get("state", "all") in ("all", x["state"])
+                     and query.get("source_branch", x["source_branch"]) == x["source_branch"]]
+            items.sort(key=lambda x: x["iid"], reverse=True)
+            return self.paged([shapes.merge_request(st, p, x, urls) for x in items], query, urls,
+                              raw_path)
+        if rest == "/merge_requests" and c == "POST":
+            return self.create_mr(p, body, uid, urls)
+        m = re.match(r"^/merge_requests/(\d+)$", rest)
+        if m and c == "GET":
+            x = p["mrs"].get(int(m[1]))
+            if not x:
+                raise not_found()
+            return 200, shapes.merge_request(st, p, x, urls), {}
+        if rest == "/labels" and c == "GET":
+            return self.paged(sorted(p["labels"].values(), key=lambda x: x["name"]), query, urls,
+                              raw_path)
+        raise FakeError(404, "404 Not Found", "error")
+
+    @staticmethod
+    def issue_matches(i, query):
+        if query.get("state", "all") not in ("all", i["state"]):
+            return False
+        want = [x for x in (query.get("labels") or "").split(",") if x]
+        if any(x not in i["labels"] for x in want):
+            return False
+        iids = query.get("iids[]")
+        if iids and str(i["iid"]) not in iids:
+            return False
+        if query.get("updated_after"):
+            from .store import iso
+            if iso(i["updated_at"]) <= _normal_iso(query["updated_after"]):
+                return False
+        return True
+
+    def issue_route(self, p, i, rest, raw_path, query, body, uid, urls):
+        st = self.server.state
+        c = self.command
+        level = st.access(p, uid)
+        me = st.users[uid]
+        if rest == "" and c == "GET":
+            return 200, shapes.issue(st, p, i, urls), {}
+        if rest == "" and c == "PUT":
+            if level < REPORTER:
+                raise FakeError(403, "403 Forbidden")
+            for name in _split(body.get("add_labels")):
+                st.label(p, i, me, name, "add")
+            for name in _split(body.get("remove_labels")):
+                st.label(p, i, me, name, "remove")
+            if "labels" in body:
+                want = _split(body["labels"])
+                for name in list(i["labels"]):
+                    if name not in want:
+                        st.label(p, i, me, name, "remove")
+                for name in want:
+                    st.label(p, i, me, name, "add")
+            if body.get("state_event") in ("close", "reopen"):
+                i["state"] = "closed" if body["state_event"] == "close" else "opened"
+                i["closed_at"] = st.now() if i["state"] == "closed" else None
+            i["updated_at"] = st.now()
+            return 200, shapes.issue(st, p, i, urls), {}
+        if rest == "/notes" and c == "GET":
+            notes = list(i["notes"])
+            key = "updated_at" if query.get("order_by") == "updated_at" else "created_at"
+            notes.sort(key=lambda n: (n[key], n["id"]), reverse=query.get("sort", "desc") == "desc")
+            return self.paged([shapes.note(st, p, n, urls) for n in notes], query, urls,
+                              raw_path)
+        if rest == "/notes" and c == "POST":
+            if not body.get("body"):
+                raise FakeError(400, "body is missing", "error")
+            n = st.add_note(p, i, me, body["body"])
+            return 201, shapes.note(st, p, n, urls), {}
+        m = re.match(r"^/notes/(\d+)$", rest)
+        if m:
+            n = next((x for x in i["notes"] if x["id"] == int(m[1])), None)
+            if not n:
+                raise not_found("Note")
+            if c == "GET":
+                return 200, shapes.note(st, p, n, urls), {}
+            if c == "PUT":
+                if n["author"] != uid or n["system"]:
+                    raise FakeError(403, "403 Forbidden")
+                if not body.get("body"):
+                    raise FakeError(400, "body is missing", "error")
+                n["body"], n["updated_at"] = body["body"], st.now()
+                i["updated_at"] = n["updated_at"]
+                return 200, shapes.note(st, p, n, urls), {}
+        if rest == "/resource_label_events" and c == "GET":
+            return self.paged([shapes.label_event(st, p, e, urls) for e in i["label_events"]],
+                              query, urls, raw_path)
+        raise FakeError(404, "404 Not Found", "error")
+
+    def create_mr(self, p, body, uid, urls):
+        st = self.server.state
+        if st.access(p, uid) < DEVELOPER:
+            raise FakeError(403, "403 Forbidden")
+        for key in ("source_branch", "target_branch", "title"):
+            if not body.get(key):
+                raise FakeError(400, f"{key} is missing", "error")
+        title = body["title"]
+        # GitLab 16+ takes draft: true and shows it as the "Draft: " title prefix.
+        if str(body.get("draft", "")).lower() == "true" and not title.lower().startswith(
+                ("draft:", "[draft]", "(draft)")):
+            title = "Draft: " + title
+        for key in ("source_branch", "target_branch"):
+            if not st.has_branch(p, body[key]):
+                raise FakeError(400, [f"{'Source' if key == 'source_branch' else 'Target'} "
+                                      f"branch \"{body[key]}\" does not exist"])
+        for x in p["mrs"].values():
+            if x["state"] == "opened" and x["source_branch"] == body["source_branch"] and \
+                    x["target_branch"] == body["target_branch"]:
+                raise FakeError(409, ["Another open merge request already exists for this "
+                                      f"source branch: !{x['iid']}"])
+        x = st.add_mr(p, st.users[uid], body["source_branch"], body["target_branch"], title,
+                      body.get("description"), _split(body.get("labels")))
+        return 201, shapes.merge_request(st, p, x, urls), {}
+
+    # --- git over HTTP -----------------------------------------------------------------------
+    def git(self, gm, query):
+        st = self.server.state
+        with st.lock:
+            uid, bad = self.auth(git=True)
+            p = st.project_at(f"{gm['owner']}/{gm['repo']}")
+            push = githttp.wants_push(gm["rest"], query)
+            status, message = 0, ""
+            if bad or (uid is None and (push or (p and not st.can_read(p, None)))):
+                status, message = 401, "HTTP Basic: Access denied"
+            elif p is None or not st.can_read(p, uid):
+                status, message = 404, "The project you were looking for could not be found."
+            elif push and st.access(p, uid) < DEVELOPER:
+                status, message = 403, "You are not allowed to push code to this project."
+            elif push and p["push_refused"] and gm["rest"] == "/git-receive-pack":
+                status, message = 403, p["push_refused"]
+            write = push and gm["rest"] == "/git-receive-pack"
+            if status:
+                self.record("git", gm.string, uid, status, write)
+        if status:
+            for _ in githttp.body_chunks(self):
+                pass
+            headers = {"Content-Type": "text/plain"}
+            if status == 401:
+                headers["WWW-Authenticate"] = 'Basic realm="GitLab"'
+            return self.send(status, (message + "\n").encode(), headers)
+        status = githttp.serve(self, st, {"owner": gm["owner"], "repo": gm["repo"],
+                                          "rest": gm["rest"]}, st.users[uid]["username"]
+                               if uid else None, query)
+        with st.lock:
+            self.record("git", gm.string, uid, status, write)
+
+
+class _Plain(Exception):
+    def __init__(self, status, data):
+        super().__init__(status)
+        self.status, self.data = status, data
+
+
+def _split(v):
+    if isinstance(v, list):
+        return [str(x) for x in v if x]
+    return [x.strip() for x in str(v or "").split(",") if x.strip()]
+
+
+def _normal_iso(s):
+    """An ISO 8601 time as the fake's own iso() writes it, for comparison."""
+    import datetime
+    try:
+        t = datetime.datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except ValueError:
+        raise FakeError(400, "updated_after is invalid", "error")
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=datetime.timezone.utc)
+    from .store import iso
+    return iso(t.timestamp())
+
+
+# --- /_fake/: the test's control routes (no auth, not counted, not logged) --------------------
+def control(st, method, path, b, urls):
+    if method == "POST" and path == "/_fake/users":
+        if not b.get("username"):
+            raise FakeError(400, "username is missing", "error")
+        u = st.add_user(b["username"], b.get("bot", False), b.get("token"))
+        return 201, {"id": u["id"], "username": u["username"], "bot": u["bot"],
+                     "token": u["token"]}
+    if method == "POST" and path == "/_fake/projects":
+        p = st.add_project(b.get("path", ""), b.get("source"), b.get("default_branch"),
+                           b.get("visibility", "private"))
+        return 201, shapes.project(st, p, urls)
+    if method == "GET" and path == "/_fake/log":
+        return 200, st.log
+    if method == "GET" and path == "/_fake/stats":
+        return 200, st.stats
+    if method == "POST" and path == "/_fake/faults":
+        for k in st.faults:
+            if k in b:
+                st.faults[k] = b[k]
+        if "limit" in b:
+            st.limit = int(b["limit"])
+        return 200, {**st.faults, "limit": st.limit}
+    m = re.match(r"^/_fake/members/(?P<ns>.+)$", path)
+    if method == "POST" and m:  # a group's or a project's member (groups' reach subprojects)
+        u = st.add_user(b.get("username", ""), b.get("bot", False))
+        if b.get("access_level") not in LEVELS:
+            raise FakeError(400, "access_level does not have a valid value", "error")
+        st.members.setdefault(m["ns"], {})[u["id"]] = b["access_level"]
+        return 201, shapes.member(st, u["id"], b["access_level"], urls)
+    m = re.match(r"^/_fake/projects/(?P<p>.+?)(?P<rest>/issues.*|/merge_requests|/settings)$", path)
+    p = st.project_at(m["p"]) if m else None
+    if not p:
+        raise not_found("Project")
+    rest = m["rest"]
+    if rest == "/settings" and method == "PATCH":
+        if "push_refused" in b:
+            p["push_refused"] = b["push_refused"] or ""
+        if "visibility" in b:
+            p["visibility"] = b["visibility"]
+        return 200, shapes.project(st, p, urls)
+    if rest == "/merge_requests" and method == "GET":
+        return 200, [shapes.merge_request(st, p, x, urls) for x in p["mrs"].values()]
+    if rest == "/issues" and method == "POST":
+        u = st.add_user(b.get("username") or "owner")
+        i = st.add_issue(p, u, b.get("title", "an issue"), b.get("description"),
+                         b.get("labels") or [])
+        return 201, shapes.issue(st, p, i, urls)
+    m = re.match(r"^/issues/(\d+)(?P<what>/notes|/notes/\d+|/labels)?$", rest)
+    if not m:
+        raise not_found()
+    i = st.issue(p, m[1])
+    what = m["what"] or ""
+    if what == "/notes" and method == "POST":  # a user's note, or a system note (system: true)
+        u = st.add_user(b.get("username") or "owner")
+        n = st.add_note(p, i, u, b.get("body", ""), bool(b.get("system")))
+        return 201, shapes.note(st, p, n, urls)
+    if what.startswith("/notes/") and method == "PATCH":  # an edit by its author
+        n = next((x for x in i["notes"] if x["id"] == int(what.rsplit("/", 1)[1])), None)
+        if not n:
+            raise not_found("Note")
+        n["body"], n["updated_at"] = b.get("body", n["body"]), st.now()
+        return 200, shapes.note(st, p, n, urls)
+    if what == "/labels" and method == "POST":  # {username, add: [...], remove: [...]}
+        u = st.add_user(b.get("username") or "owner")
+        for name in b.get("add") or []:
+            st.label(p, i, u, name, "add")
+        for name in b.get("remove") or []:
+            st.label(p, i, u, name, "remove")
+        return 200, shapes.issue(st, p, i, urls)
+    if what == "" and method == "GET":
+        return 200, {**shapes.issue(st, p, i, urls),
+                     "notes": [shapes.note(st, p, n, urls) for n in i["notes"]]}
+    raise not_found()
+
+
+class Server(fakeserver.Server):
+    def handle_error(self, request, client_address):
+        if os.environ.get("AW_FAKE_VERBOSE"):
+            super().handle_error(request, client_address)
+
+
+def serve(args, state):
+    srv = Server((args.host, args.port), Handler)
+    srv.args, srv.state, srv.log_lock = args, state, state.lock
+    port = srv.server_address[1]
+    root = f"http://127.0.0.1:{port}"
+    if args.tls:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls[0], args.tls[1])
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+        root = f"https://127.0.0.1:{port}"
+    print(json.dumps({"port": port, "api_url": root + "/api/v4", "git_url": root,
+                      "control_url": root}), flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass

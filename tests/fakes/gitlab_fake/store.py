@@ -1,0 +1,199 @@
+"""The fake GitLab's state (a FAKE, for tests only): users and bots with their tokens, groups and
+projects (nested namespaces) backed by real bare git repositories, members with access levels,
+issues, notes (user and system), label events and merge requests. One lock guards it all."""
+
+import os
+import secrets
+import string
+import subprocess
+import threading
+import time
+
+# GitLab's access levels (members API).
+GUEST, REPORTER, DEVELOPER, MAINTAINER, OWNER = 10, 20, 30, 40, 50
+LEVELS = (5, GUEST, REPORTER, DEVELOPER, MAINTAINER, OWNER)  # 5: Minimal access
+
+
+class FakeError(Exception):
+    """An answer in GitLab's error shape: {"message": ...} or {"error": ...}."""
+
+    def __init__(self, status, message, key="message"):
+        super().__init__(str(message))
+        self.status, self.message, self.key = status, message, key
+
+    def body(self):
+        return {self.key: self.message}
+
+
+def not_found(what=""):
+    # GitLab says which resource: "404 Project Not Found", "404 Issue Not Found", "404 Not found".
+    return FakeError(404, f"404 {what} Not Found" if what else "404 Not found")
+
+
+def iso(t):
+    """GitLab's timestamps: UTC with milliseconds, e.g. 2026-12-06T02:40:00.123Z."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%03dZ" % (int(t * 1000) % 1000)
+
+
+def fake_token(prefix="glpat-"):
+    # Shaped like a personal access token (glpat- and 20 characters); fake.
+    alphabet = string.ascii_letters + string.digits + "_-"
+    return prefix + "".join(secrets.choice(alphabet) for _ in range(20))
+
+
+class State:
+    def __init__(self, root):
+        self.root = root
+        os.makedirs(os.path.join(root, "repos"), exist_ok=True)
+        self.lock = threading.RLock()
+        self.users = {}  # id -> user
+        self.tokens = {}  # token -> user id
+        self.projects = {}  # id -> project
+        self.members = {}  # namespace or project full path -> {user id: access level}
+        self.log = []
+        self.stats = {"requests": 0, "counted": 0, "writes": 0, "not_modified": 0}
+        self.faults = {"rate_limited": 0, "retry_after": 1, "server_errors": 0, "status": 500,
+                       "on": ""}
+        self.limit = 2000  # requests per minute per user (GitLab.com's authenticated API limit)
+        self.next_id = {"user": 1, "project": 1, "issue": 1, "note": 1, "mr": 1, "event": 1,
+                        "label": 1}
+
+    def new_id(self, kind):
+        n = self.next_id[kind]
+        self.next_id[kind] += 1
+        return n
+
+    def now(self):
+        return time.time()
+
+    # --- users ------------------------------------------------------------------------------
+    def add_user(self, username, bot=False, token=None):
+        for u in self.users.values():
+            if u["username"] == username:
+                return u
+        uid = self.new_id("user")
+        u = {"id": uid, "username": username, "name": username.replace(".", " ").title(),
+             "bot": bool(bot), "created_at": self.now(), "token": token or fake_token(),
+             "rate": {"window": int(self.now()) // 60, "used": 0}}
+        self.users[uid] = u
+        self.tokens[u["token"]] = uid
+        return u
+
+    def user_named(self, username):
+        for u in self.users.values():
+            if u["username"] == username:
+                return u
+        return None
+
+    # --- projects ---------------------------------------------------------------------------
+    def add_project(self, path, source=None, default_branch=None, visibility="private"):
+        if self.project_at(path):
+            raise FakeError(400, {"name": ["has already been taken"]})
+        parts = path.split("/")
+        if len(parts) < 2 or any(not p for p in parts):
+            raise FakeError(400, "path is invalid", "error")
+        bare = os.path.join(self.root, "repos", path + ".git")
+        os.makedirs(os.path.dirname(bare), exist_ok=True)
+        if source:
+            subprocess.run(["git", "clone", "-q", "--bare", source, bare], check=True,
+                           stdout=subprocess.DEVNULL)
+        else:
+            subprocess.run(["git", "init", "-q", "--bare", bare], check=True)
+        if default_branch:
+            subprocess.run(["git", "--git-dir", bare, "symbolic-ref", "HEAD",
+                            "refs/heads/" + default_branch], check=True)
+        head = subprocess.run(["git", "--git-dir", bare, "symbolic-ref", "--short", "HEAD"],
+                              capture_output=True, text=True).stdout.strip() or "main"
+        pid = self.new_id("project")
+        p = {"id": pid, "path_with_namespace": path, "path": parts[-1],
+             "namespace": "/".join(parts[:-1]), "default_branch": head, "bare": bare,
+             "visibility": visibility, "created_at": self.now(), "issues": {}, "mrs": {},
+             "labels": {}, "push_refused": ""}
+        self.projects[pid] = p
+        return p
+
+    def project_at(self, ref):
+        """A project by numeric id or full path (the API's :id, already URL-decoded)."""
+        if ref.isdigit():
+            return self.projects.get(int(ref))
+        for p in self.projects.values():
+            if p["path_with_namespace"].lower() == ref.lower():
+                return p
+        return None
+
+    def access(self, p, uid):
+        """The user's access level on the project: the highest of its own and its groups'."""
+        if uid is None:
+            return 0
+        parts = p["path_with_namespace"].split("/")
+        best = 0
+        for i in range(1, len(parts) + 1):
+            best = max(best, self.members.get("/".join(parts[:i]), {}).get(uid, 0))
+        return best
+
+    def can_read(self, p, uid):
+        return p["visibility"] == "public" or self.access(p, uid) >= GUEST
+
+    def has_branch(self, p, branch):
+        return subprocess.run(["git", "--git-dir", p["bare"], "rev-parse", "--verify", "-q",
+                               "refs/heads/" + branch], capture_output=True).returncode == 0
+
+    def branch_sha(self, p, branch):
+        return subprocess.run(["git", "--git-dir", p["bare"], "rev-parse", "-q", "--verify",
+                               "refs/heads/" + branch], capture_output=True,
+                              text=True).stdout.strip() or None
+
+    # --- issues, notes, events, merge requests ----------------------------------------------
+    def add_issue(self, p, author, title, description="", labels=()):
+        iid = len(p["issues"]) + 1
+        t = self.now()
+        i = {"id": self.new_id("issue"), "iid": iid, "title": title,
+             "description": description or "", "state": "opened", "author": author["id"],
+             "labels": [], "assignees": [], "created_at": t, "updated_at": t, "closed_at": None,
+             "notes": [], "label_events": []}
+        p["issues"][iid] = i
+        for name in labels:
+            self.label(p, i, author, name, "add")
+        return i
+
+    def issue(self, p, iid):
+        i = p["issues"].get(int(iid)) if str(iid).isdigit() else None
+        if not i:
+            raise not_found()
+        return i
+
+    def add_note(self, p, i, author, body, system=False, noteable="Issue"):
+        t = self.now()
+        n = {"id": self.new_id("note"), "body": body, "author": author["id"], "system": system,
+             "created_at": t, "updated_at": t, "noteable_id": i["id"], "noteable_iid": i["iid"],
+             "noteable_type": noteable}
+        i["notes"].append(n)
+        i["updated_at"] = t
+        return n
+
+    def label(self, p, i, user, name, action):
+        if name not in p["labels"]:
+            p["labels"][name] = {"id": self.new_id("label"), "name": name, "color": "#6699cc",
+                                 "description": None}
+        has = name in i["labels"]
+        if (action == "add") == has:
+            return
+        if action == "add":
+            i["labels"].append(name)
+        else:
+            i["labels"].remove(name)
+        t = self.now()
+        i["label_events"].append({"id": self.new_id("event"), "user": user["id"],
+                                  "created_at": t, "resource_id": i["id"],
+                                  "label": p["labels"][name], "action": action})
+        i["updated_at"] = t
+
+    def add_mr(self, p, author, source, target, title, description, labels):
+        iid = len(p["mrs"]) + 1
+        t = self.now()
+        m = {"id": self.new_id("mr"), "iid": iid, "title": title, "description": description or "",
+             "state": "opened", "author": author["id"], "source_branch": source,
+             "target_branch": target, "labels": list(labels), "created_at": t, "updated_at": t,
+             "sha": self.branch_sha(p, source), "notes": [], "label_events": []}
+        p["mrs"][iid] = m
+        return m
