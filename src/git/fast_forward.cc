@@ -72,9 +72,14 @@ Result<bool> is_this_units(const GitCall& base, const std::string& tip, const st
     if (line.starts_with("tree ")) tree_seen = line.substr(5);
     if (line.starts_with("parent ")) parents.push_back(line.substr(7));
   }
-  std::string msg = body == std::string::npos ? "" : "\n" + obj.substr(body + 2) + "\n";
+  // Built by appending: GCC 12 at -O2 and above misreads `"\n" + string` as an overlapping copy
+  // (-Wrestrict, a false positive that -Werror makes fatal).
+  std::string msg = "\n";
+  if (body != std::string::npos) msg.append(obj, body + 2).append("\n");
+  std::string wanted = "\n";
+  wanted.append(marker).append("\n");
   return tree_seen == tree && parents == std::vector<std::string>{parent} &&
-         msg.find("\n" + marker + "\n") != std::string::npos;
+         body != std::string::npos && msg.find(wanted) != std::string::npos;
 }
 
 std::string moved_message(const std::string& ref, const std::string& shown, const std::string& now,
