@@ -156,5 +156,27 @@ TEST_F(Injected, AMissingInjectedSecretFailsTheUnitBeforeAnyPhaseNamingTheFix) {
   EXPECT_FALSE(exists(u["run_dir"].get<std::string>() + "/outputs/seen"));
 }
 
+TEST_F(Injected, DoctorNamesEachInjectedSecretWithItsHostsAndTheFixWhenMissing) {
+  store_secret("SOME_OTHER", "another-fake-value-1234");
+  auto missing = awaywork({"doctor"});
+  EXPECT_NE(missing.out.find("secret NPM_TOKEN: added by the egress proxy for npm.example.test"),
+            std::string::npos)
+      << missing.out;
+  EXPECT_NE(missing.out.find("awaywork secret set NPM_TOKEN"), std::string::npos) << missing.out;
+  store_secret("NPM_TOKEN", kNpmToken);
+  auto stored = awaywork({"doctor", "--json"});
+  auto checks = nlohmann::json::parse(stored.out, nullptr, false);
+  ASSERT_TRUE(checks.is_object()) << stored.out << stored.err;
+  bool found = false;
+  for (const auto& c : checks["checks"])
+    if (c["name"] == "secret NPM_TOKEN: added by the egress proxy for npm.example.test") {
+      found = true;
+      EXPECT_TRUE(c["ok"].get<bool>()) << c.dump();
+    }
+  EXPECT_TRUE(found) << stored.out;
+  EXPECT_EQ(stored.out.find(kNpmToken), std::string::npos);
+  EXPECT_EQ(missing.out.find(kNpmToken), std::string::npos);
+}
+
 }  // namespace
 }  // namespace aw::test
