@@ -63,11 +63,13 @@ class Injected : public UnitTest {
     make_repo({{"probe.py", kProbe}});
     write_config(agent_script("agent", fmt::format("python3 probe.py {} {}\n", bound_->port(),
                                                    other_->port())),
-                 "",
-                 "sandbox:\n  network: allowlist\n  allow: [npm.example.test, other.test]\n"
-                 "secrets:\n  NPM_TOKEN:\n"
-                 "    inject: [{host: npm.example.test, methods: [GET], paths: [/pkg/]}]\n");
+                 "", kInjectConfig);
   }
+
+  static constexpr const char* kInjectConfig =
+      "sandbox:\n  network: allowlist\n  allow: [npm.example.test, other.test]\n"
+      "secrets:\n  NPM_TOKEN:\n"
+      "    inject: [{host: npm.example.test, methods: [GET], paths: [/pkg/]}]\n";
 
   RunOutput run(const std::string& prompt) {
     return run_unit(
@@ -154,6 +156,20 @@ TEST_F(Injected, AMissingInjectedSecretFailsTheUnitBeforeAnyPhaseNamingTheFix) {
   EXPECT_NE(reason.find("awaywork secret set NPM_TOKEN"), std::string::npos) << reason;
   EXPECT_TRUE(bound_->seen().empty());
   EXPECT_FALSE(exists(u["run_dir"].get<std::string>() + "/outputs/seen"));
+}
+
+// The placeholder stands for the secret: a patch that holds it is refused, and the kept patch is
+// redacted of it.
+TEST_F(Injected, APlaceholderWrittenIntoThePatchIsRefused) {
+  store_secret("NPM_TOKEN", kNpmToken);
+  write_config(agent_script("leak", "echo \"token=$NPM_TOKEN\" > leaked.txt\n"), "", kInjectConfig);
+  auto r = run("leak the placeholder into the patch");
+  EXPECT_EQ(r.record["state"], "refused") << r.out << r.err;
+  std::string run_dir = r.record["run_dir"];
+  std::string patch = read(run_dir + "/patch.diff");
+  EXPECT_NE(patch.find("token=[REDACTED]"), std::string::npos) << patch;
+  EXPECT_EQ(patch.find("awaywork-placeholder-"), std::string::npos) << patch;
+  EXPECT_EQ(files_holding(root + "/state", kNpmToken), std::vector<std::string>{});
 }
 
 TEST_F(Injected, DoctorNamesEachInjectedSecretWithItsHostsAndTheFixWhenMissing) {
