@@ -1,7 +1,10 @@
 #include "isolate/isolator.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -49,6 +52,18 @@ Result<UnitPaths> run_folder_layout(const RunFolder& run) {
 const EnvPairs kPhaseGitEnv = {{"GIT_CONFIG_GLOBAL", "/dev/null"},
                                {"GIT_CONFIG_SYSTEM", "/dev/null"},
                                {"GIT_CONFIG_NOSYSTEM", "1"}};
+
+Status injection_needs_egress(const IsolationSpec& spec, const std::string& why) {
+  if (spec.egress.inject.empty()) return {};
+  std::vector<std::string> names;
+  for (const auto& r : spec.egress.inject)
+    if (std::find(names.begin(), names.end(), r.secret) == names.end()) names.push_back(r.secret);
+  return fail(
+      "the secrets {} are added by the egress proxy, which this unit's phases would not go "
+      "through ({}); run them sandboxed with sandbox: {{network: allowlist}}, or remove their "
+      "secrets: rules",
+      fmt::join(names, ", "), why);
+}
 
 std::vector<std::string> unit_env(const UnitPaths& paths, const std::string& unit_id,
                                   const std::string& phase, const Isolator& iso,

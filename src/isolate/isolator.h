@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "proc/runner.h"
 #include "provider/provider.h"
+#include "proxy/egress_proxy.h"
 
 namespace aw {
 
@@ -26,6 +27,11 @@ struct IsolationSpec {
   RepoConfig repo;
   AgentConfig agent;
   ProfileConfig profile;
+  // The unit's share of its egress proxy's options: the injected secrets' rules and the
+  // placeholders refused elsewhere (config `secrets:`, unit/unit_injection.h). The isolation that
+  // starts the proxy adds its socket, allowlist and log; one that starts none must refuse a unit
+  // with rules, whose secrets would otherwise silently never be added.
+  EgressProxyOptions egress;
 };
 
 // The unit's run folder (always the owner's: runs/<id>/) and where its clone goes.
@@ -115,6 +121,11 @@ class Isolator {
   // For the record: "sandboxed: ..." or "unsandboxed: <reason>".
   virtual std::string sandbox_note() const = 0;
 };
+
+// Nothing when spec has no injected secrets; else an Error naming them: this unit's phases get no
+// egress proxy (why), so the rules would be accepted and their secrets never added. Every
+// isolation that starts no egress proxy for a unit asks this before making it.
+Status injection_needs_egress(const IsolationSpec& spec, const std::string& why);
 
 // Write folder.files into a new folder under parent (folder 0755, files 0644, owned by the
 // owner) and return its path: the source of a lent folder.

@@ -17,6 +17,7 @@
 #include "unit/disk_reserve.h"
 #include "unit/steps.h"
 #include "unit/unit_id.h"
+#include "unit/unit_injection.h"
 #include "unit/watchdog.h"
 
 namespace aw {
@@ -143,12 +144,29 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
   // of it all the same.
   if (pub)
     for (auto& v : pub->secrets()) redact_literals.push_back(std::move(v));
+  // The secrets the egress proxy adds (config `secrets:`): no phase gets a value, but the record
+  // is redacted of the values and of their placeholders (a placeholder stands for its secret).
+  // A missing one fails the unit below, before any phase.
+  auto injection = read_unit_injection(cfg);
+  IsolationSpec spec = t.isolation();
+  std::optional<std::string> test_hook;
+  if (injection) {
+    redact_literals.insert(redact_literals.end(), injection->literals.begin(),
+                           injection->literals.end());
+    injection->into(spec.egress);
+    test_hook = apply_egress_test_upstream(spec.egress);
+    if (profile)
+      for (const std::string& kv : injection->env) {
+        size_t eq = kv.find('=');
+        profile->placeholders.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+      }
+  }
 
   UnitRecord u;
   // Named for the issue, not for the repository's task text every issue's prompt starts with.
   AW_TRY(u.id, new_unit_id(origin.issue > 0 ? fmt::format("issue {} {}", origin.issue, origin.title)
                                             : req.prompt));
-  AW_TRY(std::unique_ptr<Isolator> iso, make_isolator(cfg, t.isolation(), u.id));
+  AW_TRY(std::unique_ptr<Isolator> iso, make_isolator(cfg, spec, u.id));
   u.created_at = iso_now();
   u.repo = t.label;
   u.source = t.source.work_tree.empty() ? t.source.git_dir : t.source.work_tree;
@@ -160,6 +178,9 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
   u.isolation = to_string(cfg.isolation);
   u.sandbox = iso->sandbox_note();
   for (auto& n : isolation_notes(cfg, u.sandbox)) u.notes.push_back(std::move(n));
+  if (injection)
+    for (auto& n : injection_notes(*injection)) u.notes.push_back(std::move(n));
+  if (test_hook) u.notes.push_back(*test_hook);
   if (pub) u.forge_repo = pub->host_repo();
   u.issue = origin.issue;
   u.replay_of = req.replay_of;
@@ -184,6 +205,7 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
   unit.prompt_redacted = u.prompt != req.prompt;
   if (!profile) return unit.end(UnitState::failed, "prepare: " + profile.error().message);
   if (!credential) return unit.end(UnitState::failed, "prepare: " + credential.error().message);
+  if (!injection) return unit.end(UnitState::failed, "prepare: " + injection.error().message);
   if (auto ok = check_agent_login(t, *profile); !ok)
     return unit.end(UnitState::failed, "prepare: " + ok.error().message);
   Watchdog dog(cfg.limits, {state});

@@ -131,6 +131,7 @@ Status open_remote_source(const Config& cfg, Target& t, const OpenPublisher& pub
 EnvPairs ResolvedProfile::env() const {
   EnvPairs out(vars.begin(), vars.end());
   out.insert(out.end(), secrets.begin(), secrets.end());
+  out.insert(out.end(), placeholders.begin(), placeholders.end());
   return out;
 }
 

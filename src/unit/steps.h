@@ -39,7 +39,7 @@ struct Target {
   std::shared_ptr<MirrorLock> mirror_lock;
   std::string request_repo;  // what a request's `repo` must name: OWNER/REPO, else the label
   // What of it the isolation is told (isolate/isolator.h): data, copied when the isolator is made.
-  IsolationSpec isolation() const { return {label, repo, agent, profile}; }
+  IsolationSpec isolation() const { return {label, repo, agent, profile, {}}; }
   // The commit whose agent instruction paths the agent gets (RunRequest::instructions_from); ""
   // = base_commit's.
   std::string instructions_commit;
@@ -66,7 +66,10 @@ struct ResolvedProfile {
   std::string name;  // "" = no profile
   std::map<std::string, std::string> vars;
   std::map<std::string, std::string> secrets;  // secret name -> value
-  // vars then secrets, as environment pairs.
+  // NAME=placeholder of each secret the egress proxy adds (config `secrets:`): the phases hold
+  // these instead of the values, which stay with the proxy (unit/unit_injection.h).
+  EnvPairs placeholders;
+  // vars, secrets, then placeholders, as environment pairs.
   EnvPairs env() const;
   std::vector<std::string> secret_names() const;  // sorted
   // The values every recorded byte of the unit is redacted of.

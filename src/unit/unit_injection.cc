@@ -2,6 +2,15 @@
 // meet, so that the proxy's options are made the same way in every isolation.
 #include "unit/unit_injection.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+#include "secrets/store.h"
+
 namespace aw {
 
 void UnitInjection::into(EgressProxyOptions& o) const {
@@ -32,6 +41,55 @@ UnitInjection make_unit_injection(const Config& cfg, const std::vector<InjectedS
     out.literals.push_back(s.placeholder);
   }
   return out;
+}
+
+Result<UnitInjection> read_unit_injection(const Config& cfg) {
+  if (cfg.secrets.empty()) return UnitInjection{};
+  auto store = open_secret_store({});
+  if (!store) {
+    std::vector<std::string> names;
+    for (const auto& [name, _] : cfg.secrets) names.push_back(name);
+    return fail(
+        "the secret store cannot be opened, so the secrets the egress proxy adds ({}) cannot be "
+        "read: {}",
+        fmt::join(names, ", "), store.error().message);
+  }
+  AW_TRY(std::vector<InjectedSecret> read, read_injected_secrets(cfg, **store));
+  return make_unit_injection(cfg, read);
+}
+
+std::vector<std::string> injection_notes(const UnitInjection& u) {
+  std::map<std::string, std::vector<std::string>> hosts;  // name -> hosts, in rule order
+  for (const EgressInjection& r : u.rules) {
+    auto& h = hosts[r.secret];
+    if (std::find(h.begin(), h.end(), r.host) == h.end()) h.push_back(r.host);
+  }
+  std::vector<std::string> out;
+  for (const auto& [name, h] : hosts)
+    out.push_back(
+        fmt::format("secret {} is added by the egress proxy for {} (the phases hold a "
+                    "placeholder)",
+                    name, fmt::join(h, ", ")));
+  return out;
+}
+
+std::optional<std::string> apply_egress_test_upstream(EgressProxyOptions& o) {
+  const char* v = std::getenv("AWAYWORK_TEST_EGRESS_UPSTREAM");
+  if (!v || !*v) return std::nullopt;
+  std::istringstream in(v);
+  std::string ca, host;
+  in >> ca;
+  std::vector<std::string> hosts;
+  while (in >> host) {
+    o.static_hosts[host] = "127.0.0.1";
+    hosts.push_back(host);
+  }
+  o.ca_file = ca;
+  o.allow_private_upstream = true;
+  return fmt::format(
+      "test hook AWAYWORK_TEST_EGRESS_UPSTREAM: the egress proxy reached {} at 127.0.0.1 and "
+      "trusted {}",
+      fmt::join(hosts, ", "), ca);
 }
 
 }  // namespace aw

@@ -5,9 +5,11 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "config/config.h"
 #include "proxy/egress_proxy.h"
 #include "secrets/injected.h"
@@ -26,6 +28,22 @@ struct UnitInjection {
   // The egress proxy's share: its rules and the placeholders it refuses elsewhere.
   void into(EgressProxyOptions& o) const;
 };
+
+// The unit's injected secrets read from the default secret store (opened only when cfg.secrets
+// names any) and joined with their rules. An Error is read_injected_secrets's, naming every
+// missing secret at its config line with `awaywork secret set NAME`; it never holds a value.
+Result<UnitInjection> read_unit_injection(const Config& cfg);
+
+// For the record's notes (what `awaywork show` prints): each injected secret by name with the
+// hosts it is added for, never a value or placeholder. Empty when there are none.
+std::vector<std::string> injection_notes(const UnitInjection& u);
+
+// Test-only, for the end-to-end tests whose fake upstreams listen on loopback with a test CA:
+// AWAYWORK_TEST_EGRESS_UPSTREAM="CA_FILE HOST..." in awaywork's own environment (the owner's,
+// never a phase's) makes the egress proxy resolve each HOST to 127.0.0.1, let an upstream be
+// private, and trust CA_FILE. Answers the note the record carries when it is in effect, so that
+// no unit that ran with it looks like an ordinary one.
+std::optional<std::string> apply_egress_test_upstream(EgressProxyOptions& o);
 
 // The rules of cfg.secrets joined with the values read (read_injected_secrets). A secret read
 // but without rules, or a rule whose secret was not read, adds nothing.

@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
+
+#include "isolate/choose/choose.h"
 
 namespace aw {
 namespace {
@@ -71,6 +75,64 @@ TEST(UnitInjection, NothingWithoutBothARuleAndAValue) {
   EXPECT_TRUE(u.env.empty());
   EXPECT_TRUE(u.literals.empty());
   EXPECT_TRUE(make_unit_injection(c, {}).empty());
+}
+
+TEST(UnitInjection, TheRecordNamesEachSecretAndItsHostsNeverAValue) {
+  std::vector<InjectedSecret> read = {
+      {"NPM_TOKEN", kNpm, "awaywork-placeholder-NPM_TOKEN-00112233445566778899aabbccddeeff"},
+      {"GIT_PASS", kPass, "awaywork-placeholder-GIT_PASS-ffeeddccbbaa99887766554433221100"}};
+  std::vector<std::string> notes = injection_notes(make_unit_injection(config(), read));
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("secret GIT_PASS is added by the egress proxy for git.example.com, "
+                          "api.example.com"),
+            std::string::npos)
+      << notes[0];
+  EXPECT_NE(notes[1].find("secret NPM_TOKEN is added by the egress proxy for npm.example.com"),
+            std::string::npos)
+      << notes[1];
+  for (const auto& n : notes)
+    for (const auto& s : read) {
+      EXPECT_EQ(n.find(s.value), std::string::npos) << n;
+      EXPECT_EQ(n.find(s.placeholder), std::string::npos) << n;
+    }
+  EXPECT_TRUE(injection_notes(UnitInjection{}).empty());
+}
+
+// An isolation that starts no egress proxy must refuse a unit with rules: its secrets would be
+// accepted by the config and never added (isolation none, sandbox off; the others ask the same).
+TEST(UnitInjection, AnIsolationWithoutTheEgressProxyRefusesInjectedSecrets) {
+  std::vector<InjectedSecret> read = {
+      {"NPM_TOKEN", kNpm, "awaywork-placeholder-NPM_TOKEN-00112233445566778899aabbccddeeff"}};
+  UnitInjection u = make_unit_injection(config(), read);
+  Config c = config();
+  c.isolation = Isolation::none;
+  c.sandbox.mode = SandboxMode::off;
+  IsolationSpec spec;
+  EXPECT_TRUE(make_isolator(c, spec, "unit-1")) << "no rules: nothing to refuse";
+  u.into(spec.egress);
+  auto iso = make_isolator(c, spec, "unit-1");
+  ASSERT_FALSE(iso);
+  EXPECT_NE(iso.error().message.find("NPM_TOKEN"), std::string::npos) << iso.error().message;
+  EXPECT_NE(iso.error().message.find("sandbox mode off"), std::string::npos) << iso.error().message;
+  EXPECT_EQ(iso.error().message.find(kNpm), std::string::npos);
+  EXPECT_TRUE(injection_needs_egress(IsolationSpec{}, "x"));
+}
+
+TEST(UnitInjection, TheTestHookIsOffUnlessSetAndThenSaysSo) {
+  ::unsetenv("AWAYWORK_TEST_EGRESS_UPSTREAM");
+  EgressProxyOptions o;
+  EXPECT_EQ(apply_egress_test_upstream(o), std::nullopt);
+  EXPECT_FALSE(o.allow_private_upstream);
+  EXPECT_TRUE(o.static_hosts.empty());
+  ::setenv("AWAYWORK_TEST_EGRESS_UPSTREAM", "/tmp/ca.pem npm.example.test other.test", 1);
+  auto note = apply_egress_test_upstream(o);
+  ::unsetenv("AWAYWORK_TEST_EGRESS_UPSTREAM");
+  ASSERT_TRUE(note);
+  EXPECT_NE(note->find("test hook"), std::string::npos) << *note;
+  EXPECT_TRUE(o.allow_private_upstream);
+  EXPECT_EQ(o.ca_file, "/tmp/ca.pem");
+  EXPECT_EQ(o.static_hosts.at("other.test"), "127.0.0.1");
+  EXPECT_EQ(o.static_hosts.size(), 2u);
 }
 
 }  // namespace

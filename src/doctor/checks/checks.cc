@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "base/fs.h"
 #include "config/host_env.h"
@@ -186,6 +187,33 @@ std::vector<Check> inference_checks(const Config& cfg) {
   return out;
 }
 
+// Each secret the egress proxy adds (config `secrets:`, issue 27): by name, with its hosts, and
+// whether the store holds it (a unit without it fails before any phase). Never a value.
+std::vector<Check> injected_checks(const Config& cfg) {
+  std::vector<Check> out;
+  if (cfg.secrets.empty()) return out;
+  auto store = open_secret_store({});
+  for (const auto& [name, s] : cfg.secrets) {
+    std::vector<std::string> hosts;
+    for (const InjectRule& r : s.inject)
+      if (std::find(hosts.begin(), hosts.end(), r.host) == hosts.end()) hosts.push_back(r.host);
+    Check c{
+        fmt::format("secret {}: added by the egress proxy for {}", name, fmt::join(hosts, ", ")),
+        false, "", ""};
+    if (!store) {
+      c.detail = store.error().message;
+    } else if (auto v = (*store)->get(name); !v) {
+      c.detail = "not in the secret store (" + (*store)->backend() + ")";
+      c.fix = "awaywork secret set " + name + "   # the value, read from stdin";
+    } else {
+      c.ok = true;
+      c.detail = "in " + (*store)->backend() + "; the phases hold a placeholder";
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 // Every program a unit of this config runs, as its phases name it: each agent's (its command, or
 // its provider's), each repository's setup and checks.
 std::vector<WorkerProgram> unit_programs(const Config& cfg) {
@@ -236,6 +264,7 @@ Registry doctor_registry(const Config& cfg) {
       for (auto& c : secret_checks()) all.push_back(std::move(c));
       for (auto& c : agent_checks(cfg)) all.push_back(std::move(c));
       for (auto& c : inference_checks(cfg)) all.push_back(std::move(c));
+      for (auto& c : injected_checks(cfg)) all.push_back(std::move(c));
       return all;
     });
   }

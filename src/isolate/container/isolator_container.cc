@@ -70,6 +70,7 @@ class ContainerIsolator : public Isolator {
       : unit_(std::move(unit)),
         image_(std::move(image)),
         allow_(cfg.sandbox.allow),
+        egress_options_(t.egress),
         bridge_program_(std::move(bridge_program)) {
     plan_.engine = std::move(engine);
     plan_.image = image_;
@@ -84,6 +85,8 @@ class ContainerIsolator : public Isolator {
     // The profile's variables and secrets go to every phase by name, like the agent's own.
     for (const auto& [name, _] : t.profile.vars) profile_names_.push_back(name);
     for (const auto& name : t.profile.secrets) profile_names_.push_back(name);
+    // An injected secret's placeholder goes by name too (the phase env holds it, never a value).
+    for (const auto& [_, name] : t.egress.placeholders) profile_names_.push_back(name);
     prompt_file_mode_ = t.agent.prompt == PromptMode::file;
     plan_.readonly_files = std::move(extras.lend_readonly);
     plan_.weaken_for_test = std::move(extras.weaken_for_test);
@@ -264,7 +267,7 @@ class ContainerIsolator : public Isolator {
     auto e = std::make_unique<Egress>();
     std::string sock = run_root_ + "/egress.sock";
     e->log = std::fopen((run_root_ + "/egress.log").c_str(), "ae");
-    EgressProxyOptions o;
+    EgressProxyOptions o = egress_options_;  // the unit's injected secrets and placeholders
     o.socket_path = sock;
     o.allow = allow_;
     o.log = [log = e->log](const std::string& line) {
@@ -308,6 +311,7 @@ class ContainerIsolator : public Isolator {
 
   std::string unit_, image_;
   std::vector<std::string> allow_;
+  EgressProxyOptions egress_options_;   // the unit's share (IsolationSpec::egress)
   Result<std::string> bridge_program_;  // aw_bridge_static, or why it is missing
   std::string run_root_, seccomp_note_;
   std::unique_ptr<Egress> egress_;
@@ -341,6 +345,8 @@ Result<std::unique_ptr<Isolator>> make_container_isolator_with(const Config& cfg
   if (!bridge && cfg.sandbox.network == Network::allowlist)
     return fail("isolation container with network allowlist needs its egress bridge: {}",
                 bridge.error().message);
+  if (cfg.sandbox.network != Network::allowlist)
+    AW_CHECK(injection_needs_egress(target, "the unit's network is not allowlist"));
   std::string image = target.repo.image.empty() ? cfg.container_image : target.repo.image;
   if (image.empty())
     return fail(

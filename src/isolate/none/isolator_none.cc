@@ -42,12 +42,13 @@ struct SandboxState {
 class NoneIsolator : public Isolator {
  public:
   NoneIsolator(std::string note, std::optional<SandboxPaths> sandbox, SandboxConfig config,
-               std::string unit_id, bool lend_prompt)
+               std::string unit_id, bool lend_prompt, EgressProxyOptions egress = {})
       : note_(std::move(note)),
         sandbox_paths_(std::move(sandbox)),
         config_(std::move(config)),
         unit_id_(std::move(unit_id)),
-        lend_prompt_(lend_prompt) {}
+        lend_prompt_(lend_prompt),
+        egress_(std::move(egress)) {}
 
   Result<UnitPaths> layout(const RunFolder& run) override {
     auto p = run_folder_layout(run);
@@ -157,7 +158,7 @@ class NoneIsolator : public Isolator {
       std::string sock = run_root_ + "/egress.sock";
       state->proxy_log = std::fopen((run_root_ + "/egress.log").c_str(), "ae");
       std::FILE* log = state->proxy_log;
-      EgressProxyOptions o;
+      EgressProxyOptions o = egress_;  // the unit's injected secrets and placeholders
       o.socket_path = sock;
       o.allow = plan.allow;
       o.log = [log](const std::string& line) {
@@ -179,6 +180,7 @@ class NoneIsolator : public Isolator {
   SandboxConfig config_;
   std::string unit_id_;
   bool lend_prompt_ = false;
+  EgressProxyOptions egress_;
   UnitPaths paths_;
   std::string run_root_;
   std::unique_ptr<SandboxState> sandbox_;
@@ -191,9 +193,11 @@ Result<std::unique_ptr<Isolator>> make_none_isolator(const Config& cfg, const Is
                                                      const std::string& unit_id) {
   SandboxPaths sp = sandbox_unit_paths(cfg, spec);
   bool lend_prompt = spec.agent.prompt == PromptMode::file;
-  if (cfg.sandbox.mode == SandboxMode::off)
+  if (cfg.sandbox.mode == SandboxMode::off) {
+    AW_CHECK(injection_needs_egress(spec, "sandbox mode off"));
     return std::unique_ptr<Isolator>(new NoneIsolator("unsandboxed: sandbox mode off", std::nullopt,
                                                       cfg.sandbox, unit_id, false));
+  }
   // Decided before the unit exists, so that `required` refuses it with nothing to clean up. The
   // unit's folders are not made yet: they do not change what the kernel can do. The egress
   // proxy is awaywork's own and is started with the unit, so it is not a missing feature here.
@@ -201,11 +205,15 @@ Result<std::unique_ptr<Isolator>> make_none_isolator(const Config& cfg, const Is
   SandboxPlan policy = plan;
   if (policy.network == Network::allowlist) policy.network = Network::none;
   AW_TRY(std::string reason, sandbox_decision(policy));
-  if (!reason.empty())
+  if (!reason.empty()) {
+    AW_CHECK(injection_needs_egress(spec, reason));
     return std::unique_ptr<Isolator>(
         new NoneIsolator(reason, std::nullopt, cfg.sandbox, unit_id, false));
+  }
+  if (plan.network != Network::allowlist)
+    AW_CHECK(injection_needs_egress(spec, "the sandbox's network is not allowlist"));
   return std::unique_ptr<Isolator>(
-      new NoneIsolator(sandboxed_note(plan), sp, cfg.sandbox, unit_id, lend_prompt));
+      new NoneIsolator(sandboxed_note(plan), sp, cfg.sandbox, unit_id, lend_prompt, spec.egress));
 }
 
 }  // namespace aw

@@ -57,8 +57,11 @@ struct SandboxChoice {
 class UserIsolator : public Isolator {
  public:
   UserIsolator(WorkerUser worker, uid_t uid, gid_t gid, int lock, std::string note,
-               std::optional<SandboxChoice> sandbox)
-      : note_(std::move(note)), sandbox_(std::move(sandbox)), lock_(lock) {
+               std::optional<SandboxChoice> sandbox, EgressProxyOptions egress)
+      : note_(std::move(note)),
+        sandbox_(std::move(sandbox)),
+        egress_options_(std::move(egress)),
+        lock_(lock) {
     handoff_.worker = std::move(worker);
     handoff_.owner_uid = uid;
     handoff_.owner_gid = gid;
@@ -271,7 +274,7 @@ class UserIsolator : public Isolator {
     AW_TRY(std::string sock, files_->socket_path("egress"));
     egress_log_ = std::fopen((run_root_ + "/egress.log").c_str(), "ae");
     std::FILE* log = egress_log_;
-    EgressProxyOptions o;
+    EgressProxyOptions o = egress_options_;  // the unit's injected secrets and placeholders
     o.socket_path = sock;
     o.allow = plan_.allow;
     o.log = [log](const std::string& line) {
@@ -307,6 +310,7 @@ class UserIsolator : public Isolator {
 
   std::string note_;
   std::optional<SandboxChoice> sandbox_;
+  EgressProxyOptions egress_options_;  // the unit's share (IsolationSpec::egress)
   SandboxPlan plan_;
   std::vector<SandboxPlan::ReadOnly> agent_readable_;  // lent to the agent phases only
   std::unique_ptr<WorkerSandboxFiles> files_;          // set when the phases run sandboxed
@@ -360,10 +364,13 @@ Result<std::unique_ptr<Isolator>> make(const Config& cfg, const IsolationSpec* s
   }
   std::optional<SandboxChoice> choice;
   AW_TRY(std::string note, decide_sandbox(cfg, spec, unit_id, choice));
+  if (spec && (!choice || cfg.sandbox.network != Network::allowlist))
+    AW_CHECK(injection_needs_egress(*spec, note));
   AW_TRY(WorkerUser worker, lookup_worker(cfg.worker_user));
   AW_TRY(int lock, lock_worker(state_dir_of(cfg), worker.name));
   return std::unique_ptr<Isolator>(new UserIsolator(std::move(worker), in.owner_uid, in.owner_gid,
-                                                    lock, std::move(note), std::move(choice)));
+                                                    lock, std::move(note), std::move(choice),
+                                                    spec ? spec->egress : EgressProxyOptions{}));
 }
 
 }  // namespace

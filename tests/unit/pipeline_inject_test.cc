@@ -1,0 +1,198 @@
+// Secrets added at the egress proxy (issue 27), end to end through the real binary: a unit in
+// isolation none with the OS sandbox and network: allowlist, whose agent asks a bound host (a fake
+// upstream over real TLS with a test certificate, reached through the test hook
+// AWAYWORK_TEST_EGRESS_UPSTREAM) through its HTTP proxy. The upstream gets the secret; the phase
+// holds only the placeholder; the placeholder sent to another allowed host is refused; no byte of
+// the state folder (record, transcript, egress log, outputs, clone) holds the value.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "fake_model_upstream.h"
+#include "unit_fixture.h"
+
+namespace aw::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Shaped like a real npm token; fake.
+const std::string kNpmToken = "npm_FAKEfakeFAKEfakeFAKEfakeFAKEfake4242";
+
+// What the agent runs: writes everything it can read (its environment, every /proc environ and
+// cmdline it can open) to its outputs folder, which the test greps for the value, then asks the
+// bound host with the placeholder (as npm would send `_authToken=${NPM_TOKEN}`) and sends the
+// placeholder to another allowed host.
+constexpr const char* kProbe = R"(
+import glob, os, sys, urllib.request, urllib.error
+with open(os.path.join(os.environ['AWAYWORK_OUTPUTS'], 'seen'), 'w') as out:
+    for k, v in os.environ.items():
+        out.write(k + '=' + v + '\n')
+    for p in glob.glob('/proc/*/environ') + glob.glob('/proc/*/cmdline'):
+        try:
+            out.write(open(p, 'rb').read().decode('latin-1') + '\n')
+        except OSError:
+            pass
+def ask(url, headers):
+    try:
+        r = urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=20)
+        return str(r.status)
+    except urllib.error.HTTPError as e:
+        return '%d %s' % (e.code, e.headers.get('X-Awaywork-Refused'))
+    except Exception as e:
+        return 'error ' + type(e).__name__
+tok = os.environ.get('NPM_TOKEN', '')
+print('PLACEHOLDER', tok.startswith('awaywork-placeholder-NPM_TOKEN-'))
+print('BOUND', ask('http://npm.example.test:%s/pkg/left-pad' % sys.argv[1],
+                   {'Authorization': 'Bearer ' + tok}))
+print('ELSEWHERE', ask('http://other.test:%s/x' % sys.argv[2], {'Authorization': 'Bearer ' + tok}))
+)";
+
+class Injected : public UnitTest {
+ protected:
+  void SetUp() override {
+    UnitTest::SetUp();
+    use_test_secret_store();
+    cert_ = make_test_cert(root, "npm", {"npm.example.test"});
+    ASSERT_FALSE(cert_.cert.empty()) << "the openssl CLI made no certificate";
+    bound_ = std::make_unique<FakeModelUpstream>(cert_);
+    other_ = std::make_unique<FakeModelUpstream>();  // plain HTTP
+    make_repo({{"probe.py", kProbe}});
+    write_config(agent_script("agent", fmt::format("python3 probe.py {} {}\n", bound_->port(),
+                                                   other_->port())),
+                 "", kInjectConfig);
+  }
+
+  static constexpr const char* kInjectConfig =
+      "sandbox:\n  network: allowlist\n  allow: [npm.example.test, other.test]\n"
+      "secrets:\n  NPM_TOKEN:\n"
+      "    inject: [{host: npm.example.test, methods: [GET], paths: [/pkg/]}]\n";
+
+  RunOutput run(const std::string& prompt) {
+    return run_unit(
+        prompt, {},
+        {"AWAYWORK_TEST_EGRESS_UPSTREAM=" + cert_.cert + " npm.example.test other.test"});
+  }
+
+  // Every regular file under dir (not following links) that holds needle.
+  static std::vector<std::string> files_holding(const std::string& dir, const std::string& needle) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::end(it); it.increment(ec)) {
+      if (it->is_symlink() || !it->is_regular_file()) continue;
+      std::ifstream in(it->path(), std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(in)), {});
+      if (bytes.find(needle) != std::string::npos) out.push_back(it->path());
+    }
+    return out;
+  }
+
+  TestCert cert_;
+  std::unique_ptr<FakeModelUpstream> bound_, other_;
+};
+
+TEST_F(Injected, TheBoundHostGetsTheSecretAndNothingOfTheUnitHoldsIt) {
+  store_secret("NPM_TOKEN", kNpmToken);
+  auto r = run("ask the private registry");
+  const auto& u = r.record;
+  ASSERT_TRUE(u.is_object()) << r.out << r.err;
+  EXPECT_EQ(u["sandbox"].get<std::string>().rfind("sandboxed:", 0), 0u) << u["sandbox"];
+  ASSERT_FALSE(u["phases"].empty()) << r.out << r.err;
+  std::string run_dir = u["run_dir"];
+  std::string transcript = read(run_dir + "/transcript.log");
+  EXPECT_NE(transcript.find("PLACEHOLDER True"), std::string::npos) << transcript;
+  EXPECT_NE(transcript.find("BOUND 404 None"), std::string::npos) << transcript;
+  EXPECT_NE(transcript.find("ELSEWHERE 403 deny placeholder-exfiltration NPM_TOKEN"),
+            std::string::npos)
+      << transcript;
+
+  // Positive control: the value exists, and went where the rule says, in place of the
+  // placeholder.
+  auto seen = bound_->seen();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].target, "/pkg/left-pad");
+  EXPECT_NE(seen[0].head.find("Authorization: Bearer " + kNpmToken + "\r\n"), std::string::npos)
+      << seen[0].head;
+  EXPECT_EQ(seen[0].head.find("awaywork-placeholder-"), std::string::npos) << seen[0].head;
+  EXPECT_TRUE(other_->seen().empty()) << "the placeholder never left for another host";
+
+  // The phase held the placeholder (its outputs hold what it could read), never the value.
+  EXPECT_NE(read(run_dir + "/outputs/seen").find("NPM_TOKEN=awaywork-placeholder-NPM_TOKEN-"),
+            std::string::npos);
+  std::string egress = read(run_dir + "/egress.log");
+  EXPECT_NE(egress.find(R"("injected":"NPM_TOKEN")"), std::string::npos) << egress;
+  EXPECT_NE(egress.find("deny placeholder-exfiltration NPM_TOKEN"), std::string::npos) << egress;
+
+  // Nowhere the value: stdout/stderr, the whole state folder (record database, run folder with
+  // clone, transcript, outputs, egress log).
+  EXPECT_EQ(r.out.find(kNpmToken), std::string::npos);
+  EXPECT_EQ(r.err.find(kNpmToken), std::string::npos);
+  EXPECT_EQ(files_holding(root + "/state", kNpmToken), std::vector<std::string>{});
+  EXPECT_FALSE(files_holding(root + "/state", "BOUND 404").empty()) << "the scan reads the state";
+
+  // The record names the injected secret and its host, never the value or the placeholder.
+  auto show = awaywork({"show", u["id"]});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("secret NPM_TOKEN is added by the egress proxy for npm.example.test"),
+            std::string::npos)
+      << show.out;
+  EXPECT_NE(show.out.find("test hook AWAYWORK_TEST_EGRESS_UPSTREAM"), std::string::npos)
+      << show.out;
+  EXPECT_EQ(show.out.find(kNpmToken), std::string::npos);
+  EXPECT_EQ(show.out.find("awaywork-placeholder-NPM_TOKEN-"), std::string::npos) << show.out;
+}
+
+TEST_F(Injected, AMissingInjectedSecretFailsTheUnitBeforeAnyPhaseNamingTheFix) {
+  store_secret("SOME_OTHER", "another-fake-value-1234");  // the store exists, NPM_TOKEN is absent
+  auto r = run("the secret is not stored");
+  const auto& u = r.record;
+  EXPECT_EQ(u["state"], "failed") << r.out << r.err;
+  EXPECT_TRUE(u["phases"].empty());
+  std::string reason = u["reason"];
+  EXPECT_NE(reason.find("secrets.NPM_TOKEN: not in the secret store"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("awaywork secret set NPM_TOKEN"), std::string::npos) << reason;
+  EXPECT_TRUE(bound_->seen().empty());
+  EXPECT_FALSE(exists(u["run_dir"].get<std::string>() + "/outputs/seen"));
+}
+
+// The placeholder stands for the secret: a patch that holds it is refused, and the kept patch is
+// redacted of it.
+TEST_F(Injected, APlaceholderWrittenIntoThePatchIsRefused) {
+  store_secret("NPM_TOKEN", kNpmToken);
+  write_config(agent_script("leak", "echo \"token=$NPM_TOKEN\" > leaked.txt\n"), "", kInjectConfig);
+  auto r = run("leak the placeholder into the patch");
+  EXPECT_EQ(r.record["state"], "refused") << r.out << r.err;
+  std::string run_dir = r.record["run_dir"];
+  std::string patch = read(run_dir + "/patch.diff");
+  EXPECT_NE(patch.find("token=[REDACTED]"), std::string::npos) << patch;
+  EXPECT_EQ(patch.find("awaywork-placeholder-"), std::string::npos) << patch;
+  EXPECT_EQ(files_holding(root + "/state", kNpmToken), std::vector<std::string>{});
+}
+
+TEST_F(Injected, DoctorNamesEachInjectedSecretWithItsHostsAndTheFixWhenMissing) {
+  store_secret("SOME_OTHER", "another-fake-value-1234");
+  auto missing = awaywork({"doctor"});
+  EXPECT_NE(missing.out.find("secret NPM_TOKEN: added by the egress proxy for npm.example.test"),
+            std::string::npos)
+      << missing.out;
+  EXPECT_NE(missing.out.find("awaywork secret set NPM_TOKEN"), std::string::npos) << missing.out;
+  store_secret("NPM_TOKEN", kNpmToken);
+  auto stored = awaywork({"doctor", "--json"});
+  auto checks = nlohmann::json::parse(stored.out, nullptr, false);
+  ASSERT_TRUE(checks.is_object()) << stored.out << stored.err;
+  bool found = false;
+  for (const auto& c : checks["checks"])
+    if (c["name"] == "secret NPM_TOKEN: added by the egress proxy for npm.example.test") {
+      found = true;
+      EXPECT_TRUE(c["ok"].get<bool>()) << c.dump();
+    }
+  EXPECT_TRUE(found) << stored.out;
+  EXPECT_EQ(stored.out.find(kNpmToken), std::string::npos);
+  EXPECT_EQ(missing.out.find(kNpmToken), std::string::npos);
+}
+
+}  // namespace
+}  // namespace aw::test
