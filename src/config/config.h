@@ -169,8 +169,8 @@ struct RepoConfig {
   // `agent_settings: clone`: the agent CLI loads the clone's own settings, hooks and MCP servers
   // (.claude/, .mcp.json, ...); default `awaywork`: only what awaywork writes (docs/agents.md).
   bool clone_agent_settings = false;
-  int rounds = 1;  // loop: {rounds: N}: agent runs while checks fail (docs/rounds.md)
-  Argv when;       // run before the first agent round; a non-zero exit skips the unit
+  int rounds = 1;            // loop: {rounds: N}: agent runs while checks fail (docs/rounds.md)
+  Argv when;                 // run before the first agent round; a non-zero exit skips the unit
   FollowUpLimits follow_up;  // watch's follow-up units on awaywork's pull requests (issue 26)
 };
 
