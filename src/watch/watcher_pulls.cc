@@ -89,7 +89,10 @@ bool Watcher::examine_pull(Repo& r, const json& item, int64_t now) {
     if (!c) return failed(c.error().message);
     comments = std::move(*c);
   }
-  Admission adm(r.repo.forge.trust, r.repo.forge.stop_after, r.s->self_login,
+  int64_t stop_after = r.watch.stop_after;  // the earlier of watch's and the repository's
+  if (r.repo.forge.stop_after > 0 && (stop_after == 0 || r.repo.forge.stop_after < stop_after))
+    stop_after = r.repo.forge.stop_after;
+  Admission adm(r.repo.forge.trust, stop_after, r.s->self_login,
                 github_roles(r.s->gh, r.s->owner_repo), now);
   TriggerScan scan =
       scan_pull_triggers(r.watch.command, reviews, review_comments, comments, slot.seen,
