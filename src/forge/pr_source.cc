@@ -105,6 +105,9 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     AW_TRY(auto reviews, reviews_from_json(vj, "GET " + base + "/reviews"));
     AW_TRY(nlohmann::json cj, s.gh.get_all(base + "/comments?per_page=100"));
     AW_TRY(auto comments, review_comments_from_json(cj, "GET " + base + "/comments"));
+    std::string talk = fmt::format("/repos/{}/issues/{}/comments", s.owner_repo, number);
+    AW_TRY(nlohmann::json tj, s.gh.get_all(talk + "?per_page=100"));
+    AW_TRY(auto conversation, comments_from_json(tj, "GET " + talk));
     Admission adm(r.forge.trust, r.forge.stop_after, s.self_login, github_roles(s.gh, s.owner_repo),
                   ::time(nullptr));
     PullTask t;
@@ -114,12 +117,14 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     t.opening_task = opening_task(cfg, run.pull);
     t.reviews = std::move(reviews);
     t.comments = std::move(comments);
+    t.conversation = std::move(conversation);
     t.self_login = s.self_login;
     t.since = follow_up_since(cfg, run.pull);
     run.follow = build_pull_task(t, [&](const ForgeUser& u) { return adm.check(u); });
     if (run.follow.threads.empty() && run.follow.reviewers.empty() && run.follow.quoted == 0)
       return fail(
-          "nothing to follow up: no admitted review or review comment asks for work ({} by "
+          "nothing to follow up: no admitted review, review comment or conversation comment asks "
+          "for work ({} by "
           "people not admitted, {} edited, left out)",
           run.follow.left_out, run.follow.edited);
     return {};
