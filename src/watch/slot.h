@@ -1,6 +1,8 @@
 // What watch knows about one issue, kept in the state database (record/store.h watch_state) under
 // "issue/REPO/N" so that a restart continues where the last watch stopped: the last event and
 // comment handled, where the issue is (idle, queued, claiming, running), its claim, its unit.
+// A pull request's slot (`pull`, issue 26) is kept the same way, under its number (GitHub numbers
+// issues and pull requests in one sequence): the reviews and comments handled, its follow-ups.
 #pragma once
 
 #include <nlohmann/json.hpp>
