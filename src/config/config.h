@@ -146,6 +146,14 @@ struct ForgeRepoConfig {
   bool closing_keyword = false;  // the pull request body says "Closes #N" (written by awaywork)
 };
 
+// `follow_up: {max_units_per_pr, cooldown}` (docs/pull-requests.md): how many follow-up units
+// watch starts on one pull request, and how long after one ends the next may start. A review
+// loop between a person (or a bot admitted by mistake) and the agent ends here.
+struct FollowUpLimits {
+  int max_units_per_pr = 5;
+  int64_t cooldown = 300;  // seconds
+};
+
 struct RepoConfig {
   std::string name;
   std::string path;       // a local repository, or
@@ -161,8 +169,9 @@ struct RepoConfig {
   // `agent_settings: clone`: the agent CLI loads the clone's own settings, hooks and MCP servers
   // (.claude/, .mcp.json, ...); default `awaywork`: only what awaywork writes (docs/agents.md).
   bool clone_agent_settings = false;
-  int rounds = 1;  // loop: {rounds: N}: agent runs while checks fail (docs/rounds.md)
-  Argv when;       // run before the first agent round; a non-zero exit skips the unit
+  int rounds = 1;            // loop: {rounds: N}: agent runs while checks fail (docs/rounds.md)
+  Argv when;                 // run before the first agent round; a non-zero exit skips the unit
+  FollowUpLimits follow_up;  // watch's follow-up units on awaywork's pull requests (issue 26)
 };
 
 // The watchdog's floors (top-level `limits:`; sandbox.limits are the phases' cgroup). A unit

@@ -66,7 +66,11 @@ void parse_forges(const Value& v, const ParseCtx& ctx, std::map<std::string, For
 bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& ctx,
                             ForgeRepoConfig& out);
 extern const std::vector<std::string> kForgeRepoKeys;
-// parse_loop.cc: a repo entry's loop: and when: keys; false for any other key.
+// parse_watch.cc: "90", 90, "90s", "30m", "2h", "1d" as seconds from 1 to max; nullopt (and an
+// issue at the value naming the example) otherwise.
+std::optional<int64_t> get_duration(const Value& v, int64_t max, std::string_view example,
+                                    Issues& issues);
+// parse_loop.cc: a repo entry's loop:, when: and follow_up: keys; false for any other key.
 bool parse_loop_field(const Field& f, const ParseCtx& ctx, RepoConfig& out);
 // Each forge repository without forge: gets the only forge defined, else an error at its entry.
 void resolve_implied_forges(const ParseCtx& ctx, Config& cfg);

@@ -1,5 +1,6 @@
 // A repository's loop (docs/rounds.md): `loop: {rounds: N}`, how many agent rounds a unit may
-// take while its checks fail, and `when:`, the command that decides whether the unit runs at all.
+// take while its checks fail, `when:`, the command that decides whether the unit runs at all, and
+// `follow_up: {max_units_per_pr, cooldown}`, how far watch follows up a pull request.
 #include <fmt/format.h>
 
 #include "config/parse.h"
@@ -9,7 +10,37 @@ namespace aw {
 // More rounds than this is a runaway loop, not a plan: each round is a full agent run.
 constexpr int64_t kMaxRounds = 20;
 
+// More follow-ups on one pull request than this is a loop between reviewers and the agent.
+constexpr int64_t kMaxFollowUps = 50;
+
+namespace {
+
+void parse_follow_up(const Value& v, const ParseCtx& ctx, FollowUpLimits& out) {
+  if (!expect_map(v, "write e.g. follow_up: {max_units_per_pr: 5, cooldown: 5m}", ctx.issues))
+    return;
+  for (const Field& k : map_fields(v, {"max_units_per_pr", "cooldown"}, ctx.issues)) {
+    if (k.key == "max_units_per_pr") {
+      if (auto n = get_int(k.value, 0, kMaxFollowUps,
+                           fmt::format("write how many follow-up units one pull request may get, "
+                                       "0 to {} (0: none), e.g. max_units_per_pr: 5",
+                                       kMaxFollowUps),
+                           ctx.issues))
+        out.max_units_per_pr = static_cast<int>(*n);
+    } else if (k.value.node.IsScalar() && k.value.node.Scalar() == "0") {
+      out.cooldown = 0;  // no wait between follow-ups
+    } else if (auto s = get_duration(k.value, 7 * 86400, "cooldown: 5m", ctx.issues)) {
+      out.cooldown = *s;
+    }
+  }
+}
+
+}  // namespace
+
 bool parse_loop_field(const Field& f, const ParseCtx& ctx, RepoConfig& out) {
+  if (f.key == "follow_up") {
+    parse_follow_up(f.value, ctx, out.follow_up);
+    return true;
+  }
   if (f.key == "when") {
     if (auto argv = get_command(f.value, ctx.issues)) out.when = *argv;
     return true;

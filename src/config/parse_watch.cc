@@ -10,16 +10,7 @@
 
 namespace aw {
 
-namespace {
-
-// The keys a repository entry may set; the same keys at watch: level are their defaults.
-const std::vector<std::string> kRepoKeys = {"label",    "assignee",    "command",    "max_units",
-                                            "window",   "stop_after",  "on_failure", "run_on",
-                                            "workflow", "workflow_ref"};
-const std::vector<std::string> kTopOnly = {"repos", "poll_seconds", "machine_max_units",
-                                           "claim_ttl", "shutdown_grace"};
-
-// "90", 90, "90s", "30m", "2h", "1d": seconds.
+// "90", 90, "90s", "30m", "2h", "1d": seconds (parse.h).
 std::optional<int64_t> get_duration(const Value& v, int64_t max, std::string_view example,
                                     Issues& issues) {
   std::string hint = fmt::format("write seconds or a duration, e.g. {}", example);
@@ -41,6 +32,15 @@ std::optional<int64_t> get_duration(const Value& v, int64_t max, std::string_vie
   }
   return n;
 }
+
+namespace {
+
+// The keys a repository entry may set; the same keys at watch: level are their defaults.
+const std::vector<std::string> kRepoKeys = {"label",    "assignee",    "command",    "max_units",
+                                            "window",   "stop_after",  "on_failure", "run_on",
+                                            "workflow", "workflow_ref"};
+const std::vector<std::string> kTopOnly = {"repos", "poll_seconds", "machine_max_units",
+                                           "claim_ttl", "shutdown_grace"};
 
 // HH:MM or HH:MM:SS as seconds after midnight.
 std::optional<int> time_of_day(const std::string& s) {

@@ -1,11 +1,13 @@
 #include "forge/pr_source.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/utc.h"
 #include "forge/admission.h"
 #include "forge/usage.h"
 #include "record/store.h"
@@ -33,6 +35,35 @@ std::string opening_task(const Config& cfg, const ForgePull& pull) {
         pull.head_ref.ends_with(u.id))
       return u.prompt;
   return "";
+}
+
+// Where the next follow-up's task starts (PullTask::since): a second before the newest done
+// follow-up of this pull request on this machine was created. What was written after its start
+// (what watch batched while it ran) asks for work again; what it already read does not, so a
+// second follow-up does not redo the first. The second before: a comment of that same second
+// is quoted again rather than lost (GitHub's times are whole seconds). "" when none was done.
+std::string follow_up_since(const Config& cfg, const ForgePull& pull) {
+  auto store = Store::open(state_dir_of(cfg));
+  if (!store || pull.html_url.empty()) return "";
+  auto units = store->list(1000);
+  if (!units) return "";
+  std::string newest;
+  for (const UnitRecord& u : *units)
+    if (u.pull_request == pull.html_url && u.branch == pull.head_ref && !u.id.empty() &&
+        !pull.head_ref.ends_with(u.id) && u.state == UnitState::done && !u.commit.empty() &&
+        is_follow_up(u.notes))
+      newest = std::max(newest, u.created_at);
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0, n = 0;
+  if (std::sscanf(newest.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se, &n) != 6)
+    return "";
+  auto t = utc_seconds(y, mo, d, h, mi, se);
+  if (!t) return "";
+  time_t before = static_cast<time_t>(*t - 1);
+  std::tm tm{};
+  ::gmtime_r(&before, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 }  // namespace
@@ -74,6 +105,9 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     AW_TRY(auto reviews, reviews_from_json(vj, "GET " + base + "/reviews"));
     AW_TRY(nlohmann::json cj, s.gh.get_all(base + "/comments?per_page=100"));
     AW_TRY(auto comments, review_comments_from_json(cj, "GET " + base + "/comments"));
+    std::string talk = fmt::format("/repos/{}/issues/{}/comments", s.owner_repo, number);
+    AW_TRY(nlohmann::json tj, s.gh.get_all(talk + "?per_page=100"));
+    AW_TRY(auto conversation, comments_from_json(tj, "GET " + talk));
     Admission adm(r.forge.trust, r.forge.stop_after, s.self_login, github_roles(s.gh, s.owner_repo),
                   ::time(nullptr));
     PullTask t;
@@ -83,11 +117,14 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     t.opening_task = opening_task(cfg, run.pull);
     t.reviews = std::move(reviews);
     t.comments = std::move(comments);
+    t.conversation = std::move(conversation);
     t.self_login = s.self_login;
+    t.since = follow_up_since(cfg, run.pull);
     run.follow = build_pull_task(t, [&](const ForgeUser& u) { return adm.check(u); });
     if (run.follow.threads.empty() && run.follow.reviewers.empty() && run.follow.quoted == 0)
       return fail(
-          "nothing to follow up: no admitted review or review comment asks for work ({} by "
+          "nothing to follow up: no admitted review, review comment or conversation comment asks "
+          "for work ({} by "
           "people not admitted, {} edited, left out)",
           run.follow.left_out, run.follow.edited);
     return {};

@@ -3,9 +3,10 @@
 // the counts of what was left out, the data notice, then, each cleaned and in its own fence, the
 // recorded task of the unit that opened the pull request, the admitted reviews' bodies and the
 // admitted review comments thread by thread, each thread under its file, line and the diff hunk
-// it points at. Never shown, only counted: comments and reviews by people not admitted (their
-// text never reaches the agent) and edited comments (an edit after a maintainer read it could
-// swap the words they admitted). awaywork's own replies are neither shown nor counted.
+// it points at, then the admitted conversation comments since the last unit. Never shown, only
+// counted: comments and reviews by people not admitted (their text never reaches the agent) and
+// edited comments (an edit after a maintainer read it could swap the words they admitted).
+// awaywork's own replies are neither shown nor counted.
 //
 //   Admission adm(...);
 //   PullFollowUp f = build_pull_task(t, [&](const ForgeUser& u) { return adm.check(u); });
@@ -32,7 +33,10 @@ struct PullTask {
   std::string opening_task;  // the recorded task of the unit that opened the pull request, or ""
   std::vector<ForgeReview> reviews;
   std::vector<ForgeReviewComment> comments;  // the pull request's review comments, any order
-  std::string self_login;                    // awaywork's login on the forge
+  // Its conversation comments (GET .../issues/N/comments), any order: the admitted ones written
+  // after `since` are quoted (a command such as "/awaywork also handle the empty case" is one).
+  std::vector<ForgeComment> conversation;
+  std::string self_login;  // awaywork's login on the forge
   // Only what was written after this time (ISO 8601 UTC, as GitHub writes it) asks for work: the
   // earlier comments of a thread that asks are quoted for context. "" = everything asks.
   std::string since;
@@ -42,9 +46,9 @@ struct PullFollowUp {
   std::string prompt;
   std::vector<int64_t> threads;        // the first comment of each thread quoted: reply there
   std::vector<std::string> reviewers;  // admitted reviewers who requested changes: re-request
-  int quoted = 0;                      // review comments and review bodies in the prompt
-  int left_out = 0;                    // by people not admitted: counted, never shown
-  int edited = 0;                      // edited after they were written: counted, never shown
+  int quoted = 0;    // review comments, review bodies and conversation comments in the prompt
+  int left_out = 0;  // by people not admitted: counted, never shown
+  int edited = 0;    // edited after they were written: counted, never shown
 };
 
 using AdmitFn = std::function<Admitted(const ForgeUser&)>;

@@ -89,7 +89,7 @@ PollState next_poll_state(const PollState& before, const ListAnswer& answer,
     for (const json& issue : answer.items) {
       std::string updated = text_of(issue, "updated_at");
       newest = std::max(newest, updated);
-      if (!issue.is_object() || issue.contains("pull_request")) continue;
+      if (!issue.is_object()) continue;  // pull requests too: watch examines them (issue 26)
       int64_t n = issue.contains("number") && issue["number"].is_number_integer()
                       ? issue["number"].get<int64_t>()
                       : 0;

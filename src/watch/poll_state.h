@@ -59,8 +59,8 @@ struct ListAnswer {
   int64_t server_time = 0;  // the answer's Date, Unix seconds (without one, the watcher's clock)
 };
 
-// What to keep after a changed answer. settled: the listed issues whose examination finished or
-// was not needed (pull requests are never examined and need not be listed).
+// What to keep after a changed answer. settled: the listed issues and pull requests whose
+// examination finished or was not needed.
 PollState next_poll_state(const PollState& before, const ListAnswer& answer,
                           const std::set<int64_t>& settled);
 

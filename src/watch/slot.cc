@@ -17,6 +17,14 @@ nlohmann::json to_json(const IssueSlot& s) {
           {"phase", s.phase},
           {"seen_event", s.seen.event},
           {"seen_comment", s.seen.comment},
+          {"seen_review", s.seen.review},
+          {"seen_review_comment", s.seen.review_comment},
+          {"pull", s.pull},
+          {"pull_own", s.pull_own},
+          {"follow_units", s.follow_units},
+          {"follow_ended", s.follow_ended},
+          {"pending", s.pending},
+          {"limit_said", s.limit_said},
           {"queued_at", s.queued_at},
           {"not_before", s.not_before},
           {"trigger", s.trigger},
@@ -52,6 +60,14 @@ Result<IssueSlot> slot_from_json(const nlohmann::json& j, const std::string& wha
   AW_TRY(s.phase, r.str_or("phase", "idle"));
   AW_TRY(s.seen.event, r.int_or("seen_event", int64_t{0}));
   AW_TRY(s.seen.comment, r.int_or("seen_comment", int64_t{0}));
+  AW_TRY(s.seen.review, r.int_or("seen_review", int64_t{0}));
+  AW_TRY(s.seen.review_comment, r.int_or("seen_review_comment", int64_t{0}));
+  AW_TRY(s.pull, r.bool_or("pull", false));
+  AW_TRY(s.pull_own, r.int_or("pull_own", 0));
+  AW_TRY(s.follow_units, r.int_or("follow_units", 0));
+  AW_TRY(s.follow_ended, r.int_or("follow_ended", int64_t{0}));
+  AW_TRY(s.pending, r.bool_or("pending", false));
+  AW_TRY(s.limit_said, r.bool_or("limit_said", false));
   AW_TRY(s.queued_at, r.int_or("queued_at", int64_t{0}));
   AW_TRY(s.not_before, r.int_or("not_before", int64_t{0}));
   AW_TRY(s.trigger, r.str_or("trigger", ""));

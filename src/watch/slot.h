@@ -1,6 +1,8 @@
 // What watch knows about one issue, kept in the state database (record/store.h watch_state) under
 // "issue/REPO/N" so that a restart continues where the last watch stopped: the last event and
 // comment handled, where the issue is (idle, queued, claiming, running), its claim, its unit.
+// A pull request's slot (`pull`, issue 26) is kept the same way, under its number (GitHub numbers
+// issues and pull requests in one sequence): the reviews and comments handled, its follow-ups.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -42,6 +44,14 @@ struct IssueSlot {
   std::string stop_reason;  // why watch stopped its unit ("window ended", "watch stopped")
   int64_t run_id = 0;       // run_on: actions: the workflow run dispatched for the issue
   std::string run_url, run_status;
+  // A pull request (issue 26; watcher_pulls.cc): its units are follow-ups (`run --pr`), it has
+  // no claim, and what arrives while one runs is batched into the next (pending).
+  bool pull = false;
+  int pull_own = 0;          // 0 not read yet, 1 awaywork's own (its branch), 2 someone else's
+  int follow_units = 0;      // follow-up units watch started on it (follow_up.max_units_per_pr)
+  int64_t follow_ended = 0;  // when the last one ended (follow_up.cooldown counts from it)
+  bool pending = false;      // an admitted trigger arrived while a unit ran: one more unit
+  bool limit_said = false;   // the marked comment saying the limit stopped it is posted
 };
 
 std::string slot_key(const std::string& repo, int64_t number);

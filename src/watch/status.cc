@@ -70,7 +70,8 @@ json claim_json(const IssueSlot& s) {
           {"since", when(s.claim_since)},
           {"unit", s.unit_id.empty() ? json() : json(s.unit_id)},
           {"attempts", s.attempts},
-          {"trigger", s.trigger}};
+          {"trigger", s.trigger},
+          {"pull", s.pull}};  // a follow-up of a pull request (issue 26): no claim comment
 }
 
 json queued_json(const IssueSlot& s) {
@@ -80,7 +81,8 @@ json queued_json(const IssueSlot& s) {
           {"not_before", when(s.not_before)},
           {"trigger", s.trigger},
           {"attempts", s.attempts},
-          {"requeued", s.requeued}};
+          {"requeued", s.requeued},
+          {"pull", s.pull}};
 }
 
 }  // namespace

@@ -39,9 +39,11 @@ std::optional<std::string> trigger_kind(const WatchRepoConfig& spec, const json&
 TriggerFinding judge(const std::string& kind, const json& who, int64_t id, const AdmitFn& admit) {
   TriggerFinding f{kind, "", id, 0, false, ""};
   auto user = user_from_json(who, kind);
-  const char* verb = kind == "label"        ? "label added"
-                     : kind == "assignment" ? "assigned"
-                                            : "comment";
+  const char* verb = kind == "label"            ? "label added"
+                     : kind == "assignment"     ? "assigned"
+                     : kind == "review"         ? "review requesting changes"
+                     : kind == "review_comment" ? "review comment"
+                                                : "comment";
   if (!user) {
     f.reason =
         fmt::format("{} by an unreadable actor ({}), not admitted", verb, user.error().message);
@@ -52,6 +54,19 @@ TriggerFinding judge(const std::string& kind, const json& who, int64_t id, const
   f.admitted = a.admitted;
   f.reason = fmt::format("{} by @{}: {}", verb, user->login, a.reason);
   return f;
+}
+
+bool by_self(const json& j, const std::string& self_login) {
+  return !self_login.empty() && j.is_object() && j.contains("user") &&
+         lower(str(j["user"], "login")) == lower(self_login);
+}
+
+// An edit never triggers: what was asked may not be what was admitted.
+void refuse_edited(const json& c, TriggerFinding& f) {
+  if (str(c, "created_at") == str(c, "updated_at")) return;
+  f.admitted = false;
+  f.reason = fmt::format("{} by @{} was edited: an edited comment never triggers",
+                         f.kind == "review_comment" ? "review comment" : "comment", f.actor);
 }
 
 }  // namespace
@@ -97,6 +112,48 @@ TriggerScan scan_triggers(const WatchRepoConfig& spec, const json& events, const
         f.reason =
             fmt::format("comment by @{} was edited: an edited comment never triggers", f.actor);
       }
+      scan.found.push_back(std::move(f));
+    }
+  return scan;
+}
+
+TriggerScan scan_pull_triggers(const std::string& command, const json& reviews,
+                               const json& review_comments, const json& comments, Seen seen,
+                               const std::string& self_login, const AdmitFn& admit) {
+  TriggerScan scan;
+  scan.seen = seen;
+  if (reviews.is_array())
+    for (const json& v : reviews) {
+      int64_t id = id_of(v);
+      if (id <= seen.review) continue;
+      scan.seen.review = std::max(scan.seen.review, id);
+      // Only a review that asks for changes asks for work; its comments are review comments.
+      if (str(v, "state") != "CHANGES_REQUESTED" || by_self(v, self_login)) continue;
+      TriggerFinding f = judge("review", v.contains("user") ? v["user"] : json(), id, admit);
+      f.at = parse_iso_utc(str(v, "submitted_at")).value_or(0);
+      scan.found.push_back(std::move(f));
+    }
+  if (review_comments.is_array())
+    for (const json& c : review_comments) {
+      int64_t id = id_of(c);
+      if (id <= seen.review_comment) continue;
+      scan.seen.review_comment = std::max(scan.seen.review_comment, id);
+      if (by_self(c, self_login)) continue;
+      TriggerFinding f =
+          judge("review_comment", c.contains("user") ? c["user"] : json(), id, admit);
+      f.at = parse_iso_utc(str(c, "created_at")).value_or(0);
+      refuse_edited(c, f);
+      scan.found.push_back(std::move(f));
+    }
+  if (comments.is_array())
+    for (const json& c : comments) {
+      int64_t id = id_of(c);
+      if (id <= seen.comment) continue;
+      scan.seen.comment = std::max(scan.seen.comment, id);
+      if (by_self(c, self_login) || !is_command(str(c, "body"), command)) continue;
+      TriggerFinding f = judge("command", c.contains("user") ? c["user"] : json(), id, admit);
+      f.at = parse_iso_utc(str(c, "created_at")).value_or(0);
+      refuse_edited(c, f);
       scan.found.push_back(std::move(f));
     }
   return scan;

@@ -21,13 +21,16 @@
 
 namespace aw {
 
-// The newest issue event and comment watch has handled on an issue (GitHub's ids).
+// The newest issue event and comment watch has handled on an issue (GitHub's ids); on a pull
+// request also the newest review and review comment.
 struct Seen {
   int64_t event = 0, comment = 0;
+  int64_t review = 0, review_comment = 0;
 };
 
 struct TriggerFinding {
-  std::string kind;  // "label", "assignment", "command"
+  std::string kind;  // "label", "assignment", "command"; on a pull request "review",
+                     // "review_comment", "command"
   std::string actor;
   int64_t id = 0;  // the event's or comment's id
   int64_t at = 0;  // when it happened (Unix seconds)
@@ -47,6 +50,17 @@ using AdmitFn = std::function<Admitted(const ForgeUser&)>;
 // null when not read).
 TriggerScan scan_triggers(const WatchRepoConfig& spec, const nlohmann::json& events,
                           const nlohmann::json& comments, Seen seen, const AdmitFn& admit);
+
+// What asks watch for a follow-up unit on a pull request (issue 26): a review that requests
+// changes, a review comment, a conversation comment starting with the command; each only after
+// `seen`, by an admitted person, and never edited (an edit could swap the words admitted).
+// awaywork's own reviews and comments (self_login, any case: its replies and progress comments)
+// are passed over without a finding. reviews: GET .../pulls/N/reviews; review_comments: GET
+// .../pulls/N/comments; comments: GET .../issues/N/comments (any may be null when not read).
+TriggerScan scan_pull_triggers(const std::string& command, const nlohmann::json& reviews,
+                               const nlohmann::json& review_comments,
+                               const nlohmann::json& comments, Seen seen,
+                               const std::string& self_login, const AdmitFn& admit);
 
 // Whether a comment body is the command: at its first character, then the end or a blank.
 bool is_command(const std::string& body, const std::string& command);

@@ -168,7 +168,8 @@ bool Watcher::done_once() const {
     if (!r.polled) return false;
   // Queued issues that cannot start now (window closed) stay queued for the next pass.
   for (const auto& [_, s] : slots_)
-    if (s.phase == "queued") {
+    // A follow-up waiting out its cooldown is for a later pass.
+    if (s.phase == "queued" && !(s.pull && s.not_before > clock_.now_seconds())) {
       for (const auto& r : repos_)
         if (r.watch.repo == s.repo && window_open(r.watch.window, clock_.now_seconds()))
           return false;
@@ -227,10 +228,13 @@ void Watcher::poll(Repo& r, int64_t now) {
   }
   std::set<int64_t> settled;
   for (const json& issue : answer.items) {
-    if (!issue.is_object() || issue.contains("pull_request")) continue;
+    if (!issue.is_object()) continue;
     // An issue that shows what it showed when last examined has no new trigger to find; one
-    // whose examination failed is not settled, and the next poll examines it again.
-    if (!needs_examining(st, issue) || examine(r, issue, now))
+    // whose examination failed is not settled, and the next poll examines it again. A pull
+    // request (the list holds them too) is examined for follow-ups (watcher_pulls.cc).
+    bool pull = issue.contains("pull_request");
+    if (!needs_examining(st, issue) ||
+        (pull ? examine_pull(r, issue, now) : examine(r, issue, now)))
       settled.insert(issue_number(issue).value_or(0));  // 0: no issue, nothing kept of it
   }
   PollState next = next_poll_state(st, answer, settled);

@@ -2,10 +2,12 @@
 // issues with conditional requests (a 304 costs nothing against the rate limit), honours
 // X-Poll-Interval and the rate-limit headers, finds admitted triggers (triggers.h), queues their
 // issues, claims them (claim.h) and runs each as `awaywork run --issue` (child.h) within the
-// limits and the window, then ends the claim. With run_on: actions it dispatches the repository's
-// awaywork workflow instead and follows the run on the claim comment (watcher_actions.cc).
-// Everything it knows is in the state database, so a restart, even after kill -9, continues: an
-// interrupted unit is released (or retried per on_failure), never run twice.
+// limits and the window, then ends the claim. The pull requests of the same list become
+// follow-up units, `awaywork run --pr` (watcher_pulls.cc). With run_on: actions it dispatches the
+// repository's awaywork workflow instead and follows the run on the claim comment
+// (watcher_actions.cc). Everything it knows is in the state database, so a restart, even after
+// kill -9, continues: an interrupted unit is released (or retried per on_failure), never run
+// twice.
 //
 //   EventLog log = *EventLog::open("");
 //   Watcher w(cfg, {.once = true, .self_exe = self_exe(), .stop = interrupted}, log,
@@ -78,6 +80,12 @@ class Watcher {
   void dispatch(Repo& r, IssueSlot& slot, int64_t now);
   void watch_dispatched(int64_t now);
   void finish_run(Repo& r, IssueSlot& slot, const std::string& outcome, bool ok, int64_t now);
+  // watcher_pulls.cc: follow-up units on awaywork's own pull requests (issue 26).
+  bool examine_pull(Repo& r, const nlohmann::json& item, int64_t now);
+  void queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, int64_t now);
+  void start_pull(Repo& r, IssueSlot& slot, int64_t now);
+  void finish_pull(Repo& r, IssueSlot& slot, int exit_status, int64_t now);
+  Status say_on_pull(Repo& r, IssueSlot& slot, const std::string& item, const std::string& text);
   std::function<bool(const ForgeUser&)> trusted(Repo& r, int64_t now);
   Repo* repo_named(const std::string& name);
   void keep(const IssueSlot& slot);

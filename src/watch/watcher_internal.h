@@ -11,7 +11,7 @@
 namespace aw::watch_detail {
 
 inline nlohmann::json where(const IssueSlot& s) {
-  return {{"repo", s.repo}, {"issue", s.number}};
+  return {{"repo", s.repo}, {s.pull ? "pull" : "issue", s.number}};
 }
 
 // A claim's status, after what it must keep saying.

@@ -108,6 +108,7 @@ void Watcher::start_queued(int64_t now) {
 }
 
 void Watcher::start_one(Repo& r, IssueSlot& slot, int64_t now) {
+  if (slot.pull) return start_pull(r, slot, now);  // a follow-up: no claim (watcher_pulls.cc)
   OwnClaims own{slot.ended_claim, {slot.attempt_host, slot.attempt_pid}, slot.attempt_since};
   // What the ended claim said goes on in the new one (the ended one is deleted).
   std::string earlier = slot.ended_claim > 0 ? slot.claim_note : "";
@@ -194,9 +195,11 @@ void Watcher::watch_running(int64_t now) {
         slot.unit_id = (**u).id;
         keep(slot);
         log_.write("unit_started", with(where(slot), {{"unit", slot.unit_id}}));
-        // The claim is the unit's progress comment (the unit posts none of its own).
-        (void)update_claim(*r->s, slot.claim_comment, me_, slot.claim_since,
-                           claim_text(slot, started_text(**u)));
+        // The claim is the unit's progress comment (the unit posts none of its own); a
+        // follow-up has no claim and posts its own.
+        if (!slot.pull)
+          (void)update_claim(*r->s, slot.claim_comment, me_, slot.claim_since,
+                             claim_text(slot, started_text(**u)));
         slot.claim_touched = now;
       }
     }
@@ -209,13 +212,14 @@ void Watcher::watch_running(int64_t now) {
                                                        {"outcome", u->phases[i].outcome}}));
         slot.phases_logged = u->phases.size();
         // The claim's heartbeat: a claim edited as its unit goes is never stale.
-        (void)update_claim(*r->s, slot.claim_comment, me_, slot.claim_since,
-                           claim_text(slot, phase_text(*u, now - slot.claim_since)));
+        if (!slot.pull)
+          (void)update_claim(*r->s, slot.claim_comment, me_, slot.claim_since,
+                             claim_text(slot, phase_text(*u, now - slot.claim_since)));
         slot.claim_touched = now;
         keep(slot);
       }
     }
-    if (now - slot.claim_touched > cfg_.watch.claim_ttl / 3) {
+    if (!slot.pull && now - slot.claim_touched > cfg_.watch.claim_ttl / 3) {
       (void)update_claim(*r->s, slot.claim_comment, me_, slot.claim_since,
                          claim_text(slot, fmt::format("Status: unit `{}` running (alive at {}).",
                                                       slot.unit_id, iso_utc(now))));
@@ -249,6 +253,7 @@ void Watcher::stop_all(const std::string& reason) {
 }
 
 void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
+  if (slot.pull) return finish_pull(r, slot, exit_status, now);
   --r.running;
   r.running = std::max(r.running, 0);
   std::optional<UnitRecord> unit;

@@ -60,5 +60,45 @@ TEST_F(LoopConfig, WhenMustBeANonEmptyCommand) {
   EXPECT_NE(map.find("config.yml:4:11: repos.web.when:"), std::string::npos) << map;
 }
 
+// issue 26 item 5: watch's follow-up limits on a pull request.
+TEST_F(LoopConfig, FollowUpLimitsAreReadAndDefaultToFiveUnitsAndFiveMinutes) {
+  auto none = parse_config("repos:\n  web:\n    path: /x\n", "config.yml");
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_EQ(none->repos.at("web").follow_up.max_units_per_pr, 5);
+  EXPECT_EQ(none->repos.at("web").follow_up.cooldown, 300);
+  auto c = parse_config(
+      "repos:\n  web:\n    path: /x\n    follow_up: {max_units_per_pr: 2, cooldown: 10m}\n",
+      "config.yml");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->repos.at("web").follow_up.max_units_per_pr, 2);
+  EXPECT_EQ(c->repos.at("web").follow_up.cooldown, 600);
+  auto zero = parse_config(
+      "repos:\n  web:\n    path: /x\n    follow_up: {max_units_per_pr: 0, cooldown: 0}\n",
+      "config.yml");
+  ASSERT_TRUE(zero) << zero.error().message;
+  EXPECT_EQ(zero->repos.at("web").follow_up.max_units_per_pr, 0);
+  EXPECT_EQ(zero->repos.at("web").follow_up.cooldown, 0);
+}
+
+TEST_F(LoopConfig, FollowUpLimitsAreRefusedAtTheirValueWithTheFix) {
+  std::string many = error_of("    follow_up: {max_units_per_pr: 51}\n");
+  EXPECT_NE(many.find("config.yml:4:35: repos.web.follow_up.max_units_per_pr: 51 is out of range"),
+            std::string::npos)
+      << many;
+  std::string word = error_of("    follow_up: {cooldown: soon}\n");
+  EXPECT_NE(word.find("config.yml:4:27: repos.web.follow_up.cooldown: 'soon' is not a duration"),
+            std::string::npos)
+      << word;
+  EXPECT_NE(word.find("cooldown: 5m"), std::string::npos) << word;
+  std::string key = error_of("    follow_up: {max_units: 2}\n");
+  EXPECT_NE(key.find("config.yml:4:17: repos.web.follow_up.max_units: unknown key"),
+            std::string::npos)
+      << key;
+  std::string scalar = error_of("    follow_up: 3\n");
+  EXPECT_NE(scalar.find("config.yml:4:16: repos.web.follow_up:"), std::string::npos) << scalar;
+  EXPECT_NE(scalar.find("follow_up: {max_units_per_pr: 5, cooldown: 5m}"), std::string::npos)
+      << scalar;
+}
+
 }  // namespace
 }  // namespace aw

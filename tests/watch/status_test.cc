@@ -42,8 +42,9 @@ TEST(WatcherStatus, ListsClaimsAndTheQueueInStartOrder) {
   running.claim_comment = 99;
   running.claim_since = 1'800'000'010;
   running.unit_id = "20261201-abc";
-  for (const IssueSlot& s :
-       {slot(3, "queued", 30), slot(9, "queued", 20), slot(4, "idle", 0), running})
+  IssueSlot follow_up = slot(3, "queued", 30);
+  follow_up.pull = true;  // a pull request's follow-up (issue 26)
+  for (const IssueSlot& s : {follow_up, slot(9, "queued", 20), slot(4, "idle", 0), running})
     ASSERT_TRUE(save_slot(*st, s));
   ASSERT_TRUE(write_beat(*st, me()));
   auto v = watcher_status(*st);
@@ -58,6 +59,9 @@ TEST(WatcherStatus, ListsClaimsAndTheQueueInStartOrder) {
   ASSERT_EQ((*v)["queue"].size(), 2u);
   EXPECT_EQ((*v)["queue"][0]["issue"], 9);  // queued first
   EXPECT_EQ((*v)["queue"][1]["issue"], 3);
+  EXPECT_EQ((*v)["queue"][1]["pull"], true);
+  EXPECT_EQ((*v)["queue"][0]["pull"], false);
+  EXPECT_EQ((*v)["claims"][0]["pull"], false);
   const auto& repo = (*v)["repos"][0];
   EXPECT_EQ(repo["repo"], "web");
   EXPECT_EQ(repo["rate_limit"]["remaining"], 4990);

@@ -101,5 +101,60 @@ TEST(Triggers, AnEmptyTriggerIsOff) {
   EXPECT_FALSE(is_command("/awaywork", ""));
 }
 
+// issue 26 item 1: what asks for a follow-up on a pull request.
+json review(int64_t id, const std::string& author, const std::string& state) {
+  return {{"id", id},
+          {"user", user(author)},
+          {"state", state},
+          {"body", ""},
+          {"submitted_at", "2026-12-01T10:00:00Z"}};
+}
+
+TEST(PullTriggers, AnAdmittedChangesRequestOrReviewCommentCountsNoOtherReview) {
+  json reviews = json::array({review(1, "writer", "APPROVED"), review(2, "writer", "COMMENTED"),
+                              review(3, "reader", "CHANGES_REQUESTED"),
+                              review(4, "writer", "CHANGES_REQUESTED")});
+  json review_comments =
+      json::array({comment(20, "reader", "do X"), comment(21, "writer", "do Y")});
+  TriggerScan s =
+      scan_pull_triggers("/awaywork", reviews, review_comments, nullptr, {}, "aw-bot", admit);
+  ASSERT_EQ(s.found.size(), 4u);
+  EXPECT_EQ(s.found[0].kind, "review");
+  EXPECT_FALSE(s.found[0].admitted);
+  EXPECT_EQ(s.found[0].reason, "review requesting changes by @reader: role read, not admitted");
+  EXPECT_TRUE(s.found[1].admitted);
+  EXPECT_EQ(s.found[1].id, 4);
+  EXPECT_FALSE(s.found[2].admitted);
+  EXPECT_EQ(s.found[3].kind, "review_comment");
+  EXPECT_TRUE(s.found[3].admitted);
+  EXPECT_EQ(s.found[3].reason, "review comment by @writer: role write");
+  EXPECT_EQ(s.seen.review, 4);
+  EXPECT_EQ(s.seen.review_comment, 21);
+  // Seen: nothing again.
+  EXPECT_TRUE(
+      scan_pull_triggers("/awaywork", reviews, review_comments, nullptr, s.seen, "aw-bot", admit)
+          .found.empty());
+}
+
+TEST(PullTriggers, AwayworksOwnPostsArePassedOverAndEditsNeverTrigger) {
+  json review_comments = json::array(
+      {comment(30, "AW-Bot", "awaywork addressed this"), comment(31, "writer", "fix", true)});
+  json comments = json::array(
+      {comment(40, "aw-bot", "/awaywork go"), comment(41, "writer", "/awaywork again", true),
+       comment(42, "writer", "thanks"), comment(43, "writer", "/awaywork")});
+  TriggerScan s = scan_pull_triggers("/awaywork", json::array(), review_comments, comments, {},
+                                     "aw-bot", admit);
+  ASSERT_EQ(s.found.size(), 3u);
+  EXPECT_FALSE(s.found[0].admitted);
+  EXPECT_EQ(s.found[0].reason,
+            "review comment by @writer was edited: an edited comment never triggers");
+  EXPECT_FALSE(s.found[1].admitted);
+  EXPECT_EQ(s.found[1].kind, "command");
+  EXPECT_TRUE(s.found[2].admitted);
+  EXPECT_EQ(s.found[2].id, 43);
+  EXPECT_EQ(s.seen.comment, 43);
+  EXPECT_EQ(s.seen.review_comment, 31);
+}
+
 }  // namespace
 }  // namespace aw

@@ -56,11 +56,22 @@ TEST(WatchState, AnIssueSlotRoundTrips) {
   s.child_start = "5678";
   s.attempts = 2;
   s.stop_reason = "window ended";
+  s.seen.review = 3003;  // a pull request's (issue 26)
+  s.seen.review_comment = 4004;
+  s.pull = true;
+  s.pull_own = 1;
+  s.follow_units = 2;
+  s.follow_ended = 1700000100;
+  s.pending = true;
+  s.limit_said = true;
   s.not_before = 99;
   auto t = slot_from_json(to_json(s), "watch state issue/web/000000000042");
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_EQ(to_json(*t), to_json(s));
   EXPECT_EQ(t->seen.comment, 2002);
+  EXPECT_EQ(t->seen.review_comment, 4004);
+  EXPECT_TRUE(t->pull);
+  EXPECT_EQ(t->follow_units, 2);
   EXPECT_EQ(slot_key("web", 42), "issue/web/000000000042");
 }
 
@@ -157,6 +168,22 @@ TEST(PollState, AChangedListKeepsItsSinceWithTheAnswersEtag) {
   EXPECT_EQ(old.since, iso_utc(kT0));
   EXPECT_EQ(old.etag, "W/\"a\"");
   EXPECT_TRUE(old.examined.empty());
+}
+
+TEST(PollState, APullRequestIsKeptAsExaminedLikeAnIssue) {
+  // Issue 26: watch examines the pull requests of the list for follow-ups; one whose examination
+  // finished is not examined again while the list shows it the same, one that failed keeps the
+  // list's ETag out (so that the next poll asks again).
+  PollState before{iso_utc(kT0), "W/\"a\"", {}};
+  json pull = listed(5, kT0 + 60);
+  pull["pull_request"] = {{"url", "https://api.github.com/repos/octo/web/pulls/5"}};
+  json items = {listed(1, kT0 + 30), pull};
+  PollState next = next_poll_state(before, answer_of(items, kT0 + 600), {1, 5});
+  EXPECT_FALSE(needs_examining(next, pull));
+  EXPECT_EQ(next.etag, "W/\"b\"");
+  PollState failed = next_poll_state(before, answer_of(items, kT0 + 600), {1});
+  EXPECT_TRUE(needs_examining(failed, pull));
+  EXPECT_EQ(failed.etag, "");
 }
 
 TEST(PollState, AnIssueNotExaminedOrChangedInTheAnswersSecondKeepsNoEtag) {

@@ -1,0 +1,245 @@
+// Follow-ups in watch (issue 26, docs/pull-requests.md): the pull requests of the polled list.
+// On awaywork's own pull request (its login opened it from a branch of the repository), an
+// admitted review requesting changes, review comment or command comment queues a follow-up unit,
+// `awaywork run --pr NAME#N` as a child, as issues run `run --issue`; what arrives while it runs
+// is batched into the next one, started after follow_up.cooldown, and follow_up.max_units_per_pr
+// ends it with a marked comment. On someone else's pull request only an admitted person's command
+// counts, and it is answered with a marked comment: following up another's pull request is not
+// built (awaywork never pushes to a branch that is not its own).
+//
+// Counted requests: a pull request is examined only when the issue list (polled with its ETag,
+// a 304 when nothing changed) shows it changed; then its answer once (whose it is, kept in the
+// slot: it never changes), its reviews and review comments (only on awaywork's own), and its
+// conversation comments when it has any and a command is configured.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/fs.h"
+#include "base/json_read.h"
+#include "forge/admission.h"
+#include "forge/marker.h"
+#include "forge/pr_source.h"
+#include "unit/pipeline.h"
+#include "watch/watcher.h"
+#include "watch/watcher_internal.h"
+
+namespace aw {
+
+using nlohmann::json;
+
+using namespace watch_detail;
+
+Status Watcher::say_on_pull(Repo& r, IssueSlot& slot, const std::string& item,
+                            const std::string& text) {
+  // The marker names the pull request and what was said: a reader (and a later watch) tells
+  // watch's notes from the units' posts and from people's text.
+  std::string body = with_marker(
+      text, fmt::format("<!-- awaywork:follow-up pr={} item={} -->", slot.number, item));
+  return r.s->gh
+      .post(fmt::format("/repos/{}/issues/{}/comments", r.s->owner_repo, slot.number),
+            json{{"body", body}})
+      .map([](json) {});
+}
+
+bool Watcher::examine_pull(Repo& r, const json& item, int64_t now) {
+  auto number = JsonRead(item, "GitHub's issue list").int_or("number", int64_t{0});
+  if (!number) {
+    log_.write("error", {{"repo", r.watch.repo}, {"error", number.error().message}});
+    return false;
+  }
+  int64_t n = *number;
+  if (n <= 0) return true;
+  auto loaded = load_slot(*store_, r.watch.repo, n);
+  if (!loaded) {
+    log_.write("error", {{"repo", r.watch.repo}, {"pull", n}, {"error", loaded.error().message}});
+    return false;
+  }
+  IssueSlot slot = *loaded;
+  if (auto it = slots_.find(slot_key(r.watch.repo, n)); it != slots_.end()) slot = it->second;
+  slot.repo = r.watch.repo;
+  slot.number = n;
+  slot.pull = true;
+  auto failed = [&](const std::string& why) {
+    log_.write("error", {{"repo", r.watch.repo}, {"pull", n}, {"error", why}});
+    return false;
+  };
+  std::string pulls = fmt::format("/repos/{}/pulls/{}", r.s->owner_repo, n);
+  if (slot.pull_own == 0) {
+    auto pj = r.s->gh.get(pulls);
+    if (!pj) return failed(pj.error().message);
+    auto pull = pull_from_json(*pj, "GET " + pulls);
+    if (!pull) return failed(pull.error().message);
+    slot.pull_own = followable(*pull, r.s->owner_repo, r.s->self_login) ? 1 : 2;
+  }
+  json reviews, review_comments, comments;
+  if (slot.pull_own == 1) {
+    auto v = r.s->gh.get_all(pulls + "/reviews?per_page=100");
+    if (!v) return failed(v.error().message);
+    auto c = r.s->gh.get_all(pulls + "/comments?per_page=100");
+    if (!c) return failed(c.error().message);
+    reviews = std::move(*v);
+    review_comments = std::move(*c);
+  }
+  auto said = JsonRead(item, "GitHub's issue list").int_or("comments", int64_t{0});
+  if (!said) return failed(said.error().message);
+  if (!r.watch.command.empty() && *said > 0) {
+    auto c = r.s->gh.get_all(
+        fmt::format("/repos/{}/issues/{}/comments?per_page=100", r.s->owner_repo, n));
+    if (!c) return failed(c.error().message);
+    comments = std::move(*c);
+  }
+  int64_t stop_after = r.watch.stop_after;  // the earlier of watch's and the repository's
+  if (r.repo.forge.stop_after > 0 && (stop_after == 0 || r.repo.forge.stop_after < stop_after))
+    stop_after = r.repo.forge.stop_after;
+  Admission adm(r.repo.forge.trust, stop_after, r.s->self_login,
+                github_roles(r.s->gh, r.s->owner_repo), now);
+  TriggerScan scan =
+      scan_pull_triggers(r.watch.command, reviews, review_comments, comments, slot.seen,
+                         r.s->self_login, [&](const ForgeUser& u) { return adm.check(u); });
+  slot.seen = scan.seen;
+  const TriggerFinding* admitted = nullptr;
+  for (const TriggerFinding& f : scan.found) {
+    log_.write(f.admitted ? "trigger_admitted" : "trigger_refused", {{"repo", r.watch.repo},
+                                                                     {"pull", n},
+                                                                     {"kind", f.kind},
+                                                                     {"actor", f.actor},
+                                                                     {"reason", f.reason}});
+    if (f.admitted && !admitted) admitted = &f;
+  }
+  if (admitted && slot.pull_own == 2) {
+    // Only a command reaches here (reviews of another's pull request are not read).
+    auto ok = say_on_pull(
+        r, slot, fmt::format("not-ours-{}", admitted->id),
+        fmt::format("awaywork follows up only the pull requests it opened itself, and never "
+                    "pushes to another's branch. Following up someone else's pull request (a "
+                    "draft pull request of awaywork's against this one) is not built yet: "
+                    "nothing was started for the command of @{}.",
+                    admitted->actor));
+    log_.write("follow_up_refused", with(where(slot), {{"reason", "not awaywork's pull request"},
+                                                       {"error", ok ? "" : ok.error().message}}));
+  } else if (admitted && slot.phase == "running") {
+    slot.pending = true;  // batched: the next unit starts when this one ends
+    log_.write("follow_up_batched", with(where(slot), {{"trigger", admitted->reason}}));
+  } else if (admitted && slot.phase == "idle") {
+    queue_pull(r, slot, admitted->reason, now);
+  } else if (admitted) {
+    log_.write("trigger_ignored",
+               with(where(slot), {{"reason", "the pull request is already " + slot.phase}}));
+  }
+  keep(slot);
+  return true;
+}
+
+void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, int64_t now) {
+  const FollowUpLimits& lim = r.repo.follow_up;
+  if (slot.follow_units >= lim.max_units_per_pr) {
+    log_.write("follow_up_limit",
+               with(where(slot), {{"units", slot.follow_units}, {"max", lim.max_units_per_pr}}));
+    if (!slot.limit_said) {
+      auto ok = say_on_pull(
+          r, slot, "limit",
+          fmt::format("awaywork stopped following up this pull request: it has run {} follow-up "
+                      "unit(s) on it, the repository's limit (follow_up: {{max_units_per_pr: "
+                      "{}}}). Nothing more starts here; a person takes it from here, or raises "
+                      "the limit in awaywork's config.",
+                      slot.follow_units, lim.max_units_per_pr));
+      slot.limit_said = static_cast<bool>(ok);  // not said: tried again at the next trigger
+      if (!ok) log_.write("error", with(where(slot), {{"error", ok.error().message}}));
+    }
+    slot.phase = "idle";
+    return;
+  }
+  slot.phase = "queued";
+  slot.queued_at = now;
+  slot.trigger = trigger;
+  slot.requeued = false;
+  slot.attempts = 0;
+  // The cooldown counts from the end of the previous follow-up of this pull request.
+  slot.not_before = slot.follow_ended > 0 ? slot.follow_ended + lim.cooldown : 0;
+  log_.write("queued", with(where(slot), {{"trigger", trigger}, {"not_before", slot.not_before}}));
+}
+
+void Watcher::start_pull(Repo& r, IssueSlot& slot, int64_t now) {
+  std::string logs = state_dir_of(cfg_) + "/watch";
+  (void)make_dirs(logs, 0700);
+  std::string log = fmt::format("{}/{}-pr{}-{}.log", logs, slot.repo, slot.number, now);
+  std::vector<std::string> argv = {opt_.self_exe};
+  if (!cfg_.file.empty()) argv.insert(argv.end(), {"--config", cfg_.file});
+  argv.insert(argv.end(), {"run", "--pr", fmt::format("{}#{}", slot.repo, slot.number), "--json"});
+  auto child = UnitChild::spawn(argv, log);
+  if (!child) {
+    log_.write("error", with(where(slot), {{"error", child.error().message}}));
+    slot.phase = "idle";
+    slot.follow_ended = now;
+    return keep(slot);
+  }
+  slot.phase = "running";
+  slot.child_pid = child->pid();
+  slot.child_start = child->start_time();
+  slot.unit_id.clear();
+  slot.phases_logged = 0;
+  slot.stop_reason.clear();
+  slot.pending = false;  // what arrived until now is in this unit's task
+  ++slot.follow_units;
+  ++slot.attempts;
+  std::string key = slot_key(slot.repo, slot.number);
+  children_.erase(key);
+  children_.emplace(key, std::move(*child));
+  ++r.running;
+  keep(slot);
+  log_.write(
+      "unit_spawned",
+      with(where(slot), {{"pid", slot.child_pid}, {"log", log}, {"follow_up", slot.follow_units}}));
+}
+
+void Watcher::finish_pull(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
+  r.running = std::max(r.running - 1, 0);
+  std::optional<UnitRecord> unit;
+  if (!slot.unit_id.empty()) {
+    if (auto u = store_->get(slot.unit_id)) unit = *u;
+  } else if (slot.child_pid > 0) {
+    if (auto u = store_->by_runner(slot.child_pid);
+        u && *u && (**u).runner_start == slot.child_start)
+      unit = **u;
+  }
+  if (unit && unit->state == UnitState::running) {
+    (void)store_->mark_orphans_interrupted();
+    if (auto u = store_->get(unit->id)) unit = *u;
+  }
+  if (unit && unit->state == UnitState::interrupted && !slot.stop_reason.empty()) {
+    unit->reason = slot.stop_reason;
+    (void)store_->save(*unit);
+  }
+  bool stopped = slot.stop_reason == "window ended" || slot.stop_reason == "watch stopped";
+  // A run that made no unit (nothing admitted left to follow up, the branch not followable) or
+  // one watch stopped is not a follow-up spent.
+  if (!unit || stopped) slot.follow_units = std::max(slot.follow_units - 1, 0);
+  log_.write("follow_up_ended",
+             with(where(slot), {{"unit", unit ? unit->id : ""},
+                                {"state", unit ? to_string(unit->state) : "none"},
+                                {"reason", unit ? unit->reason : ""},
+                                {"exit", exit_status},
+                                {"commit", unit ? unit->commit : ""}}));
+  slot.follow_ended = now;
+  slot.phase = "idle";
+  slot.child_pid = 0;
+  slot.child_start.clear();
+  slot.unit_id.clear();
+  slot.phases_logged = 0;
+  std::string reason = slot.stop_reason;
+  slot.stop_reason.clear();
+  if (stopped) {
+    // Its triggers were not followed up: queued again, without the cooldown.
+    slot.phase = "queued";
+    slot.queued_at = now;
+    slot.not_before = 0;
+    slot.requeued = true;
+  } else if (slot.pending) {
+    slot.pending = false;
+    queue_pull(r, slot, "batched: arrived while the previous follow-up ran", now);
+  }
+  keep(slot);
+}
+
+}  // namespace aw
