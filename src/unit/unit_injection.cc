@@ -74,6 +74,10 @@ std::vector<std::string> injection_notes(const UnitInjection& u) {
 }
 
 std::optional<std::string> apply_egress_test_upstream(EgressProxyOptions& o) {
+#ifndef AW_TEST_HOOKS
+  (void)o;  // the Release binary has no such hook: the variable is never read
+  return std::nullopt;
+#else
   const char* v = std::getenv("AWAYWORK_TEST_EGRESS_UPSTREAM");
   if (!v || !*v) return std::nullopt;
   std::istringstream in(v);
@@ -90,6 +94,7 @@ std::optional<std::string> apply_egress_test_upstream(EgressProxyOptions& o) {
       "test hook AWAYWORK_TEST_EGRESS_UPSTREAM: the egress proxy reached {} at 127.0.0.1 and "
       "trusted {}",
       fmt::join(hosts, ", "), ca);
+#endif
 }
 
 }  // namespace aw

@@ -39,6 +39,7 @@ Result<UnitInjection> read_unit_injection(const Config& cfg);
 std::vector<std::string> injection_notes(const UnitInjection& u);
 
 // Test-only, for the end-to-end tests whose fake upstreams listen on loopback with a test CA:
+// Compiled in only with AW_TEST_HOOKS (the debug tree, scripts/build; never the Release binary).
 // AWAYWORK_TEST_EGRESS_UPSTREAM="CA_FILE HOST..." in awaywork's own environment (the owner's,
 // never a phase's) makes the egress proxy resolve each HOST to 127.0.0.1, let an upstream be
 // private, and trust CA_FILE. Answers the note the record carries when it is in effect, so that
