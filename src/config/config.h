@@ -221,6 +221,32 @@ struct WatchConfig {
   int64_t shutdown_grace = 300;  // seconds units may finish in after SIGTERM/SIGINT
 };
 
+// The owner's own plugin code (issue 28, docs/plugins.md): a program awaywork runs as a separate
+// process in its OS sandbox with only what it declares here, speaking JSON-RPC over stdio.
+// plugins: {run: true, NAME: {kind: notifier, command: [...], net: [...], read: [...], ...}}
+enum class PluginKind { notifier };  // source and check: later slices of issue 28
+
+struct PluginConfig {
+  std::string name;
+  PluginKind kind = PluginKind::notifier;
+  Argv command;                      // argv[0] an absolute path; its folder is lent read-only
+  std::vector<std::string> net;      // host names reached through the egress proxy; none = no net
+  std::vector<std::string> read;     // absolute paths lent read-only
+  std::vector<std::string> secrets;  // secret-store names, each handed as a variable of that name
+  std::vector<std::string> env;      // owner variables handed by name (nothing else is inherited)
+  int64_t timeout_ms = 30000;        // per call; then SIGTERM, SIGKILL, reaped
+  uint64_t memory_bytes = 256ull << 20;
+  int processes = 32;
+  int line = 0;  // 1-based line of its key, for errors found after loading
+};
+
+struct PluginsConfig {
+  // "Run approved plugin code on this machine": off unless the owner writes run: true, so that a
+  // declared plugin is never started by a config the owner did not mean to turn it on with.
+  bool run = false;
+  std::map<std::string, PluginConfig> plugins;
+};
+
 struct Config {
   std::string file;  // where it was read from ("" = built-in defaults)
   Isolation isolation = Isolation::none;
@@ -240,6 +266,7 @@ struct Config {
   std::map<std::string, ForgeConfig> forges;
   std::map<std::string, SecretConfig> secrets;  // secrets: added at the egress proxy only
   WatchConfig watch;
+  PluginsConfig plugins;  // plugins: the owner's plugin code and the switch that stops it all
 };
 
 // $XDG_CONFIG_HOME/awaywork/config.yml, or ~/.config/awaywork/config.yml.
@@ -259,5 +286,6 @@ Result<Argv> split_words(const std::string& command);
 const char* to_string(Isolation v);
 const char* to_string(SandboxMode v);
 const char* to_string(Network v);
+const char* to_string(PluginKind v);
 
 }  // namespace aw

@@ -50,6 +50,14 @@ const char* to_string(Network v) {
   return "?";
 }
 
+const char* to_string(PluginKind v) {
+  switch (v) {
+    case PluginKind::notifier:
+      return "notifier";
+  }
+  return "?";
+}
+
 std::optional<std::string> get_path(const Value& v, const ParseCtx& ctx, std::string_view hint) {
   if (v.node.IsNull()) {
     ctx.issues.add(v.mark, v.path,
@@ -83,7 +91,8 @@ namespace {
 const std::vector<std::string> kTopKeys = {
     "isolation", "agent",       "unit_minutes",         "state_dir",       "sandbox",  "agents",
     "repos",     "worker_user", "container_engine",     "container_image", "profiles", "inference",
-    "forges",    "limits",      "max_transcript_bytes", "watch",           "secrets"};
+    "forges",    "limits",      "max_transcript_bytes", "watch",           "secrets",
+    "plugins"};
 
 // A value checked by one of validate.h's checks; the check's message is the error.
 std::optional<std::string> get_checked(const Value& v, std::string_view hint,
@@ -172,6 +181,8 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
     } else if (f.key == "secrets") {
       secrets = v;
       parse_secrets(v, ctx, cfg.secrets);
+    } else if (f.key == "plugins") {
+      parse_plugin_code(v, ctx, cfg.plugins);
     } else if (f.key == "worker_user") {
       if (auto n = get_checked(v, "write a user name, e.g. worker_user: awaywork", check_user_name,
                                ctx.issues))

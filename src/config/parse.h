@@ -61,6 +61,10 @@ void parse_watch(const Value& v, const ParseCtx& ctx, Config& cfg);
 void parse_secrets(const Value& v, const ParseCtx& ctx, std::map<std::string, SecretConfig>& out);
 void check_secret_bindings(const Value& secrets, const ParseCtx& ctx, const Config& cfg);
 
+// parse_plugin_code.cc: the plugins: section (the owner's plugin code, issue 28); not the agents'
+// plugins: folders above, which are Claude Code's.
+void parse_plugin_code(const Value& v, const ParseCtx& ctx, PluginsConfig& out);
+
 void parse_forges(const Value& v, const ParseCtx& ctx, std::map<std::string, ForgeConfig>& out);
 // A repo entry's forge keys (github:, forge:, task:, trust:, ...); false for any other key.
 bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& ctx,

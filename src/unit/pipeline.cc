@@ -15,6 +15,7 @@
 #include "record/store.h"
 #include "unit/agent_session.h"
 #include "unit/disk_reserve.h"
+#include "unit/notify.h"
 #include "unit/steps.h"
 #include "unit/unit_id.h"
 #include "unit/unit_injection.h"
@@ -38,6 +39,7 @@ struct Unit {
   UnitObserver* obs = nullptr;     // told of the end (an issue's progress comment)
   DiskReserve* reserve = nullptr;  // room for the end's writes
   std::string state_dir = {};      // whose filesystem may have filled
+  const Config* cfg = nullptr;     // its notifier plugins are told the outcome
 
   // A disk that filled anyway (between the watchdog's looks, or with its floor off) is named:
   // whatever step met it failed with its own words, often git's.
@@ -64,6 +66,8 @@ struct Unit {
     u.ended_at = iso_now();
     u.current_phase.reset();  // an ended unit runs no phase
     for (auto& n : iso.finish(state == UnitState::lost)) u.notes.push_back(std::move(n));
+    // Once the outcome is final and before it is recorded: a notifier's failure is a note.
+    if (cfg) notify_unit_ended(*cfg, u, redact_all(reason, *literals), *literals);
     note_full_disk();
     if (reserve) reserve->release();
     (void)write_file(dir.summary(), json_text(to_json(u), 2) + "\n", 0600);
@@ -195,11 +199,13 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
   u.run_dir = dir.root;
   AW_CHECK(store.save(u));
   obs.started(u);
+  notify_unit_started(cfg, u, redact_literals);
   DiskReserve reserve = DiskReserve::make(dir.root + "/" + DiskReserve::kFile);
 
   Unit unit{store, dir, *iso, u};
   unit.reserve = &reserve;
   unit.state_dir = state;
+  unit.cfg = &cfg;
   unit.literals = &redact_literals;
   unit.obs = &obs;
   unit.prompt_redacted = u.prompt != req.prompt;

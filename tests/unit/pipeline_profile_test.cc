@@ -234,5 +234,65 @@ TEST_F(Profiles, NoSecretValueIsOnAnyCommandLineWhileTheUnitRuns) {
   for (const auto& h : hits) ADD_FAILURE() << "a secret value on a command line: " << h;
 }
 
+// Notifier plugins (issue 28) end to end: the real binary runs a unit, then the owner's notifier
+// in its sandbox with its declared secret from the store, given the unit's outcome as data. A
+// notifier that fails, printing its secret, leaves the unit's outcome as it was and the record
+// holds a note without the value.
+class Notifiers : public Profiles {
+ protected:
+  void SetUp() override {
+    Profiles::SetUp();
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root for the plugin's cgroup limits";
+  }
+  void make_notifier(const std::string& body) {
+    fs::create_directories(root + "/plugins/notify");
+    std::ofstream(root + "/plugins/notify/notify.sh")
+        << "#!/bin/sh\nread -r req\nprintf '%s\\n' \"$req\" > \"$HOME/request.json\"\n"
+        << body;
+    fs::permissions(root + "/plugins/notify/notify.sh", fs::perms::owner_all);
+    make_repo({{"a.txt", "base\n"}});
+    write_config(agent_script("agent", "echo changed > a.txt\n"), "",
+                 "plugins:\n  run: true\n  notify:\n    kind: notifier\n    command: [" + root +
+                     "/plugins/notify/notify.sh]\n    secrets: [NOTIFY_TOKEN]\n    timeout: 20s\n");
+  }
+  std::string data() { return root + "/state/plugins/notify/data"; }
+};
+
+TEST_F(Notifiers, AUnitsEndReachesTheNotifierWithItsDeclaredSecret) {
+  store_secret("NOTIFY_TOKEN", kPlain);
+  make_notifier("[ \"$NOTIFY_TOKEN\" = " + kPlain +
+                " ] && echo yes > \"$HOME/secret-ok\"\n"
+                "printf '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\\n'\n");
+  auto r = run_unit("change a.txt");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto& u = r.record;
+  EXPECT_EQ(u["state"], "done");
+  for (const auto& n : u["notes"])
+    EXPECT_EQ(n.get<std::string>().find("notifier"), std::string::npos) << n;
+  auto req = nlohmann::json::parse(read(data() + "/request.json"), nullptr, false);
+  ASSERT_TRUE(req.is_object()) << read(data() + "/request.json");
+  EXPECT_EQ(req["method"], "unit_ended");
+  EXPECT_EQ(req["params"]["unit"], u["id"]);
+  EXPECT_EQ(req["params"]["state"], "done");
+  EXPECT_EQ(req["params"]["repo"], "src");
+  EXPECT_EQ(read(data() + "/secret-ok"), "yes\n");
+  EXPECT_EQ(r.out.find(kPlain), std::string::npos);
+}
+
+TEST_F(Notifiers, AFailingNotifierLeavesTheOutcomeAndANoteWithoutItsSecret) {
+  store_secret("NOTIFY_TOKEN", kPlain);
+  make_notifier("echo \"oops $NOTIFY_TOKEN\" >&2\nexit 3\n");
+  auto r = run_unit("change a.txt");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.record["state"], "done");
+  std::string notes = r.record["notes"].dump();
+  EXPECT_NE(notes.find("notifier plugin notify failed at unit_ended (the unit's outcome stands)"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("exited 3"), std::string::npos) << notes;
+  for (const std::string& text : {r.out, r.err}) EXPECT_EQ(text.find(kPlain), std::string::npos);
+  expect_no_value_under(root + "/state/runs");
+}
+
 }  // namespace
 }  // namespace aw::test

@@ -1,0 +1,187 @@
+// The plugins: section: the owner's own plugin code (issue 28, docs/plugins.md) and the switch that
+// stops all of it. Each plugin declares everything it may have (hosts, paths, secrets, variables,
+// limits): the sandbox it runs in is built from this and nothing else, so what is refused here is
+// what could not be held to (a program found by PATH, a host the proxy cannot name, a variable
+// awaywork sets itself, a limit too small to start a program or too large to be one).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "config/parse.h"
+#include "config/size.h"
+#include "config/validate.h"
+
+namespace aw {
+namespace {
+
+constexpr std::string_view kPluginsExample =
+    "plugins: {run: true, notify: {kind: notifier, command: [/opt/notify/notify], net: "
+    "[hooks.example.com], secrets: [NOTIFY_TOKEN], timeout: 10s, memory: 256M}}";
+
+const std::vector<std::string> kPluginKeys = {"kind", "command", "net",    "read",     "secrets",
+                                              "env",  "timeout", "memory", "processes"};
+
+// "10s", "2m", "1500ms": one call's time, from 1s to 10m.
+void parse_call_timeout(const Value& v, const ParseCtx& ctx, int64_t& out_ms) {
+  constexpr std::string_view hint = "write a duration from 1s to 10m, e.g. timeout: 10s";
+  auto s = get_string(v, hint, ctx.issues);
+  if (!s) return;
+  char* end = nullptr;
+  long long n = std::strtoll(s->c_str(), &end, 10);
+  std::string_view unit = end ? std::string_view(end) : std::string_view();
+  int64_t scale = unit == "ms" ? 1 : unit == "s" ? 1000 : unit == "m" ? 60000 : 0;
+  bool digits = !s->empty() && std::isdigit(static_cast<unsigned char>((*s)[0])) && n < 100000;
+  int64_t ms = scale && digits ? n * scale : -1;
+  if (ms < 1000 || ms > 600 * 1000) {
+    ctx.issues.add(v.mark, v.path,
+                   fmt::format("'{}' is not a duration from 1s to 10m; {}", *s, hint));
+    return;
+  }
+  out_ms = ms;
+}
+
+void parse_command(const Value& v, const ParseCtx& ctx, Argv& out) {
+  auto argv = get_command(v, ctx.issues);
+  if (!argv) return;
+  const std::string& program = (*argv)[0];
+  // A bare name would be looked up in a PATH the plugin's sandbox does not share with the owner;
+  // an absolute path names exactly the program (and the folder) the sandbox lends.
+  if (program.empty() || program[0] != '/' || program == "/" ||
+      program.find("/../") != std::string::npos) {
+    ctx.issues.add(v.mark, v.path,
+                   fmt::format("'{}' is not an absolute path to the plugin's program; write it in "
+                               "full, e.g. command: [/opt/notify/notify]",
+                               program));
+    return;
+  }
+  out = *argv;
+}
+
+void parse_net(const Value& v, const ParseCtx& ctx, std::vector<std::string>& out) {
+  auto hosts = get_strings(v, "write host names, e.g. net: [hooks.example.com]", ctx.issues);
+  if (!hosts) return;
+  for (const std::string& h : *hosts) {
+    auto d = check_domain(h);
+    if (!d)
+      ctx.issues.add(v.mark, v.path,
+                     fmt::format("{}; the plugin reaches only the hosts named here, through "
+                                 "awaywork's egress proxy, e.g. net: [hooks.example.com]",
+                                 d.error().message));
+    else
+      out.push_back(*d);
+  }
+}
+
+void parse_read(const Value& v, const ParseCtx& ctx, std::vector<std::string>& out) {
+  constexpr std::string_view hint = "write a list of paths, e.g. read: [~/notify/config.json]";
+  auto paths = get_paths(v, ctx, hint);
+  if (!paths) return;
+  for (std::string p : *paths) {
+    while (p.size() > 1 && p.back() == '/') p.pop_back();  // "~" expands to "HOME/"
+    if (p == "/" || p == ctx.home || (!ctx.home.empty() && ctx.home.starts_with(p + "/"))) {
+      ctx.issues.add(v.mark, v.path,
+                     fmt::format("'{}' would lend the plugin all of / or your home; name the "
+                                 "files it needs, e.g. read: [~/notify/config.json]",
+                                 p));
+      continue;
+    }
+    out.push_back(p);
+  }
+}
+
+// Names handed to the plugin's empty environment: a variable name awaywork does not set itself.
+void parse_names(const Value& v, const ParseCtx& ctx, std::string_view key,
+                 std::vector<std::string>& out) {
+  std::vector<std::string> names;
+  parse_env_names(
+      v, ctx, fmt::format("write a list of variable names, e.g. {}: [NOTIFY_TOKEN]", key), names);
+  for (const std::string& n : names) {
+    if (auto ok = check_profile_name(n); !ok)
+      ctx.issues.add(v.mark, v.path, ok.error().message);
+    else
+      out.push_back(n);
+  }
+}
+
+void parse_plugin(const Field& e, const ParseCtx& ctx, PluginConfig& p) {
+  bool has_kind = false, has_command = false;
+  for (const Field& f : map_fields(e.value, kPluginKeys, ctx.issues)) {
+    const Value& v = f.value;
+    if (f.key == "kind") {
+      has_kind = true;
+      auto k = get_enum(v, {"notifier", "source", "check"}, ctx.issues);
+      if (k && *k != 0)
+        ctx.issues.add(v.mark, v.path,
+                       fmt::format("kind {} is not built yet: this awaywork runs notifier plugins "
+                                   "only (docs/plugins.md); write kind: notifier",
+                                   *k == 1 ? "source" : "check"));
+      else if (k)
+        p.kind = PluginKind::notifier;
+    } else if (f.key == "command") {
+      has_command = true;
+      parse_command(v, ctx, p.command);
+    } else if (f.key == "net") {
+      parse_net(v, ctx, p.net);
+    } else if (f.key == "read") {
+      parse_read(v, ctx, p.read);
+    } else if (f.key == "secrets" || f.key == "env") {
+      parse_names(v, ctx, f.key, f.key == "secrets" ? p.secrets : p.env);
+    } else if (f.key == "timeout") {
+      parse_call_timeout(v, ctx, p.timeout_ms);
+    } else if (f.key == "memory") {
+      constexpr std::string_view hint = "write a size from 16M to 16G, e.g. memory: 256M";
+      auto s = get_string(v, hint, ctx.issues);
+      if (!s) continue;
+      auto n = parse_size(*s);
+      if (!n || *n < (16ull << 20) || *n > (16ull << 30))
+        ctx.issues.add(v.mark, v.path,
+                       fmt::format("'{}' is not a size from 16M to 16G; {}", *s, hint));
+      else
+        p.memory_bytes = *n;
+    } else if (f.key == "processes") {
+      if (auto n =
+              get_int(v, 1, 4096, "write a count from 1 to 4096, e.g. processes: 32", ctx.issues))
+        p.processes = static_cast<int>(*n);
+    }
+  }
+  for (const std::string& s : p.secrets)
+    if (std::find(p.env.begin(), p.env.end(), s) != p.env.end())
+      ctx.issues.add(e.key_mark, e.value.path,
+                     fmt::format("'{}' is in both secrets: and env:; a secret's value comes from "
+                                 "the secret store, so remove it from env:",
+                                 s));
+  if (!has_kind)
+    ctx.issues.add(e.key_mark, e.value.path,
+                   "missing 'kind'; say what the plugin is for, e.g. kind: notifier");
+  if (!has_command)
+    ctx.issues.add(e.key_mark, e.value.path,
+                   "missing 'command'; add the plugin's program, e.g. command: "
+                   "[/opt/notify/notify]");
+}
+
+}  // namespace
+
+void parse_plugin_code(const Value& v, const ParseCtx& ctx, PluginsConfig& out) {
+  if (!expect_map(v, fmt::format("write e.g. {}", kPluginsExample), ctx.issues)) return;
+  for (const Field& e : map_fields(v, {}, ctx.issues)) {
+    if (e.key == "run") {
+      if (auto b = get_bool(e.value, "write run: true to let declared plugins run, or run: false",
+                            ctx.issues))
+        out.run = *b;
+      continue;
+    }
+    if (auto ok = check_entry_name(e.key); !ok) {
+      ctx.issues.add(e.key_mark, e.value.path, ok.error().message);
+      continue;
+    }
+    if (!expect_map(e.value, fmt::format("write e.g. {}", kPluginsExample), ctx.issues)) continue;
+    PluginConfig p;
+    p.name = e.key;
+    p.line = e.key_mark.line + 1;
+    parse_plugin(e, ctx, p);
+    out.plugins[e.key] = std::move(p);
+  }
+}
+
+}  // namespace aw

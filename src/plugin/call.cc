@@ -1,0 +1,242 @@
+#include "plugin/call.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "base/fs.h"
+#include "base/inert.h"
+#include "base/random.h"
+#include "config/paths.h"
+#include "isolate/sandbox/sandbox.h"
+#include "isolate/sandbox/unit_view.h"
+#include "plugin/protocol.h"
+#include "proxy/egress_proxy.h"
+
+extern char** environ;
+
+namespace aw {
+
+namespace {
+
+// The plugin's PATH: the system's own folders, never the owner's (an owner's ~/.local/bin or nvm
+// is not in the plugin's view, and a PATH naming it would only point at a hole).
+constexpr const char* kPluginPath = "/usr/local/bin:/usr/bin:/bin";
+
+std::string real_or_empty(const std::string& path) {
+  char buf[PATH_MAX];
+  return ::realpath(path.c_str(), buf) ? std::string(buf) : std::string();
+}
+
+bool under(const std::string& path, const std::string& root) {
+  return path == root || path.starts_with(root + "/");
+}
+
+// The folder of the plugin's program, lent read-only (a plugin is its folder); nothing when the
+// system trees already hold it. Never the root or a whole home.
+Status lend_plugin_folder(const PluginConfig& p, SandboxPlan& plan) {
+  std::string program = real_or_empty(p.command[0]);
+  if (program.empty())
+    return fail("plugin {}: its program {} does not exist; fix plugins.{}.command", p.name,
+                p.command[0], p.name);
+  std::string dir = program.substr(0, program.rfind('/'));
+  for (const auto& tree : plan.system)
+    if (under(dir, tree)) return {};
+  if (dir.empty() || dir == "/" || dir == real_or_empty(plan.owner_home) || dir == "/home" ||
+      dir == "/root")
+    return fail(
+        "plugin {}: its program is straight in {}, which would lend the plugin all of it; put "
+        "the plugin in a folder of its own, e.g. ~/plugins/{}/",
+        p.name, dir.empty() ? "/" : dir, p.name);
+  plan.readable.push_back({dir, dir, "plugin"});
+  return {};
+}
+
+// The environment from nothing: what every plugin gets, its declared variables when the owner
+// has them set, its declared secrets by name, and the proxy's address when it may use the network.
+Result<std::vector<std::string>> plugin_env(const PluginConfig& p, const PluginHost& host,
+                                            const std::string& data) {
+  std::vector<std::string> env = {std::string("PATH=") + kPluginPath, "HOME=" + data, "TMPDIR=/tmp",
+                                  "LANG=C.UTF-8", "AWAYWORK_PLUGIN=" + p.name};
+  char** from = host.environ_from ? host.environ_from : environ;
+  for (const std::string& name : p.env)
+    for (char** e = from; e && *e; ++e)
+      if (std::string_view(*e).starts_with(name + "=")) {
+        env.emplace_back(*e);
+        break;
+      }
+  for (const std::string& name : p.secrets) {
+    if (!host.secret)
+      return fail("plugin {} declares the secret {}, and no secret store was given", p.name, name);
+    auto value = host.secret(name);
+    if (!value)
+      return fail("plugin {} declares the secret {}: {}; add it with awaywork secret set {}",
+                  p.name, name, value.error().message, name);
+    env.push_back(name + "=" + *value);
+  }
+  return env;
+}
+
+// What a call leaves: its folder (the proxy's socket) removed, its proxy stopped.
+struct CallPlace {
+  std::string dir;
+  std::unique_ptr<EgressProxy> proxy;
+  std::FILE* log = nullptr;
+  ~CallPlace() {
+    proxy.reset();  // joins the proxy's thread before its log closes
+    if (log) std::fclose(log);
+    if (!dir.empty()) (void)remove_tree(dir);
+  }
+};
+
+Status start_proxy(const PluginConfig& p, const PluginHost& host, const std::string& plugin_dir,
+                   CallPlace& place, SandboxPlan& plan) {
+  std::string sock = place.dir + "/egress.sock";
+  place.log = std::fopen((plugin_dir + "/egress.log").c_str(), "ae");
+  std::FILE* log = place.log;
+  EgressProxyOptions o;
+  o.socket_path = sock;
+  o.allow = p.net;
+  o.log = [log](const std::string& line) {
+    if (log) std::fprintf(log, "%s\n", line.c_str()), std::fflush(log);
+  };
+  if (!host.test_static_hosts.empty()) {
+    o.static_hosts = host.test_static_hosts;
+    o.allow_private_upstream = true;
+  }
+  AW_TRY(place.proxy, with_context(EgressProxy::start(std::move(o)), "egress proxy"));
+  plan.proxy_socket = sock;
+  return {};
+}
+
+// How the process ended, as an Error unless it exited 0.
+Status ended_well(const PluginConfig& p, const PhaseResult& r, bool overflow,
+                  const std::string& err_tail) {
+  std::string tail = err_tail.empty() ? "" : fmt::format("; it printed on stderr: {}", err_tail);
+  switch (r.end) {
+    case PhaseEnd::failed_to_start:
+      return fail("plugin {} did not start: {}", p.name, r.start_error);
+    case PhaseEnd::timed_out:
+      return fail("plugin {} timed out after {} s and was killed (plugins.{}.timeout)", p.name,
+                  p.timeout_ms / 1000, p.name);
+    case PhaseEnd::cancelled:
+      if (overflow)
+        return fail("plugin {} printed more than {} KiB and was killed; a reply is one JSON line",
+                    p.name, kPluginReplyCap >> 10);
+      return fail("plugin {} was stopped", p.name);
+    case PhaseEnd::signaled:
+      return fail("plugin {} was {}{}{}", p.name, describe(r),
+                  r.oom_kills > 0 ? fmt::format(" at its memory limit ({} MiB, plugins.{}.memory)",
+                                                p.memory_bytes >> 20, p.name)
+                                  : "",
+                  tail);
+    case PhaseEnd::exited:
+      if (r.exit_code != 0) return fail("plugin {} exited {}{}", p.name, r.exit_code, tail);
+      return {};
+  }
+  return fail("plugin {} ended in an unknown way", p.name);
+}
+
+}  // namespace
+
+PluginHost plugin_host(const Config& cfg) {
+  PluginHost host;
+  host.run = cfg.plugins.run;
+  host.base = sandbox_base_paths(cfg);
+  host.plugins_dir = state_dir_of(cfg) + "/plugins";
+  return host;
+}
+
+Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
+                               std::string_view method, const nlohmann::json& params) {
+  if (!host.run)
+    return fail(
+        "plugin {} did not run: plugins are off on this machine (plugins: {{run: false}}); write "
+        "plugins: {{run: true}} to run the plugins you declared",
+        p.name);
+  if (p.command.empty()) return fail("plugin {} has no command", p.name);
+  std::string plugin_dir = host.plugins_dir + "/" + p.name, data = plugin_dir + "/data";
+  AW_CHECK(with_context(make_dirs(data), fmt::format("plugin {}: its data folder", p.name)));
+  AW_TRY(std::string id, random_hex(4));
+  CallPlace place;
+  place.dir = plugin_dir + "/call-" + id;
+  AW_CHECK(make_dirs(place.dir));
+
+  AW_TRY(std::vector<std::string> env, plugin_env(p, host, data));
+  SandboxConfig sc;
+  sc.mode = SandboxMode::required;  // no unsandboxed fallback for plugin code
+  sc.network = p.net.empty() ? Network::none : Network::allowlist;
+  sc.allow = p.net;
+  sc.readable = p.read;
+  sc.limits = Limits{p.memory_bytes, p.processes, 1.0, true};
+  SandboxPaths sp = host.base;
+  sp.clone.clear();
+  sp.home = data;  // its only writable folder besides the private /tmp
+  sp.provider_state.clear();
+  sp.programs.clear();
+  sp.path_value = kPluginPath;
+  AW_TRY(SandboxPlan plan,
+         with_context(make_plan(sc, sp), fmt::format("plugin {}: its sandbox", p.name)));
+  plan.cgroup_name = "plugin-" + p.name + "-" + id;
+  AW_CHECK(lend_plugin_folder(p, plan));
+  if (plan.network == Network::allowlist) {
+    AW_CHECK(with_context(start_proxy(p, host, plugin_dir, place, plan),
+                          fmt::format("plugin {}", p.name)));
+    std::string url = fmt::format("http://127.0.0.1:{}", plan.proxy_port);
+    for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
+      env.push_back(std::string(name) + "=" + url);
+  }
+  AW_CHECK(with_context(
+      sandbox_available(plan),
+      fmt::format("plugin {} did not run: its sandbox cannot be built (a plugin always "
+                  "runs with its memory and process limits, whatever "
+                  "sandbox.limits says)",
+                  p.name)));
+
+  std::string out, err;
+  std::atomic<bool> overflow{false};
+  PhaseSpec spec;
+  spec.name = "plugin " + p.name;
+  spec.argv = p.command;
+  spec.env = std::move(env);
+  spec.cwd = data;
+  spec.stdin_data = rpc_request(method, params);
+  spec.timeout = std::chrono::milliseconds(p.timeout_ms);
+  spec.grace = std::chrono::milliseconds(500);
+  spec.launcher = make_sandbox_launcher(plan);
+  spec.on_output = [&](Stream s, std::string_view bytes) {
+    if (s == Stream::err) {
+      err.append(bytes);
+      if (err.size() > 2 * kPluginStderrTail) err.erase(0, err.size() - kPluginStderrTail);
+      return;
+    }
+    if (out.size() + bytes.size() > kPluginReplyCap + 1) {
+      out.append(bytes.substr(0, kPluginReplyCap + 1 - out.size()));
+      overflow = true;
+    } else {
+      out.append(bytes);
+    }
+  };
+  spec.cancelled = [&] { return overflow.load(); };
+  auto ran = run_phase(spec);
+  SandboxOomCount oom(plan.cgroup_name);
+  int oom_kills = oom.sweep_after_phase();
+  if (!ran) return tl::make_unexpected(ran.error());
+  PluginCall call;
+  call.phase = *ran;
+  call.phase.oom_kills += oom_kills;
+  if (err.size() > kPluginStderrTail) err.erase(0, err.size() - kPluginStderrTail);
+  call.stderr_tail = inert(err);
+  AW_CHECK(ended_well(p, call.phase, overflow, call.stderr_tail));
+  AW_TRY(call.result, rpc_reply(out, p.name));
+  return call;
+}
+
+}  // namespace aw

@@ -1,0 +1,292 @@
+// A plugin call with real processes: a probe plugin (a shell script) reports from inside what it
+// could reach, each refusal beside a positive control that shows the probe would see it. The
+// owner's home and secrets, awaywork's state and config, the owner's environment, the host's
+// network and undeclared hosts stay out of reach; a call past its time or memory is killed, nothing
+// of it survives, and with the owner's switch off nothing runs at all.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include "../isolate/harness.h"
+#include "base/fs.h"
+#include "plugin/call.h"
+
+namespace aw {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Any process on the host whose command line holds marker (the leftovers a plugin tried to leave).
+bool process_with(const std::string& marker) {
+  DIR* d = ::opendir("/proc");
+  if (!d) return false;
+  bool found = false;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::string cmd = read_or_empty(std::string("/proc/") + e->d_name + "/cmdline");
+    if (cmd.find(marker) != std::string::npos && std::to_string(::getpid()) != e->d_name) {
+      found = true;
+      break;
+    }
+  }
+  ::closedir(d);
+  return found;
+}
+
+struct PluginCallTest : ::testing::Test {
+  test::TempDir dir;
+  std::string owner = dir.path + "/owner", plugdir = dir.path + "/plugin",
+              state = dir.path + "/state", config = dir.path + "/config",
+              shared = dir.path + "/shared";
+  PluginHost host;
+  PluginConfig p;
+
+  void SetUp() override {
+    // The plugin's memory and process limits are cgroup limits, which need root here.
+    if (::geteuid() != 0) AW_SKIP_OR_FAIL("needs root for the plugin's cgroup limits");
+    for (const auto& d : {owner + "/.ssh", plugdir, state, config, shared})
+      ASSERT_TRUE(make_dirs(d));
+    ASSERT_TRUE(write_file(owner + "/.ssh/id_canary", "PRIVATE-KEY-CANARY"));
+    ASSERT_TRUE(write_file(owner + "/notes.txt", "OWNER-NOTES-CANARY"));
+    ASSERT_TRUE(write_file(state + "/awaywork.db", "DATABASE-CANARY"));
+    ASSERT_TRUE(write_file(config + "/config.yml", "CONFIG-CANARY"));
+    ASSERT_TRUE(write_file(shared + "/ok.txt", "READ-OK"));
+    host.run = true;
+    host.base.owner_home = owner;
+    host.base.config_dir = config;
+    host.base.state_dir = state;
+    host.base.root_owner = true;
+    host.plugins_dir = state + "/plugins";
+    p.name = "probe";
+    p.timeout_ms = 20000;
+    p.memory_bytes = 64ull << 20;
+    p.processes = 32;
+  }
+
+  // The plugin: reads the request, runs body (which adds words to $seen), replies with $seen.
+  void script(const std::string& body) {
+    std::string text = "#!/bin/sh\nread -r req\nseen=\n" + body +
+                       "\nprintf '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"seen\":\"%s\"}}\\n' "
+                       "\"$seen\"\n";
+    ASSERT_TRUE(write_file(plugdir + "/plugin.sh", text, 0755));
+    p.command = {plugdir + "/plugin.sh"};
+  }
+  Result<PluginCall> call() { return call_plugin(p, host, "probe", {{"unit", "u-1"}}); }
+  // What the plugin saw, or the call's error.
+  std::string seen() {
+    auto r = call();
+    if (!r) return "error: " + r.error().message;
+    if (!r->result.contains("seen") || !r->result["seen"].is_string()) return "no seen";
+    return r->result["seen"].get<std::string>();
+  }
+  std::string data() const { return state + "/plugins/probe/data"; }
+};
+
+TEST_F(PluginCallTest, TheOwnersHomeStateAndConfigAreOutOfReachItsDeclaredFilesAreNot) {
+  p.read = {shared + "/ok.txt"};
+  script("grep -q CANARY " + owner + "/.ssh/id_canary 2>/dev/null && seen=\"$seen ssh\"\n" +
+         "grep -q CANARY " + owner + "/notes.txt 2>/dev/null && seen=\"$seen home\"\n" +
+         "grep -q CANARY " + state + "/awaywork.db 2>/dev/null && seen=\"$seen database\"\n" +
+         "grep -q CANARY " + config + "/config.yml 2>/dev/null && seen=\"$seen config\"\n" +
+         "ls -A /root 2>/dev/null | grep -q . && seen=\"$seen root-home\"\n"
+         "grep -q READ-OK " +
+         shared + "/ok.txt && seen=\"$seen read\"\n" +
+         "echo \"$req\" > \"$HOME/request.json\" && seen=\"$seen data\"\n"
+         "touch " +
+         shared + "/ok.txt 2>/dev/null && seen=\"$seen wrote-read\"\n" + "touch " + plugdir +
+         "/new 2>/dev/null && seen=\"$seen wrote-own-folder\"\n" +
+         "touch /etc/aw-plugin 2>/dev/null && seen=\"$seen wrote-etc\"\n");
+  EXPECT_EQ(seen(), " read data");
+  // The request reached the plugin as data, in its own folder.
+  std::string req = read_or_empty(data() + "/request.json");
+  EXPECT_NE(req.find("\"method\":\"probe\""), std::string::npos) << req;
+  EXPECT_NE(req.find("\"unit\":\"u-1\""), std::string::npos) << req;
+  struct stat st {};
+  EXPECT_NE(::stat((plugdir + "/new").c_str(), &st), 0);
+}
+
+TEST_F(PluginCallTest, NothingOfTheEnvironmentIsInheritedButTheDeclaredNamesAndSecrets) {
+  ::setenv("AW_PLUGIN_OWNER_CANARY", "owner-env-canary", 1);
+  ::setenv("AW_PLUGIN_DECLARED", "declared-ok", 1);
+  p.env = {"AW_PLUGIN_DECLARED"};
+  p.secrets = {"NOTIFY_TOKEN"};
+  host.secret = [](const std::string& name) -> Result<std::string> {
+    if (name == "NOTIFY_TOKEN") return std::string("xoxb-0000000000-fake-plugin-token");
+    if (name == "OTHER_TOKEN") return std::string("ghp_fakeOtherTokenNotDeclared000000000");
+    return fail("no secret {}", name);
+  };
+  script(
+      "env | grep -q owner-env-canary && seen=\"$seen owner-env\"\n"
+      "env | grep -q ghp_fake && seen=\"$seen undeclared-secret\"\n"
+      "[ \"$AW_PLUGIN_DECLARED\" = declared-ok ] && seen=\"$seen declared\"\n"
+      "[ \"$NOTIFY_TOKEN\" = xoxb-0000000000-fake-plugin-token ] && seen=\"$seen secret\"\n"
+      "seen=\"$seen names:$(env | cut -d= -f1 | sort | tr '\\n' ,)\"\n");
+  std::string s = seen();
+  ::unsetenv("AW_PLUGIN_OWNER_CANARY");
+  ::unsetenv("AW_PLUGIN_DECLARED");
+  ASSERT_EQ(s.rfind(" declared secret names:", 0), 0u) << s;
+  std::set<std::string> allowed = {
+      "PATH",         "HOME", "TMPDIR", "LANG", "AWAYWORK_PLUGIN", "AW_PLUGIN_DECLARED",
+      "NOTIFY_TOKEN", "PWD",  "SHLVL",  "_",    "OLDPWD"};
+  std::stringstream names(s.substr(s.find(':') + 1));
+  for (std::string n; std::getline(names, n, ',');)
+    if (!n.empty()) {
+      EXPECT_TRUE(allowed.count(n)) << n << " reached the plugin: " << s;
+    }
+}
+
+TEST_F(PluginCallTest, AMissingDeclaredSecretRefusesTheCallBeforeAnythingRuns) {
+  p.secrets = {"NOTIFY_TOKEN"};
+  host.secret = [](const std::string& name) -> Result<std::string> {
+    return fail("no secret {} in the store", name);
+  };
+  script("touch \"$HOME/ran\"");
+  auto r = call();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("declares the secret NOTIFY_TOKEN"), std::string::npos)
+      << r.error().message;
+  struct stat st {};
+  EXPECT_NE(::stat((data() + "/ran").c_str(), &st), 0);
+}
+
+TEST_F(PluginCallTest, WithoutDeclaredHostsThereIsNoNetworkNotEvenTheHostsLoopback) {
+  test::Upstream up;
+  std::string url = "http://127.0.0.1:" + std::to_string(up.port) + "/";
+  script("curl -s -m 3 " + url + " | grep -q hello && seen=\"$seen host-loopback\"\n" +
+         "[ -n \"$HTTP_PROXY$http_proxy\" ] && seen=\"$seen proxy\"\n"
+         "seen=\"$seen links:$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' \\n')\"\n");
+  EXPECT_EQ(seen(), " links:lo");
+  EXPECT_TRUE(up.requests().empty());
+  // Positive control: the same request from the host reaches the server.
+  std::FILE* f = ::popen(("curl -s -m 3 --noproxy '*' " + url).c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string got;
+  test::drain(::fileno(f), got);
+  ::pclose(f);
+  EXPECT_EQ(got, "hello");
+}
+
+TEST_F(PluginCallTest, ADeclaredHostIsReachedThroughTheProxyAndNothingElse) {
+  test::Upstream up;
+  p.net = {"allowed.test"};
+  host.test_static_hosts = {{"allowed.test", "127.0.0.1"}, {"other.test", "127.0.0.1"}};
+  std::string port = std::to_string(up.port);
+  script("curl -s -m 5 http://allowed.test:" + port +
+         "/hook | grep -q hello && seen=\"$seen declared\"\n" +
+         "seen=\"$seen other=$(curl -s -o /dev/null -m 5 -w '%{http_code}' http://other.test:" +
+         port + "/)\"\n" + "curl -s -m 3 --noproxy '*' http://127.0.0.1:" + port +
+         "/ | grep -q hello && seen=\"$seen direct\"\n");
+  EXPECT_EQ(seen(), " declared other=403");
+  auto got = up.requests();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_NE(got[0].find("/hook"), std::string::npos) << got[0];
+  EXPECT_NE(read_or_empty(state + "/plugins/probe/egress.log").find("other.test"),
+            std::string::npos);
+}
+
+TEST_F(PluginCallTest, ACallPastItsTimeIsKilledAndNothingOfItSurvives) {
+  p.timeout_ms = 1000;
+  std::string marker = "aw-plugin-leftover-" + std::to_string(::getpid());
+  script("sh -c 'sleep 300; :' " + marker + " &\necho started > \"$HOME/started\"\nsleep 60\n");
+  auto start = std::chrono::steady_clock::now();
+  auto r = call();
+  auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("plugin probe timed out after 1 s and was killed"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_LT(took, 15s);
+  EXPECT_EQ(read_or_empty(data() + "/started"), "started\n");  // it did run
+  EXPECT_FALSE(process_with(marker));
+}
+
+TEST_F(PluginCallTest, WhatAFinishedCallLeftRunningDiesWithIt) {
+  std::string marker = "aw-plugin-orphan-" + std::to_string(::getpid());
+  script("sh -c 'sleep 300; :' " + marker + " &\nseen=\"$seen left\"\n");
+  auto r = call();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->result["seen"], " left");
+  EXPECT_TRUE(r->phase.verified_empty);
+  EXPECT_FALSE(process_with(marker));
+}
+
+TEST_F(PluginCallTest, MemoryPastItsLimitIsRefused) {
+  // A 128 MiB string (about 200 MB resident): past a 32 MiB limit, within 512 MiB (the positive
+  // control). mawk's sprintf is capped at 8 KiB, so the string doubles instead.
+  script(
+      "awk 'BEGIN { s = \"x\"; for (i = 0; i < 27; i++) s = s s; print length(s) }' "
+      ">/dev/null 2>&1 && seen=\"$seen big\"\n");
+  p.memory_bytes = 512ull << 20;
+  EXPECT_EQ(seen(), " big");
+  p.memory_bytes = 32ull << 20;
+  // The allocation is killed; where the kernel ends the whole group, the call is an error.
+  std::string s = seen();
+  EXPECT_TRUE(s.empty() || s.find("killed") != std::string::npos) << s;
+  EXPECT_EQ(s.find("big"), std::string::npos) << s;
+}
+
+TEST_F(PluginCallTest, AForkBombStopsAtItsProcessLimit) {
+  p.processes = 16;
+  // The bomb runs in a subshell (a shell that cannot fork gives up); the count uses builtins only,
+  // since every slot may be taken when it runs.
+  script(
+      "( i=0; while [ $i -lt 100 ]; do sleep 5 & i=$((i+1)); done ) 2>/dev/null\n"
+      "n=0; for d in /proc/[0-9]*; do n=$((n+1)); done\n"
+      "seen=\"$seen procs:$n\"\n");
+  std::string s = seen();
+  ASSERT_EQ(s.rfind(" procs:", 0), 0u) << s;
+  int n = std::atoi(s.c_str() + 7);
+  EXPECT_LE(n, 16) << s;
+  EXPECT_GE(n, 8) << s;  // the bomb did fork: the limit, not the loop, stopped it
+}
+
+TEST_F(PluginCallTest, CrashesGarbageAndFloodsAreClearErrors) {
+  script("echo 'it broke \x1b[31mred' >&2\nexit 3\n");
+  auto r = call();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("plugin probe exited 3; it printed on stderr: it broke"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(r.error().message.find('\x1b'), std::string::npos);
+
+  ASSERT_TRUE(write_file(plugdir + "/plugin.sh", "#!/bin/sh\necho this is not json\n", 0755));
+  r = call();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("not a JSON object"), std::string::npos) << r.error().message;
+
+  ASSERT_TRUE(write_file(plugdir + "/plugin.sh", "#!/bin/sh\nexec yes flood\n", 0755));
+  r = call();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("printed more than"), std::string::npos) << r.error().message;
+}
+
+TEST_F(PluginCallTest, WithTheOwnersSwitchOffNothingRuns) {
+  host.run = false;
+  script("touch \"$HOME/ran\"");
+  auto r = call();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("plugins are off on this machine (plugins: {run: false})"),
+            std::string::npos)
+      << r.error().message;
+  struct stat st {};
+  EXPECT_NE(::stat((data() + "/ran").c_str(), &st), 0);
+}
+
+TEST_F(PluginCallTest, AProgramStraightInAHomeIsNotLentWithItsWholeFolder) {
+  ASSERT_TRUE(write_file(owner + "/plugin.sh", "#!/bin/sh\nexit 0\n", 0755));
+  p.command = {owner + "/plugin.sh"};
+  auto r = call();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("would lend the plugin all of it"), std::string::npos)
+      << r.error().message;
+}
+
+}  // namespace
+}  // namespace aw
