@@ -1499,6 +1499,11 @@ const firstLine = (t, n = 160) => {
   return line.length > n ? line.slice(0, n) + "\u2026" : line;
 };
 
+// A cost as the agent's CLI reported it (usage events' cost_usd, US dollars): "$0.0123"; 0 when
+// it reported none (codex and gemini print no cost: then none is shown, never a guess).
+const costOf = (e) => (Number.isFinite(e.cost_usd) && e.cost_usd > 0 ? e.cost_usd : 0);
+const usd = (v) => (v < 0.00005 ? "<$0.0001" : "$" + v.toFixed(4));
+
 function stepItem(e, i) {
   const s = stepOf(e);
   const text = String(e.text || "");
@@ -1510,7 +1515,8 @@ function stepItem(e, i) {
   else if (s.step === "tool") head = [el("span", { class: "step-kind" }, e.tool || "Tool"), el("code", {}, firstLine(text))];
   else if (s.step === "tool_result") head = [el("span", { class: "step-kind" }, "\u21b3 " + (e.tool || "result")), el("span", { class: "muted" }, firstLine(text) || "(empty)")];
   else if (s.step === "error") head = [el("span", { class: "step-kind bad" }, "Error"), firstLine(text)];
-  else head = [el("span", { class: "step-kind" }, "Tokens"), `${e.input_tokens} in, ${e.output_tokens} out`];
+  else head = [el("span", { class: "step-kind" }, "Tokens"), `${e.input_tokens} in, ${e.output_tokens} out`,
+    costOf(e) ? ` \u00b7 ${usd(costOf(e))}` : null];
   // The whole text, folded, when the line shown is not all of it.
   const more = text && s.step !== "usage" && firstLine(text, s.step === "command" ? 200 : 160) !== text
     ? el("details", {}, el("summary", {}, "all of it"), el("pre", { class: "step-text" }, text)) : null;
@@ -1518,11 +1524,12 @@ function stepItem(e, i) {
     "data-file": s.file, "data-tool": e.tool || undefined }, el("div", { class: "step-head" }, head), more);
 }
 
-// The counts above the steps: messages (the model's turns; a plain command agent's lines), tool calls by what they did, files, tokens.
+// The counts above the steps: messages (the model's turns; a plain command agent's lines), tool calls by what they did, files, tokens
+// and the cost the CLI reported.
 function stepsSummary(events) {
   const n = { message: 0, tool_call: 0, read: 0, edit: 0, command: 0, error: 0 };
   const read = new Set(), edited = new Set();
-  let tin = 0, tout = 0;
+  let tin = 0, tout = 0, cost = 0;
   for (const e of events) {
     const s = stepOf(e);
     if (e.kind in n) n[e.kind]++;
@@ -1532,13 +1539,15 @@ function stepsSummary(events) {
     if (e.kind === "usage") {
       tin += e.input_tokens || 0;
       tout += e.output_tokens || 0;
+      cost += costOf(e);
     }
   }
   const plural = (k, w) => `${k} ${w}${k === 1 ? "" : "s"}`;
   return el("div", { id: "steps-summary", class: "steps-summary" },
     el("p", {}, [plural(n.message, "message"), plural(n.tool_call, "tool call") +
       ` (${n.read} read, ${n.edit} edit, ${n.command} command)`, n.error ? plural(n.error, "error") : null,
-      el("span", { id: "steps-tokens" }, `${tin} input and ${tout} output tokens`)].filter(Boolean)
+      el("span", { id: "steps-tokens" }, `${tin} input and ${tout} output tokens`),
+      cost ? el("span", { id: "steps-cost", title: "As the agent's CLI reported it" }, usd(cost)) : null].filter(Boolean)
       .flatMap((x, i) => (i ? [" \u00b7 ", x] : [x]))),
     read.size || edited.size ? el("p", { class: "muted" },
       read.size ? ["Read: ", el("span", { id: "steps-read" }, [...read].join(", "))] : null,

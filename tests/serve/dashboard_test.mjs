@@ -507,9 +507,11 @@ test("the agent's steps: the timeline matches the transcript's events", async ()
   assert.equal(steps[5].file, "CHANGES.md");
   assert.equal(steps[3].text, "Run$ sed -i s/Helo,/Hello,/ greet.sh");
   assert.match(steps[2].text, /echo Helo, world/);
-  assert.equal(steps[8].text, "Tokens1500 in, 450 out");
+  // The cost the CLI printed (the result line's total_cost_usd), with the tokens.
+  assert.equal(events[8].cost_usd, 0.0123);
+  assert.equal(steps[8].text, "Tokens1500 in, 450 out \u00b7 $0.0123");
   assert.equal(await text("#steps-summary > p"),
-    "2 messages \u00b7 3 tool calls (1 read, 1 edit, 1 command) \u00b7 1500 input and 450 output tokens");
+    "2 messages \u00b7 3 tool calls (1 read, 1 edit, 1 command) \u00b7 1500 input and 450 output tokens \u00b7 $0.0123");
   assert.equal(await text("#steps-read"), "greet.sh");
   assert.equal(await text("#steps-edited"), "CHANGES.md");
   // The agent's words are text: its markup stays text, its bidi control is shown.
