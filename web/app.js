@@ -781,8 +781,8 @@ const LOG_TAIL = 256 << 10;
 const LOG_KEEP = 1 << 20;
 const LINE_MAX = 64 << 10; // a line longer than this is shown in parts
 // Work on a large log is cut into tasks the browser can answer input between (issue 25: a task
-// over 200 ms is a page that does not answer): lines are made from at most LOG_SLICE bytes per
-// task, and a search highlights lines for at most SLICE_MS per task.
+// over 200 ms is a page that does not answer): lines are made LOG_SLICE bytes at a time, for
+// SLICE_MS at most before the next frame, and a search highlights lines SLICE_MS per task.
 const LOG_SLICE = 16 << 10;
 const SLICE_MS = 25;
 
@@ -1268,8 +1268,12 @@ class LogView {
         }
         // A read can hold hundreds of KiB (the tail of a large log at once): made into lines a
         // slice per task.
+        let t0 = performance.now();
         for (let i = 0; i < bytes.length; i += LOG_SLICE) {
-          if (i > 0) await nextFrame();
+          if (i > 0 && performance.now() - t0 >= SLICE_MS) {
+            await nextFrame();
+            t0 = performance.now();
+          }
           this.append(bytes.subarray(i, i + LOG_SLICE));
           if (this.atBottom) {
             this.trim();
