@@ -780,6 +780,24 @@ function diffSection(text, hljs) {
 const LOG_TAIL = 256 << 10;
 const LOG_KEEP = 1 << 20;
 const LINE_MAX = 64 << 10; // a line longer than this is shown in parts
+// Work on a large log is cut into tasks the browser can answer input between (issue 25: a task
+// over 200 ms is a page that does not answer): lines are made LOG_SLICE bytes at a time, for
+// SLICE_MS at most before the next frame, and a search highlights lines SLICE_MS per task.
+const LOG_SLICE = 16 << 10;
+const SLICE_MS = 25;
+
+// A new task: what waits for input runs first (scheduler.yield() where the browser has it).
+function nextTask() {
+  if (globalThis.scheduler && typeof scheduler.yield === "function") return scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+// After the next frame: lines added to the page are laid out a slice at a time, not all at once
+// in one frame (a hidden page draws no frame: then a task).
+function nextFrame() {
+  if (document.hidden) return nextTask();
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+}
 
 function sizeText(n) {
   if (n < 1024) return n + " B";
@@ -935,15 +953,26 @@ class LogView {
   }
 
   // Once per frame at most: to the bottom, if the reader was there.
+  // A line out of view has a guessed height until it is laid out (style.css: content-visibility),
+  // so the lines the scroll brings into view can grow the log: it scrolls again, frame by frame,
+  // until the bottom stays put.
   scrollDown() {
     if (this.scrollDue) return;
     this.scrollDue = true;
-    requestAnimationFrame(() => {
+    let frames = 0;
+    const down = () => {
       this.scrollDue = false;
       if (!this.atBottom) return;
-      this.box.scrollTop = this.box.scrollHeight;
-      this.autoTop = this.box.scrollTop;
-    });
+      const box = this.box;
+      if (frames > 0 && box.scrollTop + box.clientHeight >= box.scrollHeight - 1) return;
+      box.scrollTop = box.scrollHeight;
+      this.autoTop = box.scrollTop;
+      if (++frames < 20) {
+        this.scrollDue = true;
+        requestAnimationFrame(down);
+      }
+    };
+    requestAnimationFrame(down);
   }
 
   request(query) {
@@ -1237,12 +1266,21 @@ class LogView {
           this.start = this.end = from + skip;
           first = false;
         }
-        this.append(bytes);
-        if (this.atBottom) {
-          this.trim();
-          this.scrollDown();
+        // A read can hold hundreds of KiB (the tail of a large log at once): made into lines a
+        // slice per task.
+        let t0 = performance.now();
+        for (let i = 0; i < bytes.length; i += LOG_SLICE) {
+          if (i > 0 && performance.now() - t0 >= SLICE_MS) {
+            await nextFrame();
+            t0 = performance.now();
+          }
+          this.append(bytes.subarray(i, i + LOG_SLICE));
+          if (this.atBottom) {
+            this.trim();
+            this.scrollDown();
+          }
+          this.update();
         }
-        this.update();
       }
       if (done) break;
     }
@@ -1273,13 +1311,29 @@ class LogView {
       const atStart = from === 0 || (skip > 0 && bytes[skip - 1] === 10);
       const abs = line === null ? null : line + (from > 0 && atStart ? 1 : 0);
       bytes = bytes.subarray(skip);
+      // Made into lines a slice per task (cut after a newline: a slice ends where a line does),
+      // then put on the page at once: the lines shown never have a gap.
       const keep = this.lastText;
       this.lastText = "";
-      const made = this.records(bytes, from + skip, abs, atStart);
+      const out = [];
+      let at = 0, n = abs, first = atStart;
+      while (at < bytes.length) {
+        if (at > 0) await nextTask();
+        let cut = Math.min(bytes.length, at + LOG_SLICE);
+        if (cut < bytes.length) {
+          const nl = bytes.lastIndexOf(10, cut - 1);
+          cut = nl >= at ? nl + 1 : Math.min(bytes.length, bytes.indexOf(10, cut) + 1 || bytes.length);
+        }
+        const made = this.records(bytes.subarray(at, cut), from + skip + at, n, first);
+        for (const r of made.out) out.push(r);
+        n = made.abs;
+        first = made.first;
+        at = cut;
+      }
       this.lastText = keep;
       const box = this.box, height = box.scrollHeight, top = box.scrollTop;
-      this.place(made.out, false);
-      this.lines = made.out.concat(this.lines);
+      this.place(out, false);
+      this.lines = out.concat(this.lines);
       this.start = from + skip;
       if (this.query) this.find(this.query, true);
       box.scrollTop = top + (box.scrollHeight - height);
@@ -1323,19 +1377,37 @@ class LogView {
   }
 
   // A new query: every line shown searched again. keep: the current match stays (more lines came).
-  find(query, keep = false) {
+  // The lines are searched SLICE_MS at a time, one task each: a query typed meanwhile starts over
+  // (the older search stops at its next slice). Lines that arrive meanwhile are searched as they
+  // come (findIn); the matches are counted in the page's order once all are searched.
+  async find(query, keep = false) {
+    const run = (this.findRun = (this.findRun || 0) + 1);
     const before = this.hits[this.current];
-    for (const m of this.box.querySelectorAll("mark.hit")) {
-      const node = m.parentNode;
-      if (node) node.textContent = node.textContent; // one text node again
-    }
+    const shown = this.lines.slice();
     this.query = query;
     this.hits = [];
     this.current = -1;
+    this.box.dataset.searching = "true";
+    let t0 = performance.now();
+    const slice = async () => {
+      if (performance.now() - t0 < SLICE_MS) return true;
+      await nextTask();
+      t0 = performance.now();
+      return run === this.findRun;
+    };
+    for (const node of new Set([...this.box.querySelectorAll("mark.hit")].map((m) => m.parentNode))) {
+      if (node) node.textContent = node.textContent; // one text node again
+      if (!(await slice())) return;
+    }
     if (query) {
-      for (const r of this.lines) if (r.node) this.hits.push(...this.highlight(r.node, r.text));
+      for (const r of shown) {
+        if (r.node) this.highlight(r.node, r.text);
+        if (!(await slice())) return;
+      }
       if (this.partial) this.showPartial();
     }
+    delete this.box.dataset.searching;
+    this.hits = [...this.box.querySelectorAll("mark.hit:not(.partial-hit)")];
     this.recount();
     if (keep && before) {
       const again = this.hits.findIndex((m) => m.textContent === before.textContent);
@@ -1431,6 +1503,11 @@ const firstLine = (t, n = 160) => {
   return line.length > n ? line.slice(0, n) + "\u2026" : line;
 };
 
+// A cost as the agent's CLI reported it (usage events' cost_usd, US dollars): "$0.0123"; 0 when
+// it reported none (codex and gemini print no cost: then none is shown, never a guess).
+const costOf = (e) => (Number.isFinite(e.cost_usd) && e.cost_usd > 0 ? e.cost_usd : 0);
+const usd = (v) => (v < 0.00005 ? "<$0.0001" : "$" + v.toFixed(4));
+
 function stepItem(e, i) {
   const s = stepOf(e);
   const text = String(e.text || "");
@@ -1442,7 +1519,8 @@ function stepItem(e, i) {
   else if (s.step === "tool") head = [el("span", { class: "step-kind" }, e.tool || "Tool"), el("code", {}, firstLine(text))];
   else if (s.step === "tool_result") head = [el("span", { class: "step-kind" }, "\u21b3 " + (e.tool || "result")), el("span", { class: "muted" }, firstLine(text) || "(empty)")];
   else if (s.step === "error") head = [el("span", { class: "step-kind bad" }, "Error"), firstLine(text)];
-  else head = [el("span", { class: "step-kind" }, "Tokens"), `${e.input_tokens} in, ${e.output_tokens} out`];
+  else head = [el("span", { class: "step-kind" }, "Tokens"), `${e.input_tokens} in, ${e.output_tokens} out`,
+    costOf(e) ? ` \u00b7 ${usd(costOf(e))}` : null];
   // The whole text, folded, when the line shown is not all of it.
   const more = text && s.step !== "usage" && firstLine(text, s.step === "command" ? 200 : 160) !== text
     ? el("details", {}, el("summary", {}, "all of it"), el("pre", { class: "step-text" }, text)) : null;
@@ -1450,11 +1528,12 @@ function stepItem(e, i) {
     "data-file": s.file, "data-tool": e.tool || undefined }, el("div", { class: "step-head" }, head), more);
 }
 
-// The counts above the steps: messages (the model's turns; a plain command agent's lines), tool calls by what they did, files, tokens.
+// The counts above the steps: messages (the model's turns; a plain command agent's lines), tool calls by what they did, files, tokens
+// and the cost the CLI reported.
 function stepsSummary(events) {
   const n = { message: 0, tool_call: 0, read: 0, edit: 0, command: 0, error: 0 };
   const read = new Set(), edited = new Set();
-  let tin = 0, tout = 0;
+  let tin = 0, tout = 0, cost = 0;
   for (const e of events) {
     const s = stepOf(e);
     if (e.kind in n) n[e.kind]++;
@@ -1464,13 +1543,15 @@ function stepsSummary(events) {
     if (e.kind === "usage") {
       tin += e.input_tokens || 0;
       tout += e.output_tokens || 0;
+      cost += costOf(e);
     }
   }
   const plural = (k, w) => `${k} ${w}${k === 1 ? "" : "s"}`;
   return el("div", { id: "steps-summary", class: "steps-summary" },
     el("p", {}, [plural(n.message, "message"), plural(n.tool_call, "tool call") +
       ` (${n.read} read, ${n.edit} edit, ${n.command} command)`, n.error ? plural(n.error, "error") : null,
-      el("span", { id: "steps-tokens" }, `${tin} input and ${tout} output tokens`)].filter(Boolean)
+      el("span", { id: "steps-tokens" }, `${tin} input and ${tout} output tokens`),
+      cost ? el("span", { id: "steps-cost", title: "As the agent's CLI reported it" }, usd(cost)) : null].filter(Boolean)
       .flatMap((x, i) => (i ? [" \u00b7 ", x] : [x]))),
     read.size || edited.size ? el("p", { class: "muted" },
       read.size ? ["Read: ", el("span", { id: "steps-read" }, [...read].join(", "))] : null,

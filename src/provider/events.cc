@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 
 #include "base/fs.h"
 #include "base/json_write.h"
@@ -14,7 +15,8 @@ namespace aw {
 
 namespace events {
 
-void Sink::add(Kind kind, std::string text, std::string tool, int64_t in, int64_t out) {
+void Sink::add(Kind kind, std::string text, std::string tool, int64_t in, int64_t out,
+               double cost_usd) {
   if (events_.size() >= kEventsMax) {
     ++dropped_;
     return;
@@ -25,6 +27,7 @@ void Sink::add(Kind kind, std::string text, std::string tool, int64_t in, int64_
   e.tool = truncate_text(std::move(tool), 200);
   e.input_tokens = in;
   e.output_tokens = out;
+  e.cost_usd = cost_usd;
   events_.push_back(std::move(e));
 }
 
@@ -58,6 +61,13 @@ int64_t num(const json& j, const char* key) {
   if (it == j.end() || !it->is_number_integer()) return 0;
   int64_t v = it->get<int64_t>();
   return v > 0 ? v : 0;
+}
+
+double amount(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return 0;
+  double v = it->get<double>();
+  return std::isfinite(v) && v > 0 ? v : 0;
 }
 
 namespace {

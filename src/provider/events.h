@@ -21,6 +21,10 @@ struct TranscriptEvent {
   std::string tool;  // tool name for tool_call / tool_result
   int64_t input_tokens = 0;   // usage: every input token the model read (cached ones too)
   int64_t output_tokens = 0;  // usage
+  // usage: what the CLI said the run cost, in US dollars, as it printed it (Claude Code's
+  // total_cost_usd, opencode's per-step cost); 0 when it said nothing. Its own figure, not
+  // awaywork's estimate: a CLI that prints none (codex, gemini) has none.
+  double cost_usd = 0;
   bool operator==(const TranscriptEvent&) const = default;
 };
 

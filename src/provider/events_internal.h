@@ -20,7 +20,8 @@ using Kind = TranscriptEvent::Kind;
 // Collects events with the text cut to kEventTextMax and the count capped at kEventsMax.
 class Sink {
  public:
-  void add(Kind kind, std::string text, std::string tool = "", int64_t in = 0, int64_t out = 0);
+  void add(Kind kind, std::string text, std::string tool = "", int64_t in = 0, int64_t out = 0,
+           double cost_usd = 0);
   std::vector<TranscriptEvent> take();
 
  private:
@@ -47,6 +48,8 @@ std::optional<json> parse_object(std::string_view raw);
 std::string str(const json& j, const char* key);
 // j[key] when it is an integer >= 0, else 0.
 int64_t num(const json& j, const char* key);
+// j[key] when it is a finite number >= 0 (an amount of money: a fraction), else 0.
+double amount(const json& j, const char* key);
 // j[key] when it is an object/array, else an empty one (so lookups chain safely).
 const json& obj(const json& j, const char* key);
 const json& arr(const json& j, const char* key);

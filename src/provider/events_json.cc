@@ -1,6 +1,7 @@
 // events.json: the recorded transcript of a run, read back by `show ID`.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,7 @@ void to_json(nlohmann::json& j, const TranscriptEvent& e) {
   if (e.kind == TranscriptEvent::Kind::usage) {
     j["input_tokens"] = e.input_tokens;
     j["output_tokens"] = e.output_tokens;
+    if (e.cost_usd > 0) j["cost_usd"] = e.cost_usd;
   }
 }
 
@@ -49,6 +51,11 @@ Result<TranscriptEvent> event_from(const JsonRead& j, const std::string& path) {
   AW_TRY(e.tool, j.str_or("tool", ""));
   AW_TRY(e.input_tokens, j.int_or("input_tokens", int64_t{0}));
   AW_TRY(e.output_tokens, j.int_or("output_tokens", int64_t{0}));
+  if (j.has("cost_usd")) {
+    AW_TRY(e.cost_usd, j.number("cost_usd"));
+    if (!std::isfinite(e.cost_usd) || e.cost_usd < 0)
+      return fail("{}: field \"{}.cost_usd\": not an amount: {}", path, j.path(), e.cost_usd);
+  }
   return e;
 }
 
@@ -65,6 +72,11 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+// A cost as the CLI's figure reads: "$0.0237" (4 decimals: a run costs cents), "<$0.0001".
+std::string usd(double v) {
+  return v < 0.00005 ? "<$0.0001" : fmt::format("${:.4f}", v);
+}
+
 std::string first_lines(const std::string& text, int max_lines) {
   size_t pos = 0;
   int lines = 0;
@@ -78,18 +90,21 @@ std::string first_lines(const std::string& text, int max_lines) {
 std::string render_events(const std::vector<TranscriptEvent>& events) {
   std::string out = fmt::format("transcript ({} event(s)):\n", events.size());
   int64_t in = 0, outt = 0;
+  double cost = 0;
   for (const auto& e : events) {
     if (e.kind == TranscriptEvent::Kind::usage) {
       in += e.input_tokens;
       outt += e.output_tokens;
+      cost += e.cost_usd;
       continue;
     }
     std::string head = e.tool.empty() ? "" : printable(e.tool) + "  ";
     out +=
         fmt::format("  {:<12} {}{}\n", to_string(e.kind), head, printable(first_lines(e.text, 6)));
   }
-  if (in > 0 || outt > 0)
-    out += fmt::format("  {:<12} {} input, {} output tokens\n", "usage", in, outt);
+  if (in > 0 || outt > 0 || cost > 0)
+    out += fmt::format("  {:<12} {} input, {} output tokens{}\n", "usage", in, outt,
+                       cost > 0 ? fmt::format(", {} (the CLI's figure)", usd(cost)) : "");
   return out;
 }
 

@@ -74,8 +74,9 @@ class OpencodeParser final : public LineParser {
     } else if (type == "step_finish") {
       const json& t = obj(part, "tokens");
       const json& cache = obj(t, "cache");
+      // Each step's own cost (they add up to the run's).
       out.add(Kind::usage, "", "", num(t, "input") + num(cache, "read") + num(cache, "write"),
-              num(t, "output") + num(t, "reasoning"));
+              num(t, "output") + num(t, "reasoning"), amount(part, "cost"));
     } else if (type == "error") {
       const json& e = obj(*j, "error");
       std::string msg = str(obj(e, "data"), "message");

@@ -102,14 +102,16 @@ class StreamJsonParser final : public LineParser {
   }
 
   void result(const json& j, Sink& out) {
-    // Claude: snake_case; cursor-agent (when it reports usage): camelCase.
+    // Claude: snake_case; cursor-agent (when it reports usage): camelCase. Claude's
+    // total_cost_usd is the whole run's (one result line per `claude -p`).
     const json& u = obj(j, "usage");
-    if (!u.empty())
+    double cost = amount(j, "total_cost_usd");
+    if (!u.empty() || cost > 0)
       out.add(Kind::usage, "", "",
               num(u, "input_tokens") + num(u, "cache_creation_input_tokens") +
                   num(u, "cache_read_input_tokens") + num(u, "inputTokens") +
                   num(u, "cacheReadTokens") + num(u, "cacheWriteTokens"),
-              num(u, "output_tokens") + num(u, "outputTokens"));
+              num(u, "output_tokens") + num(u, "outputTokens"), cost);
     bool is_error =
         j.contains("is_error") && j["is_error"].is_boolean() && j["is_error"].get<bool>();
     std::string sub = str(j, "subtype");

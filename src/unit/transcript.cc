@@ -122,6 +122,11 @@ void Transcript::mark(bool phase, const std::string& name, uint64_t offset, uint
 void Transcript::write(std::string_view bytes) {
   if (!f_) return;
   put(filter_ ? filter_(bytes, Drain::more) : std::string(bytes));
+  // A chunk that ends a line: its end is written now, not when the next output (or 200 ms of
+  // quiet) comes, so a line shows whole at once while output keeps flowing (issue 25: every line
+  // of a phase printing each 100 ms waited 100 ms for its last bytes). No token pattern spans a
+  // newline, and what could begin a secret value (one may hold newlines) stays held as at a pause.
+  if (filter_ && !bytes.empty() && bytes.back() == '\n') put(filter_({}, Drain::pause));
   // The live log (serve/) reads the file as it grows: no byte waits in a buffer.
   if (std::fflush(f_) != 0 && error_ == 0) error_ = errno;
 }

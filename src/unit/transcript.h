@@ -38,7 +38,9 @@ class Transcript {
   // (Drain::last), so that the index marks the very byte the heading's line begins at, under that
   // name.
   void heading(const std::string& text, const std::string& phase = "");
-  void write(std::string_view bytes);  // through the filter
+  // Through the filter; a chunk that ends with a newline also settles it (below), so the line's
+  // end is not held for the next chunk.
+  void write(std::string_view bytes);
   // The phase has printed nothing for a while (or ended): write what the filter held back and
   // can give now, so that the live log shows a line's end without waiting for more output.
   void settle();

@@ -62,6 +62,37 @@ TEST(ClaudeEvents, TheRealWriteRunGivesMessagesToolCallResultAndUsage) {
   EXPECT_TRUE(of_kind(es, Kind::error).empty());
 }
 
+// Issue 25 (the agent's steps): the cost Claude Code prints (the result line's total_cost_usd) is
+// kept with the tokens; before, the parsers kept tokens only.
+TEST(ClaudeEvents, TheResultLinesCostIsKeptWithItsUsage) {
+  auto usage = of_kind(parse_events("claude", capture("claude-2.1.332-write.jsonl")), Kind::usage);
+  ASSERT_EQ(usage.size(), 1u);
+  EXPECT_DOUBLE_EQ(usage[0].cost_usd, 0.023704);
+  usage = of_kind(parse_events("claude", capture("claude-2.1.332-bash.jsonl")), Kind::usage);
+  ASSERT_EQ(usage.size(), 1u);
+  EXPECT_DOUBLE_EQ(usage[0].cost_usd, 0.023632);
+  // A cost without a usage object still counts; what is no amount counts as none.
+  auto es = parse_events("claude",
+                         R"({"type":"result","subtype":"success","total_cost_usd":0.5})"
+                         "\n"
+                         R"({"type":"result","subtype":"success","total_cost_usd":-3,"usage":{"output_tokens":1}})"
+                         "\n"
+                         R"({"type":"result","subtype":"success","total_cost_usd":"9","usage":{"output_tokens":1}})"
+                         "\n"
+                         R"({"type":"result","subtype":"success","total_cost_usd":1e999})"
+                         "\n");
+  usage = of_kind(es, Kind::usage);
+  ASSERT_EQ(usage.size(), 3u);
+  EXPECT_DOUBLE_EQ(usage[0].cost_usd, 0.5);
+  EXPECT_EQ(usage[1].cost_usd, 0);
+  EXPECT_EQ(usage[2].cost_usd, 0);
+  // codex and gemini print no cost: none is made up.
+  for (const auto& e : parse_events("codex", capture("codex-0.171.0-patch.jsonl")))
+    EXPECT_EQ(e.cost_usd, 0);
+  for (const auto& e : parse_events("gemini", capture("gemini-0.61.0-write.jsonl")))
+    EXPECT_EQ(e.cost_usd, 0);
+}
+
 TEST(ClaudeEvents, TheRealBashRunNamesTheBashTool) {
   auto es = parse_events("claude", capture("claude-2.1.332-bash.jsonl"));
   auto calls = of_kind(es, Kind::tool_call);
@@ -343,6 +374,28 @@ TEST_F(EventsFile, WriteThenReadGivesTheSameEventsEvenWithInvalidUtf8) {
   ASSERT_EQ(back->size(), es.size());
   for (size_t i = 0; i + 1 < es.size(); ++i) EXPECT_EQ((*back)[i], es[i]);
   EXPECT_EQ(back->back().text, "bad \xEF\xBF\xBD byte");  // replaced, not refused
+  auto usage = of_kind(*back, Kind::usage);
+  ASSERT_EQ(usage.size(), 1u);
+  EXPECT_DOUBLE_EQ(usage[0].cost_usd, 0.023704);  // the cost too (issue 25)
+}
+
+// Issue 25: a cost in events.json that is no amount is an error naming the field, as for tokens.
+TEST_F(EventsFile, ACostThatIsNoAmountIsAnErrorNamingIt) {
+  std::string path = dir_ + "/events.json";
+  ASSERT_TRUE(write_file(path, R"({"events":[{"kind":"usage","cost_usd":"cheap"}]})"));
+  auto r = read_events(path);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            path + R"(: field "events[0].cost_usd": expected a number, got string)");
+  ASSERT_TRUE(write_file(path, R"({"events":[{"kind":"usage","cost_usd":-1}]})"));
+  r = read_events(path);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("events[0].cost_usd\": not an amount"), std::string::npos)
+      << r.error().message;
+  ASSERT_TRUE(write_file(path, R"({"events":[{"kind":"usage","input_tokens":3,"cost_usd":0.25}]})"));
+  r = read_events(path);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_DOUBLE_EQ((*r)[0].cost_usd, 0.25);
 }
 
 TEST_F(EventsFile, ARecordedStdoutFileParsesLikeTheBytes) {
@@ -400,8 +453,8 @@ TEST(RenderEvents, ShowsEachEventSumsUsageAndNeutralisesTerminalEscapes) {
        "", 0, 0},
       {TranscriptEvent::Kind::tool_call, "{\"command\":\"ls\"}", "Bash", 0, 0},
       {TranscriptEvent::Kind::tool_result, "1\n2\n3\n4\n5\n6\n7\n8", "Bash", 0, 0},
-      {TranscriptEvent::Kind::usage, "", "", 100, 5},
-      {TranscriptEvent::Kind::usage, "", "", 20, 1},
+      {TranscriptEvent::Kind::usage, "", "", 100, 5, 0.02},
+      {TranscriptEvent::Kind::usage, "", "", 20, 1, 0.0037},
   };
   std::string out = render_events(es);
   EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
@@ -411,7 +464,8 @@ TEST(RenderEvents, ShowsEachEventSumsUsageAndNeutralisesTerminalEscapes) {
   EXPECT_NE(out.find("tool_call    Bash  {\"command\":\"ls\"}"), std::string::npos) << out;
   EXPECT_NE(out.find("6 …"), std::string::npos) << out;  // cut after six lines
   EXPECT_EQ(out.find("\n               7"), std::string::npos) << out;
-  EXPECT_NE(out.find("120 input, 6 output tokens"), std::string::npos) << out;
+  EXPECT_NE(out.find("120 input, 6 output tokens, $0.0237 (the CLI's figure)"), std::string::npos)
+      << out;
 }
 
 }  // namespace
@@ -434,6 +488,9 @@ TEST(OpencodeEvents, TheRealWriteRunGivesTheWriteToolAndStepUsage) {
   EXPECT_NE(es[1].text.find("AWAYWORK_FAKE_EDIT.txt"), std::string::npos);
   EXPECT_EQ(es[4].text, "Done: I wrote the file.");
   EXPECT_GT(es[3].input_tokens, 0);
+  // Each step's cost (issue 25).
+  EXPECT_DOUBLE_EQ(es[3].cost_usd, 0.000273);
+  EXPECT_DOUBLE_EQ(es[5].cost_usd, 0.000615);
 }
 
 }  // namespace

@@ -663,6 +663,9 @@ class ServeHttp(unittest.TestCase):
                           ("tool_result", "Write"), ("message", ""), ("usage", "")])
         self.assertEqual((r["events"][-1]["input_tokens"], r["events"][-1]["output_tokens"]),
                          (1500, 450))
+        # The cost the CLI printed (issue 25); an event without one has no cost_usd.
+        self.assertEqual(r["events"][-1]["cost_usd"], 0.0123)
+        self.assertNotIn("cost_usd", r["events"][0])
         # An agent that printed nothing recorded no events: not an error.
         quiet = self.submit(repo="demo", prompt="a file", agent="bidiname")
         self.wait_ended(quiet)

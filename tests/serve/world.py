@@ -32,6 +32,13 @@ n=0
 while [ $n -lt 100 ]; do n=$((n+1)); echo "tick $(date +%s%3N) ok"; sleep 0.1; done
 """
 
+# A line now and then, each after 600 ms of silence (bench/serve: the quiet case of a line's latency,
+# where nothing comes after it to push the redactor's held tail out).
+QUIET_TICKER_AGENT = """#!/bin/sh
+n=0
+while [ $n -lt 20 ]; do n=$((n+1)); sleep 0.6; echo "tick $(date +%s%3N) quiet"; done
+"""
+
 # Writes the profile's secret into the patch: the output check must refuse it.
 SPILL_AGENT = """#!/bin/sh
 echo "token=$GH_FAKE_TOKEN" > config.txt
@@ -132,6 +139,7 @@ class World:
         agents = os.path.join(self.root, "agents")
         os.makedirs(agents)
         for name, body in (("slow", SLOW_AGENT), ("leaky", LEAKY_AGENT), ("ticker", TICKER_AGENT),
+                           ("quietticker", QUIET_TICKER_AGENT),
                            ("spill", SPILL_AGENT), ("trojan", TROJAN_AGENT),
                            ("bidiname", BIDI_NAME_AGENT), ("quoted", QUOTED_NAME_AGENT),
                            ("pause", PAUSE_AGENT), ("big", BIG_AGENT), ("steps", STEPS_AGENT)):
@@ -152,6 +160,8 @@ agents:
     command: [{agents}/leaky]
   ticker:
     command: [{agents}/ticker]
+  quietticker:
+    command: [{agents}/quietticker]
   spill:
     command: [{agents}/spill]
   trojan:

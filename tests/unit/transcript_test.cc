@@ -78,6 +78,27 @@ TEST_F(TranscriptTest, APauseWritesTheHeldTail) {
   EXPECT_EQ(file(), "waited for a while more\n");
 }
 
+// Issue 25 (figures): while output kept flowing (a line each 100 ms) every line's last bytes waited
+// for the next line, since the quiet timer never fired. A chunk that ends a line is written whole.
+TEST_F(TranscriptTest, AChunkEndingALineIsWrittenWhole) {
+  auto t = open();
+  ASSERT_TRUE(t);
+  t->write("tick 1733450000123 ok\n");
+  EXPECT_EQ(file(), "tick 1733450000123 ok\n");
+  t->write("tick 1733450000223 o");
+  EXPECT_EQ(file(), "tick 1733450000123 ok\ntick 17334500002") << "a line's middle is held";
+  t->write("k\n");
+  EXPECT_EQ(file(), "tick 1733450000123 ok\ntick 1733450000223 ok\n");
+  // A secret split across chunks still reaches the file only redacted, and a token pattern that
+  // ends a chunk's line is redacted whole.
+  t->write("key: " + kSecret.substr(0, 5));
+  t->write(kSecret.substr(5) + " done\n");
+  t->write("tok ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8\n");
+  std::string f = file();
+  EXPECT_TRUE(f.ends_with("ok\nkey: [REDACTED] done\ntok [REDACTED]\n")) << f;
+  t->close();
+}
+
 TEST_F(TranscriptTest, ASecretSplitByAPauseReachesTheFileOnlyRedacted) {
   auto t = open();
   ASSERT_TRUE(t);
