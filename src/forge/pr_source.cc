@@ -16,7 +16,7 @@ namespace aw {
 
 namespace {
 
-std::string lower(std::string s) {
+std::string folded_ascii(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
@@ -75,12 +75,12 @@ bool is_follow_up(const std::vector<std::string>& notes) {
 
 Status followable(const ForgePull& pull, const std::string& owner_repo,
                   const std::string& self_login) {
-  if (self_login.empty() || lower(pull.author.login) != lower(self_login))
+  if (self_login.empty() || folded_ascii(pull.author.login) != folded_ascii(self_login))
     return fail(
         "pull request #{} was opened by {}, not by awaywork ({}): awaywork follows up only its "
         "own pull requests and never pushes to another's branch",
         pull.number, pull.author.login, self_login.empty() ? "unknown login" : self_login);
-  if (lower(pull.head_repo) != lower(owner_repo))
+  if (folded_ascii(pull.head_repo) != folded_ascii(owner_repo))
     return fail(
         "pull request #{}'s head is in {}, not in {}: awaywork never pushes to another "
         "repository's branch",

@@ -24,7 +24,7 @@ const char kDefaultPullTask[] =
 
 namespace {
 
-std::string lower(std::string s) {
+std::string folded_login(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
@@ -51,12 +51,12 @@ std::string plural(int n, std::string_view one, std::string_view many) {
 
 PullFollowUp build_pull_task(const PullTask& t, const AdmitFn& admit) {
   PullFollowUp f;
-  const std::string self = lower(t.self_login);
+  const std::string self = folded_login(t.self_login);
   // Who counts: never awaywork itself (not even counted), never an edited comment, never a person
   // not admitted (counted). Admission asks the forge once per login.
   enum class Verdict { kOwn, kEdited, kStranger, kAdmitted };
   auto verdict = [&](const ForgeUser& who, bool edited) {
-    if (!self.empty() && lower(who.login) == self) return Verdict::kOwn;
+    if (!self.empty() && folded_login(who.login) == self) return Verdict::kOwn;
     if (!admit(who).admitted) return Verdict::kStranger;
     return edited ? Verdict::kEdited : Verdict::kAdmitted;
   };

@@ -19,7 +19,7 @@ using nlohmann::json;
 
 namespace {
 
-std::optional<int64_t> number(const std::string& s) {
+std::optional<int64_t> gitlab_number(const std::string& s) {
   if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos)
     return std::nullopt;
   return std::stoll(s);
@@ -28,10 +28,13 @@ std::optional<int64_t> number(const std::string& s) {
 // GitLab's error bodies: {"message": "404 Project Not Found"}, {"message": ["..."]},
 // {"message": {"title": ["can't be blank"]}}, {"error": "title is missing"}, or plain text
 // (a 429's "Retry later").
-std::string message_of(const json& body) {
+std::string gitlab_message_of(const json& body) {
   if (!body.is_object()) return "";
   std::string out;
-  auto add = [&out](const std::string& s) { out += (out.empty() ? "" : "; ") + s; };
+  auto add = [&out](const std::string& s) {
+    if (!out.empty()) out += "; ";  // not `"; " + s`: GCC 12's -Wrestrict misfires on it at -O2
+    out += s;
+  };
   for (const char* key : {"message", "error"}) {
     if (!body.contains(key)) continue;
     const json& m = body[key];
@@ -97,9 +100,9 @@ Result<ApiReply> GitLab::once(const std::string& method, const std::string& targ
   r.headers = std::move(res.headers);
   if (!res.body.empty()) r.body = json::parse(res.body, nullptr, false);
   if (r.body.is_discarded()) r.body = nullptr;
-  if (auto n = number(r.headers["ratelimit-remaining"])) stats_.rate_remaining = *n;
-  if (auto n = number(r.headers["ratelimit-reset"])) stats_.rate_reset = *n;
-  if (auto n = number(r.headers["ratelimit-limit"])) stats_.rate_limit = *n;
+  if (auto n = gitlab_number(r.headers["ratelimit-remaining"])) stats_.rate_remaining = *n;
+  if (auto n = gitlab_number(r.headers["ratelimit-reset"])) stats_.rate_reset = *n;
+  if (auto n = gitlab_number(r.headers["ratelimit-limit"])) stats_.rate_limit = *n;
   return r;
 }
 
@@ -125,7 +128,7 @@ Result<ApiReply> GitLab::call(const std::string& method, const std::string& targ
     }
     if (r.status == 429 && !last) {
       // GitLab's Rack::Attack answers 429 with Retry-After; without it, a minute.
-      int64_t s = std::min(number(r.headers["retry-after"]).value_or(60), opt_.max_wait_seconds);
+      int64_t s = std::min(gitlab_number(r.headers["retry-after"]).value_or(60), opt_.max_wait_seconds);
       ++stats_.retries;
       stats_.waited_ms += s * 1000;
       clock_.sleep(std::chrono::seconds(s));
@@ -151,7 +154,7 @@ Result<ApiReply> GitLab::call(const std::string& method, const std::string& targ
 
 std::string GitLab::describe(const std::string& method, const std::string& target,
                              const ApiReply& r, const std::string& again) const {
-  std::string said = message_of(r.body);
+  std::string said = gitlab_message_of(r.body);
   std::string what = fmt::format("GitLab {} {}: {}{}", method, target, r.status,
                                  said.empty() ? "" : " \"" + said + "\"");
   std::string fix;
