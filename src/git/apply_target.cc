@@ -198,6 +198,32 @@ Result<gitx::ObjectStore> mirror_objects(const std::string& mirror, const std::s
   return gitx::ObjectStore{gitx::hash_format_of(base), objects};
 }
 
+Result<std::string> make_scratch(const std::string& scratch_dir, const std::string& prefix) {
+  AW_CHECK(make_dirs(scratch_dir));
+  std::string tmpl = scratch_dir + "/" + prefix + "-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) return fail("mkdtemp in {}: {}", scratch_dir, errno_text(errno));
+  return tmpl;
+}
+
+ScratchCleanup::~ScratchCleanup() {
+  if (remove)
+    remove(path);
+  else
+    (void)remove_tree(path);
+}
+
+Status make_scratch_git_dir(const std::string& dir, const Side& side, const ApplyTarget& target,
+                            const std::string& base_commit) {
+  const std::string& borrow = side.remote ? target.borrow_objects_of : side.dest;
+  if (borrow.empty()) return make_own_git_dir(dir);
+  if (side.remote) {
+    AW_TRY(ObjectStore store, mirror_objects(borrow, base_commit));
+    return make_borrowing_git_dir(dir, store.objects, store.format);
+  }
+  AW_TRY(ObjectStore store, object_store(borrow));
+  return make_borrowing_git_dir(dir, store.objects, store.format);
+}
+
 }  // namespace gitx
 
 namespace {
@@ -258,32 +284,10 @@ Result<PublishResult> publish(const PublishRequest& req) {
   std::string unit_ref = "refs/heads/" + res.branch;
   std::string target_ref = req.target.branch.empty() ? "HEAD" : "refs/heads/" + req.target.branch;
 
-  AW_CHECK(make_dirs(req.scratch_dir));
-  std::string tmpl = req.scratch_dir + "/apply-XXXXXX";
-  if (!::mkdtemp(tmpl.data())) return fail("mkdtemp in {}: {}", req.scratch_dir, errno_text(errno));
-  struct Cleanup {
-    std::string path;
-    const std::function<void(const std::string&)>& remove;
-    ~Cleanup() {
-      if (remove)
-        remove(path);
-      else
-        (void)remove_tree(path);
-    }
-  } cleanup{tmpl, req.remove_scratch};
+  AW_TRY(std::string tmpl, gitx::make_scratch(req.scratch_dir, "apply"));
+  gitx::ScratchCleanup cleanup{tmpl, req.remove_scratch};
   std::string dir = tmpl + "/git";
-  // A remote target with a local copy (awaywork's mirror) borrows its objects: the fetch and the
-  // push then move only what the copy lacks.
-  const std::string& borrow = side.remote ? req.target.borrow_objects_of : side.dest;
-  if (borrow.empty()) {
-    AW_CHECK(gitx::make_own_git_dir(dir));
-  } else if (side.remote) {
-    AW_TRY(gitx::ObjectStore store, gitx::mirror_objects(borrow, req.base_commit));
-    AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
-  } else {
-    AW_TRY(gitx::ObjectStore store, gitx::object_store(borrow));
-    AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
-  }
+  AW_CHECK(gitx::make_scratch_git_dir(dir, side, req.target, req.base_commit));
   GitCall base = gitx::at(dir, {});
   base.index_file = dir + "/apply-index";
 

@@ -112,30 +112,10 @@ Result<FastForwardResult> publish_fast_forward(const FastForwardRequest& req) {
   res.branch = b;
   std::string ref = "refs/heads/" + b;
 
-  AW_CHECK(make_dirs(req.scratch_dir));
-  std::string tmpl = req.scratch_dir + "/follow-XXXXXX";
-  if (!::mkdtemp(tmpl.data())) return fail("mkdtemp in {}: {}", req.scratch_dir, errno_text(errno));
-  struct Cleanup {
-    std::string path;
-    const std::function<void(const std::string&)>& remove;
-    ~Cleanup() {
-      if (remove)
-        remove(path);
-      else
-        (void)remove_tree(path);
-    }
-  } cleanup{tmpl, req.remove_scratch};
+  AW_TRY(std::string tmpl, gitx::make_scratch(req.scratch_dir, "follow"));
+  gitx::ScratchCleanup cleanup{tmpl, req.remove_scratch};
   std::string dir = tmpl + "/git";
-  const std::string& borrow = side.remote ? req.target.borrow_objects_of : side.dest;
-  if (borrow.empty()) {
-    AW_CHECK(gitx::make_own_git_dir(dir));
-  } else if (side.remote) {
-    AW_TRY(gitx::ObjectStore store, gitx::mirror_objects(borrow, req.base_commit));
-    AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
-  } else {
-    AW_TRY(gitx::ObjectStore store, gitx::object_store(borrow));
-    AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
-  }
+  AW_CHECK(gitx::make_scratch_git_dir(dir, side, req.target, req.base_commit));
   GitCall base = gitx::at(dir, {});
   base.index_file = dir + "/follow-index";
 

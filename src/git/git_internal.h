@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -208,6 +209,22 @@ Result<Tips> find_tips(const Side& s, const ApplyTarget& at, const std::string& 
 // does not see the branch yet: a forge's API may lag its git a moment).
 Result<std::optional<std::string>> pushed_tip(const Side& s, const ApplyTarget& at,
                                               const std::string& scratch, const std::string& ref);
+// ---- the publish scratch (apply_target.cc), shared by publish and publish_fast_forward ----
+
+// A fresh folder scratch_dir/PREFIX-XXXXXX (mkdtemp), made with its parents.
+Result<std::string> make_scratch(const std::string& scratch_dir, const std::string& prefix);
+// Removes the scratch however the publish ends: with remove when set, else remove_tree.
+struct ScratchCleanup {
+  std::string path;
+  const std::function<void(const std::string&)>& remove;
+  ~ScratchCleanup();
+};
+// The scratch's git dir at dir: its own, or borrowing the objects of the side's local copy. A
+// remote target with a local copy (awaywork's mirror) borrows its objects: the fetch and the
+// push then move only what the copy lacks.
+Status make_scratch_git_dir(const std::string& dir, const Side& side, const ApplyTarget& target,
+                            const std::string& base_commit);
+
 // The objects of awaywork's own mirror (a bare git dir it made, sha1 unless the base says
 // otherwise): known without asking git.
 Result<ObjectStore> mirror_objects(const std::string& mirror, const std::string& base);
