@@ -26,21 +26,8 @@ namespace {
 Status push_fast_forward(const GitCall& base, const gitx::PushTarget& to, const std::string& commit,
                          const std::string& ref, const std::string& expected, bool& stale) {
   stale = false;
-  if (to.remote) AW_CHECK(gitx::check_own_config(base.git_dir));
-  GitCall g = base;
-  g.index_file.clear();
-  g.args = to.pre_args;
-  for (std::string a : {"push", "--porcelain", "--no-verify", "--no-recurse-submodules"})
-    g.args.push_back(a);
-  g.args.push_back("--force-with-lease=" + ref + ":" + expected);
-  if (to.local_receive_pack)  // as push_create: a local receive-pack carries the hardening itself
-    g.args.push_back(
-        "--receive-pack=git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
-        "-c receive.autogc=false -c receive.updateServerInfo=false receive-pack");
-  g.args.push_back("--");
-  g.args.push_back(to.dest);
-  g.args.push_back(commit + ":" + ref);
-  AW_TRY(Captured c, gitx::run(g, to.env));
+  AW_TRY(Captured c,
+         gitx::run_push(base, to, commit, ref, "--force-with-lease=" + ref + ":" + expected));
   std::string line = "\t" + commit + ":" + ref + "\t";
   size_t at = c.out.find(line);
   if (c.exit_code == 0 && at != std::string::npos && at > 0 && c.out[at - 1] == ' ') {

@@ -151,6 +151,10 @@ struct PushTarget {
 // reports the ref as newly created.
 Status push_create(const GitCall& base, const PushTarget& to, const std::string& commit,
                    const std::string& ref);
+// The hardened `git push --porcelain` of commit to ref at `to` (publish.cc), shared by
+// push_create and push_fast_forward; `lease` ("" for none) is a --force-with-lease option.
+Result<Captured> run_push(const GitCall& base, const PushTarget& to, const std::string& commit,
+                          const std::string& ref, const std::string& lease);
 
 // scheme://[userinfo@]host/... split (askpass.cc); file:// has an empty host.
 struct UrlParts {
