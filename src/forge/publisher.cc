@@ -18,8 +18,7 @@ UnitFacts facts_of(const UnitRecord& u) {
 
 }  // namespace
 
-Result<Applied> ForgePublisher::publish(const ApplyInput& in) {
-  if (!in.record) return fail("a forge repository's apply needs its forge session");
+Result<ForgePublishInput> forge_publish_input(const ApplyInput& in) {
   ForgePublishInput f;
   f.unit = facts_of(*in.record);
   f.issue = in.record->issue;
@@ -36,6 +35,12 @@ Result<Applied> ForgePublisher::publish(const ApplyInput& in) {
   f.scratch_dir = in.scratch_dir;
   f.mirror_dir = in.mirror_dir;
   AW_TRY(f.askpass, askpass_program());
+  return f;
+}
+
+Result<Applied> ForgePublisher::publish(const ApplyInput& in) {
+  if (!in.record) return fail("a forge repository's apply needs its forge session");
+  AW_TRY(ForgePublishInput f, forge_publish_input(in));
   AW_TRY(ForgePublished p, publish_to_forge(*s_, f));
   return Applied{p.branch, s_->owner_repo, p.pull_url, p.compare_url, p.posted, p.already};
 }
