@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "base/result.h"
@@ -51,6 +53,16 @@ struct ForgePublished {
 };
 
 Result<ForgePublished> publish_to_forge(ForgeSession& s, const ForgePublishInput& in);
+
+// The git request of a publish as both forges fill it from in (publish.cc, gitlab/publish.cc);
+// the target's URL, credential, username and read_ref are the forge's to add. The scratch is
+// removed on a thread of background, which the session joins: it holds nothing secret (the
+// token reaches git through the askpass's environment) and nothing reuses it.
+PublishRequest forge_publish_request(const ForgePublishInput& in,
+                                     std::vector<std::jthread>& background);
+
+// The labels of in's add_labels requests that the repository allows.
+std::set<std::string> wanted_labels(const ForgePublishInput& in);
 
 // awaywork's footer of the pull request body.
 std::string pull_footer(const UnitFacts& u, int64_t issue, bool closing_keyword);
