@@ -75,6 +75,9 @@ class Watcher {
   void start_one(Repo& r, IssueSlot& slot, int64_t now);
   void watch_running(int64_t now);
   void finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now);
+  // The unit an ended child ran (issue or pull), brought up to date: a running one is its
+  // runner's orphan, marked interrupted; one watch stopped gets slot.stop_reason as its reason.
+  std::optional<UnitRecord> ended_unit(const IssueSlot& slot);
   void stop_all(const std::string& reason);
   // watcher_actions.cc: run_on: actions, a workflow run instead of a local unit.
   void dispatch(Repo& r, IssueSlot& slot, int64_t now);

@@ -195,22 +195,7 @@ void Watcher::start_pull(Repo& r, IssueSlot& slot, int64_t now) {
 
 void Watcher::finish_pull(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
   r.running = std::max(r.running - 1, 0);
-  std::optional<UnitRecord> unit;
-  if (!slot.unit_id.empty()) {
-    if (auto u = store_->get(slot.unit_id)) unit = *u;
-  } else if (slot.child_pid > 0) {
-    if (auto u = store_->by_runner(slot.child_pid);
-        u && *u && (**u).runner_start == slot.child_start)
-      unit = **u;
-  }
-  if (unit && unit->state == UnitState::running) {
-    (void)store_->mark_orphans_interrupted();
-    if (auto u = store_->get(unit->id)) unit = *u;
-  }
-  if (unit && unit->state == UnitState::interrupted && !slot.stop_reason.empty()) {
-    unit->reason = slot.stop_reason;
-    (void)store_->save(*unit);
-  }
+  std::optional<UnitRecord> unit = ended_unit(slot);
   bool stopped = slot.stop_reason == "window ended" || slot.stop_reason == "watch stopped";
   // A run that made no unit (nothing admitted left to follow up, the branch not followable) or
   // one watch stopped is not a follow-up spent.

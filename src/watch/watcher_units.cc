@@ -252,10 +252,7 @@ void Watcher::stop_all(const std::string& reason) {
   }
 }
 
-void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
-  if (slot.pull) return finish_pull(r, slot, exit_status, now);
-  --r.running;
-  r.running = std::max(r.running, 0);
+std::optional<UnitRecord> Watcher::ended_unit(const IssueSlot& slot) {
   std::optional<UnitRecord> unit;
   if (!slot.unit_id.empty()) {
     if (auto u = store_->get(slot.unit_id)) unit = *u;
@@ -274,6 +271,14 @@ void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
     unit->reason = slot.stop_reason;
     (void)store_->save(*unit);
   }
+  return unit;
+}
+
+void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
+  if (slot.pull) return finish_pull(r, slot, exit_status, now);
+  --r.running;
+  r.running = std::max(r.running, 0);
+  std::optional<UnitRecord> unit = ended_unit(slot);
   std::string id = unit ? unit->id : "";
   std::string label = r.watch.label;
   ClaimEnd end;
