@@ -404,4 +404,20 @@ const std::string& EgressProxy::socket_path() const {
   return impl_->opt.socket_path;
 }
 
+LoggedEgress::~LoggedEgress() {
+  proxy.reset();  // joins the proxy's thread before its log closes
+  if (log) std::fclose(log);
+}
+
+Result<std::unique_ptr<LoggedEgress>> start_logged_egress(EgressProxyOptions options,
+                                                          const std::string& log_path) {
+  auto e = std::make_unique<LoggedEgress>();
+  e->log = std::fopen(log_path.c_str(), "ae");
+  options.log = [log = e->log](const std::string& line) {
+    if (log) std::fprintf(log, "%s\n", line.c_str()), std::fflush(log);
+  };
+  AW_TRY(e->proxy, with_context(EgressProxy::start(std::move(options)), "egress proxy"));
+  return e;
+}
+
 }  // namespace aw
