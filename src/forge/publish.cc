@@ -46,9 +46,20 @@ std::string published_sandbox(std::string_view note) {
   return "on";
 }
 
-PublishRequest forge_publish_request(const ForgePublishInput& in,
+ApplyTarget forge_git_target(const ForgeConfig& forge, const std::string& clone_url,
+                             const std::string& token) {
+  ApplyTarget t;
+  t.url = clone_url;
+  t.credential = forge.credential;
+  t.secret_value = token;
+  t.ca_file = forge.ca_file;
+  return t;
+}
+
+PublishRequest forge_publish_request(const ForgePublishInput& in, ApplyTarget target,
                                      std::vector<std::jthread>& background) {
   PublishRequest req;
+  req.target = std::move(target);
   req.target.branch = in.base_ref;
   req.target.borrow_objects_of = in.mirror_dir;
   req.unit_id = in.unit.unit_id;
@@ -176,11 +187,8 @@ struct PublishRun {
   }
 
   Status push_branch() {
-    PublishRequest req = forge_publish_request(in, s.background);
-    req.target.url = s.repo.clone_url;
-    req.target.credential = s.forge.credential;
-    req.target.secret_value = s.token;
-    req.target.ca_file = s.forge.ca_file;
+    PublishRequest req = forge_publish_request(
+        in, forge_git_target(s.forge, s.repo.clone_url, s.token), s.background);
     req.target.read_ref = [this](const std::string& ref) { return read_ref(ref); };
     AW_TRY(out.branch,
            with_context(publish(req), fmt::format("pushing the branch to {}", s.owner_repo)));

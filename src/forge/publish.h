@@ -54,11 +54,17 @@ struct ForgePublished {
 
 Result<ForgePublished> publish_to_forge(ForgeSession& s, const ForgePublishInput& in);
 
-// The git request of a publish as both forges fill it from in (publish.cc, gitlab/publish.cc);
-// the target's URL, credential, username and read_ref are the forge's to add. The scratch is
+// A repository's git remote as a session of either forge reaches it: its clone URL, the forge's
+// credential (token, through the askpass) and CA bundle. Publish, a pull request's follow-up and
+// the mirror's fetch push and fetch there; GitLab adds its user (gitlab/publish.cc).
+ApplyTarget forge_git_target(const ForgeConfig& forge, const std::string& clone_url,
+                             const std::string& token);
+
+// The git request of a publish as both forges fill it from in (publish.cc, gitlab/publish.cc),
+// to the forge's target (forge_git_target and what that forge adds). The scratch is
 // removed on a thread of background, which the session joins: it holds nothing secret (the
 // token reaches git through the askpass's environment) and nothing reuses it.
-PublishRequest forge_publish_request(const ForgePublishInput& in,
+PublishRequest forge_publish_request(const ForgePublishInput& in, ApplyTarget target,
                                      std::vector<std::jthread>& background);
 
 // The labels of in's add_labels requests that the repository allows.

@@ -46,12 +46,7 @@ Result<Applied> ForgePublisher::publish(const ApplyInput& in) {
 }
 
 std::optional<ApplyTarget> ForgePublisher::source_remote() const {
-  ApplyTarget remote;
-  remote.url = s_->repo.clone_url;
-  remote.credential = s_->forge.credential;
-  remote.secret_value = s_->token;
-  remote.ca_file = s_->forge.ca_file;
-  return remote;
+  return forge_git_target(s_->forge, s_->repo.clone_url, s_->token);
 }
 
 Status ForgePublisher::end_note(const UnitRecord& u, const std::string& pull_url,

@@ -81,12 +81,9 @@ struct GitLabRun {
   }
 
   Status push_branch() {
-    PublishRequest req = forge_publish_request(in, s.background);
-    req.target.url = s.repo.clone_url;
-    req.target.credential = s.forge.credential;
-    req.target.username = "oauth2";  // GitLab's user for a token over HTTPS
-    req.target.secret_value = s.token;
-    req.target.ca_file = s.forge.ca_file;
+    ApplyTarget target = forge_git_target(s.forge, s.repo.clone_url, s.token);
+    target.username = "oauth2";  // GitLab's user for a token over HTTPS
+    PublishRequest req = forge_publish_request(in, std::move(target), s.background);
     AW_TRY(out.branch,
            with_context(publish(req), fmt::format("pushing the branch to {}", s.project)));
     sha = out.branch.commit;

@@ -15,12 +15,8 @@ Result<Applied> GitLabPublisher::publish(const ApplyInput& in) {
 }
 
 std::optional<ApplyTarget> GitLabPublisher::source_remote() const {
-  ApplyTarget remote;
-  remote.url = s_->repo.clone_url;
-  remote.credential = s_->forge.credential;
+  ApplyTarget remote = forge_git_target(s_->forge, s_->repo.clone_url, s_->token);
   remote.username = "oauth2";
-  remote.secret_value = s_->token;
-  remote.ca_file = s_->forge.ca_file;
   return remote;
 }
 
