@@ -97,11 +97,7 @@ Result<ApiReply> GitHub::once(const std::string& method, const std::string& targ
   ++stats_.requests;
   AW_TRY(HttpResponse res,
          with_context(transport_->send(req), fmt::format("GitHub {} {}", method, target)));
-  ApiReply r;
-  r.status = res.status;
-  r.headers = std::move(res.headers);
-  if (!res.body.empty()) r.body = json::parse(res.body, nullptr, false);
-  if (r.body.is_discarded()) r.body = nullptr;
+  ApiReply r = api_reply(std::move(res));
   if (auto n = header_number(r.headers["x-ratelimit-remaining"]))
     remaining_ = stats_.rate_remaining = *n;
   if (auto n = header_number(r.headers["x-ratelimit-reset"])) reset_ = stats_.rate_reset = *n;
@@ -204,6 +200,15 @@ std::optional<GitHub::Cached> GitHub::cached(const std::string& target) const {
   auto it = cache_.find(target);
   if (it == cache_.end()) return std::nullopt;
   return it->second;
+}
+
+ApiReply api_reply(HttpResponse res) {
+  ApiReply r;
+  r.status = res.status;
+  r.headers = std::move(res.headers);
+  if (!res.body.empty()) r.body = json::parse(res.body, nullptr, false);
+  if (r.body.is_discarded()) r.body = nullptr;
+  return r;
 }
 
 std::optional<int64_t> header_number(const std::string& s) {

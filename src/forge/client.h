@@ -43,6 +43,9 @@ struct ApiReply {
 // A header's decimal number; nullopt when empty, not all digits or longer than 18 digits.
 std::optional<int64_t> header_number(const std::string& s);
 
+// An HTTP answer as an ApiReply: its body parsed as JSON, null when empty or not JSON.
+ApiReply api_reply(HttpResponse res);
+
 // The body of a 2xx answer; else an Error in the client's words (c.describe).
 template <class Client>
 Result<nlohmann::json> body_if_ok(const Client& c, const std::string& method,

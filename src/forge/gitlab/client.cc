@@ -86,11 +86,7 @@ Result<ApiReply> GitLab::once(const std::string& method, const std::string& targ
   ++stats_.requests;
   AW_TRY(HttpResponse res,
          with_context(transport_->send(req), fmt::format("GitLab {} {}", method, target)));
-  ApiReply r;
-  r.status = res.status;
-  r.headers = std::move(res.headers);
-  if (!res.body.empty()) r.body = json::parse(res.body, nullptr, false);
-  if (r.body.is_discarded()) r.body = nullptr;
+  ApiReply r = api_reply(std::move(res));
   if (auto n = header_number(r.headers["ratelimit-remaining"])) stats_.rate_remaining = *n;
   if (auto n = header_number(r.headers["ratelimit-reset"])) stats_.rate_reset = *n;
   if (auto n = header_number(r.headers["ratelimit-limit"])) stats_.rate_limit = *n;
