@@ -67,6 +67,24 @@ ApplyTarget forge_git_target(const ForgeConfig& forge, const std::string& clone_
 PublishRequest forge_publish_request(const ForgePublishInput& in, ApplyTarget target,
                                      std::vector<std::jthread>& background);
 
+// Each add_comment request of in, as item "comment-K" (K from 1): in out.already when
+// found(item) (awaywork's own post with its marker), else post(request, item), which posts it and
+// records it in out.posted; the first failure stops. Both forges' comment loops.
+template <class Found, class Post>
+Status post_comments(const ForgePublishInput& in, ForgePublished& out, Found found, Post post) {
+  int k = 0;
+  for (const Request& r : in.requests) {
+    if (r.type != "add_comment") continue;
+    std::string item = "comment-" + std::to_string(++k);
+    if (found(item)) {
+      out.already.push_back(item);
+      continue;
+    }
+    AW_CHECK(post(r, item));
+  }
+  return {};
+}
+
 // The labels of in's add_labels requests that the repository allows.
 std::set<std::string> wanted_labels(const ForgePublishInput& in);
 

@@ -169,17 +169,11 @@ struct GitLabRun {
   }
 
   Status notes(const std::vector<GitLabNote>& existing) {
-    int k = 0;
-    for (const Request& r : in.requests) {
-      if (r.type != "add_comment") continue;
-      std::string item = fmt::format("comment-{}", ++k);
-      if (any_marked(existing, item)) {
-        out.already.push_back(item);
-        continue;
-      }
-      AW_CHECK(note(marked(r.body, "", item), item));
-    }
-    return {};
+    return post_comments(
+        in, out, [&](const std::string& item) { return any_marked(existing, item); },
+        [&](const Request& r, const std::string& item) {
+          return note(marked(r.body, "", item), item);
+        });
   }
 
   Status labels() {
