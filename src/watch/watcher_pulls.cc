@@ -161,32 +161,21 @@ void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, i
 }
 
 void Watcher::start_pull(Repo& r, IssueSlot& slot, int64_t now) {
-  std::string logs = state_dir_of(cfg_) + "/watch";
-  (void)make_dirs(logs, 0700);
-  std::string log = fmt::format("{}/{}-pr{}-{}.log", logs, slot.repo, slot.number, now);
-  std::vector<std::string> argv = {opt_.self_exe};
-  if (!cfg_.file.empty()) argv.insert(argv.end(), {"--config", cfg_.file});
-  argv.insert(argv.end(), {"run", "--pr", fmt::format("{}#{}", slot.repo, slot.number), "--json"});
-  auto child = UnitChild::spawn(argv, log);
+  std::string log;
+  auto child = spawn_unit({"run", "--pr", fmt::format("{}#{}", slot.repo, slot.number), "--json"},
+                          fmt::format("{}-pr{}", slot.repo, slot.number), now, log);
   if (!child) {
     log_.write("error", with(where(slot), {{"error", child.error().message}}));
     slot.phase = "idle";
     slot.follow_ended = now;
     return keep(slot);
   }
-  slot.phase = "running";
-  slot.child_pid = child->pid();
-  slot.child_start = child->start_time();
+  take_child(r, slot, std::move(*child));
   slot.unit_id.clear();
   slot.phases_logged = 0;
   slot.stop_reason.clear();
   slot.pending = false;  // what arrived until now is in this unit's task
   ++slot.follow_units;
-  ++slot.attempts;
-  std::string key = slot_key(slot.repo, slot.number);
-  children_.erase(key);
-  children_.emplace(key, std::move(*child));
-  ++r.running;
   keep(slot);
   log_.write(
       "unit_spawned",
