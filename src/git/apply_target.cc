@@ -212,16 +212,32 @@ ScratchCleanup::~ScratchCleanup() {
     (void)remove_tree(path);
 }
 
-Status make_scratch_git_dir(const std::string& dir, const Side& side, const ApplyTarget& target,
-                            const std::string& base_commit) {
+Result<GitCall> make_scratch_git_dir(const std::string& dir, const Side& side,
+                                     const ApplyTarget& target, const std::string& base_commit,
+                                     const std::string& index_name) {
   const std::string& borrow = side.remote ? target.borrow_objects_of : side.dest;
-  if (borrow.empty()) return make_own_git_dir(dir);
-  if (side.remote) {
+  if (borrow.empty()) {
+    AW_CHECK(make_own_git_dir(dir));
+  } else if (side.remote) {
     AW_TRY(ObjectStore store, mirror_objects(borrow, base_commit));
-    return make_borrowing_git_dir(dir, store.objects, store.format);
+    AW_CHECK(make_borrowing_git_dir(dir, store.objects, store.format));
+  } else {
+    AW_TRY(ObjectStore store, object_store(borrow));
+    AW_CHECK(make_borrowing_git_dir(dir, store.objects, store.format));
   }
-  AW_TRY(ObjectStore store, object_store(borrow));
-  return make_borrowing_git_dir(dir, store.objects, store.format);
+  GitCall base = at(dir, {});
+  base.index_file = dir + "/" + index_name;
+  return base;
+}
+
+Result<AppliedTree> apply_checked(const GitCall& base, const std::string& base_commit,
+                                  const std::string& patch,
+                                  const std::vector<std::string>& checked_paths,
+                                  const std::vector<CatObject>* folders_read) {
+  AW_TRY(AppliedTree applied, apply_sparse(base, base_commit, patch, checked_paths, folders_read));
+  if (sorted_unique(applied.changed) != sorted_unique(checked_paths))
+    return fail("the applied patch changes other paths than the checked list; nothing pushed");
+  return applied;
 }
 
 }  // namespace gitx
@@ -287,9 +303,8 @@ Result<PublishResult> publish(const PublishRequest& req) {
   AW_TRY(std::string tmpl, gitx::make_scratch(req.scratch_dir, "apply"));
   gitx::ScratchCleanup cleanup{tmpl, req.remove_scratch};
   std::string dir = tmpl + "/git";
-  AW_CHECK(gitx::make_scratch_git_dir(dir, side, req.target, req.base_commit));
-  GitCall base = gitx::at(dir, {});
-  base.index_file = dir + "/apply-index";
+  AW_TRY(GitCall base,
+         gitx::make_scratch_git_dir(dir, side, req.target, req.base_commit, "apply-index"));
 
   AW_TRY(auto folder_names, gitx::base_folder_names(req.base_commit, req.checked_paths));
   std::vector<gitx::CatObject> folders_read;  // read with the tips' presence: one git for both
@@ -301,10 +316,8 @@ Result<PublishResult> publish(const PublishRequest& req) {
   if (!tips.has_base) return fail("{}", not_ancestor);
 
   AW_TRY(gitx::AppliedTree applied,
-         gitx::apply_sparse(base, req.base_commit, req.patch, req.checked_paths, &folders_read));
+         gitx::apply_checked(base, req.base_commit, req.patch, req.checked_paths, &folders_read));
   const std::string& tree = applied.tree;
-  if (gitx::sorted_unique(applied.changed) != gitx::sorted_unique(req.checked_paths))
-    return fail("the applied patch changes other paths than the checked list; nothing pushed");
 
   std::string marker = unit_marker(req.unit_id);
   if (tips.unit) {

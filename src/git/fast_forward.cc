@@ -102,9 +102,8 @@ Result<FastForwardResult> publish_fast_forward(const FastForwardRequest& req) {
   AW_TRY(std::string tmpl, gitx::make_scratch(req.scratch_dir, "follow"));
   gitx::ScratchCleanup cleanup{tmpl, req.remove_scratch};
   std::string dir = tmpl + "/git";
-  AW_CHECK(gitx::make_scratch_git_dir(dir, side, req.target, req.base_commit));
-  GitCall base = gitx::at(dir, {});
-  base.index_file = dir + "/follow-index";
+  AW_TRY(GitCall base,
+         gitx::make_scratch_git_dir(dir, side, req.target, req.base_commit, "follow-index"));
 
   AW_TRY(auto folder_names, gitx::base_folder_names(req.base_commit, req.checked_paths));
   std::vector<gitx::CatObject> folders_read;
@@ -116,9 +115,7 @@ Result<FastForwardResult> publish_fast_forward(const FastForwardRequest& req) {
     return fail("{}", moved_message(ref, side.shown, tips.target, req.base_commit));
 
   AW_TRY(gitx::AppliedTree applied,
-         gitx::apply_sparse(base, req.base_commit, req.patch, req.checked_paths, &folders_read));
-  if (gitx::sorted_unique(applied.changed) != gitx::sorted_unique(req.checked_paths))
-    return fail("the applied patch changes other paths than the checked list; nothing pushed");
+         gitx::apply_checked(base, req.base_commit, req.patch, req.checked_paths, &folders_read));
   std::string marker = unit_marker(req.unit_id);
 
   if (tips.target != req.base_commit) {

@@ -225,9 +225,16 @@ struct ScratchCleanup {
 };
 // The scratch's git dir at dir: its own, or borrowing the objects of the side's local copy. A
 // remote target with a local copy (awaywork's mirror) borrows its objects: the fetch and the
-// push then move only what the copy lacks.
-Status make_scratch_git_dir(const std::string& dir, const Side& side, const ApplyTarget& target,
-                            const std::string& base_commit);
+// push then move only what the copy lacks. The git call there, with the index dir/INDEX_NAME.
+Result<GitCall> make_scratch_git_dir(const std::string& dir, const Side& side,
+                                     const ApplyTarget& target, const std::string& base_commit,
+                                     const std::string& index_name);
+// apply_sparse of the checked patch, then an Error unless its tree changes exactly the checked
+// paths (nothing is pushed then).
+Result<AppliedTree> apply_checked(const GitCall& base, const std::string& base_commit,
+                                  const std::string& patch,
+                                  const std::vector<std::string>& checked_paths,
+                                  const std::vector<CatObject>* folders_read);
 
 // The objects of awaywork's own mirror (a bare git dir it made, sha1 unless the base says
 // otherwise): known without asking git.
