@@ -21,12 +21,6 @@ namespace {
 #define AW_VERSION "0"
 #endif
 
-std::optional<int64_t> number(const std::string& s) {
-  if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos)
-    return std::nullopt;
-  return std::stoll(s);
-}
-
 std::string message_of(const json& body) {
   if (body.is_object() && body.contains("message") && body["message"].is_string())
     return body["message"].get<std::string>();
@@ -103,14 +97,11 @@ Result<ApiReply> GitHub::once(const std::string& method, const std::string& targ
   ++stats_.requests;
   AW_TRY(HttpResponse res,
          with_context(transport_->send(req), fmt::format("GitHub {} {}", method, target)));
-  ApiReply r;
-  r.status = res.status;
-  r.headers = std::move(res.headers);
-  if (!res.body.empty()) r.body = json::parse(res.body, nullptr, false);
-  if (r.body.is_discarded()) r.body = nullptr;
-  if (auto n = number(r.headers["x-ratelimit-remaining"])) remaining_ = stats_.rate_remaining = *n;
-  if (auto n = number(r.headers["x-ratelimit-reset"])) reset_ = stats_.rate_reset = *n;
-  if (auto n = number(r.headers["x-ratelimit-limit"])) stats_.rate_limit = *n;
+  ApiReply r = api_reply(std::move(res));
+  if (auto n = header_number(r.headers["x-ratelimit-remaining"]))
+    remaining_ = stats_.rate_remaining = *n;
+  if (auto n = header_number(r.headers["x-ratelimit-reset"])) reset_ = stats_.rate_reset = *n;
+  if (auto n = header_number(r.headers["x-ratelimit-limit"])) stats_.rate_limit = *n;
   return r;
 }
 
@@ -140,7 +131,7 @@ Result<ApiReply> GitHub::call(const std::string& method, const std::string& targ
     }
     if (secondary_limit(r, remaining) && !last) {
       // GitHub: wait Retry-After seconds; without it, at least a minute.
-      int64_t s = number(r.headers["retry-after"]).value_or(60);
+      int64_t s = header_number(r.headers["retry-after"]).value_or(60);
       s = std::min(s, opt_.max_wait_seconds);
       ++stats_.retries;
       stats_.waited_ms += s * 1000;
@@ -211,43 +202,40 @@ std::optional<GitHub::Cached> GitHub::cached(const std::string& target) const {
   return it->second;
 }
 
-namespace {
-Result<json> ok_or_error(const GitHub& gh, const std::string& method, const std::string& target,
-                         Result<ApiReply> r) {
-  if (!r) return tl::unexpected<Error>(r.error());
-  if (r->status < 200 || r->status > 299) return fail("{}", gh.describe(method, target, *r));
-  return std::move(r->body);
+ApiReply api_reply(HttpResponse res) {
+  ApiReply r;
+  r.status = res.status;
+  r.headers = std::move(res.headers);
+  if (!res.body.empty()) r.body = json::parse(res.body, nullptr, false);
+  if (r.body.is_discarded()) r.body = nullptr;
+  return r;
 }
-}  // namespace
+
+std::optional<int64_t> header_number(const std::string& s) {
+  if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoll(s);
+}
 
 Result<json> GitHub::get(const std::string& target) {
-  return ok_or_error(*this, "GET", target, call("GET", target));
+  return body_if_ok(*this, "GET", target, call("GET", target));
 }
 
 Result<json> GitHub::post(const std::string& target, const json& body) {
-  return ok_or_error(*this, "POST", target, call("POST", target, &body));
+  return body_if_ok(*this, "POST", target, call("POST", target, &body));
 }
 
 Result<json> GitHub::patch(const std::string& target, const json& body) {
-  return ok_or_error(*this, "PATCH", target, call("PATCH", target, &body));
+  return body_if_ok(*this, "PATCH", target, call("PATCH", target, &body));
 }
 
 Result<json> GitHub::get_all(const std::string& first) {
-  json items = json::array();
-  std::string target = first;
-  for (int page = 0;; ++page) {
-    if (page >= opt_.max_pages)
-      return fail("GitHub GET {}: more than {} pages; narrow the query", first, opt_.max_pages);
-    AW_TRY(ApiReply r, call("GET", target));
-    if (r.status != 200) return fail("{}", describe("GET", target, r));
-    if (!r.body.is_array())
-      return fail("GitHub GET {}: expected a list, got {}", target, r.body.type_name());
-    for (auto& item : r.body) items.push_back(std::move(item));
-    auto next = link_next(r.headers["link"]);
-    if (!next) return items;
-    AW_TRY(target, with_context(target_under(*next, opt_.api_url),
-                                fmt::format("GitHub GET {}: the next page", first)));
-  }
+  return all_pages(*this, "GitHub", first, opt_.max_pages,
+                   [this](ApiReply& r, const std::string&) -> Result<std::string> {
+                     auto next = link_next(r.headers["link"]);
+                     if (!next) return std::string();  // the last page
+                     return target_under(*next, opt_.api_url);
+                   });
 }
 
 }  // namespace aw

@@ -38,6 +38,44 @@ struct ApiReply {
   std::map<std::string, std::string> headers;
 };
 
+// ---- shared by GitHub's client and GitLab's (gitlab/client.cc) ------------------------------
+
+// A header's decimal number; nullopt when empty, not all digits or longer than 18 digits.
+std::optional<int64_t> header_number(const std::string& s);
+
+// An HTTP answer as an ApiReply: its body parsed as JSON, null when empty or not JSON.
+ApiReply api_reply(HttpResponse res);
+
+// The body of a 2xx answer; else an Error in the client's words (c.describe).
+template <class Client>
+Result<nlohmann::json> body_if_ok(const Client& c, const std::string& method,
+                                  const std::string& target, Result<ApiReply> r) {
+  if (!r) return tl::unexpected<Error>(r.error());
+  if (r->status < 200 || r->status > 299) return fail("{}", c.describe(method, target, *r));
+  return std::move(r->body);
+}
+
+// get_all of either client: GET first and each next page (next(reply, target): its target, ""
+// after the last) into one list, at most max_pages; forge ("GitHub") names the forge in Errors.
+template <class Client, class Next>
+Result<nlohmann::json> all_pages(Client& c, const char* forge, const std::string& first,
+                                 int max_pages, Next next) {
+  nlohmann::json items = nlohmann::json::array();
+  std::string target = first;
+  for (int page = 0;; ++page) {
+    if (page >= max_pages)
+      return fail("{} GET {}: more than {} pages; narrow the query", forge, first, max_pages);
+    AW_TRY(ApiReply r, c.call("GET", target));
+    if (r.status != 200) return fail("{}", c.describe("GET", target, r));
+    if (!r.body.is_array())
+      return fail("{} GET {}: expected a list, got {}", forge, target, r.body.type_name());
+    for (auto& item : r.body) items.push_back(std::move(item));
+    AW_TRY(target,
+           with_context(next(r, target), fmt::format("{} GET {}: the next page", forge, first)));
+    if (target.empty()) return items;
+  }
+}
+
 class GitHub {
  public:
   GitHub(GitHubOptions opt, std::string token, std::unique_ptr<Transport> transport, Clock& clock);

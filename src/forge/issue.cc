@@ -35,17 +35,22 @@ Result<IssueWork> issue_work(ForgeSession& s, const RepoConfig& repo, int64_t nu
   t.repo = s.owner_repo;
   t.issue = w.issue;
   t.author_trust = (w.author.admitted ? "admitted: " : "") + w.author.reason;
+  finish_issue_work(w, t, comments, adm, s.self_login);
+  return w;
+}
+
+void finish_issue_work(IssueWork& w, IssueTask& t, const std::vector<ForgeComment>& comments,
+                       Admission& adm, const std::string& self_login) {
   for (const ForgeComment& c : comments) {
     // awaywork's own comments (progress, results) are not the issue's text either.
     if (adm.check(c.author).admitted)
       t.comments.push_back(c);
-    else if (c.author.login != s.self_login)
+    else if (c.author.login != self_login)
       ++t.left_out;
   }
   w.admitted_comments = static_cast<int>(t.comments.size());
   w.left_out = t.left_out;
   w.prompt = build_issue_task(t);
-  return w;
 }
 
 }  // namespace aw

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "config/config.h"
@@ -25,6 +26,12 @@ struct IssueWork {
 
 Result<IssueWork> issue_work(ForgeSession& s, const RepoConfig& repo, int64_t number,
                              int64_t now_seconds);
+
+// The end of issue_work on either forge (gitlab/issue.cc): t's comments are the admitted ones of
+// comments (oldest first); another's are counted as left out, awaywork's own (self_login:
+// progress, results) neither, as they are not the issue's text; then w's counts and prompt.
+void finish_issue_work(IssueWork& w, IssueTask& t, const std::vector<ForgeComment>& comments,
+                       Admission& adm, const std::string& self_login);
 
 // "NAME#N" or "OWNER/REPO#N" split; an Error says how to write it.
 struct IssueRef {

@@ -13,10 +13,7 @@ using nlohmann::json;
 Result<Applied> PullPublisher::publish(const ApplyInput& in) {
   ForgeSession& s = *s_;
   FastForwardRequest ff;
-  ff.target.url = s.repo.clone_url;
-  ff.target.credential = s.forge.credential;
-  ff.target.secret_value = s.token;
-  ff.target.ca_file = s.forge.ca_file;
+  ff.target = forge_git_target(s.forge, s.repo.clone_url, s.token);
   ff.target.branch = pull_.head_ref;
   ff.target.borrow_objects_of = in.mirror_dir;
   ff.unit_id = in.unit_id;

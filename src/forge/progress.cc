@@ -11,6 +11,22 @@ namespace aw {
 
 using nlohmann::json;
 
+std::string progress_head(const std::string& unit_id, const std::string& agent,
+                          const std::string& isolation, const std::string& sandbox_note) {
+  return fmt::format(
+      "awaywork is working on this issue: unit `{}`, agent `{}`, isolation `{}`, sandbox `{}`.",
+      unit_id, agent, isolation, published_sandbox(sandbox_note));
+}
+
+std::string progress_phase_status(const std::string& name, int64_t elapsed_seconds) {
+  return fmt::format("Status: phase `{}` (after {} s).", name, elapsed_seconds);
+}
+
+std::string progress_ended(const std::string& state, const std::string& reason) {
+  return fmt::format("Ended: {}{}", state,
+                     reason.empty() ? "" : " (" + sanitize_text(reason, {}, 2000) + ")");
+}
+
 ProgressComment::ProgressComment(ForgeSession& s, int64_t issue, std::string unit_id)
     : s_(s), issue_(issue), unit_id_(std::move(unit_id)) {}
 
@@ -48,9 +64,7 @@ Status ProgressComment::write(const std::string& status) {
 
 void ProgressComment::resume(const std::string& agent, const std::string& isolation,
                              const std::string& sandbox_note) {
-  head_ = fmt::format(
-      "awaywork is working on this issue: unit `{}`, agent `{}`, isolation `{}`, sandbox `{}`.",
-      unit_id_, agent, isolation, published_sandbox(sandbox_note));
+  head_ = progress_head(unit_id_, agent, isolation, sandbox_note);
 }
 
 Status ProgressComment::start(const std::string& agent, const std::string& isolation,
@@ -60,7 +74,7 @@ Status ProgressComment::start(const std::string& agent, const std::string& isola
 }
 
 Status ProgressComment::phase(const std::string& name, int64_t elapsed_seconds) {
-  return write(fmt::format("Status: phase `{}` (after {} s).", name, elapsed_seconds));
+  return write(progress_phase_status(name, elapsed_seconds));
 }
 
 Status ProgressComment::finish(const std::string& outcome) {
@@ -70,8 +84,7 @@ Status ProgressComment::finish(const std::string& outcome) {
 std::string progress_outcome(const std::string& pull_url, const std::string& state,
                              const std::string& reason) {
   if (!pull_url.empty()) return fmt::format("Done: draft pull request {}", pull_url);
-  return fmt::format("Ended: {}{}", state,
-                     reason.empty() ? "" : " (" + sanitize_text(reason, {}, 2000) + ")");
+  return progress_ended(state, reason);
 }
 
 Status end_progress(ForgeSession& s, const UnitRecord& u, const std::string& pull_url,

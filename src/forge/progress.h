@@ -47,6 +47,14 @@ class ProgressComment {
 std::string progress_outcome(const std::string& pull_url, const std::string& state,
                              const std::string& reason);
 
+// The words of the progress text that GitHub's comment and GitLab's note (gitlab/progress.cc)
+// share: the head naming the unit, a phase's status, and an end without a pull request (the
+// reason, redacted by the caller, sanitized here).
+std::string progress_head(const std::string& unit_id, const std::string& agent,
+                          const std::string& isolation, const std::string& sandbox_note);
+std::string progress_phase_status(const std::string& name, int64_t elapsed_seconds);
+std::string progress_ended(const std::string& state, const std::string& reason);
+
 // A unit from an issue applied later (`awaywork apply ID`, `apply --from`): its progress comment
 // brought to its final state as `run` leaves it at its end: the pull request, else the state and
 // the reason, redacted of the forge token. Found by its marker; left alone when it already says so.

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <set>
 
+#include "base/fs.h"
 #include "base/json_write.h"
 #include "check/sanitize.h"
 
@@ -43,6 +44,48 @@ std::string published_sandbox(std::string_view note) {
         return fmt::format("on, network {}", policy);
   }
   return "on";
+}
+
+ApplyTarget forge_git_target(const ForgeConfig& forge, const std::string& clone_url,
+                             const std::string& token) {
+  ApplyTarget t;
+  t.url = clone_url;
+  t.credential = forge.credential;
+  t.secret_value = token;
+  t.ca_file = forge.ca_file;
+  return t;
+}
+
+PublishRequest forge_publish_request(const ForgePublishInput& in, ApplyTarget target,
+                                     std::vector<std::jthread>& background) {
+  PublishRequest req;
+  req.target = std::move(target);
+  req.target.branch = in.base_ref;
+  req.target.borrow_objects_of = in.mirror_dir;
+  req.unit_id = in.unit.unit_id;
+  req.branch_prefix = in.branch_prefix;
+  req.base_commit = in.base_commit;
+  req.patch = in.patch;
+  req.checked_paths = in.paths;
+  req.message = sanitize_commit_message(in.commit_message);  // whoever built it
+  req.scratch_dir = in.scratch_dir;
+  req.askpass = in.askpass;
+  req.remove_scratch = [&background](const std::string& path) {
+    if (background.size() >= 8) background.clear();  // a long-lived watcher's session
+    background.emplace_back([path] { (void)remove_tree(path); });
+  };
+  return req;
+}
+
+std::set<std::string> wanted_labels(const ForgePublishInput& in) {
+  std::set<std::string> wanted;
+  for (const Request& r : in.requests)
+    if (r.type == "add_labels")
+      for (const auto& l : r.labels)
+        if (std::find(in.allowed_labels.begin(), in.allowed_labels.end(), l) !=
+            in.allowed_labels.end())
+          wanted.insert(l);
+  return wanted;
 }
 
 namespace {
@@ -144,28 +187,9 @@ struct PublishRun {
   }
 
   Status push_branch() {
-    PublishRequest req;
-    req.target.url = s.repo.clone_url;
-    req.target.credential = s.forge.credential;
-    req.target.secret_value = s.token;
-    req.target.ca_file = s.forge.ca_file;
-    req.target.branch = in.base_ref;
-    req.target.borrow_objects_of = in.mirror_dir;
+    PublishRequest req = forge_publish_request(
+        in, forge_git_target(s.forge, s.repo.clone_url, s.token), s.background);
     req.target.read_ref = [this](const std::string& ref) { return read_ref(ref); };
-    req.unit_id = in.unit.unit_id;
-    req.branch_prefix = in.branch_prefix;
-    req.base_commit = in.base_commit;
-    req.patch = in.patch;
-    req.checked_paths = in.paths;
-    req.message = sanitize_commit_message(in.commit_message);  // whoever built it
-    req.scratch_dir = in.scratch_dir;
-    req.askpass = in.askpass;
-    // The scratch holds nothing secret (the token reaches git through the askpass's
-    // environment) and nothing reuses it: it goes on a thread the session joins.
-    req.remove_scratch = [this](const std::string& path) {
-      if (s.background.size() >= 8) s.background.clear();  // a long-lived watcher's session
-      s.background.emplace_back([path] { (void)remove_tree(path); });
-    };
     AW_TRY(out.branch,
            with_context(publish(req), fmt::format("pushing the branch to {}", s.owner_repo)));
     sha = out.branch.commit;
@@ -269,27 +293,15 @@ struct PublishRun {
   }
 
   Status comments(const json& existing) {
-    int k = 0;
-    for (const Request& r : in.requests) {
-      if (r.type != "add_comment") continue;
-      std::string item = fmt::format("comment-{}", ++k);
-      if (any_marked(existing, item)) {
-        out.already.push_back(item);
-        continue;
-      }
-      AW_CHECK(post_comment(marked(r.body, "", item), item));
-    }
-    return {};
+    return post_comments(
+        in, out, [&](const std::string& item) { return any_marked(existing, item); },
+        [&](const Request& r, const std::string& item) {
+          return post_comment(marked(r.body, "", item), item);
+        });
   }
 
   Status labels() {
-    std::set<std::string> wanted;
-    for (const Request& r : in.requests)
-      if (r.type == "add_labels")
-        for (const auto& l : r.labels)
-          if (std::find(in.allowed_labels.begin(), in.allowed_labels.end(), l) !=
-              in.allowed_labels.end())
-            wanted.insert(l);
+    std::set<std::string> wanted = wanted_labels(in);
     if (wanted.empty()) return {};
     std::string target = fmt::format("{}/issues/{}", repo_path, in.issue);
     AW_TRY(json ij, s.gh.get(target));

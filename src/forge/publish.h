@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "base/result.h"
@@ -51,6 +53,40 @@ struct ForgePublished {
 };
 
 Result<ForgePublished> publish_to_forge(ForgeSession& s, const ForgePublishInput& in);
+
+// A repository's git remote as a session of either forge reaches it: its clone URL, the forge's
+// credential (token, through the askpass) and CA bundle. Publish, a pull request's follow-up and
+// the mirror's fetch push and fetch there; GitLab adds its user (gitlab/publish.cc).
+ApplyTarget forge_git_target(const ForgeConfig& forge, const std::string& clone_url,
+                             const std::string& token);
+
+// The git request of a publish as both forges fill it from in (publish.cc, gitlab/publish.cc),
+// to the forge's target (forge_git_target and what that forge adds). The scratch is
+// removed on a thread of background, which the session joins: it holds nothing secret (the
+// token reaches git through the askpass's environment) and nothing reuses it.
+PublishRequest forge_publish_request(const ForgePublishInput& in, ApplyTarget target,
+                                     std::vector<std::jthread>& background);
+
+// Each add_comment request of in, as item "comment-K" (K from 1): in out.already when
+// found(item) (awaywork's own post with its marker), else post(request, item), which posts it and
+// records it in out.posted; the first failure stops. Both forges' comment loops.
+template <class Found, class Post>
+Status post_comments(const ForgePublishInput& in, ForgePublished& out, Found found, Post post) {
+  int k = 0;
+  for (const Request& r : in.requests) {
+    if (r.type != "add_comment") continue;
+    std::string item = "comment-" + std::to_string(++k);
+    if (found(item)) {
+      out.already.push_back(item);
+      continue;
+    }
+    AW_CHECK(post(r, item));
+  }
+  return {};
+}
+
+// The labels of in's add_labels requests that the repository allows.
+std::set<std::string> wanted_labels(const ForgePublishInput& in);
 
 // awaywork's footer of the pull request body.
 std::string pull_footer(const UnitFacts& u, int64_t issue, bool closing_keyword);

@@ -18,8 +18,7 @@ UnitFacts facts_of(const UnitRecord& u) {
 
 }  // namespace
 
-Result<Applied> ForgePublisher::publish(const ApplyInput& in) {
-  if (!in.record) return fail("a forge repository's apply needs its forge session");
+Result<ForgePublishInput> forge_publish_input(const ApplyInput& in) {
   ForgePublishInput f;
   f.unit = facts_of(*in.record);
   f.issue = in.record->issue;
@@ -36,17 +35,18 @@ Result<Applied> ForgePublisher::publish(const ApplyInput& in) {
   f.scratch_dir = in.scratch_dir;
   f.mirror_dir = in.mirror_dir;
   AW_TRY(f.askpass, askpass_program());
+  return f;
+}
+
+Result<Applied> ForgePublisher::publish(const ApplyInput& in) {
+  if (!in.record) return fail("a forge repository's apply needs its forge session");
+  AW_TRY(ForgePublishInput f, forge_publish_input(in));
   AW_TRY(ForgePublished p, publish_to_forge(*s_, f));
   return Applied{p.branch, s_->owner_repo, p.pull_url, p.compare_url, p.posted, p.already};
 }
 
 std::optional<ApplyTarget> ForgePublisher::source_remote() const {
-  ApplyTarget remote;
-  remote.url = s_->repo.clone_url;
-  remote.credential = s_->forge.credential;
-  remote.secret_value = s_->token;
-  remote.ca_file = s_->forge.ca_file;
-  return remote;
+  return forge_git_target(s_->forge, s_->repo.clone_url, s_->token);
 }
 
 Status ForgePublisher::end_note(const UnitRecord& u, const std::string& pull_url,

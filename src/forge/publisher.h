@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "forge/publish.h"
 #include "forge/session.h"
 #include "unit/publisher.h"
 
@@ -34,6 +35,11 @@ class ForgePublisher : public Publisher {
  private:
   std::shared_ptr<ForgeSession> s_;
 };
+
+// What a unit's apply (in, with its record) gives a forge's publish, the same for GitHub and
+// GitLab (gitlab/publisher.cc): the unit's facts, the repository's forge settings, the patch,
+// the askpass.
+Result<ForgePublishInput> forge_publish_input(const ApplyInput& in);
 
 // The publishers the forge serves: a `github:` repository's, on its forge opened then (or on
 // opened, when it is that repository's session already); nullptr for any other repository.

@@ -51,17 +51,26 @@ Result<std::string> forge_token(const ForgeConfig& forge) {
   return *value;
 }
 
-Result<std::unique_ptr<ForgeSession>> open_forge(
-    const Config& cfg, const RepoConfig& repo, const std::map<std::string, GitHub::Cached>& known) {
+Result<const ForgeConfig*> forge_of_repo(const Config& cfg, const RepoConfig& repo) {
   auto it = cfg.forges.find(repo.forge.forge);
   if (it == cfg.forges.end())
     return fail("repo {}: forge '{}' is not defined under forges:", repo.name, repo.forge.forge);
-  const ForgeConfig& forge = it->second;
-  AW_TRY(std::string token, forge_token(forge));
+  return &it->second;
+}
+
+Result<std::unique_ptr<Transport>> forge_transport(const ForgeConfig& forge) {
   TransportOptions topt;
   topt.api_url = forge.api_url;
   topt.ca_file = forge.ca_file;
-  AW_TRY(auto transport, with_context(beast_transport(topt), "forge " + forge.name));
+  return with_context(beast_transport(topt), "forge " + forge.name);
+}
+
+Result<std::unique_ptr<ForgeSession>> open_forge(
+    const Config& cfg, const RepoConfig& repo, const std::map<std::string, GitHub::Cached>& known) {
+  AW_TRY(const ForgeConfig* found, forge_of_repo(cfg, repo));
+  const ForgeConfig& forge = *found;
+  AW_TRY(std::string token, forge_token(forge));
+  AW_TRY(auto transport, forge_transport(forge));
   GitHubOptions opt;
   opt.api_url = forge.api_url;
   opt.credential = forge.credential;

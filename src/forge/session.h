@@ -38,6 +38,12 @@ struct ForgeSession {
 // names the credential and the fix; it never holds the value.
 Result<std::string> forge_token(const ForgeConfig& forge);
 
+// The forge repo names (forge:), defined under forges:, or an Error naming the repository; and
+// the HTTP transport to a forge's API, trusting its ca_file. Both forges' sessions open with
+// them (gitlab/session.cc).
+Result<const ForgeConfig*> forge_of_repo(const Config& cfg, const RepoConfig& repo);
+Result<std::unique_ptr<Transport>> forge_transport(const ForgeConfig& forge);
+
 // Opens the repository's forge and reads the token's login and the repository. known: answers an
 // earlier session kept (by target, "/user" and "/repos/OWNER/REPO"); both are then asked with
 // If-None-Match, and a 304, which GitHub does not count against the rate limit, reuses the kept

@@ -198,6 +198,48 @@ Result<gitx::ObjectStore> mirror_objects(const std::string& mirror, const std::s
   return gitx::ObjectStore{gitx::hash_format_of(base), objects};
 }
 
+Result<std::string> make_scratch(const std::string& scratch_dir, const std::string& prefix) {
+  AW_CHECK(make_dirs(scratch_dir));
+  std::string tmpl = scratch_dir + "/" + prefix + "-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) return fail("mkdtemp in {}: {}", scratch_dir, errno_text(errno));
+  return tmpl;
+}
+
+ScratchCleanup::~ScratchCleanup() {
+  if (remove)
+    remove(path);
+  else
+    (void)remove_tree(path);
+}
+
+Result<GitCall> make_scratch_git_dir(const std::string& dir, const Side& side,
+                                     const ApplyTarget& target, const std::string& base_commit,
+                                     const std::string& index_name) {
+  const std::string& borrow = side.remote ? target.borrow_objects_of : side.dest;
+  if (borrow.empty()) {
+    AW_CHECK(make_own_git_dir(dir));
+  } else if (side.remote) {
+    AW_TRY(ObjectStore store, mirror_objects(borrow, base_commit));
+    AW_CHECK(make_borrowing_git_dir(dir, store.objects, store.format));
+  } else {
+    AW_TRY(ObjectStore store, object_store(borrow));
+    AW_CHECK(make_borrowing_git_dir(dir, store.objects, store.format));
+  }
+  GitCall base = at(dir, {});
+  base.index_file = dir + "/" + index_name;
+  return base;
+}
+
+Result<AppliedTree> apply_checked(const GitCall& base, const std::string& base_commit,
+                                  const std::string& patch,
+                                  const std::vector<std::string>& checked_paths,
+                                  const std::vector<CatObject>* folders_read) {
+  AW_TRY(AppliedTree applied, apply_sparse(base, base_commit, patch, checked_paths, folders_read));
+  if (sorted_unique(applied.changed) != sorted_unique(checked_paths))
+    return fail("the applied patch changes other paths than the checked list; nothing pushed");
+  return applied;
+}
+
 }  // namespace gitx
 
 namespace {
@@ -258,34 +300,11 @@ Result<PublishResult> publish(const PublishRequest& req) {
   std::string unit_ref = "refs/heads/" + res.branch;
   std::string target_ref = req.target.branch.empty() ? "HEAD" : "refs/heads/" + req.target.branch;
 
-  AW_CHECK(make_dirs(req.scratch_dir));
-  std::string tmpl = req.scratch_dir + "/apply-XXXXXX";
-  if (!::mkdtemp(tmpl.data())) return fail("mkdtemp in {}: {}", req.scratch_dir, errno_text(errno));
-  struct Cleanup {
-    std::string path;
-    const std::function<void(const std::string&)>& remove;
-    ~Cleanup() {
-      if (remove)
-        remove(path);
-      else
-        (void)remove_tree(path);
-    }
-  } cleanup{tmpl, req.remove_scratch};
+  AW_TRY(std::string tmpl, gitx::make_scratch(req.scratch_dir, "apply"));
+  gitx::ScratchCleanup cleanup{tmpl, req.remove_scratch};
   std::string dir = tmpl + "/git";
-  // A remote target with a local copy (awaywork's mirror) borrows its objects: the fetch and the
-  // push then move only what the copy lacks.
-  const std::string& borrow = side.remote ? req.target.borrow_objects_of : side.dest;
-  if (borrow.empty()) {
-    AW_CHECK(gitx::make_own_git_dir(dir));
-  } else if (side.remote) {
-    AW_TRY(gitx::ObjectStore store, gitx::mirror_objects(borrow, req.base_commit));
-    AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
-  } else {
-    AW_TRY(gitx::ObjectStore store, gitx::object_store(borrow));
-    AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
-  }
-  GitCall base = gitx::at(dir, {});
-  base.index_file = dir + "/apply-index";
+  AW_TRY(GitCall base,
+         gitx::make_scratch_git_dir(dir, side, req.target, req.base_commit, "apply-index"));
 
   AW_TRY(auto folder_names, gitx::base_folder_names(req.base_commit, req.checked_paths));
   std::vector<gitx::CatObject> folders_read;  // read with the tips' presence: one git for both
@@ -297,10 +316,8 @@ Result<PublishResult> publish(const PublishRequest& req) {
   if (!tips.has_base) return fail("{}", not_ancestor);
 
   AW_TRY(gitx::AppliedTree applied,
-         gitx::apply_sparse(base, req.base_commit, req.patch, req.checked_paths, &folders_read));
+         gitx::apply_checked(base, req.base_commit, req.patch, req.checked_paths, &folders_read));
   const std::string& tree = applied.tree;
-  if (gitx::sorted_unique(applied.changed) != gitx::sorted_unique(req.checked_paths))
-    return fail("the applied patch changes other paths than the checked list; nothing pushed");
 
   std::string marker = unit_marker(req.unit_id);
   if (tips.unit) {

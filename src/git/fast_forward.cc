@@ -26,21 +26,8 @@ namespace {
 Status push_fast_forward(const GitCall& base, const gitx::PushTarget& to, const std::string& commit,
                          const std::string& ref, const std::string& expected, bool& stale) {
   stale = false;
-  if (to.remote) AW_CHECK(gitx::check_own_config(base.git_dir));
-  GitCall g = base;
-  g.index_file.clear();
-  g.args = to.pre_args;
-  for (std::string a : {"push", "--porcelain", "--no-verify", "--no-recurse-submodules"})
-    g.args.push_back(a);
-  g.args.push_back("--force-with-lease=" + ref + ":" + expected);
-  if (to.local_receive_pack)  // as push_create: a local receive-pack carries the hardening itself
-    g.args.push_back(
-        "--receive-pack=git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
-        "-c receive.autogc=false -c receive.updateServerInfo=false receive-pack");
-  g.args.push_back("--");
-  g.args.push_back(to.dest);
-  g.args.push_back(commit + ":" + ref);
-  AW_TRY(Captured c, gitx::run(g, to.env));
+  AW_TRY(Captured c,
+         gitx::run_push(base, to, commit, ref, "--force-with-lease=" + ref + ":" + expected));
   std::string line = "\t" + commit + ":" + ref + "\t";
   size_t at = c.out.find(line);
   if (c.exit_code == 0 && at != std::string::npos && at > 0 && c.out[at - 1] == ' ') {
@@ -112,32 +99,11 @@ Result<FastForwardResult> publish_fast_forward(const FastForwardRequest& req) {
   res.branch = b;
   std::string ref = "refs/heads/" + b;
 
-  AW_CHECK(make_dirs(req.scratch_dir));
-  std::string tmpl = req.scratch_dir + "/follow-XXXXXX";
-  if (!::mkdtemp(tmpl.data())) return fail("mkdtemp in {}: {}", req.scratch_dir, errno_text(errno));
-  struct Cleanup {
-    std::string path;
-    const std::function<void(const std::string&)>& remove;
-    ~Cleanup() {
-      if (remove)
-        remove(path);
-      else
-        (void)remove_tree(path);
-    }
-  } cleanup{tmpl, req.remove_scratch};
+  AW_TRY(std::string tmpl, gitx::make_scratch(req.scratch_dir, "follow"));
+  gitx::ScratchCleanup cleanup{tmpl, req.remove_scratch};
   std::string dir = tmpl + "/git";
-  const std::string& borrow = side.remote ? req.target.borrow_objects_of : side.dest;
-  if (borrow.empty()) {
-    AW_CHECK(gitx::make_own_git_dir(dir));
-  } else if (side.remote) {
-    AW_TRY(gitx::ObjectStore store, gitx::mirror_objects(borrow, req.base_commit));
-    AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
-  } else {
-    AW_TRY(gitx::ObjectStore store, gitx::object_store(borrow));
-    AW_CHECK(gitx::make_borrowing_git_dir(dir, store.objects, store.format));
-  }
-  GitCall base = gitx::at(dir, {});
-  base.index_file = dir + "/follow-index";
+  AW_TRY(GitCall base,
+         gitx::make_scratch_git_dir(dir, side, req.target, req.base_commit, "follow-index"));
 
   AW_TRY(auto folder_names, gitx::base_folder_names(req.base_commit, req.checked_paths));
   std::vector<gitx::CatObject> folders_read;
@@ -149,9 +115,7 @@ Result<FastForwardResult> publish_fast_forward(const FastForwardRequest& req) {
     return fail("{}", moved_message(ref, side.shown, tips.target, req.base_commit));
 
   AW_TRY(gitx::AppliedTree applied,
-         gitx::apply_sparse(base, req.base_commit, req.patch, req.checked_paths, &folders_read));
-  if (gitx::sorted_unique(applied.changed) != gitx::sorted_unique(req.checked_paths))
-    return fail("the applied patch changes other paths than the checked list; nothing pushed");
+         gitx::apply_checked(base, req.base_commit, req.patch, req.checked_paths, &folders_read));
   std::string marker = unit_marker(req.unit_id);
 
   if (tips.target != req.base_commit) {

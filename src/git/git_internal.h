@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -150,6 +151,10 @@ struct PushTarget {
 // reports the ref as newly created.
 Status push_create(const GitCall& base, const PushTarget& to, const std::string& commit,
                    const std::string& ref);
+// The hardened `git push --porcelain` of commit to ref at `to` (publish.cc), shared by
+// push_create and push_fast_forward; `lease` ("" for none) is a --force-with-lease option.
+Result<Captured> run_push(const GitCall& base, const PushTarget& to, const std::string& commit,
+                          const std::string& ref, const std::string& lease);
 
 // scheme://[userinfo@]host/... split (askpass.cc); file:// has an empty host.
 struct UrlParts {
@@ -208,6 +213,29 @@ Result<Tips> find_tips(const Side& s, const ApplyTarget& at, const std::string& 
 // does not see the branch yet: a forge's API may lag its git a moment).
 Result<std::optional<std::string>> pushed_tip(const Side& s, const ApplyTarget& at,
                                               const std::string& scratch, const std::string& ref);
+// ---- the publish scratch (apply_target.cc), shared by publish and publish_fast_forward ----
+
+// A fresh folder scratch_dir/PREFIX-XXXXXX (mkdtemp), made with its parents.
+Result<std::string> make_scratch(const std::string& scratch_dir, const std::string& prefix);
+// Removes the scratch however the publish ends: with remove when set, else remove_tree.
+struct ScratchCleanup {
+  std::string path;
+  const std::function<void(const std::string&)>& remove;
+  ~ScratchCleanup();
+};
+// The scratch's git dir at dir: its own, or borrowing the objects of the side's local copy. A
+// remote target with a local copy (awaywork's mirror) borrows its objects: the fetch and the
+// push then move only what the copy lacks. The git call there, with the index dir/INDEX_NAME.
+Result<GitCall> make_scratch_git_dir(const std::string& dir, const Side& side,
+                                     const ApplyTarget& target, const std::string& base_commit,
+                                     const std::string& index_name);
+// apply_sparse of the checked patch, then an Error unless its tree changes exactly the checked
+// paths (nothing is pushed then).
+Result<AppliedTree> apply_checked(const GitCall& base, const std::string& base_commit,
+                                  const std::string& patch,
+                                  const std::vector<std::string>& checked_paths,
+                                  const std::vector<CatObject>* folders_read);
+
 // The objects of awaywork's own mirror (a bare git dir it made, sha1 unless the base says
 // otherwise): known without asking git.
 Result<ObjectStore> mirror_objects(const std::string& mirror, const std::string& base);

@@ -40,6 +40,26 @@ Result<std::string> commit_tree(const GitCall& base, const std::string& tree,
   return commit;
 }
 
+// See push_create for why the receive-pack is given for a repository on this machine.
+Result<Captured> run_push(const GitCall& base, const PushTarget& to, const std::string& commit,
+                          const std::string& ref, const std::string& lease) {
+  if (to.remote) AW_CHECK(check_own_config(base.git_dir));
+  GitCall g = base;
+  g.index_file.clear();
+  g.args = to.pre_args;
+  for (std::string a : {"push", "--porcelain", "--no-verify", "--no-recurse-submodules"})
+    g.args.push_back(a);
+  if (!lease.empty()) g.args.push_back(lease);
+  if (to.local_receive_pack)
+    g.args.push_back(
+        "--receive-pack=git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
+        "-c receive.autogc=false -c receive.updateServerInfo=false receive-pack");
+  g.args.push_back("--");
+  g.args.push_back(to.dest);
+  g.args.push_back(commit + ":" + ref);
+  return gitx::run(g, to.env);
+}
+
 // A push that can only create: no force flag, and the porcelain line must say "*" (new ref).
 // When the ref is not advertised, the client sends old-id zero and receive-pack's transaction
 // then requires the ref to still be absent, so a branch created after the advertisement is not
@@ -52,20 +72,7 @@ Result<std::string> commit_tree(const GitCall& base, const std::string& tree,
 // the target's hooks would run without it. Over git:// or http(s) the server runs its own.
 Status push_create(const GitCall& base, const PushTarget& to, const std::string& commit,
                    const std::string& ref) {
-  if (to.remote) AW_CHECK(check_own_config(base.git_dir));
-  GitCall g = base;
-  g.index_file.clear();
-  g.args = to.pre_args;
-  for (std::string a : {"push", "--porcelain", "--no-verify", "--no-recurse-submodules"})
-    g.args.push_back(a);
-  if (to.local_receive_pack)
-    g.args.push_back(
-        "--receive-pack=git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
-        "-c receive.autogc=false -c receive.updateServerInfo=false receive-pack");
-  g.args.push_back("--");
-  g.args.push_back(to.dest);
-  g.args.push_back(commit + ":" + ref);
-  AW_TRY(Captured c, gitx::run(g, to.env));
+  AW_TRY(Captured c, run_push(base, to, commit, ref, ""));
   std::string want = "*\t" + commit + ":" + ref + "\t";
   if (c.exit_code != 0 || c.out.find(want) == std::string::npos)
     return fail("push {} to {} refused (exit {}): {}{}", ref, to.shown, c.exit_code, c.out, c.err);

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "base/fs.h"
+#include "base/json_escape.h"
 #include "net/tls_client.h"
 #include "proxy/egress_policy.h"
 
@@ -25,19 +26,6 @@ using boost::system::error_code;
 namespace {
 
 constexpr size_t kMaxHead = 16384;
-
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\', out += static_cast<char>(c);
-    else if (c < 0x20)
-      out += fmt::format("\\u{:04x}", c);
-    else
-      out += static_cast<char>(c);
-  }
-  return out;
-}
 
 bool private_address(const asio::ip::address& a) {
   if (a.is_loopback() || a.is_unspecified() || a.is_multicast()) return true;
@@ -149,12 +137,12 @@ struct EgressProxy::Impl {
     std::string names;
     for (const auto& n : injected) {  // appended, not `"," + x`: GCC 12's -Wrestrict misfires
       if (!names.empty()) names += ',';  // on that at -O2 (a false positive, fatal with -Werror)
-      names += json_escape(n);
+      names += json_escape_bytes(n);
     }
     opt.log(fmt::format(
         R"({{"method":"{}","host":"{}","port":{},"path":"{}","allowed":{},"rule":"{}"{}}})",
-        json_escape(r.method), json_escape(r.host), r.port, json_escape(path),
-        d.allowed ? "true" : "false", json_escape(d.rule),
+        json_escape_bytes(r.method), json_escape_bytes(r.host), r.port, json_escape_bytes(path),
+        d.allowed ? "true" : "false", json_escape_bytes(d.rule),
         injected.empty() ? "" : fmt::format(R"(,"injected":"{}")", names)));
   }
 
@@ -402,6 +390,22 @@ EgressProxy::~EgressProxy() {
 
 const std::string& EgressProxy::socket_path() const {
   return impl_->opt.socket_path;
+}
+
+LoggedEgress::~LoggedEgress() {
+  proxy.reset();  // joins the proxy's thread before its log closes
+  if (log) std::fclose(log);
+}
+
+Result<std::unique_ptr<LoggedEgress>> start_logged_egress(EgressProxyOptions options,
+                                                          const std::string& log_path) {
+  auto e = std::make_unique<LoggedEgress>();
+  e->log = std::fopen(log_path.c_str(), "ae");
+  options.log = [log = e->log](const std::string& line) {
+    if (log) std::fprintf(log, "%s\n", line.c_str()), std::fflush(log);
+  };
+  AW_TRY(e->proxy, with_context(EgressProxy::start(std::move(options)), "egress proxy"));
+  return e;
 }
 
 }  // namespace aw

@@ -13,6 +13,7 @@
 // that carries a placeholder to a host without that secret's rule is refused and logged.
 #pragma once
 
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -50,5 +51,18 @@ class EgressProxy {
   explicit EgressProxy(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// A unit's egress proxy with its log file, as both sandboxes run it (isolate/none, one per unit;
+// isolate/container, relayed by the bridge): one line a request appended to log_path. Closed in
+// that order: the proxy's thread is joined before its log closes.
+struct LoggedEgress {
+  std::unique_ptr<EgressProxy> proxy;
+  std::FILE* log = nullptr;
+  ~LoggedEgress();
+};
+// Opens log_path (a proxy without its log still runs), then starts the proxy with options whose
+// log writes there.
+Result<std::unique_ptr<LoggedEgress>> start_logged_egress(EgressProxyOptions options,
+                                                          const std::string& log_path);
 
 }  // namespace aw

@@ -75,6 +75,15 @@ class Watcher {
   void start_one(Repo& r, IssueSlot& slot, int64_t now);
   void watch_running(int64_t now);
   void finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now);
+  // The unit an ended child ran (issue or pull), brought up to date: a running one is its
+  // runner's orphan, marked interrupted; one watch stopped gets slot.stop_reason as its reason.
+  std::optional<UnitRecord> ended_unit(const IssueSlot& slot);
+  // A unit's child: `awaywork [--config FILE] ARGS`, its output in the watch folder's
+  // NAME-NOW.log (log: that path).
+  Result<UnitChild> spawn_unit(const std::vector<std::string>& args, const std::string& name,
+                               int64_t now, std::string& log);
+  // The spawned child taken on by slot (running, one attempt more) and counted in r.
+  void take_child(Repo& r, IssueSlot& slot, UnitChild child);
   void stop_all(const std::string& reason);
   // watcher_actions.cc: run_on: actions, a workflow run instead of a local unit.
   void dispatch(Repo& r, IssueSlot& slot, int64_t now);

@@ -161,32 +161,21 @@ void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, i
 }
 
 void Watcher::start_pull(Repo& r, IssueSlot& slot, int64_t now) {
-  std::string logs = state_dir_of(cfg_) + "/watch";
-  (void)make_dirs(logs, 0700);
-  std::string log = fmt::format("{}/{}-pr{}-{}.log", logs, slot.repo, slot.number, now);
-  std::vector<std::string> argv = {opt_.self_exe};
-  if (!cfg_.file.empty()) argv.insert(argv.end(), {"--config", cfg_.file});
-  argv.insert(argv.end(), {"run", "--pr", fmt::format("{}#{}", slot.repo, slot.number), "--json"});
-  auto child = UnitChild::spawn(argv, log);
+  std::string log;
+  auto child = spawn_unit({"run", "--pr", fmt::format("{}#{}", slot.repo, slot.number), "--json"},
+                          fmt::format("{}-pr{}", slot.repo, slot.number), now, log);
   if (!child) {
     log_.write("error", with(where(slot), {{"error", child.error().message}}));
     slot.phase = "idle";
     slot.follow_ended = now;
     return keep(slot);
   }
-  slot.phase = "running";
-  slot.child_pid = child->pid();
-  slot.child_start = child->start_time();
+  take_child(r, slot, std::move(*child));
   slot.unit_id.clear();
   slot.phases_logged = 0;
   slot.stop_reason.clear();
   slot.pending = false;  // what arrived until now is in this unit's task
   ++slot.follow_units;
-  ++slot.attempts;
-  std::string key = slot_key(slot.repo, slot.number);
-  children_.erase(key);
-  children_.emplace(key, std::move(*child));
-  ++r.running;
   keep(slot);
   log_.write(
       "unit_spawned",
@@ -195,22 +184,7 @@ void Watcher::start_pull(Repo& r, IssueSlot& slot, int64_t now) {
 
 void Watcher::finish_pull(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
   r.running = std::max(r.running - 1, 0);
-  std::optional<UnitRecord> unit;
-  if (!slot.unit_id.empty()) {
-    if (auto u = store_->get(slot.unit_id)) unit = *u;
-  } else if (slot.child_pid > 0) {
-    if (auto u = store_->by_runner(slot.child_pid);
-        u && *u && (**u).runner_start == slot.child_start)
-      unit = **u;
-  }
-  if (unit && unit->state == UnitState::running) {
-    (void)store_->mark_orphans_interrupted();
-    if (auto u = store_->get(unit->id)) unit = *u;
-  }
-  if (unit && unit->state == UnitState::interrupted && !slot.stop_reason.empty()) {
-    unit->reason = slot.stop_reason;
-    (void)store_->save(*unit);
-  }
+  std::optional<UnitRecord> unit = ended_unit(slot);
   bool stopped = slot.stop_reason == "window ended" || slot.stop_reason == "watch stopped";
   // A run that made no unit (nothing admitted left to follow up, the branch not followable) or
   // one watch stopped is not a follow-up spent.

@@ -158,29 +158,40 @@ void Watcher::start_one(Repo& r, IssueSlot& slot, int64_t now) {
                                          {"note", result->note},
                                          {"resumed", result->resumed}}));
   if (r.watch.on_actions) return dispatch(r, slot, now);
-  std::string logs = state_dir_of(cfg_) + "/watch";
-  (void)make_dirs(logs, 0700);
-  std::string log = fmt::format("{}/{}-{}-{}.log", logs, slot.repo, slot.number, now);
-  std::vector<std::string> argv = {opt_.self_exe};
-  if (!cfg_.file.empty()) argv.insert(argv.end(), {"--config", cfg_.file});
-  argv.insert(argv.end(), {"run", "--issue", fmt::format("{}#{}", slot.repo, slot.number),
-                           "--no-progress-comment", "--json"});
-  auto child = UnitChild::spawn(argv, log);
+  std::string log;
+  auto child = spawn_unit({"run", "--issue", fmt::format("{}#{}", slot.repo, slot.number),
+                           "--no-progress-comment", "--json"},
+                          fmt::format("{}-{}", slot.repo, slot.number), now, log);
   if (!child) {
     log_.write("error", with(where(slot), {{"error", child.error().message}}));
     finish(r, slot, 127, now);
     return;
   }
+  take_child(r, slot, std::move(*child));
+  keep(slot);
+  log_.write("unit_spawned", with(where(slot), {{"pid", slot.child_pid}, {"log", log}}));
+}
+
+Result<UnitChild> Watcher::spawn_unit(const std::vector<std::string>& args, const std::string& name,
+                                      int64_t now, std::string& log) {
+  std::string logs = state_dir_of(cfg_) + "/watch";
+  (void)make_dirs(logs, 0700);
+  log = fmt::format("{}/{}-{}.log", logs, name, now);
+  std::vector<std::string> argv = {opt_.self_exe};
+  if (!cfg_.file.empty()) argv.insert(argv.end(), {"--config", cfg_.file});
+  argv.insert(argv.end(), args.begin(), args.end());
+  return UnitChild::spawn(argv, log);
+}
+
+void Watcher::take_child(Repo& r, IssueSlot& slot, UnitChild child) {
   slot.phase = "running";
-  slot.child_pid = child->pid();
-  slot.child_start = child->start_time();
+  slot.child_pid = child.pid();
+  slot.child_start = child.start_time();
   ++slot.attempts;
   std::string key = slot_key(slot.repo, slot.number);
   children_.erase(key);
-  children_.emplace(key, std::move(*child));
+  children_.emplace(key, std::move(child));
   ++r.running;
-  keep(slot);
-  log_.write("unit_spawned", with(where(slot), {{"pid", slot.child_pid}, {"log", log}}));
 }
 
 void Watcher::watch_running(int64_t now) {
@@ -252,10 +263,7 @@ void Watcher::stop_all(const std::string& reason) {
   }
 }
 
-void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
-  if (slot.pull) return finish_pull(r, slot, exit_status, now);
-  --r.running;
-  r.running = std::max(r.running, 0);
+std::optional<UnitRecord> Watcher::ended_unit(const IssueSlot& slot) {
   std::optional<UnitRecord> unit;
   if (!slot.unit_id.empty()) {
     if (auto u = store_->get(slot.unit_id)) unit = *u;
@@ -274,6 +282,14 @@ void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
     unit->reason = slot.stop_reason;
     (void)store_->save(*unit);
   }
+  return unit;
+}
+
+void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
+  if (slot.pull) return finish_pull(r, slot, exit_status, now);
+  --r.running;
+  r.running = std::max(r.running, 0);
+  std::optional<UnitRecord> unit = ended_unit(slot);
   std::string id = unit ? unit->id : "";
   std::string label = r.watch.label;
   ClaimEnd end;

@@ -19,12 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-std::optional<int64_t> gitlab_number(const std::string& s) {
-  if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos)
-    return std::nullopt;
-  return std::stoll(s);
-}
-
 // GitLab's error bodies: {"message": "404 Project Not Found"}, {"message": ["..."]},
 // {"message": {"title": ["can't be blank"]}}, {"error": "title is missing"}, or plain text
 // (a 429's "Retry later").
@@ -95,14 +89,10 @@ Result<ApiReply> GitLab::once(const std::string& method, const std::string& targ
   ++stats_.requests;
   AW_TRY(HttpResponse res,
          with_context(transport_->send(req), fmt::format("GitLab {} {}", method, target)));
-  ApiReply r;
-  r.status = res.status;
-  r.headers = std::move(res.headers);
-  if (!res.body.empty()) r.body = json::parse(res.body, nullptr, false);
-  if (r.body.is_discarded()) r.body = nullptr;
-  if (auto n = gitlab_number(r.headers["ratelimit-remaining"])) stats_.rate_remaining = *n;
-  if (auto n = gitlab_number(r.headers["ratelimit-reset"])) stats_.rate_reset = *n;
-  if (auto n = gitlab_number(r.headers["ratelimit-limit"])) stats_.rate_limit = *n;
+  ApiReply r = api_reply(std::move(res));
+  if (auto n = header_number(r.headers["ratelimit-remaining"])) stats_.rate_remaining = *n;
+  if (auto n = header_number(r.headers["ratelimit-reset"])) stats_.rate_reset = *n;
+  if (auto n = header_number(r.headers["ratelimit-limit"])) stats_.rate_limit = *n;
   return r;
 }
 
@@ -128,7 +118,8 @@ Result<ApiReply> GitLab::call(const std::string& method, const std::string& targ
     }
     if (r.status == 429 && !last) {
       // GitLab's Rack::Attack answers 429 with Retry-After; without it, a minute.
-      int64_t s = std::min(gitlab_number(r.headers["retry-after"]).value_or(60), opt_.max_wait_seconds);
+      int64_t s =
+          std::min(header_number(r.headers["retry-after"]).value_or(60), opt_.max_wait_seconds);
       ++stats_.retries;
       stats_.waited_ms += s * 1000;
       clock_.sleep(std::chrono::seconds(s));
@@ -195,12 +186,6 @@ std::string GitLab::describe(const std::string& method, const std::string& targe
 }
 
 namespace {
-Result<json> ok_or_error(const GitLab& gl, const std::string& method, const std::string& target,
-                         Result<ApiReply> r) {
-  if (!r) return tl::unexpected<Error>(r.error());
-  if (r->status < 200 || r->status > 299) return fail("{}", gl.describe(method, target, *r));
-  return std::move(r->body);
-}
 
 // The next page's target: the Link header's next URL (under the API only), else X-Next-Page
 // put in the current target's page= parameter. "" when this page is the last.
@@ -228,32 +213,22 @@ Result<std::string> next_page(const ApiReply& r, const std::string& target,
 }  // namespace
 
 Result<json> GitLab::get(const std::string& target) {
-  return ok_or_error(*this, "GET", target, call("GET", target));
+  return body_if_ok(*this, "GET", target, call("GET", target));
 }
 
 Result<json> GitLab::post(const std::string& target, const json& body) {
-  return ok_or_error(*this, "POST", target, call("POST", target, &body));
+  return body_if_ok(*this, "POST", target, call("POST", target, &body));
 }
 
 Result<json> GitLab::put(const std::string& target, const json& body) {
-  return ok_or_error(*this, "PUT", target, call("PUT", target, &body));
+  return body_if_ok(*this, "PUT", target, call("PUT", target, &body));
 }
 
 Result<json> GitLab::get_all(const std::string& first) {
-  json items = json::array();
-  std::string target = first;
-  for (int page = 0;; ++page) {
-    if (page >= opt_.max_pages)
-      return fail("GitLab GET {}: more than {} pages; narrow the query", first, opt_.max_pages);
-    AW_TRY(ApiReply r, call("GET", target));
-    if (r.status != 200) return fail("{}", describe("GET", target, r));
-    if (!r.body.is_array())
-      return fail("GitLab GET {}: expected a list, got {}", target, r.body.type_name());
-    for (auto& item : r.body) items.push_back(std::move(item));
-    AW_TRY(target, with_context(next_page(r, target, opt_.api_url),
-                                fmt::format("GitLab GET {}: the next page", first)));
-    if (target.empty()) return items;
-  }
+  return all_pages(*this, "GitLab", first, opt_.max_pages,
+                   [this](const ApiReply& r, const std::string& target) {
+                     return next_page(r, target, opt_.api_url);
+                   });
 }
 
 }  // namespace aw

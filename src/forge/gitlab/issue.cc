@@ -63,17 +63,10 @@ Result<IssueWork> gitlab_issue_work(GitLabSession& s, const RepoConfig& repo, in
   t.repo = s.project;
   t.issue = w.issue;
   t.author_trust = (w.author.admitted ? "admitted: " : "") + w.author.reason;
-  for (const GitLabNote& n : notes) {
-    if (n.system) continue;  // GitLab's own record of changes, nobody's words
-    // awaywork's own notes (progress, results) are not the issue's text either.
-    if (adm.check(n.comment.author).admitted)
-      t.comments.push_back(n.comment);
-    else if (n.comment.author.login != s.self.user.login)
-      ++t.left_out;
-  }
-  w.admitted_comments = static_cast<int>(t.comments.size());
-  w.left_out = t.left_out;
-  w.prompt = build_issue_task(t);
+  std::vector<ForgeComment> comments;
+  for (const GitLabNote& n : notes)
+    if (!n.system) comments.push_back(n.comment);  // GitLab's own record of changes: nobody's words
+  finish_issue_work(w, t, comments, adm, s.self.user.login);
   return w;
 }
 

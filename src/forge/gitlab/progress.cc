@@ -3,10 +3,9 @@
 #include <fmt/format.h>
 
 #include "check/redact.h"
-#include "check/sanitize.h"
 #include "forge/gitlab/text.h"
 #include "forge/marker.h"
-#include "forge/publish.h"
+#include "forge/progress.h"
 
 namespace aw {
 
@@ -43,9 +42,7 @@ Status GitLabProgressNote::write(const std::string& status) {
 
 void GitLabProgressNote::resume(const std::string& agent, const std::string& isolation,
                                 const std::string& sandbox_note) {
-  head_ = fmt::format(
-      "awaywork is working on this issue: unit `{}`, agent `{}`, isolation `{}`, sandbox `{}`.",
-      unit_id_, agent, isolation, published_sandbox(sandbox_note));
+  head_ = progress_head(unit_id_, agent, isolation, sandbox_note);
 }
 
 Status GitLabProgressNote::start(const std::string& agent, const std::string& isolation,
@@ -55,7 +52,7 @@ Status GitLabProgressNote::start(const std::string& agent, const std::string& is
 }
 
 Status GitLabProgressNote::phase(const std::string& name, int64_t elapsed_seconds) {
-  return write(fmt::format("Status: phase `{}` (after {} s).", name, elapsed_seconds));
+  return write(progress_phase_status(name, elapsed_seconds));
 }
 
 Status GitLabProgressNote::finish(const std::string& outcome) {
@@ -65,8 +62,7 @@ Status GitLabProgressNote::finish(const std::string& outcome) {
 std::string gitlab_progress_outcome(const std::string& mr_url, const std::string& state,
                                     const std::string& reason) {
   if (!mr_url.empty()) return fmt::format("Done: draft merge request {}", mr_url);
-  return fmt::format("Ended: {}{}", state,
-                     reason.empty() ? "" : " (" + sanitize_text(reason, {}, 2000) + ")");
+  return progress_ended(state, reason);
 }
 
 Status gitlab_end_progress(GitLabSession& s, const UnitRecord& u, const std::string& mr_url,

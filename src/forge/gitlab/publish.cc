@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <set>
 
-#include "base/fs.h"
 #include "check/sanitize.h"
 #include "forge/gitlab/text.h"
 #include "forge/marker.h"
@@ -83,26 +81,9 @@ struct GitLabRun {
   }
 
   Status push_branch() {
-    PublishRequest req;
-    req.target.url = s.repo.clone_url;
-    req.target.credential = s.forge.credential;
-    req.target.username = "oauth2";  // GitLab's user for a token over HTTPS
-    req.target.secret_value = s.token;
-    req.target.ca_file = s.forge.ca_file;
-    req.target.branch = in.base_ref;
-    req.target.borrow_objects_of = in.mirror_dir;
-    req.unit_id = in.unit.unit_id;
-    req.branch_prefix = in.branch_prefix;
-    req.base_commit = in.base_commit;
-    req.patch = in.patch;
-    req.checked_paths = in.paths;
-    req.message = sanitize_commit_message(in.commit_message);
-    req.scratch_dir = in.scratch_dir;
-    req.askpass = in.askpass;
-    req.remove_scratch = [this](const std::string& path) {
-      if (s.background.size() >= 8) s.background.clear();
-      s.background.emplace_back([path] { (void)remove_tree(path); });
-    };
+    ApplyTarget target = forge_git_target(s.forge, s.repo.clone_url, s.token);
+    target.username = "oauth2";  // GitLab's user for a token over HTTPS
+    PublishRequest req = forge_publish_request(in, std::move(target), s.background);
     AW_TRY(out.branch,
            with_context(publish(req), fmt::format("pushing the branch to {}", s.project)));
     sha = out.branch.commit;
@@ -188,27 +169,15 @@ struct GitLabRun {
   }
 
   Status notes(const std::vector<GitLabNote>& existing) {
-    int k = 0;
-    for (const Request& r : in.requests) {
-      if (r.type != "add_comment") continue;
-      std::string item = fmt::format("comment-{}", ++k);
-      if (any_marked(existing, item)) {
-        out.already.push_back(item);
-        continue;
-      }
-      AW_CHECK(note(marked(r.body, "", item), item));
-    }
-    return {};
+    return post_comments(
+        in, out, [&](const std::string& item) { return any_marked(existing, item); },
+        [&](const Request& r, const std::string& item) {
+          return note(marked(r.body, "", item), item);
+        });
   }
 
   Status labels() {
-    std::set<std::string> wanted;
-    for (const Request& r : in.requests)
-      if (r.type == "add_labels")
-        for (const auto& l : r.labels)
-          if (std::find(in.allowed_labels.begin(), in.allowed_labels.end(), l) !=
-              in.allowed_labels.end())
-            wanted.insert(l);
+    std::set<std::string> wanted = wanted_labels(in);
     if (wanted.empty()) return {};
     AW_TRY(json ij, s.gl.get(issue_target()));
     AW_TRY(ForgeIssue issue, gitlab_issue_from_json(ij, "GET " + issue_target()));

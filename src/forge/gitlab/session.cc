@@ -48,18 +48,13 @@ Result<std::string> gitlab_token(const ForgeConfig& forge) {
 }
 
 Result<std::unique_ptr<GitLabSession>> open_gitlab(const Config& cfg, const RepoConfig& repo) {
-  auto it = cfg.forges.find(repo.forge.forge);
-  if (it == cfg.forges.end())
-    return fail("repo {}: forge '{}' is not defined under forges:", repo.name, repo.forge.forge);
-  const ForgeConfig& forge = it->second;
+  AW_TRY(const ForgeConfig* found, forge_of_repo(cfg, repo));
+  const ForgeConfig& forge = *found;
   if (forge.kind != "gitlab" || repo.forge.gitlab.empty())
     return fail("repo {}: not a GitLab project (gitlab: GROUP/PROJECT on a forge of kind gitlab)",
                 repo.name);
   AW_TRY(std::string token, gitlab_token(forge));
-  TransportOptions topt;
-  topt.api_url = forge.api_url;
-  topt.ca_file = forge.ca_file;
-  AW_TRY(auto transport, with_context(beast_transport(topt), "forge " + forge.name));
+  AW_TRY(auto transport, forge_transport(forge));
   GitLabOptions opt;
   opt.api_url = forge.api_url;
   opt.credential = forge.credential;

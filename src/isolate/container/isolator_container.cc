@@ -51,18 +51,6 @@ double fitting_cpus(double want) {
   return std::min(want, have);
 }
 
-// network: allowlist: the unit's egress proxy (in this process, on a unix socket in the run
-// folder), relayed by the unit's bridge container. Outlives every phase; gone with the unit.
-struct Egress {
-  std::unique_ptr<EgressProxy> proxy;
-  std::FILE* log = nullptr;
-
-  ~Egress() {
-    proxy.reset();  // joins the proxy's thread before its log closes
-    if (log) std::fclose(log);
-  }
-};
-
 class ContainerIsolator : public Isolator {
  public:
   ContainerIsolator(const Config& cfg, const IsolationSpec& t, std::string unit, Engine engine,
@@ -264,16 +252,11 @@ class ContainerIsolator : public Isolator {
   static constexpr uint16_t kProxyPort = 3128;
 
   Status start_egress() {
-    auto e = std::make_unique<Egress>();
     std::string sock = run_root_ + "/egress.sock";
-    e->log = std::fopen((run_root_ + "/egress.log").c_str(), "ae");
     EgressProxyOptions o = egress_options_;  // the unit's injected secrets and placeholders
     o.socket_path = sock;
     o.allow = allow_;
-    o.log = [log = e->log](const std::string& line) {
-      if (log) std::fprintf(log, "%s\n", line.c_str()), std::fflush(log);
-    };
-    AW_TRY(e->proxy, with_context(EgressProxy::start(std::move(o)), "egress proxy"));
+    AW_TRY(auto e, start_logged_egress(std::move(o), run_root_ + "/egress.log"));
     pairs_.push_back({kProxyPort, sock});
     egress_ = std::move(e);
     return {};
@@ -314,7 +297,9 @@ class ContainerIsolator : public Isolator {
   EgressProxyOptions egress_options_;   // the unit's share (IsolationSpec::egress)
   Result<std::string> bridge_program_;  // aw_bridge_static, or why it is missing
   std::string run_root_, seccomp_note_;
-  std::unique_ptr<Egress> egress_;
+  // network: allowlist: the unit's egress proxy (in this process, on a unix socket in the run
+  // folder), relayed by the unit's bridge container. Outlives every phase; gone with the unit.
+  std::unique_ptr<LoggedEgress> egress_;
   std::vector<BridgePair> pairs_;  // what the bridge relays: egress (allowlist), inference
   std::string bridge_;             // the running bridge container, "" = none
   size_t bridged_ = 0;             // how many of pairs_ it relays

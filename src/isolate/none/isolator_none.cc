@@ -30,13 +30,7 @@ struct SandboxState {
   SandboxPlan plan;
   std::vector<SandboxPlan::ReadOnly> agent_readable;  // lent to the agent phases only
   std::optional<UnitNetns> netns;
-  std::unique_ptr<EgressProxy> proxy;
-  std::FILE* proxy_log = nullptr;
-
-  ~SandboxState() {
-    proxy.reset();  // joins the proxy's thread before its log closes
-    if (proxy_log) std::fclose(proxy_log);
-  }
+  std::unique_ptr<LoggedEgress> egress;  // last: stopped before the namespace closes
 };
 
 class NoneIsolator : public Isolator {
@@ -156,15 +150,10 @@ class NoneIsolator : public Isolator {
     if (state->netns) plan.unit_netns_fd = state->netns->fd();
     if (plan.network == Network::allowlist) {
       std::string sock = run_root_ + "/egress.sock";
-      state->proxy_log = std::fopen((run_root_ + "/egress.log").c_str(), "ae");
-      std::FILE* log = state->proxy_log;
       EgressProxyOptions o = egress_;  // the unit's injected secrets and placeholders
       o.socket_path = sock;
       o.allow = plan.allow;
-      o.log = [log](const std::string& line) {
-        if (log) std::fprintf(log, "%s\n", line.c_str()), std::fflush(log);
-      };
-      AW_TRY(state->proxy, with_context(EgressProxy::start(std::move(o)), "egress proxy"));
+      AW_TRY(state->egress, start_logged_egress(std::move(o), run_root_ + "/egress.log"));
       plan.proxy_socket = sock;
     }
     // The policy was decided before the unit existed; this catches what only the real paths

@@ -28,6 +28,7 @@
 
 #include "base/argv.h"
 #include "base/fs.h"
+#include "base/json_escape.h"
 
 #ifndef AF_VSOCK
 #define AF_VSOCK 40
@@ -491,16 +492,7 @@ std::vector<ProbeResult> run_probe_suite(const ProbeTargets& t) {
 
 namespace {
 std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\', out += static_cast<char>(c);
-    else if (c < 0x20)
-      out += fmt::format("\\u{:04x}", c);
-    else
-      out += static_cast<char>(c);
-  }
-  return out + "\"";
+  return "\"" + json_escape_bytes(s) + "\"";
 }
 }  // namespace
 
