@@ -86,7 +86,9 @@ TEST_F(TranscriptTest, AChunkEndingALineIsWrittenWhole) {
   t->write("tick 1733450000123 ok\n");
   EXPECT_EQ(file(), "tick 1733450000123 ok\n");
   t->write("tick 1733450000223 o");
-  EXPECT_EQ(file(), "tick 1733450000123 ok\ntick 17334500002") << "a line's middle is held";
+  // The redactor keeps the last few bytes no scan window covered yet (fewer than four).
+  EXPECT_TRUE(file().starts_with("tick 1733450000123 ok\ntick 17334500002")) << file();
+  EXPECT_EQ(file().find("0223 o"), std::string::npos) << "a line's middle is held: " << file();
   t->write("k\n");
   EXPECT_EQ(file(), "tick 1733450000123 ok\ntick 1733450000223 ok\n");
   // A secret split across chunks still reaches the file only redacted, and a token pattern that
@@ -95,8 +97,12 @@ TEST_F(TranscriptTest, AChunkEndingALineIsWrittenWhole) {
   t->write(kSecret.substr(5) + " done\n");
   t->write("tok ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8\n");
   std::string f = file();
-  EXPECT_TRUE(f.ends_with("ok\nkey: [REDACTED] done\ntok [REDACTED]\n")) << f;
+  EXPECT_TRUE(f.ends_with("ok\nkey: [REDACTED] done\ntok ") ||
+              f.ends_with("ok\nkey: [REDACTED] done\ntok [REDACTED]\n"))
+      << f;  // a token that ends a line may wait for the pause timer; never shown unredacted
+  EXPECT_EQ(f.find("ghp_A1b2"), std::string::npos) << f;
   t->close();
+  EXPECT_TRUE(file().ends_with("ok\nkey: [REDACTED] done\ntok [REDACTED]\n")) << file();
 }
 
 TEST_F(TranscriptTest, ASecretSplitByAPauseReachesTheFileOnlyRedacted) {
