@@ -1,0 +1,130 @@
+#include "forge/gitlab/watch_source.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "forge/gitlab/issue.h"
+#include "forge/gitlab/model.h"
+
+namespace aw {
+
+using nlohmann::json;
+
+namespace {
+
+// A GitLab user as GitHub's {login, type}: the bot rule is GitLab's (gitlab_user_from_json).
+json github_user(const GitLabUser& u) {
+  return {{"login", u.user.login}, {"type", u.user.bot ? "Bot" : "User"}};
+}
+
+std::string string_or(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// An encoded query value: the ISO time's ':' and '+' must not reach the server raw.
+std::string query_value(const std::string& v) {
+  std::string out;
+  for (unsigned char c : v) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~')
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("%{:02X}", c);
+  }
+  return out;
+}
+
+}  // namespace
+
+GitLabWatchReader::GitLabWatchReader(GitLabSession& s)
+    : s_(s), ids_(std::make_shared<std::map<std::string, int64_t>>()) {}
+
+Result<json> GitLabWatchReader::changed_issues(const std::string& updated_after) {
+  std::string target =
+      s_.project_target() + "/issues?state=opened&order_by=updated_at&sort=asc&per_page=100";
+  if (!updated_after.empty()) target += "&updated_after=" + query_value(updated_after);
+  AW_TRY(json all, s_.gl.get_all(target));
+  if (!all.is_array())
+    return fail("GitLab GET {}: expected a list, got {}", target, all.type_name());
+  for (const json& i : all)
+    if (i.is_object() && i.contains("author") && i["author"].is_object())
+      if (auto u = gitlab_user_from_json(i["author"], "issue author"))
+        (*ids_)[u->user.login] = u->id;
+  return all;
+}
+
+Result<json> GitLabWatchReader::label_events(int64_t iid) {
+  std::string target =
+      fmt::format("{}/issues/{}/resource_label_events?per_page=100", s_.project_target(), iid);
+  AW_TRY(json all, s_.gl.get_all(target));
+  json out = json::array();
+  if (!all.is_array())
+    return fail("GitLab GET {}: expected a list, got {}", target, all.type_name());
+  for (const json& e : all) {
+    if (!e.is_object()) continue;
+    std::string action = string_or(e, "action");
+    if (action != "add" && action != "remove") continue;
+    json ev = {{"event", action == "add" ? "labeled" : "unlabeled"},
+               {"created_at", string_or(e, "created_at")}};
+    if (auto id = e.find("id"); id != e.end() && id->is_number_integer()) ev["id"] = *id;
+    if (auto l = e.find("label"); l != e.end() && l->is_object())
+      ev["label"] = {{"name", string_or(*l, "name")}};
+    // A deleted user's event has no user: no actor, so scan_triggers admits nobody for it.
+    if (auto u = e.find("user"); u != e.end() && u->is_object())
+      if (auto who = gitlab_user_from_json(*u, target + " .user")) {
+        ev["actor"] = github_user(*who);
+        (*ids_)[who->user.login] = who->id;
+      }
+    out.push_back(std::move(ev));
+  }
+  return out;
+}
+
+Result<json> GitLabWatchReader::comments(int64_t iid) {
+  std::string base = fmt::format("{}/issues/{}", s_.project_target(), iid);
+  std::string target = base + "/notes?sort=asc&order_by=created_at&per_page=100";
+  AW_TRY(json all, s_.gl.get_all(target));
+  AW_TRY(auto notes, gitlab_notes_from_json(all, "GET " + base + "/notes"));
+  json out = json::array();
+  for (const GitLabNote& n : notes) {
+    if (n.system) continue;  // GitLab's record of a change: nobody's words, never a command
+    (*ids_)[n.comment.author.login] = n.author_id;
+    out.push_back({{"id", n.comment.id},
+                   {"body", n.comment.body},
+                   {"user",
+                    {{"login", n.comment.author.login},
+                     {"type", n.comment.author.bot ? "Bot" : "User"}}},
+                   {"created_at", n.comment.created_at},
+                   {"updated_at", n.comment.updated_at}});
+  }
+  return out;
+}
+
+RoleLookup GitLabWatchReader::roles() {
+  GitLabSession* s = &s_;
+  auto ids = ids_;
+  return [s, ids](const std::string& login) -> Result<std::string> {
+    auto it = ids->find(login);
+    if (it == ids->end()) return std::string("none");
+    return gitlab_role(*s, it->second);
+  };
+}
+
+Result<int64_t> GitLabWatchReader::post_note(int64_t iid, const std::string& body) {
+  std::string target = fmt::format("{}/issues/{}/notes", s_.project_target(), iid);
+  AW_TRY(json j, s_.gl.post(target, {{"body", body}}));
+  auto id = j.is_object() ? j.find("id") : j.end();
+  if (!j.is_object() || id == j.end() || !id->is_number_integer())
+    return fail("GitLab POST {}: the answer has no whole number 'id'", target);
+  return id->get<int64_t>();
+}
+
+Status GitLabWatchReader::edit_note(int64_t iid, int64_t note_id, const std::string& body) {
+  std::string target = fmt::format("{}/issues/{}/notes/{}", s_.project_target(), iid, note_id);
+  AW_TRY(json j, s_.gl.put(target, {{"body", body}}));
+  (void)j;
+  return {};
+}
+
+}  // namespace aw

@@ -1,0 +1,55 @@
+// What `watch` reads and writes on a GitLab project (issue 29, item 6), in the shapes its trigger
+// and claim rules already read (watch/triggers.h and watch/claim.h were written on GitHub's
+// answers): a label event as an issue event {id, event: labeled|unlabeled, label: {name}, actor:
+// {login, type}, created_at}, a user note as a comment {id, body, user: {login, type},
+// created_at, updated_at}. So one set of rules judges both forges and GitHub's path is unchanged.
+// GitLab's system notes ("added ~bug label") are nobody's words and never become comments: a
+// trigger is read from resource_label_events, which names who added the label.
+//
+//   GitLabWatchReader rd(session);
+//   AW_TRY(json issues, rd.changed_issues("2026-12-06T03:00:00Z"));   // conditional (ETag)
+//   AW_TRY(json events, rd.label_events(iid));  AW_TRY(json comments, rd.comments(iid));
+//   scan_triggers(spec, events, comments, seen, [&](auto& u) { return adm.check(u); })
+//   with Admission(trust, stop_after, self, rd.roles(), now)
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "base/result.h"
+#include "forge/admission.h"
+#include "forge/gitlab/session.h"
+
+namespace aw {
+
+class GitLabWatchReader {
+ public:
+  explicit GitLabWatchReader(GitLabSession& s);
+
+  // The project's open issues updated after `updated_after` (ISO 8601; "" = all), oldest change
+  // first, every page. Each GET carries If-None-Match with the ETag of its last answer (the
+  // client's cache), so an idle poll is a 304 that reuses the body.
+  Result<nlohmann::json> changed_issues(const std::string& updated_after);
+  // GET .../issues/IID/resource_label_events as GitHub issue events.
+  Result<nlohmann::json> label_events(int64_t iid);
+  // GET .../issues/IID/notes, oldest first, as GitHub comments; system notes left out.
+  Result<nlohmann::json> comments(int64_t iid);
+  // Admission's role lookup: the members API by the user ids the answers above carried (a login
+  // never seen in them is "none": the members API is keyed by id, not by name).
+  RoleLookup roles();
+
+  // A claim note (watch/claim.h's claim_body) posted on the issue, and edited: awaywork's own
+  // words, the note id for later edits.
+  Result<int64_t> post_note(int64_t iid, const std::string& body);
+  Status edit_note(int64_t iid, int64_t note_id, const std::string& body);
+
+ private:
+  GitLabSession& s_;
+  std::shared_ptr<std::map<std::string, int64_t>> ids_;  // login -> GitLab user id
+};
+
+}  // namespace aw
