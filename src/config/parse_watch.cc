@@ -156,6 +156,16 @@ void parse_repos_list(const Value& v, const ParseCtx& ctx, const WatchRepoConfig
     WatchRepoConfig r = defaults;
     r.repo = e.key;
     auto it = cfg.repos.find(e.key);
+    // A GitLab project is a forge repository watch cannot poll yet: said as such, not as an
+    // unknown name (issue 29; the rules are ready, the loop is not).
+    if (it != cfg.repos.end() && !it->second.forge.gitlab.empty()) {
+      ctx.issues.add(e.key_mark, e.value.path,
+                     fmt::format("'{}' is a GitLab project: watch does not poll GitLab yet; "
+                                 "run its issues with awaywork run --issue {}#N "
+                                 "(docs/gitlab.md#watch-not-yet-wired)",
+                                 e.key, e.key));
+      continue;
+    }
     if (it == cfg.repos.end() || it->second.forge.github.empty()) {
       std::string fix = did_you_mean(e.key, forge_repos);
       ctx.issues.add(

@@ -95,5 +95,20 @@ TEST_F(WatchConfigTest, MistakesAreReportedWhereTheyAreWithTheFix) {
   EXPECT_NE(e.find("missing 'repos'"), std::string::npos) << e;
 }
 
+// Issue 29: a GitLab project under watch: is refused as what it is, with what to do meanwhile.
+TEST_F(WatchConfigTest, AGitlabProjectIsRefusedAsNotPolledYet) {
+  std::string e = error_of(
+      "forges: {lab: {kind: gitlab, credential: GITLAB_TOKEN}}\n"
+      "repos:\n"
+      "  app: {gitlab: grp/sub/app}\n"
+      "watch:\n"
+      "  repos: {app: {}}\n");
+  EXPECT_NE(e.find("config.yml:5:11: watch.repos.app: 'app' is a GitLab project: watch does not "
+                   "poll GitLab yet"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("awaywork run --issue app#N"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace aw
