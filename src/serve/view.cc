@@ -100,7 +100,7 @@ nlohmann::json unit_thread(const UnitRecord& u, const std::vector<UnitRecord>& a
                      {"verdict", v->verdict},
                      {"commit", v->commit},
                      {"follow_up", follow_up(*v)}});
-  // The link: the address as the record holds it, the opening unit's when there is one.
+  // The link: the address the thread is keyed by, as the records hold it.
   UnitRecord link;
   link.pull_request = key;
   return {{"pull_request", pull_of(link)}, {"units", units}, {"truncated", truncated}};
