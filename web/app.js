@@ -389,6 +389,29 @@ function publishedSection(u) {
     el("code", {}, (u.published.commit || "").slice(0, 12)), pull ? ["; draft ", pullLink(pull)] : "")];
 }
 
+// The pull request a unit opened or follows up, as one thread (GET /units/ID/thread, issue 26):
+// the opening unit, then its follow-ups in order, each with its state, verdict and commit, linked
+// to its own page. The pull request's link is the record's address only (http(s), checked again
+// here), never anything the pull request's text says; ids are the record's ([a-z0-9-]).
+function threadSection(t, current) {
+  const pull = t.pull_request || {};
+  const label = "Pull request" + (Number.isInteger(pull.number) ? " #" + pull.number : "");
+  const head = pull.url && /^https?:\/\//.test(pull.url)
+    ? el("a", { id: "thread-pull", href: pull.url, rel: "noreferrer noopener", target: "_blank" }, label)
+    : el("span", { id: "thread-pull" }, label);
+  const items = t.units.map((u) => {
+    const here = u.id === current;
+    const name = here ? el("strong", { "aria-current": "page" }, u.id) : el("a", { href: "#/unit/" + u.id }, u.id);
+    return el("li", { "data-unit": u.id, "data-role": u.follow_up ? "follow-up" : "opening" },
+      u.follow_up ? "follow-up " : "opened it ", name, " ", badge(u.state),
+      u.verdict ? " " + u.verdict : "",
+      u.commit ? [" at ", el("code", {}, u.commit.slice(0, 12))] : "");
+  });
+  return [el("p", {}, head, " \u2014 ", t.units.length === 1 ? "1 unit" : t.units.length + " units",
+    t.truncated ? " (the first shown; see `awaywork units` for the rest)" : ""),
+  el("ol", { id: "thread", class: "thread" }, items)];
+}
+
 // git C-quotes a path holding a byte it calls unusual (core.quotePath, which awaywork's git sets):
 // `"a/caf\303\251.txt"`. The text of the quoted string at s[at] (the bytes decoded as UTF-8, an
 // invalid sequence shown as U+FFFD) and the index after its closing quote; null if malformed.
@@ -1614,9 +1637,12 @@ async function unitPage(signal, id) {
   const log = new LogView(id, signal);
   const diffBox = el("div", {}, el("p", { class: "muted" }, "The diff appears when the unit ends."));
   const verdictBox = el("div"), requestsBox = el("div"), publishedBox = el("div");
+  // Shown only for a unit of a pull request (it opened one or follows one up).
+  const threadTitle = el("h2", { id: "thread-title", hidden: true }, "Pull request thread");
+  const threadBox = el("section", { id: "thread-box", "aria-labelledby": "thread-title", hidden: true });
   const stepsBox = el("div", { id: "steps-box" }, el("p", { class: "muted" }, "Loading the agent's steps\u2026"));
   // The log and, beside it (below it when narrow), the agent's steps.
-  show(el("h1", {}, id), head, now, factsBox, el("h2", {}, "Phases"), timeline,
+  show(el("h1", {}, id), head, now, factsBox, threadTitle, threadBox, el("h2", {}, "Phases"), timeline,
     el("div", { class: "work" },
       el("div", { class: "work-log" }, el("h2", {}, "Log"), log.tools, log.box),
       el("section", { class: "work-steps", "aria-labelledby": "steps-title" }, el("h2", { id: "steps-title" }, "Agent steps"), stepsBox)),
@@ -1626,9 +1652,24 @@ async function unitPage(signal, id) {
   signal.addEventListener("abort", () => clearInterval(ticker));
   let logDone = null;
   let shownDiff = false;
-  let headKey = "", nowKey = "", stepsKey = "";
+  let headKey = "", nowKey = "", stepsKey = "", threadKey = "";
   for (;;) {
     const u = await api("/units/" + id, { signal });
+    // The thread: asked again when this unit's state or publication changes (a follow-up that
+    // starts meanwhile shows on the next one, or on a reload).
+    const tk = [u.state, u.pull_request, u.commit].join("|");
+    if (tk !== threadKey) {
+      threadKey = tk;
+      try {
+        const r = await api(`/units/${id}/thread`, { signal });
+        threadTitle.hidden = threadBox.hidden = !r.thread;
+        threadBox.replaceChildren(...(r.thread ? threadSection(r.thread, id) : []));
+      } catch (err) {
+        if (err.name === "AbortError") throw err;
+        threadTitle.hidden = threadBox.hidden = false;
+        threadBox.replaceChildren(el("p", { class: "muted" }, err.message));
+      }
+    }
     // The steps: asked again only when a phase ended or the unit did (events.json is written when
     // the agent phase ends), and no more once recorded.
     const sk = [u.state, u.phases.length].join("|");

@@ -57,6 +57,10 @@ bool json_type(const std::string& content_type) {
   return content_type.rfind("application/json", 0) == 0;
 }
 
+// The newest units a thread is looked for in: a pull request's units are close together in time,
+// and a scan stays bounded however long the record grows.
+constexpr int kThreadScan = 5000;
+
 constexpr const char* kSendJson =
     "send the request as JSON with Content-Type: application/json (its body {} or empty)";
 
@@ -116,6 +120,8 @@ Reply Api::handle(const Route& r, const std::string& body, const std::string& co
       return marks(r);
     case RouteKind::events:
       return events(r.unit_id);
+    case RouteKind::thread:
+      return thread(r.unit_id);
     case RouteKind::cancel:
     case RouteKind::replay:
     case RouteKind::apply:
@@ -303,6 +309,17 @@ Reply Api::events(const std::string& id) {
   json out = json::array();
   for (const auto& e : *list) out.push_back(e);
   return json_reply(200, {{"recorded", true}, {"events", out}});
+}
+
+Reply Api::thread(const std::string& id) {
+  auto u = get(id);
+  if (!u) return error_reply(404, u.error().message);
+  Result<std::vector<UnitRecord>> all = [&] {
+    std::lock_guard lock(store_mu_);
+    return store_.list(kThreadScan);
+  }();
+  if (!all) return error_reply(500, "reading the record: " + all.error().message);
+  return json_reply(200, {{"thread", unit_thread(*u, *all)}});
 }
 
 Reply Api::cancel(const std::string& id) {

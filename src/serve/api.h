@@ -56,6 +56,7 @@ class Api {
   Reply submit(const std::string& body, const std::string& content_type);
   Reply marks(const Route& r);
   Reply events(const std::string& id);
+  Reply thread(const std::string& id);
   Reply cancel(const std::string& id);
   Reply replay(const std::string& id, const std::string& body);
   Reply apply(const std::string& id);

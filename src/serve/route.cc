@@ -99,7 +99,7 @@ tl::expected<Route, RouteError> match_api(std::string_view method,
         {"patch", {RouteKind::patch, "GET"}},    {"log", {RouteKind::log, "GET"}},
         {"marks", {RouteKind::marks, "GET"}},    {"cancel", {RouteKind::cancel, "POST"}},
         {"replay", {RouteKind::replay, "POST"}}, {"apply", {RouteKind::apply, "POST"}},
-        {"events", {RouteKind::events, "GET"}}};
+        {"events", {RouteKind::events, "GET"}},  {"thread", {RouteKind::thread, "GET"}}};
     for (const auto& [name, m] : subs)
       if (seg[2] == name) return want(m.kind, m.method);
   }

@@ -25,6 +25,7 @@ enum class RouteKind {
   log,      // GET /api/v1/units/ID/log
   marks,    // GET /api/v1/units/ID/marks    the log's phases, line numbers and times
   events,   // GET /api/v1/units/ID/events   the agent's transcript events (events.json)
+  thread,   // GET /api/v1/units/ID/thread   its pull request's opening unit and follow-ups
   cancel,   // POST /api/v1/units/ID/cancel
   replay,   // POST /api/v1/units/ID/replay   run its task again as a new unit
   apply,    // POST /api/v1/units/ID/apply

@@ -5,7 +5,10 @@
 #include <cstdio>
 #include <ctime>
 
+#include <algorithm>
+
 #include "base/fs.h"
+#include "forge/pr_source.h"
 
 namespace aw {
 
@@ -53,7 +56,55 @@ nlohmann::json pull_of(const UnitRecord& u) {
   return {{"number", number}, {"url", web ? nlohmann::json(url) : nlohmann::json()}};
 }
 
+// A follow-up's record carries the note its source (`run --pr`, watch) wrote (kFollowUpNote).
+bool follow_up(const UnitRecord& u) { return is_follow_up(u.notes); }
+
+// The address of the pull request a unit opened or follows up, "" for neither. A follow-up's is
+// the one it was started for (its record's origin), even when it published elsewhere (its own
+// draft against a pull request that is not awaywork's) or not at all.
+const std::string& thread_key(const UnitRecord& u) {
+  if (follow_up(u) && !u.issue_url.empty()) return u.issue_url;
+  return u.pull_request;
+}
+
 }  // namespace
+
+nlohmann::json unit_thread(const UnitRecord& u, const std::vector<UnitRecord>& all) {
+  // Only the record's own addresses are compared and linked (pull_of: http(s) only); nothing the
+  // pull request's text says is read here.
+  const std::string key = thread_key(u);
+  if (key.empty()) return nullptr;
+  std::vector<const UnitRecord*> members;
+  bool self_seen = false;
+  for (const UnitRecord& v : all)
+    if (thread_key(v) == key) {
+      members.push_back(&v);
+      self_seen = self_seen || v.id == u.id;
+    }
+  if (!self_seen) members.push_back(&u);  // not in `all` (a page of the record): still shown
+  // The opening unit(s) first, then the follow-ups; each by when it started.
+  std::stable_sort(members.begin(), members.end(), [](const UnitRecord* a, const UnitRecord* b) {
+    bool fa = follow_up(*a), fb = follow_up(*b);
+    if (fa != fb) return !fa;
+    return a->created_at != b->created_at ? a->created_at < b->created_at : a->id < b->id;
+  });
+  constexpr size_t kMax = 200;  // a page stays readable; the rest is in `awaywork units`
+  bool truncated = members.size() > kMax;
+  if (truncated) members.resize(kMax);
+  nlohmann::json units = nlohmann::json::array();
+  for (const UnitRecord* v : members)
+    units.push_back({{"id", v->id},
+                     {"created_at", v->created_at},
+                     {"state", to_string(v->state)},
+                     {"reason", v->reason},
+                     {"verdict", v->verdict},
+                     {"commit", v->commit},
+                     {"follow_up", follow_up(*v)}});
+  // The link: the address the thread is keyed by, as the records hold it.
+  UnitRecord link;
+  link.pull_request = key;
+  return {{"pull_request", pull_of(link)}, {"units", units}, {"truncated", truncated}};
+}
 
 int64_t iso_ms(const std::string& iso) {
   int Y, M, D, h, m, s, ms = 0;

@@ -19,6 +19,14 @@ nlohmann::json unit_row(const UnitRecord& u);
 // log_bytes, issue.
 nlohmann::json unit_detail(const UnitRecord& u);
 
+// The pull request thread a unit belongs to, or null when it neither opened a pull request nor
+// follows one up: {pull_request: {number, url}, units: [{id, created_at, state, reason, verdict,
+// commit, follow_up}], truncated}. The opening unit first, then its follow-ups, oldest first.
+// `all` is the record's units (any order). A thread is keyed by the pull request's address: the
+// opening unit's pull_request, a follow-up's origin address (issue_url, what `run --pr` and watch
+// record), so that a follow-up that ended before publishing is in it too.
+nlohmann::json unit_thread(const UnitRecord& u, const std::vector<UnitRecord>& all);
+
 // Milliseconds since the epoch of an ISO 8601 UTC time (2026-11-29T18:03:12.345Z); -1 when bad.
 int64_t iso_ms(const std::string& iso);
 

@@ -803,6 +803,60 @@ test("the watch page: whether it runs, rate limits, claims and the queue in orde
   }
 });
 
+// Records of one pull request's units, put straight into the record database as `run --pr` and
+// watch save them (copies of the unit `from`, with the pull request's fields): no forge needed.
+function putPullUnits(from, pr, units) {
+  execFileSync("python3", ["-c", `
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=30)
+(text,) = db.execute("SELECT record FROM units WHERE id = ?", (sys.argv[2],)).fetchone()
+with db:
+    for u in json.loads(sys.argv[4]):
+        r = dict(json.loads(text), runner_pid=0, runner_start="", current_phase=None, ended_at=u["created_at"],
+                 state="done", verdict="accepted", pull_request=sys.argv[3], issue=0, issue_url="", notes=[])
+        r.update(u)
+        db.execute("INSERT OR REPLACE INTO units(id, created_at, state, repo, agent, branch, runner_pid, "
+                   "runner_start, record) VALUES(?,?,?,?,?,?,?,?,?)",
+                   (r["id"], r["created_at"], r["state"], r["repo"], r["agent"], r["branch"], 0, "", json.dumps(r)))
+db.close()
+`, path.join(w.root, "state", "awaywork.db"), from, pr, JSON.stringify(units)]);
+}
+
+// Issue 26 item 7: the unit that opened a pull request and its follow-up, as one thread on each's
+// page: in order, each with state, verdict and commit, linked by the keyboard, readable at 800 px.
+test("a pull request's units show as one thread, linked, by keyboard and at 800 px", async () => {
+  const from = (await api(w, "GET", "/units?repo=demo&limit=1")).body.units[0].id;
+  const pr = "https://github.example/o/r/pull/9";
+  putPullUnits(from, pr, [
+    { id: "pr-open-unit", created_at: "2026-01-01T10:00:00.000Z", branch: "awaywork/pr-open-unit", commit: "a".repeat(40) },
+    { id: "pr-fix-unit", created_at: "2026-01-01T11:00:00.000Z", branch: "awaywork/pr-open-unit", commit: "b".repeat(40),
+      issue: 9, issue_url: pr, notes: ["follow-up of pull request #9 (branch awaywork/pr-open-unit)"] },
+  ]);
+  await page.goto(`http://127.0.0.1:${w.port}/#/unit/pr-fix-unit`);
+  await page.reload(); // focus starts at the top of a fresh document
+  await page.waitForSelector("#thread li[data-unit=pr-open-unit]");
+  const rows = await page.$$eval("#thread li", (lis) => lis.map((li) => [li.dataset.unit, li.dataset.role, li.textContent]));
+  assert.deepEqual(rows.map((r) => r.slice(0, 2)), [["pr-open-unit", "opening"], ["pr-fix-unit", "follow-up"]]);
+  assert.match(rows[0][2], new RegExp("done accepted at " + "a".repeat(12)));
+  assert.match(rows[1][2], new RegExp("done accepted at " + "b".repeat(12)));
+  assert.equal(await page.$eval("#thread-pull", (a) => a.getAttribute("href")), pr);
+  assert.equal(await page.$eval("#thread [aria-current=page]", (e) => e.textContent), "pr-fix-unit");
+  let reached = false;
+  for (let i = 0; i < 60 && !reached; i++) {
+    await page.keyboard.press("Tab");
+    reached = await page.evaluate(() => document.activeElement?.getAttribute("href") === "#/unit/pr-open-unit");
+  }
+  assert.ok(reached, "Tab reaches the opening unit's link in the thread");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => document.querySelector("h1")?.textContent === "pr-open-unit");
+  await page.waitForSelector("#thread li[data-unit=pr-fix-unit] a[href='#/unit/pr-fix-unit']");
+  await page.setViewport({ width: 800, height: 900 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  await shot("unit-thread-800");
+  await page.setViewport({ width: 1280, height: 900 });
+  assert.ok(width <= 800, `the unit page with a thread is ${width} px wide`);
+});
+
 test("no request left for anywhere but awaywork serve", () => {
   assert.deepEqual(offsite, []);
 });

@@ -27,6 +27,12 @@ TEST(Route, NamesEachApiRouteWithItsMethod) {
   EXPECT_EQ(events->kind, RouteKind::events);
   EXPECT_EQ(events->unit_id, "x1");
   EXPECT_TRUE(events->api());  // behind the token, as every API route
+  auto thread = parse_route("GET", "/api/v1/units/x1/thread");  // issue 26 item 7
+  ASSERT_TRUE(thread);
+  EXPECT_EQ(thread->kind, RouteKind::thread);
+  EXPECT_EQ(thread->unit_id, "x1");
+  EXPECT_TRUE(thread->api());
+  EXPECT_EQ(parse_route("POST", "/api/v1/units/x1/thread").error().status, 405);
   EXPECT_EQ(parse_route("GET", "/api/v1/doctor")->kind, RouteKind::doctor);
   EXPECT_EQ(parse_route("GET", "/metrics")->kind, RouteKind::metrics);
   EXPECT_EQ(parse_route("GET", "/")->kind, RouteKind::page);

@@ -643,6 +643,70 @@ class ServeHttp(unittest.TestCase):
                                         token=self.w.token), 400)
         self.assert_json_error(*request(self.w.port, "GET", f"/api/v1/units/{uid}/marks"), 401)
 
+    def put_records(self, recs):
+        """Records put straight into the record database, as `run --pr` and watch would save
+        them (a forge is not needed to see how serve shows them)."""
+        db = sqlite3.connect(os.path.join(self.w.root, "state/awaywork.db"), timeout=30)
+        with db:
+            for r in recs:
+                db.execute("INSERT OR REPLACE INTO units(id, created_at, state, repo, agent, branch, "
+                           "runner_pid, runner_start, record) VALUES(?,?,?,?,?,?,?,?,?)",
+                           (r["id"], r["created_at"], r["state"], r["repo"], r["agent"], r["branch"],
+                            0, "", json.dumps(r)))
+        db.close()
+
+    def test_a_pull_requests_units_are_served_as_one_thread_behind_the_token(self):
+        # Issue 26 item 7: the unit that opened a pull request and its follow-ups, in order, from
+        # either's /thread; matched by the record's addresses only.
+        uid = self.submit(repo="demo", prompt="Fix the typo in greet.sh")
+        self.wait_ended(uid)
+        db = sqlite3.connect(os.path.join(self.w.root, "state/awaywork.db"), timeout=30)
+        (text,) = db.execute("SELECT record FROM units WHERE id = ?", (uid,)).fetchone()
+        db.close()
+        base = json.loads(text)
+        pr = "https://github.example/o/r/pull/9"
+        def rec(uid, at, **kw):
+            return dict(base, id=uid, created_at=at, ended_at=at, runner_pid=0, runner_start="",
+                        current_phase=None, **kw)
+        note = "follow-up of pull request #9 (branch awaywork/t-open)"
+        self.put_records([
+            rec("t-open", "2026-01-01T10:00:00.000Z", state="done", verdict="accepted",
+                branch="awaywork/t-open", commit="a" * 40, pull_request=pr),
+            rec("t-fix-2", "2026-01-01T12:00:00.000Z", state="failed", verdict="", commit="",
+                branch="", pull_request="", issue=9, issue_url=pr, notes=[note]),
+            rec("t-fix-1", "2026-01-01T11:00:00.000Z", state="done", verdict="accepted",
+                branch="awaywork/t-open", commit="b" * 40, pull_request=pr, issue=9,
+                issue_url=pr, notes=[note]),
+            rec("t-other", "2026-01-01T11:30:00.000Z", state="done", verdict="accepted",
+                branch="awaywork/t-other", commit="c" * 40,
+                pull_request="https://github.example/o/r/pull/10"),
+            rec("t-evil", "2026-01-01T11:40:00.000Z", state="done", verdict="accepted",
+                branch="awaywork/t-evil", commit="d" * 40, pull_request="javascript:alert(1)//pull/11"),
+        ])
+        for uid in ("t-open", "t-fix-1", "t-fix-2"):
+            status, r = get_json(self.w, f"/api/v1/units/{uid}/thread")
+            self.assertEqual(status, 200, r)
+            t = r["thread"]
+            self.assertEqual(t["pull_request"], {"number": 9, "url": pr})
+            self.assertEqual([(u["id"], u["follow_up"], u["state"], u["verdict"], u["commit"])
+                              for u in t["units"]],
+                             [("t-open", False, "done", "accepted", "a" * 40),
+                              ("t-fix-1", True, "done", "accepted", "b" * 40),
+                              ("t-fix-2", True, "failed", "", "")])
+            self.assertFalse(t["truncated"])
+        self.assertEqual([u["id"] for u in get_json(self.w, "/api/v1/units/t-other/thread")[1]
+                          ["thread"]["units"]], ["t-other"])
+        # An address that is not http(s) is matched but never given as a link.
+        self.assertIsNone(get_json(self.w, "/api/v1/units/t-evil/thread")[1]["thread"]["pull_request"]["url"])
+        # A unit of no pull request has no thread; an unknown unit is a 404; the token guards it.
+        self.assertEqual(get_json(self.w, f"/api/v1/units/{base['id']}/thread"), (200, {"thread": None}))
+        self.assert_json_error(*request(self.w.port, "GET", "/api/v1/units/nope/thread",
+                                        token=self.w.token), 404)
+        self.assert_json_error(*request(self.w.port, "GET", "/api/v1/units/t-open/thread"), 401)
+        self.assert_json_error(*request(self.w.port, "POST", "/api/v1/units/t-open/thread",
+                                        token=self.w.token, body=b"{}",
+                                        headers={"Content-Type": "application/json"}), 405)
+
     def test_the_agents_events_are_served_behind_the_token(self):
         # The agent's transcript events (runs/ID/events.json): the scripted agent is a plain
         # command, each line it printed a message; the steps agent speaks Claude's stream-json.
