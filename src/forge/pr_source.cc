@@ -68,11 +68,6 @@ std::string follow_up_since(const Config& cfg, const ForgePull& pull) {
 
 }  // namespace
 
-bool is_follow_up(const std::vector<std::string>& notes) {
-  return std::any_of(notes.begin(), notes.end(),
-                     [](const std::string& n) { return n.starts_with(kFollowUpNote); });
-}
-
 Status followable(const ForgePull& pull, const std::string& owner_repo,
                   const std::string& self_login) {
   if (self_login.empty() || folded_ascii(pull.author.login) != folded_ascii(self_login))

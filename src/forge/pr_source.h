@@ -24,11 +24,8 @@
 
 namespace aw {
 
-// The note a follow-up unit's record opens with ("follow-up of pull request #9 (branch B)"):
-// `awaywork apply ID` refuses such a unit, whose publisher is not the forge's usual one (a later
-// apply of a follow-up is not built yet).
-inline constexpr std::string_view kFollowUpNote = "follow-up of pull request #";
-bool is_follow_up(const std::vector<std::string>& notes);
+// kFollowUpNote and is_follow_up (a follow-up unit's record note) live in record/record.h, where
+// serve reads them too.
 
 struct PullRun {
   RunRequest request;

@@ -1,5 +1,7 @@
 #include "record/record.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "base/json_read.h"
@@ -162,6 +164,11 @@ Result<UnitRecord> unit_from_json(const nlohmann::json& j, const std::string& wh
   AW_TRY(u.runner_pid, r.int_or("runner_pid", int64_t{0}, int64_t{0}));
   AW_TRY(u.runner_start, r.str_or("runner_start", ""));
   return u;
+}
+
+bool is_follow_up(const std::vector<std::string>& notes) {
+  return std::any_of(notes.begin(), notes.end(),
+                     [](const std::string& n) { return n.starts_with(kFollowUpNote); });
 }
 
 }  // namespace aw

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -33,6 +34,13 @@ struct PhaseRecord {
   std::string outcome;               // describe(): "exit 0", "timed out after 60 s"
   std::vector<std::string> secrets;  // names of the secrets handed to this phase (never values)
 };
+
+// The note a follow-up unit's record opens with ("follow-up of pull request #9 (branch B)"),
+// written by its source (forge/pr_source.h: `run --pr`, watch): `awaywork apply ID` refuses such
+// a unit (its publisher is not the forge's usual one), and serve shows it in its pull request's
+// thread.
+inline constexpr std::string_view kFollowUpNote = "follow-up of pull request #";
+bool is_follow_up(const std::vector<std::string>& notes);
 
 struct UnitRecord {
   std::string id;

@@ -8,7 +8,6 @@
 #include <algorithm>
 
 #include "base/fs.h"
-#include "forge/pr_source.h"
 
 namespace aw {
 
