@@ -226,4 +226,34 @@ std::string approval_refusal(const PluginConfig& p, const Approval& a) {
       p.name, what, p.name);
 }
 
+std::vector<PluginStatus> plugin_statuses(const PluginsConfig& plugins,
+                                          const std::string& plugins_dir) {
+  std::vector<PluginStatus> out;
+  for (const auto& [name, p] : plugins.plugins) {
+    PluginStatus st;
+    st.name = name;
+    st.kind = to_string(p.kind);
+    st.permissions = permissions_of(p);
+    if (auto a = plugin_approval(p, plugins_dir))
+      st.approval = *a;
+    else
+      st.error = a.error().message;
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+Result<PluginPrint> approve_declared(const PluginsConfig& plugins, const std::string& plugins_dir,
+                                     const std::string& name) {
+  auto it = plugins.plugins.find(name);
+  if (it == plugins.plugins.end()) {
+    std::string names;
+    for (const auto& [n, p] : plugins.plugins) names += (names.empty() ? "" : ", ") + n;
+    return fail("no plugin {} is declared in the config's plugins: section{}", name,
+                names.empty() ? std::string(" (it declares none; docs/plugins.md)")
+                              : fmt::format(" (it declares {})", names));
+  }
+  return approve_plugin(it->second, plugins_dir);
+}
+
 }  // namespace aw

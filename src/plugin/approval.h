@@ -52,4 +52,21 @@ Result<Approval> plugin_approval(const PluginConfig& p, const std::string& plugi
 // The refusal for a plugin not current: names the plugin, what changed and the command.
 std::string approval_refusal(const PluginConfig& p, const Approval& a);
 
+// What `awaywork plugin list` shows of one declared plugin.
+struct PluginStatus {
+  std::string name, kind;
+  nlohmann::json permissions;  // the declaration (permissions_of)
+  Approval approval;
+  std::string error;  // its code could not be read or its record is damaged: never approved
+};
+
+// Every plugin the config declares, by name, with how it stands against its record.
+std::vector<PluginStatus> plugin_statuses(const PluginsConfig& plugins,
+                                          const std::string& plugins_dir);
+
+// `awaywork plugin approve NAME`: the declared plugin NAME approved as it is now. An Error names
+// the declared plugins when NAME is not one of them.
+Result<PluginPrint> approve_declared(const PluginsConfig& plugins, const std::string& plugins_dir,
+                                     const std::string& name);
+
 }  // namespace aw
