@@ -4,13 +4,13 @@
 _awaywork() {
   local cur prev cmd="" sub="" i
   _init_completion 2>/dev/null || { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; }
-  local commands="run replay units show check apply export doctor serve watch probe secret host"
+  local commands="run replay units show check apply export doctor serve watch probe secret host plugin"
   local global="--config --json --help --version"
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
       --config) ((i++)) ;;
       -*) ;;
-      *) if [ -z "$cmd" ]; then cmd=${COMP_WORDS[i]}; elif { [ "$cmd" = secret ] || [ "$cmd" = host ]; } && [ -z "$sub" ]; then sub=${COMP_WORDS[i]}; fi ;;
+      *) if [ -z "$cmd" ]; then cmd=${COMP_WORDS[i]}; elif { [ "$cmd" = secret ] || [ "$cmd" = host ] || [ "$cmd" = plugin ]; } && [ -z "$sub" ]; then sub=${COMP_WORDS[i]}; fi ;;
     esac
   done
   case $prev in
@@ -36,6 +36,9 @@ _awaywork() {
     host)
       if [ -z "$sub" ]; then COMPREPLY=($(compgen -W "lock" -- "$cur")); return; fi
       flags="--runner --worker --for-image --this-machine --json" ;;
+    plugin)
+      if [ -z "$sub" ]; then COMPREPLY=($(compgen -W "approve list" -- "$cur")); return; fi
+      flags="--json" ;;
   esac
   COMPREPLY=($(compgen -W "$flags --config --help" -- "$cur"))
 }

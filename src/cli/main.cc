@@ -9,6 +9,7 @@
 
 #include "cli/cmd_host.h"
 #include "cli/cmd_probe.h"
+#include "cli/cmd_plugin.h"
 #include "cli/cmd_secret.h"
 #include "cli/commands.h"
 #include "cli/version.h"
@@ -155,6 +156,8 @@ int main(int argc, char** argv) {
   add_secret_commands(app, g, &secret_exit);
   std::optional<int> host_exit;  // `host lock`, likewise (cli/cmd_host.cc)
   add_host_commands(app, g, &host_exit);
+  std::optional<int> plugin_exit;  // `plugin approve|list`, likewise (cli/cmd_plugin.cc)
+  add_plugin_commands(app, g, &plugin_exit);
 
   try {
     app.parse(argc, argv);
@@ -174,7 +177,7 @@ int main(int argc, char** argv) {
     }
     g.config = abs.lexically_normal().string();
   }
-  // The commands: each subcommand and the one call that runs it (secret and host ran in parse).
+  // The commands: each subcommand and the one call that runs it (secret, host and plugin ran in parse).
   const std::pair<const CLI::App*, std::function<int()>> commands[] = {
       {run, [&] { return cmd_run(g, r); }},
       {replay, [&] { return cmd_replay(g, replay_id, replay_latest); }},
@@ -193,5 +196,6 @@ int main(int argc, char** argv) {
     if (command->parsed()) return call();
   if (secret_exit) return *secret_exit;
   if (host_exit) return *host_exit;
+  if (plugin_exit) return *plugin_exit;
   return kExitUsage;
 }

@@ -17,6 +17,7 @@
 #include "config/paths.h"
 #include "isolate/sandbox/sandbox.h"
 #include "isolate/sandbox/unit_view.h"
+#include "plugin/approval.h"
 #include "plugin/protocol.h"
 #include "proxy/egress_proxy.h"
 
@@ -186,6 +187,10 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
          with_context(make_plan(sc, sp), fmt::format("plugin {}: its sandbox", p.name)));
   plan.cgroup_name = "plugin-" + p.name + "-" + id;
   AW_CHECK(lend_plugin_folder(p, plan));
+  // The owner approved this code and these permissions by hash, or nothing of it runs: read last
+  // before the call, after the folder is known to be the plugin's own (never a whole home).
+  AW_TRY(Approval approval, plugin_approval(p, host.plugins_dir));
+  if (approval.state != ApprovalState::current) return fail("{}", approval_refusal(p, approval));
   if (plan.network == Network::allowlist) {
     AW_CHECK(with_context(start_proxy(p, host, plugin_dir, place, plan),
                           fmt::format("plugin {}", p.name)));

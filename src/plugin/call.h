@@ -9,7 +9,8 @@
 // declared secrets by name); its memory and process limits and its time per call. Nothing else of
 // the owner's: not the home, awaywork's config, state or database, nor any variable of awaywork or
 // of a unit. A machine that cannot build that sandbox runs no plugin (there is no unsandboxed
-// fallback), and `plugins: {run: false}` runs none at all.
+// fallback), `plugins: {run: false}` runs none at all, and a plugin whose code or permissions
+// changed since the owner approved them (plugin/approval.h) is refused.
 //
 // A process per call, not one kept alive between calls: a notifier is called twice a unit, so the
 // start costs little, and each call then begins from nothing, is held to its limits alone and ends
@@ -54,9 +55,10 @@ struct PluginCall {
   std::string stderr_tail;  // what it printed on stderr last, made inert
 };
 
-// Run one call. An Error when plugins are off, the sandbox cannot be built, a declared secret is
-// missing, or the plugin timed out, was killed, exited non-zero or answered anything but a valid
-// reply (each names the plugin and what happened; the plugin's own words only made inert).
+// Run one call. An Error when plugins are off, the plugin is not approved as it is now, the
+// sandbox cannot be built, a declared secret is missing, or the plugin timed out, was killed,
+// exited non-zero or answered anything but a valid reply (each names the plugin and what
+// happened; the plugin's own words only made inert).
 Result<PluginCall> call_plugin(const PluginConfig& plugin, const PluginHost& host,
                                std::string_view method, const nlohmann::json& params);
 

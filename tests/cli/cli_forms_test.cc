@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "../unit/unit_fixture.h"
+#include "base/fs.h"
 #include "proc/capture.h"
 
 namespace aw::test {
@@ -101,6 +102,58 @@ TEST_F(CliForms, UnknownOptionAfterTheSubcommandIsStillAUsageError) {
   auto r = bare({"units", "--config", config, "--no-such-option"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("--no-such-option"), std::string::npos) << r.err;
+}
+
+// `plugin list` and `plugin approve` (issue 28): list shows the kind, the declared permissions and
+// the approval; approve makes it current; a changed byte shows as changed with the command again.
+TEST_F(CliForms, PluginListShowsApprovalAndApproveMakesItCurrent) {
+  ASSERT_TRUE(make_dirs(root + "/notify"));
+  ASSERT_TRUE(write_file(root + "/notify/notify.sh", "#!/bin/sh\nexit 0\n", 0755));
+  write_config(agent_script("edit", "echo edited >> a.txt\n"),
+               "plugins:\n  run: true\n  notify:\n    kind: notifier\n    command: [" + root +
+                   "/notify/notify.sh]\n    net: [hooks.example.com]\n    env: [TZ]\n",
+               "sandbox: {mode: off}\n");
+  auto r = awaywork({"plugin", "list"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("plugins: on (plugins: {run: true})"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("notify  notifier  not approved (awaywork plugin approve notify)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  net: hooks.example.com\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  env: TZ\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  read: none\n"), std::string::npos) << r.out;
+
+  r = awaywork({"plugin", "approve", "notify"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("approved plugin notify: 1 file(s) in "), std::string::npos) << r.out;
+  r = awaywork({"plugin", "list", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_TRUE(r.record.is_object()) << r.out;
+  EXPECT_EQ(r.record["run"], true);
+  ASSERT_EQ(r.record["plugins"].size(), 1u) << r.out;
+  const auto& p = r.record["plugins"][0];
+  EXPECT_EQ(p["name"], "notify");
+  EXPECT_EQ(p["kind"], "notifier");
+  EXPECT_EQ(p["state"], "approved");
+  EXPECT_EQ(p["approved"], true);
+  EXPECT_EQ(p["permissions"]["net"], nlohmann::json::array({"hooks.example.com"}));
+
+  ASSERT_TRUE(write_file(root + "/notify/notify.sh", "#!/bin/sh\nexit 1\n", 0755));
+  r = awaywork({"plugin", "list"});
+  EXPECT_NE(r.out.find("notify  notifier  changed since approval (awaywork plugin approve notify)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  changed: file notify.sh changed\n"), std::string::npos) << r.out;
+  r = awaywork({"plugin", "list", "--json"});
+  EXPECT_EQ(r.record["plugins"][0]["state"], "changed") << r.out;
+  EXPECT_EQ(r.record["plugins"][0]["approved"], false) << r.out;
+
+  r = awaywork({"plugin", "approve", "nosuch"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("no plugin nosuch is declared in the config's plugins: section (it "
+                       "declares notify)"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include "../isolate/harness.h"
 #include "base/fs.h"
+#include "plugin/approval.h"
 #include "plugin/call.h"
 
 namespace aw {
@@ -78,7 +79,12 @@ struct PluginCallTest : ::testing::Test {
     ASSERT_TRUE(write_file(plugdir + "/plugin.sh", text, 0755));
     p.command = {plugdir + "/plugin.sh"};
   }
-  Result<PluginCall> call() { return call_plugin(p, host, "probe", {{"unit", "u-1"}}); }
+  // The owner approves the plugin as it is now, then it is called (ThePluginRunsOnlyAsApproved
+  // calls it without approving).
+  Result<PluginCall> call() {
+    if (auto ok = approve_plugin(p, host.plugins_dir); !ok) return tl::make_unexpected(ok.error());
+    return call_plugin(p, host, "probe", {{"unit", "u-1"}});
+  }
   // What the plugin saw, or the call's error.
   std::string seen() {
     auto r = call();
@@ -277,6 +283,47 @@ TEST_F(PluginCallTest, WithTheOwnersSwitchOffNothingRuns) {
       << r.error().message;
   struct stat st {};
   EXPECT_NE(::stat((data() + "/ran").c_str(), &st), 0);
+}
+
+TEST_F(PluginCallTest, ThePluginRunsOnlyAsApproved) {
+  script("touch \"$HOME/ran\"; seen=ran");
+  struct stat st {};
+  // Never approved: refused before anything of it runs.
+  auto r = call_plugin(p, host, "probe", {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("plugin probe did not run: it is not approved"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_NE(::stat((data() + "/ran").c_str(), &st), 0);
+  // Approved: it runs.
+  ASSERT_TRUE(approve_plugin(p, host.plugins_dir));
+  r = call_plugin(p, host, "probe", {});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->result["seen"], "ran");
+  ASSERT_EQ(::unlink((data() + "/ran").c_str()), 0);
+  // One byte of its code changed: refused with what changed and the command, nothing runs.
+  std::string code = read_or_empty(plugdir + "/plugin.sh");
+  code.back() = ' ';
+  ASSERT_TRUE(write_file(plugdir + "/plugin.sh", code + "\n", 0755));
+  r = call_plugin(p, host, "probe", {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("plugin probe did not run: it changed since you approved it "
+                                   "(file plugin.sh changed); review the change, then run awaywork "
+                                   "plugin approve probe"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_NE(::stat((data() + "/ran").c_str(), &st), 0);
+  // A widened permission is a change too.
+  ASSERT_TRUE(approve_plugin(p, host.plugins_dir));
+  p.read = {shared + "/ok.txt"};
+  r = call_plugin(p, host, "probe", {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("read: was [], now"), std::string::npos) << r.error().message;
+  // Approved again: it runs.
+  ASSERT_TRUE(approve_plugin(p, host.plugins_dir));
+  r = call_plugin(p, host, "probe", {});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(::stat((data() + "/ran").c_str(), &st), 0);
 }
 
 TEST_F(PluginCallTest, AProgramStraightInAHomeIsNotLentWithItsWholeFolder) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "plugin/approval.h"
 #include "unit/notify.h"
 
 namespace aw {
@@ -71,8 +72,11 @@ struct NotifyTest : ::testing::Test {
     u.issue_title = "Fix it \u202e";
   }
   void TearDown() override { (void)remove_tree(dir); }
+  // Writes the notifier and approves it as it is now (the owner's `awaywork plugin approve`).
   void plugin(const std::string& body) {
     ASSERT_TRUE(write_file(dir + "/plugin/notify.sh", "#!/bin/sh\nread -r req\n" + body, 0755));
+    auto ok = approve_plugin(cfg.plugins.plugins["notify"], dir + "/state/plugins");
+    ASSERT_TRUE(ok) << ok.error().message;
   }
   std::string data() const { return dir + "/state/plugins/notify/data"; }
   static bool root() { return ::geteuid() == 0; }
@@ -189,6 +193,22 @@ TEST_F(NotifyTest, AHangingOrGarbledNotifierIsANoteToo) {
   notify_unit_ended(cfg, u, "", {});
   ASSERT_EQ(u.notes.size(), 1u);
   EXPECT_NE(u.notes[0].find("not a JSON object"), std::string::npos) << u.notes[0];
+}
+
+TEST_F(NotifyTest, ANotifierChangedSinceApprovalIsANoteNamingTheCommand) {
+  plugin("touch \"$HOME/ran\"\nprintf '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\\n'\n");
+  ASSERT_TRUE(write_file(dir + "/plugin/notify.sh", "#!/bin/sh\ntouch \"$HOME/ran\"\n", 0755));
+  notify_unit_ended(cfg, u, "", {});
+  EXPECT_EQ(u.state, UnitState::done);  // the outcome stands
+  ASSERT_EQ(u.notes.size(), 1u);
+  EXPECT_NE(u.notes[0].find("notifier plugin notify failed at unit_ended (the unit's outcome "
+                            "stands): plugin notify did not run: it changed since you approved it "
+                            "(file notify.sh changed)"),
+            std::string::npos)
+      << u.notes[0];
+  EXPECT_NE(u.notes[0].find("awaywork plugin approve notify"), std::string::npos) << u.notes[0];
+  struct stat st {};
+  EXPECT_NE(::stat((data() + "/ran").c_str(), &st), 0);
 }
 
 }  // namespace

@@ -237,7 +237,8 @@ TEST_F(Profiles, NoSecretValueIsOnAnyCommandLineWhileTheUnitRuns) {
 // Notifier plugins (issue 28) end to end: the real binary runs a unit, then the owner's notifier
 // in its sandbox with its declared secret from the store, given the unit's outcome as data. A
 // notifier that fails, printing its secret, leaves the unit's outcome as it was and the record
-// holds a note without the value.
+// holds a note without the value; one changed since its approval does not run, and the note says
+// what changed and how to approve it again.
 class Notifiers : public Profiles {
  protected:
   void SetUp() override {
@@ -254,6 +255,9 @@ class Notifiers : public Profiles {
     write_config(agent_script("agent", "echo changed > a.txt\n"), "",
                  "plugins:\n  run: true\n  notify:\n    kind: notifier\n    command: [" + root +
                      "/plugins/notify/notify.sh]\n    secrets: [NOTIFY_TOKEN]\n    timeout: 20s\n");
+    // The owner approves it as it is now; a plugin not approved does not run.
+    auto approved = awaywork({"plugin", "approve", "notify"});
+    ASSERT_EQ(approved.exit_code, 0) << approved.out << approved.err;
   }
   std::string data() { return root + "/state/plugins/notify/data"; }
 };
@@ -292,6 +296,22 @@ TEST_F(Notifiers, AFailingNotifierLeavesTheOutcomeAndANoteWithoutItsSecret) {
   EXPECT_NE(notes.find("exited 3"), std::string::npos) << notes;
   for (const std::string& text : {r.out, r.err}) EXPECT_EQ(text.find(kPlain), std::string::npos);
   expect_no_value_under(root + "/state/runs");
+}
+
+TEST_F(Notifiers, ANotifierChangedSinceApprovalDoesNotRunAndTheNoteSaysWhy) {
+  store_secret("NOTIFY_TOKEN", kPlain);
+  make_notifier("printf '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\\n'\n");
+  std::ofstream(root + "/plugins/notify/notify.sh", std::ios::app) << "# one more line\n";
+  auto r = run_unit("change a.txt");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.record["state"], "done");
+  std::string notes = r.record["notes"].dump();
+  EXPECT_NE(notes.find("plugin notify did not run: it changed since you approved it (file "
+                       "notify.sh changed); review the change, then run awaywork plugin approve "
+                       "notify"),
+            std::string::npos)
+      << notes;
+  EXPECT_FALSE(exists(data() + "/request.json"));
 }
 
 }  // namespace

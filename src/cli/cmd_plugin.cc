@@ -1,0 +1,126 @@
+// `awaywork plugin approve|list`: load the config, one call to src/plugin/approval.h, print.
+#include <fmt/format.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "base/inert.h"
+#include "base/json_write.h"
+#include "cli/cmd_plugin.h"
+#include "config/config.h"
+#include "plugin/approval.h"
+#include "plugin/call.h"
+
+namespace aw {
+
+namespace {
+
+int report(const Error& e, int code) {
+  fmt::print(stderr, "awaywork plugin: {}\n", e.message);
+  return code;
+}
+
+Result<Config> config_of(const GlobalOptions& g) {
+  return load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+}
+
+// The machine's word for a state (--json), beside to_string's for people.
+const char* state_key(const PluginStatus& s) {
+  if (!s.error.empty()) return "error";
+  switch (s.approval.state) {
+    case ApprovalState::current:
+      return "approved";
+    case ApprovalState::unapproved:
+      return "unapproved";
+    case ApprovalState::changed:
+      return "changed";
+  }
+  return "error";
+}
+
+std::string joined(const nlohmann::json& list) {
+  std::string s;
+  for (const auto& v : list)
+    s += (s.empty() ? "" : " ") + (v.is_string() ? v.get<std::string>() : v.dump());
+  return s.empty() ? "none" : s;
+}
+
+std::string render_status(const PluginStatus& s) {
+  const nlohmann::json& p = s.permissions;
+  std::string state = s.error.empty() ? to_string(s.approval.state) : "error: " + s.error;
+  if (s.error.empty() && s.approval.state != ApprovalState::current)
+    state += fmt::format(" (awaywork plugin approve {})", s.name);
+  std::string out = fmt::format("{}  {}  {}\n", s.name, s.kind, state);
+  out += fmt::format("  command: {}\n", joined(p["command"]));
+  for (const char* key : {"net", "read", "secrets", "env"})
+    out += fmt::format("  {}: {}\n", key, joined(p[key]));
+  out += fmt::format("  limits: timeout {} ms, memory {} MiB, processes {}\n",
+                     p["timeout_ms"].get<int64_t>(), p["memory_bytes"].get<uint64_t>() >> 20,
+                     p["processes"].get<int>());
+  for (const auto& c : s.approval.changes) out += fmt::format("  changed: {}\n", c);
+  return inert(out);
+}
+
+int cmd_plugin_list(const GlobalOptions& g) {
+  auto cfg = config_of(g);
+  if (!cfg) return report(cfg.error(), kExitUsage);
+  auto statuses = plugin_statuses(cfg->plugins, plugin_host(*cfg).plugins_dir);
+  if (g.json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& s : statuses)
+      arr.push_back({{"name", s.name},
+                     {"kind", s.kind},
+                     {"state", state_key(s)},
+                     {"approved", s.error.empty() && s.approval.state == ApprovalState::current},
+                     {"changes", s.approval.changes},
+                     {"error", s.error},
+                     {"permissions", s.permissions}});
+    fmt::print("{}\n", json_text({{"run", cfg->plugins.run}, {"plugins", arr}}, 2));
+    return kExitDone;
+  }
+  fmt::print("plugins: {}\n", cfg->plugins.run ? "on (plugins: {run: true})"
+                                               : "off on this machine (plugins: {run: false})");
+  if (statuses.empty()) fmt::print("no plugins declared (docs/plugins.md)\n");
+  for (const auto& s : statuses) fmt::print("{}", render_status(s));
+  return kExitDone;
+}
+
+int cmd_plugin_approve(const GlobalOptions& g, const std::string& name) {
+  auto cfg = config_of(g);
+  if (!cfg) return report(cfg.error(), kExitUsage);
+  auto print = approve_declared(cfg->plugins, plugin_host(*cfg).plugins_dir, name);
+  if (!print)
+    return report(print.error(), cfg->plugins.plugins.contains(name) ? kExitFailed : kExitUsage);
+  if (g.json) {
+    fmt::print("{}\n", json_text({{"name", name},
+                                  {"sha256", print->sha256},
+                                  {"folder", print->folder},
+                                  {"files", print->files.size()},
+                                  {"permissions", print->permissions}},
+                                 2));
+    return kExitDone;
+  }
+  fmt::print("approved plugin {}: {} file(s) in {} and its permissions, sha256 {}\n", name,
+             print->files.size(), inert(print->folder), print->sha256);
+  return kExitDone;
+}
+
+}  // namespace
+
+void add_plugin_commands(CLI::App& app, GlobalOptions& g, std::optional<int>* exit_code) {
+  auto* plugin = app.add_subcommand(
+      "plugin", "approve and list the owner's plugins (docs/plugins.md; not the agents' plugins)");
+  plugin->require_subcommand(1);
+  auto name = std::make_shared<std::string>();  // filled by parse, read by the callback
+  auto* approve = plugin->add_subcommand(
+      "approve", "approve plugin NAME's code and permissions as they are now (by hash)");
+  approve->add_option("name", *name, "the plugin's name under plugins: in the config")->required();
+  approve->add_flag("--json", g.json, "print JSON");
+  approve->callback([&g, name, exit_code] { *exit_code = cmd_plugin_approve(g, *name); });
+  auto* list = plugin->add_subcommand(
+      "list", "list the declared plugins, their kind, permissions and approval");
+  list->add_flag("--json", g.json, "print JSON");
+  list->callback([&g, exit_code] { *exit_code = cmd_plugin_list(g); });
+}
+
+}  // namespace aw

@@ -1,0 +1,17 @@
+// `awaywork plugin approve|list` (cmd_plugin.cc; the work is src/plugin/approval.h): registered by
+// main.cc in one call, like `secret`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+
+#include "cli/commands.h"
+
+namespace aw {
+
+// Adds `plugin approve NAME` and `plugin list [--json]`. The command runs in CLI11's callback
+// during parse; its exit code lands in *exit_code.
+void add_plugin_commands(CLI::App& app, GlobalOptions& g, std::optional<int>* exit_code);
+
+}  // namespace aw

@@ -1,0 +1,259 @@
+#include "plugin/approval.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "base/fs.h"
+#include "base/json_write.h"
+#include "base/sha256.h"
+
+namespace aw {
+
+namespace {
+
+constexpr size_t kMaxFiles = 10000;
+constexpr uint64_t kMaxBytes = 256ull << 20;
+
+// A program in the system's own trees is the system's: its folder (/usr/bin) is not the plugin's,
+// so only the program itself is covered.
+bool in_system_tree(const std::string& path) {
+  for (const char* t : {"/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/"})
+    if (path.starts_with(t)) return true;
+  return false;
+}
+
+struct Walk {
+  std::map<std::string, std::string>& files;
+  uint64_t bytes = 0;
+};
+
+// One entry: a regular file by mode and hash, a symlink by its target (never followed), a folder
+// by its mode and then its entries; anything else (a socket, a device) by its type alone.
+Status add_entry(const std::string& path, const std::string& rel, Walk& w);
+
+Status add_folder(const std::string& path, const std::string& rel, Walk& w) {
+  DIR* d = ::opendir(path.c_str());
+  if (!d) return fail("read the folder {}: {}", path, errno_text(errno));
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(n);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const std::string& n : names)
+    AW_CHECK(add_entry(path + "/" + n, rel.empty() ? n : rel + "/" + n, w));
+  return {};
+}
+
+Status add_entry(const std::string& path, const std::string& rel, Walk& w) {
+  if (w.files.size() >= kMaxFiles)
+    return fail("its folder holds more than {} files; give the plugin a folder of its own",
+                kMaxFiles);
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return fail("read {}: {}", path, errno_text(errno));
+  std::string mode = fmt::format("{:04o}", st.st_mode & 07777);
+  if (S_ISLNK(st.st_mode)) {
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink(path.c_str(), buf, sizeof buf);
+    if (n < 0) return fail("read the link {}: {}", path, errno_text(errno));
+    w.files[rel] = "-> " + std::string(buf, static_cast<size_t>(n));
+  } else if (S_ISDIR(st.st_mode)) {
+    if (!rel.empty()) w.files[rel + "/"] = "dir " + mode;
+    AW_CHECK(add_folder(path, rel, w));
+  } else if (S_ISREG(st.st_mode)) {
+    w.bytes += static_cast<uint64_t>(st.st_size);
+    if (w.bytes > kMaxBytes)
+      return fail("its folder holds more than {} MiB; give the plugin a folder of its own",
+                  kMaxBytes >> 20);
+    AW_TRY(std::string bytes, read_file(path, kMaxBytes));
+    w.files[rel] = mode + " " + sha256_hex(bytes);
+  } else {
+    w.files[rel] = "special " + mode;
+  }
+  return {};
+}
+
+// Every declared key, so that a widened permission (a host, a path, a secret, a higher limit) is
+// a change like a changed byte of code.
+nlohmann::json permissions_of(const PluginConfig& p) {
+  return {{"kind", to_string(p.kind)}, {"command", p.command}, {"net", p.net},
+          {"read", p.read},           {"secrets", p.secrets},  {"env", p.env},
+          {"timeout_ms", p.timeout_ms}, {"memory_bytes", p.memory_bytes},
+          {"processes", p.processes}};
+}
+
+std::string record_path(const PluginConfig& p, const std::string& plugins_dir) {
+  return plugins_dir + "/" + p.name + "/approval.json";
+}
+
+std::string short_value(const nlohmann::json& v) {
+  std::string s = json_text(v);
+  return s.size() > 120 ? s.substr(0, 117) + "..." : s;
+}
+
+}  // namespace
+
+const char* to_string(ApprovalState s) {
+  switch (s) {
+    case ApprovalState::current:
+      return "approved";
+    case ApprovalState::unapproved:
+      return "not approved";
+    case ApprovalState::changed:
+      return "changed since approval";
+  }
+  return "?";
+}
+
+Result<PluginPrint> plugin_print(const PluginConfig& p) {
+  if (p.command.empty()) return fail("plugin {} has no command", p.name);
+  char buf[PATH_MAX];
+  if (!::realpath(p.command[0].c_str(), buf))
+    return fail("plugin {}: its program {} does not exist; fix plugins.{}.command", p.name,
+                p.command[0], p.name);
+  std::string program = buf;
+  PluginPrint out;
+  Walk w{out.files};
+  if (in_system_tree(program)) {
+    out.folder = program;
+    AW_CHECK(with_context(add_entry(program, program.substr(program.rfind('/') + 1), w),
+                          fmt::format("plugin {}", p.name)));
+  } else {
+    out.folder = program.substr(0, program.rfind('/'));
+    // Never a walk of a whole home or of / (the call refuses to lend those too).
+    const char* home = std::getenv("HOME");
+    char hbuf[PATH_MAX];
+    std::string real_home = home && ::realpath(home, hbuf) ? std::string(hbuf) : "";
+    if (out.folder.empty() || out.folder == "/home" || out.folder == "/root" ||
+        out.folder == real_home)
+      return fail(
+          "plugin {}: its program is straight in {}, which would make all of it the plugin's "
+          "code; put the plugin in a folder of its own, e.g. ~/plugins/{}/",
+          p.name, out.folder.empty() ? "/" : out.folder, p.name);
+    AW_CHECK(with_context(add_entry(out.folder, "", w), fmt::format("plugin {}", p.name)));
+  }
+  out.permissions = permissions_of(p);
+  nlohmann::json all{{"files", out.files}, {"permissions", out.permissions}};
+  out.sha256 = sha256_hex(json_text(all));
+  return out;
+}
+
+Result<PluginPrint> approve_plugin(const PluginConfig& p, const std::string& plugins_dir) {
+  AW_TRY(PluginPrint print, plugin_print(p));
+  std::string dir = plugins_dir + "/" + p.name;
+  AW_CHECK(with_context(make_dirs(dir, 0700), fmt::format("plugin {}: its state folder", p.name)));
+  nlohmann::json record{{"name", p.name},
+                        {"folder", print.folder},
+                        {"sha256", print.sha256},
+                        {"files", print.files},
+                        {"permissions", print.permissions}};
+  AW_CHECK(
+      with_context(replace_file(record_path(p, plugins_dir), json_text(record, 2) + "\n", 0600),
+                   fmt::format("plugin {}: record its approval", p.name)));
+  return print;
+}
+
+Result<Approval> plugin_approval(const PluginConfig& p, const std::string& plugins_dir) {
+  AW_TRY(PluginPrint now, plugin_print(p));
+  Approval a;
+  std::string path = record_path(p, plugins_dir);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) return fail("plugin {}: read {}: {}", p.name, path, errno_text(errno));
+    return a;  // never approved
+  }
+  AW_TRY(std::string text, with_context(read_file(path, 64u << 20),
+                                        fmt::format("plugin {}: its approval", p.name)));
+  auto rec = nlohmann::json::parse(text, nullptr, false);
+  if (rec.is_discarded() || !rec.is_object() || !rec.contains("sha256") ||
+      !rec["sha256"].is_string() || !rec.contains("files") || !rec["files"].is_object() ||
+      !rec.contains("permissions") || !rec["permissions"].is_object())
+    return fail("plugin {}: its approval {} is damaged; approve it again with awaywork plugin "
+                "approve {}",
+                p.name, path, p.name);
+  a.approved_sha256 = rec["sha256"].get<std::string>();
+  if (a.approved_sha256 == now.sha256) {
+    a.state = ApprovalState::current;
+    return a;
+  }
+  a.state = ApprovalState::changed;
+  std::map<std::string, std::string> then;
+  for (const auto& [k, v] : rec["files"].items())
+    then[k] = v.is_string() ? v.get<std::string>() : "";
+  for (const auto& [k, v] : now.files) {
+    auto it = then.find(k);
+    if (it == then.end())
+      a.changes.push_back(fmt::format("file {} added", k));
+    else if (it->second != v)
+      a.changes.push_back(fmt::format("file {} changed", k));
+  }
+  for (const auto& [k, v] : then)
+    if (!now.files.contains(k)) a.changes.push_back(fmt::format("file {} removed", k));
+  const nlohmann::json& was = rec["permissions"];
+  for (const auto& [k, v] : now.permissions.items())
+    if (!was.contains(k) || was[k] != v)
+      a.changes.push_back(fmt::format("{}: was {}, now {}", k,
+                                      was.contains(k) ? short_value(was[k]) : "unset",
+                                      short_value(v)));
+  if (a.changes.empty()) a.changes.push_back("its folder moved or its record differs");
+  return a;
+}
+
+std::string approval_refusal(const PluginConfig& p, const Approval& a) {
+  if (a.state == ApprovalState::unapproved)
+    return fmt::format(
+        "plugin {} did not run: it is not approved; read its code and permissions, then run "
+        "awaywork plugin approve {}",
+        p.name, p.name);
+  constexpr size_t kShown = 10;
+  std::string what;
+  for (size_t i = 0; i < a.changes.size() && i < kShown; ++i)
+    what += (i ? "; " : "") + a.changes[i];
+  if (a.changes.size() > kShown) what += fmt::format("; and {} more", a.changes.size() - kShown);
+  return fmt::format(
+      "plugin {} did not run: it changed since you approved it ({}); review the change, then run "
+      "awaywork plugin approve {}",
+      p.name, what, p.name);
+}
+
+std::vector<PluginStatus> plugin_statuses(const PluginsConfig& plugins,
+                                          const std::string& plugins_dir) {
+  std::vector<PluginStatus> out;
+  for (const auto& [name, p] : plugins.plugins) {
+    PluginStatus st;
+    st.name = name;
+    st.kind = to_string(p.kind);
+    st.permissions = permissions_of(p);
+    if (auto a = plugin_approval(p, plugins_dir))
+      st.approval = *a;
+    else
+      st.error = a.error().message;
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+Result<PluginPrint> approve_declared(const PluginsConfig& plugins, const std::string& plugins_dir,
+                                     const std::string& name) {
+  auto it = plugins.plugins.find(name);
+  if (it == plugins.plugins.end()) {
+    std::string names;
+    for (const auto& [n, p] : plugins.plugins) names += (names.empty() ? "" : ", ") + n;
+    return fail("no plugin {} is declared in the config's plugins: section{}", name,
+                names.empty() ? std::string(" (it declares none; docs/plugins.md)")
+                              : fmt::format(" (it declares {})", names));
+  }
+  return approve_plugin(it->second, plugins_dir);
+}
+
+}  // namespace aw
