@@ -129,7 +129,7 @@ TEST(GitRules, SourceHasNoDestructiveGitArguments) {
       EXPECT_FALSE(lit.size() > 2 && lit[1] == '+') << f << ": forced refspec " << lit;
     }
   }
-  EXPECT_EQ(seen_git_args, 3);  // push (new ref), push (fast-forward, issue 26), add
+  EXPECT_EQ(seen_git_args, 2);  // push (gitx::run_push: a new ref, a follow-up), add
 }
 
 TEST(GitRules, EveryInvocationIsHardened) {
