@@ -35,7 +35,10 @@ async function firstRender(browser) {
     times.push(await page.evaluate(() => performance.getEntriesByName("awaywork-units-rendered")[0].startTime));
   }
   await page.close();
+  // serve writes to its state folder as it stops: the folder goes once the process is gone.
+  const gone = new Promise((r) => server.once("exit", r));
   server.kill("SIGTERM");
+  await gone;
   fs.rmSync(dir, { recursive: true, force: true });
   return times.slice(1); // the first load warms the browser's code cache
 }
