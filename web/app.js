@@ -1588,7 +1588,10 @@ function stepsSection(r, u) {
       : "No steps: the agent's output held no events awaywork reads (a plain command agent, or it ended first).";
     return [el("p", { class: "muted", id: "steps-none" }, why)];
   }
-  return [stepsSummary(r.events), el("ol", { id: "steps", class: "steps" }, r.events.map(stepItem))];
+  const left = Number(r.left_out) > 0
+    ? el("p", { class: "muted", id: "steps-left-out" }, `The last ${r.events.length} of ${r.total} steps; the log holds them all.`)
+    : null;
+  return [stepsSummary(r.events), left, el("ol", { id: "steps", class: "steps" }, r.events.map((e, i) => stepItem(e, i + (Number(r.left_out) || 0))))].filter(Boolean);
 }
 
 function unitButtons(u, id, signal) {

@@ -730,6 +730,14 @@ class ServeHttp(unittest.TestCase):
         # The cost the CLI printed (issue 25); an event without one has no cost_usd.
         self.assertEqual(r["events"][-1]["cost_usd"], 0.0123)
         self.assertNotIn("cost_usd", r["events"][0])
+        # A plain command agent's every line is an event: the page gets at most the last 2000
+        # (a 50 MiB log's steps were one 650 ms task to lay out), with how many there are.
+        run_dir = os.path.join(self.w.root, "state", "runs", uid)
+        with open(os.path.join(run_dir, "events.json"), "w") as f:
+            json.dump({"events": [{"kind": "message", "text": f"line {i}"} for i in range(2500)]}, f)
+        r = get_json(self.w, f"/api/v1/units/{uid}/events")[1]
+        self.assertEqual((len(r["events"]), r["total"], r["left_out"]), (2000, 2500, 500))
+        self.assertEqual((r["events"][0]["text"], r["events"][-1]["text"]), ("line 500", "line 2499"))
         # An agent that printed nothing recorded no events: not an error.
         quiet = self.submit(repo="demo", prompt="a file", agent="bidiname")
         self.wait_ended(quiet)
