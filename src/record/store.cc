@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -50,14 +51,24 @@ CREATE TABLE IF NOT EXISTS watch_state (
 );
 )sql";
 
-Status exec(sqlite3* db, const char* sql) {
-  char* msg = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
-    std::string m = msg ? msg : "unknown error";
-    sqlite3_free(msg);
-    return fail("sqlite: {}", m);
+// The database's setup: WAL, then the tables. Each statement waits SQLite's busy timeout for
+// another process's lock, but the switch to WAL on a new database can answer SQLITE_BUSY at once:
+// it reads the header, then turns that read into a write, and SQLite refuses such an upgrade
+// without calling the busy handler (two openers, each holding its read, would wait for each other
+// for ever). Sixteen `awaywork run`s started together on a new state folder lost that race now and
+// then, and one exited 2 before it made its run folder. So the setup is run again until `until`;
+// every statement in it may run twice (IF NOT EXISTS, pragmas that set a value).
+constexpr const char* kSetup = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;";
+
+int exec_waiting(sqlite3* db, const char* sql, std::chrono::steady_clock::time_point until) {
+  for (;;) {
+    int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
+    int primary = rc & 0xff;
+    if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) ||
+        std::chrono::steady_clock::now() >= until)
+      return rc;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  return {};
 }
 
 Result<UnitRecord> row_record(sqlite3_stmt* s) {
@@ -115,10 +126,16 @@ Result<Store> Store::open(const std::string& state_dir, std::chrono::millisecond
     sqlite3_close(db);
     return fail("open record database {}: {}", path, m);
   }
+  // Before the first statement: each then waits for another process's lock.
   sqlite3_busy_timeout(db, static_cast<int>(kBusyTimeout.count()));
   Store store(db, path, write_patience);
-  AW_CHECK(with_context(exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"), path));
-  AW_CHECK(with_context(exec(db, kSchema), path));
+  // Another opener's setup holds its lock for a moment; an owner's transaction on a new database
+  // may hold it as long as it holds a record's write, so the setup waits as long (at least the
+  // busy timeout, whatever the caller's write patience).
+  auto until = std::chrono::steady_clock::now() + std::max(write_patience, kBusyTimeout);
+  for (const char* sql : {kSetup, kSchema})
+    if (int rc = exec_waiting(db, sql, until); rc != SQLITE_OK)
+      return fail("set up the record database: {}", store.write_error(rc));
   return store;
 }
 

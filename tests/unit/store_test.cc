@@ -2,14 +2,18 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <stdlib.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <filesystem>
+#include <thread>
+#include <vector>
 
 #include "base/fs.h"
 #include "config/config.h"
@@ -298,6 +302,59 @@ TEST_F(StoreTest, AReadOfABusyDatabaseSaysItWasBusyNotThatThereIsNoUnit) {
   auto again = s->get(r.id);
   ASSERT_TRUE(again) << again.error().message;
   EXPECT_EQ(again->state, UnitState::done);
+}
+
+// Another connection holding the write lock of a new database while Store::open switches it to
+// WAL: the switch reads the header, then needs the write lock, and SQLite answers SQLITE_BUSY at
+// once, without waiting the busy timeout. Sixteen `awaywork run`s on a new state folder met this
+// now and then (another run's open held the lock): one exited 2 before it made its run folder.
+TEST_F(StoreTest, OpeningANewDatabaseWaitsForAnotherConnectionsLockInsteadOfFailingAtOnce) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open((dir + "/awaywork.db").c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  constexpr auto kHeld = std::chrono::milliseconds(500);
+  std::thread release([h, kHeld] {
+    std::this_thread::sleep_for(kHeld);
+    sqlite3_exec(h, "COMMIT", nullptr, nullptr, nullptr);
+  });
+  auto start = std::chrono::steady_clock::now();
+  auto s = Store::open(dir);
+  auto took = std::chrono::steady_clock::now() - start;
+  release.join();
+  sqlite3_close(h);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_GE(took, kHeld / 2) << "opened while the lock was held";
+  ASSERT_TRUE(s->save(sample("20261129-180000-x-0008")));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/awaywork.db-wal")) << "the database is in WAL mode";
+}
+
+// The load itself: sixteen openers of a new database at once (faults_limits_test's sixteen runs
+// without the sandbox), a few times over; every one opens and can write.
+TEST_F(StoreTest, SixteenOpenersOfANewDatabaseAtOnceAllOpen) {
+  constexpr int kOpeners = 16, kRounds = 10;
+  for (int round = 0; round < kRounds; ++round) {
+    std::string state = dir + "/round" + std::to_string(round);
+    std::vector<std::string> failed(kOpeners);
+    std::vector<std::thread> openers;
+    for (int i = 0; i < kOpeners; ++i)
+      openers.emplace_back([&, i] {
+        auto s = Store::open(state);
+        if (!s) {
+          failed[i] = s.error().message;
+          return;
+        }
+        auto saved = s->save(sample(fmt::format("20261129-180000-r{}-{:04}", round, i)));
+        if (!saved) failed[i] = saved.error().message;
+      });
+    for (auto& t : openers) t.join();
+    for (int i = 0; i < kOpeners; ++i)
+      EXPECT_EQ(failed[i], "") << "round " << round << ", opener " << i;
+    auto s = Store::open(state);
+    ASSERT_TRUE(s) << s.error().message;
+    auto all = s->list(100);
+    ASSERT_TRUE(all) << all.error().message;
+    EXPECT_EQ(all->size(), static_cast<size_t>(kOpeners)) << "round " << round;
+  }
 }
 
 TEST_F(StoreTest, DatabaseIsInWalModeAndPrivate) {
