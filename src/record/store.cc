@@ -166,6 +166,24 @@ int Store::step_write(sqlite3_stmt* s) {
   }
 }
 
+Status Store::read_all(sqlite3_stmt* s, std::string_view what, const std::function<Status()>& row,
+                       const std::function<void()>& restart) {
+  auto until = std::chrono::steady_clock::now() + kBusyTimeout;
+  for (;;) {
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) AW_CHECK(row());
+    if (rc == SQLITE_DONE) return {};
+    int primary = rc & 0xff;
+    if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) ||
+        std::chrono::steady_clock::now() >= until)
+      return fail("read {}: {}", what, read_error(rc));
+    sqlite3_reset(s);
+    if (restart) restart();
+    // Each step already waited the busy timeout, or the lock answered at once: do not spin.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 std::string Store::write_error(int rc) const {
   int primary = rc & 0xff;
   if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
@@ -222,27 +240,19 @@ Result<UnitRecord> Store::get(const std::string& id) {
   like += '%';
   sqlite3_bind_text(st.s, 1, id.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st.s, 2, like.c_str(), -1, SQLITE_TRANSIENT);
-  // Each step already waits SQLite's busy timeout for another process's lock; a lock that answers
-  // at once (a WAL index being recovered) is tried again until that timeout has passed. A lock
-  // held longer is an error saying so, never "no unit": the unit may well be there.
-  auto until = std::chrono::steady_clock::now() + kBusyTimeout;
+  // A lock held past the busy timeout is an error saying so, never "no unit": the unit may well
+  // be there.
   std::vector<UnitRecord> found;
-  int rc;
-  for (;;) {
-    found.clear();
-    while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
-      AW_TRY(UnitRecord u, row_record(st.s));
-      if (u.id == id) return u;
-      found.push_back(std::move(u));
-    }
-    int primary = rc & 0xff;
-    if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) ||
-        std::chrono::steady_clock::now() >= until)
-      break;
-    sqlite3_reset(st.s);
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  if (rc != SQLITE_DONE) return fail("read unit '{}': {}", id, read_error(rc));
+  AW_CHECK(read_all(
+      st.s, fmt::format("unit '{}'", id),
+      [&]() -> Status {
+        AW_TRY(UnitRecord u, row_record(st.s));
+        found.push_back(std::move(u));
+        return {};
+      },
+      [&] { found.clear(); }));
+  for (UnitRecord& u : found)
+    if (u.id == id) return std::move(u);
   if (found.empty()) return fail("no unit '{}'; `awaywork units` lists them", id);
   if (found.size() > 1)
     return fail("'{}' matches several units ({}, {}, ...); give more of the id", id, found[0].id,
@@ -257,10 +267,14 @@ Result<std::vector<UnitRecord>> Store::list(int limit) {
     return fail("sqlite: {}", sqlite3_errmsg(db_));
   sqlite3_bind_int(st.s, 1, limit);
   std::vector<UnitRecord> out;
-  while (sqlite3_step(st.s) == SQLITE_ROW) {
-    AW_TRY(UnitRecord u, row_record(st.s));
-    out.push_back(std::move(u));
-  }
+  AW_CHECK(read_all(
+      st.s, "the units",
+      [&]() -> Status {
+        AW_TRY(UnitRecord u, row_record(st.s));
+        out.push_back(std::move(u));
+        return {};
+      },
+      [&] { out.clear(); }));
   return out;
 }
 
@@ -271,12 +285,16 @@ Result<std::vector<std::string>> Store::mark_orphans_interrupted() {
     const char* sql = "SELECT record FROM units WHERE state = 'running'";
     if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
       return fail("sqlite: {}", sqlite3_errmsg(db_));
-    while (sqlite3_step(st.s) == SQLITE_ROW) {
-      AW_TRY(UnitRecord u, row_record(st.s));
-      bool alive = u.runner_pid > 0 && !u.runner_start.empty() &&
-                   process_start_time(u.runner_pid) == u.runner_start;
-      if (!alive) orphans.push_back(std::move(u));
-    }
+    AW_CHECK(read_all(
+        st.s, "the running units",
+        [&]() -> Status {
+          AW_TRY(UnitRecord u, row_record(st.s));
+          bool alive = u.runner_pid > 0 && !u.runner_start.empty() &&
+                       process_start_time(u.runner_pid) == u.runner_start;
+          if (!alive) orphans.push_back(std::move(u));
+          return {};
+        },
+        [&] { orphans.clear(); }));
   }
   std::vector<std::string> ids;
   for (auto& u : orphans) {

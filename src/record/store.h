@@ -4,9 +4,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -51,7 +53,7 @@ struct ForgeUsage {
 // whatever an earlier one that gave up did not.
 inline constexpr std::chrono::milliseconds kRecordWritePatience = std::chrono::minutes(2);
 // SQLite's busy timeout on the record database: how long one step waits for another process's
-// lock, and how long a read (Store::get) waits in all before it says the database was busy.
+// lock, and how long a read waits in all before it says the database was busy.
 inline constexpr std::chrono::milliseconds kBusyTimeout = std::chrono::seconds(5);
 
 class Store {
@@ -93,6 +95,12 @@ class Store {
       : db_(db), path_(std::move(path)), patience_(patience) {}
   // sqlite3_step, tried again while another process holds the write lock, up to patience_.
   int step_write(sqlite3_stmt* s);
+  // A read statement run to its end, row() called on each row. A lock that answers at once (a WAL
+  // index being recovered) runs it again from its first row (restart() drops what row() kept)
+  // until kBusyTimeout has passed; a lock held longer, or any other failure, is an error naming
+  // what was read, never an empty answer: "nothing there" may well be wrong.
+  Status read_all(sqlite3_stmt* s, std::string_view what, const std::function<Status()>& row,
+                  const std::function<void()>& restart);
   std::string write_error(int rc) const;
   // A read's failed step: a lock held past kBusyTimeout says so and who holds it.
   std::string read_error(int rc) const;

@@ -41,15 +41,19 @@ Result<std::vector<ForgeUsage>> Store::forge_usage() {
   if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
     return fail("sqlite: {}", sqlite3_errmsg(db_));
   std::vector<ForgeUsage> out;
-  while (sqlite3_step(st.s) == SQLITE_ROW) {
-    ForgeUsage u;
-    u.api = record_sql::column_text(st.s, 0);
-    int64_t* fields[] = {&u.requests,       &u.not_modified, &u.retries,   &u.waited_ms,
-                         &u.rate_remaining, &u.rate_limit,   &u.rate_reset};
-    for (int i = 0; i < 7; ++i) *fields[i] = sqlite3_column_int64(st.s, i + 1);
-    u.updated_at = record_sql::column_text(st.s, 8);
-    out.push_back(std::move(u));
-  }
+  AW_CHECK(read_all(
+      st.s, "the forge usage",
+      [&]() -> Status {
+        ForgeUsage u;
+        u.api = record_sql::column_text(st.s, 0);
+        int64_t* fields[] = {&u.requests,       &u.not_modified, &u.retries,   &u.waited_ms,
+                             &u.rate_remaining, &u.rate_limit,   &u.rate_reset};
+        for (int i = 0; i < 7; ++i) *fields[i] = sqlite3_column_int64(st.s, i + 1);
+        u.updated_at = record_sql::column_text(st.s, 8);
+        out.push_back(std::move(u));
+        return {};
+      },
+      [&] { out.clear(); }));
   return out;
 }
 

@@ -44,7 +44,13 @@ Result<UnitPage> Store::page(const UnitQuery& q) {
     if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK)
       return fail("sqlite: {}", sqlite3_errmsg(db_));
     bind_filters(st.s, q);
-    if (sqlite3_step(st.s) == SQLITE_ROW) out.total = sqlite3_column_int64(st.s, 0);
+    AW_CHECK(read_all(
+        st.s, "the count of units",
+        [&]() -> Status {
+          out.total = sqlite3_column_int64(st.s, 0);
+          return {};
+        },
+        [&] { out.total = 0; }));
   }
   Stmt st;
   std::string sql = std::string("SELECT record FROM units") + kWhere +
@@ -54,12 +60,16 @@ Result<UnitPage> Store::page(const UnitQuery& q) {
   bind_filters(st.s, q);
   sqlite3_bind_int(st.s, 3, q.limit);
   sqlite3_bind_int(st.s, 4, q.offset);
-  while (sqlite3_step(st.s) == SQLITE_ROW) {
-    auto j = nlohmann::json::parse(column_text(st.s, 0), nullptr, false);
-    if (j.is_discarded()) return fail("record database holds an unreadable record");
-    AW_TRY(UnitRecord u, unit_from_json(j, "record database: a unit's record"));
-    out.units.push_back(std::move(u));
-  }
+  AW_CHECK(read_all(
+      st.s, "a page of the units",
+      [&]() -> Status {
+        auto j = nlohmann::json::parse(column_text(st.s, 0), nullptr, false);
+        if (j.is_discarded()) return fail("record database holds an unreadable record");
+        AW_TRY(UnitRecord u, unit_from_json(j, "record database: a unit's record"));
+        out.units.push_back(std::move(u));
+        return {};
+      },
+      [&] { out.units.clear(); }));
   return out;
 }
 
@@ -69,8 +79,13 @@ Result<std::vector<std::pair<std::string, int64_t>>> Store::count_by_state() {
   if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
     return fail("sqlite: {}", sqlite3_errmsg(db_));
   std::vector<std::pair<std::string, int64_t>> out;
-  while (sqlite3_step(st.s) == SQLITE_ROW)
-    out.emplace_back(column_text(st.s, 0), sqlite3_column_int64(st.s, 1));
+  AW_CHECK(read_all(
+      st.s, "the units by state",
+      [&]() -> Status {
+        out.emplace_back(column_text(st.s, 0), sqlite3_column_int64(st.s, 1));
+        return {};
+      },
+      [&] { out.clear(); }));
   return out;
 }
 
@@ -83,9 +98,14 @@ Result<std::vector<PhaseStat>> Store::phase_stats() {
   if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
     return fail("sqlite: {}", sqlite3_errmsg(db_));
   std::vector<PhaseStat> out;
-  while (sqlite3_step(st.s) == SQLITE_ROW)
-    out.push_back(
-        {column_text(st.s, 0), sqlite3_column_int64(st.s, 1), sqlite3_column_int64(st.s, 2)});
+  AW_CHECK(read_all(
+      st.s, "the phase durations",
+      [&]() -> Status {
+        out.push_back(
+            {column_text(st.s, 0), sqlite3_column_int64(st.s, 1), sqlite3_column_int64(st.s, 2)});
+        return {};
+      },
+      [&] { out.clear(); }));
   return out;
 }
 
@@ -96,11 +116,20 @@ Result<std::optional<UnitRecord>> Store::by_runner(int64_t pid) {
   if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
     return fail("sqlite: {}", sqlite3_errmsg(db_));
   sqlite3_bind_int64(st.s, 1, pid);
-  if (sqlite3_step(st.s) != SQLITE_ROW) return std::optional<UnitRecord>{};
-  auto j = nlohmann::json::parse(column_text(st.s, 0), nullptr, false);
-  if (j.is_discarded()) return fail("record database holds an unreadable record");
-  AW_TRY(UnitRecord u, unit_from_json(j, "record database: a unit's record"));
-  return std::optional<UnitRecord>(std::move(u));
+  // A busy database is an error, not "no unit yet": watch would take its runner for one that
+  // never recorded a unit.
+  std::optional<UnitRecord> out;
+  AW_CHECK(read_all(
+      st.s, fmt::format("the unit of runner pid {}", pid),
+      [&]() -> Status {
+        auto j = nlohmann::json::parse(column_text(st.s, 0), nullptr, false);
+        if (j.is_discarded()) return fail("record database holds an unreadable record");
+        AW_TRY(UnitRecord u, unit_from_json(j, "record database: a unit's record"));
+        out = std::move(u);
+        return {};
+      },
+      [&] { out.reset(); }));
+  return out;
 }
 
 }  // namespace aw

@@ -32,11 +32,19 @@ Result<std::optional<nlohmann::json>> Store::watch_get(const std::string& key) {
       SQLITE_OK)
     return fail("sqlite: {}", sqlite3_errmsg(db_));
   sqlite3_bind_text(st.s, 1, key.c_str(), -1, SQLITE_TRANSIENT);
-  if (sqlite3_step(st.s) != SQLITE_ROW) return std::optional<nlohmann::json>{};
-  const unsigned char* text = sqlite3_column_text(st.s, 0);
-  auto j = nlohmann::json::parse(text ? reinterpret_cast<const char*>(text) : "", nullptr, false);
-  if (j.is_discarded()) return fail("watch state {} is unreadable", key);
-  return std::optional<nlohmann::json>(std::move(j));
+  // A busy database is an error, not "nothing kept": an issue's slot read as none would have
+  // watch claim and run the issue again.
+  std::optional<nlohmann::json> out;
+  AW_CHECK(read_all(
+      st.s, fmt::format("watch state {}", key),
+      [&]() -> Status {
+        auto j = nlohmann::json::parse(record_sql::column_text(st.s, 0), nullptr, false);
+        if (j.is_discarded()) return fail("watch state {} is unreadable", key);
+        out = std::move(j);
+        return {};
+      },
+      [&] { out.reset(); }));
+  return out;
 }
 
 Result<std::vector<std::pair<std::string, nlohmann::json>>> Store::watch_list(
@@ -50,14 +58,17 @@ Result<std::vector<std::pair<std::string, nlohmann::json>>> Store::watch_list(
   sqlite3_bind_text(st.s, 1, prefix.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st.s, 2, end.c_str(), -1, SQLITE_TRANSIENT);
   std::vector<std::pair<std::string, nlohmann::json>> out;
-  while (sqlite3_step(st.s) == SQLITE_ROW) {
-    std::string key = reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0));
-    const unsigned char* text = sqlite3_column_text(st.s, 1);
-    // A value that is not JSON comes back discarded (is_discarded()), for the caller to name:
-    // one corrupt row must not hide every other key.
-    auto j = nlohmann::json::parse(text ? reinterpret_cast<const char*>(text) : "", nullptr, false);
-    out.emplace_back(std::move(key), std::move(j));
-  }
+  AW_CHECK(read_all(
+      st.s, fmt::format("watch state {}*", prefix),
+      [&]() -> Status {
+        std::string key = record_sql::column_text(st.s, 0);
+        // A value that is not JSON comes back discarded (is_discarded()), for the caller to name:
+        // one corrupt row must not hide every other key.
+        auto j = nlohmann::json::parse(record_sql::column_text(st.s, 1), nullptr, false);
+        out.emplace_back(std::move(key), std::move(j));
+        return {};
+      },
+      [&] { out.clear(); }));
   return out;
 }
 

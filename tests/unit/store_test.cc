@@ -304,6 +304,41 @@ TEST_F(StoreTest, AReadOfABusyDatabaseSaysItWasBusyNotThatThereIsNoUnit) {
   EXPECT_EQ(again->state, UnitState::done);
 }
 
+// Every other read of a busy database says so too. An empty answer was taken for the truth:
+// `awaywork units` said there were none, and watch read an issue's slot as never claimed (and would
+// claim and run the issue again) or its runner as one that recorded no unit.
+TEST_F(StoreTest, EveryReadOfABusyDatabaseIsAnErrorNotAnEmptyAnswer) {
+  auto s = Store::open(dir);
+  ASSERT_TRUE(s) << s.error().message;
+  UnitRecord r = sample("20261129-180000-x-0007");
+  r.runner_pid = 4242;
+  ASSERT_TRUE(s->save(r));
+  ASSERT_TRUE(s->watch_put("issue/r#1", nlohmann::json{{"phase", "running"}}));
+  ReadBlocker blocker(dir + "/awaywork.db-shm");
+  ASSERT_TRUE(blocker.held());
+  auto says_busy = [&](const auto& read, const std::string& what) {
+    ASSERT_FALSE(read) << what << " read as if the database were free";
+    const std::string& why = read.error().message;
+    EXPECT_NE(why.find("busy"), std::string::npos) << what << ": " << why;
+    EXPECT_NE(why.find(dir + "/awaywork.db"), std::string::npos) << what << ": " << why;
+  };
+  says_busy(s->list(), "list");
+  says_busy(s->watch_get("issue/r#1"), "watch_get");
+  says_busy(s->by_runner(4242), "by_runner");
+  blocker.release();
+  // Nothing was lost: each reads what is there once the locks are gone.
+  auto list = s->list();
+  ASSERT_TRUE(list) << list.error().message;
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0].id, r.id);
+  auto kept = s->watch_get("issue/r#1");
+  ASSERT_TRUE(kept && *kept) << (kept ? "none" : kept.error().message);
+  EXPECT_EQ((**kept)["phase"], "running");
+  auto mine = s->by_runner(4242);
+  ASSERT_TRUE(mine && *mine) << (mine ? "none" : mine.error().message);
+  EXPECT_EQ((**mine).id, r.id);
+}
+
 // Another connection holding the write lock of a new database while Store::open switches it to
 // WAL: the switch reads the header, then needs the write lock, and SQLite answers SQLITE_BUSY at
 // once, without waiting the busy timeout. Sixteen `awaywork run`s on a new state folder met this
