@@ -129,13 +129,14 @@ Result<Store> Store::open(const std::string& state_dir, std::chrono::millisecond
   // Before the first statement: each then waits for another process's lock.
   sqlite3_busy_timeout(db, static_cast<int>(kBusyTimeout.count()));
   Store store(db, path, write_patience);
-  // Another opener's setup holds its lock for a moment; an owner's transaction on a new database
-  // may hold it as long as it holds a record's write, so the setup waits as long (at least the
-  // busy timeout, whatever the caller's write patience).
-  auto until = std::chrono::steady_clock::now() + std::max(write_patience, kBusyTimeout);
+  // Another opener's setup holds its lock for a moment: the busy timeout is ample. Not the
+  // write patience (2 minutes): on a database that exists the setup only reads, and a read that
+  // cannot begin (another process holding the locks a reader needs) fails after the busy timeout,
+  // as every read does, rather than leaving `awaywork units` silent for minutes.
+  auto until = std::chrono::steady_clock::now() + kBusyTimeout;
   for (const char* sql : {kSetup, kSchema})
     if (int rc = exec_waiting(db, sql, until); rc != SQLITE_OK)
-      return fail("set up the record database: {}", store.write_error(rc));
+      return fail("set up the record database: {}", store.read_error(rc));
   return store;
 }
 
