@@ -113,7 +113,7 @@ TEST_F(Probe, PolicyRequiredRefusesAndPreferredRecordsWhatIsMissing) {
 
 // Issue 38, item 2: the probes' answer comes from inside the isolation; a field of the wrong type
 // is an error naming it (exit 1, said on stderr), not a type_error out of `awaywork probe`. The
-// reading itself is isolate/probe's (tests/isolate/probe_test.cc); this is what the command
+// reading itself is isolate/probe's (tests/isolate/probe_report_test.cc); this is what the command
 // prints of it. No root needed.
 TEST(ProbeReport, AWronglyTypedProbeFieldIsAnErrorNamingIt) {
   IsolatedResult r;
