@@ -1,12 +1,18 @@
 // What the leak suite says and how its answer is read: the suite's own JSON form, the report
-// awaywork reads field by field from the inside's answer, and the inside half's own errors. No
-// root needed.
+// awaywork reads field by field from the inside's answer, the inside half's own errors, and the
+// worker half's answer. No root needed.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
+#include "harness.h"
 #include "isolate/probe/probe_report.h"
+#include "isolate/probe/probe_user.h"
 #include "isolate/probe/probes.h"
+#include "isolate/user/probes.h"
 
 namespace aw {
 namespace {
@@ -66,6 +72,43 @@ TEST(ProbeInside, AnUnreadableTargetsFileIsExit2NamingTheCaller) {
             2);
   EXPECT_EQ(err.str().rfind("awaywork __probe-inside: ", 0), 0u) << err.str();
   EXPECT_EQ(out.str(), "");
+}
+
+// The worker half (`awaywork __probe-worker`) answers with what each probe found, the paths its
+// targets name included, which may be any bytes: the answer writes a byte that is not UTF-8 as
+// U+FFFD, where nlohmann's dump() threw type_error 316 out of the helper and the probe lost its
+// answer. No root needed: nothing named exists, so each such probe says why, with the path.
+TEST(ProbeWorker, AnAnswerWithInvalidUtf8IsWrittenNotThrown) {
+  test::TempDir d;
+  WorkerProbeTargets t;
+  t.env_file = "/nonexistent/aw-\xff";
+  t.gh_hosts = "/nonexistent/aw-\xfe";
+  t.owner_home = "/nonexistent/aw-home";
+  t.ssh_glob = "/nonexistent/aw-ssh-*";
+  t.sleep_seconds = "0";  // the detached sleep the probe leaves ends at once
+  ASSERT_TRUE(write_file(d.path + "/targets", format_worker_targets(t), 0600));
+  std::string a0 = "awaywork", a1 = "__probe-worker", a2 = d.path + "/targets";
+  char* argv[] = {a0.data(), a1.data(), a2.data(), nullptr};
+  std::optional<int> rc;
+  ::testing::internal::CaptureStdout();
+  EXPECT_NO_THROW(rc = probe_worker_main(3, argv));
+  std::string out = ::testing::internal::GetCapturedStdout();
+  ASSERT_TRUE(rc.has_value());
+  auto answer = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_TRUE(answer.is_array()) << out;
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& e : answer) by_name[e.value("name", "")] = e;
+  ASSERT_TRUE(by_name.count("env-file")) << out;
+  EXPECT_EQ(by_name["env-file"]["ok"], true);
+  EXPECT_EQ(
+      by_name["env-file"]["detail"].get<std::string>().rfind("/nonexistent/aw-\xEF\xBF\xBD: ", 0),
+      0u)
+      << out;
+  ASSERT_TRUE(by_name.count("gh-hosts")) << out;
+  EXPECT_EQ(
+      by_name["gh-hosts"]["detail"].get<std::string>().rfind("/nonexistent/aw-\xEF\xBF\xBD: ", 0),
+      0u)
+      << out;
 }
 
 }  // namespace
