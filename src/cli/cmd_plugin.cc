@@ -38,10 +38,12 @@ const char* state_key(const PluginStatus& s) {
   return "error";
 }
 
+// A manifest's value that is not a string (an object, say) is shown as JSON, written without a
+// throw whatever it holds (base/json_write.h).
 std::string joined(const nlohmann::json& list) {
   std::string s;
   for (const auto& v : list)
-    s += (s.empty() ? "" : " ") + (v.is_string() ? v.get<std::string>() : v.dump());
+    s += (s.empty() ? "" : " ") + (v.is_string() ? v.get<std::string>() : json_text(v));
   return s.empty() ? "none" : s;
 }
 

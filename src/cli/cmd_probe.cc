@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/json_write.h"
 #include "config/config.h"
 #include "isolate/probe/probe.h"
 #include "isolate/probe/probes.h"
@@ -26,7 +27,8 @@ int render_probe(const GlobalOptions& g, const ProbeOutcome& o) {
     out["ok"] = r.leaks == 0;
     out["leaks"] = r.leaks;
     out["probes"] = r.results;
-    fmt::print("{}\n", out.dump(2));
+    // The header, the note and each probe's detail name paths, users and what the inside said.
+    fmt::print("{}\n", json_text(out, 2));
   } else {
     fmt::print("{}, {}\n", r.heading, r.sandbox_note);
     for (const ProbeLine& p : r.lines) {

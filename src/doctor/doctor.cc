@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/json_write.h"
+
 namespace aw {
 
 void Registry::add(const std::string& isolation, Provider p) {
@@ -51,7 +53,8 @@ std::string render_json(const std::vector<Check>& checks) {
   for (const auto& c : checks)
     arr.push_back({{"name", c.name}, {"ok", c.ok}, {"detail", c.detail}, {"fix", c.fix}});
   nlohmann::json j = {{"ok", all_ok(checks)}, {"checks", arr}};
-  return j.dump(2);
+  // A detail names what a check found (a path, a user, a group), which may be any bytes.
+  return json_text(j, 2);
 }
 
 }  // namespace aw

@@ -113,7 +113,7 @@ TEST_F(Probe, PolicyRequiredRefusesAndPreferredRecordsWhatIsMissing) {
 
 // Issue 38, item 2: the probes' answer comes from inside the isolation; a field of the wrong type
 // is an error naming it (exit 1, said on stderr), not a type_error out of `awaywork probe`. The
-// reading itself is isolate/probe's (tests/isolate/probe_test.cc); this is what the command
+// reading itself is isolate/probe's (tests/isolate/probe_report_test.cc); this is what the command
 // prints of it. No root needed.
 TEST(ProbeReport, AWronglyTypedProbeFieldIsAnErrorNamingIt) {
   IsolatedResult r;
@@ -158,6 +158,33 @@ TEST(ProbeReport, AWronglyTypedProbeFieldIsAnErrorNamingIt) {
   EXPECT_EQ(err,
             "awaywork probe: doctor: the home is open\n  (run refuses isolation user until fixed)\n"
             "awaywork probe: no worker\n");
+}
+
+// The report's header, note and details name paths, users and what the checks found, which may be
+// any bytes: `awaywork probe --json` writes a byte that is not UTF-8 as U+FFFD, where nlohmann's
+// dump() threw type_error 316 and the command ended with no report. No root needed.
+TEST(ProbeReport, AJsonReportWithInvalidUtf8IsWrittenNotThrown) {
+  IsolatedResult r;
+  r.sandbox_note = "sandboxed: network none, clone /tmp/c\xff";
+  r.out = R"([{"name": "a", "ok": true}])";
+  nlohmann::json header = {{"worker", "aw\xfe-1"}};
+  auto rep = read_probe_report("isolation user", header, r, [](nlohmann::json& j) {
+    j.push_back({{"name", "left"}, {"ok", false}, {"detail", "/tmp/\xff"}});
+  });
+  ASSERT_TRUE(rep) << rep.error().message;
+  GlobalOptions g;
+  g.json = true;
+  int rc = kExitDone;
+  ::testing::internal::CaptureStdout();
+  EXPECT_NO_THROW(rc = render_probe(g, {{}, std::move(rep)}));
+  std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(rc, kExitFailed);  // the one leak
+  auto doc = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << out;
+  EXPECT_EQ(doc["worker"], "aw\xEF\xBF\xBD-1");
+  EXPECT_EQ(doc["sandbox"], "sandboxed: network none, clone /tmp/c\xEF\xBF\xBD");
+  ASSERT_EQ(doc["probes"].size(), 2u);
+  EXPECT_EQ(doc["probes"][1]["detail"], "/tmp/\xEF\xBF\xBD");
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "base/argv.h"
 #include "base/fs.h"
+#include "base/json_write.h"
 #include "config/paths.h"
 #include "isolate/probe/probe_host.h"
 #include "isolate/probe/probes.h"
@@ -216,7 +217,8 @@ std::optional<int> probe_worker_main(int argc, char** argv) {
           out.push_back(entry(r.name, !r.leaked, r.detail));
           leaks += r.leaked ? 1 : 0;
         }
-  fmt::print("{}\n", out.dump());
+  // Each detail names what its probe found (a path, an error), which may be any bytes.
+  fmt::print("{}\n", json_text(out));
   return leaks == 0 ? kDone : kLeaked;
 }
 

@@ -212,6 +212,20 @@ TEST(Doctor, RenderShowsMarksAndFixes) {
   EXPECT_TRUE(r.run("container").empty());
 }
 
+// A check's detail and fix name what it found (a path, a user, a group), which may be any bytes:
+// the JSON report writes a byte that is not UTF-8 as U+FFFD, where nlohmann's dump() threw
+// type_error 316 and `awaywork doctor --json` ended with no report (DESIGN.md section 9, 7).
+TEST(Doctor, RenderJsonWritesInvalidUtf8AsReplacementInsteadOfThrowing) {
+  std::vector<Check> cs = {{"home", false, "/home/o\xff/x is open", "chmod o-rwx /home/o\xfe"}};
+  std::string text;
+  ASSERT_NO_THROW(text = render_json(cs));
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << text;
+  EXPECT_EQ(j["checks"][0]["detail"], "/home/o\xEF\xBF\xBD/x is open");
+  EXPECT_EQ(j["checks"][0]["fix"], "chmod o-rwx /home/o\xEF\xBF\xBD");
+  EXPECT_FALSE(j["ok"].get<bool>());
+}
+
 }  // namespace
 }  // namespace aw
 
