@@ -12,6 +12,7 @@
 #include "check/redact.h"
 #include "config/paths.h"
 #include "isolate/choose/choose.h"
+#include "proxy/unit_ca.h"
 #include "record/store.h"
 #include "unit/agent_session.h"
 #include "unit/disk_reserve.h"
@@ -237,6 +238,9 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
     if (auto lent = iso->lend_path(bundle); !lent)
       return unit.end(UnitState::failed, "prepare: the unit's CA bundle: " + lent.error().message);
     for (auto& kv : ca_bundle_env(bundle)) profile->placeholders.push_back(std::move(kv));
+    // isolation container passes variables by name: its agent phases get these through this
+    // seam (its other phases do not yet: the container isolator's own list lacks them).
+    iso->add_agent_env_names(ca_bundle_env_names());
   }
   auto agent = AgentSession::start(cfg, t, *credential, dir, *paths, *iso, redact_literals);
   if (!agent) return unit.end(UnitState::failed, "prepare: " + agent.error().message);
