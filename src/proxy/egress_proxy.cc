@@ -369,8 +369,7 @@ struct EgressProxy::Impl {
       co_return;
     }
     std::string in;
-    size_t n = co_await asio::async_read_until(*tls, asio::dynamic_buffer(in, kMaxHead),
-                                               "\r\n\r\n",
+    size_t n = co_await asio::async_read_until(*tls, asio::dynamic_buffer(in, kMaxHead), "\r\n\r\n",
                                                asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return;
     Request inner = r;

@@ -147,8 +147,7 @@ Result<std::string> UnitCa::issue(const std::string& host) const {
   AW_CHECK(add_ext(x.get(), ca, NID_ext_key_usage, "serverAuth"));
   AW_CHECK(add_ext(x.get(), ca, NID_subject_alt_name, "DNS:" + host));
   AW_CHECK(add_ext(x.get(), ca, NID_authority_key_identifier, "keyid:always"));
-  if (X509_sign(x.get(), keys_->ca_key.get(), EVP_sha256()) == 0)
-    return ssl_fail("signing a leaf");
+  if (X509_sign(x.get(), keys_->ca_key.get(), EVP_sha256()) == 0) return ssl_fail("signing a leaf");
   return pem_of(x.get());
 }
 

@@ -384,13 +384,13 @@ struct HttpsInjectFixture : InjectFixture {
     plan.proxy_socket = proxy->socket_path();
     plan.writable = {clone};
     plan.apply_limits = false;
-    std::vector<std::string> argv = {"curl", "-sS", "--max-time", "20", "-w",
-                                     "\nSTATUS %{http_code}\n"};
+    std::vector<std::string> argv = {"curl", "-sS", "--max-time",
+                                     "20",   "-w",  "\nSTATUS %{http_code}\n"};
     argv.insert(argv.end(), args.begin(), args.end());
-    test::Ran r = test::run_with(make_sandbox_launcher(plan), argv, clone,
-                                 {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/nonexistent",
-                                  "LANG=C", "CURL_CA_BUNDLE=" + clone + "/ca.pem",
-                                  "NPM_TOKEN=" + kPlaceholder});
+    test::Ran r =
+        test::run_with(make_sandbox_launcher(plan), argv, clone,
+                       {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/nonexistent", "LANG=C",
+                        "CURL_CA_BUNDLE=" + clone + "/ca.pem", "NPM_TOKEN=" + kPlaceholder});
     EXPECT_TRUE(r.started) << r.start_error;
     EXPECT_EQ(r.out.find(kNpmToken), std::string::npos) << "the value reached the phase";
     EXPECT_EQ(r.err.find(kNpmToken), std::string::npos);
@@ -428,7 +428,8 @@ TEST_F(IsolateEgressInjectHttps, CurlOverHttpsToTheBoundHostGetsTheSecretAdded) 
   EXPECT_NE(l[0].find(R"("path":"/pkg/left-pad")"), std::string::npos) << l[0];
   EXPECT_NE(l[0].find(R"("injected":"NPM_TOKEN")"), std::string::npos) << l[0];
   // Outside the rule's methods: the host is reached, without the secret.
-  r = curl(proxy->ca_cert_pem(), {"-X", "DELETE", url("npm.example.test", bound->port(), "/pkg/a")});
+  r = curl(proxy->ca_cert_pem(),
+           {"-X", "DELETE", url("npm.example.test", bound->port(), "/pkg/a")});
   EXPECT_NE(r.out.find("\nSTATUS 401\n"), std::string::npos) << r.out << r.err;
   // A phase that does not trust the unit's CA gets nothing: its own client refuses the handshake.
   r = curl(*read_file(cert.cert), {url("npm.example.test", bound->port(), "/pkg/left-pad")});
@@ -462,9 +463,8 @@ TEST_F(IsolateEgressInjectHttps, ARedirectToAnotherHostCarriesNoSecret) {
       cert, test::FakeUpstreamOptions{0, 0, "Bearer " + kNpmToken,
                                       fmt::format("http://other.test:{}/landing", other->port())});
   start();
-  auto r = curl(proxy->ca_cert_pem(),
-                {"-L", "-H", "Authorization: Bearer " + kPlaceholder,
-                 url("npm.example.test", bound->port(), "/pkg/redirect")});
+  auto r = curl(proxy->ca_cert_pem(), {"-L", "-H", "Authorization: Bearer " + kPlaceholder,
+                                       url("npm.example.test", bound->port(), "/pkg/redirect")});
   EXPECT_NE(r.out.find("\nSTATUS 404\n"), std::string::npos) << r.out << r.err;
   ASSERT_EQ(bound->seen().size(), 1u);
   auto landed = other->seen();
@@ -473,9 +473,9 @@ TEST_F(IsolateEgressInjectHttps, ARedirectToAnotherHostCarriesNoSecret) {
   EXPECT_EQ(landed[0].head.find(kNpmToken), std::string::npos) << landed[0].head;
   // A client made to carry its headers along (--location-trusted) sends the placeholder to the
   // other host: refused there, and logged as an exfiltration attempt.
-  r = curl(proxy->ca_cert_pem(), {"-L", "--location-trusted", "-H",
-                                  "Authorization: Bearer " + kPlaceholder,
-                                  url("npm.example.test", bound->port(), "/pkg/redirect")});
+  r = curl(proxy->ca_cert_pem(),
+           {"-L", "--location-trusted", "-H", "Authorization: Bearer " + kPlaceholder,
+            url("npm.example.test", bound->port(), "/pkg/redirect")});
   EXPECT_NE(r.out.find("\nSTATUS 403\n"), std::string::npos) << r.out << r.err;
   EXPECT_EQ(other->seen().size(), 1u);
   bool logged = false;
