@@ -2,11 +2,15 @@
 // exceptions; a connection that misbehaves is closed.
 #include "proxy/egress_proxy.h"
 
+#include <openssl/ssl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio.hpp>
+#include <cctype>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "base/fs.h"
@@ -22,6 +26,8 @@ using asio::awaitable;
 using asio::ip::tcp;
 using Local = asio::local::stream_protocol;
 using boost::system::error_code;
+// The phase's side of a CONNECT to a bound host, whose TLS the proxy terminates.
+using ClientTls = asio::ssl::stream<Local::socket>;
 
 namespace {
 
@@ -84,6 +90,56 @@ std::string parse_head(const std::string& head, Request& r) {
   return r.port ? "" : "bad URL";
 }
 
+// A Host header's host, without its port.
+std::string host_part(const std::string& hh) {
+  size_t colon = hh.rfind(':');
+  if (colon == std::string::npos || hh.find(']', colon) != std::string::npos) return hh;
+  return hh.substr(0, colon);
+}
+
+// A request read inside a terminated TLS connection: origin form only ("GET /path HTTP/1.1"),
+// its host being the CONNECT's. "" on success, else why it is refused.
+std::string parse_origin(const std::string& head, Request& r) {
+  size_t eol = head.find("\r\n");
+  std::string line = head.substr(0, eol);
+  size_t a = line.find(' '), b = line.rfind(' ');
+  if (a == std::string::npos || b == a) return "bad request line";
+  r.method = line.substr(0, a);
+  r.path = line.substr(a + 1, b - a - 1);
+  r.version = line.substr(b + 1);
+  if (r.path.empty() || r.path[0] != '/') return "only origin-form requests inside TLS";
+  if (r.method == "CONNECT") return "CONNECT inside TLS";
+  r.host_header.clear();
+  for (size_t p = eol; p != std::string::npos && p + 2 < head.size();) {
+    size_t next = head.find("\r\n", p + 2);
+    std::string h = head.substr(p + 2, next - p - 2);
+    if (h.size() > 5 && strncasecmp(h.c_str(), "host:", 5) == 0) {
+      if (!r.host_header.empty()) return "two Host headers";
+      r.host_header = h.substr(h.find_first_not_of(' ', 5));
+    }
+    p = next;
+  }
+  return "";
+}
+
+// Half-closing each kind of stream the proxy relays: a plain socket says so at once; a TLS
+// stream's end is the upstream's to close (the request said Connection: close); the phase's
+// terminated TLS ends with its socket's (the response is complete by then: it had a length, or
+// was chunked, or ends with the connection, which the client reads as its end).
+void half_close(Local::socket& s) {
+  error_code ignored;
+  s.shutdown(asio::socket_base::shutdown_send, ignored);
+}
+void half_close(tcp::socket& s) {
+  error_code ignored;
+  s.shutdown(asio::socket_base::shutdown_send, ignored);
+}
+void half_close(ClientTls& s) {
+  error_code ignored;
+  s.lowest_layer().shutdown(asio::socket_base::shutdown_send, ignored);
+}
+void half_close(UpstreamTls&) {}
+
 bool named(const std::string& line, const std::string& header) {
   return line.size() > header.size() && line[header.size()] == ':' &&
          strncasecmp(line.c_str(), header.c_str(), header.size()) == 0;
@@ -128,6 +184,28 @@ struct EgressProxy::Impl {
   Local::acceptor acceptor{io};
   std::thread thread;
   std::shared_ptr<asio::ssl::context> tls;  // for bound hosts; made when a rule exists
+  // Server contexts for the phase's side of a CONNECT to a bound host, one per host (made at its
+  // first CONNECT: a leaf costs a signature). Only the proxy's thread touches this.
+  std::map<std::string, std::shared_ptr<asio::ssl::context>> leaves;
+
+  Result<std::shared_ptr<asio::ssl::context>> leaf_context(const std::string& host) {
+    std::string h = host;
+    while (!h.empty() && h.back() == '.') h.pop_back();
+    std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (auto it = leaves.find(h); it != leaves.end()) return it->second;
+    if (!opt.ca) return fail("no unit CA");
+    AW_TRY(std::string cert, opt.ca->issue(h));
+    auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
+    SSL_CTX_set_min_proto_version(ctx->native_handle(), TLS1_2_VERSION);
+    error_code ec;
+    std::string chain = cert + opt.ca->cert_pem();
+    ctx->use_certificate_chain(asio::buffer(chain), ec);
+    if (!ec)
+      ctx->use_private_key(asio::buffer(opt.ca->leaf_key_pem()), asio::ssl::context::pem, ec);
+    if (ec) return fail("leaf certificate for {}: {}", h, ec.message());
+    leaves[h] = ctx;
+    return ctx;
+  }
 
   // injected: the names of the secrets added to this request (never their values).
   void log(const Request& r, const EgressDecision& d,
@@ -148,7 +226,8 @@ struct EgressProxy::Impl {
 
   // Parameters are references and callers pass named objects: GCC 12 destroys temporaries in a
   // co_await expression twice.
-  awaitable<void> refuse(Local::socket& client, const Request& r, const EgressDecision& d) {
+  template <class Client>
+  awaitable<void> refuse(Client& client, const Request& r, const EgressDecision& d) {
     log(r, d);
     std::string body = "refused by awaywork's egress policy: " + d.rule + "\n";
     std::string resp = fmt::format(
@@ -198,16 +277,18 @@ struct EgressProxy::Impl {
                                  asio::redirect_error(asio::use_awaitable, ec));
       if (ec) break;
     }
-    error_code ignored;
-    // A TLS stream's end is the upstream's to close: the request said Connection: close.
-    if constexpr (!std::is_same_v<To, UpstreamTls>)
-      to->shutdown(asio::socket_base::shutdown_send, ignored);
+    half_close(*to);
   }
 
-  // A plain-HTTP request to a host an injection rule binds: sent over verified TLS, with the
-  // matching rules' headers set by the proxy and the phase's own copies of them dropped.
-  awaitable<void> bound_session(std::shared_ptr<Local::socket>& client, Request& r,
-                                const std::string& data, size_t head_len, const EgressDecision& d) {
+  // A request to a host an injection rule binds, read in clear (plain HTTP to the proxy, or
+  // inside the TLS the proxy terminated): sent over verified TLS, with the matching rules'
+  // headers set by the proxy and the phase's own copies of them dropped. One request per
+  // connection (Connection: close upstream): each request is matched against the rules, and a
+  // redirect elsewhere is a new request to another host, which no rule of this one reaches.
+  template <class Client>
+  awaitable<void> bound_session(std::shared_ptr<Client>& client, Request& r,
+                                const std::string& data, size_t head_len, const EgressDecision& d,
+                                bool via_connect) {
     if (!clean_head(std::string_view(data).substr(0, head_len))) {
       EgressDecision no{false, "deny bare-line-break"};
       co_await refuse(*client, r, no);
@@ -221,7 +302,7 @@ struct EgressProxy::Impl {
       names.push_back(rule->secret);
     }
     std::string head = origin_form(r, data, head_len, drop, extra);
-    if (r.port == 80) r.port = 443;  // http://HOST/ names the service, reached by https
+    if (!via_connect && r.port == 80) r.port = 443;  // http://HOST/ names the service
     auto sock = std::make_shared<tcp::socket>(io);
     std::string why;
     error_code ec = co_await connect_upstream(*sock, r, is_ip_literal(r.host), why);
@@ -249,6 +330,65 @@ struct EgressProxy::Impl {
     if (ec) co_return;
     asio::co_spawn(io, pump(client, up), asio::detached);
     asio::co_spawn(io, pump(up, client), asio::detached);
+  }
+
+  // A CONNECT to a bound host: the proxy answers the tunnel, is the TLS server itself with a
+  // certificate the unit's CA issues for that host, reads the one request, and sends it on as
+  // bound_session does. A phase that does not trust the unit's CA fails its own handshake.
+  awaitable<void> intercept(std::shared_ptr<Local::socket>& client, Request& r,
+                            const std::string& data, size_t head_len, const EgressDecision& d) {
+    if (data.size() > head_len) {  // bytes before the 200: a client waits for it
+      EgressDecision no{false, "deny early-data"};
+      co_await refuse(*client, r, no);
+      co_return;
+    }
+    auto ctx = leaf_context(r.host);
+    if (!ctx) {
+      EgressDecision no{false, "deny unit-ca-failed"};
+      co_await refuse(*client, r, no);
+      co_return;
+    }
+    error_code ec;
+    static const std::string ok = "HTTP/1.1 200 Connection established\r\n\r\n";
+    co_await asio::async_write(*client, asio::buffer(ok),
+                               asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return;
+    auto tls = std::make_shared<ClientTls>(std::move(*client), **ctx);
+    co_await tls->async_handshake(asio::ssl::stream_base::server,
+                                  asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) {
+      r.path = "tls=" + ec.message();
+      log(r, {false, "deny phase-tls-failed"});  // the phase's client refused the unit's CA
+      co_return;
+    }
+    // The name the phase's client asked for is the CONNECT's host, as for a plain tunnel.
+    const char* sni = SSL_get_servername(tls->native_handle(), TLSEXT_NAMETYPE_host_name);
+    if (opt.check_sni && (!sni || !decide_host({r.host}, sni).allowed)) {
+      r.path = sni ? std::string("sni=") + sni : "sni=none";
+      log(r, {false, "deny sni-mismatch"});
+      co_return;
+    }
+    std::string in;
+    size_t n = co_await asio::async_read_until(*tls, asio::dynamic_buffer(in, kMaxHead), "\r\n\r\n",
+                                               asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return;
+    Request inner = r;
+    std::string bad = parse_origin(in.substr(0, n), inner);
+    if (bad.empty() && strcasecmp(host_part(inner.host_header).c_str(), r.host.c_str()) != 0)
+      bad = "host-header-mismatch";  // HTTP/1.1 requires Host: it must name the CONNECT's host
+    if (!bad.empty()) {
+      EgressDecision no{false, "deny " + bad};
+      co_await refuse(*tls, inner, no);
+      co_return;
+    }
+    // Another secret's placeholder on its way to this host: refused as over plain HTTP.
+    if (auto stray = stray_placeholder(opt.placeholders, opt.inject, r.host, false,
+                                       std::string_view(in).substr(0, n))) {
+      EgressDecision no{false, "deny placeholder-exfiltration " + *stray};
+      co_await refuse(*tls, inner, no);
+      co_return;
+    }
+    co_await bound_session(tls, inner, in, n, d, true);
   }
 
   awaitable<void> session(Local::socket sock) {
@@ -291,9 +431,13 @@ struct EgressProxy::Impl {
         co_return;
       }
       if (bound_host(opt.inject, r.host)) {
-        co_await bound_session(client, r, data, head_len, d);
+        co_await bound_session(client, r, data, head_len, d, false);
         co_return;
       }
+    }
+    if (r.method == "CONNECT" && bound_host(opt.inject, r.host)) {
+      co_await intercept(client, r, data, head_len, d);
+      co_return;
     }
     std::string first;  // what goes upstream before relaying
     if (r.method == "CONNECT") {
@@ -361,6 +505,11 @@ Result<std::unique_ptr<EgressProxy>> EgressProxy::start(EgressProxyOptions optio
   impl->opt = std::move(options);
   if (!impl->opt.inject.empty()) {
     AW_TRY(impl->tls, with_context(make_tls_context(impl->opt.ca_file), "egress proxy"));
+    if (!impl->opt.ca) {
+      std::vector<std::string> hosts;
+      for (const auto& rule : impl->opt.inject) hosts.push_back(rule.host);
+      AW_TRY(impl->opt.ca, with_context(UnitCa::make(hosts), "egress proxy"));
+    }
   }
   const std::string& path = impl->opt.socket_path;
   ::unlink(path.c_str());
@@ -390,6 +539,10 @@ EgressProxy::~EgressProxy() {
 
 const std::string& EgressProxy::socket_path() const {
   return impl_->opt.socket_path;
+}
+
+std::string EgressProxy::ca_cert_pem() const {
+  return impl_->opt.ca ? impl_->opt.ca->cert_pem() : "";
 }
 
 LoggedEgress::~LoggedEgress() {

@@ -5,12 +5,14 @@
 // CONNECT host, never connects to loopback/private addresses a name resolves to (unless that
 // address is itself listed), and logs one JSON line per request (no bodies, no query strings).
 //
-// Injected secrets (issue 27): for a host that a rule binds, the phase sends plain HTTP to the
-// proxy (http://HOST/...: the only leg in clear text is inside the unit, to the proxy), and the
-// proxy reaches HOST over TLS with the upstream's certificate verified, adding the secret where
-// the rule says; the model key's path through the inference proxy, applied to any host. A CONNECT
-// to a bound host stays a plain tunnel the proxy cannot read, so it carries no secret. A request
-// that carries a placeholder to a host without that secret's rule is refused and logged.
+// Injected secrets (issue 27): for a host that a rule binds, the proxy reads the phase's request
+// and reaches HOST over TLS with the upstream's certificate verified, adding the secret where the
+// rule says. The phase may send http://HOST/... in clear to the proxy (a leg inside the unit
+// only), or CONNECT HOST:PORT as for any https:// URL: then the proxy terminates that TLS itself
+// with a certificate for HOST from the unit's CA (UnitCa, whose key only the proxy holds; the
+// phase trusts its certificate through the unit's CA bundle). A CONNECT to any other host stays a
+// plain tunnel the proxy cannot read. A request that carries a placeholder to a host without that
+// secret's rule is refused and logged.
 #pragma once
 
 #include <cstdio>
@@ -22,6 +24,7 @@
 
 #include "base/result.h"
 #include "proxy/egress_policy.h"
+#include "proxy/unit_ca.h"
 
 namespace aw {
 
@@ -37,6 +40,10 @@ struct EgressProxyOptions {
   // any host without that secret's rule
   std::map<std::string, std::string> placeholders;
   std::string ca_file;  // extra CA bundle for the bound hosts' TLS (tests); "" = the system store
+  // The unit's CA, which issues the bound hosts' certificates for a CONNECT to them; made by
+  // start() when rules exist and this is null (the unit makes it first, to hand its certificate
+  // to the phases).
+  std::shared_ptr<const UnitCa> ca;
 };
 
 class EgressProxy {
@@ -44,6 +51,8 @@ class EgressProxy {
   static Result<std::unique_ptr<EgressProxy>> start(EgressProxyOptions options);
   ~EgressProxy();  // stops the proxy and its thread, removes the socket
   const std::string& socket_path() const;
+  // The unit CA's certificate (PEM), "" when no rule binds a host.
+  std::string ca_cert_pem() const;
 
   struct Impl;
 

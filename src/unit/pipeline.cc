@@ -12,6 +12,7 @@
 #include "check/redact.h"
 #include "config/paths.h"
 #include "isolate/choose/choose.h"
+#include "proxy/unit_ca.h"
 #include "record/store.h"
 #include "unit/agent_session.h"
 #include "unit/disk_reserve.h"
@@ -228,6 +229,19 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
   unit.prompt_file = paths->prompt_file;
   if (auto ok = iso->ready({clone->work, clone->work_id}, *paths); !ok)
     return unit.end(UnitState::failed, "prepare: " + ok.error().message);
+  // The unit's CA certificate (never its key, which only the egress proxy holds) joins the
+  // system's in a bundle every phase trusts: the proxy terminates TLS for the bound hosts.
+  if (injection->ca) {
+    std::string bundle = dir.root + "/ca-bundle.pem";
+    if (auto ok = write_ca_bundle(bundle, *injection->ca); !ok)
+      return unit.end(UnitState::failed, "prepare: " + ok.error().message);
+    if (auto lent = iso->lend_path(bundle); !lent)
+      return unit.end(UnitState::failed, "prepare: the unit's CA bundle: " + lent.error().message);
+    for (auto& kv : ca_bundle_env(bundle)) profile->placeholders.push_back(std::move(kv));
+    // isolation container passes variables by name: its agent phases get these through this
+    // seam (its other phases do not yet: the container isolator's own list lacks them).
+    iso->add_agent_env_names(ca_bundle_env_names());
+  }
   auto agent = AgentSession::start(cfg, t, *credential, dir, *paths, *iso, redact_literals);
   if (!agent) return unit.end(UnitState::failed, "prepare: " + agent.error().message);
   unit.agent = agent->get();

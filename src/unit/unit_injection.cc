@@ -16,6 +16,13 @@ namespace aw {
 void UnitInjection::into(EgressProxyOptions& o) const {
   o.inject = rules;
   o.placeholders = placeholders;
+  o.ca = ca;
+}
+
+std::vector<std::pair<std::string, std::string>> ca_bundle_env(const std::string& bundle) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& name : ca_bundle_env_names()) out.emplace_back(name, bundle);
+  return out;
 }
 
 UnitInjection make_unit_injection(const Config& cfg, const std::vector<InjectedSecret>& secrets) {
@@ -55,7 +62,13 @@ Result<UnitInjection> read_unit_injection(const Config& cfg) {
         fmt::join(names, ", "), store.error().message);
   }
   AW_TRY(std::vector<InjectedSecret> read, read_injected_secrets(cfg, **store));
-  return make_unit_injection(cfg, read);
+  UnitInjection out = make_unit_injection(cfg, read);
+  if (!out.rules.empty()) {
+    std::vector<std::string> hosts;
+    for (const auto& r : out.rules) hosts.push_back(r.host);
+    AW_TRY(out.ca, UnitCa::make(hosts));
+  }
+  return out;
 }
 
 std::vector<std::string> injection_notes(const UnitInjection& u) {

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -23,9 +25,12 @@ struct UnitInjection {
   // The values and placeholders every recorded byte is redacted of, and that a patch or a
   // request must not hold (a placeholder is treated like the secret it stands for).
   std::vector<std::string> literals;
+  // The unit's CA (made when a rule exists): the proxy issues the bound hosts' certificates with
+  // it; the phases get its certificate only (ca_bundle_env, a bundle written by the pipeline).
+  std::shared_ptr<const UnitCa> ca;
 
   bool empty() const { return rules.empty(); }
-  // The egress proxy's share: its rules and the placeholders it refuses elsewhere.
+  // The egress proxy's share: its rules, the placeholders it refuses elsewhere, the CA.
   void into(EgressProxyOptions& o) const;
 };
 
@@ -33,6 +38,10 @@ struct UnitInjection {
 // names any) and joined with their rules. An Error is read_injected_secrets's, naming every
 // missing secret at its config line with `awaywork secret set NAME`; it never holds a value.
 Result<UnitInjection> read_unit_injection(const Config& cfg);
+
+// What every phase gets to trust the unit's CA: each of ca_bundle_env_names() set to bundle (the
+// system's CAs and the unit's, written by write_ca_bundle).
+std::vector<std::pair<std::string, std::string>> ca_bundle_env(const std::string& bundle);
 
 // For the record's notes (what `awaywork show` prints): each injected secret by name with the
 // hosts it is added for, never a value or placeholder. Empty when there are none.

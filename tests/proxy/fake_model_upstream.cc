@@ -105,6 +105,21 @@ struct FakeModelUpstream::Impl {
     std::string path = req.target.substr(0, req.target.find('?'));
     bool stream = req.body.find("\"stream\":true") != std::string::npos;
     bool messages = ends_with(path, "/v1/messages"), responses = ends_with(path, "/v1/responses");
+    if (!messages && !responses && !options.redirect_to.empty() &&
+        path.find("/redirect") != std::string::npos) {
+      write(s, fmt::format("HTTP/1.1 302 Found\r\nLocation: {}\r\nContent-Length: 0\r\n"
+                           "Connection: {}\r\n\r\n",
+                           options.redirect_to, conn));
+      return;
+    }
+    if (!messages && !responses && !options.auth.empty()) {
+      bool ok = req.head.find("\r\nAuthorization: " + options.auth + "\r\n") != std::string::npos;
+      std::string body = ok ? "private ok\n" : "401 no credential\n";
+      write(s, fmt::format("HTTP/1.1 {}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n"
+                           "Connection: {}\r\n\r\n{}",
+                           ok ? "200 OK" : "401 Unauthorized", body.size(), conn, body));
+      return;
+    }
     if (!messages && !responses) {
       std::string body = R"({"type":"error","error":{"type":"not_found_error","message":"fake"}})";
       write(s, fmt::format("HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n"

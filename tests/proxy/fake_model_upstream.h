@@ -34,6 +34,11 @@ TestCert make_test_cert(const std::string& dir, const std::string& stem,
 struct FakeUpstreamOptions {
   int delay_ms = 0;       // before each answer
   int idle_close_ms = 0;  // close a kept connection idle this long; 0 = never
+  // A private registry's behaviour, for the egress proxy's injection tests (outside /v1/...):
+  // non-empty auth: a request with "Authorization: <auth>" gets 200 "private ok", any other 401;
+  // non-empty redirect_to: a path containing "/redirect" gets 302 with Location: redirect_to.
+  std::string auth;
+  std::string redirect_to;
 };
 
 class FakeModelUpstream {

@@ -135,5 +135,24 @@ TEST(UnitInjection, TheTestHookIsOffUnlessSetAndThenSaysSo) {
   EXPECT_EQ(o.static_hosts.size(), 2u);
 }
 
+TEST(UnitInjection, ThePhasesTrustTheUnitsCaThroughEveryClientsVariableAndTheProxyHoldsIt) {
+  auto env = ca_bundle_env("/run/u/ca-bundle.pem");
+  std::vector<std::string> names;
+  for (const auto& [k, v] : env) {
+    names.push_back(k);
+    EXPECT_EQ(v, "/run/u/ca-bundle.pem") << k;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS",
+                                             "REQUESTS_CA_BUNDLE", "PIP_CERT", "GIT_SSL_CAINFO",
+                                             "CURL_CA_BUNDLE", "CARGO_HTTP_CAINFO"}));
+  UnitInjection u;
+  auto ca = UnitCa::make({"npm.example.test"});
+  ASSERT_TRUE(ca) << ca.error().message;
+  u.ca = *ca;
+  EgressProxyOptions o;
+  u.into(o);
+  EXPECT_EQ(o.ca, u.ca) << "the proxy issues with the CA whose certificate the phases trust";
+}
+
 }  // namespace
 }  // namespace aw
