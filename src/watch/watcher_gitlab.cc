@@ -28,8 +28,9 @@ using namespace watch_detail;
 
 Status Watcher::open_gitlab_repo(Repo& r) {
   if (r.watch.on_actions)
-    return fail("run_on: actions dispatches a GitHub Actions workflow; a GitLab project's units "
-                "run here (remove run_on)");
+    return fail(
+        "run_on: actions dispatches a GitHub Actions workflow; a GitLab project's units "
+        "run here (remove run_on)");
   AW_TRY(auto s, open_gitlab(cfg_, r.repo));
   r.gl = std::shared_ptr<GitLabSession>(std::move(s));
   r.glr = std::make_shared<GitLabWatchReader>(*r.gl);
@@ -84,8 +85,10 @@ void Watcher::poll_gitlab(Repo& r, int64_t now) {
 bool Watcher::examine_gitlab(Repo& r, const json& issue, int64_t now) {
   auto number = issue.find("number");
   if (number == issue.end() || !number->is_number_integer()) {
-    log_.write("error", {{"repo", r.watch.repo}, {"error", "GitLab's issue list: an issue has no "
-                                                           "whole number 'iid'"}});
+    log_.write("error", {{"repo", r.watch.repo},
+                         {"error",
+                          "GitLab's issue list: an issue has no "
+                          "whole number 'iid'"}});
     return false;
   }
   int64_t n = number->get<int64_t>();
@@ -119,8 +122,7 @@ bool Watcher::examine_gitlab(Repo& r, const json& issue, int64_t now) {
     if (commented) comments = std::move(notes->comments);
     if (assigned) assignments = std::move(notes->assignments);
   }
-  Admission adm(r.repo.forge.trust, stop_after_of(r), r.forge->self_login(), r.forge->roles(),
-                now);
+  Admission adm(r.repo.forge.trust, stop_after_of(r), r.forge->self_login(), r.forge->roles(), now);
   auto admit = [&](const ForgeUser& u) { return adm.check(u); };
   TriggerScan scan = scan_triggers(w, events, comments, slot.seen, admit);
   // The assignments' ids are notes', not label events': they are scanned as events of their own,
