@@ -109,9 +109,9 @@ void drop_own(WatchForge& s, int64_t issue, const std::vector<ClaimSeen>& own, i
               std::string& left) {
   for (const ClaimSeen& c : own) {
     if (c.comment_id == keep) continue;
-    Status st =
-        drop_claim(s, issue, c.comment_id, {c.host, c.pid}, c.since, c.state == "active" ? "ended" : "",
-                   "Ended: a later claim of the same watcher replaced this one.");
+    Status st = drop_claim(s, issue, c.comment_id, {c.host, c.pid}, c.since,
+                           c.state == "active" ? "ended" : "",
+                           "Ended: a later claim of the same watcher replaced this one.");
     if (!st)
       left += fmt::format("{}comment {}: {}", left.empty() ? "" : "; ", c.comment_id,
                           st.error().message);
@@ -120,8 +120,8 @@ void drop_own(WatchForge& s, int64_t issue, const std::vector<ClaimSeen>& own, i
 
 }  // namespace
 
-Result<ClaimResult> claim_issue(WatchForge& s, int64_t issue, const Claimant& me,
-                                int64_t claim_ttl, int64_t now, int64_t handled_after,
+Result<ClaimResult> claim_issue(WatchForge& s, int64_t issue, const Claimant& me, int64_t claim_ttl,
+                                int64_t now, int64_t handled_after,
                                 const std::function<bool(const ForgeUser&)>& trusted,
                                 const OwnClaims& own, const std::function<void()>& before_post) {
   auto live = [&](const ClaimSeen& c) {
@@ -235,8 +235,8 @@ Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& 
                                 int64_t claim_ttl, int64_t now, int64_t handled_after,
                                 const std::function<bool(const ForgeUser&)>& trusted,
                                 const OwnClaims& own, const std::function<void()>& before_post) {
-  return claim_issue(*github_watch_forge(s), issue, me, claim_ttl, now, handled_after, trusted,
-                     own, before_post);
+  return claim_issue(*github_watch_forge(s), issue, me, claim_ttl, now, handled_after, trusted, own,
+                     before_post);
 }
 
 Status update_claim_state(ForgeSession& s, int64_t comment_id, const Claimant& me, int64_t since,

@@ -83,8 +83,8 @@ struct OwnClaims {
 // caller records the attempt (me, now) there, so a claim whose answer never comes is known later.
 // Every rule here is the forge's WatchForge's (watch_forge.h): one for GitHub and GitLab. The
 // ForgeSession forms are GitHub's, for its callers (GitHub addresses a comment without its issue).
-Result<ClaimResult> claim_issue(WatchForge& s, int64_t issue, const Claimant& me,
-                                int64_t claim_ttl, int64_t now, int64_t handled_after,
+Result<ClaimResult> claim_issue(WatchForge& s, int64_t issue, const Claimant& me, int64_t claim_ttl,
+                                int64_t now, int64_t handled_after,
                                 const std::function<bool(const ForgeUser&)>& trusted,
                                 const OwnClaims& own = {},
                                 const std::function<void()>& before_post = {});

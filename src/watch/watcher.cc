@@ -287,8 +287,7 @@ bool Watcher::examine(Repo& r, const json& issue, int64_t now) {
     }
     comments = std::move(*c);
   }
-  Admission adm(r.repo.forge.trust, stop_after_of(r), r.forge->self_login(), r.forge->roles(),
-                now);
+  Admission adm(r.repo.forge.trust, stop_after_of(r), r.forge->self_login(), r.forge->roles(), now);
   TriggerScan scan = scan_triggers(w, events, comments, slot.seen,
                                    [&](const ForgeUser& u) { return adm.check(u); });
   take_triggers(r, slot, scan, now);

@@ -339,7 +339,8 @@ void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
   }
   std::string said = end.text;
   end.text = claim_text(slot, end.text);
-  auto released = release_claim(*r.forge, slot.number, slot.claim_comment, me_, slot.claim_since, end);
+  auto released =
+      release_claim(*r.forge, slot.number, slot.claim_comment, me_, slot.claim_since, end);
   log_.write("released", with(where(slot), {{"unit", id},
                                             {"state", unit ? to_string(unit->state) : "none"},
                                             {"text", end.text},

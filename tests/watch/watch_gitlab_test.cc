@@ -354,7 +354,8 @@ TEST_F(WatchGitlabE2eTest, TwoWatchersNeverRunOneIssueTwice) {
     log_a = watch_once("a");
     b.join();
   }
-  size_t ran = events(log_a, "unit_spawned", iid).size() + events(log_b, "unit_spawned", iid).size();
+  size_t ran =
+      events(log_a, "unit_spawned", iid).size() + events(log_b, "unit_spawned", iid).size();
   EXPECT_EQ(ran, 1u) << log_a.dump(1) << log_b.dump(1);
   EXPECT_EQ(fake->control("GET", "projects/" + kProject + "/merge_requests").size(), 1u);
   // And afterwards, each again: the issue's trigger is handled, by one of them.
@@ -374,8 +375,7 @@ TEST_F(WatchGitlabE2eTest, TheCommandNoteTriggersButNotAwayworksOwnAGuestsOrASys
   int64_t asked = issue(), own = issue(), guest = issue(), system = issue();
   note(asked, "dev", "/awaywork please");
   // awaywork's own user (the token's): its words never trigger, whatever they say.
-  ASSERT_EQ(fake->api("POST",
-                      "/projects/grp%2Fsub%2Fapp/issues/" + std::to_string(own) + "/notes",
+  ASSERT_EQ(fake->api("POST", "/projects/grp%2Fsub%2Fapp/issues/" + std::to_string(own) + "/notes",
                       token, {{"body", "/awaywork"}})
                 .status,
             201);
