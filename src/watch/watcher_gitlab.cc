@@ -74,7 +74,7 @@ void Watcher::poll_gitlab(Repo& r, int64_t now) {
   for (const json& issue : answer.items) {
     if (!issue.is_object()) continue;
     if (!needs_examining(st, issue) || examine_gitlab(r, issue, now))
-      settled.insert(issue.value("number", int64_t{0}));
+      settled.insert(issue["number"].get<int64_t>());  // examined or passed over: a whole number
   }
   PollState next = next_poll_state(st, answer, settled);
   if (auto ok = store_->watch_put("poll/" + r.watch.repo, to_json(next)); !ok)
