@@ -151,27 +151,18 @@ void parse_repos_list(const Value& v, const ParseCtx& ctx, const WatchRepoConfig
   if (!expect_map(v, hint, ctx.issues)) return;
   std::vector<std::string> forge_repos;
   for (const auto& [n, r] : cfg.repos)
-    if (!r.forge.github.empty()) forge_repos.push_back(n);
+    if (!r.forge.github.empty() || !r.forge.gitlab.empty()) forge_repos.push_back(n);
   for (const Field& e : map_fields(v, {}, ctx.issues)) {
     WatchRepoConfig r = defaults;
     r.repo = e.key;
     auto it = cfg.repos.find(e.key);
-    // A GitLab project is a forge repository watch cannot poll yet: said as such, not as an
-    // unknown name (issue 29; the rules are ready, the loop is not).
-    if (it != cfg.repos.end() && !it->second.forge.gitlab.empty()) {
-      ctx.issues.add(e.key_mark, e.value.path,
-                     fmt::format("'{}' is a GitLab project: watch does not poll GitLab yet; "
-                                 "run its issues with awaywork run --issue {}#N "
-                                 "(docs/gitlab.md#watch-not-yet-wired)",
-                                 e.key, e.key));
-      continue;
-    }
-    if (it == cfg.repos.end() || it->second.forge.github.empty()) {
+    bool gitlab = it != cfg.repos.end() && !it->second.forge.gitlab.empty();
+    if (it == cfg.repos.end() || (it->second.forge.github.empty() && !gitlab)) {
       std::string fix = did_you_mean(e.key, forge_repos);
       ctx.issues.add(
           e.key_mark, e.value.path,
           fmt::format("'{}' is not a forge repository under repos: (one with github: OWNER/"
-                      "REPO){}",
+                      "REPO or gitlab: GROUP/PROJECT){}",
                       e.key,
                       !fix.empty() ? fix
                       : forge_repos.empty()
@@ -183,6 +174,12 @@ void parse_repos_list(const Value& v, const ParseCtx& ctx, const WatchRepoConfig
         expect_map(e.value, "write the repository's keys, e.g. web: {label: ai}", ctx.issues))
       for (const Field& f : map_fields(e.value, kRepoKeys, ctx.issues))
         parse_repo_key(f, ctx.issues, r);
+    // A GitLab project's units run on this machine: run_on: actions is GitHub Actions' dispatch.
+    if (gitlab && r.on_actions)
+      ctx.issues.add(e.key_mark, e.value.path,
+                     fmt::format("'{}' is a GitLab project: run_on: actions dispatches a GitHub "
+                                 "Actions workflow; remove run_on (its units run here)",
+                                 e.key));
     if (r.label.empty() && r.assignee.empty() && r.command.empty())
       ctx.issues.add(e.key_mark, e.value.path,
                      "no trigger left (label, assignee and command are all empty); set one");

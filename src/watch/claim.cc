@@ -6,6 +6,7 @@
 
 #include "forge/marker.h"
 #include "watch/iso_time.h"
+#include "watch/watch_forge.h"
 
 namespace aw {
 
@@ -20,21 +21,6 @@ std::string field(std::string_view marker, const std::string& key) {
   at += key.size() + 2;
   size_t end = marker.find(' ', at);
   return std::string(marker.substr(at, end == std::string_view::npos ? end : end - at));
-}
-
-std::string escape_path(const std::string& label) {
-  std::string out;
-  for (unsigned char c : label) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.')
-      out += static_cast<char>(c);
-    else
-      out += fmt::format("%{:02X}", c);
-  }
-  return out;
-}
-
-std::string comments_of(ForgeSession& s, int64_t issue) {
-  return fmt::format("/repos/{}/issues/{}/comments?per_page=100", s.owner_repo, issue);
 }
 
 // The claim time claim_body writes on the first line: "... this issue (claimed 2026-12-01T...Z)."
@@ -97,43 +83,35 @@ std::string claim_body(const Claimant& me, int64_t since, const std::string& sta
 }
 
 Status add_labels(ForgeSession& s, int64_t issue, const std::vector<std::string>& labels) {
-  if (labels.empty()) return {};
-  return s.gh
-      .post(fmt::format("/repos/{}/issues/{}/labels", s.owner_repo, issue),
-            json{{"labels", labels}})
-      .map([](json) {});
+  return github_watch_forge(s)->add_labels(issue, labels);
 }
 
 Status remove_label(ForgeSession& s, int64_t issue, const std::string& label) {
-  std::string target =
-      fmt::format("/repos/{}/issues/{}/labels/{}", s.owner_repo, issue, escape_path(label));
-  AW_TRY(ApiReply r, s.gh.call("DELETE", target));
-  if (r.status == 200 || r.status == 204 || r.status == 404) return {};
-  return fail("{}", s.gh.describe("DELETE", target, r));
+  return github_watch_forge(s)->remove_label(issue, label);
 }
 
 namespace {
 
 // Takes a claim of ours off the issue: deleted; where that fails, edited to `state` (when given)
 // so that it holds nobody off.
-Status drop_claim(ForgeSession& s, int64_t comment_id, const Claimant& who, int64_t since,
-                  const std::string& state, const std::string& text) {
-  std::string target = fmt::format("/repos/{}/issues/comments/{}", s.owner_repo, comment_id);
-  auto r = s.gh.call("DELETE", target);
-  if (r && (r->status == 200 || r->status == 204 || r->status == 404)) return {};
-  std::string why = r ? s.gh.describe("DELETE", target, *r) : r.error().message;
+Status drop_claim(WatchForge& s, int64_t issue, int64_t comment_id, const Claimant& who,
+                  int64_t since, const std::string& state, const std::string& text) {
+  Status gone = s.delete_comment(issue, comment_id);
+  if (gone) return {};
+  std::string why = gone.error().message;
   if (state.empty()) return fail("{}", why);
-  return with_context(update_claim_state(s, comment_id, who, since, state, text),
+  return with_context(update_claim_state(s, issue, comment_id, who, since, state, text),
                       fmt::format("{}; then", why));
 }
 
 // Deletes what this watcher left on the issue (but `keep`); what stays is said in `left`.
-void drop_own(ForgeSession& s, const std::vector<ClaimSeen>& own, int64_t keep, std::string& left) {
+void drop_own(WatchForge& s, int64_t issue, const std::vector<ClaimSeen>& own, int64_t keep,
+              std::string& left) {
   for (const ClaimSeen& c : own) {
     if (c.comment_id == keep) continue;
-    Status st =
-        drop_claim(s, c.comment_id, {c.host, c.pid}, c.since, c.state == "active" ? "ended" : "",
-                   "Ended: a later claim of the same watcher replaced this one.");
+    Status st = drop_claim(s, issue, c.comment_id, {c.host, c.pid}, c.since,
+                           c.state == "active" ? "ended" : "",
+                           "Ended: a later claim of the same watcher replaced this one.");
     if (!st)
       left += fmt::format("{}comment {}: {}", left.empty() ? "" : "; ", c.comment_id,
                           st.error().message);
@@ -142,8 +120,8 @@ void drop_own(ForgeSession& s, const std::vector<ClaimSeen>& own, int64_t keep, 
 
 }  // namespace
 
-Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& me,
-                                int64_t claim_ttl, int64_t now, int64_t handled_after,
+Result<ClaimResult> claim_issue(WatchForge& s, int64_t issue, const Claimant& me, int64_t claim_ttl,
+                                int64_t now, int64_t handled_after,
                                 const std::function<bool(const ForgeUser&)>& trusted,
                                 const OwnClaims& own, const std::function<void()>& before_post) {
   auto live = [&](const ClaimSeen& c) {
@@ -152,13 +130,13 @@ Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& 
   // Ours by what the slot recorded: its id, or the claimant and time of an unfinished attempt
   // (awaywork's login, that host and pid, that second: no other watcher's).
   auto ours = [&](const ClaimSeen& c) {
-    if (c.author != s.self_login) return false;
+    if (c.author != s.self_login()) return false;
     if (own.ended > 0 && c.comment_id == own.ended) return true;
     return own.attempt.pid > 0 && c.host == own.attempt.host && c.pid == own.attempt.pid &&
            c.since == own.attempt_since;
   };
   ClaimResult out;
-  AW_TRY(json before, s.gh.get_all(comments_of(s, issue)));
+  AW_TRY(json before, s.comments(issue));
   std::vector<ClaimSeen> seen = claims_in(before, trusted), left;
   for (const ClaimSeen& c : seen)
     if (ours(c)) left.push_back(c);
@@ -170,20 +148,20 @@ Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& 
       // Ours and the earliest live claim: every other watcher yields to it, so it is taken up
       // again (a new claim would come after the one they yield to, and nobody would run it).
       out.since = c.since > 0 ? c.since : now;
-      AW_CHECK(add_labels(s, issue, {kRunningLabel}));
-      AW_CHECK(update_claim(s, c.comment_id, me, out.since,
+      AW_CHECK(s.add_labels(issue, {kRunningLabel}));
+      AW_CHECK(update_claim(s, issue, c.comment_id, me, out.since,
                             "Status: starting again (an earlier attempt of this watcher posted "
                             "this claim and stopped)."));
       out.won = out.resumed = true;
       out.comment_id = c.comment_id;
-      drop_own(s, left, c.comment_id, out.left);
+      drop_own(s, issue, left, c.comment_id, out.left);
       return out;
     }
     out.winner = c;  // someone holds it already: nothing is posted, nothing of ours stays
-    drop_own(s, left, 0, out.left);
+    drop_own(s, issue, left, 0, out.left);
     return out;
   }
-  AW_CHECK(add_labels(s, issue, {kRunningLabel}));
+  AW_CHECK(s.add_labels(issue, {kRunningLabel}));
   std::string stale;
   for (const ClaimSeen& c : seen)
     if (c.state == "active" && !ours(c))
@@ -192,28 +170,26 @@ Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& 
           "claim_ttl of {} s).",
           c.host, iso_utc(c.updated), claim_ttl);
   if (before_post) before_post();
-  AW_TRY(json made,
-         s.gh.post(fmt::format("/repos/{}/issues/{}/comments", s.owner_repo, issue),
-                   json{{"body", claim_body(me, now, "active",
-                                            stale.empty() ? "Status: starting."
-                                                          : stale + "\n\nStatus: starting.")}}));
-  AW_TRY(ForgeComment mine, comment_from_json(made, "POST comments"));
-  out.comment_id = mine.id;
+  AW_TRY(int64_t mine,
+         s.post_comment(issue, claim_body(me, now, "active",
+                                          stale.empty() ? "Status: starting."
+                                                        : stale + "\n\nStatus: starting.")));
+  out.comment_id = mine;
   out.since = now;
   out.note = stale;
   std::string yielded = "Yielded: the claim was not read back.";
   // Read again: a claim posted at the same time by another watcher may be earlier than ours.
-  auto after = s.gh.get_all(comments_of(s, issue));
+  auto after = s.comments(issue);
   if (!after) {
     // Not known to have won: our claim is taken back so that it holds nobody off.
-    (void)drop_claim(s, mine.id, me, now, "yielded", yielded);
+    (void)drop_claim(s, issue, mine, me, now, "yielded", yielded);
     return tl::unexpected(after.error());
   }
   for (const ClaimSeen& c : claims_in(*after, trusted)) {
-    if (!live(c) && c.comment_id != mine.id) continue;
-    if (c.comment_id == mine.id) {
+    if (!live(c) && c.comment_id != mine) continue;
+    if (c.comment_id == mine) {
       out.won = true;
-      drop_own(s, left, 0, out.left);
+      drop_own(s, issue, left, 0, out.left);
       return out;
     }
     out.winner = c;
@@ -224,36 +200,58 @@ Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& 
   }
   // Lost: our claim goes (where GitHub does not delete it, it says it yielded), and so does what
   // we left before: the issue keeps the winner's comment.
-  AW_CHECK(drop_claim(s, mine.id, me, now, "yielded",
+  AW_CHECK(drop_claim(s, issue, mine, me, now, "yielded",
                       fmt::format("Yielded to the earlier claim of `{}` (comment {}).",
                                   out.winner.host, out.winner.comment_id)));
-  drop_own(s, left, 0, out.left);
+  drop_own(s, issue, left, 0, out.left);
   return out;
 }
 
-Status update_claim_state(ForgeSession& s, int64_t comment_id, const Claimant& me, int64_t since,
-                          const std::string& state, const std::string& text) {
-  return s.gh
-      .patch(fmt::format("/repos/{}/issues/comments/{}", s.owner_repo, comment_id),
-             json{{"body", claim_body(me, since, state, text)}})
-      .map([](json) {});
+Status update_claim_state(WatchForge& s, int64_t issue, int64_t comment_id, const Claimant& me,
+                          int64_t since, const std::string& state, const std::string& text) {
+  return s.edit_comment(issue, comment_id, claim_body(me, since, state, text));
 }
 
-Status update_claim(ForgeSession& s, int64_t comment_id, const Claimant& me, int64_t since,
-                    const std::string& text) {
-  return update_claim_state(s, comment_id, me, since, "active", text);
+Status update_claim(WatchForge& s, int64_t issue, int64_t comment_id, const Claimant& me,
+                    int64_t since, const std::string& text) {
+  return update_claim_state(s, issue, comment_id, me, since, "active", text);
 }
 
-Status release_claim(ForgeSession& s, int64_t issue, int64_t comment_id, const Claimant& me,
+Status release_claim(WatchForge& s, int64_t issue, int64_t comment_id, const Claimant& me,
                      int64_t since, const ClaimEnd& end) {
   Status first;
   auto keep = [&](Status st) {
     if (!st && first) first = st;
   };
-  if (comment_id > 0) keep(update_claim_state(s, comment_id, me, since, end.state, end.text));
-  for (const auto& l : end.remove_labels) keep(remove_label(s, issue, l));
-  keep(add_labels(s, issue, end.add_labels));
+  if (comment_id > 0)
+    keep(update_claim_state(s, issue, comment_id, me, since, end.state, end.text));
+  for (const auto& l : end.remove_labels) keep(s.remove_label(issue, l));
+  keep(s.add_labels(issue, end.add_labels));
   return first;
+}
+
+// GitHub's session: the same rules through its WatchForge.
+Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& me,
+                                int64_t claim_ttl, int64_t now, int64_t handled_after,
+                                const std::function<bool(const ForgeUser&)>& trusted,
+                                const OwnClaims& own, const std::function<void()>& before_post) {
+  return claim_issue(*github_watch_forge(s), issue, me, claim_ttl, now, handled_after, trusted, own,
+                     before_post);
+}
+
+Status update_claim_state(ForgeSession& s, int64_t comment_id, const Claimant& me, int64_t since,
+                          const std::string& state, const std::string& text) {
+  return update_claim_state(*github_watch_forge(s), 0, comment_id, me, since, state, text);
+}
+
+Status update_claim(ForgeSession& s, int64_t comment_id, const Claimant& me, int64_t since,
+                    const std::string& text) {
+  return update_claim(*github_watch_forge(s), 0, comment_id, me, since, text);
+}
+
+Status release_claim(ForgeSession& s, int64_t issue, int64_t comment_id, const Claimant& me,
+                     int64_t since, const ClaimEnd& end) {
+  return release_claim(*github_watch_forge(s), issue, comment_id, me, since, end);
 }
 
 }  // namespace aw

@@ -21,6 +21,7 @@
 #include "base/result.h"
 #include "forge/model.h"
 #include "forge/session.h"
+#include "watch/watch_forge.h"
 
 namespace aw {
 
@@ -80,6 +81,13 @@ struct OwnClaims {
 // are deleted once it has decided (won or lost), and so is its new claim when it loses, so the
 // issue keeps one comment of awaywork's. before_post runs just before the claim is posted: the
 // caller records the attempt (me, now) there, so a claim whose answer never comes is known later.
+// Every rule here is the forge's WatchForge's (watch_forge.h): one for GitHub and GitLab. The
+// ForgeSession forms are GitHub's, for its callers (GitHub addresses a comment without its issue).
+Result<ClaimResult> claim_issue(WatchForge& s, int64_t issue, const Claimant& me, int64_t claim_ttl,
+                                int64_t now, int64_t handled_after,
+                                const std::function<bool(const ForgeUser&)>& trusted,
+                                const OwnClaims& own = {},
+                                const std::function<void()>& before_post = {});
 Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& me,
                                 int64_t claim_ttl, int64_t now, int64_t handled_after,
                                 const std::function<bool(const ForgeUser&)>& trusted,
@@ -87,9 +95,13 @@ Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& 
                                 const std::function<void()>& before_post = {});
 
 // Edits our claim comment to a state (active, yielded, ended) and a status text.
+Status update_claim_state(WatchForge& s, int64_t issue, int64_t comment_id, const Claimant& me,
+                          int64_t since, const std::string& state, const std::string& text);
 Status update_claim_state(ForgeSession& s, int64_t comment_id, const Claimant& me, int64_t since,
                           const std::string& state, const std::string& text);
 // Edits our claim comment (a heartbeat or a phase); the claim stays active.
+Status update_claim(WatchForge& s, int64_t issue, int64_t comment_id, const Claimant& me,
+                    int64_t since, const std::string& text);
 Status update_claim(ForgeSession& s, int64_t comment_id, const Claimant& me, int64_t since,
                     const std::string& text);
 
@@ -100,6 +112,8 @@ struct ClaimEnd {
 };
 // The end: the comment edited to its final text, labels removed and added. Every step is tried;
 // the first failure is returned.
+Status release_claim(WatchForge& s, int64_t issue, int64_t comment_id, const Claimant& me,
+                     int64_t since, const ClaimEnd& end);
 Status release_claim(ForgeSession& s, int64_t issue, int64_t comment_id, const Claimant& me,
                      int64_t since, const ClaimEnd& end);
 

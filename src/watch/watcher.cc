@@ -12,11 +12,15 @@
 #include "watch/iso_time.h"
 #include "watch/poll_state.h"
 #include "watch/triggers.h"
+#include "watch/watcher_internal.h"
 #include "watch/window.h"
 
 namespace aw {
 
 using nlohmann::json;
+using watch_detail::assigned_to;
+using watch_detail::has_label;
+using watch_detail::slowed_interval;
 
 namespace {
 
@@ -43,22 +47,6 @@ int64_t header_number(const std::map<std::string, std::string>& h, const std::st
 // login): "etag/github/user", "etag/github/repos/octo/web".
 std::string opening_key(const std::string& forge, const std::string& target) {
   return "etag/" + forge + target;
-}
-
-// The issue's labels and assignees as GitHub lists them: one whose name is not a string is not
-// the one named (a comparison of JSON values, which never throws on a hostile answer).
-bool has_label(const json& issue, const std::string& name) {
-  if (name.empty() || !issue.contains("labels") || !issue["labels"].is_array()) return false;
-  for (const json& l : issue["labels"])
-    if (l.is_object() && l.contains("name") && l["name"] == name) return true;
-  return false;
-}
-
-bool assigned_to(const json& issue, const std::string& login) {
-  if (login.empty() || !issue.contains("assignees") || !issue["assignees"].is_array()) return false;
-  for (const json& a : issue["assignees"])
-    if (a.is_object() && a.contains("login") && a["login"] == login) return true;
-  return false;
 }
 
 // The issue's number (0 when absent); a wrongly typed one is an Error naming it.
@@ -103,6 +91,11 @@ Status Watcher::open_repos() {
     Repo r;
     r.watch = w;
     AW_TRY(r.repo, find_forge_repo(cfg_, w.repo));
+    if (!r.repo.forge.gitlab.empty()) {
+      AW_CHECK(with_context(open_gitlab_repo(r), "watch " + w.repo));
+      repos_.push_back(std::move(r));
+      continue;
+    }
     // GET /user and GET /repos/O/R with the ETags the last watch kept: each start, and each
     // --once pass, then reads both with a 304, which does not count against the rate limit.
     std::map<std::string, GitHub::Cached> known;
@@ -124,6 +117,7 @@ Status Watcher::open_repos() {
           c && (!known.count(target) || known[target].etag != c->etag))
         (void)store_->watch_put(opening_key(r.repo.forge.forge, target),
                                 {{"etag", c->etag}, {"body", c->body}});
+    r.forge = github_watch_forge(*r.s);
     repos_.push_back(std::move(r));
   }
   return {};
@@ -178,6 +172,7 @@ bool Watcher::done_once() const {
 }
 
 void Watcher::poll(Repo& r, int64_t now) {
+  if (r.gl) return poll_gitlab(r, now);
   auto saved = store_->watch_get("poll/" + r.watch.repo);
   PollState st = saved && *saved ? poll_state_from_json(**saved) : PollState{};
   std::string target = issues_target(r.s->owner_repo, st.since);
@@ -207,8 +202,7 @@ void Watcher::poll(Repo& r, int64_t now) {
   // Slow down before the limit is spent: what is left is spread until its reset.
   int64_t remaining = header_number(reply->headers, "x-ratelimit-remaining");
   int64_t reset = header_number(reply->headers, "x-ratelimit-reset");
-  if (remaining >= 0 && reset > now && remaining < 4 * static_cast<int64_t>(repos_.size()))
-    interval = std::max(interval, (reset - now) / std::max<int64_t>(remaining / 4, 1));
+  interval = slowed_interval(interval, remaining, reset, now, repos_.size());
   r.next_poll = now + interval;
   log_.write("poll", {{"repo", r.watch.repo},
                       {"changed", changed},
@@ -245,9 +239,9 @@ void Watcher::poll(Repo& r, int64_t now) {
 }
 
 std::function<bool(const ForgeUser&)> Watcher::trusted(Repo& r, int64_t now) {
-  auto adm = std::make_shared<Admission>(r.repo.forge.trust, 0, r.s->self_login,
-                                         github_roles(r.s->gh, r.s->owner_repo), now);
-  std::string self = r.s->self_login;
+  auto adm = std::make_shared<Admission>(r.repo.forge.trust, 0, r.forge->self_login(),
+                                         r.forge->roles(), now);
+  std::string self = r.forge->self_login();
   return [adm, self](const ForgeUser& u) { return u.login == self || adm->check(u).admitted; };
 }
 
@@ -259,13 +253,12 @@ bool Watcher::examine(Repo& r, const json& issue, int64_t now) {
   }
   int64_t n = *number;
   if (n <= 0) return true;  // nothing to examine
-  auto loaded = load_slot(*store_, r.watch.repo, n);
+  auto loaded = slot_of(r, n);
   if (!loaded) {
     log_.write("error", {{"repo", r.watch.repo}, {"issue", n}, {"error", loaded.error().message}});
     return false;
   }
   IssueSlot slot = *loaded;
-  if (auto it = slots_.find(slot_key(r.watch.repo, n)); it != slots_.end()) slot = it->second;
   const WatchRepoConfig& w = r.watch;
   std::string base = fmt::format("/repos/{}/issues/{}", r.s->owner_repo, n);
   json events, comments;
@@ -294,13 +287,28 @@ bool Watcher::examine(Repo& r, const json& issue, int64_t now) {
     }
     comments = std::move(*c);
   }
-  int64_t stop_after = w.stop_after;
-  if (r.repo.forge.stop_after > 0 && (stop_after == 0 || r.repo.forge.stop_after < stop_after))
-    stop_after = r.repo.forge.stop_after;
-  Admission adm(r.repo.forge.trust, stop_after, r.s->self_login,
-                github_roles(r.s->gh, r.s->owner_repo), now);
+  Admission adm(r.repo.forge.trust, stop_after_of(r), r.forge->self_login(), r.forge->roles(), now);
   TriggerScan scan = scan_triggers(w, events, comments, slot.seen,
                                    [&](const ForgeUser& u) { return adm.check(u); });
+  take_triggers(r, slot, scan, now);
+  return true;
+}
+
+int64_t Watcher::stop_after_of(const Repo& r) const {
+  int64_t stop_after = r.watch.stop_after;
+  if (r.repo.forge.stop_after > 0 && (stop_after == 0 || r.repo.forge.stop_after < stop_after))
+    stop_after = r.repo.forge.stop_after;
+  return stop_after;
+}
+
+Result<IssueSlot> Watcher::slot_of(const Repo& r, int64_t n) {
+  if (auto it = slots_.find(slot_key(r.watch.repo, n)); it != slots_.end()) return it->second;
+  return load_slot(*store_, r.watch.repo, n);
+}
+
+void Watcher::take_triggers(Repo& r, IssueSlot& slot, const TriggerScan& scan, int64_t now) {
+  const WatchRepoConfig& w = r.watch;
+  int64_t n = slot.number;
   slot.seen = scan.seen;
   std::string admitted;
   int64_t admitted_at = 0;
@@ -331,7 +339,6 @@ bool Watcher::examine(Repo& r, const json& issue, int64_t now) {
     }
   }
   keep(slot);
-  return true;
 }
 
 }  // namespace aw

@@ -32,8 +32,13 @@
 #include "watch/claim.h"
 #include "watch/event_log.h"
 #include "watch/slot.h"
+#include "watch/watch_forge.h"
 
 namespace aw {
+
+struct GitLabSession;
+class GitLabWatchReader;
+struct TriggerScan;
 
 struct WatchOptions {
   bool once = false;                    // one pass; return when the units it started have ended
@@ -59,6 +64,11 @@ class Watcher {
     bool polled = false;
     int running = 0;
     GitHub::Stats saved;  // what the forge usage record already holds of this session
+    // A GitLab project's session and reader (then s is null; watcher_gitlab.cc).
+    std::shared_ptr<GitLabSession> gl;
+    std::shared_ptr<GitLabWatchReader> glr;
+    // Claims, labels and admission on either forge; last, so it goes before what it refers to.
+    std::unique_ptr<WatchForge> forge;
   };
 
   // watcher.cc: the loop and polling.
@@ -67,6 +77,16 @@ class Watcher {
   // False when it could not finish (the next poll examines the issue again).
   bool examine(Repo& r, const nlohmann::json& issue, int64_t now);
   bool done_once() const;
+  // What a scan of an issue's triggers found: logged, the issue queued on an admitted one.
+  void take_triggers(Repo& r, IssueSlot& slot, const TriggerScan& scan, int64_t now);
+  // The repository's stop_after: the lower of watch's and the forge's (0 = none).
+  int64_t stop_after_of(const Repo& r) const;
+  // The issue's slot: kept in this watch, else the state database's.
+  Result<IssueSlot> slot_of(const Repo& r, int64_t n);
+  // watcher_gitlab.cc: a GitLab project's session, poll and examination.
+  Status open_gitlab_repo(Repo& r);
+  void poll_gitlab(Repo& r, int64_t now);
+  bool examine_gitlab(Repo& r, const nlohmann::json& issue, int64_t now);
   // watcher_beat.cc: what the watcher tells serve (watch/status.h) and /metrics.
   void beat(int64_t now, bool stopped);
   // watcher_units.cc: claims, units and their ends.

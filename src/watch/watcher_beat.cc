@@ -1,6 +1,7 @@
 // The watcher's beat: every few seconds (and when it stops) it writes what it is doing for serve's
 // GET /api/v1/watcher (watch/status.h) and adds what its forge clients spent since the last beat
 // to the forge usage record, so /metrics counts the polls too.
+#include "forge/gitlab/session.h"
 #include "record/store.h"
 #include "unit/unit_id.h"
 #include "watch/status.h"
@@ -19,11 +20,12 @@ void Watcher::beat(int64_t now, bool stopped) {
   b.stopped_at = stopped ? now : 0;
   b.stopping = stopping_;
   for (Repo& r : repos_) {
-    const GitHub::Stats& st = r.s->gh.stats();
+    // Either forge's client counts in one shape (GitLab::Stats is GitHub::Stats).
+    const GitHub::Stats& st = r.s ? r.s->gh.stats() : r.gl->gl.stats();
     b.repos.push_back({r.watch.repo, r.polled_at, r.next_poll, st.rate_remaining, st.rate_limit,
                        st.rate_reset, st.requests});
     ForgeUsage d;
-    d.api = r.s->forge.api_url;
+    d.api = r.s ? r.s->forge.api_url : r.gl->forge.api_url;
     d.requests = st.requests - r.saved.requests;
     d.not_modified = st.not_modified - r.saved.not_modified;
     d.retries = st.retries - r.saved.retries;

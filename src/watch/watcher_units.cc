@@ -76,7 +76,7 @@ void Watcher::recover() {
     } else if (s.phase == "claiming") {
       // Claimed, never started: let go of the claim and queue it again.
       (void)release_claim(
-          *r->s, s.number, s.claim_comment, me_, s.claim_since,
+          *r->forge, s.number, s.claim_comment, me_, s.claim_since,
           {"ended", "Released: watch stopped before the unit started.", {kRunningLabel}, {}});
       s.phase = "queued";
       s.requeued = true;
@@ -112,7 +112,7 @@ void Watcher::start_one(Repo& r, IssueSlot& slot, int64_t now) {
   OwnClaims own{slot.ended_claim, {slot.attempt_host, slot.attempt_pid}, slot.attempt_since};
   // What the ended claim said goes on in the new one (the ended one is deleted).
   std::string earlier = slot.ended_claim > 0 ? slot.claim_note : "";
-  auto result = claim_issue(*r.s, slot.number, me_, cfg_.watch.claim_ttl, now,
+  auto result = claim_issue(*r.forge, slot.number, me_, cfg_.watch.claim_ttl, now,
                             slot.requeued ? 0 : slot.trigger_at, trusted(r, now), own, [&] {
                               // Kept before the post: a claim whose id this watch never learns
                               // is known as its own by the next attempt.
@@ -209,7 +209,7 @@ void Watcher::watch_running(int64_t now) {
         // The claim is the unit's progress comment (the unit posts none of its own); a
         // follow-up has no claim and posts its own.
         if (!slot.pull)
-          (void)update_claim(*r->s, slot.claim_comment, me_, slot.claim_since,
+          (void)update_claim(*r->forge, slot.number, slot.claim_comment, me_, slot.claim_since,
                              claim_text(slot, started_text(**u)));
         slot.claim_touched = now;
       }
@@ -224,14 +224,14 @@ void Watcher::watch_running(int64_t now) {
         slot.phases_logged = u->phases.size();
         // The claim's heartbeat: a claim edited as its unit goes is never stale.
         if (!slot.pull)
-          (void)update_claim(*r->s, slot.claim_comment, me_, slot.claim_since,
+          (void)update_claim(*r->forge, slot.number, slot.claim_comment, me_, slot.claim_since,
                              claim_text(slot, phase_text(*u, now - slot.claim_since)));
         slot.claim_touched = now;
         keep(slot);
       }
     }
     if (!slot.pull && now - slot.claim_touched > cfg_.watch.claim_ttl / 3) {
-      (void)update_claim(*r->s, slot.claim_comment, me_, slot.claim_since,
+      (void)update_claim(*r->forge, slot.number, slot.claim_comment, me_, slot.claim_since,
                          claim_text(slot, fmt::format("Status: unit `{}` running (alive at {}).",
                                                       slot.unit_id, iso_utc(now))));
       slot.claim_touched = now;
@@ -299,7 +299,8 @@ void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
   if (unit && unit->state == UnitState::done) {
     end.text = unit->pull_request.empty()
                    ? fmt::format("Done: unit `{}` ended with nothing to publish.", id)
-                   : fmt::format("Done: unit `{}`, draft pull request {}", id, unit->pull_request);
+                   : fmt::format("Done: unit `{}`, draft {} {}", id, r.forge->change_name(),
+                                 unit->pull_request);
     end.remove_labels.push_back(label);
     end.add_labels = {kDoneLabel};
     slot.phase = "idle";
@@ -338,7 +339,8 @@ void Watcher::finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now) {
   }
   std::string said = end.text;
   end.text = claim_text(slot, end.text);
-  auto released = release_claim(*r.s, slot.number, slot.claim_comment, me_, slot.claim_since, end);
+  auto released =
+      release_claim(*r.forge, slot.number, slot.claim_comment, me_, slot.claim_since, end);
   log_.write("released", with(where(slot), {{"unit", id},
                                             {"state", unit ? to_string(unit->state) : "none"},
                                             {"text", end.text},

@@ -95,19 +95,22 @@ TEST_F(WatchConfigTest, MistakesAreReportedWhereTheyAreWithTheFix) {
   EXPECT_NE(e.find("missing 'repos'"), std::string::npos) << e;
 }
 
-// Issue 29: a GitLab project under watch: is refused as what it is, with what to do meanwhile.
-TEST_F(WatchConfigTest, AGitlabProjectIsRefusedAsNotPolledYet) {
-  std::string e = error_of(
+// Issue 29: a GitLab project is watched like a GitHub repository; run_on: actions (GitHub
+// Actions') is refused at its place.
+TEST_F(WatchConfigTest, AGitlabProjectIsWatchedButNotRunOnActions) {
+  std::string lab =
       "forges: {lab: {kind: gitlab, credential: GITLAB_TOKEN}}\n"
       "repos:\n"
       "  app: {gitlab: grp/sub/app}\n"
-      "watch:\n"
-      "  repos: {app: {}}\n");
-  EXPECT_NE(e.find("config.yml:5:11: watch.repos.app: 'app' is a GitLab project: watch does not "
-                   "poll GitLab yet"),
+      "watch:\n";
+  Config c = parse(lab + "  repos: {app: {assignee: aw-bot}}\n");
+  ASSERT_EQ(c.watch.repos.size(), 1u);
+  EXPECT_EQ(c.watch.repos[0].repo, "app");
+  EXPECT_EQ(c.watch.repos[0].assignee, "aw-bot");
+  std::string e = error_of(lab + "  repos: {app: {run_on: actions}}\n");
+  EXPECT_NE(e.find("config.yml:5:11: watch.repos.app: 'app' is a GitLab project: run_on: actions"),
             std::string::npos)
       << e;
-  EXPECT_NE(e.find("awaywork run --issue app#N"), std::string::npos) << e;
 }
 
 }  // namespace

@@ -102,6 +102,27 @@ class FakeGitlab(unittest.TestCase):
                           for e in events],
                          [("maint", "awaywork", "add"), ("aw-bot", "awaywork:claimed", "add")])
 
+    def test_assignment_is_a_system_note_by_who_assigned_and_a_note_is_deleted_by_its_author(self):
+        i = self.issue()
+        path = f"/projects/{ENC}/issues/{i['iid']}"
+        self.fake.control("POST", f"projects/{PROJECT}/issues/{i['iid']}/assignees",
+                          {"username": "maint", "assignees": ["aw-bot", "guest"]})
+        self.fake.control("POST", f"projects/{PROJECT}/issues/{i['iid']}/assignees",
+                          {"username": "guest", "assignees": ["aw-bot"]})
+        s, _, got = self.fake.call("GET", path, token=self.bot)
+        self.assertEqual([a["username"] for a in got["assignees"]], ["aw-bot"])
+        s, _, notes = self.fake.call("GET", path + "/notes?sort=asc", token=self.bot)
+        self.assertEqual([(n["system"], n["author"]["username"], n["body"]) for n in notes],
+                         [(True, "maint", "assigned to @aw-bot and @guest"),
+                          (True, "guest", "unassigned @guest")])
+        s, _, mine = self.fake.call("POST", path + "/notes", {"body": "claim"}, token=self.bot)
+        self.assertEqual(self.fake.call("DELETE", path + f"/notes/{notes[0]['id']}",
+                                        token=self.bot)[0], 403)  # a system note
+        self.assertEqual(self.fake.call("DELETE", path + f"/notes/{mine['id']}",
+                                        token=self.bot)[0], 204)
+        self.assertEqual(self.fake.call("DELETE", path + f"/notes/{mine['id']}",
+                                        token=self.bot)[0], 404)
+
     def test_offset_pagination_headers_and_link(self):
         for n in range(25):
             self.issue(f"page {n}")

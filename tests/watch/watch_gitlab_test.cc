@@ -1,18 +1,25 @@
-// watch's rules on a GitLab project (issue 29, item 6), against the fake GitLab
+// watch on a GitLab project (issue 29, item 6), against the fake GitLab
 // (tests/fakes/fake_gitlab.py): GitLabWatchReader hands GitLab's issues, label events and notes to
 // the same trigger and claim rules as GitHub's. A label added by a Developer is an admitted
 // trigger, a Guest's is refused, a second pass finds nothing new and an idle poll is a 304; a
 // claim note posted and edited by awaywork's user reads back as its claim, and a Guest's copy of
-// the marker does not.
+// the marker does not; an assignment is read from GitLab's system note, as who assigned. Then
+// `awaywork watch --once` end to end: only an admitted label starts a unit (a draft merge request,
+// the claim note ended with it), two watchers never run one issue twice, the command note
+// triggers, and neither awaywork's own notes nor a Guest's nor a system note do.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <ctime>
+#include <thread>
 
 #include "../fakes/fake_gitlab.h"
 #include "../git/git_fixture.h"
 #include "base/fs.h"
 #include "forge/admission.h"
+#include "forge/gitlab/text.h"
 #include "forge/gitlab/watch_source.h"
+#include "proc/capture.h"
 #include "watch/claim.h"
 #include "watch/triggers.h"
 
@@ -156,6 +163,237 @@ TEST_F(WatchGitlabTest, AClaimNoteReadsBackAsAwayworksClaimAndAGuestsCopyDoesNot
   claims = claims_in(*comments, trusted);
   ASSERT_EQ(claims.size(), 1u);
   EXPECT_EQ(claims[0].state, "ended");
+}
+
+TEST_F(WatchGitlabTest, AnAssignmentIsReadFromGitlabsSystemNoteAsWhoAssigned) {
+  EXPECT_EQ(gitlab_assigned_in("assigned to @aw-bot"), std::vector<std::string>{"aw-bot"});
+  EXPECT_EQ(gitlab_assigned_in("assigned to @a, @b.c and @d and unassigned @e"),
+            (std::vector<std::string>{"a", "b.c", "d"}));
+  EXPECT_TRUE(gitlab_assigned_in("unassigned @aw-bot").empty());
+  EXPECT_TRUE(gitlab_assigned_in("said assigned to @aw-bot").empty());
+
+  auto assigned = [&](const std::string& by) {
+    int64_t iid = fake->control("POST", "projects/" + kProject + "/issues",
+                                {{"username", "dev"}, {"title", "fix it"}})
+                      .value("iid", int64_t{0});
+    fake->control("POST", "projects/" + kProject + "/issues/" + std::to_string(iid) + "/assignees",
+                  {{"username", by}, {"assignees", {"aw-bot"}}});
+    return iid;
+  };
+  int64_t by_dev = assigned("dev"), by_guest = assigned("guest");
+  auto s = session();
+  GitLabWatchReader rd(*s);
+  auto issues = rd.changed_issues("");
+  ASSERT_TRUE(issues) << issues.error().message;
+  ASSERT_EQ(issues->size(), 2u);
+  nlohmann::json listed = gitlab_issue_as_listed((*issues)[0]);
+  EXPECT_EQ(listed["number"], by_dev);
+  EXPECT_EQ(listed["assignees"], nlohmann::json::parse(R"([{"login": "aw-bot"}])"));
+  EXPECT_EQ(listed["state"], "open");
+
+  WatchRepoConfig spec;
+  spec.repo = "app";
+  spec.assignee = "aw-bot";
+  for (int64_t iid : {by_dev, by_guest}) {
+    auto notes = rd.notes(iid);
+    ASSERT_TRUE(notes) << notes.error().message;
+    EXPECT_TRUE(notes->comments.empty()) << notes->comments.dump();  // a system note is none
+    Admission adm(TrustConfig{}, 0, s->self.user.login, rd.roles(), ::time(nullptr));
+    TriggerScan scan = scan_triggers(spec, notes->assignments, nullptr, Seen{},
+                                     [&](const ForgeUser& u) { return adm.check(u); });
+    ASSERT_EQ(scan.found.size(), 1u) << notes->assignments.dump();
+    EXPECT_EQ(scan.found[0].kind, "assignment");
+    EXPECT_EQ(scan.found[0].admitted, iid == by_dev) << scan.found[0].reason;
+  }
+}
+
+// `awaywork watch --once` over the fake GitLab: the binary, a test agent, the secret store.
+class WatchGitlabE2eTest : public WatchGitlabTest {
+ protected:
+  std::string home, agent;
+
+  void SetUp() override {
+    WatchGitlabTest::SetUp();
+    home = tmp.path + "/home";
+    ASSERT_TRUE(make_dirs(home));
+    agent = tmp.path + "/agent.sh";
+    ASSERT_TRUE(write_file(agent,
+                           "#!/bin/sh\nset -e\nprintf 'bravo\\n' > b.txt\nprintf '%s\\n' "
+                           "'{\"type\":\"create_pull_request\",\"title\":\"Add b\",\"body\":"
+                           "\"Adds b.txt.\"}' >> \"$AWAYWORK_OUTPUTS/requests.jsonl\"\n",
+                           0755));
+    config("a");
+    Captured set = aw("a", {"secret", "set", "GITLAB_TOKEN"}, token);
+    ASSERT_EQ(set.exit_code, 0) << set.out << set.err;
+  }
+
+  // A watcher's config and state folder (two names: two machines sharing the project).
+  std::string config(const std::string& name) {
+    std::string file = tmp.path + "/" + name + ".yml";
+    EXPECT_TRUE(write_file(
+        file, "state_dir: " + tmp.path + "/state-" + name +
+                  "\nsandbox: {mode: preferred}\nagent: test\n"
+                  "agents:\n  test:\n    command: [" +
+                  agent + "]\nforges:\n  lab:\n    kind: gitlab\n    api_url: " + fake->api_url() +
+                  "\n    credential: GITLAB_TOKEN\nrepos:\n  app:\n    gitlab: " + kProject +
+                  "\nwatch:\n  poll_seconds: 5\n  repos: {app: {}}\n"));
+    return file;
+  }
+
+  Captured aw(const std::string& name, const std::vector<std::string>& args,
+              const std::string& in = "") {
+    CaptureSpec c;
+    c.argv = {std::string(AW_BINARY_DIR) + "/src/cli/awaywork", "--config",
+              tmp.path + "/" + name + ".yml"};
+    c.argv.insert(c.argv.end(), args.begin(), args.end());
+    // One secret store for both watchers: one HOME, as one owner's two machines would each hold.
+    c.env = {
+        "PATH=/usr/bin:/bin",           "HOME=" + home,          "LC_ALL=C",
+        "AWAYWORK_SECRET_BACKEND=file", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"};
+    c.stdin_data = in;
+    auto r = capture(c);
+    return r ? *r : Captured{-1, "", r.error().message};
+  }
+
+  // watch --once as `name`; the log's lines.
+  nlohmann::json watch_once(const std::string& name) {
+    std::string log = tmp.path + "/" + name + "-watch.jsonl";
+    (void)::unlink(log.c_str());
+    Captured c = aw(name, {"watch", "--once", "--log", log});
+    std::string text = slurp(log);
+    EXPECT_EQ(c.exit_code, 0) << c.out << c.err << "\nlog:\n" << text;
+    nlohmann::json lines = nlohmann::json::array();
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t nl = text.find('\n', at);
+      auto j = nlohmann::json::parse(text.substr(at, nl - at), nullptr, false);
+      EXPECT_FALSE(j.is_discarded()) << text.substr(at, nl - at);
+      lines.push_back(j);
+      at = nl == std::string::npos ? text.size() : nl + 1;
+    }
+    return lines;
+  }
+
+  static std::vector<nlohmann::json> events(const nlohmann::json& log, const std::string& name,
+                                            int64_t issue) {
+    std::vector<nlohmann::json> out;
+    for (const auto& l : log)
+      if (l.value("event", "") == name && l.value("issue", int64_t{0}) == issue) out.push_back(l);
+    return out;
+  }
+
+  nlohmann::json notes_of(int64_t iid) {
+    return fake
+        ->api("GET",
+              "/projects/grp%2Fsub%2Fapp/issues/" + std::to_string(iid) +
+                  "/notes?sort=asc&per_page=100",
+              token)
+        .body;
+  }
+  std::vector<std::string> labels_of(int64_t iid) {
+    auto j =
+        fake->api("GET", "/projects/grp%2Fsub%2Fapp/issues/" + std::to_string(iid), token).body;
+    std::vector<std::string> out;
+    for (const auto& l : j["labels"]) out.push_back(l);
+    return out;
+  }
+  void note(int64_t iid, const std::string& user, const std::string& body, bool system = false) {
+    fake->control("POST", "projects/" + kProject + "/issues/" + std::to_string(iid) + "/notes",
+                  {{"username", user}, {"body", body}, {"system", system}});
+  }
+};
+
+TEST_F(WatchGitlabE2eTest, OnlyAnAdmittedLabelStartsAUnitWhichEndsItsClaimWithTheMergeRequest) {
+  int64_t by_dev = labelled_issue("dev", "awaywork");
+  int64_t by_guest = labelled_issue("guest", "awaywork");
+  nlohmann::json log = watch_once("a");
+
+  ASSERT_EQ(events(log, "trigger_admitted", by_dev).size(), 1u) << log.dump(1);
+  ASSERT_EQ(events(log, "unit_spawned", by_dev).size(), 1u) << log.dump(1);
+  ASSERT_EQ(events(log, "trigger_refused", by_guest).size(), 1u) << log.dump(1);
+  EXPECT_TRUE(events(log, "queued", by_guest).empty());
+  EXPECT_TRUE(events(log, "unit_spawned", by_guest).empty());
+
+  auto mrs = fake->control("GET", "projects/" + kProject + "/merge_requests");
+  ASSERT_EQ(mrs.size(), 1u) << mrs.dump(2) << log.dump(1);
+  EXPECT_TRUE(mrs[0]["draft"].get<bool>());
+  // The claim note is the unit's progress: one note of awaywork's on the issue, ended with the
+  // merge request, inert; the trigger label gave way to awaywork:done.
+  std::vector<std::string> ours;
+  for (const auto& n : notes_of(by_dev))
+    if (n["author"]["username"] == "aw-bot" && !n["system"].get<bool>()) ours.push_back(n["body"]);
+  ASSERT_FALSE(ours.empty());
+  bool ended = false;
+  for (const auto& body : ours) {
+    EXPECT_FALSE(has_quick_action(body)) << body;
+    if (body.find("Done: unit") != std::string::npos &&
+        body.find("draft merge request " + mrs[0]["web_url"].get<std::string>()) !=
+            std::string::npos)
+      ended = true;
+  }
+  EXPECT_TRUE(ended) << nlohmann::json(ours).dump(1);
+  auto labels = labels_of(by_dev);
+  EXPECT_EQ(std::count(labels.begin(), labels.end(), "awaywork:done"), 1) << labels.size();
+  EXPECT_EQ(std::count(labels.begin(), labels.end(), "awaywork"), 0);
+  EXPECT_EQ(std::count(labels.begin(), labels.end(), "awaywork:running"), 0);
+  // The Guest's issue: nothing of awaywork's on it.
+  for (const auto& n : notes_of(by_guest)) EXPECT_NE(n["author"]["username"], "aw-bot");
+
+  // A second pass: nothing new, nothing run again.
+  nlohmann::json again = watch_once("a");
+  EXPECT_TRUE(events(again, "unit_spawned", by_dev).empty()) << again.dump(1);
+  EXPECT_EQ(fake->control("GET", "projects/" + kProject + "/merge_requests").size(), 1u);
+}
+
+TEST_F(WatchGitlabE2eTest, TwoWatchersNeverRunOneIssueTwice) {
+  config("b");
+  int64_t iid = labelled_issue("dev", "awaywork");
+  nlohmann::json log_a, log_b;
+  {
+    std::thread b([&] { log_b = watch_once("b"); });
+    log_a = watch_once("a");
+    b.join();
+  }
+  size_t ran =
+      events(log_a, "unit_spawned", iid).size() + events(log_b, "unit_spawned", iid).size();
+  EXPECT_EQ(ran, 1u) << log_a.dump(1) << log_b.dump(1);
+  EXPECT_EQ(fake->control("GET", "projects/" + kProject + "/merge_requests").size(), 1u);
+  // And afterwards, each again: the issue's trigger is handled, by one of them.
+  nlohmann::json a2 = watch_once("a"), b2 = watch_once("b");
+  EXPECT_TRUE(events(a2, "unit_spawned", iid).empty()) << a2.dump(1);
+  EXPECT_TRUE(events(b2, "unit_spawned", iid).empty()) << b2.dump(1);
+  EXPECT_EQ(fake->control("GET", "projects/" + kProject + "/merge_requests").size(), 1u);
+}
+
+TEST_F(WatchGitlabE2eTest, TheCommandNoteTriggersButNotAwayworksOwnAGuestsOrASystemNote) {
+  auto issue = [&] {
+    return fake
+        ->control("POST", "projects/" + kProject + "/issues",
+                  {{"username", "dev"}, {"title", "Add b"}, {"description", "Please."}})
+        .value("iid", int64_t{0});
+  };
+  int64_t asked = issue(), own = issue(), guest = issue(), system = issue();
+  note(asked, "dev", "/awaywork please");
+  // awaywork's own user (the token's): its words never trigger, whatever they say.
+  ASSERT_EQ(fake->api("POST", "/projects/grp%2Fsub%2Fapp/issues/" + std::to_string(own) + "/notes",
+                      token, {{"body", "/awaywork"}})
+                .status,
+            201);
+  note(guest, "guest", "/awaywork");
+  note(system, "dev", "/awaywork", true);
+  nlohmann::json log = watch_once("a");
+
+  ASSERT_EQ(events(log, "trigger_admitted", asked).size(), 1u) << log.dump(1);
+  EXPECT_EQ(events(log, "trigger_admitted", asked)[0]["kind"], "command");
+  EXPECT_EQ(events(log, "unit_spawned", asked).size(), 1u) << log.dump(1);
+  for (int64_t n : {own, guest, system}) {
+    EXPECT_TRUE(events(log, "trigger_admitted", n).empty()) << n << log.dump(1);
+    EXPECT_TRUE(events(log, "unit_spawned", n).empty()) << n;
+  }
+  EXPECT_EQ(events(log, "trigger_refused", own).size(), 1u) << log.dump(1);
+  EXPECT_EQ(events(log, "trigger_refused", guest).size(), 1u) << log.dump(1);
+  EXPECT_TRUE(events(log, "trigger_refused", system).empty());  // never read as a note at all
+  EXPECT_EQ(fake->control("GET", "projects/" + kProject + "/merge_requests").size(), 1u);
 }
 
 }  // namespace

@@ -54,12 +54,9 @@ class GitLab {
   std::string describe(const std::string& method, const std::string& target, const ApiReply& r,
                        const std::string& again = "") const;
 
-  struct Stats {
-    int requests = 0, not_modified = 0, retries = 0;
-    int64_t waited_ms = 0;
-    // RateLimit-* as the last answer gave them; -1 until one does.
-    int64_t rate_remaining = -1, rate_limit = -1, rate_reset = -1;
-  };
+  // The GitHub client's counts (RateLimit-* in the rate fields): one shape for watch's beat and
+  // the forge usage record, whichever forge answered.
+  using Stats = GitHub::Stats;
   const Stats& stats() const { return stats_; }
   const std::string& api_url() const { return opt_.api_url; }
 

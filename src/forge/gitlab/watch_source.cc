@@ -37,6 +37,43 @@ std::string query_value(const std::string& v) {
 
 }  // namespace
 
+json gitlab_issue_as_listed(const json& issue) {
+  if (!issue.is_object()) return issue;
+  json out = {{"updated_at", string_or(issue, "updated_at")},
+              {"state", string_or(issue, "state") == "opened" ? "open" : string_or(issue, "state")},
+              {"labels", json::array()},
+              {"assignees", json::array()}};
+  if (auto n = issue.find("iid"); n != issue.end()) out["number"] = *n;
+  if (auto c = issue.find("user_notes_count"); c != issue.end()) out["comments"] = *c;
+  if (auto l = issue.find("labels"); l != issue.end() && l->is_array())
+    for (const json& name : *l) out["labels"].push_back({{"name", name}});
+  if (auto a = issue.find("assignees"); a != issue.end() && a->is_array())
+    for (const json& u : *a)
+      if (u.is_object()) out["assignees"].push_back({{"login", string_or(u, "username")}});
+  return out;
+}
+
+std::vector<std::string> gitlab_assigned_in(const std::string& note) {
+  const std::string lead = "assigned to ";
+  std::vector<std::string> out;
+  if (note.compare(0, lead.size(), lead) != 0) return out;
+  std::string rest = note.substr(lead.size());
+  // "assigned to @a and unassigned @b": only what comes before the unassignment.
+  if (size_t un = rest.find(" and unassigned "); un != std::string::npos) rest.resize(un);
+  size_t at = 0;
+  while ((at = rest.find('@', at)) != std::string::npos) {
+    size_t end = ++at;
+    while (end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[end])) ||
+                                 rest[end] == '_' || rest[end] == '-' || rest[end] == '.'))
+      ++end;
+    // A name does not end in '.': GitLab's sentence may.
+    while (end > at && rest[end - 1] == '.') --end;
+    if (end > at) out.push_back(rest.substr(at, end - at));
+    at = end;
+  }
+  return out;
+}
+
 GitLabWatchReader::GitLabWatchReader(GitLabSession& s)
     : s_(s), ids_(std::make_shared<std::map<std::string, int64_t>>()) {}
 
@@ -82,21 +119,34 @@ Result<json> GitLabWatchReader::label_events(int64_t iid) {
 }
 
 Result<json> GitLabWatchReader::comments(int64_t iid) {
+  AW_TRY(Notes n, notes(iid));
+  return std::move(n.comments);
+}
+
+Result<GitLabWatchReader::Notes> GitLabWatchReader::notes(int64_t iid) {
   std::string base = fmt::format("{}/issues/{}", s_.project_target(), iid);
   std::string target = base + "/notes?sort=asc&order_by=created_at&per_page=100";
   AW_TRY(json all, s_.gl.get_all(target));
   AW_TRY(auto notes, gitlab_notes_from_json(all, "GET " + base + "/notes"));
-  json out = json::array();
+  Notes out{json::array(), json::array()};
   for (const GitLabNote& n : notes) {
-    if (n.system) continue;  // GitLab's record of a change: nobody's words, never a command
     (*ids_)[n.comment.author.login] = n.author_id;
-    out.push_back({{"id", n.comment.id},
-                   {"body", n.comment.body},
-                   {"user",
-                    {{"login", n.comment.author.login},
-                     {"type", n.comment.author.bot ? "Bot" : "User"}}},
-                   {"created_at", n.comment.created_at},
-                   {"updated_at", n.comment.updated_at}});
+    json user = {{"login", n.comment.author.login},
+                 {"type", n.comment.author.bot ? "Bot" : "User"}};
+    if (n.system) {  // GitLab's record of a change: nobody's words, never a command
+      for (const std::string& login : gitlab_assigned_in(n.comment.body))
+        out.assignments.push_back({{"id", n.comment.id},
+                                   {"event", "assigned"},
+                                   {"assignee", {{"login", login}}},
+                                   {"actor", user},
+                                   {"created_at", n.comment.created_at}});
+      continue;
+    }
+    out.comments.push_back({{"id", n.comment.id},
+                            {"body", n.comment.body},
+                            {"user", user},
+                            {"created_at", n.comment.created_at},
+                            {"updated_at", n.comment.updated_at}});
   }
   return out;
 }
@@ -123,6 +173,30 @@ Result<int64_t> GitLabWatchReader::post_note(int64_t iid, const std::string& bod
 Status GitLabWatchReader::edit_note(int64_t iid, int64_t note_id, const std::string& body) {
   std::string target = fmt::format("{}/issues/{}/notes/{}", s_.project_target(), iid, note_id);
   AW_TRY(json j, s_.gl.put(target, {{"body", body}}));
+  (void)j;
+  return {};
+}
+
+Status GitLabWatchReader::delete_note(int64_t iid, int64_t note_id) {
+  std::string target = fmt::format("{}/issues/{}/notes/{}", s_.project_target(), iid, note_id);
+  AW_TRY(ApiReply r, s_.gl.call("DELETE", target));
+  if (r.status == 200 || r.status == 204 || r.status == 404) return {};
+  return fail("{}", s_.gl.describe("DELETE", target, r));
+}
+
+Status GitLabWatchReader::change_labels(int64_t iid, const std::vector<std::string>& add,
+                                        const std::vector<std::string>& remove) {
+  auto joined = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& l : v) out += (out.empty() ? "" : ",") + l;
+    return out;
+  };
+  json body = json::object();
+  if (!add.empty()) body["add_labels"] = joined(add);
+  if (!remove.empty()) body["remove_labels"] = joined(remove);
+  if (body.empty()) return {};
+  std::string target = fmt::format("{}/issues/{}", s_.project_target(), iid);
+  AW_TRY(json j, s_.gl.put(target, body));
   (void)j;
   return {};
 }

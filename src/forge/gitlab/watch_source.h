@@ -19,12 +19,22 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "forge/admission.h"
 #include "forge/gitlab/session.h"
 
 namespace aw {
+
+// A GitLab issue as watch's poll state reads a listed GitHub issue (watch/poll_state.h's
+// issue_fingerprint): {number: iid, updated_at, state, labels: [{name}], assignees: [{login}],
+// comments: user_notes_count}.
+nlohmann::json gitlab_issue_as_listed(const nlohmann::json& issue);
+
+// The logins a system note says were assigned ("assigned to @a, @b and unassigned @c" -> a, b);
+// empty when it is not an assignment.
+std::vector<std::string> gitlab_assigned_in(const std::string& system_note);
 
 class GitLabWatchReader {
  public:
@@ -38,6 +48,14 @@ class GitLabWatchReader {
   Result<nlohmann::json> label_events(int64_t iid);
   // GET .../issues/IID/notes, oldest first, as GitHub comments; system notes left out.
   Result<nlohmann::json> comments(int64_t iid);
+  // The same one read, also as GitHub's "assigned" issue events: GitLab keeps no assignment
+  // events, it writes a system note "assigned to @a, @b and unassigned @c" as the person who
+  // assigned (a system note is GitLab's own record, never a user's words). Their ids are the
+  // notes', a space apart from the label events'.
+  struct Notes {
+    nlohmann::json comments, assignments;
+  };
+  Result<Notes> notes(int64_t iid);
   // Admission's role lookup: the members API by the user ids the answers above carried (a login
   // never seen in them is "none": the members API is keyed by id, not by name).
   RoleLookup roles();
@@ -46,6 +64,11 @@ class GitLabWatchReader {
   // words, the note id for later edits.
   Result<int64_t> post_note(int64_t iid, const std::string& body);
   Status edit_note(int64_t iid, int64_t note_id, const std::string& body);
+  // DELETE .../notes/ID: a note already gone is not an Error.
+  Status delete_note(int64_t iid, int64_t note_id);
+  // PUT .../issues/IID with add_labels and remove_labels (GitLab ignores one not there).
+  Status change_labels(int64_t iid, const std::vector<std::string>& add,
+                       const std::vector<std::string>& remove);
 
  private:
   GitLabSession& s_;

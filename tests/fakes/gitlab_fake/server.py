@@ -20,7 +20,8 @@ import fakeserver  # noqa: E402  (tests/fakes/fakeserver.py: the shared plumbing
 from github import githttp  # noqa: E402  (git http-backend as a CGI, streamed)
 
 from . import shapes  # noqa: E402
-from .store import LEVELS, DEVELOPER, GUEST, REPORTER, FakeError, not_found  # noqa: E402
+from .store import (LEVELS, DEVELOPER, GUEST, MAINTAINER, REPORTER, FakeError,  # noqa: E402
+                    not_found)
 
 GIT_PATH = re.compile(r"^/(?P<owner>.+)/(?P<repo>[^/]+?)\.git"
                       r"(?P<rest>/(?:info/refs|git-upload-pack|git-receive-pack|HEAD|objects/.*))$")
@@ -388,6 +389,12 @@ class Handler(fakeserver.Handler):
                 n["body"], n["updated_at"] = body["body"], st.now()
                 i["updated_at"] = n["updated_at"]
                 return 200, shapes.note(st, p, n, urls), {}
+            if c == "DELETE":  # its author's, or a Maintainer's; never a system note
+                if n["system"] or (n["author"] != uid and level < MAINTAINER):
+                    raise FakeError(403, "403 Forbidden")
+                i["notes"].remove(n)
+                i["updated_at"] = st.now()
+                return 204, None, {}
         if rest == "/resource_label_events" and c == "GET":
             return self.paged([shapes.label_event(st, p, e, urls) for e in i["label_events"]],
                               query, urls, raw_path)
@@ -524,7 +531,7 @@ def control(st, method, path, b, urls):
         i = st.add_issue(p, u, b.get("title", "an issue"), b.get("description"),
                          b.get("labels") or [])
         return 201, shapes.issue(st, p, i, urls)
-    m = re.match(r"^/issues/(\d+)(?P<what>/notes|/notes/\d+|/labels)?$", rest)
+    m = re.match(r"^/issues/(\d+)(?P<what>/notes|/notes/\d+|/labels|/assignees)?$", rest)
     if not m:
         raise not_found()
     i = st.issue(p, m[1])
@@ -545,6 +552,10 @@ def control(st, method, path, b, urls):
             st.label(p, i, u, name, "add")
         for name in b.get("remove") or []:
             st.label(p, i, u, name, "remove")
+        return 200, shapes.issue(st, p, i, urls)
+    if what == "/assignees" and method == "POST":  # {username, assignees: [...]}: as GitLab,
+        u = st.add_user(b.get("username") or "owner")  # a system note by who assigned
+        st.assign(p, i, u, [st.add_user(x) for x in b.get("assignees") or []])
         return 200, shapes.issue(st, p, i, urls)
     if what == "" and method == "GET":
         return 200, {**shapes.issue(st, p, i, urls),

@@ -188,6 +188,21 @@ class State:
                                   "label": p["labels"][name], "action": action})
         i["updated_at"] = t
 
+    def assign(self, p, i, user, assignees):
+        """Sets the issue's assignees as GitLab does: a system note by `user` saying who was
+        assigned and unassigned ("assigned to @a and unassigned @b")."""
+        new = [a["id"] for a in assignees]
+        added = [self.users[x]["username"] for x in new if x not in i["assignees"]]
+        gone = [self.users[x]["username"] for x in i["assignees"] if x not in new]
+        i["assignees"] = new
+        said = []
+        if added:
+            said.append("assigned to " + _names(added))
+        if gone:
+            said.append("unassigned " + _names(gone))
+        if said:
+            self.add_note(p, i, user, " and ".join(said), system=True)
+
     def add_mr(self, p, author, source, target, title, description, labels):
         iid = len(p["mrs"]) + 1
         t = self.now()
@@ -197,3 +212,9 @@ class State:
              "sha": self.branch_sha(p, source), "notes": [], "label_events": []}
         p["mrs"][iid] = m
         return m
+
+
+def _names(usernames):
+    """GitLab's list in a system note: "@a", "@a and @b", "@a, @b and @c"."""
+    at = ["@" + u for u in usernames]
+    return at[0] if len(at) == 1 else ", ".join(at[:-1]) + " and " + at[-1]
