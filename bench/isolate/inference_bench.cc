@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "the openssl CLI made no certificate\n");
     return 1;
   }
-  aw::test::FakeModelUpstream upstream(cert, aw::test::FakeUpstreamOptions{delay_ms, 0});
+  aw::test::FakeModelUpstream upstream(cert, aw::test::FakeUpstreamOptions{.delay_ms = delay_ms, .idle_close_ms = 0, .auth = {}, .redirect_to = {}});
   aw::InferenceProxyOptions o;
   o.tcp_loopback = true;
   o.api = "anthropic";

@@ -43,7 +43,7 @@ TEST_F(IsolateInferencePool, HundredSequentialRequestsReuseAtMostThePoolsConnect
 }
 
 TEST_F(IsolateInferencePool, AnUpstreamClosingAnIdlePooledConnectionLosesAndDoublesNothing) {
-  upstream = std::make_unique<test::FakeModelUpstream>(cert, test::FakeUpstreamOptions{0, 100});
+  upstream = std::make_unique<test::FakeModelUpstream>(cert, test::FakeUpstreamOptions{.delay_ms = 0, .idle_close_ms = 100, .auth = {}, .redirect_to = {}});
   start(options());
   std::string token = proxy->issue_token().value();
   for (int i = 0; i < 3; ++i) {
