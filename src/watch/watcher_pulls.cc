@@ -224,7 +224,8 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
 }
 
 void Watcher::sweep_ci(Repo& r, int64_t now) {
-  if (!r.repo.follow_ci) return;
+  // GitHub's checks: a GitLab project's pipelines are not read here.
+  if (!r.repo.follow_ci || r.repo.forge.github.empty()) return;
   auto known = store_->watch_list("pullci/" + r.watch.repo + "/");
   if (!known) {
     log_.write("error", {{"repo", r.watch.repo}, {"error", "state database: " +
