@@ -4,7 +4,9 @@
 // comments (with the opening unit's task) and never the stranger's, whose agent reads the base
 // branch's instruction files and not those pushed to the pull request's head, and which publishes
 // one fast-forward commit on the branch, a reply in both threads and review requested again. A
-// pull request that is not awaywork's is refused.
+// pull request that is not awaywork's is refused. With follow_ci, a failing check's annotations
+// and log reach the task only fenced as data, and the token is in no phase; without it, or with
+// the check passing, nothing is followed up.
 #include <filesystem>
 
 #include "forge_fixture.h"
@@ -188,7 +190,7 @@ TEST_F(ForgePull, AFailingChecksLogReachesTheTaskOnlyFencedAndTheTokenIsInNoPhas
   write_agent(
       "cat > \"$AWAYWORK_OUTPUTS/task.txt\"\n"
       "env > \"$AWAYWORK_OUTPUTS/env.txt\"\n"
-      "{ grep -rl " + sq(token) + " . \"$HOME\" 2>/dev/null; git config --list | grep -F " +
+      "{ grep -rl " + sq(token) + " . 2>/dev/null; git config --list | grep -F " +
       sq(token) + "; } > \"$AWAYWORK_OUTPUTS/found.txt\" || true\n"
       "printf 'BRAVO\\nline two\\nline three\\n' > b.txt");
   auto u = run_pr();

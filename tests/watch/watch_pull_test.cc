@@ -4,7 +4,9 @@
 // which pushes one fast-forward commit, replies in both threads and re-requests the review. A
 // stranger's review comment and awaywork's own comment start nothing; follow_up.max_units_per_pr
 // stops the third unit with a marked comment; someone else's pull request gets a comment saying
-// that following it up is not built, and no unit.
+// that following it up is not built, and no unit. With follow_ci, a failing check starts one
+// follow-up, follow_up.max_ci_attempts stops the next with one marked comment, a passing check
+// starts nothing, and without follow_ci no check is even read.
 #include "watch_fixture.h"
 
 namespace aw::test {
