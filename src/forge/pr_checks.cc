@@ -25,8 +25,7 @@ std::string text_of(const json& j, const char* key) {
 }
 
 int64_t int_of(const json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>()
-                                                                        : 0;
+  return j.is_object() && j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>() : 0;
 }
 
 // "https://host:port/path?query" -> ("https://host:port", "/path?query"); nullopt when it is not
@@ -88,8 +87,7 @@ Result<std::vector<FailingCheck>> failing_checks_from_json(const json& check_run
     }
   }
   if (!combined.is_null()) {
-    if (!combined.is_object() || !combined.contains("statuses") ||
-        !combined["statuses"].is_array())
+    if (!combined.is_object() || !combined.contains("statuses") || !combined["statuses"].is_array())
       return fail("GitHub's combined status: expected an object with a statuses list, got {}",
                   combined.type_name());
     for (const json& s : combined["statuses"]) {
@@ -135,8 +133,8 @@ Result<std::vector<FailingCheck>> read_failing_checks(ForgeSession& s, const std
   if (!details) return failing;
   for (FailingCheck& f : failing) {
     if (f.kind != "check run" || f.id == 0) continue;
-    std::string notes = fmt::format("/repos/{}/check-runs/{}/annotations?per_page=100",
-                                    s.owner_repo, f.id);
+    std::string notes =
+        fmt::format("/repos/{}/check-runs/{}/annotations?per_page=100", s.owner_repo, f.id);
     if (auto a = s.gh.get(notes); a && a->is_array()) {
       for (const json& one : *a) {
         if (f.annotations.size() >= kMaxAnnotations) {

@@ -157,8 +157,8 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
         "{} review(s) or review comment(s) by people not admitted were left out of the task",
         run.follow.left_out));
   if (!run.follow.failing.empty())
-    req.origin.notes.push_back(fmt::format("{}{}", kFollowUpChecksNote,
-                                           fmt::join(run.follow.failing, ", ")));
+    req.origin.notes.push_back(
+        fmt::format("{}{}", kFollowUpChecksNote, fmt::join(run.follow.failing, ", ")));
   if (run.follow.edited > 0)
     req.origin.notes.push_back(
         fmt::format("{} edited review comment(s) were left out of the task", run.follow.edited));

@@ -33,7 +33,7 @@ CiVerdict judge_ci(CiState& st, const std::string& head, const std::vector<std::
   // before (and is not failing on this one) is over.
   for (auto it = st.streak.begin(); it != st.streak.end();)
     it = has(st.prev_failing, it->first) || has(st.head_failing, it->first) ? std::next(it)
-                                                                             : st.streak.erase(it);
+                                                                            : st.streak.erase(it);
   for (const std::string& n : fresh) {
     st.streak[n] = (has(st.prev_failing, n) ? st.streak[n] : 0) + 1;
     st.head_failing.push_back(n);
@@ -59,9 +59,12 @@ CiVerdict judge_ci(CiState& st, const std::string& head, const std::vector<std::
 }
 
 json to_json(const CiState& s) {
-  return json{{"head", s.head},     {"head_failing", s.head_failing},
-              {"prev_failing", s.prev_failing}, {"streak", s.streak},
-              {"said", s.said},     {"closed", s.closed}};
+  return json{{"head", s.head},
+              {"head_failing", s.head_failing},
+              {"prev_failing", s.prev_failing},
+              {"streak", s.streak},
+              {"said", s.said},
+              {"closed", s.closed}};
 }
 
 Result<CiState> ci_state_from_json(const json& j, const std::string& what) {

@@ -20,12 +20,12 @@
 namespace aw {
 
 struct CiState {
-  std::string head;                         // the head commit last judged
-  std::vector<std::string> head_failing;    // the checks counted as failing on it
-  std::vector<std::string> prev_failing;    // those that failed on the head before it
-  std::map<std::string, int> streak;        // check -> heads in a row it failed on
-  bool said = false;                        // the marked comment saying it stopped is posted
-  bool closed = false;                      // the pull request is closed: not looked at again
+  std::string head;                       // the head commit last judged
+  std::vector<std::string> head_failing;  // the checks counted as failing on it
+  std::vector<std::string> prev_failing;  // those that failed on the head before it
+  std::map<std::string, int> streak;      // check -> heads in a row it failed on
+  bool said = false;                      // the marked comment saying it stopped is posted
+  bool closed = false;                    // the pull request is closed: not looked at again
 };
 
 struct CiVerdict {

@@ -186,16 +186,16 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
   const int max = r.repo.follow_up.max_ci_attempts;
   CiVerdict v = judge_ci(st, pull->head_sha, names, max);
   if (v.stop) {
-    log_.write("follow_up_ci_limit", with(where(slot), {{"check", ci_name_for_post(v.check)},
-                                                        {"failed", v.streak},
-                                                        {"max", max}}));
+    log_.write("follow_up_ci_limit",
+               with(where(slot),
+                    {{"check", ci_name_for_post(v.check)}, {"failed", v.streak}, {"max", max}}));
     if (!st.said) {
       // Said once: a marked comment of awaywork's already there (an answer lost after the post,
       // a state database restored) counts as said.
       std::string marker =
           fmt::format("<!-- awaywork:follow-up pr={} item=ci-limit -->", slot.number);
-      auto talk = r.s->gh.get_all(fmt::format("/repos/{}/issues/{}/comments?per_page=100",
-                                              r.s->owner_repo, slot.number));
+      auto talk = r.s->gh.get_all(
+          fmt::format("/repos/{}/issues/{}/comments?per_page=100", r.s->owner_repo, slot.number));
       if (!talk) return failed(talk.error().message);
       auto said = comments_from_json(*talk, "GET comments");
       if (!said) return failed(said.error().message);
@@ -215,9 +215,8 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
       }
     }
   } else if (v.trigger) {
-    log_.write("trigger_admitted", with(where(slot), {{"kind", "check"},
-                                                      {"actor", ""},
-                                                      {"reason", v.reason}}));
+    log_.write("trigger_admitted",
+               with(where(slot), {{"kind", "check"}, {"actor", ""}, {"reason", v.reason}}));
     queue_pull(r, slot, v.reason, now);
   }
   return save();
@@ -228,8 +227,8 @@ void Watcher::sweep_ci(Repo& r, int64_t now) {
   if (!r.repo.follow_ci || r.repo.forge.github.empty()) return;
   auto known = store_->watch_list("pullci/" + r.watch.repo + "/");
   if (!known) {
-    log_.write("error", {{"repo", r.watch.repo}, {"error", "state database: " +
-                                                           known.error().message}});
+    log_.write("error",
+               {{"repo", r.watch.repo}, {"error", "state database: " + known.error().message}});
     return;
   }
   for (const auto& [key, value] : *known) {
@@ -246,8 +245,7 @@ void Watcher::sweep_ci(Repo& r, int64_t now) {
     } else if (auto loaded = load_slot(*store_, r.watch.repo, n); loaded) {
       slot = *loaded;
     } else {
-      log_.write("error", {{"repo", r.watch.repo}, {"pull", n}, {"error",
-                                                                  loaded.error().message}});
+      log_.write("error", {{"repo", r.watch.repo}, {"pull", n}, {"error", loaded.error().message}});
       continue;
     }
     // A running or queued follow-up reads the checks itself; the head it pushes is judged later.

@@ -121,8 +121,7 @@ TEST_F(LoopConfig, FollowCiAndMaxCiAttemptsAreRefusedAtTheirValueWithTheFix) {
       << yes;
   EXPECT_NE(yes.find("write follow_ci: true"), std::string::npos) << yes;
   std::string zero = error_of("    follow_up: {max_ci_attempts: 0}\n");
-  EXPECT_NE(zero.find("repos.web.follow_up.max_ci_attempts: 0 is out of range"),
-            std::string::npos)
+  EXPECT_NE(zero.find("repos.web.follow_up.max_ci_attempts: 0 is out of range"), std::string::npos)
       << zero;
   std::string word = error_of("    follow_up: {max_ci_attempts: many}\n");
   EXPECT_NE(word.find("repos.web.follow_up.max_ci_attempts:"), std::string::npos) << word;

@@ -243,17 +243,16 @@ class WatchPullCi : public WatchPull {
   }
 
   json check(const std::string& conclusion, const std::string& log = "make test\nFAIL\n") {
-    return fake->control("POST", "repos/octo/web/check-runs",
-                         {{"branch", branch}, {"name", "build"}, {"conclusion", conclusion},
-                          {"log", log}});
+    return fake->control(
+        "POST", "repos/octo/web/check-runs",
+        {{"branch", branch}, {"name", "build"}, {"conclusion", conclusion}, {"log", log}});
   }
 
   int ci_limit_comments() {
     int said = 0;
     for (const auto& k : get("/repos/octo/web/issues/" + std::to_string(pull) + "/comments"))
-      if (k["body"].get<std::string>().find("<!-- awaywork:follow-up pr=" +
-                                            std::to_string(pull) + " item=ci-limit -->") !=
-          std::string::npos) {
+      if (k["body"].get<std::string>().find("<!-- awaywork:follow-up pr=" + std::to_string(pull) +
+                                            " item=ci-limit -->") != std::string::npos) {
         ++said;
         EXPECT_EQ(k["user"]["login"], "aw-bot");
       }
