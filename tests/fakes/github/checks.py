@@ -70,7 +70,8 @@ def _head_commit(st, r, sha):
 def run_shape(r, x, st, urls):
     api = f"{urls.api}/repos/{r['full_name']}"
     web = f"{urls.web}/{r['full_name']}"
-    return {"id": x["id"], "head_sha": x["head_sha"], "node_id": shapes.node_id("CheckRun", x["id"]),
+    return {"id": x["id"], "head_sha": x["head_sha"],
+            "node_id": shapes.node_id("CheckRun", x["id"]),
             "external_id": str(x["id"]), "url": f"{api}/check-runs/{x['id']}",
             "html_url": f"{web}/actions/runs/{x['workflow_run']}/job/{x['id']}",
             "details_url": f"{web}/actions/runs/{x['workflow_run']}/job/{x['id']}",
