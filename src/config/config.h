@@ -146,11 +146,13 @@ struct ForgeRepoConfig {
   bool closing_keyword = false;  // the pull request body says "Closes #N" (written by awaywork)
 };
 
-// `follow_up: {max_units_per_pr, cooldown}` (docs/pull-requests.md): how many follow-up units
-// watch starts on one pull request, and how long after one ends the next may start. A review
-// loop between a person (or a bot admitted by mistake) and the agent ends here.
+// `follow_up: {max_units_per_pr, max_ci_attempts, cooldown}` (docs/pull-requests.md): how many
+// follow-up units watch starts on one pull request, how many in a row may fail the same check
+// (`follow_ci: true`), and how long after one ends the next may start. A review loop between a
+// person (or a bot admitted by mistake) and the agent, or a fix loop with a check, ends here.
 struct FollowUpLimits {
   int max_units_per_pr = 5;
+  int max_ci_attempts = 3;
   int64_t cooldown = 300;  // seconds
 };
 
@@ -172,6 +174,10 @@ struct RepoConfig {
   int rounds = 1;            // loop: {rounds: N}: agent runs while checks fail (docs/rounds.md)
   Argv when;                 // run before the first agent round; a non-zero exit skips the unit
   FollowUpLimits follow_up;  // watch's follow-up units on awaywork's pull requests (issue 26)
+  // `follow_ci: true`: a failing check on the head of awaywork's own pull request starts a
+  // follow-up, and its task quotes the failing checks (docs/pull-requests.md). Off by default: a
+  // check's log is text the pull request's author shaped.
+  bool follow_ci = false;
 };
 
 // The watchdog's floors (top-level `limits:`; sandbox.limits are the phases' cgroup). A unit

@@ -126,7 +126,7 @@ void parse_publish(const Value& v, const ParseCtx& ctx, PublishConfig& p) {
 void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
   std::vector<std::string> keys = {
       "path",    "url",     "base", "setup", "checks",         "image",    "bounds",
-      "publish", "profile", "loop", "when",  "agent_settings", "follow_up"};
+      "publish", "profile", "loop", "when",  "agent_settings", "follow_up", "follow_ci"};
   keys.insert(keys.end(), kForgeRepoKeys.begin(), kForgeRepoKeys.end());
   std::optional<YAML::Mark> path_at, url_at, github_at, gitlab_at, publish_at;
   std::vector<Field> fields = map_fields(e.value, keys, ctx.issues);

@@ -1,6 +1,7 @@
 // A repository's loop (docs/rounds.md): `loop: {rounds: N}`, how many agent rounds a unit may
 // take while its checks fail, `when:`, the command that decides whether the unit runs at all, and
-// `follow_up: {max_units_per_pr, cooldown}`, how far watch follows up a pull request.
+// `follow_up: {max_units_per_pr, max_ci_attempts, cooldown}`, how far watch follows up a pull
+// request, and `follow_ci`, whether a failing check on its head asks for a follow-up.
 #include <fmt/format.h>
 
 #include "config/parse.h"
@@ -18,8 +19,17 @@ namespace {
 void parse_follow_up(const Value& v, const ParseCtx& ctx, FollowUpLimits& out) {
   if (!expect_map(v, "write e.g. follow_up: {max_units_per_pr: 5, cooldown: 5m}", ctx.issues))
     return;
-  for (const Field& k : map_fields(v, {"max_units_per_pr", "cooldown"}, ctx.issues)) {
-    if (k.key == "max_units_per_pr") {
+  for (const Field& k :
+       map_fields(v, {"max_units_per_pr", "max_ci_attempts", "cooldown"}, ctx.issues)) {
+    if (k.key == "max_ci_attempts") {
+      if (auto n = get_int(k.value, 1, kMaxFollowUps,
+                           fmt::format("write how many follow-ups in a row may fail the same "
+                                       "check before awaywork stops, 1 to {}, e.g. "
+                                       "max_ci_attempts: 3",
+                                       kMaxFollowUps),
+                           ctx.issues))
+        out.max_ci_attempts = static_cast<int>(*n);
+    } else if (k.key == "max_units_per_pr") {
       if (auto n = get_int(k.value, 0, kMaxFollowUps,
                            fmt::format("write how many follow-up units one pull request may get, "
                                        "0 to {} (0: none), e.g. max_units_per_pr: 5",
@@ -39,6 +49,14 @@ void parse_follow_up(const Value& v, const ParseCtx& ctx, FollowUpLimits& out) {
 bool parse_loop_field(const Field& f, const ParseCtx& ctx, RepoConfig& out) {
   if (f.key == "follow_up") {
     parse_follow_up(f.value, ctx, out.follow_up);
+    return true;
+  }
+  if (f.key == "follow_ci") {
+    if (auto b = get_bool(f.value,
+                          "write follow_ci: true (a failing check on awaywork's own pull request "
+                          "starts a follow-up) or false",
+                          ctx.issues))
+      out.follow_ci = *b;
     return true;
   }
   if (f.key == "when") {

@@ -9,6 +9,7 @@
 
 #include "base/utc.h"
 #include "forge/admission.h"
+#include "forge/pr_checks.h"
 #include "forge/usage.h"
 #include "record/store.h"
 
@@ -115,13 +116,19 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     t.conversation = std::move(conversation);
     t.self_login = s.self_login;
     t.since = follow_up_since(cfg, run.pull);
+    if (r.follow_ci) {
+      // The head the unit will start from: its failing checks, with annotations and log tails.
+      AW_TRY(t.checks, read_failing_checks(s, run.pull.head_sha, /*details=*/true));
+    }
     run.follow = build_pull_task(t, [&](const ForgeUser& u) { return adm.check(u); });
-    if (run.follow.threads.empty() && run.follow.reviewers.empty() && run.follow.quoted == 0)
+    if (run.follow.threads.empty() && run.follow.reviewers.empty() && run.follow.quoted == 0 &&
+        run.follow.failing.empty())
       return fail(
           "nothing to follow up: no admitted review, review comment or conversation comment asks "
-          "for work ({} by "
+          "for work{} ({} by "
           "people not admitted, {} edited, left out)",
-          run.follow.left_out, run.follow.edited);
+          r.follow_ci ? " and no check fails on the head" : "", run.follow.left_out,
+          run.follow.edited);
     return {};
   };
   if (auto ok = with_context(read(), fmt::format("pull request {}#{}", s.owner_repo, number));
@@ -149,6 +156,9 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     req.origin.notes.push_back(fmt::format(
         "{} review(s) or review comment(s) by people not admitted were left out of the task",
         run.follow.left_out));
+  if (!run.follow.failing.empty())
+    req.origin.notes.push_back(
+        fmt::format("{}{}", kFollowUpChecksNote, fmt::join(run.follow.failing, ", ")));
   if (run.follow.edited > 0)
     req.origin.notes.push_back(
         fmt::format("{} edited review comment(s) were left out of the task", run.follow.edited));

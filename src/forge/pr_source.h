@@ -38,6 +38,10 @@ struct PullRun {
 // request, a fork's, nothing admitted asks for work) means no unit is made.
 Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int64_t number);
 
+// The record note naming the failing checks a follow-up's task quoted (`follow_ci: true`):
+// "failing checks in the task: build, ci/lint". The names are the workflow's text: a note, data.
+inline constexpr char kFollowUpChecksNote[] = "failing checks in the task: ";
+
 // The checks on a pull request before a follow-up, pure: an Error names why it is not followed.
 Status followable(const ForgePull& pull, const std::string& owner_repo,
                   const std::string& self_login);

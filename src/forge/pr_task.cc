@@ -18,7 +18,8 @@ namespace aw {
 const char kDefaultPullTask[] =
     "Follow up the pull request described below, which awaywork opened in this repository: "
     "address each review comment quoted below (in its file, at its line), the reviews' "
-    "requests and the conversation comments quoted, keeping the change focused. The working tree "
+    "requests, the conversation comments and the failing checks quoted, keeping the change "
+    "focused. The working tree "
     "is the pull request's head; your "
     "change becomes one new commit on its branch.";
 
@@ -153,6 +154,27 @@ PullFollowUp build_pull_task(const PullTask& t, const AdmitFn& admit) {
     ++f.quoted;
   }
 
+  // Failing checks: the name and conclusion on a heading of awaywork's (one line, cleaned), the
+  // rest (what the check says, its annotations, its log's tail) each in its own fence. A check's
+  // name and log are the workflow's and its author's words, so they get no line of their own.
+  for (const FailingCheck& c : t.checks) {
+    quoted += fmt::format("Failing check {} ({}, {}).\n\n", one_line(c.name), c.kind,
+                          one_line(c.conclusion));
+    if (!c.summary.empty()) quoted += quoted_piece("What the check says", c.summary, false);
+    if (!c.annotations.empty()) {
+      std::string notes;
+      for (const std::string& a : c.annotations) notes += a + "\n";
+      if (c.annotations_left_out > 0)
+        notes += fmt::format("({} more annotations were left out.)\n", c.annotations_left_out);
+      quoted += quoted_piece("Its annotations", notes, false);
+    }
+    if (!c.log_tail.empty())
+      quoted += quoted_piece(c.log_cut ? "The end of its job's log (cut at its start, redacted)"
+                                       : "Its job's log (redacted)",
+                             c.log_tail, false);
+    f.failing.push_back(c.name);
+  }
+
   std::string out = clean_for_prompt(t.repo_task.empty() ? kDefaultPullTask : t.repo_task);
   while (!out.empty() && out.back() == '\n') out.pop_back();
   out += fmt::format(
@@ -161,6 +183,11 @@ PullFollowUp build_pull_task(const PullTask& t, const AdmitFn& admit) {
       t.pull.number, t.repo, one_line(t.pull.head_ref), one_line(t.pull.base_ref),
       plural(static_cast<int>(f.threads.size()), "review thread", "review threads"),
       plural(f.quoted, "comment or review", "comments or reviews"));
+  if (!f.failing.empty())
+    out += fmt::format(
+        "{} on the pull request's head: make {} pass, as its output quoted below shows.\n\n",
+        plural(static_cast<int>(f.failing.size()), "check fails", "checks fail"),
+        f.failing.size() == 1 ? "it" : "them");
   // awaywork's own words, before the quoted data: the cut below can take all of that, never this.
   if (f.left_out > 0)
     out += fmt::format("({} by people who are not admitted {} left out.)\n\n",

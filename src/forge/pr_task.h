@@ -20,6 +20,7 @@
 
 #include "forge/admission.h"
 #include "forge/model.h"
+#include "forge/pr_checks.h"
 
 namespace aw {
 
@@ -40,12 +41,16 @@ struct PullTask {
   // Only what was written after this time (ISO 8601 UTC, as GitHub writes it) asks for work: the
   // earlier comments of a thread that asks are quoted for context. "" = everything asks.
   std::string since;
+  // The head commit's failing checks (`follow_ci: true`, pr_checks.h), each quoted with its
+  // annotations and log tail; empty when the repository does not follow CI.
+  std::vector<FailingCheck> checks;
 };
 
 struct PullFollowUp {
   std::string prompt;
   std::vector<int64_t> threads;        // the first comment of each thread quoted: reply there
   std::vector<std::string> reviewers;  // admitted reviewers who requested changes: re-request
+  std::vector<std::string> failing;    // the failing checks quoted, by name
   int quoted = 0;    // review comments, review bodies and conversation comments in the prompt
   int left_out = 0;  // by people not admitted: counted, never shown
   int edited = 0;    // edited after they were written: counted, never shown

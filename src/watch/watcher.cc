@@ -208,6 +208,7 @@ void Watcher::poll(Repo& r, int64_t now) {
                       {"changed", changed},
                       {"next_in", interval},
                       {"remaining", remaining}});
+  sweep_ci(r, now);  // follow_ci: checks fail without the issue list showing it (watcher_pulls.cc)
   if (!changed) return;
   ListAnswer answer;
   answer.items = reply->body;

@@ -115,6 +115,12 @@ class Watcher {
   void start_pull(Repo& r, IssueSlot& slot, int64_t now);
   void finish_pull(Repo& r, IssueSlot& slot, int exit_status, int64_t now);
   Status say_on_pull(Repo& r, IssueSlot& slot, const std::string& item, const std::string& text);
+  // follow_ci: the failing checks of an idle pull request's head (triggers_ci.h); queues a
+  // follow-up or stops at max_ci_attempts. False when the forge could not be read.
+  bool check_ci(Repo& r, IssueSlot& slot, int64_t now);
+  // Every poll: the checks of awaywork's open pull requests seen before, whose failing checks do
+  // not change the issue list that the poll reads.
+  void sweep_ci(Repo& r, int64_t now);
   std::function<bool(const ForgeUser&)> trusted(Repo& r, int64_t now);
   Repo* repo_named(const std::string& name);
   void keep(const IssueSlot& slot);

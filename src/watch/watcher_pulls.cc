@@ -7,6 +7,12 @@
 // counts, and it is answered with a marked comment: following up another's pull request is not
 // built (awaywork never pushes to a branch that is not its own).
 //
+// With follow_ci (triggers_ci.h), a check failing on the head of awaywork's own idle pull request
+// queues a follow-up too, once per head and check; past follow_up.max_ci_attempts heads in a row
+// failing the same check it stops, with one marked comment (`item=ci-limit`). Checks do not change
+// the issue list, so every poll also looks at the pull requests watch already knows (sweep_ci),
+// each with conditional requests: an unchanged pull request and checks answer 304.
+//
 // Counted requests: a pull request is examined only when the issue list (polled with its ETag,
 // a 304 when nothing changed) shows it changed; then its answer once (whose it is, kept in the
 // slot: it never changes), its reviews and review comments (only on awaywork's own), and its
@@ -19,8 +25,10 @@
 #include "base/json_read.h"
 #include "forge/admission.h"
 #include "forge/marker.h"
+#include "forge/pr_checks.h"
 #include "forge/pr_source.h"
 #include "unit/pipeline.h"
+#include "watch/triggers_ci.h"
 #include "watch/watcher.h"
 #include "watch/watcher_internal.h"
 
@@ -127,8 +135,124 @@ bool Watcher::examine_pull(Repo& r, const json& item, int64_t now) {
     log_.write("trigger_ignored",
                with(where(slot), {{"reason", "the pull request is already " + slot.phase}}));
   }
+  bool ok = true;
+  if (!admitted && slot.pull_own == 1 && r.repo.follow_ci && slot.phase == "idle")
+    ok = check_ci(r, slot, now);
   keep(slot);
-  return true;
+  return ok;
+}
+
+namespace {
+
+std::string ci_key(const std::string& repo, int64_t number) {
+  return fmt::format("pullci/{}/{:012}", repo, number);
+}
+
+}  // namespace
+
+bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
+  auto failed = [&](const std::string& why) {
+    log_.write("error", with(where(slot), {{"error", why}}));
+    return false;
+  };
+  std::string key = ci_key(slot.repo, slot.number);
+  auto kept = store_->watch_get(key);
+  if (!kept) return failed("state database: " + kept.error().message);
+  CiState st;
+  if (*kept) {
+    auto s = ci_state_from_json(**kept, "watch state " + key);
+    if (!s) return failed(s.error().message);
+    st = std::move(*s);
+  }
+  if (st.closed) return true;
+  std::string pulls = fmt::format("/repos/{}/pulls/{}", r.s->owner_repo, slot.number);
+  auto pj = r.s->gh.get(pulls);
+  if (!pj) return failed(pj.error().message);
+  auto pull = pull_from_json(*pj, "GET " + pulls);
+  if (!pull) return failed(pull.error().message);
+  auto save = [&] {
+    if (auto ok = store_->watch_put(key, to_json(st)); !ok)
+      return failed("state database: " + ok.error().message);
+    return true;
+  };
+  if (pj->value("state", "open") != "open") {
+    st.closed = true;  // a closed pull request's checks ask for nothing
+    return save();
+  }
+  auto failing = read_failing_checks(*r.s, pull->head_sha, /*details=*/false);
+  if (!failing) return failed(failing.error().message);
+  std::vector<std::string> names;
+  for (const FailingCheck& f : *failing) names.push_back(f.name);
+  const int max = r.repo.follow_up.max_ci_attempts;
+  CiVerdict v = judge_ci(st, pull->head_sha, names, max);
+  if (v.stop) {
+    log_.write("follow_up_ci_limit",
+               with(where(slot),
+                    {{"check", ci_name_for_post(v.check)}, {"failed", v.streak}, {"max", max}}));
+    if (!st.said) {
+      // Said once: a marked comment of awaywork's already there (an answer lost after the post,
+      // a state database restored) counts as said.
+      std::string marker =
+          fmt::format("<!-- awaywork:follow-up pr={} item=ci-limit -->", slot.number);
+      auto talk = r.s->gh.get_all(
+          fmt::format("/repos/{}/issues/{}/comments?per_page=100", r.s->owner_repo, slot.number));
+      if (!talk) return failed(talk.error().message);
+      auto said = comments_from_json(*talk, "GET comments");
+      if (!said) return failed(said.error().message);
+      for (const ForgeComment& c : *said)
+        if (c.author.login == r.s->self_login && c.body.find(marker) != std::string::npos)
+          st.said = true;
+      if (!st.said) {
+        auto ok = say_on_pull(
+            r, slot, "ci-limit",
+            fmt::format("awaywork stopped fixing the check `{}`: it failed on {} heads of this "
+                        "pull request in a row, {} after a fix, the repository's limit "
+                        "(follow_up: {{max_ci_attempts: {}}}). No more follow-up starts for it; "
+                        "a person takes it from here, or raises the limit in awaywork's config.",
+                        ci_name_for_post(v.check), v.streak, v.streak - 1, max));
+        st.said = static_cast<bool>(ok);  // not said: tried again at the next failing head
+        if (!ok) log_.write("error", with(where(slot), {{"error", ok.error().message}}));
+      }
+    }
+  } else if (v.trigger) {
+    log_.write("trigger_admitted",
+               with(where(slot), {{"kind", "check"}, {"actor", ""}, {"reason", v.reason}}));
+    queue_pull(r, slot, v.reason, now);
+  }
+  return save();
+}
+
+void Watcher::sweep_ci(Repo& r, int64_t now) {
+  // GitHub's checks: a GitLab project's pipelines are not read here.
+  if (!r.repo.follow_ci || r.repo.forge.github.empty()) return;
+  auto known = store_->watch_list("pullci/" + r.watch.repo + "/");
+  if (!known) {
+    log_.write("error",
+               {{"repo", r.watch.repo}, {"error", "state database: " + known.error().message}});
+    return;
+  }
+  for (const auto& [key, value] : *known) {
+    if (value.is_object() && value.value("closed", false)) continue;
+    int64_t n = 0;
+    try {
+      n = std::stoll(key.substr(key.rfind('/') + 1));
+    } catch (const std::exception&) {
+      continue;  // not a key this file wrote
+    }
+    IssueSlot slot;
+    if (auto it = slots_.find(slot_key(r.watch.repo, n)); it != slots_.end()) {
+      slot = it->second;
+    } else if (auto loaded = load_slot(*store_, r.watch.repo, n); loaded) {
+      slot = *loaded;
+    } else {
+      log_.write("error", {{"repo", r.watch.repo}, {"pull", n}, {"error", loaded.error().message}});
+      continue;
+    }
+    // A running or queued follow-up reads the checks itself; the head it pushes is judged later.
+    if (!slot.pull || slot.pull_own != 1 || slot.phase != "idle") continue;
+    (void)check_ci(r, slot, now);
+    keep(slot);
+  }
 }
 
 void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, int64_t now) {

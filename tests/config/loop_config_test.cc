@@ -100,5 +100,32 @@ TEST_F(LoopConfig, FollowUpLimitsAreRefusedAtTheirValueWithTheFix) {
       << scalar;
 }
 
+// issue 26, CI: follow_ci and follow_up.max_ci_attempts.
+TEST_F(LoopConfig, FollowCiIsOffByDefaultAndMaxCiAttemptsIsThree) {
+  auto none = parse_config("repos:\n  web:\n    path: /x\n", "config.yml");
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_FALSE(none->repos.at("web").follow_ci);
+  EXPECT_EQ(none->repos.at("web").follow_up.max_ci_attempts, 3);
+  auto c = parse_config(
+      "repos:\n  web:\n    path: /x\n    follow_ci: true\n    follow_up: {max_ci_attempts: 1}\n",
+      "config.yml");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_TRUE(c->repos.at("web").follow_ci);
+  EXPECT_EQ(c->repos.at("web").follow_up.max_ci_attempts, 1);
+}
+
+TEST_F(LoopConfig, FollowCiAndMaxCiAttemptsAreRefusedAtTheirValueWithTheFix) {
+  std::string yes = error_of("    follow_ci: yes\n");
+  EXPECT_NE(yes.find("config.yml:4:16: repos.web.follow_ci: 'yes' is not true or false"),
+            std::string::npos)
+      << yes;
+  EXPECT_NE(yes.find("write follow_ci: true"), std::string::npos) << yes;
+  std::string zero = error_of("    follow_up: {max_ci_attempts: 0}\n");
+  EXPECT_NE(zero.find("repos.web.follow_up.max_ci_attempts: 0 is out of range"), std::string::npos)
+      << zero;
+  std::string word = error_of("    follow_up: {max_ci_attempts: many}\n");
+  EXPECT_NE(word.find("repos.web.follow_up.max_ci_attempts:"), std::string::npos) << word;
+}
+
 }  // namespace
 }  // namespace aw

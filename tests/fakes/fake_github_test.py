@@ -4,6 +4,8 @@ shape, collaborator roles, comment edits, events, pull request validation, react
 and the request log. Run: python3 -m unittest tests/fakes/fake_github_test.py"""
 
 import json
+import shutil
+import tempfile
 import os
 import sys
 import time
@@ -531,9 +533,92 @@ class FakeGithubPullReviewsTest(unittest.TestCase):
         self.assertEqual(by_anyone["user"]["login"], "mallory")
 
 
+class FakeGithubChecksTest(unittest.TestCase):
+    """Check runs with annotations, check suites, statuses and the combined status, Actions jobs
+    and their logs (a 302 to the log, as GitHub does) on a commit (issue 26)."""
+
+    def setUp(self):
+        self.fake = Fake()
+        self.alice = self.fake.user("alice")
+        self.folder = tempfile.mkdtemp(prefix="fake-github-checks-")
+        self.fake.repo("alice", "r", source_repo(self.folder))
+        _, _, ref = self.fake.call("GET", "/repos/alice/r/git/ref/heads/feature",
+                                   token=self.alice)
+        self.sha = ref["object"]["sha"]
+
+    def tearDown(self):
+        self.fake.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def test_a_failing_check_run_has_annotations_a_suite_a_job_and_a_redirected_log(self):
+        made = self.fake.control("POST", "repos/alice/r/check-runs", {
+            "head_sha": self.sha, "name": "build", "conclusion": "failure",
+            "annotations": [{"path": "lib.py", "start_line": 3, "message": "E: boom"}],
+            "log": "step 1\nerror: boom\n"})
+        status, h, runs = self.fake.call("GET", f"/repos/alice/r/commits/{self.sha}/check-runs",
+                                         token=self.alice)
+        self.assertEqual((status, runs["total_count"]), (200, 1))
+        run = runs["check_runs"][0]
+        self.assertEqual((run["id"], run["name"], run["status"], run["conclusion"]),
+                         (made["id"], "build", "completed", "failure"))
+        self.assertEqual(run["output"]["annotations_count"], 1)
+        etag = h["etag"]
+        status, _, _ = self.fake.call("GET", f"/repos/alice/r/commits/{self.sha}/check-runs",
+                                      token=self.alice, headers={"If-None-Match": etag})
+        self.assertEqual(status, 304)
+        _, _, notes = self.fake.call("GET", f"/repos/alice/r/check-runs/{run['id']}/annotations",
+                                     token=self.alice)
+        self.assertEqual((notes[0]["path"], notes[0]["start_line"], notes[0]["message"]),
+                         ("lib.py", 3, "E: boom"))
+        _, _, suites = self.fake.call("GET", "/repos/alice/r/commits/feature/check-suites",
+                                      token=self.alice)
+        self.assertEqual(suites["check_suites"][0]["id"], run["check_suite"]["id"])
+        _, _, job = self.fake.call("GET", f"/repos/alice/r/actions/jobs/{run['id']}",
+                                   token=self.alice)
+        self.assertEqual((job["name"], job["conclusion"], job["head_sha"]),
+                         ("build", "failure", self.sha))
+        _, _, jobs = self.fake.call("GET", f"/repos/alice/r/actions/runs/{job['run_id']}/jobs",
+                                    token=self.alice)
+        self.assertEqual([j["id"] for j in jobs["jobs"]], [run["id"]])
+        status, h, _ = self.fake.call("GET", f"/repos/alice/r/actions/jobs/{run['id']}/logs",
+                                      token=self.alice)
+        self.assertEqual(status, 302)
+        where = urllib.parse.urlsplit(h["location"])
+        conn = self.fake.connection()
+        conn.request("GET", where.path + "?" + where.query)  # no token, as on GitHub
+        resp = conn.getresponse()
+        self.assertEqual((resp.status, resp.read()), (200, b"step 1\nerror: boom\n"))
+        conn.close()
+        conn = self.fake.connection()
+        conn.request("GET", where.path + "?sig=forged")
+        self.assertEqual(conn.getresponse().status, 403)
+        conn.close()
+        status, _, _ = self.fake.call("GET", f"/repos/alice/r/actions/jobs/{run['id']}/logs")
+        self.assertEqual(status, 401)
+
+    def test_statuses_combine_as_github_combines_them(self):
+        _, _, combined = self.fake.call("GET", "/repos/alice/r/commits/feature/status",
+                                        token=self.alice)
+        self.assertEqual((combined["state"], combined["total_count"]), ("pending", 0))
+        status, _, s = self.fake.call("POST", f"/repos/alice/r/statuses/{self.sha}",
+                                      {"state": "success", "context": "ci/lint"},
+                                      token=self.alice)
+        self.assertEqual((status, s["state"], s["creator"]["login"]), (201, "success", "alice"))
+        self.fake.control("POST", f"repos/alice/r/statuses/{self.sha}",
+                          {"state": "error", "context": "ci/test", "user": "bot"})
+        _, _, combined = self.fake.call("GET", f"/repos/alice/r/commits/{self.sha}/status",
+                                        token=self.alice)
+        self.assertEqual((combined["state"], combined["sha"]), ("failure", self.sha))
+        self.assertEqual(sorted(x["context"] for x in combined["statuses"]),
+                         ["ci/lint", "ci/test"])
+        _, _, listed = self.fake.call("GET", f"/repos/alice/r/commits/{self.sha}/statuses",
+                                      token=self.alice)
+        self.assertEqual([x["state"] for x in listed], ["error", "success"])
+
+
 class FakeGithubFilesTest(unittest.TestCase):
     def test_the_log_file_has_the_entries_and_the_snapshot_no_token(self):
-        import tempfile
+
         log = os.path.join(tempfile.mkdtemp(prefix="fake-github-log-"), "log.jsonl")
         fake = Fake(extra=("--log", log))
         try:

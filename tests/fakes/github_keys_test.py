@@ -161,6 +161,15 @@ class KeysMatchTheRecordings(unittest.TestCase):
                                          {"body": "done"}, token=t)
         cls.got["request_reviewers"] = f.call("POST", "/repos/alice/r/pulls/3/requested_reviewers",
                                               {"reviewers": ["bob"]}, token=t)
+        # A failing check run of GitHub Actions with an annotation and a log, and two statuses
+        # (issue 26: the checks of a pull request's head commit).
+        head = f.call("GET", "/repos/alice/r/git/ref/heads/feature", token=t)[2]["object"]["sha"]
+        check = f.control("POST", "repos/alice/r/check-runs", {
+            "head_sha": head, "name": "build", "conclusion": "failure", "log": "boom\n",
+            "annotations": [{"path": "feature.txt", "start_line": 1, "message": "m"}]})
+        cls.got["create_status"] = f.call("POST", f"/repos/alice/r/statuses/{head}",
+                                          {"state": "failure", "context": "ci/x"}, token=t)
+        job_run = f.call("GET", f"/repos/alice/r/actions/jobs/{check['id']}", token=t)[2]["run_id"]
         cls.got["label_422"] = f.call("POST", "/repos/alice/r/labels",
                                       {"name": "y", "color": "invalid"}, token=t)
         for name, path in [
@@ -182,7 +191,17 @@ class KeysMatchTheRecordings(unittest.TestCase):
                 ("list_reviews", "/repos/alice/r/pulls/3/reviews"),
                 ("list_review_comments", "/repos/alice/r/pulls/3/comments"),
                 ("list_review_comments_for_repo", "/repos/alice/r/pulls/comments"),
-                ("get_requested_reviewers", "/repos/alice/r/pulls/3/requested_reviewers")]:
+                ("get_requested_reviewers", "/repos/alice/r/pulls/3/requested_reviewers"),
+                ("list_check_runs", f"/repos/alice/r/commits/{head}/check-runs"),
+                ("list_check_suites", f"/repos/alice/r/commits/{head}/check-suites"),
+                ("get_check_run", f"/repos/alice/r/check-runs/{check['id']}"),
+                ("list_annotations", f"/repos/alice/r/check-runs/{check['id']}/annotations"),
+                ("get_check_suite",
+                 f"/repos/alice/r/check-suites/{check['check_suite']['id']}"),
+                ("list_statuses", f"/repos/alice/r/commits/{head}/statuses"),
+                ("combined_status", f"/repos/alice/r/commits/{head}/status"),
+                ("get_job", f"/repos/alice/r/actions/jobs/{check['id']}"),
+                ("list_jobs", f"/repos/alice/r/actions/runs/{job_run}/jobs")]:
             cls.got[name] = f.call("GET", path, token=t)
         cls.got["bad_credentials"] = f.call("GET", "/user", token="ghp_" + "0" * 36)
 
@@ -241,6 +260,16 @@ class KeysMatchTheRecordings(unittest.TestCase):
              "201"),
             ("get_requested_reviewers", R + "/pulls/{pull_number}/requested_reviewers", "get",
              "200"),
+            ("list_check_runs", R + "/commits/{ref}/check-runs", "get", "200"),
+            ("list_check_suites", R + "/commits/{ref}/check-suites", "get", "200"),
+            ("get_check_run", R + "/check-runs/{check_run_id}", "get", "200"),
+            ("list_annotations", R + "/check-runs/{check_run_id}/annotations", "get", "200"),
+            ("get_check_suite", R + "/check-suites/{check_suite_id}", "get", "200"),
+            ("create_status", R + "/statuses/{sha}", "post", "201"),
+            ("list_statuses", R + "/commits/{ref}/statuses", "get", "200"),
+            ("combined_status", R + "/commits/{ref}/status", "get", "200"),
+            ("get_job", R + "/actions/jobs/{job_id}", "get", "200"),
+            ("list_jobs", R + "/actions/runs/{run_id}/jobs", "get", "200"),
         ]
 
     def explain(self, found, allowed):

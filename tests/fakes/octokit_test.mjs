@@ -1,7 +1,8 @@
 // @octokit/rest (npm, pinned by scripts/test-data), unchanged, against the fake GitHub over TLS
 // with a test CA (NODE_EXTRA_CA_CERTS, set by the test for the child it runs): it paginates
 // issues by the fake's Link headers (octokit.paginate), reads a pull request, creates a comment
-// and reads it back. Run: node --test tests/fakes/octokit_test.mjs
+// and reads it back, reads check runs, annotations, the combined status and a job's log (through
+// the fake's 302, as GitHub answers). Run: node --test tests/fakes/octokit_test.mjs
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, execFileSync } from "node:child_process";
@@ -133,3 +134,35 @@ test("octokit_rest_creates_a_comment_and_reads_a_draft_pull_request", when, asyn
   assert.equal(out.refused, 422);
   assert.ok(out.remaining < 5000 && out.remaining > 4900);
 });
+
+test("octokit_rest_reads_check_runs_statuses_and_a_jobs_log_through_its_redirect", when,
+  async () => {
+    const run = await control("POST", "repos/alice/r/check-runs", {
+      branch: "feature", name: "build", conclusion: "failure", log: "step 1\nerror: boom\n",
+      annotations: [{ path: "f", start_line: 1, message: "E: boom" }] });
+    await control("POST", `repos/alice/r/statuses/${run.head_sha}`,
+      { state: "error", context: "ci/ext" });
+    const out = octokit(`
+      const repo = { owner: "alice", repo: "r" };
+      const runs = await octokit.rest.checks.listForRef({ ...repo, ref: "feature" });
+      const notes = await octokit.rest.checks.listAnnotations({ ...repo,
+        check_run_id: runs.data.check_runs[0].id });
+      const combined = await octokit.rest.repos.getCombinedStatusForRef({ ...repo,
+        ref: "feature" });
+      const job = await octokit.rest.actions.getJobForWorkflowRun({ ...repo,
+        job_id: runs.data.check_runs[0].id });
+      const log = await octokit.rest.actions.downloadJobLogsForWorkflowRun({ ...repo,
+        job_id: runs.data.check_runs[0].id });
+      return { names: runs.data.check_runs.map((x) => x.conclusion + " " + x.name),
+               note: notes.data[0].message, state: combined.data.state,
+               job: job.data.conclusion, status: log.status,
+               log: typeof log.data === "string" ? log.data : "",
+               location: log.headers.location || "" };`);
+    assert.deepEqual(out.names, ["failure build"]);
+    assert.equal(out.note, "E: boom");
+    assert.equal(out.state, "failure");
+    assert.equal(out.job, "failure");
+    // fetch follows GitHub's 302 to the log (a client that does not sees the Location).
+    if (out.status === 302) assert.match(out.location, /\/_logs\/alice\/r\/jobs\//);
+    else assert.equal(out.log, "step 1\nerror: boom\n");
+  });

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "watch/triggers.h"
+#include "watch/triggers_ci.h"
 
 namespace aw {
 namespace {
@@ -154,6 +155,44 @@ TEST(PullTriggers, AwayworksOwnPostsArePassedOverAndEditsNeverTrigger) {
   EXPECT_EQ(s.found[2].id, 43);
   EXPECT_EQ(s.seen.comment, 43);
   EXPECT_EQ(s.seen.review_comment, 31);
+}
+
+// follow_ci (issue 26): a failing check is judged once per head; max_ci_attempts fixes in a row
+// that leave it failing stop; a head on which it passes ends the count.
+TEST(CiTriggers, AFailingCheckTriggersOncePerHeadAndStopsPastMaxAttempts) {
+  CiState st;
+  EXPECT_FALSE(judge_ci(st, "h0", {}, 2).trigger);  // passing (or still running): nothing
+  CiVerdict first = judge_ci(st, "h0", {"build"}, 2);
+  EXPECT_TRUE(first.trigger);
+  EXPECT_EQ(first.check, "build");
+  EXPECT_EQ(first.streak, 1);
+  EXPECT_FALSE(judge_ci(st, "h0", {"build"}, 2).trigger);  // the same head: asked already
+  EXPECT_TRUE(judge_ci(st, "h1", {"build"}, 2).trigger);   // the first fix failed: attempt 2
+  CiVerdict stop = judge_ci(st, "h2", {"build"}, 2);       // the second fix failed too
+  EXPECT_TRUE(stop.stop);
+  EXPECT_FALSE(stop.trigger);
+  EXPECT_EQ(stop.streak, 3);
+  // A head where it passes ends the count; a later failure starts again.
+  EXPECT_FALSE(judge_ci(st, "h3", {}, 2).trigger);
+  CiVerdict again = judge_ci(st, "h4", {"build"}, 2);
+  EXPECT_TRUE(again.trigger);
+  EXPECT_EQ(again.streak, 1);
+  // Another check failing on the same head is new: it asks too.
+  CiVerdict lint = judge_ci(st, "h4", {"build", "lint"}, 2);
+  EXPECT_TRUE(lint.trigger);
+  EXPECT_EQ(lint.check, "lint");
+  // Kept across restarts.
+  auto back = ci_state_from_json(to_json(st), "test");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->head, "h4");
+  EXPECT_EQ(back->streak.at("build"), 1);
+  EXPECT_FALSE(ci_state_from_json(nlohmann::json::array(), "test"));
+}
+
+TEST(CiTriggers, ACheckNameIsWrittenInAPostOnlyAsPlainCharacters) {
+  EXPECT_EQ(ci_name_for_post("ci / build (linux)"), "ci / build (linux)");
+  EXPECT_EQ(ci_name_for_post("x`\n@all <!-- y -->"), "x???all ??-- y --?");
+  EXPECT_EQ(ci_name_for_post(std::string(300, 'a')).size(), 103u);
 }
 
 }  // namespace

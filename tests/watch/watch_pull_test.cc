@@ -4,7 +4,9 @@
 // which pushes one fast-forward commit, replies in both threads and re-requests the review. A
 // stranger's review comment and awaywork's own comment start nothing; follow_up.max_units_per_pr
 // stops the third unit with a marked comment; someone else's pull request gets a comment saying
-// that following it up is not built, and no unit.
+// that following it up is not built, and no unit. With follow_ci, a failing check starts one
+// follow-up, follow_up.max_ci_attempts stops the next with one marked comment, a passing check
+// starts nothing, and without follow_ci no check is even read.
 #include "watch_fixture.h"
 
 namespace aw::test {
@@ -226,6 +228,97 @@ TEST_F(WatchPull, AnotherPersonsPullRequestGetsACommentNotAUnit) {
   // Answered once: the next pass says nothing more.
   auto again = watch_once();
   EXPECT_TRUE(pull_events(again, "follow_up_refused").empty()) << again.dump(1);
+}
+
+// follow_ci (issue 26): a failing check on the head of awaywork's own pull request.
+class WatchPullCi : public WatchPull {
+ protected:
+  void SetUp() override {
+    WatchPull::SetUp();
+    extra_repo_keys =
+        "    follow_ci: true\n    follow_up: {max_units_per_pr: 5, max_ci_attempts: 1, "
+        "cooldown: 0}\nwatch:\n" +
+        watch_keys;
+    write_config();
+  }
+
+  json check(const std::string& conclusion, const std::string& log = "make test\nFAIL\n") {
+    return fake->control(
+        "POST", "repos/octo/web/check-runs",
+        {{"branch", branch}, {"name", "build"}, {"conclusion", conclusion}, {"log", log}});
+  }
+
+  int ci_limit_comments() {
+    int said = 0;
+    for (const auto& k : get("/repos/octo/web/issues/" + std::to_string(pull) + "/comments"))
+      if (k["body"].get<std::string>().find("<!-- awaywork:follow-up pr=" + std::to_string(pull) +
+                                            " item=ci-limit -->") != std::string::npos) {
+        ++said;
+        EXPECT_EQ(k["user"]["login"], "aw-bot");
+      }
+    return said;
+  }
+};
+
+TEST_F(WatchPullCi, AFailingCheckStartsOneFollowUpAndMaxCiAttemptsStopsWithOneComment) {
+  open_pull();
+  ASSERT_TRUE(check("failure").contains("id"));
+  write_agent(
+      "cat > \"$AWAYWORK_OUTPUTS/task.txt\"\n"
+      "echo fixed >> b.txt");
+  auto log = watch_once();
+  auto admitted = pull_events(log, "trigger_admitted");
+  ASSERT_EQ(admitted.size(), 1u) << log.dump(1);
+  EXPECT_EQ(admitted[0]["kind"], "check");
+  auto ended = pull_events(log, "follow_up_ended");
+  ASSERT_EQ(ended.size(), 1u) << log.dump(1);
+  ASSERT_EQ(ended[0]["state"], "done") << ended[0].dump(1);
+  std::string head = fake_git("rev-parse refs/heads/" + branch);
+  EXPECT_EQ(fake_git("rev-parse " + branch + "^"), first_commit);
+  // The same head judged again asks for nothing more.
+  auto quiet = watch_once();
+  EXPECT_TRUE(pull_events(quiet, "unit_spawned").empty()) << quiet.dump(1);
+
+  // The fix's head fails the same check: max_ci_attempts 1 is spent, watch stops and says so.
+  ASSERT_TRUE(check("failure").contains("id"));
+  auto stop = watch_once();
+  EXPECT_TRUE(pull_events(stop, "unit_spawned").empty()) << stop.dump(1);
+  ASSERT_EQ(pull_events(stop, "follow_up_ci_limit").size(), 1u) << stop.dump(1);
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + branch), head);
+  EXPECT_EQ(ci_limit_comments(), 1);
+  // Said once: another failing run of it adds no second comment and starts nothing.
+  ASSERT_TRUE(check("timed_out").contains("id"));
+  auto again = watch_once();
+  EXPECT_TRUE(pull_events(again, "unit_spawned").empty()) << again.dump(1);
+  EXPECT_EQ(ci_limit_comments(), 1);
+}
+
+TEST_F(WatchPullCi, APassingCheckStartsNothing) {
+  open_pull();
+  ASSERT_TRUE(check("success").contains("id"));
+  fake->control("POST", "repos/octo/web/statuses/" + first_commit,
+                {{"state", "success"}, {"context", "ci/lint"}});
+  size_t writes = fake->writes().size();
+  auto log = watch_once();
+  EXPECT_TRUE(pull_events(log, "trigger_admitted").empty()) << log.dump(1);
+  EXPECT_TRUE(pull_events(log, "unit_spawned").empty()) << log.dump(1);
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + branch), first_commit);
+  EXPECT_EQ(fake->writes().size(), writes) << fake->writes().dump(2);
+}
+
+TEST_F(WatchPullCi, WithoutFollowCiAFailingCheckStartsNothing) {
+  extra_repo_keys = "    follow_up: {max_units_per_pr: 5, cooldown: 0}\nwatch:\n" + watch_keys;
+  write_config();
+  open_pull();
+  ASSERT_TRUE(check("failure").contains("id"));
+  fake->control("POST", "repos/octo/web/statuses/" + first_commit,
+                {{"state", "error"}, {"context", "ci/ext"}});
+  auto log = watch_once();
+  EXPECT_TRUE(pull_events(log, "trigger_admitted").empty()) << log.dump(1);
+  EXPECT_TRUE(pull_events(log, "unit_spawned").empty()) << log.dump(1);
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + branch), first_commit);
+  for (const auto& e : fake->control("GET", "log"))
+    EXPECT_EQ(e.value("path", "").find("/check-runs"), std::string::npos) << e.dump();
 }
 
 }  // namespace

@@ -5,7 +5,7 @@ error answers. The server (server.py) adds auth, rate limits, ETags and the log 
 import re
 import subprocess
 
-from . import reviews, shapes
+from . import checks, reviews, shapes
 from .store import FakeError, invalid, not_found, parse_iso
 
 PULLS_DOC = "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"
@@ -557,6 +557,7 @@ ROUTES = [
     ("GET", REPO + r"/actions/workflows/(?P<wf>[^/]+)/runs", list_workflow_runs),
 ]
 ROUTES += reviews.ROUTES  # reviews, review comments and their threads, requested reviewers
+ROUTES += checks.ROUTES  # check suites and runs, statuses, Actions jobs and their logs
 COMPILED = [(method, re.compile(pattern + "$"), fn) for method, pattern, fn in ROUTES]
 
 

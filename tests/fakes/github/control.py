@@ -4,7 +4,7 @@ collaborators, issues and comments by anyone) and reads back what awaywork did (
 
 import re
 
-from . import api, reviews, shapes
+from . import api, checks, reviews, shapes
 from .store import ROLES, FakeError, invalid
 
 REPO = r"/_fake/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
@@ -146,6 +146,20 @@ def edit_review_comment(st, b, m, urls):
     return 200, shapes.review_comment(r, c, st, urls)
 
 
+def check_run(st, b, m, urls):
+    """A check run of GitHub Actions (checks.add_check_run): {head_sha or branch, name,
+    conclusion, annotations, log}."""
+    r = st.repo(m["owner"], m["repo"])
+    return 201, checks.run_shape(r, checks.add_check_run(st, r, b), st, urls)
+
+
+def status(st, b, m, urls):
+    """A commit status by anyone ("user"): {state, context, description, target_url}."""
+    r = st.repo(m["owner"], m["repo"])
+    s = checks.add_status(st, r, m["sha"], as_user(st, r, b), b)
+    return 201, checks.status_shape(r, s, st, urls)
+
+
 def faults(st, b, m, urls):
     for key in ("secondary_limit", "retry_after", "secondary_status", "server_errors", "status",
                 "poll_interval"):
@@ -191,6 +205,8 @@ ROUTES = [
     ("PATCH", REPO + r"/pulls/comments/(?P<id>\d+)", edit_review_comment),
     ("GET", REPO + r"/actions/runs", runs),
     ("PATCH", REPO + r"/actions/runs/(?P<id>\d+)", run_state),
+    ("POST", REPO + r"/check-runs", check_run),
+    ("POST", REPO + r"/statuses/(?P<sha>[^/]+)", status),
     ("POST", r"/_fake/faults", faults),
     ("POST", r"/_fake/clock", clock),
     ("GET", r"/_fake/stats", stats),

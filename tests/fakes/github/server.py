@@ -20,7 +20,7 @@ import urllib.parse
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import fakeserver  # noqa: E402  (tests/fakes/fakeserver.py: the shared plumbing)
 
-from . import api, control, githttp, shapes  # noqa: E402
+from . import api, checks, control, githttp, shapes  # noqa: E402
 from .store import FakeError  # noqa: E402
 
 LIMIT = {True: 5000, False: 60}  # authenticated, anonymous (GitHub's primary limits)
@@ -117,6 +117,13 @@ class Handler(fakeserver.Handler):
             _, _ = self.read_body()
             return self.send(404, b'{"message":"the control port serves /_fake/ only"}',
                              {"Content-Type": "application/json; charset=utf-8"})
+        if path.startswith("/_logs/"):  # where a job log's 302 points (GitHub's blob storage)
+            _, _ = self.read_body()
+            with st.lock:
+                query = dict(urllib.parse.parse_qsl(url.query, keep_blank_values=True))
+                status, text = checks.log_text(st, path, query)
+                self.record("log", path, None, status, False)
+            return self.send(status, text.encode(), {"Content-Type": "text/plain; charset=utf-8"})
         gm = githttp.match(path)
         if gm:
             return self.git(gm, url.query)

@@ -1,0 +1,182 @@
+// Why each step: a check's name, its annotations and its log are written by whoever can change a
+// workflow or post a status (on a pull request, its author): they are read here as data, only
+// capped and redacted, and quoted by pr_task.cc in fences like review comments. The log's URL
+// comes from GitHub's own redirect and is fetched without the token: the token never leaves the
+// API's host, and a plain-HTTP URL is refused unless it is loopback (beast_transport's rule).
+#include "forge/pr_checks.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+#include "check/redact.h"
+#include "forge/session.h"
+
+namespace aw {
+
+using nlohmann::json;
+
+namespace {
+
+std::string text_of(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+int64_t int_of(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>() : 0;
+}
+
+// "https://host:port/path?query" -> ("https://host:port", "/path?query"); nullopt when it is not
+// an absolute http(s) URL.
+std::optional<std::pair<std::string, std::string>> split_url(const std::string& url) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return std::nullopt;
+  std::string s = url.substr(0, scheme);
+  if (s != "https" && s != "http") return std::nullopt;
+  size_t path = url.find('/', scheme + 3);
+  if (path == scheme + 3) return std::nullopt;
+  if (path == std::string::npos) return std::make_pair(url, std::string("/"));
+  return std::make_pair(url.substr(0, path), url.substr(path));
+}
+
+std::string annotation_line(const json& a) {
+  std::string where = text_of(a, "path");
+  if (int64_t line = int_of(a, "start_line"); line > 0) where += fmt::format(":{}", line);
+  std::string title = text_of(a, "title");
+  return fmt::format("{} ({}) {}{}", where, text_of(a, "annotation_level"),
+                     title.empty() ? "" : title + ": ", text_of(a, "message"));
+}
+
+}  // namespace
+
+bool failing_conclusion(std::string_view c) {
+  static constexpr std::array<std::string_view, 6> kFailing = {
+      "failure", "timed_out", "cancelled", "action_required", "startup_failure", "stale"};
+  return std::find(kFailing.begin(), kFailing.end(), c) != kFailing.end();
+}
+
+Result<std::vector<FailingCheck>> failing_checks_from_json(const json& check_runs,
+                                                           const json& combined) {
+  std::vector<FailingCheck> out;
+  std::set<std::string> names;
+  if (!check_runs.is_null()) {
+    if (!check_runs.is_object() || !check_runs.contains("check_runs") ||
+        !check_runs["check_runs"].is_array())
+      return fail("GitHub's check runs: expected an object with a check_runs list, got {}",
+                  check_runs.type_name());
+    for (const json& c : check_runs["check_runs"]) {
+      if (!c.is_object()) continue;
+      std::string name = text_of(c, "name");
+      // The newest run of a name decides (GitHub lists the newest first).
+      if (!names.insert("run:" + name).second) continue;
+      if (text_of(c, "status") != "completed" || !failing_conclusion(text_of(c, "conclusion")))
+        continue;
+      FailingCheck f;
+      f.kind = "check run";
+      f.name = name;
+      f.conclusion = text_of(c, "conclusion");
+      f.id = int_of(c, "id");
+      f.url = text_of(c, "details_url");
+      if (c.contains("app") && c["app"].is_object())
+        f.actions = text_of(c["app"], "slug") == "github-actions";
+      if (c.contains("output") && c["output"].is_object())
+        f.summary = text_of(c["output"], "title");
+      out.push_back(std::move(f));
+    }
+  }
+  if (!combined.is_null()) {
+    if (!combined.is_object() || !combined.contains("statuses") || !combined["statuses"].is_array())
+      return fail("GitHub's combined status: expected an object with a statuses list, got {}",
+                  combined.type_name());
+    for (const json& s : combined["statuses"]) {
+      std::string state = text_of(s, "state");
+      std::string context = text_of(s, "context");
+      if (!names.insert("status:" + context).second) continue;
+      if (state != "failure" && state != "error") continue;
+      FailingCheck f;
+      f.kind = "status";
+      f.name = context;
+      f.conclusion = state;
+      f.url = text_of(s, "target_url");
+      f.summary = text_of(s, "description");
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
+std::string log_tail(std::string_view log, size_t cap, const std::vector<std::string>& literals,
+                     bool* cut) {
+  // Redacted whole first: a secret across the cut would otherwise leave its end unredacted.
+  std::string all = redact_all(log, literals);
+  if (cut) *cut = all.size() > cap;
+  if (all.size() <= cap) return all;
+  size_t from = all.size() - cap;
+  size_t line = all.find('\n', from);
+  if (line != std::string::npos && line + 1 < all.size()) {
+    from = line + 1;
+  } else {
+    while (from < all.size() && (static_cast<unsigned char>(all[from]) & 0xC0) == 0x80) ++from;
+  }
+  return all.substr(from);
+}
+
+Result<std::vector<FailingCheck>> read_failing_checks(ForgeSession& s, const std::string& sha,
+                                                      bool details) {
+  std::string commit = fmt::format("/repos/{}/commits/{}", s.owner_repo, sha);
+  AW_TRY(json runs, s.gh.get(commit + "/check-runs?filter=latest&per_page=100"));
+  AW_TRY(json combined, s.gh.get(commit + "/status?per_page=100"));
+  AW_TRY(std::vector<FailingCheck> failing,
+         with_context(failing_checks_from_json(runs, combined), "GET " + commit));
+  if (!details) return failing;
+  for (FailingCheck& f : failing) {
+    if (f.kind != "check run" || f.id == 0) continue;
+    std::string notes =
+        fmt::format("/repos/{}/check-runs/{}/annotations?per_page=100", s.owner_repo, f.id);
+    if (auto a = s.gh.get(notes); a && a->is_array()) {
+      for (const json& one : *a) {
+        if (f.annotations.size() >= kMaxAnnotations) {
+          ++f.annotations_left_out;
+          continue;
+        }
+        f.annotations.push_back(redact_all(annotation_line(one), {s.token}));
+      }
+    } else {
+      f.annotations.push_back("(awaywork could not read this check's annotations)");
+    }
+    if (!f.actions) continue;
+    // The job's log: a 302 to where GitHub keeps it, asked without the token.
+    std::string target = fmt::format("/repos/{}/actions/jobs/{}/logs", s.owner_repo, f.id);
+    auto r = s.gh.call("GET", target);
+    std::string why;
+    if (!r) {
+      why = r.error().message;
+    } else if (r->status != 302 || !r->headers.count("location")) {
+      why = fmt::format("GitHub answered {} without a redirect to the log", r->status);
+    } else if (auto where = split_url(r->headers.at("location")); !where) {
+      why = "GitHub's redirect is not an http(s) URL";
+    } else {
+      TransportOptions topt;
+      topt.api_url = where->first;
+      topt.ca_file = s.forge.ca_file;
+      auto t = beast_transport(topt);
+      if (!t) {
+        why = t.error().message;
+      } else if (auto res = (*t)->send({"GET", where->second, {{"User-Agent", "awaywork"}}, ""});
+                 !res) {
+        why = res.error().message;
+      } else if (res->status != 200) {
+        why = fmt::format("the log's URL answered {}", res->status);
+      } else {
+        f.log_tail = log_tail(res->body, kMaxLogTail, {s.token}, &f.log_cut);
+      }
+    }
+    if (!why.empty())
+      f.log_tail = "(awaywork could not read this job's log: " + redact_all(why, {s.token}) + ")";
+  }
+  return failing;
+}
+
+}  // namespace aw

@@ -1,0 +1,64 @@
+// The failing checks of a pull request's head commit (issue 26, `follow_ci: true`): GitHub's
+// check runs whose conclusion is a failure (failure, timed_out, cancelled, action_required,
+// startup_failure, stale) and commit statuses in state failure or error, each with what a
+// follow-up's task quotes of it: its annotations (capped) and, for a GitHub Actions job, the tail
+// of its log (capped and redacted here; cleaned and fenced by the task, pr_task.h). Every word of
+// it is text that whoever can push a workflow or post a status has shaped: data, never
+// instructions.
+//
+//   AW_TRY(auto failing, read_failing_checks(session, pull.head_sha));
+//   PullTask t; t.checks = failing;
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+
+namespace aw {
+
+struct ForgeSession;  // forge/session.h; this header stays light: the pure task (pr_task.h) uses it
+
+struct FailingCheck {
+  std::string kind;        // "check run" or "status"
+  std::string name;        // the check run's name or the status's context
+  std::string conclusion;  // failure, timed_out, cancelled, ...; a status's failure or error
+  int64_t id = 0;          // the check run's id (an Actions job's id too); 0 for a status
+  bool actions = false;    // made by GitHub Actions: a job with a log
+  std::string url;         // details_url or target_url
+  std::string summary;     // the check run's output title, or the status's description
+  std::vector<std::string> annotations;  // "path:line (level) title: message", at most kMax...
+  int annotations_left_out = 0;
+  std::string log_tail;  // the end of the job's log, redacted, at most kMaxLogTail bytes
+  bool log_cut = false;  // the log was longer
+};
+
+inline constexpr size_t kMaxAnnotations = 20;
+inline constexpr size_t kMaxLogTail = 16 * 1024;
+
+// A check run's conclusion that a follow-up fixes.
+bool failing_conclusion(std::string_view conclusion);
+
+// Pure: the failing checks of GET .../commits/SHA/check-runs (null: not read) and of GET
+// .../commits/SHA/status (the combined status; null: not read), check runs first, each name once
+// (GitHub's filter=latest gives a name's newest run; a status's newest per context).
+Result<std::vector<FailingCheck>> failing_checks_from_json(const nlohmann::json& check_runs,
+                                                           const nlohmann::json& combined);
+
+// The end of a log: at most `cap` bytes, from a line's start (a UTF-8 character's at least),
+// redacted of secret-shaped tokens and of `literals` (the forge's token). cut: it was longer.
+std::string log_tail(std::string_view log, size_t cap, const std::vector<std::string>& literals,
+                     bool* cut = nullptr);
+
+// Reads the head's failing checks; with details, also each check run's annotations and each
+// Actions job's log (GET .../actions/jobs/ID/logs answers 302 to a short-lived URL, which is
+// fetched without the token, as GitHub's own clients do). A log or annotations that cannot be
+// read leave a note in their place, never an Error: the check still failed.
+Result<std::vector<FailingCheck>> read_failing_checks(ForgeSession& s, const std::string& sha,
+                                                      bool details);
+
+}  // namespace aw
