@@ -628,6 +628,16 @@ test("a 50 MiB log: its tail at once, older parts on demand, search, the raw fil
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) window.longTasks.push(Math.round(e.duration));
     }).observe({ type: "longtask" });
+    // When the log's last line came onto the page: the steps are asked only after it.
+    new MutationObserver((records, self) => {
+      for (const r of records)
+        for (const n of r.addedNodes)
+          if (n.nodeType === 1 && n.classList.contains("ln") && n.textContent === "big log end\n") {
+            window.lastLineAt = performance.now();
+            self.disconnect();
+            return;
+          }
+    }).observe(document, { childList: true, subtree: true });
   });
   await page.goto(`http://127.0.0.1:${w.port}/#/unit/${id}`);
   await page.reload(); // a new document: the observer is in it from the start
@@ -656,6 +666,18 @@ test("a 50 MiB log: its tail at once, older parts on demand, search, the raw fil
   }, { timeout: 10000 });
   assert.ok(tail.first > 400000, String(tail.first));
   assert.equal(tail.gaps, 0);
+  // The agent's steps (a plain command agent: each line one) come after the log's first screen,
+  // asked once: before, the page asked for them and laid them out first, and the first screen
+  // took 291 ms instead of 178. The server sends the last 2000 and says how many it left out.
+  await page.waitForSelector("#steps li", { timeout: 30000 });
+  const order = await page.evaluate(() => ({ shown: window.lastLineAt,
+    asked: performance.getEntriesByType("resource").filter((e) => new URL(e.name).pathname.endsWith("/events"))
+      .map((e) => e.startTime) }));
+  assert.equal(order.asked.length, 1, JSON.stringify(order));
+  assert.ok(order.shown > 0 && order.asked[0] > order.shown, `steps asked at ${order.asked[0]} ms, the last line shown at ${order.shown} ms`);
+  assert.equal(await page.$$eval("#steps li", (ls) => ls.length), 2000);
+  assert.match(await text("#steps-left-out"), /^The last 2000 of \d{6} steps; the log holds them all\.$/);
+  assert.equal(await page.$eval("#steps li:last-child", (l) => l.dataset.step), "message");
   assert.match(await text("#log-range"), /Showing the last 256 KiB of 50\.\d MiB/);
   await shot("unit-big-log-1280");
   await page.click("#log-older");
