@@ -1053,9 +1053,19 @@ class LogView {
     const title = el("span", { class: "sec-title" }, p.name);
     const status = el("span", { class: "sec-status muted" });
     const body = el("div", { class: "log-lines" });
+    const sec = { name: p.name, offset: p.offset, line: p.line, at: p.at, title, status, body, key: "" };
+    // The phase's own bytes as a file (issue 25: each section with a raw download). A button in
+    // the summary: its click must not fold the section.
+    const raw = el("button", { type: "button", class: "sec-raw", "aria-label": `Download the raw log of ${p.name}`,
+      onclick: (e) => {
+        e.preventDefault();
+        e.stopPropagation();
+        this.download(sec).catch(quiet);
+      } }, "raw");
+    sec.raw = raw;
     const details = el("details", { class: "log-section", open: true, "data-phase": p.name },
-      el("summary", {}, title, " ", status), body);
-    const sec = { name: p.name, offset: p.offset, line: p.line, at: p.at, details, title, status, body, key: "" };
+      el("summary", {}, title, " ", status, " ", raw), body);
+    sec.details = details;
     const after = this.sections.findIndex((s) => s.offset > p.offset);
     if (after < 0) {
       this.sections.push(sec);
@@ -1494,21 +1504,32 @@ class LogView {
   // The raw log (as the transcript holds it now, redacted as on the page) saved as a file. The
   // request carries the token in its header, so a plain link cannot fetch it: the page fetches it
   // and hands the browser a blob: URL to save.
-  async download() {
-    this.raw.disabled = true;
+  // The raw log as a file; given a section, that phase's bytes alone: from its heading to the
+  // next phase's (to the end for the last), as awaywork-ID-N-NAME.log (N its place, NAME made of
+  // safe characters: a phase's name is the configuration's, still not a path).
+  async download(sec) {
+    const button = sec ? sec.raw : this.raw;
+    let query = "download=1", name = `awaywork-${this.id}.log`;
+    if (sec) {
+      const i = this.sections.indexOf(sec), next = this.sections[i + 1];
+      query += `&offset=${sec.offset}` + (next ? `&end=${next.offset}` : "");
+      name = `awaywork-${this.id}-${i + 1}-${sec.name.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60)}.log`;
+    }
+    button.disabled = true;
     try {
-      const res = await this.request("download=1");
+      const res = await this.request(query);
       if (!res.ok) throw await this.failed(res);
       const blob = await res.blob();
       const url = URL.createObjectURL(blob);
-      const a = el("a", { href: url, download: `awaywork-${this.id}.log`, hidden: true });
+      const a = el("a", { href: url, download: name, hidden: true });
       document.body.append(a);
       a.click();
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 60000);
-      this.raw.dataset.bytes = String(blob.size);
+      button.dataset.bytes = String(blob.size);
+      button.dataset.file = name;
     } finally {
-      this.raw.disabled = false;
+      button.disabled = false;
     }
   }
 }

@@ -139,7 +139,7 @@ test("while a unit runs: its phase with a running clock, the log in numbered sec
   // heading (line 1); the terminal escape line 2, "slow agent line 3" line 5.
   await page.waitForFunction(() => document.querySelector("#log").textContent.includes("slow agent line 3\n"), { timeout: 30000 });
   await page.waitForSelector('#log details[data-phase=agent][data-state=running][open] .clock');
-  assert.match(await text("#log details[data-phase=agent] > summary"), /^agent: .*\/slow running · \d+:\d\d$/);
+  assert.match(await text("#log details[data-phase=agent] > summary"), /^agent: .*\/slow running · \d+:\d\d raw$/);
   const lines = await sectionLines("agent");
   assert.equal(lines[0][0], "1");
   assert.match(lines[0][1], /^── agent: .*\/slow ──\n$/);
@@ -174,6 +174,27 @@ test("when it ended: a section per phase, each check named by its command, and t
   assert.equal(await page.$eval("#log details[data-phase=agent]", (d) => d.open), false);
   await page.keyboard.press("Enter");
   assert.equal(await page.$eval("#log details[data-phase=agent]", (d) => d.open), true);
+  // Each section's raw bytes as a file: from its heading to the next phase's, not folded by the
+  // click (issue 25: each phase's section with a raw download).
+  const id = await page.evaluate(() => location.hash.slice("#/unit/".length));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aw-download-"));
+  try {
+    await browser.defaultBrowserContext().setDownloadBehavior({ policy: "allow", downloadPath: dir });
+    await page.click('#log details[data-phase="check 1"] .sec-raw');
+    const file = path.join(dir, `awaywork-${id}-2-check_1.log`);
+    for (const until = Date.now() + 10000; !fs.existsSync(file);) {
+      assert.ok(Date.now() < until, `saved: ${fs.readdirSync(dir).join(", ") || "nothing"}`);
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    await page.waitForFunction(() => document.querySelector('#log details[data-phase="check 1"] .sec-raw').dataset.bytes);
+    const saved = fs.readFileSync(file, "utf8");
+    assert.ok(saved.startsWith("\u2500\u2500 check 1: sh -c echo check one passes \u2500\u2500\ncheck one passes\n"), JSON.stringify(saved));
+    assert.ok(!saved.includes("check 2") && !saved.includes("agent"), JSON.stringify(saved));
+    assert.equal(await page.$eval('#log details[data-phase="check 1"]', (d) => d.open), true, "the click did not fold it");
+  } finally {
+    await browser.defaultBrowserContext().setDownloadBehavior({ policy: "default" });
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
   // The times of an ended unit's lines are all known.
   const untimed = await page.$$eval("#log .ln:not([data-t])", (ls) => ls.length);
   assert.equal(untimed, 0);
