@@ -3,9 +3,9 @@
 // meanwhile (PerformanceObserver "longtask"), in headless Chromium against a stand-in for the API
 // (this script serves index.html, app.js, style.css from the folder, and one ended unit whose
 // log is 50 MiB of numbered lines, its marks and its parts, and its agent's last 2000 steps as
-// the real server gives them). Given two folders, alternates them
-// in the same run and prints the ratio: a change of web/ measured against its base.
-// Run: node bench/serve/log_page_bench.mjs [WEB] [BASE_WEB]
+// the real server gives them). Given more folders, alternates them in the same run and prints
+// the first's ratio to each: a change of web/ measured against its bases.
+// Run: node bench/serve/log_page_bench.mjs [WEB] [BASE_WEB...]
 //   e.g. mkdir /tmp/base && git archive main web | tar -x -C /tmp/base
 //        node bench/serve/log_page_bench.mjs web /tmp/base/web
 import fs from "node:fs";
@@ -120,5 +120,5 @@ webs.forEach((web, i) => console.log(`${web}: a 50 MiB log's first screen (its l
   `${median(got[i].shown).toFixed(1)} ms over ${got[i].shown.length} loads; longest task median ` +
   `${median(got[i].longest).toFixed(1)} ms, max ${Math.max(...got[i].longest).toFixed(1)} ms (0: none over 50 ms); ` +
   `with the steps shown too: longest task median ${median(got[i].all).toFixed(1)} ms, max ${Math.max(...got[i].all).toFixed(1)} ms`));
-if (webs.length === 2)
-  console.log(`first screen ${webs[0]} / ${webs[1]}: ${(median(got[0].shown) / median(got[1].shown)).toFixed(2)}`);
+for (let i = 1; i < webs.length; i++) // each folder after the first is a base of the first
+  console.log(`first screen ${webs[0]} / ${webs[i]}: ${(median(got[0].shown) / median(got[i].shown)).toFixed(2)}`);

@@ -884,6 +884,9 @@ test("a pull request's units show as one thread, linked, by keyboard and at 800 
   assert.match(rows[1][2], new RegExp("done accepted at " + "b".repeat(12)));
   assert.equal(await page.$eval("#thread-pull", (a) => a.getAttribute("href")), pr);
   assert.equal(await page.$eval("#thread [aria-current=page]", (e) => e.textContent), "pr-fix-unit");
+  // The pull request the unit published to, under Published (issue 25 defect 6), linked.
+  assert.equal(await page.$eval("#published #pull-request", (a) => a.getAttribute("href")), pr);
+  assert.match(await text("#published"), /^Branch awaywork\/pr-open-unit at b{12}; draft pull request #9$/);
   let reached = false;
   for (let i = 0; i < 60 && !reached; i++) {
     await page.keyboard.press("Tab");
