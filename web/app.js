@@ -382,10 +382,25 @@ function pullLink(pull) {
   return el("span", { id: "pull-request" }, label);
 }
 
+// The published branch on the forge, linked when the unit's pull request or issue gives the
+// repository's address (GitHub's layout: https://HOST/OWNER/REPO/pull/N or /issues/N, then
+// /tree/BRANCH); else the name alone (a local repository has no page). Both URLs come from the
+// record as http(s) only and are checked again here; the branch's segments are encoded.
+function branchOnForge(u) {
+  const branch = u.published.branch;
+  const pull = u.published.pull_request;
+  const from = [pull && pull.url, u.issue && u.issue.url].find((x) => typeof x === "string"
+    && /^https?:\/\/[^/?#\s]+\/[^/?#\s]+\/[^/?#\s]+\/(pull|issues)\/\d+$/.test(x));
+  const name = el("code", {}, branch);
+  if (!from || !branch) return name;
+  const href = from.replace(/\/(pull|issues)\/\d+$/, "") + "/tree/" + branch.split("/").map(encodeURIComponent).join("/");
+  return el("a", { id: "branch-link", href, rel: "noreferrer noopener", target: "_blank" }, name);
+}
+
 function publishedSection(u) {
   if (!u.published) return [el("p", { class: "muted" }, "Nothing published.")];
   const pull = u.published.pull_request;
-  return [el("p", { id: "published" }, "Branch ", el("code", {}, u.published.branch), " at ",
+  return [el("p", { id: "published" }, "Branch ", branchOnForge(u), " at ",
     el("code", {}, (u.published.commit || "").slice(0, 12)), pull ? ["; draft ", pullLink(pull)] : "")];
 }
 

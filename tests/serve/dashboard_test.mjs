@@ -887,6 +887,9 @@ test("a pull request's units show as one thread, linked, by keyboard and at 800 
   // The pull request the unit published to, under Published (issue 25 defect 6), linked.
   assert.equal(await page.$eval("#published #pull-request", (a) => a.getAttribute("href")), pr);
   assert.match(await text("#published"), /^Branch awaywork\/pr-open-unit at b{12}; draft pull request #9$/);
+  // and the branch, on the forge the pull request is on (the issue's "links to ... the branch").
+  assert.equal(await page.$eval("#published #branch-link", (a) => a.getAttribute("href")),
+    "https://github.example/o/r/tree/awaywork/pr-open-unit");
   let reached = false;
   for (let i = 0; i < 60 && !reached; i++) {
     await page.keyboard.press("Tab");
