@@ -41,9 +41,11 @@ if (option("--base-web") !== undefined) webs.push(["base", option("--base-web")]
 
 // Serves the page's files from web.dir (when it has one) to `page`: each request for them is
 // held when the server's answer comes (its status and headers, the CSP with them) and answered
-// with the folder's file instead. Returns a setter of the web the next loads take.
+// with the folder's file instead. Returns a setter of the web the next loads take. Without
+// --web nothing is held.
 async function pageFiles(page) {
   const state = { dir: null };
+  if (webs.every(([, dir]) => !dir)) return () => {}; // the binary's page, untouched
   const client = await page.target().createCDPSession();
   const files = { "/": "index.html", "/index.html": "index.html", "/app.js": "app.js", "/style.css": "style.css" };
   client.on("Fetch.requestPaused", async (e) => {
