@@ -382,10 +382,25 @@ function pullLink(pull) {
   return el("span", { id: "pull-request" }, label);
 }
 
+// The published branch on the forge, linked when the unit's pull request or issue gives the
+// repository's address (GitHub's layout: https://HOST/OWNER/REPO/pull/N or /issues/N, then
+// /tree/BRANCH); else the name alone (a local repository has no page). Both URLs come from the
+// record as http(s) only and are checked again here; the branch's segments are encoded.
+function branchOnForge(u) {
+  const branch = u.published.branch;
+  const pull = u.published.pull_request;
+  const from = [pull && pull.url, u.issue && u.issue.url].find((x) => typeof x === "string"
+    && /^https?:\/\/[^/?#\s]+\/[^/?#\s]+\/[^/?#\s]+\/(pull|issues)\/\d+$/.test(x));
+  const name = el("code", {}, branch);
+  if (!from || !branch) return name;
+  const href = from.replace(/\/(pull|issues)\/\d+$/, "") + "/tree/" + branch.split("/").map(encodeURIComponent).join("/");
+  return el("a", { id: "branch-link", href, rel: "noreferrer noopener", target: "_blank" }, name);
+}
+
 function publishedSection(u) {
   if (!u.published) return [el("p", { class: "muted" }, "Nothing published.")];
   const pull = u.published.pull_request;
-  return [el("p", { id: "published" }, "Branch ", el("code", {}, u.published.branch), " at ",
+  return [el("p", { id: "published" }, "Branch ", branchOnForge(u), " at ",
     el("code", {}, (u.published.commit || "").slice(0, 12)), pull ? ["; draft ", pullLink(pull)] : "")];
 }
 
@@ -927,6 +942,12 @@ class LogView {
     this.partial = null; // its node
     this.nextAbs = null; // the line number of the byte at end - carry.length
     this.atLineStart = true; // the last line shown ended with a newline
+    // Resolved at the frame after the log's bytes up to `screenTo` are on the page (or follow()
+    // ended or failed): what the page fetches besides the log (the agent's steps) waits for it,
+    // so the first screen does not wait for them (issue 25: a 50 MiB log's first screen went
+    // from 178 to 291 ms when the steps were fetched and laid out before it).
+    this.screenTo = Infinity;
+    this.firstScreen = new Promise((resolve) => { this.screenShown = resolve; });
     this.lastText = ""; // the end of the last line, the context of the next one's inert()
     this.query = "";
     this.hits = []; // the <mark>s of the search, in order
@@ -1047,9 +1068,19 @@ class LogView {
     const title = el("span", { class: "sec-title" }, p.name);
     const status = el("span", { class: "sec-status muted" });
     const body = el("div", { class: "log-lines" });
+    const sec = { name: p.name, offset: p.offset, line: p.line, at: p.at, title, status, body, key: "" };
+    // The phase's own bytes as a file (issue 25: each section with a raw download). A button in
+    // the summary: its click must not fold the section.
+    const raw = el("button", { type: "button", class: "sec-raw", "aria-label": `Download the raw log of ${p.name}`,
+      onclick: (e) => {
+        e.preventDefault();
+        e.stopPropagation();
+        this.download(sec).catch(quiet);
+      } }, "raw");
+    sec.raw = raw;
     const details = el("details", { class: "log-section", open: true, "data-phase": p.name },
-      el("summary", {}, title, " ", status), body);
-    const sec = { name: p.name, offset: p.offset, line: p.line, at: p.at, details, title, status, body, key: "" };
+      el("summary", {}, title, " ", status, " ", raw), body);
+    sec.details = details;
     const after = this.sections.findIndex((s) => s.offset > p.offset);
     if (after < 0) {
       this.sections.push(sec);
@@ -1266,7 +1297,24 @@ class LogView {
   // The live log from byte `from` (a line start is looked for after it), then new bytes as the
   // phases write them, from a streaming fetch (the Authorization header goes with it; EventSource
   // could not send it).
-  async follow(from) {
+  // The first screen is drawn: resolve firstScreen once, at the next frame.
+  screenDrawn() {
+    const resolve = this.screenShown;
+    if (!resolve) return;
+    this.screenShown = null;
+    nextFrame().then(resolve);
+  }
+
+  async follow(from, to = from) {
+    this.screenTo = to;
+    try {
+      await this.followFrom(from);
+    } finally {
+      this.screenDrawn();
+    }
+  }
+
+  async followFrom(from) {
     const [line, res] = await Promise.all([this.marks(from), this.request(`offset=${from}`)]);
     if (!res.ok) throw await this.failed(res);
     const reader = res.body.getReader();
@@ -1275,6 +1323,7 @@ class LogView {
     this.atLineStart = from === 0;
     let first = from > 0;
     this.update();
+    if (this.end >= this.screenTo) this.screenDrawn(); // nothing to wait for
     for (;;) {
       const { value, done } = await reader.read();
       if (value && value.length) {
@@ -1304,6 +1353,7 @@ class LogView {
           }
           this.update();
         }
+        if (this.end >= this.screenTo) this.screenDrawn();
       }
       if (done) break;
     }
@@ -1469,21 +1519,32 @@ class LogView {
   // The raw log (as the transcript holds it now, redacted as on the page) saved as a file. The
   // request carries the token in its header, so a plain link cannot fetch it: the page fetches it
   // and hands the browser a blob: URL to save.
-  async download() {
-    this.raw.disabled = true;
+  // The raw log as a file; given a section, that phase's bytes alone: from its heading to the
+  // next phase's (to the end for the last), as awaywork-ID-N-NAME.log (N its place, NAME made of
+  // safe characters: a phase's name is the configuration's, still not a path).
+  async download(sec) {
+    const button = sec ? sec.raw : this.raw;
+    let query = "download=1", name = `awaywork-${this.id}.log`;
+    if (sec) {
+      const i = this.sections.indexOf(sec), next = this.sections[i + 1];
+      query += `&offset=${sec.offset}` + (next ? `&end=${next.offset}` : "");
+      name = `awaywork-${this.id}-${i + 1}-${sec.name.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60)}.log`;
+    }
+    button.disabled = true;
     try {
-      const res = await this.request("download=1");
+      const res = await this.request(query);
       if (!res.ok) throw await this.failed(res);
       const blob = await res.blob();
       const url = URL.createObjectURL(blob);
-      const a = el("a", { href: url, download: `awaywork-${this.id}.log`, hidden: true });
+      const a = el("a", { href: url, download: name, hidden: true });
       document.body.append(a);
       a.click();
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 60000);
-      this.raw.dataset.bytes = String(blob.size);
+      button.dataset.bytes = String(blob.size);
+      button.dataset.file = name;
     } finally {
-      this.raw.disabled = false;
+      button.disabled = false;
     }
   }
 }
@@ -1656,8 +1717,44 @@ async function unitPage(signal, id) {
   let logDone = null;
   let shownDiff = false;
   let headKey = "", nowKey = "", stepsKey = "", threadKey = "";
+  // The steps, asked after the log's first screen is drawn (the log comes first: issue 25) and
+  // then again only when a phase ended or the unit did (events.json is written when the agent
+  // phase ends), no more once recorded. One request at a time; a change meanwhile asks again.
+  let stepsUnit = null, stepsBusy = false;
+  const loadSteps = async () => {
+    if (stepsBusy) return;
+    stepsBusy = true;
+    try {
+      await log.firstScreen;
+      while (stepsUnit) {
+        const u = stepsUnit;
+        stepsUnit = null;
+        try {
+          const r = await api(`/units/${id}/events`, { signal });
+          stepsBox.replaceChildren(...stepsSection(r, u));
+          stepsBox.dataset.loaded = u.state;
+          if (r.recorded) stepsKey = "recorded";
+        } catch (err) {
+          if (err.name === "AbortError") return;
+          stepsBox.replaceChildren(el("p", { class: "muted" }, err.message));
+        }
+      }
+    } finally {
+      stepsBusy = false;
+    }
+  };
   for (;;) {
     const u = await api("/units/" + id, { signal });
+    // The log from its last LOG_TAIL bytes (u.log_bytes: its size when the unit was read), before
+    // anything else is asked: its first screen is the page's.
+    if (!logDone) logDone = log.follow(Math.max(0, (u.log_bytes || 0) - LOG_TAIL), u.log_bytes || 0).catch(quiet);
+    else if (u.state === "running") await log.refresh().catch(quiet);
+    const sk = [u.state, u.phases.length].join("|");
+    if (sk !== stepsKey && stepsKey !== "recorded") {
+      stepsKey = sk;
+      stepsUnit = u;
+      loadSteps();
+    }
     // The thread: asked again when this unit's state or publication changes (a follow-up that
     // starts meanwhile shows on the next one, or on a reload).
     const tk = [u.state, u.pull_request, u.commit].join("|");
@@ -1673,23 +1770,6 @@ async function unitPage(signal, id) {
         threadBox.replaceChildren(el("p", { class: "muted" }, err.message));
       }
     }
-    // The steps: asked again only when a phase ended or the unit did (events.json is written when
-    // the agent phase ends), and no more once recorded.
-    const sk = [u.state, u.phases.length].join("|");
-    if (sk !== stepsKey) {
-      stepsKey = sk;
-      try {
-        const r = await api(`/units/${id}/events`, { signal });
-        stepsBox.replaceChildren(...stepsSection(r, u));
-        if (r.recorded) stepsKey = "recorded";
-      } catch (err) {
-        if (err.name === "AbortError") throw err;
-        stepsBox.replaceChildren(el("p", { class: "muted" }, err.message));
-      }
-    }
-    // The log from its last LOG_TAIL bytes (u.log_bytes: its size when the unit was read).
-    if (!logDone) logDone = log.follow(Math.max(0, (u.log_bytes || 0) - LOG_TAIL)).catch(quiet);
-    else if (u.state === "running") await log.refresh().catch(quiet);
     document.body.dataset.unitState = u.state;
     // The buttons are made again only when what they offer changes: a focused button stays.
     const key = [u.state, u.verdict, Boolean(u.published)].join("|");

@@ -139,7 +139,7 @@ test("while a unit runs: its phase with a running clock, the log in numbered sec
   // heading (line 1); the terminal escape line 2, "slow agent line 3" line 5.
   await page.waitForFunction(() => document.querySelector("#log").textContent.includes("slow agent line 3\n"), { timeout: 30000 });
   await page.waitForSelector('#log details[data-phase=agent][data-state=running][open] .clock');
-  assert.match(await text("#log details[data-phase=agent] > summary"), /^agent: .*\/slow running · \d+:\d\d$/);
+  assert.match(await text("#log details[data-phase=agent] > summary"), /^agent: .*\/slow running · \d+:\d\d raw$/);
   const lines = await sectionLines("agent");
   assert.equal(lines[0][0], "1");
   assert.match(lines[0][1], /^── agent: .*\/slow ──\n$/);
@@ -174,6 +174,27 @@ test("when it ended: a section per phase, each check named by its command, and t
   assert.equal(await page.$eval("#log details[data-phase=agent]", (d) => d.open), false);
   await page.keyboard.press("Enter");
   assert.equal(await page.$eval("#log details[data-phase=agent]", (d) => d.open), true);
+  // Each section's raw bytes as a file: from its heading to the next phase's, not folded by the
+  // click (issue 25: each phase's section with a raw download).
+  const id = await page.evaluate(() => location.hash.slice("#/unit/".length));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aw-download-"));
+  try {
+    await browser.defaultBrowserContext().setDownloadBehavior({ policy: "allow", downloadPath: dir });
+    await page.click('#log details[data-phase="check 1"] .sec-raw');
+    const file = path.join(dir, `awaywork-${id}-2-check_1.log`);
+    for (const until = Date.now() + 10000; !fs.existsSync(file);) {
+      assert.ok(Date.now() < until, `saved: ${fs.readdirSync(dir).join(", ") || "nothing"}`);
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    await page.waitForFunction(() => document.querySelector('#log details[data-phase="check 1"] .sec-raw').dataset.bytes);
+    const saved = fs.readFileSync(file, "utf8");
+    assert.ok(saved.startsWith("\u2500\u2500 check 1: sh -c echo check one passes \u2500\u2500\ncheck one passes\n"), JSON.stringify(saved));
+    assert.ok(!saved.includes("check 2") && !saved.includes("agent"), JSON.stringify(saved));
+    assert.equal(await page.$eval('#log details[data-phase="check 1"]', (d) => d.open), true, "the click did not fold it");
+  } finally {
+    await browser.defaultBrowserContext().setDownloadBehavior({ policy: "default" });
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
   // The times of an ended unit's lines are all known.
   const untimed = await page.$$eval("#log .ln:not([data-t])", (ls) => ls.length);
   assert.equal(untimed, 0);
@@ -628,6 +649,16 @@ test("a 50 MiB log: its tail at once, older parts on demand, search, the raw fil
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) window.longTasks.push(Math.round(e.duration));
     }).observe({ type: "longtask" });
+    // When the log's last line came onto the page: the steps are asked only after it.
+    new MutationObserver((records, self) => {
+      for (const r of records)
+        for (const n of r.addedNodes)
+          if (n.nodeType === 1 && n.classList.contains("ln") && n.textContent === "big log end\n") {
+            window.lastLineAt = performance.now();
+            self.disconnect();
+            return;
+          }
+    }).observe(document, { childList: true, subtree: true });
   });
   await page.goto(`http://127.0.0.1:${w.port}/#/unit/${id}`);
   await page.reload(); // a new document: the observer is in it from the start
@@ -656,6 +687,18 @@ test("a 50 MiB log: its tail at once, older parts on demand, search, the raw fil
   }, { timeout: 10000 });
   assert.ok(tail.first > 400000, String(tail.first));
   assert.equal(tail.gaps, 0);
+  // The agent's steps (a plain command agent: each line one) come after the log's first screen,
+  // asked once: before, the page asked for them and laid them out first, and the first screen
+  // took 291 ms instead of 178. The server sends the last 2000 and says how many it left out.
+  await page.waitForSelector("#steps li", { timeout: 30000 });
+  const order = await page.evaluate(() => ({ shown: window.lastLineAt,
+    asked: performance.getEntriesByType("resource").filter((e) => new URL(e.name).pathname.endsWith("/events"))
+      .map((e) => e.startTime) }));
+  assert.equal(order.asked.length, 1, JSON.stringify(order));
+  assert.ok(order.shown > 0 && order.asked[0] > order.shown, `steps asked at ${order.asked[0]} ms, the last line shown at ${order.shown} ms`);
+  assert.equal(await page.$$eval("#steps li", (ls) => ls.length), 2000);
+  assert.match(await text("#steps-left-out"), /^The last 2000 of \d{6} steps; the log holds them all\.$/);
+  assert.equal(await page.$eval("#steps li:last-child", (l) => l.dataset.step), "message");
   assert.match(await text("#log-range"), /Showing the last 256 KiB of 50\.\d MiB/);
   await shot("unit-big-log-1280");
   await page.click("#log-older");
@@ -841,6 +884,12 @@ test("a pull request's units show as one thread, linked, by keyboard and at 800 
   assert.match(rows[1][2], new RegExp("done accepted at " + "b".repeat(12)));
   assert.equal(await page.$eval("#thread-pull", (a) => a.getAttribute("href")), pr);
   assert.equal(await page.$eval("#thread [aria-current=page]", (e) => e.textContent), "pr-fix-unit");
+  // The pull request the unit published to, under Published (issue 25 defect 6), linked.
+  assert.equal(await page.$eval("#published #pull-request", (a) => a.getAttribute("href")), pr);
+  assert.match(await text("#published"), /^Branch awaywork\/pr-open-unit at b{12}; draft pull request #9$/);
+  // and the branch, on the forge the pull request is on (the issue's "links to ... the branch").
+  assert.equal(await page.$eval("#published #branch-link", (a) => a.getAttribute("href")),
+    "https://github.example/o/r/tree/awaywork/pr-open-unit");
   let reached = false;
   for (let i = 0; i < 60 && !reached; i++) {
     await page.keyboard.press("Tab");
