@@ -111,13 +111,12 @@ void parse_plugin(const Field& e, const ParseCtx& ctx, PluginConfig& p) {
     if (f.key == "kind") {
       has_kind = true;
       auto k = get_enum(v, {"notifier", "source", "check"}, ctx.issues);
-      if (k && *k != 0)
+      if (k && *k == 1)
         ctx.issues.add(v.mark, v.path,
-                       fmt::format("kind {} is not built yet: this awaywork runs notifier plugins "
-                                   "only (docs/plugins.md); write kind: notifier",
-                                   *k == 1 ? "source" : "check"));
+                       "kind source is not built yet: this awaywork runs notifier and check "
+                       "plugins (docs/plugins.md); write kind: notifier or kind: check");
       else if (k)
-        p.kind = PluginKind::notifier;
+        p.kind = *k == 0 ? PluginKind::notifier : PluginKind::check;
     } else if (f.key == "command") {
       has_command = true;
       parse_command(v, ctx, p.command);

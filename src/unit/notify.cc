@@ -2,11 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <memory>
-
 #include "check/redact.h"
 #include "plugin/call.h"
-#include "secrets/store.h"
+#include "unit/plugin_secrets.h"
 
 namespace aw {
 
@@ -24,28 +22,15 @@ void call_each(const Config& cfg, const std::vector<const PluginConfig*>& notifi
                std::string_view method, const nlohmann::json& params, UnitRecord& u,
                const std::vector<std::string>& literals) {
   PluginHost host = plugin_host(cfg);
-  // Opened only when a notifier declares a secret; the values read are kept to redact the note
-  // of a failed call (a plugin may print its own secret on stderr).
-  std::unique_ptr<SecretStore> store;
-  std::vector<std::string> read;
-  host.secret = [&](const std::string& name) -> Result<std::string> {
-    if (!store) {
-      auto opened = open_secret_store({});
-      if (!opened) return tl::make_unexpected(opened.error());
-      store = std::move(*opened);
-    }
-    AW_TRY(std::string value, store->get(name));
-    read.push_back(value);
-    return value;
-  };
+  PluginSecrets secrets;
+  secrets.lend_to(host);
   for (const PluginConfig* p : notifiers) {
-    read.clear();
+    secrets.forget();
     auto r = call_plugin(*p, host, method, params);
     if (r) continue;
-    std::vector<std::string> all = literals;
-    all.insert(all.end(), read.begin(), read.end());
     u.notes.push_back(fmt::format("notifier plugin {} failed at {} (the unit's outcome stands): {}",
-                                  p->name, method, redact_all(r.error().message, all)));
+                                  p->name, method,
+                                  redact_all(r.error().message, secrets.redaction(literals))));
   }
 }
 
