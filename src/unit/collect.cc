@@ -9,6 +9,7 @@
 #include "check/check.h"
 #include "check/redact.h"
 #include "plugin/check.h"
+#include "plugin/disable.h"
 #include "unit/apply.h"
 #include "unit/plugin_secrets.h"
 #include "unit/steps.h"
@@ -46,12 +47,20 @@ void check_with_plugins(const Config* cfg, const Target& t, const Patch& patch, 
         plugins.size()));
     return;
   }
+  PluginHost host = plugin_host(*cfg);
+  // A check the owner disabled is the owner's word, like the switch for all of them: a note.
+  std::vector<std::string> disabled;
+  plugins = enabled_plugins(plugins, host.plugins_dir, &disabled);
+  for (const std::string& name : disabled)
+    u.notes.push_back(fmt::format(
+        "check plugin {} not run: you disabled it (awaywork plugin enable {} runs it again)", name,
+        name));
+  if (plugins.empty()) return;
   auto requests = nlohmann::json::array();
   for (const auto& r : v.requests) requests.push_back(to_json(r));
   nlohmann::json params = {{"unit", u.id},           {"repo", t.request_repo},
                            {"base_ref", t.base_ref}, {"paths", v.paths},
                            {"patch", patch.text},    {"requests", std::move(requests)}};
-  PluginHost host = plugin_host(*cfg);
   PluginSecrets lent;
   lent.lend_to(host);
   auto refusals = run_check_plugins(plugins, host, params);

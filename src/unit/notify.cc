@@ -4,6 +4,7 @@
 
 #include "check/redact.h"
 #include "plugin/call.h"
+#include "plugin/disable.h"
 #include "unit/plugin_secrets.h"
 
 namespace aw {
@@ -51,6 +52,9 @@ void notify_unit_started(const Config& cfg, UnitRecord& u,
                          const std::vector<std::string>& literals) {
   auto notifiers = notifiers_of(cfg);
   if (notifiers.empty() || !cfg.plugins.run) return;
+  // A disabled notifier is left out silently here: the end says so once.
+  notifiers = enabled_plugins(notifiers, plugin_host(cfg).plugins_dir, nullptr);
+  if (notifiers.empty()) return;
   call_each(cfg, notifiers, "unit_started", unit_started_params(u), u, literals);
 }
 
@@ -82,6 +86,13 @@ void notify_unit_ended(const Config& cfg, UnitRecord& u, const std::string& reas
         notifiers.size()));
     return;
   }
+  std::vector<std::string> disabled;
+  notifiers = enabled_plugins(notifiers, plugin_host(cfg).plugins_dir, &disabled);
+  for (const std::string& name : disabled)
+    u.notes.push_back(fmt::format(
+        "notifier plugin {} not run: you disabled it (awaywork plugin enable {} runs it again)",
+        name, name));
+  if (notifiers.empty()) return;
   call_each(cfg, notifiers, "unit_ended", unit_ended_params(u, reason), u, literals);
 }
 
