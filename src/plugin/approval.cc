@@ -16,6 +16,7 @@
 #include "base/json_write.h"
 #include "base/sha256.h"
 #include "plugin/disable.h"
+#include "plugin/manifest.h"
 
 namespace aw {
 
@@ -154,7 +155,20 @@ Result<PluginPrint> plugin_print(const PluginConfig& p) {
   return out;
 }
 
+namespace {
+
+// Where a manifest's "~/" points: the owner's, as the config's own "~" (config/paths).
+std::string owner_home() {
+  const char* home = std::getenv("HOME");
+  return home ? home : "";
+}
+
+}  // namespace
+
 Result<PluginPrint> approve_plugin(const PluginConfig& p, const std::string& plugins_dir) {
+  // Never an approval of a grant its own manifest does not ask for: the owner fixes one or the
+  // other first.
+  AW_CHECK(check_manifest(p, owner_home()));
   AW_TRY(PluginPrint print, plugin_print(p));
   std::string dir = plugins_dir + "/" + p.name;
   AW_CHECK(with_context(make_dirs(dir, 0700), fmt::format("plugin {}: its state folder", p.name)));
@@ -245,6 +259,8 @@ std::vector<PluginStatus> plugin_statuses(const PluginsConfig& plugins,
       st.approval = *a;
     else
       st.error = a.error().message;
+    if (auto m = check_manifest(p, owner_home()); !m && st.error.empty())
+      st.error = m.error().message;
     if (auto off = plugin_disabled(plugins_dir, name))
       st.disabled = *off;
     else if (st.error.empty())

@@ -19,6 +19,7 @@
 #include "isolate/sandbox/unit_view.h"
 #include "plugin/approval.h"
 #include "plugin/disable.h"
+#include "plugin/manifest.h"
 #include "plugin/protocol.h"
 #include "proxy/egress_proxy.h"
 
@@ -195,6 +196,9 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
          with_context(make_plan(sc, sp), fmt::format("plugin {}: its sandbox", p.name)));
   plan.cgroup_name = "plugin-" + p.name + "-" + id;
   AW_CHECK(lend_plugin_folder(p, plan));
+  // The author's manifest bounds the owner's grant (plugin/manifest.h): a kind, a program or a
+  // permission it does not ask for is refused before anything of it runs.
+  AW_CHECK(check_manifest(p, host.base.owner_home));
   // The owner approved this code and these permissions by hash, or nothing of it runs: read last
   // before the call, after the folder is known to be the plugin's own (never a whole home).
   AW_TRY(Approval approval, plugin_approval(p, host.plugins_dir));
