@@ -92,7 +92,8 @@ struct PluginCheckRun : ::testing::Test {
   void SetUp() override {
     if (::geteuid() != 0) AW_SKIP_OR_FAIL("needs root for the plugin's cgroup limits");
     ASSERT_TRUE(make_dirs(plugdir));
-    ASSERT_TRUE(make_dirs(dir.path + "/owner"));
+    for (const auto& d : {dir.path + "/owner", dir.path + "/config", state})
+      ASSERT_TRUE(make_dirs(d));
     host.run = true;
     host.base.owner_home = dir.path + "/owner";
     host.base.state_dir = state;
@@ -122,11 +123,11 @@ struct PluginCheckRun : ::testing::Test {
 };
 
 TEST_F(PluginCheckRun, ACrashATimeoutOrAnUnapprovedPluginRefuses) {
-  script("echo 'segfault-ish' >&2\nexit 139\n");
+  script("echo 'broken' >&2\nexit 3\n");
   auto r = run("");
   ASSERT_EQ(r.size(), 1u);
   EXPECT_NE(r[0].reason.find("check plugin lic refused the patch because it could not check it: "
-                             "plugin lic exited 139"),
+                             "plugin lic exited 3"),
             std::string::npos)
       << r[0].reason;
   p.timeout_ms = 1000;
