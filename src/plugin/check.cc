@@ -29,6 +29,14 @@ std::vector<const PluginConfig*> check_plugins_of(const PluginsConfig& plugins) 
   return out;
 }
 
+nlohmann::json check_params(std::string_view unit, std::string_view repo, std::string_view base_ref,
+                            const std::vector<std::string>& paths, std::string_view patch,
+                            nlohmann::json requests) {
+  return {{"unit", std::string(unit)},         {"repo", std::string(repo)},
+          {"base_ref", std::string(base_ref)}, {"paths", paths},
+          {"patch", std::string(patch)},       {"requests", std::move(requests)}};
+}
+
 std::vector<PluginRefusal> check_result_refusals(const nlohmann::json& result,
                                                  std::string_view plugin) {
   std::string what = fmt::format("plugin {}'s verdict", plugin);

@@ -34,6 +34,12 @@ struct PluginRefusal {
 // The check plugins among the declared ones, by name.
 std::vector<const PluginConfig*> check_plugins_of(const PluginsConfig& plugins);
 
+// The call's params (docs/plugins/check.schema.json): the unit, the repository a request must
+// name, the base, the patch's paths, the patch, and the checked requests (each an object).
+nlohmann::json check_params(std::string_view unit, std::string_view repo, std::string_view base_ref,
+                            const std::vector<std::string>& paths, std::string_view patch,
+                            nlohmann::json requests);
+
 // The refusals a check plugin's "result" says: none for {"accepted": true}. Anything else than
 // {"accepted": true} or {"accepted": false, "refusals": [{"reason": "...", "path": "...",
 // "line": N}, ...]} (at least one reason) is one refusal saying what was wrong with the answer.

@@ -58,9 +58,8 @@ void check_with_plugins(const Config* cfg, const Target& t, const Patch& patch, 
   if (plugins.empty()) return;
   auto requests = nlohmann::json::array();
   for (const auto& r : v.requests) requests.push_back(to_json(r));
-  nlohmann::json params = {{"unit", u.id},           {"repo", t.request_repo},
-                           {"base_ref", t.base_ref}, {"paths", v.paths},
-                           {"patch", patch.text},    {"requests", std::move(requests)}};
+  nlohmann::json params =
+      check_params(u.id, t.request_repo, t.base_ref, v.paths, patch.text, std::move(requests));
   PluginSecrets lent;
   lent.lend_to(host);
   auto refusals = run_check_plugins(plugins, host, params);

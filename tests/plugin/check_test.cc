@@ -8,6 +8,7 @@
 
 #include "../isolate/harness.h"
 #include "base/fs.h"
+#include "json_schema.h"
 #include "plugin/approval.h"
 #include "plugin/check.h"
 
@@ -60,6 +61,38 @@ TEST(PluginCheckReply, AnythingButAClearVerdictIsOneRefusal) {
     EXPECT_NE(r[0].reason.find("check plugin lic answered no valid verdict"), std::string::npos)
         << bad << ": " << r[0].reason;
     EXPECT_NE(r[0].reason.find("a check that cannot be read refuses"), std::string::npos);
+  }
+}
+
+// docs/plugins/check.schema.json and check_result.schema.json say what the reader does: the
+// params hold to theirs, every verdict the reader takes holds to the result's, every one it
+// refuses breaks it.
+TEST(PluginCheckReply, TheCallHoldsToItsPublishedSchemas) {
+  auto params = test::plugin_schema("check.schema.json");
+  auto result = test::plugin_schema("check_result.schema.json");
+  ASSERT_TRUE(params.is_object());
+  ASSERT_TRUE(result.is_object());
+  auto p = check_params("u-1", "o/r", "main", {"a.c"}, "diff --git a/a.c b/a.c\n",
+                        nlohmann::json::array({{{"type", "noop"}, {"message", "m"}}}));
+  EXPECT_EQ(test::schema_breaks(params, p, "params"), "");
+  p["token"] = "x";  // the positive control: a field the schema does not know
+  EXPECT_NE(test::schema_breaks(params, p, "params"), "");
+  for (const char* good :
+       {R"({"accepted":true})", R"({"accepted":true,"refusals":[]})",
+        R"({"accepted":false,"refusals":[{"reason":"r","path":"a","line":1}]})"}) {
+    EXPECT_EQ(test::schema_breaks(result, parse(good), "result"), "") << good;
+    EXPECT_TRUE(check_result_refusals(parse(good), "lic").size() <= 1) << good;
+  }
+  for (const char* bad :
+       {R"({})", R"({"accepted":"yes"})", R"({"accepted":false})",
+        R"({"accepted":false,"refusals":[]})", R"({"accepted":true,"refusals":[{"reason":"x"}]})",
+        R"({"accepted":false,"refusals":[{"path":"a.c"}]})",
+        R"({"accepted":false,"refusals":[{"reason":""}]})",
+        R"({"accepted":false,"refusals":[{"reason":"x","line":-1}]})"}) {
+    EXPECT_NE(test::schema_breaks(result, parse(bad), "result"), "") << bad;
+    auto r = check_result_refusals(parse(bad), "lic");
+    ASSERT_EQ(r.size(), 1u) << bad;
+    EXPECT_NE(r[0].reason.find("answered no valid verdict"), std::string::npos) << bad;
   }
 }
 

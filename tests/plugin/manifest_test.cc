@@ -1,62 +1,21 @@
 // A plugin's manifest (issue 28): awaywork-plugin.json read as hostile data, each mistake an error
-// naming the file, the key and the fix; the shipped examples hold to docs/plugins/
-// manifest.schema.json (checked here by the repository's own reader, with the keywords the schema
-// uses) and load; and the manifest bounds the owner's grant: a kind, a program or a permission it
-// does not ask for is refused, at approval and at the call.
+// naming the file, the key and the fix; the shipped examples hold to
+// docs/plugins/manifest.schema.json (checked by the repository's own reader, json_schema.h) and
+// load; and the manifest bounds the owner's grant: a kind, a program or a permission it does not
+// ask for is refused, at approval and at the call.
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
-#include <regex>
-
 #include "base/fs.h"
+#include "json_schema.h"
 #include "plugin/approval.h"
 #include "plugin/manifest.h"
 
 namespace aw {
 namespace {
 
-// What docs/plugins/manifest.schema.json uses of JSON Schema: type, enum, pattern, required,
-// properties, additionalProperties: false, items, minItems, maxItems. Returns the first thing j
-// breaks, "" when it holds.
-std::string breaks(const nlohmann::json& schema, const nlohmann::json& j, const std::string& at) {
-  if (schema.contains("type")) {
-    std::string t = schema["type"];
-    bool ok = (t == "string" && j.is_string()) || (t == "integer" && j.is_number_integer()) ||
-              (t == "object" && j.is_object()) || (t == "number" && j.is_number()) ||
-              (t == "array" && j.is_array()) || (t == "boolean" && j.is_boolean());
-    if (!ok) return at + ": not " + t;
-  }
-  if (schema.contains("enum")) {
-    bool found = false;
-    for (const auto& e : schema["enum"]) found = found || e == j;
-    if (!found) return at + ": not one of " + schema["enum"].dump();
-  }
-  if (schema.contains("pattern") && j.is_string() &&
-      !std::regex_search(j.get<std::string>(), std::regex(schema["pattern"].get<std::string>())))
-    return at + ": does not match " + schema["pattern"].get<std::string>();
-  if (j.is_array()) {
-    if (j.size() < schema.value("minItems", size_t{0})) return at + ": too few items";
-    if (schema.contains("maxItems") && j.size() > schema["maxItems"].get<size_t>())
-      return at + ": too many items";
-    if (schema.contains("items"))
-      for (size_t i = 0; i < j.size(); ++i)
-        if (auto b = breaks(schema["items"], j[i], at + "[" + std::to_string(i) + "]"); !b.empty())
-          return b;
-  }
-  if (!j.is_object()) return "";
-  for (const auto& r : schema.value("required", nlohmann::json::array()))
-    if (!j.contains(r.get<std::string>())) return at + ": missing " + r.get<std::string>();
-  const auto props = schema.value("properties", nlohmann::json::object());
-  for (const auto& [k, v] : j.items()) {
-    if (props.contains(k)) {
-      if (auto b = breaks(props[k], v, at + "." + k); !b.empty()) return b;
-    } else if (schema.value("additionalProperties", true) == false) {
-      return at + ": " + k + " is not in the schema";
-    }
-  }
-  return "";
-}
+using test::schema_breaks;
 
 const std::string kExamples = std::string(AW_SOURCE_DIR) + "/examples/plugins";
 
@@ -71,16 +30,14 @@ std::vector<std::string> example_folders() {
 }
 
 TEST(PluginManifest, TheShippedExamplesHoldToTheSchemaAndLoad) {
-  auto schema = nlohmann::json::parse(
-      read_or_empty(std::string(AW_SOURCE_DIR) + "/docs/plugins/manifest.schema.json"), nullptr,
-      false);
+  auto schema = test::plugin_schema("manifest.schema.json");
   ASSERT_TRUE(schema.is_object());
   auto folders = example_folders();
   ASSERT_FALSE(folders.empty());
   for (const std::string& f : folders) {
     auto j = nlohmann::json::parse(read_or_empty(f + "/awaywork-plugin.json"), nullptr, false);
     ASSERT_TRUE(j.is_object()) << f;
-    EXPECT_EQ(breaks(schema, j, "manifest"), "") << f;
+    EXPECT_EQ(schema_breaks(schema, j, "manifest"), "") << f;
     auto m = load_manifest(f, "/home/tester");
     ASSERT_TRUE(m) << m.error().message;
     // The example names itself after its folder.
@@ -90,11 +47,11 @@ TEST(PluginManifest, TheShippedExamplesHoldToTheSchemaAndLoad) {
   auto bad = nlohmann::json::parse(
       R"({"name":"x","version":"1","kinds":["source"],"entry":"/bin/sh","runtime":"node",)"
       R"("permissions":{"write":["/"]},"shell":true})");
-  EXPECT_NE(breaks(schema, bad, "manifest"), "");
+  EXPECT_NE(schema_breaks(schema, bad, "manifest"), "");
   for (const char* key : {"version", "kinds", "entry", "runtime", "permissions", "shell"}) {
     auto one = nlohmann::json::parse(read_or_empty(folders[0] + "/awaywork-plugin.json"));
     one[key] = bad[key];
-    EXPECT_NE(breaks(schema, one, "manifest"), "") << key;
+    EXPECT_NE(schema_breaks(schema, one, "manifest"), "") << key;
   }
 }
 
