@@ -66,7 +66,7 @@ void check_with_plugins(const Config* cfg, const Target& t, const Patch& patch, 
   if (refusals.empty()) return;
   std::vector<std::string> redact = lent.redaction(secrets);
   for (const PluginRefusal& r : refusals)
-    v.refusals.push_back({"plugin.check", r.path, r.line,
+    v.refusals.push_back({"plugin.check", redact_all(r.path, redact), r.line,
                           redact_all(fmt::format("plugin {}: {}", r.plugin, r.reason), redact),
                           "plugin"});
   v.accepted = false;
