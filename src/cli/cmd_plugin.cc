@@ -1,4 +1,5 @@
-// `awaywork plugin approve|list`: load the config, one call to src/plugin/approval.h, print.
+// `awaywork plugin approve|list|disable|enable`: load the config, one call to src/plugin/
+// (approval.h, disable.h), print.
 #include <fmt/format.h>
 
 #include <memory>
@@ -10,6 +11,7 @@
 #include "config/config.h"
 #include "plugin/approval.h"
 #include "plugin/call.h"
+#include "plugin/disable.h"
 
 namespace aw {
 
@@ -52,6 +54,7 @@ std::string render_status(const PluginStatus& s) {
   std::string state = s.error.empty() ? to_string(s.approval.state) : "error: " + s.error;
   if (s.error.empty() && s.approval.state != ApprovalState::current)
     state += fmt::format(" (awaywork plugin approve {})", s.name);
+  if (s.disabled) state += fmt::format(", disabled (awaywork plugin enable {})", s.name);
   std::string out = fmt::format("{}  {}  {}\n", s.name, s.kind, state);
   out += fmt::format("  command: {}\n", joined(p["command"]));
   for (const char* key : {"net", "read", "secrets", "env"})
@@ -74,6 +77,7 @@ int cmd_plugin_list(const GlobalOptions& g) {
                      {"kind", s.kind},
                      {"state", state_key(s)},
                      {"approved", s.error.empty() && s.approval.state == ApprovalState::current},
+                     {"disabled", s.disabled},
                      {"changes", s.approval.changes},
                      {"error", s.error},
                      {"permissions", s.permissions}});
@@ -107,11 +111,31 @@ int cmd_plugin_approve(const GlobalOptions& g, const std::string& name) {
   return kExitDone;
 }
 
+int cmd_plugin_disable(const GlobalOptions& g, const std::string& name, bool disabled) {
+  auto cfg = config_of(g);
+  if (!cfg) return report(cfg.error(), kExitUsage);
+  if (auto ok = set_declared_disabled(cfg->plugins, plugin_host(*cfg).plugins_dir, name, disabled);
+      !ok)
+    return report(ok.error(), cfg->plugins.plugins.contains(name) ? kExitFailed : kExitUsage);
+  if (g.json) {
+    fmt::print("{}\n", json_text({{"name", name}, {"disabled", disabled}}, 2));
+    return kExitDone;
+  }
+  if (disabled)
+    fmt::print("disabled plugin {}: it does not run until awaywork plugin enable {}\n", name, name);
+  else
+    fmt::print("enabled plugin {}: it runs again as approved{}\n", name,
+               cfg->plugins.run ? "" : " (plugins are off on this machine: plugins: {run: false})");
+  return kExitDone;
+}
+
 }  // namespace
 
 void add_plugin_commands(CLI::App& app, GlobalOptions& g, std::optional<int>* exit_code) {
   auto* plugin = app.add_subcommand(
-      "plugin", "approve and list the owner's plugins (docs/plugins.md; not the agents' plugins)");
+      "plugin",
+      "approve, list, disable and enable the owner's plugins (docs/plugins.md; not the agents' "
+      "plugins)");
   plugin->require_subcommand(1);
   auto name = std::make_shared<std::string>();  // filled by parse, read by the callback
   auto* approve = plugin->add_subcommand(
@@ -123,6 +147,15 @@ void add_plugin_commands(CLI::App& app, GlobalOptions& g, std::optional<int>* ex
       "list", "list the declared plugins, their kind, permissions and approval");
   list->add_flag("--json", g.json, "print JSON");
   list->callback([&g, exit_code] { *exit_code = cmd_plugin_list(g); });
+  for (bool off : {true, false}) {
+    auto* sw = plugin->add_subcommand(
+        off ? "disable" : "enable",
+        off ? "stop plugin NAME: it never runs until enabled (recorded in the state folder)"
+            : "let plugin NAME run again, as approved");
+    sw->add_option("name", *name, "the plugin's name under plugins: in the config")->required();
+    sw->add_flag("--json", g.json, "print JSON");
+    sw->callback([&g, name, exit_code, off] { *exit_code = cmd_plugin_disable(g, *name, off); });
+  }
 }
 
 }  // namespace aw

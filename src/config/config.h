@@ -230,7 +230,7 @@ struct WatchConfig {
 // The owner's own plugin code (issue 28, docs/plugins.md): a program awaywork runs as a separate
 // process in its OS sandbox with only what it declares here, speaking JSON-RPC over stdio.
 // plugins: {run: true, NAME: {kind: notifier, command: [...], net: [...], read: [...], ...}}
-enum class PluginKind { notifier };  // source and check: later slices of issue 28
+enum class PluginKind { notifier, check };  // source: a later slice of issue 28
 
 struct PluginConfig {
   std::string name;

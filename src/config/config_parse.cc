@@ -54,6 +54,8 @@ const char* to_string(PluginKind v) {
   switch (v) {
     case PluginKind::notifier:
       return "notifier";
+    case PluginKind::check:
+      return "check";
   }
   return "?";
 }

@@ -2,9 +2,9 @@
 // max_transcript_bytes.
 #include <fmt/format.h>
 
-#include <cctype>
 #include <cstdlib>
 
+#include "config/duration.h"
 #include "config/parse.h"
 #include "config/size.h"
 
@@ -48,25 +48,6 @@ void parse_memory_floor(const Value& v, const ParseCtx& ctx, double& out) {
   out = d;
 }
 
-// "60s", "2m", "1500ms": how long a container engine may stay silent; 1s to 1h.
-void parse_engine_silence(const Value& v, const ParseCtx& ctx, int64_t& out_ms) {
-  constexpr std::string_view hint = "write a duration from 1s to 1h, e.g. engine_silence: 60s";
-  auto s = get_string(v, hint, ctx.issues);
-  if (!s) return;
-  char* end = nullptr;
-  long long n = std::strtoll(s->c_str(), &end, 10);
-  std::string_view unit = end ? std::string_view(end) : std::string_view();
-  int64_t scale = unit == "ms" ? 1 : unit == "s" ? 1000 : unit == "m" ? 60000 : 0;
-  bool digits = end && end != s->c_str() && std::isdigit(static_cast<unsigned char>((*s)[0]));
-  int64_t ms = scale && digits ? n * scale : -1;
-  if (ms < 1000 || ms > 3600 * 1000) {
-    ctx.issues.add(v.mark, v.path,
-                   fmt::format("'{}' is not a duration from 1s to 1h; {}", *s, hint));
-    return;
-  }
-  out_ms = ms;
-}
-
 }  // namespace
 
 void parse_watchdog_limits(const Value& v, const ParseCtx& ctx, WatchdogLimits& out) {
@@ -80,7 +61,9 @@ void parse_watchdog_limits(const Value& v, const ParseCtx& ctx, WatchdogLimits& 
     else if (f.key == "memory_floor")
       parse_memory_floor(f.value, ctx, out.memory_floor_percent);
     else if (f.key == "engine_silence")
-      parse_engine_silence(f.value, ctx, out.engine_silence_ms);
+      // How long a container engine may stay silent (config/duration.h).
+      parse_duration_key(f.value, ctx, {1000, 3600 * 1000, "1s", "1h"}, "engine_silence: 60s",
+                         out.engine_silence_ms);
   }
 }
 

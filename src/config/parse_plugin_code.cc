@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 
+#include "config/duration.h"
 #include "config/parse.h"
 #include "config/size.h"
 #include "config/validate.h"
@@ -21,25 +21,6 @@ constexpr std::string_view kPluginsExample =
 
 const std::vector<std::string> kPluginKeys = {"kind", "command", "net",    "read",     "secrets",
                                               "env",  "timeout", "memory", "processes"};
-
-// "10s", "2m", "1500ms": one call's time, from 1s to 10m.
-void parse_call_timeout(const Value& v, const ParseCtx& ctx, int64_t& out_ms) {
-  constexpr std::string_view hint = "write a duration from 1s to 10m, e.g. timeout: 10s";
-  auto s = get_string(v, hint, ctx.issues);
-  if (!s) return;
-  char* end = nullptr;
-  long long n = std::strtoll(s->c_str(), &end, 10);
-  std::string_view unit = end ? std::string_view(end) : std::string_view();
-  int64_t scale = unit == "ms" ? 1 : unit == "s" ? 1000 : unit == "m" ? 60000 : 0;
-  bool digits = !s->empty() && std::isdigit(static_cast<unsigned char>((*s)[0])) && n < 100000;
-  int64_t ms = scale && digits ? n * scale : -1;
-  if (ms < 1000 || ms > 600 * 1000) {
-    ctx.issues.add(v.mark, v.path,
-                   fmt::format("'{}' is not a duration from 1s to 10m; {}", *s, hint));
-    return;
-  }
-  out_ms = ms;
-}
 
 void parse_command(const Value& v, const ParseCtx& ctx, Argv& out) {
   auto argv = get_command(v, ctx.issues);
@@ -111,13 +92,12 @@ void parse_plugin(const Field& e, const ParseCtx& ctx, PluginConfig& p) {
     if (f.key == "kind") {
       has_kind = true;
       auto k = get_enum(v, {"notifier", "source", "check"}, ctx.issues);
-      if (k && *k != 0)
+      if (k && *k == 1)
         ctx.issues.add(v.mark, v.path,
-                       fmt::format("kind {} is not built yet: this awaywork runs notifier plugins "
-                                   "only (docs/plugins.md); write kind: notifier",
-                                   *k == 1 ? "source" : "check"));
+                       "kind source is not built yet: this awaywork runs notifier and check "
+                       "plugins (docs/plugins.md); write kind: notifier or kind: check");
       else if (k)
-        p.kind = PluginKind::notifier;
+        p.kind = *k == 0 ? PluginKind::notifier : PluginKind::check;
     } else if (f.key == "command") {
       has_command = true;
       parse_command(v, ctx, p.command);
@@ -128,7 +108,8 @@ void parse_plugin(const Field& e, const ParseCtx& ctx, PluginConfig& p) {
     } else if (f.key == "secrets" || f.key == "env") {
       parse_names(v, ctx, f.key, f.key == "secrets" ? p.secrets : p.env);
     } else if (f.key == "timeout") {
-      parse_call_timeout(v, ctx, p.timeout_ms);
+      // One call's time (config/duration.h).
+      parse_duration_key(v, ctx, {1000, 600 * 1000, "1s", "10m"}, "timeout: 10s", p.timeout_ms);
     } else if (f.key == "memory") {
       constexpr std::string_view hint = "write a size from 16M to 16G, e.g. memory: 256M";
       auto s = get_string(v, hint, ctx.issues);

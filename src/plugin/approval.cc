@@ -15,6 +15,8 @@
 #include "base/fs.h"
 #include "base/json_write.h"
 #include "base/sha256.h"
+#include "plugin/disable.h"
+#include "plugin/manifest.h"
 
 namespace aw {
 
@@ -86,9 +88,14 @@ Status add_entry(const std::string& path, const std::string& rel, Walk& w) {
 // Every declared key, so that a widened permission (a host, a path, a secret, a higher limit) is
 // a change like a changed byte of code.
 nlohmann::json permissions_of(const PluginConfig& p) {
-  return {{"kind", to_string(p.kind)}, {"command", p.command}, {"net", p.net},
-          {"read", p.read},           {"secrets", p.secrets},  {"env", p.env},
-          {"timeout_ms", p.timeout_ms}, {"memory_bytes", p.memory_bytes},
+  return {{"kind", to_string(p.kind)},
+          {"command", p.command},
+          {"net", p.net},
+          {"read", p.read},
+          {"secrets", p.secrets},
+          {"env", p.env},
+          {"timeout_ms", p.timeout_ms},
+          {"memory_bytes", p.memory_bytes},
           {"processes", p.processes}};
 }
 
@@ -148,7 +155,20 @@ Result<PluginPrint> plugin_print(const PluginConfig& p) {
   return out;
 }
 
+namespace {
+
+// Where a manifest's "~/" points: the owner's, as the config's own "~" (config/paths).
+std::string owner_home() {
+  const char* home = std::getenv("HOME");
+  return home ? home : "";
+}
+
+}  // namespace
+
 Result<PluginPrint> approve_plugin(const PluginConfig& p, const std::string& plugins_dir) {
+  // Never an approval of a grant its own manifest does not ask for: the owner fixes one or the
+  // other first.
+  AW_CHECK(check_manifest(p, owner_home()));
   AW_TRY(PluginPrint print, plugin_print(p));
   std::string dir = plugins_dir + "/" + p.name;
   AW_CHECK(with_context(make_dirs(dir, 0700), fmt::format("plugin {}: its state folder", p.name)));
@@ -172,15 +192,16 @@ Result<Approval> plugin_approval(const PluginConfig& p, const std::string& plugi
     if (errno != ENOENT) return fail("plugin {}: read {}: {}", p.name, path, errno_text(errno));
     return a;  // never approved
   }
-  AW_TRY(std::string text, with_context(read_file(path, 64u << 20),
-                                        fmt::format("plugin {}: its approval", p.name)));
+  AW_TRY(std::string text,
+         with_context(read_file(path, 64u << 20), fmt::format("plugin {}: its approval", p.name)));
   auto rec = nlohmann::json::parse(text, nullptr, false);
   if (rec.is_discarded() || !rec.is_object() || !rec.contains("sha256") ||
       !rec["sha256"].is_string() || !rec.contains("files") || !rec["files"].is_object() ||
       !rec.contains("permissions") || !rec["permissions"].is_object())
-    return fail("plugin {}: its approval {} is damaged; approve it again with awaywork plugin "
-                "approve {}",
-                p.name, path, p.name);
+    return fail(
+        "plugin {}: its approval {} is damaged; approve it again with awaywork plugin "
+        "approve {}",
+        p.name, path, p.name);
   a.approved_sha256 = rec["sha256"].get<std::string>();
   if (a.approved_sha256 == now.sha256) {
     a.state = ApprovalState::current;
@@ -238,22 +259,31 @@ std::vector<PluginStatus> plugin_statuses(const PluginsConfig& plugins,
       st.approval = *a;
     else
       st.error = a.error().message;
+    if (auto m = check_manifest(p, owner_home()); !m && st.error.empty())
+      st.error = m.error().message;
+    if (auto off = plugin_disabled(plugins_dir, name))
+      st.disabled = *off;
+    else if (st.error.empty())
+      st.error = off.error().message;
     out.push_back(std::move(st));
   }
   return out;
 }
 
+Result<const PluginConfig*> declared_plugin(const PluginsConfig& plugins, const std::string& name) {
+  auto it = plugins.plugins.find(name);
+  if (it != plugins.plugins.end()) return &it->second;
+  std::string names;
+  for (const auto& [n, p] : plugins.plugins) names += (names.empty() ? "" : ", ") + n;
+  return fail("no plugin {} is declared in the config's plugins: section{}", name,
+              names.empty() ? std::string(" (it declares none; docs/plugins.md)")
+                            : fmt::format(" (it declares {})", names));
+}
+
 Result<PluginPrint> approve_declared(const PluginsConfig& plugins, const std::string& plugins_dir,
                                      const std::string& name) {
-  auto it = plugins.plugins.find(name);
-  if (it == plugins.plugins.end()) {
-    std::string names;
-    for (const auto& [n, p] : plugins.plugins) names += (names.empty() ? "" : ", ") + n;
-    return fail("no plugin {} is declared in the config's plugins: section{}", name,
-                names.empty() ? std::string(" (it declares none; docs/plugins.md)")
-                              : fmt::format(" (it declares {})", names));
-  }
-  return approve_plugin(it->second, plugins_dir);
+  AW_TRY(const PluginConfig* p, declared_plugin(plugins, name));
+  return approve_plugin(*p, plugins_dir);
 }
 
 }  // namespace aw

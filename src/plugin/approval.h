@@ -57,12 +57,16 @@ struct PluginStatus {
   std::string name, kind;
   nlohmann::json permissions;  // the declaration (permissions_of)
   Approval approval;
+  bool disabled = false;  // `awaywork plugin disable NAME` (plugin/disable.h): it never runs
   std::string error;  // its code could not be read or its record is damaged: never approved
 };
 
 // Every plugin the config declares, by name, with how it stands against its record.
 std::vector<PluginStatus> plugin_statuses(const PluginsConfig& plugins,
                                           const std::string& plugins_dir);
+
+// The declared plugin NAME; an Error names the declared plugins when NAME is not one of them.
+Result<const PluginConfig*> declared_plugin(const PluginsConfig& plugins, const std::string& name);
 
 // `awaywork plugin approve NAME`: the declared plugin NAME approved as it is now. An Error names
 // the declared plugins when NAME is not one of them.

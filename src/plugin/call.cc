@@ -18,6 +18,8 @@
 #include "isolate/sandbox/sandbox.h"
 #include "isolate/sandbox/unit_view.h"
 #include "plugin/approval.h"
+#include "plugin/disable.h"
+#include "plugin/manifest.h"
 #include "plugin/protocol.h"
 #include "proxy/egress_proxy.h"
 
@@ -162,6 +164,13 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
         "plugin {} did not run: plugins are off on this machine (plugins: {{run: false}}); write "
         "plugins: {{run: true}} to run the plugins you declared",
         p.name);
+  // The owner's switch for this one plugin, read before anything of it starts (plugin/disable.h).
+  AW_TRY(bool disabled, plugin_disabled(host.plugins_dir, p.name));
+  if (disabled)
+    return fail(
+        "plugin {} did not run: you disabled it (awaywork plugin disable {}); run awaywork plugin "
+        "enable {} to run it again",
+        p.name, p.name, p.name);
   if (p.command.empty()) return fail("plugin {} has no command", p.name);
   std::string plugin_dir = host.plugins_dir + "/" + p.name, data = plugin_dir + "/data";
   AW_CHECK(with_context(make_dirs(data), fmt::format("plugin {}: its data folder", p.name)));
@@ -187,6 +196,9 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
          with_context(make_plan(sc, sp), fmt::format("plugin {}: its sandbox", p.name)));
   plan.cgroup_name = "plugin-" + p.name + "-" + id;
   AW_CHECK(lend_plugin_folder(p, plan));
+  // The author's manifest bounds the owner's grant (plugin/manifest.h): a kind, a program or a
+  // permission it does not ask for is refused before anything of it runs.
+  AW_CHECK(check_manifest(p, host.base.owner_home));
   // The owner approved this code and these permissions by hash, or nothing of it runs: read last
   // before the call, after the folder is known to be the plugin's own (never a whole home).
   AW_TRY(Approval approval, plugin_approval(p, host.plugins_dir));

@@ -8,17 +8,12 @@
 
 namespace aw {
 
-namespace {
-
-// The plugin's own words, as an error may quote them: inert, one line, short.
 std::string plugin_words(std::string_view text) {
   constexpr size_t kMax = 200;
   std::string line = inert_line(text.substr(0, kMax));
   if (text.size() > kMax) line += "...";
   return line;
 }
-
-}  // namespace
 
 std::string rpc_request(std::string_view method, const nlohmann::json& params) {
   nlohmann::json j = {{"jsonrpc", "2.0"},

@@ -23,6 +23,10 @@ inline constexpr size_t kPluginStderrTail = 2048;
 // The one id of the one call a plugin process answers.
 inline constexpr int kPluginCallId = 1;
 
+// The plugin's own words, as an error or a record may quote them: inert, one line, cut to 200
+// characters.
+std::string plugin_words(std::string_view text);
+
 // The request line, newline-terminated.
 std::string rpc_request(std::string_view method, const nlohmann::json& params);
 

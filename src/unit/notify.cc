@@ -2,11 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <memory>
-
 #include "check/redact.h"
 #include "plugin/call.h"
-#include "secrets/store.h"
+#include "plugin/disable.h"
+#include "unit/plugin_secrets.h"
 
 namespace aw {
 
@@ -24,28 +23,15 @@ void call_each(const Config& cfg, const std::vector<const PluginConfig*>& notifi
                std::string_view method, const nlohmann::json& params, UnitRecord& u,
                const std::vector<std::string>& literals) {
   PluginHost host = plugin_host(cfg);
-  // Opened only when a notifier declares a secret; the values read are kept to redact the note
-  // of a failed call (a plugin may print its own secret on stderr).
-  std::unique_ptr<SecretStore> store;
-  std::vector<std::string> read;
-  host.secret = [&](const std::string& name) -> Result<std::string> {
-    if (!store) {
-      auto opened = open_secret_store({});
-      if (!opened) return tl::make_unexpected(opened.error());
-      store = std::move(*opened);
-    }
-    AW_TRY(std::string value, store->get(name));
-    read.push_back(value);
-    return value;
-  };
+  PluginSecrets secrets;
+  secrets.lend_to(host);
   for (const PluginConfig* p : notifiers) {
-    read.clear();
+    secrets.forget();
     auto r = call_plugin(*p, host, method, params);
     if (r) continue;
-    std::vector<std::string> all = literals;
-    all.insert(all.end(), read.begin(), read.end());
     u.notes.push_back(fmt::format("notifier plugin {} failed at {} (the unit's outcome stands): {}",
-                                  p->name, method, redact_all(r.error().message, all)));
+                                  p->name, method,
+                                  redact_all(r.error().message, secrets.redaction(literals))));
   }
 }
 
@@ -66,6 +52,9 @@ void notify_unit_started(const Config& cfg, UnitRecord& u,
                          const std::vector<std::string>& literals) {
   auto notifiers = notifiers_of(cfg);
   if (notifiers.empty() || !cfg.plugins.run) return;
+  // A disabled notifier is left out silently here: the end says so once.
+  notifiers = enabled_plugins(notifiers, plugin_host(cfg).plugins_dir, nullptr);
+  if (notifiers.empty()) return;
   call_each(cfg, notifiers, "unit_started", unit_started_params(u), u, literals);
 }
 
@@ -97,6 +86,13 @@ void notify_unit_ended(const Config& cfg, UnitRecord& u, const std::string& reas
         notifiers.size()));
     return;
   }
+  std::vector<std::string> disabled;
+  notifiers = enabled_plugins(notifiers, plugin_host(cfg).plugins_dir, &disabled);
+  for (const std::string& name : disabled)
+    u.notes.push_back(fmt::format(
+        "notifier plugin {} not run: you disabled it (awaywork plugin enable {} runs it again)",
+        name, name));
+  if (notifiers.empty()) return;
   call_each(cfg, notifiers, "unit_ended", unit_ended_params(u, reason), u, literals);
 }
 

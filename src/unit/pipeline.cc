@@ -292,7 +292,8 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
     return unit.end(rounds.state, u.reason);
   }
   close_transcript(*transcript, cfg, u);
-  Outcome out = collect_check_apply(t, pub, dir, *paths, *clone, u, redact_literals, !req.hold);
+  Outcome out =
+      collect_check_apply(t, pub, dir, *paths, *clone, u, redact_literals, !req.hold, &cfg);
   return unit.end(out.state, out.reason);
 }
 

@@ -161,9 +161,11 @@ struct Outcome {
   UnitState state;
   std::string reason;
 };
-// pub: the repository's publisher (null: git's own).
+// pub: the repository's publisher (null: git's own). cfg: whose check plugins are asked after
+// awaywork's own check accepted (docs/plugins.md); null = none.
 Outcome collect_check_apply(const Target& t, Publisher* pub, const RunDir& dir,
                             const UnitPaths& paths, const Clone& clone, UnitRecord& u,
-                            const std::vector<std::string>& secrets = {}, bool publish = true);
+                            const std::vector<std::string>& secrets = {}, bool publish = true,
+                            const Config* cfg = nullptr);
 
 }  // namespace aw

@@ -156,5 +156,41 @@ TEST_F(CliForms, PluginListShowsApprovalAndApproveMakesItCurrent) {
       << r.err;
 }
 
+// `plugin disable` and `plugin enable` (issue 28): recorded in the state folder, shown by list
+// (text and --json), undone by enable; an undeclared name is a usage error naming the declared.
+TEST_F(CliForms, PluginDisableIsShownByListAndUndoneByEnable) {
+  ASSERT_TRUE(make_dirs(root + "/notify"));
+  ASSERT_TRUE(write_file(root + "/notify/notify.sh", "#!/bin/sh\nexit 0\n", 0755));
+  write_config(agent_script("edit", "echo edited >> a.txt\n"),
+               "plugins:\n  run: true\n  notify:\n    kind: notifier\n    command: [" + root +
+                   "/notify/notify.sh]\n",
+               "sandbox: {mode: off}\n");
+  auto r = awaywork({"plugin", "disable", "notify"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("disabled plugin notify: it does not run until awaywork plugin enable "
+                       "notify"),
+            std::string::npos)
+      << r.out;
+  r = awaywork({"plugin", "list"});
+  EXPECT_NE(r.out.find("notify  notifier  not approved (awaywork plugin approve notify), disabled "
+                       "(awaywork plugin enable notify)"),
+            std::string::npos)
+      << r.out;
+  r = awaywork({"plugin", "list", "--json"});
+  ASSERT_TRUE(r.record.is_object()) << r.out;
+  EXPECT_EQ(r.record["plugins"][0]["disabled"], true) << r.out;
+
+  r = awaywork({"plugin", "enable", "notify"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("enabled plugin notify: it runs again as approved"), std::string::npos)
+      << r.out;
+  r = awaywork({"plugin", "list", "--json"});
+  EXPECT_EQ(r.record["plugins"][0]["disabled"], false) << r.out;
+
+  r = awaywork({"plugin", "disable", "nosuch"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("no plugin nosuch is declared"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace aw::test

@@ -75,6 +75,12 @@ TEST_F(PluginsConfig, AProgramFoundByPathIsRefusedWithTheAbsoluteForm) {
   EXPECT_TRUE(has(e, "command: [/opt/notify/notify]")) << e;
 }
 
+TEST_F(PluginsConfig, ACheckPluginIsAKind) {
+  Config c = parse("plugins: {lic: {kind: check, command: [/opt/lic/lic]}}\n");
+  EXPECT_EQ(c.plugins.plugins.at("lic").kind, PluginKind::check);
+  EXPECT_STREQ(to_string(PluginKind::check), "check");
+}
+
 TEST_F(PluginsConfig, KindsNotBuiltYetAndMissingKeysAreNamed) {
   std::string e = error_of("plugins:\n  s: {kind: source, command: [/bin/s]}\n  m: {}\n");
   EXPECT_TRUE(has(e, "config.yml:2:")) << e;

@@ -8,6 +8,7 @@
 
 #include "base/fs.h"
 #include "plugin/approval.h"
+#include "plugin/disable.h"
 
 namespace aw {
 namespace {
@@ -111,6 +112,42 @@ TEST_F(ApprovalTest, AMissingProgramIsAnError) {
   auto a = plugin_approval(p, plugins);
   ASSERT_FALSE(a);
   EXPECT_NE(a.error().message.find("does not exist"), std::string::npos) << a.error().message;
+}
+
+// `awaywork plugin disable NAME` (issue 28): the owner's switch for one plugin, kept in the owner's
+// state folder; enable undoes it; list shows it; an undeclared name is an Error naming the
+// declared ones.
+TEST_F(ApprovalTest, DisablingIsRecordedOwnerOnlyListedAndUndoneByEnable) {
+  auto off = plugin_disabled(plugins, "notify");
+  ASSERT_TRUE(off) << off.error().message;
+  EXPECT_FALSE(*off);
+  PluginsConfig declared;
+  declared.plugins["notify"] = p;
+  ASSERT_TRUE(set_declared_disabled(declared, plugins, "notify", true));
+  EXPECT_TRUE(*plugin_disabled(plugins, "notify"));
+  struct stat st {};
+  ASSERT_EQ(::stat((plugins + "/notify/disabled").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(::stat((plugins + "/notify").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  auto statuses = plugin_statuses(declared, plugins);
+  ASSERT_EQ(statuses.size(), 1u);
+  EXPECT_TRUE(statuses[0].disabled);
+  std::vector<std::string> left_out;
+  EXPECT_TRUE(enabled_plugins({&p}, plugins, &left_out).empty());
+  EXPECT_EQ(left_out, std::vector<std::string>{"notify"});
+
+  ASSERT_TRUE(set_declared_disabled(declared, plugins, "notify", false));
+  EXPECT_FALSE(*plugin_disabled(plugins, "notify"));
+  EXPECT_FALSE(plugin_statuses(declared, plugins)[0].disabled);
+  EXPECT_EQ(enabled_plugins({&p}, plugins, nullptr).size(), 1u);
+  EXPECT_TRUE(set_declared_disabled(declared, plugins, "notify", false));  // twice is fine
+
+  auto unknown = set_declared_disabled(declared, plugins, "notfy", true);
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("no plugin notfy is declared"), std::string::npos);
+  EXPECT_NE(unknown.error().message.find("(it declares notify)"), std::string::npos)
+      << unknown.error().message;
 }
 
 }  // namespace

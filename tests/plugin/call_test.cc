@@ -18,6 +18,7 @@
 #include "base/fs.h"
 #include "plugin/approval.h"
 #include "plugin/call.h"
+#include "plugin/disable.h"
 
 namespace aw {
 namespace {
@@ -283,6 +284,25 @@ TEST_F(PluginCallTest, WithTheOwnersSwitchOffNothingRuns) {
       << r.error().message;
   struct stat st {};
   EXPECT_NE(::stat((data() + "/ran").c_str(), &st), 0);
+}
+
+// `awaywork plugin disable NAME`: an approved plugin the owner disabled never starts; enabled, it
+// runs again (the positive control).
+TEST_F(PluginCallTest, ADisabledPluginNeverRuns) {
+  script("touch \"$HOME/ran\"; seen=ran");
+  ASSERT_TRUE(approve_plugin(p, host.plugins_dir));
+  ASSERT_TRUE(set_plugin_disabled(host.plugins_dir, "probe", true));
+  auto r = call_plugin(p, host, "probe", {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("plugin probe did not run: you disabled it (awaywork plugin "
+                                   "disable probe); run awaywork plugin enable probe"),
+            std::string::npos)
+      << r.error().message;
+  struct stat st {};
+  EXPECT_NE(::stat((data() + "/ran").c_str(), &st), 0);
+  ASSERT_TRUE(set_plugin_disabled(host.plugins_dir, "probe", false));
+  EXPECT_EQ(seen(), "ran");
+  EXPECT_EQ(::stat((data() + "/ran").c_str(), &st), 0);
 }
 
 TEST_F(PluginCallTest, ThePluginRunsOnlyAsApproved) {

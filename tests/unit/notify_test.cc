@@ -8,6 +8,7 @@
 
 #include "base/fs.h"
 #include "plugin/approval.h"
+#include "plugin/disable.h"
 #include "unit/notify.h"
 
 namespace aw {
@@ -121,6 +122,21 @@ TEST_F(NotifyTest, WithPluginsOffNoneRunsAndTheRecordSaysSo) {
   notify_unit_ended(cfg, u, "", {});
   ASSERT_EQ(u.notes.size(), 1u);
   EXPECT_NE(u.notes[0].find("1 notifier plugin(s) not run: plugins are off"), std::string::npos)
+      << u.notes[0];
+  struct stat st {};
+  EXPECT_NE(::stat((data() + "/ran").c_str(), &st), 0);
+}
+
+TEST_F(NotifyTest, ADisabledNotifierDoesNotRunAndTheEndSaysSo) {
+  plugin("touch \"$HOME/ran\"\nprintf '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\\n'\n");
+  ASSERT_TRUE(set_plugin_disabled(dir + "/state/plugins", "notify", true));
+  notify_unit_started(cfg, u, {});
+  EXPECT_TRUE(u.notes.empty());  // the end says it once
+  notify_unit_ended(cfg, u, "", {});
+  ASSERT_EQ(u.notes.size(), 1u);
+  EXPECT_NE(u.notes[0].find("notifier plugin notify not run: you disabled it (awaywork plugin "
+                            "enable notify runs it again)"),
+            std::string::npos)
       << u.notes[0];
   struct stat st {};
   EXPECT_NE(::stat((data() + "/ran").c_str(), &st), 0);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sodium.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <map>
@@ -83,6 +84,37 @@ TEST_F(Checked, SecretInThePatchIsRefusedAndRedactedFromTheTranscript) {
   EXPECT_EQ(transcript.find(kFakeToken), std::string::npos) << transcript;
   EXPECT_EQ(r.out.find(kFakeToken), std::string::npos);
   EXPECT_EQ(read(dir + "/verdict.json").find(kFakeToken), std::string::npos);
+}
+
+// The owner's check plugin (issue 28), asked after awaywork's own check accepted: the shipped
+// examples/plugins/license-check refuses a new source file without an SPDX header, and nothing is
+// published; the same unit with the header is published (its positive control).
+TEST_F(Checked, ACheckPluginRefusesAfterTheOwnCheckAndNothingIsPublished) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root for the plugin's cgroup limits";
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "the example needs python3";
+  make_repo({{"a.txt", "x\n"}});
+  const std::string plugins = "plugins:\n  run: true\n  lic:\n    kind: check\n    command: [" +
+                              std::string(AW_SOURCE_DIR) +
+                              "/examples/plugins/license-check/license-check]\n";
+  write_config(agent_script("nohdr", "printf 'int x;\\n' > new.c"));
+  std::ofstream(config, std::ios::app) << plugins;
+  auto approved = awaywork({"plugin", "approve", "lic"});
+  ASSERT_EQ(approved.exit_code, 0) << approved.out << approved.err;
+  auto r = run_unit("add new.c");
+  EXPECT_EQ(r.record["state"], "refused") << r.out << r.err;
+  EXPECT_EQ(r.record["verdict"], "refused");
+  std::string why = r.record["refusals"].dump();
+  EXPECT_NE(why.find("plugin.check new.c:1: plugin lic: adds a source file without an SPDX"),
+            std::string::npos)
+      << why;
+  EXPECT_EQ(git({"branch", "--list", "awaywork/*"}), "");
+
+  write_config(agent_script("hdr", "printf '// SPDX-License-Identifier: MIT\\nint x;\\n' > new.c"));
+  std::ofstream(config, std::ios::app) << plugins;
+  auto ok = run_unit("add new.c with a header");
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_EQ(ok.record["verdict"], "accepted") << ok.record["refusals"].dump();
+  EXPECT_NE(ok.record["branch"], "");
 }
 
 TEST_F(Checked, CheckCommandGivesTheVerdictOnFiles) {

@@ -1,0 +1,195 @@
+// A plugin's manifest (issue 28): awaywork-plugin.json read as hostile data, each mistake an error
+// naming the file, the key and the fix; the shipped examples hold to
+// docs/plugins/manifest.schema.json (checked by the repository's own reader, json_schema.h) and
+// load; and the manifest bounds the owner's grant: a kind, a program or a permission it does not
+// ask for is refused, at approval and at the call.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include "base/fs.h"
+#include "json_schema.h"
+#include "plugin/approval.h"
+#include "plugin/manifest.h"
+
+namespace aw {
+namespace {
+
+using test::schema_breaks;
+
+const std::string kExamples = std::string(AW_SOURCE_DIR) + "/examples/plugins";
+
+std::vector<std::string> example_folders() {
+  std::vector<std::string> out;
+  DIR* d = ::opendir(kExamples.c_str());
+  if (!d) return out;
+  while (dirent* e = ::readdir(d))
+    if (e->d_name[0] != '.') out.push_back(kExamples + "/" + e->d_name);
+  ::closedir(d);
+  return out;
+}
+
+TEST(PluginManifest, TheShippedExamplesHoldToTheSchemaAndLoad) {
+  auto schema = test::plugin_schema("manifest.schema.json");
+  ASSERT_TRUE(schema.is_object());
+  auto folders = example_folders();
+  ASSERT_FALSE(folders.empty());
+  for (const std::string& f : folders) {
+    auto j = nlohmann::json::parse(read_or_empty(f + "/awaywork-plugin.json"), nullptr, false);
+    ASSERT_TRUE(j.is_object()) << f;
+    EXPECT_EQ(schema_breaks(schema, j, "manifest"), "") << f;
+    auto m = load_manifest(f, "/home/tester");
+    ASSERT_TRUE(m) << m.error().message;
+    // The example names itself after its folder.
+    EXPECT_EQ(f.substr(f.rfind('/') + 1), m->name);
+  }
+  // The schema check itself catches what the reader refuses (its positive control).
+  auto bad = nlohmann::json::parse(
+      R"({"name":"x","version":"1","kinds":["source"],"entry":"/bin/sh","runtime":"node",)"
+      R"("permissions":{"write":["/"]},"shell":true})");
+  EXPECT_NE(schema_breaks(schema, bad, "manifest"), "");
+  for (const char* key : {"version", "kinds", "entry", "runtime", "permissions", "shell"}) {
+    auto one = nlohmann::json::parse(read_or_empty(folders[0] + "/awaywork-plugin.json"));
+    one[key] = bad[key];
+    EXPECT_NE(schema_breaks(schema, one, "manifest"), "") << key;
+  }
+}
+
+struct ManifestTest : ::testing::Test {
+  std::string dir;
+  PluginConfig p;
+  void SetUp() override {
+    char tmpl[] = "/var/tmp/aw-manifest-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir = tmpl;
+    ASSERT_TRUE(make_dirs(dir + "/lic"));
+    ASSERT_TRUE(write_file(dir + "/lic/run.sh", "#!/bin/sh\nexit 0\n", 0755));
+    ASSERT_TRUE(write_file(dir + "/lic/data.txt", "x\n", 0644));
+    p.name = "lic";
+    p.kind = PluginKind::check;
+    p.command = {dir + "/lic/run.sh"};
+  }
+  void TearDown() override { (void)remove_tree(dir); }
+  void manifest(const std::string& text) {
+    ASSERT_TRUE(write_file(dir + "/lic/awaywork-plugin.json", text, 0644));
+  }
+  std::string error_of(const std::string& text) {
+    manifest(text);
+    auto m = load_manifest(dir + "/lic", "/home/tester");
+    return m ? "(loaded)" : m.error().message;
+  }
+  static std::string good(const std::string& extra = "") {
+    return R"({"name":"lic","version":"1.2.3","kinds":["check"],"entry":"run.sh","runtime":"exec")" +
+           extra + "}";
+  }
+};
+
+TEST_F(ManifestTest, AGoodManifestLandsInItsFields) {
+  manifest(good(R"(,"permissions":{"net":["Hooks.Example.com"],"read":["~/lic.json","/etc/lic"],)"
+                R"("secrets":["LIC_TOKEN"],"env":["TZ"]}})"));
+  auto m = load_manifest(dir + "/lic", "/home/tester");
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->name, "lic");
+  EXPECT_EQ(m->version, "1.2.3");
+  EXPECT_EQ(m->kinds, std::vector<PluginKind>{PluginKind::check});
+  EXPECT_EQ(m->entry, "run.sh");
+  EXPECT_EQ(m->runtime, "exec");
+  EXPECT_EQ(m->net, std::vector<std::string>{"hooks.example.com"});
+  EXPECT_EQ(m->read, (std::vector<std::string>{"/home/tester/lic.json", "/etc/lic"}));
+  EXPECT_EQ(m->secrets, std::vector<std::string>{"LIC_TOKEN"});
+  EXPECT_EQ(m->env, std::vector<std::string>{"TZ"});
+}
+
+TEST_F(ManifestTest, EachMistakeNamesTheFileTheKeyAndTheFix) {
+  const std::string file = dir + "/lic/awaywork-plugin.json: ";
+  struct Case {
+    std::string text, said;
+  };
+  for (
+      const Case& c : std::vector<Case>{
+          {"not json", "not a JSON object; fix: write e.g."},
+          {R"({"version":"1.0.0"})", "\"name\": missing; fix:"},
+          {good(R"(,"shell":true)"), "\"shell\": is not a manifest key; fix: remove it"},
+          {R"({"name":"../x","version":"1.0.0"})", "\"name\":"},
+          {R"({"name":"lic","version":"one"})", "\"version\": 'one' is not MAJOR.MINOR.PATCH"},
+          {R"({"name":"lic","version":"1.0.0","kinds":[]})", "\"kinds\": must name at least one"},
+          {R"({"name":"lic","version":"1.0.0","kinds":["source"]})",
+           "\"kinds\": source is not built yet; fix: declare notifier or check only"},
+          {R"({"name":"lic","version":"1.0.0","kinds":["check"],"entry":"../run.sh"})",
+           "\"entry\": '../run.sh' leaves the plugin's folder"},
+          {R"({"name":"lic","version":"1.0.0","kinds":["check"],"entry":"data.txt"})",
+           "\"entry\": 'data.txt' is not an executable file"},
+          {R"({"name":"lic","version":"1.0.0","kinds":["check"],"entry":"run.sh","runtime":"node"})",
+           "\"runtime\": \"node\" is not built yet; fix: write \"runtime\": \"exec\""},
+          {good(R"(,"permissions":{"write":["/srv"]})"),
+           "\"permissions.write\": writing outside the plugin's own data folder is not built yet"},
+          {good(R"(,"permissions":{"net":["http://x.example/"]})"), "\"permissions.net\":"},
+          {good(R"(,"permissions":{"read":["etc/x"]})"),
+           "\"permissions.read\": 'etc/x' is not an absolute path"},
+          {good(R"(,"permissions":{"secrets":["HOME"]})"), "\"permissions.secrets\":"},
+          {good(R"(,"permissions":{"net":"x.example"})"),
+           "\"permissions.net\": must be a list of strings; fix:"},
+          {good(R"(,"permissions":{"sudo":true})"), "\"permissions.sudo\": is not a manifest key"},
+      }) {
+    std::string e = error_of(c.text);
+    EXPECT_EQ(e.rfind(file, 0), 0u) << c.text << "\n" << e;
+    EXPECT_NE(e.find(c.said), std::string::npos) << c.text << "\n" << e;
+  }
+  EXPECT_EQ(error_of(good()), "(loaded)");  // the positive control
+}
+
+TEST_F(ManifestTest, TheManifestBoundsTheOwnersGrant) {
+  manifest(good(R"(,"permissions":{"net":["hooks.example.com"],"env":["TZ"]})"));
+  p.net = {"hooks.example.com"};
+  p.env = {"TZ"};
+  EXPECT_TRUE(check_manifest(p, "/home/tester"));
+  auto say = [&] {
+    auto ok = check_manifest(p, "/home/tester");
+    return ok ? std::string("(granted)") : ok.error().message;
+  };
+  p.net.push_back("evil.example");
+  EXPECT_NE(say().find("plugin lic: plugins.lic.net grants evil.example, and its manifest " + dir +
+                       "/lic/awaywork-plugin.json does not ask for it; fix: remove it from "
+                       "plugins.lic.net"),
+            std::string::npos)
+      << say();
+  p.net.pop_back();
+  p.secrets = {"LIC_TOKEN"};
+  EXPECT_NE(say().find("plugins.lic.secrets grants LIC_TOKEN"), std::string::npos) << say();
+  p.secrets.clear();
+  p.kind = PluginKind::notifier;
+  EXPECT_NE(say().find("plugins.lic.kind is notifier, and its manifest"), std::string::npos)
+      << say();
+  EXPECT_NE(say().find("fix: write kind: check"), std::string::npos) << say();
+  p.kind = PluginKind::check;
+  ASSERT_TRUE(write_file(dir + "/lic/other.sh", "#!/bin/sh\n", 0755));
+  p.command = {dir + "/lic/other.sh"};
+  EXPECT_NE(say().find("names the entry run.sh; fix: write command: [" + dir + "/lic/run.sh]"),
+            std::string::npos)
+      << say();
+  p.command = {dir + "/lic/run.sh"};
+  EXPECT_EQ(say(), "(granted)");
+  // No manifest: nothing to bound (the config alone declares the plugin).
+  ASSERT_EQ(::unlink((dir + "/lic/awaywork-plugin.json").c_str()), 0);
+  p.net = {"anything.example"};
+  EXPECT_EQ(say(), "(granted)");
+}
+
+TEST_F(ManifestTest, ApprovalRefusesAGrantBeyondTheManifestAndListSaysWhy) {
+  manifest(good());
+  p.net = {"evil.example"};
+  auto a = approve_plugin(p, dir + "/state/plugins");
+  ASSERT_FALSE(a);
+  EXPECT_NE(a.error().message.find("plugins.lic.net grants evil.example"), std::string::npos)
+      << a.error().message;
+  PluginsConfig c;
+  c.plugins["lic"] = p;
+  auto st = plugin_statuses(c, dir + "/state/plugins");
+  ASSERT_EQ(st.size(), 1u);
+  EXPECT_NE(st[0].error.find("does not ask for it"), std::string::npos) << st[0].error;
+  p.net.clear();
+  EXPECT_TRUE(approve_plugin(p, dir + "/state/plugins"));
+}
+
+}  // namespace
+}  // namespace aw
