@@ -11,9 +11,9 @@
 
 namespace aw {
 
-const std::vector<std::string> kForgeRepoKeys = {
-    "github",        "gitlab",          "forge", "task", "trust", "stop_after",
-    "branch_prefix", "closing_keyword", "resume"};
+const std::vector<std::string> kForgeRepoKeys = {"github",        "gitlab",          "forge",
+                                                 "task",          "trust",           "stop_after",
+                                                 "branch_prefix", "closing_keyword", "resume"};
 
 namespace {
 

@@ -84,8 +84,7 @@ bool is_session_file(const ProviderSpec& spec, const std::string& rel) {
   if (parts.size() != static_cast<size_t>(files->depth) + 1) return false;
   for (auto p : parts)
     if (!plain_name(p)) return false;
-  if (spec.name == "codex" &&
-      !(digits(parts[0], 4) && digits(parts[1], 2) && digits(parts[2], 2)))
+  if (spec.name == "codex" && !(digits(parts[0], 4) && digits(parts[1], 2) && digits(parts[2], 2)))
     return false;
   return !uuid_of(spec.name, parts.back()).empty();
 }

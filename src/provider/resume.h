@@ -3,8 +3,8 @@
 // their CLI keeps its session files under the unit's HOME, and the argv that resumes one. Pure:
 // the copying (owner-only, capped, no link followed) is the unit's (unit/session_keep.h).
 //
-//   if (auto f = session_files(spec)) ...          // claude: .claude/projects, codex: .codex/sessions
-//   AW_TRY(argv, with_resume(spec, argv, id));     // claude --resume ID, codex exec ... resume ID -
+//   if (auto f = session_files(spec)) ...       // claude: .claude/projects
+//   AW_TRY(argv, with_resume(spec, argv, id));  // claude ... --resume ID
 #pragma once
 
 #include <optional>

@@ -206,9 +206,8 @@ Result<std::unique_ptr<AgentSession>> AgentSession::start(const Config& cfg, con
   s->follow_of = follow_of;
   // Before the CLI's own folders are made: no unit process has run in the fresh HOME yet.
   if (s->resume && !follow_of.empty()) {
-    AW_TRY(extras.resume_id,
-           hand_agent_session({s->state_dir, follow_of, s->spec}, paths.home, paths.work,
-                              s->resume_notes));
+    AW_TRY(extras.resume_id, hand_agent_session({s->state_dir, follow_of, s->spec}, paths.home,
+                                                paths.work, s->resume_notes));
   }
   AW_TRY(s->launch, provider_launch(*s->spec, t.agent.command, url, s->token, paths.home, extras));
   for (const auto& d : s->launch.state_dirs) AW_CHECK(make_dirs(d, 0700));
@@ -318,8 +317,8 @@ void AgentSession::keep_session(UnitRecord& u, bool lost) {
                          [](const PhaseRecord& p) { return p.name.rfind("agent", 0) == 0; });
   const std::string& pull = s_->follow_of.empty() ? u.pull_request : s_->follow_of;
   if (!ran || pull.empty()) return;
-  if (auto ok = keep_agent_session({s_->state_dir, pull, s_->spec}, s_->home, *s_->literals,
-                                   u.notes);
+  if (auto ok =
+          keep_agent_session({s_->state_dir, pull, s_->spec}, s_->home, *s_->literals, u.notes);
       !ok)
     u.notes.push_back("resume: the agent's session was not kept: " + ok.error().message);
 }

@@ -147,8 +147,7 @@ Result<std::string> read_found(int root, const Found& f, size_t cap) {
   struct stat st {};
   if (!fd || ::fstat(fd.get(), &st) != 0) return fail("cannot be opened ({})", errno_text(errno));
   if (!S_ISREG(st.st_mode)) return fail("{}", kind_of(st.st_mode));
-  if (static_cast<uint64_t>(st.st_size) > cap)
-    return fail("is larger than {} MiB", cap >> 20);
+  if (static_cast<uint64_t>(st.st_size) > cap) return fail("is larger than {} MiB", cap >> 20);
   std::string data;
   char buf[65536];
   for (;;) {
@@ -246,8 +245,8 @@ Status keep_agent_session(const SessionKey& k, const std::string& home,
     }
     auto data = read_found(root.get(), f, caps.file_bytes);
     if (!data) {
-      notes.push_back(fmt::format("resume: {}/{} {}: not kept", shown, f.rel,
-                                  data.error().message));
+      notes.push_back(
+          fmt::format("resume: {}/{} {}: not kept", shown, f.rel, data.error().message));
       continue;
     }
     if (bytes + data->size() > caps.total_bytes) {
@@ -294,9 +293,10 @@ Result<std::string> hand_agent_session(const SessionKey& k, const std::string& h
   if (!k.spec || k.pull_url.empty()) return std::string();
   auto files = session_files(*k.spec);
   if (!files) {
-    notes.push_back(fmt::format("resume: provider {} cannot continue a session; the agent starts "
-                                "afresh",
-                                k.spec->name));
+    notes.push_back(
+        fmt::format("resume: provider {} cannot continue a session; the agent starts "
+                    "afresh",
+                    k.spec->name));
     return std::string();
   }
   std::string folder = session_folder(k);
@@ -306,8 +306,8 @@ Result<std::string> hand_agent_session(const SessionKey& k, const std::string& h
     return std::string();
   }
   if (*pull != k.pull_url + "\n") {
-    notes.push_back(fmt::format("resume: {} is kept for another pull request; not handed over",
-                                folder));
+    notes.push_back(
+        fmt::format("resume: {} is kept for another pull request; not handed over", folder));
     return std::string();
   }
   UniqueFd root(::open((folder + "/" + k.spec->name).c_str(),
@@ -325,8 +325,8 @@ Result<std::string> hand_agent_session(const SessionKey& k, const std::string& h
   for (const Found& f : found) {
     auto data = read_found(root.get(), f, caps.file_bytes);
     if (!data) {
-      notes.push_back(fmt::format("resume: {}/{} {}: not handed over", folder, f.rel,
-                                  data.error().message));
+      notes.push_back(
+          fmt::format("resume: {}/{} {}: not handed over", folder, f.rel, data.error().message));
       continue;
     }
     std::string at = home + "/" + files->root + "/" + session_place(*k.spec, f.rel, clone);
