@@ -156,7 +156,7 @@ Result<std::string> read_found(int root, const Found& f, size_t cap) {
     if (n < 0) return fail("cannot be read ({})", errno_text(errno));
     if (n == 0) return data;
     if (data.size() + static_cast<size_t>(n) > cap)
-      return fail("is larger than {} MiB", cap >> 20);  // it grew while read
+      return fail("is larger than {} bytes", cap);  // it grew while read
     data.append(buf, static_cast<size_t>(n));
   }
 }
