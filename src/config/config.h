@@ -144,6 +144,10 @@ struct ForgeRepoConfig {
   int64_t stop_after = 0;  // Unix seconds after which nothing is admitted; 0 = never
   std::string branch_prefix = "awaywork/";
   bool closing_keyword = false;  // the pull request body says "Closes #N" (written by awaywork)
+  // `resume: true`: a follow-up unit of one of awaywork's pull requests continues the agent's
+  // session of the pull request's last unit (claude, codex; docs/pull-requests.md). Per
+  // repository: the session carries what the pull request's people wrote, the repository's trust.
+  bool resume = false;
 };
 
 // `follow_up: {max_units_per_pr, max_ci_attempts, cooldown}` (docs/pull-requests.md): how many

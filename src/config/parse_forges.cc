@@ -11,8 +11,9 @@
 
 namespace aw {
 
-const std::vector<std::string> kForgeRepoKeys = {
-    "github", "gitlab", "forge", "task", "trust", "stop_after", "branch_prefix", "closing_keyword"};
+const std::vector<std::string> kForgeRepoKeys = {"github",        "gitlab",          "forge",
+                                                 "task",          "trust",           "stop_after",
+                                                 "branch_prefix", "closing_keyword", "resume"};
 
 namespace {
 
@@ -246,6 +247,8 @@ bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& 
   } else if (f.key == "closing_keyword") {
     if (auto b = get_bool(v, "write closing_keyword: true or false", ctx.issues))
       r.closing_keyword = *b;
+  } else if (f.key == "resume") {
+    if (auto b = get_bool(v, "write resume: true or false", ctx.issues)) r.resume = *b;
   } else {
     return false;
   }

@@ -7,6 +7,7 @@
 
 #include "base/json_write.h"
 #include "provider/agent_tools.h"
+#include "provider/resume.h"
 
 namespace aw {
 
@@ -206,6 +207,10 @@ Result<ProviderLaunch> provider_launch(const ProviderSpec& spec,
     out.env.emplace_back(kRunTokenEnv, run_token);
   }
   out.mcp_env_names = provider_tools::mcp_names(extras);
+  // Last: codex's resume takes the argv's trailing "-", after every option above.
+  if (!extras.resume_id.empty()) {
+    AW_TRY(out.argv, with_resume(spec, std::move(out.argv), extras.resume_id));
+  }
   return out;
 }
 

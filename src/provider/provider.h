@@ -34,6 +34,9 @@ struct LaunchExtras {
   bool clone_settings = false;  // the repository opted in (`agent_settings: clone`)
   std::map<std::string, McpServerConfig> mcp;
   std::vector<std::string> plugins;  // absolute folders
+  // The session to continue (claude, codex; provider/resume.h): its uuid, whose file the unit
+  // put in its HOME. "" = a fresh session.
+  std::string resume_id;
 };
 
 // A folder of awaywork's own files (name, content), bound read-only at target inside the

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "proxy/inference_proxy.h"
 #include "secrets/codex_login.h"
 #include "secrets/store.h"
+#include "unit/session_keep.h"
 
 namespace aw {
 
@@ -37,6 +39,11 @@ struct AgentSession::State {
   EventParser parser{"command"};
   std::vector<TranscriptEvent> events;                 // parsed so far (phase_over)
   const std::vector<std::string>* literals = nullptr;  // the unit's, owned by run_unit
+  // resume: (session_keep.h) whether the repository asks, where the state and HOME are, which
+  // pull request the unit follows up ("" = none), what was said at the start for the record.
+  bool resume = false;
+  std::string state_dir, home, follow_of;
+  std::vector<std::string> resume_notes;
 
   ~State() {
     proxy.reset();  // joins the proxy's thread before its log closes
@@ -182,7 +189,8 @@ Result<std::unique_ptr<AgentSession>> AgentSession::start(const Config& cfg, con
                                                           const std::string& credential,
                                                           const RunDir& dir, const UnitPaths& paths,
                                                           Isolator& iso,
-                                                          std::vector<std::string>& literals) {
+                                                          std::vector<std::string>& literals,
+                                                          const std::string& follow_of) {
   auto s = std::make_unique<State>();
   s->spec = provider_of(t.agent);
   if (!s->spec) return fail("agent {}: unknown provider '{}'", t.agent.name, t.agent.provider);
@@ -191,7 +199,16 @@ Result<std::unique_ptr<AgentSession>> AgentSession::start(const Config& cfg, con
     AW_CHECK(start_proxy(cfg, t, credential, dir, iso, *s, url));
     literals.push_back(s->token);
   }
-  LaunchExtras extras{paths.work, t.repo.clone_agent_settings, t.agent.mcp, t.agent.plugins};
+  LaunchExtras extras{paths.work, t.repo.clone_agent_settings, t.agent.mcp, t.agent.plugins, ""};
+  s->resume = t.repo.forge.resume;
+  s->state_dir = state_dir_of(cfg);
+  s->home = paths.home;
+  s->follow_of = follow_of;
+  // Before the CLI's own folders are made: no unit process has run in the fresh HOME yet.
+  if (s->resume && !follow_of.empty()) {
+    AW_TRY(extras.resume_id, hand_agent_session({s->state_dir, follow_of, s->spec}, paths.home,
+                                                paths.work, s->resume_notes));
+  }
   AW_TRY(s->launch, provider_launch(*s->spec, t.agent.command, url, s->token, paths.home, extras));
   for (const auto& d : s->launch.state_dirs) AW_CHECK(make_dirs(d, 0700));
   for (const auto& [path, content] : s->launch.files) AW_CHECK(write_file(path, content, 0600));
@@ -284,11 +301,26 @@ void AgentSession::end(const RunDir& dir, const std::vector<std::string>& litera
     u.notes.push_back("codex login: " + (said ? *said : said.error().message));
     s_->lease.reset();
   }
+  for (auto& n : s_->resume_notes) u.notes.push_back(std::move(n));
+  s_->resume_notes.clear();
   (void)phase_over();
   if (s_->events.empty()) return;
   for (auto& e : s_->events) e.text = redact_all(e.text, literals);
   if (auto ok = write_events(dir.root + "/events.json", s_->events); !ok)
     u.notes.push_back("could not write events.json: " + ok.error().message);
+}
+
+void AgentSession::keep_session(UnitRecord& u, bool lost) {
+  if (!s_->resume || lost) return;
+  // A unit that ended before its agent ran leaves the kept session as it was.
+  bool ran = std::any_of(u.phases.begin(), u.phases.end(),
+                         [](const PhaseRecord& p) { return p.name.rfind("agent", 0) == 0; });
+  const std::string& pull = s_->follow_of.empty() ? u.pull_request : s_->follow_of;
+  if (!ran || pull.empty()) return;
+  if (auto ok =
+          keep_agent_session({s_->state_dir, pull, s_->spec}, s_->home, *s_->literals, u.notes);
+      !ok)
+    u.notes.push_back("resume: the agent's session was not kept: " + ok.error().message);
 }
 
 }  // namespace aw

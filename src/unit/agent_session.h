@@ -30,12 +30,15 @@ class AgentSession {
  public:
   // Starts the proxy when the agent names `inference:` (reached through the isolator's bridge, or a
   // loopback port where the phase shares the host's network), issues the run token, lends the
-  // Codex login when asked. literals gains the run token.
+  // Codex login when asked. literals gains the run token. follow_of: the address of the pull
+  // request this unit follows up ("" = none); with the repository's `resume: true` the session
+  // kept for it is put in the unit's HOME and the CLI told to continue it (session_keep.h).
   static Result<std::unique_ptr<AgentSession>> start(const Config& cfg, const Target& t,
                                                      const std::string& credential,
                                                      const RunDir& dir, const UnitPaths& paths,
                                                      Isolator& iso,
-                                                     std::vector<std::string>& literals);
+                                                     std::vector<std::string>& literals,
+                                                     const std::string& follow_of = "");
   ~AgentSession();
 
   const Argv& argv() const;     // the agent phase's argv
@@ -57,6 +60,10 @@ class AgentSession {
   // The agent phase is over: revoke the run token, note the proxy's counts, save back a genuine
   // login refresh, write runs/<id>/events.json redacted of literals.
   void end(const RunDir& dir, const std::vector<std::string>& literals, UnitRecord& u);
+  // The unit is over and its folders are awaywork's again (not lost): with `resume: true`, the
+  // CLI's session files kept for the pull request the unit followed up, or opened
+  // (u.pull_request), when an agent phase ran. A failure to keep is a note.
+  void keep_session(UnitRecord& u, bool lost);
 
   struct State;
 

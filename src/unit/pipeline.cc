@@ -62,6 +62,8 @@ struct Unit {
     // The prompt as given was the agent's input; what stays is the redacted one.
     if (prompt_redacted && !prompt_file.empty()) (void)write_file(prompt_file, u.prompt, 0600);
     if (agent) agent->end(dir, *literals, u);
+    // Before the isolation tidies HOME away; a lost unit's folders may still be in use.
+    if (agent) agent->keep_session(u, state == UnitState::lost);
     u.state = state;
     u.reason = reason;
     u.ended_at = iso_now();
@@ -242,7 +244,11 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
     // seam (its other phases do not yet: the container isolator's own list lacks them).
     iso->add_agent_env_names(ca_bundle_env_names());
   }
-  auto agent = AgentSession::start(cfg, t, *credential, dir, *paths, *iso, redact_literals);
+  // A pull request's follow-up (forge/pr_source.h) continues that pull request's agent session
+  // when its repository says `resume: true` (agent_session.h).
+  const std::string follow_of = origin.source == "pull_request" ? origin.url : "";
+  auto agent =
+      AgentSession::start(cfg, t, *credential, dir, *paths, *iso, redact_literals, follow_of);
   if (!agent) return unit.end(UnitState::failed, "prepare: " + agent.error().message);
   unit.agent = agent->get();
   t.agent.command = (*agent)->argv();

@@ -1,6 +1,6 @@
 // forges: and the forge keys of repos: (github:, forge:, task:, trust:, stop_after:,
-// branch_prefix:, closing_keyword:): each lands in its field, each mistake is refused at its
-// file:line:col with the fix.
+// branch_prefix:, closing_keyword:, resume:): each lands in its field, each mistake is refused at
+// its file:line:col with the fix.
 #include <gtest/gtest.h>
 
 #include "config_fixture.h"
@@ -26,6 +26,7 @@ repos:
     stop_after: 2026-12-31
     branch_prefix: bots/aw-
     closing_keyword: true
+    resume: true
 )");
   const ForgeConfig& f = c.forges.at("ghes");
   EXPECT_EQ(f.api_url, "https://ghe.example.com/api/v3");
@@ -41,6 +42,7 @@ repos:
   EXPECT_EQ(r.stop_after, 1798761599);  // 2026-12-31T23:59:59Z
   EXPECT_EQ(r.branch_prefix, "bots/aw-");
   EXPECT_TRUE(r.closing_keyword);
+  EXPECT_TRUE(r.resume);
 }
 
 TEST_F(ForgeConfigTest, DefaultsAreGithubComAndTheWriteRoles) {
@@ -51,6 +53,7 @@ TEST_F(ForgeConfigTest, DefaultsAreGithubComAndTheWriteRoles) {
   EXPECT_EQ(r.trust.roles, (std::vector<std::string>{"admin", "maintain", "write"}));
   EXPECT_EQ(r.branch_prefix, "awaywork/");
   EXPECT_FALSE(r.closing_keyword);
+  EXPECT_FALSE(r.resume);  // a session is kept only when the owner asks
   EXPECT_EQ(r.stop_after, 0);
   EXPECT_TRUE(c.repos.at("web").path.empty());
 }
@@ -91,6 +94,12 @@ TEST_F(ForgeConfigTest, MistakesAreRefusedAtTheirPlace) {
             std::string::npos);
   EXPECT_NE(error_of("repos: {w: {path: /x, trust: {users: [a]}}}\n")
                 .find("repos.w.trust: applies to forge repositories only"),
+            std::string::npos);
+  EXPECT_NE(error_of("repos: {w: {path: /x, resume: true}}\n")
+                .find("repos.w.resume: applies to forge repositories only"),
+            std::string::npos);
+  EXPECT_NE(error_of("forges: {gh: {credential: T}}\nrepos: {w: {github: o/w, resume: yes}}\n")
+                .find("write resume: true or false"),
             std::string::npos);
 }
 

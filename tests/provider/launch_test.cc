@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "provider/provider.h"
+#include "provider/resume.h"
 
 namespace aw {
 namespace {
@@ -270,6 +271,84 @@ TEST(PromptFile, EveryPlaceholderIsReplacedAndNoneIsAnError) {
   auto odd = with_prompt_file({"{prompt_file}"}, "/x/{prompt_file}");  // no endless loop
   ASSERT_TRUE(odd);
   EXPECT_EQ(odd->front(), "/x/{prompt_file}");
+}
+
+// Issue 26 item 6: continuing a pull request's session (provider/resume.h).
+const std::string kSession = "0f3c9a2e-5b7d-4e1a-9c2b-8d6f4a1e7b30";
+
+TEST(ProviderResume, ClaudeResumesWithTheFlagAfterItsOwnOptions) {
+  LaunchExtras x;
+  x.resume_id = kSession;
+  auto l = provider_launch(*find_provider("claude"), {}, kUrl, kToken, kHome, x);
+  ASSERT_TRUE(l) << l.error().message;
+  ASSERT_GE(l->argv.size(), 3u);
+  EXPECT_EQ(l->argv[l->argv.size() - 2], "--resume");
+  EXPECT_EQ(l->argv.back(), kSession);
+  EXPECT_TRUE(argv_has(*l, "--setting-sources"));  // awaywork's own options stay
+  // Without a session: no flag.
+  EXPECT_FALSE(argv_has(launch("claude"), "--resume"));
+}
+
+TEST(ProviderResume, CodexResumesAsExecsSubcommandWithThePromptFromStdin) {
+  LaunchExtras x;
+  x.resume_id = kSession;
+  auto l = provider_launch(*find_provider("codex"), {}, kUrl, kToken, kHome, x);
+  ASSERT_TRUE(l) << l.error().message;
+  const auto& a = l->argv;
+  ASSERT_GE(a.size(), 5u);
+  EXPECT_EQ(a[1], "exec");
+  EXPECT_EQ(std::vector<std::string>(a.end() - 3, a.end()),
+            (std::vector<std::string>{"resume", kSession, "-"}));
+  EXPECT_EQ(std::count(a.begin(), a.end(), "-"), 1);
+  // exec's options and awaywork's -c overrides come before the subcommand.
+  auto resume = std::find(a.begin(), a.end(), "resume");
+  EXPECT_LT(std::find(a.begin(), a.end(), "--json"), resume);
+  EXPECT_LT(std::find(a.begin(), a.end(), "-c"), resume);
+}
+
+TEST(ProviderResume, OnlyClaudeAndCodexResumeAndOnlyAUuid) {
+  for (const char* p : {"cursor", "opencode", "gemini", "command"}) {
+    EXPECT_FALSE(session_files(*find_provider(p))) << p;
+    LaunchExtras x;
+    x.resume_id = kSession;
+    EXPECT_FALSE(provider_launch(*find_provider(p), {"agent"}, "", "", kHome, x)) << p;
+  }
+  const ProviderSpec& claude = *find_provider("claude");
+  EXPECT_FALSE(with_resume(claude, {"claude"}, "--dangerously-skip-permissions"));
+  EXPECT_FALSE(with_resume(claude, {"claude"}, ""));
+  // codex: a configured command that does not read the prompt from stdin cannot be resumed.
+  EXPECT_FALSE(with_resume(*find_provider("codex"), {"codex", "exec", "do it"}, kSession));
+}
+
+TEST(ProviderResume, SessionFilesAreKnownByTheirShapeAlone) {
+  const ProviderSpec& claude = *find_provider("claude");
+  const ProviderSpec& codex = *find_provider("codex");
+  EXPECT_EQ(session_files(claude)->root, ".claude/projects");
+  EXPECT_EQ(session_files(codex)->root, ".codex/sessions");
+  EXPECT_TRUE(is_session_file(claude, "-tmp-run-work/" + kSession + ".jsonl"));
+  EXPECT_EQ(session_id(claude, "-tmp-run-work/" + kSession + ".jsonl"), kSession);
+  for (const std::string& bad :
+       std::vector<std::string>{kSession + ".jsonl", "p/agent-1234abcd.jsonl",
+                                "p/" + kSession + ".json", "p/q/" + kSession + ".jsonl",
+                                "../" + kSession + ".jsonl", ".hidden/" + kSession + ".jsonl"})
+    EXPECT_FALSE(is_session_file(claude, bad)) << bad;
+  std::string rollout = "2026/12/06/rollout-2026-12-06T05-01-02-" + kSession + ".jsonl";
+  EXPECT_TRUE(is_session_file(codex, rollout));
+  EXPECT_EQ(session_id(codex, rollout), kSession);
+  for (const std::string& bad : std::vector<std::string>{
+           "2026/12/rollout-x-" + kSession + ".jsonl", "2026/12/06/history-" + kSession + ".jsonl",
+           "2026/12/06/rollout-x.jsonl", "20xx/12/06/rollout-x-" + kSession + ".jsonl"})
+    EXPECT_FALSE(is_session_file(codex, bad)) << bad;
+  EXPECT_FALSE(is_session_file(*find_provider("gemini"), "-p/" + kSession + ".jsonl"));
+}
+
+TEST(ProviderResume, ClaudesSessionMovesToTheNewClonesProjectFolder) {
+  const ProviderSpec& claude = *find_provider("claude");
+  EXPECT_EQ(session_place(claude, "-old-runs-a-work/" + kSession + ".jsonl",
+                          "/home/o/.local/state/awaywork/runs/b_1/work"),
+            "-home-o--local-state-awaywork-runs-b-1-work/" + kSession + ".jsonl");
+  std::string rollout = "2026/12/06/rollout-2026-12-06T05-01-02-" + kSession + ".jsonl";
+  EXPECT_EQ(session_place(*find_provider("codex"), rollout, "/x/work"), rollout);
 }
 
 }  // namespace
