@@ -12,7 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <list>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -24,6 +24,7 @@
 #include "base/unique_fd.h"
 #include "isolate/sandbox/sandbox.h"
 #include "isolate/sandbox/unit_view.h"
+#include "proc/capture.h"
 #include "proc/runner.h"
 #include "proxy/egress_proxy.h"
 
@@ -48,8 +49,8 @@ std::string errno_says(int e) {
 Result<std::vector<std::string>> server_env(const McpServerConfig& s, const McpOutsideHost& host,
                                             const std::string& data,
                                             std::vector<std::string>& secret_values) {
-  std::vector<std::string> env = {std::string("PATH=") + kServerPath, "HOME=" + data,
-                                  "TMPDIR=/tmp", "LANG=C.UTF-8", "AWAYWORK_MCP_SERVER=" + s.name};
+  std::vector<std::string> env = {std::string("PATH=") + kServerPath, "HOME=" + data, "TMPDIR=/tmp",
+                                  "LANG=C.UTF-8", "AWAYWORK_MCP_SERVER=" + s.name};
   char** from = host.environ_from ? host.environ_from : environ;
   for (const std::string& name : s.env)
     for (char** e = from; e && *e; ++e)
@@ -69,6 +70,24 @@ Result<std::vector<std::string>> server_env(const McpServerConfig& s, const McpO
     env.push_back(name + "=" + *value);
   }
   return env;
+}
+
+// The server's program as awaywork starts it: a bare name is looked up in the owner's PATH (where
+// `awaywork doctor` finds it), so that its install (an npm prefix, ~/.local) is what is lent.
+Result<std::string> resolve_program(const McpServerConfig& s, const McpOutsideHost& host) {
+  const std::string& prog = s.command[0];
+  if (prog.find('/') != std::string::npos) return prog;
+  std::string path = "/usr/local/bin:/usr/bin:/bin";
+  char** from = host.environ_from ? host.environ_from : environ;
+  for (char** e = from; e && *e; ++e)
+    if (std::string_view(*e).starts_with("PATH=")) path = *e + 5;
+  auto found = find_program(prog, path);
+  if (!found)
+    return fail(
+        "MCP server {}: its program {} is not on your PATH; install it or write its "
+        "absolute path in mcp.{}.command",
+        s.name, prog, s.name);
+  return *found;
 }
 
 Result<UniqueFd> listen_unix(const std::string& path) {
@@ -96,6 +115,7 @@ struct McpOutsideServer::State {
   McpServerConfig server;
   McpOutsideHost host;
   std::string socket_path;
+  std::string id;  // random: names its sessions' cgroups (a config key is no path component)
   SandboxPlan plan;
   std::vector<std::string> env;
   std::vector<std::string> secret_values;
@@ -106,7 +126,10 @@ struct McpOutsideServer::State {
   std::thread acceptor;
 
   mutable std::mutex mu;
-  std::list<std::thread> sessions;  // joined at the end (each ends at the latest when stopping)
+  // By number; a finished one is joined at the next accept (an agent that connects over and over
+  // leaves no thread behind) and the rest at the end (each ends at the latest when stopping).
+  std::map<int, std::thread> sessions;
+  std::vector<int> finished;
   int running = 0;
   int served = 0, refused = 0;
   std::vector<std::string> ended_badly;
@@ -116,7 +139,7 @@ struct McpOutsideServer::State {
     stopping = true;
     if (wake_w.fd >= 0) (void)!::write(wake_w.fd, "x", 1);
     if (acceptor.joinable()) acceptor.join();
-    for (auto& t : sessions) t.join();
+    for (auto& [_, t] : sessions) t.join();
     egress.reset();  // after the sessions: a server may use the network to its last byte
     if (stderr_log) std::fclose(stderr_log);
     if (!socket_path.empty()) ::unlink(socket_path.c_str());
@@ -138,6 +161,11 @@ void McpOutsideServer::State::accept_loop() {
     int conn = ::accept4(listener.fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (conn < 0) continue;
     std::lock_guard lock(mu);
+    for (int done : finished) {
+      sessions[done].join();  // it only returns now: it holds nothing of mu
+      sessions.erase(done);
+    }
+    finished.clear();
     if (running >= host.max_sessions) {
       // Closed at once: the client sees its server end, and nothing more of the owner's runs.
       ++refused;
@@ -146,7 +174,7 @@ void McpOutsideServer::State::accept_loop() {
     }
     ++running;
     int number = ++served;
-    sessions.emplace_back([this, conn, number] { session(conn, number); });
+    sessions.emplace(number, std::thread([this, conn, number] { session(conn, number); }));
   }
 }
 
@@ -156,7 +184,7 @@ void McpOutsideServer::State::accept_loop() {
 // stays the runner's, read into stderr.log.
 void McpOutsideServer::State::session(int conn, int number) {
   SandboxPlan p = plan;
-  p.cgroup_name = fmt::format("mcp-{}-{}-{}", server.name, ::getpid(), number);
+  p.cgroup_name = fmt::format("mcp-{}-{}", id, number);
   Launcher sandboxed = make_sandbox_launcher(p);
   PhaseSpec spec;
   spec.name = "mcp " + server.name;
@@ -183,6 +211,7 @@ void McpOutsideServer::State::session(int conn, int number) {
   SandboxOomCount(p.cgroup_name).sweep_after_phase();
   std::lock_guard lock(mu);
   --running;
+  finished.push_back(number);
   if (stderr_log && !err.empty()) {
     std::fprintf(stderr_log, "session %d:\n%s\n", number, inert(err).c_str());
     std::fflush(stderr_log);
@@ -190,10 +219,9 @@ void McpOutsideServer::State::session(int conn, int number) {
   if (!ran)
     ended_badly.push_back(fmt::format("session {}: {}", number, ran.error().message));
   else if (ran->end != PhaseEnd::exited && !(ran->end == PhaseEnd::cancelled && stopping))
-    ended_badly.push_back(fmt::format("session {}: {}{}", number, describe(*ran),
-                                      ran->end == PhaseEnd::failed_to_start
-                                          ? ": " + ran->start_error
-                                          : std::string()));
+    ended_badly.push_back(fmt::format(
+        "session {}: {}{}", number, describe(*ran),
+        ran->end == PhaseEnd::failed_to_start ? ": " + ran->start_error : std::string()));
 }
 
 McpOutsideHost mcp_outside_host(const Config& cfg, const std::string& dir) {
@@ -213,9 +241,12 @@ Result<std::unique_ptr<McpOutsideServer>> McpOutsideServer::start(const McpServe
   if (server.command.empty()) return fail("MCP server {} has no command", server.name);
   auto st = std::make_unique<State>();
   st->server = server;
+  AW_TRY(st->server.command[0], resolve_program(server, host));
+  AW_TRY(st->id, random_hex(6));
   st->host = host;
   std::string data = host.dir + "/data";
-  AW_CHECK(with_context(make_dirs(data, 0700), fmt::format("MCP server {}: its folder", server.name)));
+  AW_CHECK(
+      with_context(make_dirs(data, 0700), fmt::format("MCP server {}: its folder", server.name)));
   AW_TRY(st->env, server_env(server, host, data, st->secret_values));
 
   SandboxConfig sc;
@@ -228,11 +259,11 @@ Result<std::unique_ptr<McpOutsideServer>> McpOutsideServer::start(const McpServe
   sp.clone.clear();
   sp.home = data;  // its only writable folder besides the private /tmp
   sp.provider_state.clear();
-  sp.programs = {server.command[0]};  // its install (an npm prefix, a venv) lent read-only
+  sp.programs = {st->server.command[0]};  // its install (an npm prefix, a venv) lent read-only
   sp.path_value = kServerPath;
   AW_TRY(st->plan,
          with_context(make_plan(sc, sp), fmt::format("MCP server {}: its sandbox", server.name)));
-  lend_program(server.command[0], kServerPath, st->plan);
+  lend_program(st->server.command[0], kServerPath, st->plan);
   if (st->plan.network == Network::allowlist) {
     EgressProxyOptions o;
     o.socket_path = host.dir + "/egress.sock";

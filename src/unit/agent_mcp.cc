@@ -22,6 +22,13 @@ Result<std::string> this_program() {
   return std::string(buf);
 }
 
+// A path bound read-only into the phases' view (nothing to do when they have none).
+Status lend(Isolator& iso, const std::string& path, const std::string& what) {
+  auto lent = iso.lend_path(path);
+  if (!lent) return fail("{}: {}", what, lent.error().message);
+  return {};
+}
+
 }  // namespace
 
 AgentMcp::~AgentMcp() = default;
@@ -57,8 +64,7 @@ Result<std::unique_ptr<AgentMcp>> AgentMcp::start(const Config& cfg, const Agent
       // The relay must be runnable where the CLI runs: lent read-only into a view that would not
       // have it (awaywork outside /usr, as in a build tree); nothing when unsandboxed.
       if (!program.starts_with("/usr/"))
-        AW_CHECK(with_context(iso.lend_path(program), "the MCP relay (awaywork itself)")
-                     .map([](bool) {}));
+        AW_CHECK(lend(iso, program, "the MCP relay (awaywork itself)"));
     }
     // Folders by number, not by the server's name: a config key is no path component.
     std::string dir = fmt::format("{}/mcp/{}", run_root, index);
@@ -78,8 +84,7 @@ Result<std::unique_ptr<AgentMcp>> AgentMcp::start(const Config& cfg, const Agent
     } else {
       // The phases share the host's network (unsandboxed, or network host): the socket itself,
       // bound read-only into a sandbox's view (a socket is reached through a read-only mount).
-      AW_CHECK(with_context(iso.lend_path(bridge.path), fmt::format("MCP server {}", name))
-                   .map([](bool) {}));
+      AW_CHECK(lend(iso, bridge.path, fmt::format("MCP server {}", name)));
     }
     McpServerConfig cli;
     cli.name = name;

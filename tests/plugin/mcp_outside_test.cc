@@ -92,7 +92,8 @@ struct Session {
     send({{"jsonrpc", "2.0"},
           {"id", 1},
           {"method", "initialize"},
-          {"params", {{"protocolVersion", "2025-06-18"}, {"capabilities", nlohmann::json::object()}}}});
+          {"params",
+           {{"protocolVersion", "2025-06-18"}, {"capabilities", nlohmann::json::object()}}}});
     auto init = reply(1);
     if (!init.is_object() || !init.contains("result")) return "no initialize reply: " + init.dump();
     send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
@@ -114,9 +115,8 @@ struct Session {
 
 struct McpOutsideTest : ::testing::Test {
   test::TempDir dir;
-  std::string owner = dir.path + "/owner", srv = dir.path + "/server",
-              state = dir.path + "/state", config = dir.path + "/config",
-              shared = dir.path + "/shared";
+  std::string owner = dir.path + "/owner", srv = dir.path + "/server", state = dir.path + "/state",
+              config = dir.path + "/config", shared = dir.path + "/shared";
   McpOutsideHost host;
   McpServerConfig server;
 
