@@ -56,9 +56,10 @@ Result<std::unique_ptr<AgentMcp>> AgentMcp::start(const Config& cfg, const Agent
     // one of them, and a server the CLI cannot start would fail in the middle of the unit.
     if (cfg.isolation == Isolation::container)
       return fail(
-          "agent {}: MCP server {} has run: outside, which isolation container cannot reach yet "
-          "(awaywork's relay is not in the image); use isolation none or user, or run: inside",
-          agent.name, name);
+          "agent {}: MCP server {} (config line {}) has run: outside, which isolation container "
+          "cannot reach yet (awaywork's relay is not in the image); use isolation none or user, "
+          "or run: inside",
+          agent.name, name, m.line);
     if (program.empty()) {
       AW_TRY(program, this_program());
       // The relay must be runnable where the CLI runs: lent read-only into a view that would not
