@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "cli/cmd_host.h"
+#include "cli/cmd_mcp_relay.h"
 #include "cli/cmd_probe.h"
 #include "cli/cmd_plugin.h"
 #include "cli/cmd_secret.h"
@@ -34,6 +35,8 @@ const Helper kHelpers[] = {
     aw::sandbox_exec_main,  // __sandbox-exec: the sandbox built as the worker (isolate/sandbox)
     aw::probe_worker_main,  // __probe-worker: the leak probes' worker half
     aw::sweep_worker_main,  // __sweep-worker: the worker's leftovers removed (isolate/user)
+    // Run by the agent's CLI inside the unit: a server run outside, reached (cli/cmd_mcp_relay.h).
+    aw::mcp_relay_main,  // __mcp-relay
 };
 
 }  // namespace

@@ -39,13 +39,21 @@ struct SandboxConfig {
   Limits limits;
 };
 
-// An MCP server the agent's CLI starts inside the unit's isolation (docs/agents.md):
-// agents: NAME: mcp: {SERVER: {command: [...], env: [NAMES], secrets: [NAMES]}}.
+// An MCP server of the agent (docs/agents.md): agents: NAME: mcp: {SERVER: {command: [...],
+// env: [NAMES], secrets: [NAMES], run: inside|outside, net: [HOSTS], read: [PATHS]}}.
+// inside (the default): the agent's CLI starts it inside the unit's isolation, handed its
+// variables and secrets by name (the agent can read them). outside: awaywork starts it on the
+// owner's side in an OS sandbox of its own (plugin/mcp_outside.h) and the CLI reaches it through
+// a relay; its secrets never enter the unit.
 struct McpServerConfig {
   std::string name;
-  Argv command;                      // argv[0] resolved inside the isolation (PATH, image)
+  Argv command;  // inside: argv[0] resolved inside the isolation (PATH, image); outside: the host's
   std::vector<std::string> env;      // owner variables handed by name
   std::vector<std::string> secrets;  // secret-store names, handed by name, redacted
+  bool outside = false;              // run: outside
+  std::vector<std::string> net;      // outside: hosts reached through its egress proxy; none = none
+  std::vector<std::string> read;     // outside: absolute paths lent read-only (its script, data)
+  int line = 0;                      // 1-based line of its key, for errors found after loading
 };
 
 struct AgentConfig {
@@ -58,7 +66,7 @@ struct AgentConfig {
   std::string inference;    // a name under inference: ("" = the agent talks to no proxy)
   std::string profile;      // default profile for this agent ("" = none)
   bool lend_login = false;  // codex: lend the owner's ChatGPT login (auth.json) for the unit
-  std::map<std::string, McpServerConfig> mcp;  // started by the CLI, inside the isolation
+  std::map<std::string, McpServerConfig> mcp;  // by the CLI inside, or by awaywork outside
   std::vector<std::string> plugins;  // absolute folders, mounted read-only at their own paths
 };
 

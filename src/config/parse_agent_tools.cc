@@ -1,5 +1,6 @@
 // An agent's tools that its CLI loads: `mcp:` servers (started by the CLI inside the unit's
-// isolation) and `plugins:` folders (mounted read-only). docs/agents.md.
+// isolation, or by awaywork outside it with `run: outside`) and `plugins:` folders (mounted
+// read-only). docs/agents.md.
 #include <fmt/format.h>
 
 #include "config/parse.h"
@@ -23,12 +24,68 @@ void parse_env_names(const Value& v, const ParseCtx& ctx, std::string_view hint,
 
 namespace {
 
+// net: of a server run outside: the hosts it reaches through its own egress proxy.
+void parse_server_net(const Value& v, const ParseCtx& ctx, std::vector<std::string>& out) {
+  auto hosts = get_strings(v, "write host names, e.g. net: [api.github.com]", ctx.issues);
+  if (!hosts) return;
+  for (const std::string& h : *hosts) {
+    auto d = check_domain(h);
+    if (!d)
+      ctx.issues.add(v.mark, v.path,
+                     fmt::format("{}; a server run outside reaches only the hosts named here, "
+                                 "through awaywork's egress proxy, e.g. net: [api.github.com]",
+                                 d.error().message));
+    else
+      out.push_back(*d);
+  }
+}
+
+// read: of a server run outside: what its sandbox lends read-only (its script, its data), never
+// all of / or the owner's home.
+void parse_server_read(const Value& v, const ParseCtx& ctx, std::vector<std::string>& out) {
+  constexpr std::string_view hint = "write a list of paths, e.g. read: [~/mcp/my-server]";
+  auto paths = get_paths(v, ctx, hint);
+  if (!paths) return;
+  for (std::string p : *paths) {
+    while (p.size() > 1 && p.back() == '/') p.pop_back();  // "~" expands to "HOME/"
+    if (p == "/" || p == ctx.home || (!ctx.home.empty() && ctx.home.starts_with(p + "/"))) {
+      ctx.issues.add(v.mark, v.path,
+                     fmt::format("'{}' would lend the MCP server all of / or your home; name "
+                                 "the folders it needs, e.g. read: [~/mcp/my-server]",
+                                 p));
+      continue;
+    }
+    out.push_back(p);
+  }
+}
+
 void parse_server(const Field& e, const ParseCtx& ctx, McpServerConfig& s) {
   bool has_command = false;
-  for (const Field& f : map_fields(e.value, {"command", "env", "secrets"}, ctx.issues)) {
+  const Field* net = nullptr;
+  const Field* read = nullptr;
+  std::vector<Field> fields =
+      map_fields(e.value, {"command", "env", "secrets", "run", "net", "read"}, ctx.issues);
+  for (const Field& f : fields) {
     if (f.key == "command") {
       has_command = true;
       if (auto argv = get_command(f.value, ctx.issues)) s.command = *argv;
+    } else if (f.key == "run") {
+      auto where = get_string(f.value, "write run: inside or run: outside", ctx.issues);
+      if (!where) continue;
+      if (*where == "outside")
+        s.outside = true;
+      else if (*where != "inside")
+        ctx.issues.add(f.value.mark, f.value.path,
+                       fmt::format("unknown value '{}'; write run: inside (the agent's CLI starts "
+                                   "it in the unit) or run: outside (awaywork starts it in a "
+                                   "sandbox of its own, its secrets outside the unit)",
+                                   *where));
+    } else if (f.key == "net") {
+      net = &f;
+      parse_server_net(f.value, ctx, s.net);
+    } else if (f.key == "read") {
+      read = &f;
+      parse_server_read(f.value, ctx, s.read);
     } else {
       parse_env_names(f.value, ctx,
                       fmt::format("write a list of variable names, e.g. {}: [GITHUB_TOKEN]", f.key),
@@ -39,6 +96,14 @@ void parse_server(const Field& e, const ParseCtx& ctx, McpServerConfig& s) {
     ctx.issues.add(e.key_mark, e.value.path,
                    "missing 'command'; add the server's program and arguments, e.g. command: "
                    "[npx, -y, '@modelcontextprotocol/server-filesystem', /work]");
+  // Inside, the server is the unit's: it has the unit's network and view, and these would mean
+  // nothing (a silently ignored allowlist is worse than an error).
+  for (const Field* f : {net, read})
+    if (f && !s.outside)
+      ctx.issues.add(f->key_mark, f->value.path,
+                     fmt::format("{}: applies to a server awaywork runs outside the unit; add run: "
+                                 "outside, or remove {}: (a server run inside has the unit's {})",
+                                 f->key, f->key, f->key == "net" ? "network" : "view"));
 }
 
 }  // namespace
@@ -48,6 +113,7 @@ void parse_mcp(const Value& v, const ParseCtx& ctx, std::map<std::string, McpSer
        entries(v, "mcp: {github: {command: [github-mcp], secrets: [GH_MCP]}}", ctx)) {
     McpServerConfig s;
     s.name = e.key;
+    s.line = e.key_mark.line + 1;
     parse_server(e, ctx, s);
     out[e.key] = std::move(s);
   }

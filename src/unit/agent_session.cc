@@ -21,6 +21,7 @@
 #include "secrets/codex_login.h"
 #include "secrets/store.h"
 #include "unit/session_keep.h"
+#include "unit/agent_mcp.h"
 
 namespace aw {
 
@@ -36,6 +37,7 @@ struct AgentSession::State {
   ProviderLaunch launch;
   std::optional<Lease> lease;
   std::map<std::string, McpServerConfig> mcp;  // for the record: which secrets went by name
+  std::unique_ptr<AgentMcp> outside_mcp;       // the servers run outside (agent_mcp.h)
   EventParser parser{"command"};
   std::vector<TranscriptEvent> events;                 // parsed so far (phase_over)
   const std::vector<std::string>* literals = nullptr;  // the unit's, owned by run_unit
@@ -139,6 +141,7 @@ namespace {
 Status add_mcp_values(const AgentConfig& a, EnvPairs& env, std::vector<std::string>& literals) {
   std::unique_ptr<SecretStore> store;
   for (const auto& [server, m] : a.mcp) {
+    if (m.outside) continue;  // its variables and secrets stay with it, outside the unit
     for (const auto& name : m.env)
       if (const char* v = std::getenv(name.c_str()); v && *v) env.emplace_back(name, v);
     for (const auto& name : m.secrets) {
@@ -199,7 +202,9 @@ Result<std::unique_ptr<AgentSession>> AgentSession::start(const Config& cfg, con
     AW_CHECK(start_proxy(cfg, t, credential, dir, iso, *s, url));
     literals.push_back(s->token);
   }
-  LaunchExtras extras{paths.work, t.repo.clone_agent_settings, t.agent.mcp, t.agent.plugins, ""};
+  AW_TRY(s->outside_mcp, AgentMcp::start(cfg, t.agent, dir.root, iso, literals));
+  LaunchExtras extras{paths.work, t.repo.clone_agent_settings, s->outside_mcp->for_cli(),
+                      t.agent.plugins, ""};
   s->resume = t.repo.forge.resume;
   s->state_dir = state_dir_of(cfg);
   s->home = paths.home;
@@ -216,7 +221,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::start(const Config& cfg, con
   for (const auto& p : s->launch.readonly_paths)
     AW_CHECK(with_context(iso.lend_path(p), "plugin " + p).map([](bool) {}));
   AW_CHECK(add_mcp_values(t.agent, s->launch.env, literals));
-  s->mcp = t.agent.mcp;
+  s->mcp = s->outside_mcp->for_cli();  // an outside server hands the agent no secret
   std::vector<std::string> names;
   for (const auto& [name, _] : s->launch.env) names.push_back(name);
   iso.add_agent_env_names(names);
@@ -295,6 +300,10 @@ void AgentSession::end(const RunDir& dir, const std::vector<std::string>& litera
         "its limits; the run token is revoked",
         s_->inference, n.requests, n.input_tokens, n.output_tokens, n.refused));
     s_->proxy.reset();
+  }
+  if (s_->outside_mcp) {
+    for (auto& n : s_->outside_mcp->notes()) u.notes.push_back(std::move(n));
+    s_->outside_mcp.reset();  // its sessions end with the agent's last phase
   }
   if (s_->lease) {
     auto said = return_codex_login(*s_->lease, s_->lease->unit_path);

@@ -58,6 +58,64 @@ TEST_F(AgentToolsConfig, BadMcpEntriesAreRefusedWhereTheyAre) {
   EXPECT_NE(e.find("config.yml:4:10: agents.a.mcp"), std::string::npos) << e;
 }
 
+// run: outside (issue 27 item 3): awaywork starts the server in a sandbox of its own, with the
+// hosts and paths it declares.
+TEST_F(AgentToolsConfig, AnMcpServerRunOutsideKeepsItsHostsAndPaths) {
+  Config c = parse(R"(agents:
+  claude:
+    provider: claude
+    mcp:
+      github:
+        run: outside
+        command: [/opt/gh/github-mcp-server, stdio]
+        net: [api.github.com]
+        read: [~/mcp/github/]
+        secrets: [GITHUB_MCP_TOKEN]
+      local:
+        command: [local-mcp]
+        run: inside
+)");
+  const AgentConfig& a = c.agents.at("claude");
+  const McpServerConfig& m = a.mcp.at("github");
+  EXPECT_TRUE(m.outside);
+  EXPECT_EQ(m.net, (std::vector<std::string>{"api.github.com"}));
+  EXPECT_EQ(m.read, (std::vector<std::string>{"/home/tester/mcp/github"}));
+  EXPECT_EQ(m.secrets, (std::vector<std::string>{"GITHUB_MCP_TOKEN"}));
+  EXPECT_EQ(m.line, 5);
+  EXPECT_FALSE(a.mcp.at("local").outside);  // inside is the default and may be written
+}
+
+TEST_F(AgentToolsConfig, BadOutsideMcpEntriesAreRefusedWhereTheyAre) {
+  std::string e = error_of(
+      "agents:\n  a:\n    provider: claude\n    mcp:\n      gh: {command: x, run: somewhere}\n");
+  EXPECT_NE(e.find("config.yml:5:"), std::string::npos) << e;
+  EXPECT_NE(e.find("agents.a.mcp.gh.run: unknown value 'somewhere'; write run: inside"),
+            std::string::npos)
+      << e;
+  // net: and read: mean nothing for a server the CLI starts inside the unit: refused, not ignored.
+  e = error_of(
+      "agents:\n  a:\n    provider: claude\n    mcp:\n      gh: {command: x, net: [a.com]}\n");
+  EXPECT_NE(e.find("config.yml:5:24: agents.a.mcp.gh.net: net: applies to a server awaywork runs "
+                   "outside the unit; add run: outside"),
+            std::string::npos)
+      << e;
+  e = error_of(
+      "agents:\n  a:\n    provider: claude\n    mcp:\n      gh: {command: x, read: [/opt/x]}\n");
+  EXPECT_NE(e.find("config.yml:5:24: agents.a.mcp.gh.read: read: applies to a server"),
+            std::string::npos)
+      << e;
+  e = error_of(
+      "agents:\n  a:\n    provider: claude\n    mcp:\n"
+      "      gh: {command: x, run: outside, read: [\"~\"]}\n");
+  EXPECT_NE(e.find("would lend the MCP server all of / or your home"), std::string::npos) << e;
+  e = error_of(
+      "agents:\n  a:\n    provider: claude\n    mcp:\n"
+      "      gh: {command: x, run: outside, net: [\"http://a.com/\"]}\n");
+  EXPECT_NE(e.find("agents.a.mcp.gh.net"), std::string::npos) << e;
+  EXPECT_NE(e.find("a server run outside reaches only the hosts named here"), std::string::npos)
+      << e;
+}
+
 TEST_F(AgentToolsConfig, BadPluginsAndAgentSettingsAreRefused) {
   std::string e = error_of("agents:\n  a:\n    provider: codex\n    plugins: [/opt/p]\n");
   EXPECT_NE(e.find("config.yml:2:3: agents.a.plugins: plugins: folders are handed to Claude Code"),

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/sha256.h"
 #include "fake_server.h"
 #include "provider/doctor.h"
 #include "unit_fixture.h"
@@ -81,10 +82,13 @@ class AgentSettings : public UnitTest {
         "  echo x > " +
             plugin_ + "/planted && echo plugin-written || echo plugin-denied\n" + "  cat " +
             plugin_ + "/skills/hello/SKILL.md\n} > \"$AWAYWORK_OUTPUTS/probe\" 2>&1\n" +
+            "env | cut -d= -f1 > \"$AWAYWORK_OUTPUTS/env-names\"\n" +
             "export ENABLE_TOOL_SEARCH=false\n\"$@\"\n");
   }
 
-  void write_agent_config(const std::string& repo_extra, std::string command = "") {
+  // mcp_extra: more lines of the probe server's entry (run: outside).
+  void write_agent_config(const std::string& repo_extra, std::string command = "",
+                          const std::string& mcp_extra = "") {
     if (command.empty()) command = wrapper();
     std::ofstream(config) << "state_dir: " << root << "/state\n"
                           << "sandbox:\n  hidden: [" << hidden_ << "]\n"
@@ -100,6 +104,7 @@ class AgentSettings : public UnitTest {
                           << mcp_dir_ << "/probe_server.py, --hidden, " << hidden_
                           << "/secret.txt]\n"
                           << "        secrets: [MCP_PROBE_TOKEN]\n"
+                          << mcp_extra
                           << "inference:\n  upstream:\n    api: anthropic\n"
                           << "    url: https://localhost:" << fake_.port() << "\n"
                           << "    credential: MODEL_KEY\n"
@@ -181,6 +186,38 @@ TEST_F(AgentSettings, AnMcpServerRunsInsideTheSandboxAndItsSecretIsNeverRecorded
     if (p.is_regular_file()) {
       EXPECT_EQ(read(p.path()).find(kMcpToken), std::string::npos) << p.path();
     }
+}
+
+// The same server run outside the unit (issue 27 item 3): the real Claude Code starts awaywork's
+// relay in its place and calls the tool through it; the server had its secret (its hash in the
+// answer), in its own sandbox (the owner's hidden file unread, another network namespace), and the
+// agent's phase held neither the value nor the name.
+TEST_F(AgentSettings, AnMcpServerRunOutsideIsCalledThroughTheRelayAndItsSecretStaysOutside) {
+  start_fake({"--mcp-tool", "mcp__probe__probe"});
+  store_secret("MCP_PROBE_TOKEN", kMcpToken);
+  write_agent_config("", "", "        run: outside\n        read: [" + mcp_dir_ + "]\n");
+  auto r = run_unit("Call the probe tool, then say you are done.");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string run_dir = r.record["run_dir"];
+  std::string log = read(fake_log_);
+  size_t at = log.find("probe-answer ");
+  ASSERT_NE(at, std::string::npos) << "no tool_result from the MCP server\n"
+                                   << read(run_dir + "/transcript.log") << r.record.dump();
+  std::string answer = log.substr(at, log.find('"', at) - at);
+  EXPECT_NE(answer.find("secret_sha256=" + sha256_hex(kMcpToken)), std::string::npos) << answer;
+  EXPECT_NE(answer.find("hidden=denied"), std::string::npos) << answer;
+  EXPECT_EQ(read(run_dir + "/outputs/env-names").find("MCP_PROBE_TOKEN"), std::string::npos);
+  EXPECT_EQ(r.record["phases"][0]["secrets"].dump().find("MCP_PROBE_TOKEN"), std::string::npos)
+      << r.record["phases"][0].dump();
+  EXPECT_NE(r.record["notes"].dump().find("MCP server probe ran outside the unit"),
+            std::string::npos)
+      << r.record["notes"].dump();
+  EXPECT_EQ(log.find(kMcpToken), std::string::npos) << "the secret reached the model";
+  for (const auto& p : std::filesystem::recursive_directory_iterator(run_dir)) {
+    if (p.is_regular_file()) {
+      EXPECT_EQ(read(p.path()).find(kMcpToken), std::string::npos) << p.path();
+    }
+  }
 }
 
 }  // namespace

@@ -90,7 +90,8 @@ Registry::Provider container_provider(const Config& cfg) {
         add(s.programs, agent.command[0]);
       else if (p && !p->command.empty())
         add(s.programs, p->command[0]);
-      for (const auto& [_, m] : agent.mcp) add(s.programs, m.command[0]);  // started inside
+      for (const auto& [_, m] : agent.mcp)
+        if (!m.outside) add(s.programs, m.command[0]);  // started inside (outside: on the host)
     }
     // A relative path runs from the clone, not the image: nothing to look for there.
     std::erase_if(s.programs, [](const std::string& p) {
@@ -223,7 +224,8 @@ std::vector<WorkerProgram> unit_programs(const Config& cfg) {
     const Argv& argv = !a.command.empty() ? a.command : spec ? spec->command : a.command;
     if (!argv.empty()) out.push_back({"agent " + name, argv[0]});
     for (const auto& [server, m] : a.mcp)
-      out.push_back({"MCP server " + server + " of agent " + name, m.command[0]});
+      if (!m.outside)  // a server run outside is started by awaywork, as the owner
+        out.push_back({"MCP server " + server + " of agent " + name, m.command[0]});
   };
   for (const auto& [name, a] : cfg.agents) agent(name, a);
   if (!cfg.default_agent.empty() && !cfg.agents.count(cfg.default_agent)) {

@@ -5,7 +5,8 @@
 Its one tool, `probe`, answers what the server sees from where it runs: its uid, its network
 namespace, whether it can read the path given by --hidden (a path the sandbox hides), and the
 SHA-256 of the secret variable named by --secret-var (never the value: the test checks the value
-is in no recorded byte). A test compares these with the host's.
+is in no recorded byte), and the names of its environment variables. A test compares these with
+the host's.
 """
 
 import argparse
@@ -27,8 +28,9 @@ def probe(args):
         hidden = "denied: " + (e.strerror or "error")
     secret = os.environ.get(args.secret_var, "")
     digest = hashlib.sha256(secret.encode()).hexdigest() if secret else "absent"
-    return "probe-answer uid=%d netns=%s hidden=%s secret_sha256=%s" % (
-        os.getuid(), netns, hidden, digest)
+    names = ",".join(sorted(os.environ))
+    return "probe-answer uid=%d netns=%s hidden=%s secret_sha256=%s env=%s" % (
+        os.getuid(), netns, hidden, digest, names)
 
 
 TOOL = {"name": "probe", "description": "Report where this MCP server runs.",
