@@ -190,7 +190,8 @@ TEST(ProviderLaunch, ClaudeGetsReadOnlyManagedSettingsAndNoCloneSettingsUnlessOp
 TEST(ProviderLaunch, McpServersAndPluginsGoToEachCliByNameNeverByValue) {
   LaunchExtras x;
   x.clone = "/tmp/awaywork-Ab12Cd/work";
-  x.mcp["probe"] = {"probe", {"/usr/bin/python3", "server.py", "--x"}, {"HOST_VAR"}, {"TOKEN"}, false, {}, {}};
+  x.mcp["probe"] = {
+      "probe", {"/usr/bin/python3", "server.py", "--x"}, {"HOST_VAR"}, {"TOKEN"}, false, {}, {}};
   x.plugins = {"/opt/plugins/review"};
   auto c = provider_launch(*find_provider("claude"), {}, kUrl, kToken, kHome, x);
   ASSERT_TRUE(c);
