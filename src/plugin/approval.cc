@@ -17,6 +17,7 @@
 #include "base/sha256.h"
 #include "plugin/disable.h"
 #include "plugin/manifest.h"
+#include "plugin/program_path.h"
 
 namespace aw {
 
@@ -24,14 +25,6 @@ namespace {
 
 constexpr size_t kMaxFiles = 10000;
 constexpr uint64_t kMaxBytes = 256ull << 20;
-
-// A program in the system's own trees is the system's: its folder (/usr/bin) is not the plugin's,
-// so only the program itself is covered.
-bool in_system_tree(const std::string& path) {
-  for (const char* t : {"/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/"})
-    if (path.starts_with(t)) return true;
-  return false;
-}
 
 struct Walk {
   std::map<std::string, std::string>& files;
@@ -131,7 +124,7 @@ Result<PluginPrint> plugin_print(const PluginConfig& p) {
   std::string program = buf;
   PluginPrint out;
   Walk w{out.files};
-  if (in_system_tree(program)) {
+  if (plugin_program_is_system(program)) {
     out.folder = program;
     AW_CHECK(with_context(add_entry(program, program.substr(program.rfind('/') + 1), w),
                           fmt::format("plugin {}", p.name)));

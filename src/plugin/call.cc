@@ -20,6 +20,7 @@
 #include "plugin/approval.h"
 #include "plugin/disable.h"
 #include "plugin/manifest.h"
+#include "plugin/program_path.h"
 #include "plugin/protocol.h"
 #include "proxy/egress_proxy.h"
 
@@ -33,11 +34,6 @@ namespace {
 // is not in the plugin's view, and a PATH naming it would only point at a hole).
 constexpr const char* kPluginPath = "/usr/local/bin:/usr/bin:/bin";
 
-std::string real_or_empty(const std::string& path) {
-  char buf[PATH_MAX];
-  return ::realpath(path.c_str(), buf) ? std::string(buf) : std::string();
-}
-
 bool under(const std::string& path, const std::string& root) {
   return path == root || path.starts_with(root + "/");
 }
@@ -45,15 +41,15 @@ bool under(const std::string& path, const std::string& root) {
 // The folder of the plugin's program, lent read-only (a plugin is its folder); nothing when the
 // system trees already hold it. Never the root or a whole home.
 Status lend_plugin_folder(const PluginConfig& p, SandboxPlan& plan) {
-  std::string program = real_or_empty(p.command[0]);
+  std::string program = plugin_program_realpath(p.command[0]);
   if (program.empty())
     return fail("plugin {}: its program {} does not exist; fix plugins.{}.command", p.name,
                 p.command[0], p.name);
   std::string dir = program.substr(0, program.rfind('/'));
   for (const auto& tree : plan.system)
     if (under(dir, tree)) return {};
-  if (dir.empty() || dir == "/" || dir == real_or_empty(plan.owner_home) || dir == "/home" ||
-      dir == "/root")
+  if (dir.empty() || dir == "/" || dir == plugin_program_realpath(plan.owner_home) ||
+      dir == "/home" || dir == "/root")
     return fail(
         "plugin {}: its program is straight in {}, which would lend the plugin all of it; put "
         "the plugin in a folder of its own, e.g. ~/plugins/{}/",

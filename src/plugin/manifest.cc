@@ -13,6 +13,7 @@
 
 #include "base/fs.h"
 #include "config/validate.h"
+#include "plugin/program_path.h"
 #include "plugin/protocol.h"
 
 namespace aw {
@@ -25,17 +26,6 @@ constexpr size_t kManifestCap = 64u << 10;
 const std::vector<std::string> kTopKeys = {"name",    "version",     "kinds",      "entry",
                                            "runtime", "permissions", "description"};
 const std::vector<std::string> kPermissionKeys = {"net", "read", "write", "secrets", "env"};
-
-std::string real_or_empty(const std::string& path) {
-  char buf[PATH_MAX];
-  return ::realpath(path.c_str(), buf) ? std::string(buf) : std::string();
-}
-
-bool in_system_tree(const std::string& path) {
-  for (const char* t : {"/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/"})
-    if (path.starts_with(t)) return true;
-  return false;
-}
 
 // Checking one manifest: every error names the file and the key.
 struct Reader {
@@ -216,8 +206,8 @@ Result<PluginManifest> load_manifest(const std::string& folder, const std::strin
 
 Result<std::optional<PluginManifest>> manifest_of(const PluginConfig& p, const std::string& home) {
   if (p.command.empty()) return std::optional<PluginManifest>{};
-  std::string program = real_or_empty(p.command[0]);
-  if (program.empty() || in_system_tree(program)) return std::optional<PluginManifest>{};
+  std::string program = plugin_program_realpath(p.command[0]);
+  if (program.empty() || plugin_program_is_system(program)) return std::optional<PluginManifest>{};
   std::string folder = program.substr(0, program.rfind('/'));
   struct stat st {};
   std::string file = folder + "/" + kManifestName;
@@ -240,9 +230,9 @@ Status check_grant(const PluginConfig& p, const PluginManifest& m) {
         "write kind: {}",
         p.name, p.name, to_string(p.kind), m.file, kinds, to_string(m.kinds[0]));
   }
-  std::string program = real_or_empty(p.command[0]);
+  std::string program = plugin_program_realpath(p.command[0]);
   std::string folder = program.substr(0, program.rfind('/'));
-  std::string entry = real_or_empty(folder + "/" + m.entry);
+  std::string entry = plugin_program_realpath(folder + "/" + m.entry);
   if (entry.empty() || entry != program)
     return fail(
         "plugin {}: plugins.{}.command runs {}, and its manifest {} names the entry {}; "

@@ -15,8 +15,10 @@
 
 namespace aw {
 
-namespace {
-
+// Named, not anonymous: UnitCa::Keys (declared in the header) holds these, and a class with
+// external linkage may not have members of an anonymous namespace's types (GCC's
+// -Wsubobject-linkage, seen in the unity build).
+namespace unit_ca_detail {
 struct Free {
   void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
   void operator()(X509* p) const { X509_free(p); }
@@ -24,8 +26,12 @@ struct Free {
   void operator()(BIGNUM* p) const { BN_free(p); }
   void operator()(X509_EXTENSION* p) const { X509_EXTENSION_free(p); }
 };
+}  // namespace unit_ca_detail
+
+namespace {
+
 template <class T>
-using Own = std::unique_ptr<T, Free>;
+using Own = std::unique_ptr<T, unit_ca_detail::Free>;
 
 constexpr long kValidSeconds = 30L * 24 * 3600;  // longer than any unit runs
 
