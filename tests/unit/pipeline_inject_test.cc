@@ -141,6 +141,11 @@ TEST_F(Injected, TheBoundHostGetsTheSecretAndNothingOfTheUnitHoldsIt) {
       << show.out;
   EXPECT_NE(show.out.find("test hook AWAYWORK_TEST_EGRESS_UPSTREAM"), std::string::npos)
       << show.out;
+  // What the unit's requests actually got, from its egress log.
+  EXPECT_NE(show.out.find("  - NPM_TOKEN: added to 1 request(s) for npm.example.test\n"
+                          "  - NPM_TOKEN: its placeholder was refused for other.test"),
+            std::string::npos)
+      << show.out;
   EXPECT_EQ(show.out.find(kNpmToken), std::string::npos);
   EXPECT_EQ(show.out.find("awaywork-placeholder-NPM_TOKEN-"), std::string::npos) << show.out;
 }
