@@ -121,8 +121,10 @@ int cmd_show(const GlobalOptions& g, const std::string& id) {
     if (!used.empty()) {
       auto arr = nlohmann::json::array();
       for (const auto& u : used)
-        arr.push_back(
-            {{"name", u.name}, {"hosts", u.hosts}, {"requests", u.requests}, {"refused", u.refused}});
+        arr.push_back({{"name", u.name},
+                       {"hosts", u.hosts},
+                       {"requests", u.requests},
+                       {"refused", u.refused}});
       j["injected_used"] = std::move(arr);
     }
     if (!log_error.empty()) j["egress_log_error"] = log_error;

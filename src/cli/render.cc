@@ -85,8 +85,9 @@ std::string render_injected_use(const std::vector<InjectedUse>& use) {
       items.push_back(fmt::format("{}: added to {} request(s) for {}", inert_line(u.name),
                                   u.requests, one_line(u.hosts)));
     if (!u.refused.empty())
-      items.push_back(fmt::format("{}: its placeholder was refused for {} (an exfiltration attempt)",
-                                  inert_line(u.name), one_line(u.refused)));
+      items.push_back(
+          fmt::format("{}: its placeholder was refused for {} (an exfiltration attempt)",
+                      inert_line(u.name), one_line(u.refused)));
   }
   return inert(lines("secrets the egress proxy used (egress.log)", items));
 }

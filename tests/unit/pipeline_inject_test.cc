@@ -225,10 +225,18 @@ TEST_F(Injected, DoctorWarnsWhenNoSystemCaBundleIsFound) {
   auto can = capture(probe);
   if (!can || can->exit_code != 0) GTEST_SKIP() << "no unprivileged mount namespace here";
   CaptureSpec spec;
-  spec.argv = {"unshare", "-rm", "sh", "-c",
+  spec.argv = {"unshare",
+               "-rm",
+               "sh",
+               "-c",
                "mount -t tmpfs none /etc/ssl && "
                "{ [ ! -d /etc/pki ] || mount -t tmpfs none /etc/pki; } && exec \"$@\"",
-               "sh", awaywork_binary(), "--config", config, "doctor", "--json"};
+               "sh",
+               awaywork_binary(),
+               "--config",
+               config,
+               "doctor",
+               "--json"};
   for (char** e = environ; *e; ++e) spec.env.emplace_back(*e);
   auto hidden = ca_check(run_captured(spec));
   ASSERT_TRUE(hidden.is_object());

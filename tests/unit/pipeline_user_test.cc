@@ -361,15 +361,16 @@ TEST_F(UserPipeline, SandboxedWorkerReadsTheUnitsCaBundle) {
   use_test_secret_store();
   store_secret("NPM_TOKEN", "npm_FAKEfakeFAKEfakeFAKEfakeFAKEfake4242");
   ASSERT_EQ(sh(fmt::format("chown -R {0}: {1}/xdg && chmod 700 {1}/xdg", u->owner, root)), 0);
-  write_config(agent_script("trust",
-                            "echo \"$SSL_CERT_FILE\" > file.txt\n"
-                            "if grep -q 'BEGIN CERTIFICATE' \"$SSL_CERT_FILE\"; then echo readable; "
-                            "else echo unreadable; fi > trust.txt 2>&1\n"
-                            "echo y > a.txt\n"),
-               "isolation: user\nworker_user: " + std::string(kWorker) +
-                   "\nsandbox: {mode: required, limits: off, network: allowlist, allow: "
-                   "[npm.example.test]}\n"
-                   "secrets:\n  NPM_TOKEN:\n    inject: [{host: npm.example.test}]\n");
+  write_config(
+      agent_script("trust",
+                   "echo \"$SSL_CERT_FILE\" > file.txt\n"
+                   "if grep -q 'BEGIN CERTIFICATE' \"$SSL_CERT_FILE\"; then echo readable; "
+                   "else echo unreadable; fi > trust.txt 2>&1\n"
+                   "echo y > a.txt\n"),
+      "isolation: user\nworker_user: " + std::string(kWorker) +
+          "\nsandbox: {mode: required, limits: off, network: allowlist, allow: "
+          "[npm.example.test]}\n"
+          "secrets:\n  NPM_TOKEN:\n    inject: [{host: npm.example.test}]\n");
   ::chmod(config.c_str(), 0644);
   auto r = run_as_owner("trust the unit's CA",
                         {"XDG_CONFIG_HOME=" + root + "/xdg", "AWAYWORK_SECRET_BACKEND=file"});

@@ -229,7 +229,8 @@ std::vector<Check> ca_bundle_checks(const Config& cfg) {
   for (const auto& [_, s] : cfg.secrets)
     for (const InjectRule& r : s.inject) {
       std::string h = r.host;
-      std::transform(h.begin(), h.end(), h.begin(), [](unsigned char ch) { return std::tolower(ch); });
+      std::transform(h.begin(), h.end(), h.begin(),
+                     [](unsigned char ch) { return std::tolower(ch); });
       hosts.push_back(std::move(h));
     }
   if (hosts.empty()) return {};
