@@ -72,6 +72,26 @@ std::string render_detail(const UnitRecord& u) {
   return inert(out);
 }
 
+std::string render_injected_use(const std::vector<InjectedUse>& use) {
+  // The hosts are what a phase asked for: hostile text, each kept to one line and made inert.
+  auto one_line = [](const std::vector<std::string>& hosts) {
+    std::vector<std::string> out;
+    for (const auto& h : hosts) out.push_back(inert_line(h));
+    return fmt::format("{}", fmt::join(out, ", "));
+  };
+  std::vector<std::string> items;
+  for (const auto& u : use) {
+    if (u.requests > 0)
+      items.push_back(fmt::format("{}: added to {} request(s) for {}", inert_line(u.name),
+                                  u.requests, one_line(u.hosts)));
+    if (!u.refused.empty())
+      items.push_back(
+          fmt::format("{}: its placeholder was refused for {} (an exfiltration attempt)",
+                      inert_line(u.name), one_line(u.refused)));
+  }
+  return inert(lines("secrets the egress proxy used (egress.log)", items));
+}
+
 std::string render_table(const std::vector<UnitRecord>& units) {
   if (units.empty()) return "no units yet; start one with `awaywork run --repo R --prompt P`\n";
   auto clip = [](const std::string& s, size_t n) {

@@ -264,13 +264,16 @@ void check_secret_bindings(const Value& v, const ParseCtx& ctx, const Config& cf
                                    ".secrets, which would put its value in the phase; remove it "
                                    "from that list",
                                    e.key, pname));
+    // A server run outside (run: outside) gets its secrets in its own sandbox on the owner's
+    // side, never in the unit: the value may go there too. One the CLI starts inside may not.
     for (const auto& [aname, a] : cfg.agents)
       for (const auto& [sname, s] : a.mcp)
-        if (std::find(s.secrets.begin(), s.secrets.end(), e.key) != s.secrets.end())
+        if (!s.outside && std::find(s.secrets.begin(), s.secrets.end(), e.key) != s.secrets.end())
           ctx.issues.add(e.key_mark, e.value.path,
                          fmt::format("'{}' is injected by the proxy and also listed in agents.{}"
                                      ".mcp.{}.secrets, which would put its value in the unit; "
-                                     "remove it from that list",
+                                     "remove it from that list, or run the server outside the "
+                                     "unit (run: outside)",
                                      e.key, aname, sname));
   }
 }

@@ -2,6 +2,8 @@
 // an issue, an agent's words) reaches the owner's terminal inert.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "../unit/unit_fixture.h"
 
 namespace aw::test {
@@ -53,6 +55,53 @@ TEST_F(Render, ARefusalHoldingBytesThatAreNotUtf8IsStillJson) {
   EXPECT_NE(check.record.value("error", "").find("artifact-\xef\xbf\xbd\xef\xbf\xbd"),
             std::string::npos)
       << check.out;
+}
+
+// Issue 27: `show` says which injected secrets a unit's requests actually got, and where a
+// placeholder was refused, from the unit's egress log (written by the egress proxy, one JSON
+// object per request): by name, never a value. The hosts a phase asked for are made inert; a line
+// cut short is skipped.
+TEST_F(Render, ShowSaysWhichInjectedSecretsTheEgressLogNames) {
+  auto run = awaywork({"run", "--repo", "src", "--prompt", "edit", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  std::string id = run.record.value("id", ""), run_dir = run.record.value("run_dir", "");
+  ASSERT_FALSE(run_dir.empty()) << run.out;
+  auto plain = awaywork({"show", id});
+  EXPECT_EQ(plain.out.find("secrets the egress proxy used"), std::string::npos) << plain.out;
+  std::ofstream(run_dir + "/egress.log")
+      << R"({"method":"GET","host":"npm.example.test","port":443,"path":"/a","allowed":true,"rule":"allow npm.example.test","injected":"NPM_TOKEN"})"
+      << "\n"
+      << R"({"method":"GET","host":"git.example.test","port":443,"path":"/r","allowed":true,"rule":"allow git.example.test","injected":"NPM_TOKEN,GIT_TOKEN"})"
+      << "\n"
+      << R"({"method":"GET","host":"npm.example.test","port":443,"path":"/b","allowed":true,"rule":"allow npm.example.test","injected":"NPM_TOKEN"})"
+      << "\n"
+      << R"({"method":"GET","host":"plain.example.test","port":443,"path":"/","allowed":true,"rule":"allow plain.example.test"})"
+      << "\n"
+      << R"({"method":"POST","host":"evil\u001b[2J.test","port":443,"path":"/","allowed":false,"rule":"deny placeholder-exfiltration NPM_TOKEN"})"
+      << "\n"
+      << R"({"method":"GET","host":"npm.exa)";  // cut short by a crash
+  auto show = awaywork({"show", id});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("secrets the egress proxy used (egress.log):\n"
+                          "  - NPM_TOKEN: added to 3 request(s) for npm.example.test, "
+                          "git.example.test\n"
+                          "  - NPM_TOKEN: its placeholder was refused for evil\\x1b[2J.test (an "
+                          "exfiltration attempt)\n"
+                          "  - GIT_TOKEN: added to 1 request(s) for git.example.test\n"),
+            std::string::npos)
+      << show.out;
+  EXPECT_EQ(show.out.find('\x1b'), std::string::npos) << show.out;
+  EXPECT_EQ(show.out.find("plain.example.test"), std::string::npos) << show.out;
+  auto json = awaywork({"show", id, "--json"});
+  ASSERT_TRUE(json.record.is_object()) << json.out;
+  const auto& used = json.record["injected_used"];
+  ASSERT_EQ(used.size(), 2u) << json.out;
+  EXPECT_EQ(used[0]["name"], "NPM_TOKEN");
+  EXPECT_EQ(used[0]["requests"], 3);
+  EXPECT_EQ(used[0]["hosts"], nlohmann::json::array({"npm.example.test", "git.example.test"}));
+  EXPECT_EQ(used[0]["refused"], nlohmann::json::array({"evil\x1b[2J.test"}));
+  EXPECT_EQ(used[1]["name"], "GIT_TOKEN");
+  EXPECT_EQ(used[1]["requests"], 1);
 }
 
 }  // namespace

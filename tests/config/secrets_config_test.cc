@@ -130,5 +130,26 @@ TEST_F(SecretsConfig, ASecretAlsoHandedToAPhaseByNameIsRefused) {
   EXPECT_TRUE(has(e, "also listed in agents.a.mcp.gh.secrets")) << e;
 }
 
+// An MCP server run outside the unit (run: outside) gets its secrets in a sandbox of its own on
+// the owner's side: it may list an injected secret. One the CLI starts inside may not, written
+// out as run: inside or left to the default.
+TEST_F(SecretsConfig, AnOutsideMcpServerMayListAnInjectedSecretAnInsideOneMayNot) {
+  std::string mcp = with("  NPM_TOKEN:\n    inject: [{host: npm.example.com}]\n") +
+                    "agents:\n  a:\n    provider: claude\n    mcp:\n"
+                    "      reg: {command: [/opt/m], run: outside, net: [npm.example.com], "
+                    "secrets: [NPM_TOKEN]}\n";
+  Config c = parse(mcp);
+  EXPECT_EQ(c.agents.at("a").mcp.at("reg").secrets, (std::vector<std::string>{"NPM_TOKEN"}));
+  EXPECT_EQ(c.secrets.count("NPM_TOKEN"), 1u);
+  for (const char* run : {"run: inside, ", ""}) {
+    std::string e = error_of(with("  NPM_TOKEN:\n    inject: [{host: npm.example.com}]\n") +
+                             "agents:\n  a:\n    provider: claude\n    mcp:\n"
+                             "      reg: {command: [m], " +
+                             run + "secrets: [NPM_TOKEN]}\n");
+    EXPECT_TRUE(has(e, "also listed in agents.a.mcp.reg.secrets")) << run << e;
+    EXPECT_TRUE(has(e, "run: outside")) << e;
+  }
+}
+
 }  // namespace
 }  // namespace aw

@@ -342,6 +342,35 @@ echo y >> a.txt)",
   EXPECT_TRUE(containers_of(id).empty()) << "the bridge goes with the unit";
 }
 
+// An injected secret (issue 27): every phase, not only the agent's, gets the unit's CA bundle
+// variables (by value: SSL_CERT_FILE by name would steer the engine's client) and can read the
+// bundle, lent read-only at its own path. Before, the setup and check phases lacked them and the
+// agent phase's launcher was refused (SSL_CERT_FILE passed by name).
+TEST_F(ContainerPipeline, EveryPhaseTrustsTheUnitsCaBundleWhenASecretIsInjected) {
+  use_test_secret_store();
+  store_secret("NPM_TOKEN", "npm_FAKEfakeFAKEfakeFAKEfakeFAKEfake4242");
+  std::string trust =
+      "f=\"$AWAYWORK_OUTPUTS/trust-$1\"\n"
+      "echo \"SSL_CERT_FILE=${SSL_CERT_FILE:-}\" > \"$f\"\n"
+      "echo \"GIT_SSL_CAINFO=${GIT_SSL_CAINFO:-}\" >> \"$f\"\n"
+      "if grep -q 'BEGIN CERTIFICATE' \"${SSL_CERT_FILE:-/none}\" 2>/dev/null; then echo readable; "
+      "else echo unreadable; fi >> \"$f\"\n";
+  setup({{"a.txt", "x\n"}, {"tools/trust.sh", trust}},
+        "cat >/dev/null\nsh tools/trust.sh agent\necho y >> a.txt",
+        "    setup: [sh, tools/trust.sh, setup]\n    checks: [[sh, tools/trust.sh, check]]\n",
+        "sandbox: {network: allowlist, allow: [npm.example.test]}\n"
+        "secrets:\n  NPM_TOKEN:\n    inject: [{host: npm.example.test}]\n");
+  auto r = run_unit("trust the unit's CA");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::string run_dir = r.record["run_dir"];
+  std::string bundle = run_dir + "/ca-bundle.pem";
+  for (const char* phase : {"setup", "agent", "check"}) {
+    EXPECT_EQ(read(run_dir + "/work/.away/outputs/trust-" + phase),
+              "SSL_CERT_FILE=" + bundle + "\nGIT_SSL_CAINFO=" + bundle + "\nreadable\n")
+        << phase;
+  }
+}
+
 TEST_F(ContainerPipeline, BridgeOfACrashedAllowlistUnitIsRemovedAtTheNextStart) {
   setup({{"a.txt", "x\n"}}, "touch \"$AWAYWORK_OUTPUTS/started\"\nsleep 623.5",
         "sandbox: {network: allowlist, allow: [example.org]}\n");

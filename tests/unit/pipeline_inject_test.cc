@@ -5,6 +5,7 @@
 // holds only the placeholder; the placeholder sent to another allowed host is refused; no byte of
 // the state folder (record, transcript, egress log, outputs, clone) holds the value.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -141,6 +142,11 @@ TEST_F(Injected, TheBoundHostGetsTheSecretAndNothingOfTheUnitHoldsIt) {
       << show.out;
   EXPECT_NE(show.out.find("test hook AWAYWORK_TEST_EGRESS_UPSTREAM"), std::string::npos)
       << show.out;
+  // What the unit's requests actually got, from its egress log.
+  EXPECT_NE(show.out.find("  - NPM_TOKEN: added to 1 request(s) for npm.example.test\n"
+                          "  - NPM_TOKEN: its placeholder was refused for other.test"),
+            std::string::npos)
+      << show.out;
   EXPECT_EQ(show.out.find(kNpmToken), std::string::npos);
   EXPECT_EQ(show.out.find("awaywork-placeholder-NPM_TOKEN-"), std::string::npos) << show.out;
 }
@@ -192,6 +198,52 @@ TEST_F(Injected, DoctorNamesEachInjectedSecretWithItsHostsAndTheFixWhenMissing) 
   EXPECT_TRUE(found) << stored.out;
   EXPECT_EQ(stored.out.find(kNpmToken), std::string::npos);
   EXPECT_EQ(missing.out.find(kNpmToken), std::string::npos);
+}
+
+// Without a system CA bundle the phases' bundle would hold the unit's CA alone: doctor warns (a
+// check that passes, saying so, with the fix). The machine's bundle is hidden in a mount namespace
+// of doctor's own (unshare -rm, a tmpfs over /etc/ssl); with it, doctor says it was found.
+TEST_F(Injected, DoctorWarnsWhenNoSystemCaBundleIsFound) {
+  store_secret("NPM_TOKEN", kNpmToken);
+  auto ca_check = [](const RunOutput& r) {
+    auto checks = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_TRUE(checks.is_object()) << r.out << r.err;
+    if (checks.is_object())
+      for (const auto& c : checks["checks"])
+        if (c.value("name", "").rfind("system CA bundle", 0) == 0) return c;
+    return nlohmann::json();
+  };
+  auto here = ca_check(awaywork({"doctor", "--json"}));
+  ASSERT_TRUE(here.is_object()) << "doctor names the bundle when a secret is injected";
+  EXPECT_TRUE(here["ok"].get<bool>()) << here.dump();
+  if (!exists("/etc/ssl/certs/ca-certificates.crt")) GTEST_SKIP() << "no system bundle here";
+  EXPECT_EQ(here["detail"], "found; the unit's CA is added to it") << here.dump();
+
+  CaptureSpec probe;
+  probe.argv = {"unshare", "-rm", "true"};
+  probe.env = {"PATH=/usr/bin:/bin:/usr/sbin:/sbin"};
+  auto can = capture(probe);
+  if (!can || can->exit_code != 0) GTEST_SKIP() << "no unprivileged mount namespace here";
+  CaptureSpec spec;
+  spec.argv = {"unshare",
+               "-rm",
+               "sh",
+               "-c",
+               "mount -t tmpfs none /etc/ssl && "
+               "{ [ ! -d /etc/pki ] || mount -t tmpfs none /etc/pki; } && exec \"$@\"",
+               "sh",
+               awaywork_binary(),
+               "--config",
+               config,
+               "doctor",
+               "--json"};
+  for (char** e = environ; *e; ++e) spec.env.emplace_back(*e);
+  auto hidden = ca_check(run_captured(spec));
+  ASSERT_TRUE(hidden.is_object());
+  EXPECT_TRUE(hidden["ok"].get<bool>()) << "a warning, not a failure: " << hidden.dump();
+  std::string detail = hidden["detail"];
+  EXPECT_EQ(detail.rfind("warning; no system CA bundle was found", 0), 0u) << detail;
+  EXPECT_NE(detail.find("apt-get install ca-certificates"), std::string::npos) << detail;
 }
 
 }  // namespace

@@ -351,6 +351,37 @@ TEST_F(UserPipeline, SandboxAllowlistUnderRequiredRunsThroughTheEgressProxy) {
   fs::remove_all(fs::path(locations(r)["clone"].get<std::string>()).parent_path());
 }
 
+// An injected secret under isolation user (issue 27): the unit's CA bundle is written in the
+// owner's run folder (0700), which the worker cannot enter, and the worker builds its own
+// sandbox; the bundle reaches the worker's phases at the path their SSL_CERT_FILE names through
+// a copy in the helper folder. Before, the phase could not read it.
+TEST_F(UserPipeline, SandboxedWorkerReadsTheUnitsCaBundle) {
+  AW_NEED_USERS(u);
+  world(*u, {{"a.txt", "x\n"}});
+  use_test_secret_store();
+  store_secret("NPM_TOKEN", "npm_FAKEfakeFAKEfakeFAKEfakeFAKEfake4242");
+  ASSERT_EQ(sh(fmt::format("chown -R {0}: {1}/xdg && chmod 700 {1}/xdg", u->owner, root)), 0);
+  write_config(
+      agent_script("trust",
+                   "echo \"$SSL_CERT_FILE\" > file.txt\n"
+                   "if grep -q 'BEGIN CERTIFICATE' \"$SSL_CERT_FILE\"; then echo readable; "
+                   "else echo unreadable; fi > trust.txt 2>&1\n"
+                   "echo y > a.txt\n"),
+      "isolation: user\nworker_user: " + std::string(kWorker) +
+          "\nsandbox: {mode: required, limits: off, network: allowlist, allow: "
+          "[npm.example.test]}\n"
+          "secrets:\n  NPM_TOKEN:\n    inject: [{host: npm.example.test}]\n");
+  ::chmod(config.c_str(), 0644);
+  auto r = run_as_owner("trust the unit's CA",
+                        {"XDG_CONFIG_HOME=" + root + "/xdg", "AWAYWORK_SECRET_BACKEND=file"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::string run_dir = r.record["run_dir"], branch = r.record["branch"];
+  EXPECT_EQ(mode_of(run_dir), 0700u) << "the run folder stays the owner's alone";
+  EXPECT_EQ(owner_git(src, "show " + branch + ":file.txt"), run_dir + "/ca-bundle.pem\n");
+  EXPECT_EQ(owner_git(src, "show " + branch + ":trust.txt"), "readable\n");
+  fs::remove_all(fs::path(locations(r)["clone"].get<std::string>()).parent_path());
+}
+
 // The kill after a phase reaches every process of the worker: a second unit waits its turn.
 TEST_F(UserPipeline, SecondUnitOnTheSameWorkerIsRefusedWhileOneRuns) {
   AW_NEED_USERS(u);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -24,6 +25,7 @@
 #include "proc/capture.h"
 #include "provider/doctor.h"
 #include "provider/provider.h"
+#include "proxy/unit_ca.h"
 #include "secrets/store.h"
 
 namespace aw {
@@ -215,6 +217,41 @@ std::vector<Check> injected_checks(const Config& cfg) {
   return out;
 }
 
+// The phases trust the unit's CA through a bundle of the system's CAs and the unit's
+// (proxy/unit_ca.h). Without a system bundle it holds the unit's CA alone: the bound hosts still
+// work, but a client that reads only the bundle (pip, requests, git's CA file) fails to verify
+// every other allowed https host. A warning, not a refusal: no secret is at risk (the phase trusts
+// less, not more), OpenSSL clients still read the system's hashed folder and Node adds the
+// bundle to its own CAs, and a unit whose allowed hosts are all bound works as it is.
+std::vector<Check> ca_bundle_checks(const Config& cfg) {
+  if (cfg.secrets.empty()) return {};
+  std::vector<std::string> hosts;
+  for (const auto& [_, s] : cfg.secrets)
+    for (const InjectRule& r : s.inject) {
+      std::string h = r.host;
+      std::transform(h.begin(), h.end(), h.begin(),
+                     [](unsigned char ch) { return std::tolower(ch); });
+      hosts.push_back(std::move(h));
+    }
+  if (hosts.empty()) return {};
+  Check c{"system CA bundle for the phases' trust (with the unit's CA)", true, "", ""};
+  auto ca = UnitCa::make({hosts.front()});  // the same bundle a unit writes, made the same way
+  if (!ca) {
+    c.ok = false;
+    c.detail = "the unit's CA cannot be made: " + ca.error().message;
+  } else if (ca_bundle_text(**ca) == (*ca)->cert_pem()) {
+    c.detail =
+        "warning; no system CA bundle was found (OpenSSL's default file, "
+        "/etc/ssl/certs/ca-certificates.crt, /etc/pki/tls/certs/ca-bundle.crt, /etc/ssl/cert.pem): "
+        "the phases' bundle holds only the unit's CA, so pip, requests and git fail to verify an "
+        "allowed https host without an injection rule; install the system's CA certificates "
+        "(Debian: apt-get install ca-certificates)";
+  } else {
+    c.detail = "found; the unit's CA is added to it";
+  }
+  return {c};
+}
+
 // Every program a unit of this config runs, as its phases name it: each agent's (its command, or
 // its provider's), each repository's setup and checks.
 std::vector<WorkerProgram> unit_programs(const Config& cfg) {
@@ -267,6 +304,7 @@ Registry doctor_registry(const Config& cfg) {
       for (auto& c : agent_checks(cfg)) all.push_back(std::move(c));
       for (auto& c : inference_checks(cfg)) all.push_back(std::move(c));
       for (auto& c : injected_checks(cfg)) all.push_back(std::move(c));
+      for (auto& c : ca_bundle_checks(cfg)) all.push_back(std::move(c));
       return all;
     });
   }

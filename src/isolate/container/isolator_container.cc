@@ -18,6 +18,7 @@
 #include "isolate/container/setid.h"
 #include "isolate/container/static_program.h"
 #include "proxy/egress_proxy.h"
+#include "proxy/unit_ca.h"
 
 namespace aw {
 
@@ -75,6 +76,10 @@ class ContainerIsolator : public Isolator {
     for (const auto& name : t.profile.secrets) profile_names_.push_back(name);
     // An injected secret's placeholder goes by name too (the phase env holds it, never a value).
     for (const auto& [_, name] : t.egress.placeholders) profile_names_.push_back(name);
+    // The unit's CA bundle (a path, no secret) goes to every phase by value: by name it would
+    // sit in the engine client's own environment, where SSL_CERT_FILE steers the client
+    // (container_launcher.cc refuses it), and a setup or check phase needs it as the agent does.
+    if (t.egress.ca) ca_names_ = ca_bundle_env_names();
     prompt_file_mode_ = t.agent.prompt == PromptMode::file;
     plan_.readonly_files = std::move(extras.lend_readonly);
     plan_.weaken_for_test = std::move(extras.weaken_for_test);
@@ -156,7 +161,9 @@ class ContainerIsolator : public Isolator {
   }
 
   void add_agent_env_names(const std::vector<std::string>& names) override {
-    agent_env_.insert(agent_env_.end(), names.begin(), names.end());
+    for (const auto& n : names)
+      if (std::find(ca_names_.begin(), ca_names_.end(), n) == ca_names_.end())
+        agent_env_.push_back(n);  // the CA bundle's variables cross by value (launcher)
   }
 
   Result<Launcher> launcher(const PhasePlan& phase, int index) override {
@@ -191,16 +198,25 @@ class ContainerIsolator : public Isolator {
       plan.readonly_files.insert(plan.readonly_files.end(), agent_files_.begin(),
                                  agent_files_.end());
     }
-    AW_TRY(Launcher inner, make_container_launcher(plan, container_name(index)));
+    // Checked now, as any launcher is; made again per request below with the CA bundle's values.
+    AW_CHECK(make_container_launcher(plan, container_name(index)));
     watch_ = std::make_unique<EngineWatch>(plan_.engine, container_name(index));
     // `{prompt_file}` in the agent's argv was filled with the run folder's copy; inside, the
     // prompt is the clone's.
-    return Launcher([inner = std::move(inner), host = host_prompt_,
-                     in = inner_prompt_](const ExecRequest& req) -> Result<pid_t> {
+    return Launcher([plan = std::move(plan), name = container_name(index), host = host_prompt_,
+                     in = inner_prompt_, ca = ca_names_](const ExecRequest& req) -> Result<pid_t> {
       ExecRequest r = req;
       for (auto& a : r.argv)
         for (size_t p = 0; (p = a.find(host, p)) != std::string::npos; p += in.size())
           a.replace(p, host.size(), in);
+      // The phase env's CA bundle variables (the pipeline sets them for every phase), as seen
+      // inside: the bundle is lent at its own path (lend_path).
+      ContainerPlan with = plan;
+      for (const auto& n : ca)
+        for (const auto& kv : r.env)
+          if (kv.size() > n.size() && kv.compare(0, n.size(), n) == 0 && kv[n.size()] == '=')
+            with.placeholders.emplace_back(n, kv.substr(n.size() + 1));
+      AW_TRY(Launcher inner, make_container_launcher(with, name));
       return inner(r);
     });
   }
@@ -307,6 +323,7 @@ class ContainerIsolator : public Isolator {
   std::vector<std::string> agent_env_;
   std::vector<std::pair<std::string, std::string>> agent_files_;  // lent to the agent phases only
   std::vector<std::string> profile_names_;
+  std::vector<std::string> ca_names_;  // the CA bundle's variables, when the unit has a CA
   bool prompt_file_mode_ = false;
   UnitPaths paths_;
   std::string host_prompt_, inner_prompt_, clone_;

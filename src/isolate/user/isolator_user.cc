@@ -123,6 +123,20 @@ class UserIsolator : public Isolator {
     if (!files_) return false;
     char buf[PATH_MAX];
     if (!::realpath(path.c_str(), buf)) return fail("{} does not exist", path);
+    // The worker builds its own sandbox, so it must reach what is bound: a file of the owner's
+    // (the unit's CA bundle, in the run folder, 0700) is copied into the helper folder (711,
+    // reachable by name) and the copy bound at the path the phases were told.
+    struct stat st {};
+    if (::stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+      AW_TRY(std::string text, read_file(buf, size_t{16} << 20));
+      std::string name = std::string(buf).substr(std::string(buf).rfind('/') + 1);
+      LentFolder copy;
+      copy.target = path;
+      copy.files = {{name, std::move(text)}};
+      AW_TRY(std::string dir, write_lent_folder(files_->dir(), copy));
+      plan_.readable.push_back({dir + "/" + name, path, "lent"});
+      return true;
+    }
     plan_.readable.push_back({buf, path, "plugin"});
     return true;
   }
