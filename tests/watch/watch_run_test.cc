@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -267,6 +268,37 @@ TEST_F(WatchRun, AChangeCostsOneCountedPollAndThePassAfterItNone) {
   EXPECT_FALSE(events(after, "poll")[0]["changed"].get<bool>()) << after.dump(1);
   EXPECT_EQ(counted_since(from), std::vector<std::string>{}) << fake->log().dump(1);
   EXPECT_EQ(statuses_since(from, "GET /repos/octo/web/issues"), std::vector<int>{304});
+}
+
+// A poll state the state database cannot give (here a row made unreadable; a busy database is
+// the same failed read) skips the poll with a logged error. It started from a blank state
+// before: the list asked without since or ETag, and every open issue examined again.
+TEST_F(WatchRun, AnUnreadablePollStateSkipsThePollAndExaminesNothing) {
+  issue("mallory", "hello", "x");
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  auto first = watch_once();
+  ASSERT_EQ(events(first, "poll").size(), 1u) << first.dump(1);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((tmp.path + "/state/awaywork.db").c_str(), &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    EXPECT_EQ(sqlite3_exec(
+                  db, "UPDATE watch_state SET value = '{\"since\": trunc' WHERE key = 'poll/web'",
+                  nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    EXPECT_EQ(sqlite3_changes(db), 1) << "the poll state's row";
+    sqlite3_close(db);
+  }
+  size_t from = fake->log().size();
+  auto skipped = watch_once();
+  auto failed = events(skipped, "poll_failed");
+  ASSERT_EQ(failed.size(), 1u) << skipped.dump(1);
+  std::string why = failed[0].value("error", "");
+  EXPECT_NE(why.find("state database"), std::string::npos) << why;
+  EXPECT_NE(why.find("poll/web"), std::string::npos) << why;
+  EXPECT_EQ(events(skipped, "poll").size(), 0u) << skipped.dump(1);
+  EXPECT_EQ(statuses_since(from, "GET /repos/octo/web/issues"), std::vector<int>{})
+      << fake->log().dump(1);
 }
 
 TEST_F(WatchRun, SigtermLetsTheUnitRunForTheGraceThenInterruptsItAndExitsZero) {
