@@ -13,6 +13,7 @@
 #include <future>
 #include <thread>
 
+#include "../forge/awaywork_cli.h"
 #include "record/store.h"
 #include "watch/slot.h"
 #include "watch_fixture.h"
@@ -34,11 +35,9 @@ class WatchRun : public WatchTest {
   }
   // awaywork ARGS in the background, its output to /dev/null.
   pid_t start_aw(const std::vector<std::string>& aw_args) {
-    std::vector<std::string> args = {std::string(AW_BINARY_DIR) + "/src/cli/awaywork"};
+    std::vector<std::string> args = {awaywork_binary()};
     args.insert(args.end(), aw_args.begin(), aw_args.end());
-    std::vector<std::string> env = {
-        "PATH=/usr/bin:/bin",           "HOME=" + home,          "LC_ALL=C",
-        "AWAYWORK_SECRET_BACKEND=file", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"};
+    std::vector<std::string> env = awaywork_env(home);
     std::vector<char*> a, e;
     for (auto& s : args) a.push_back(s.data());
     for (auto& s : env) e.push_back(s.data());
@@ -145,16 +144,7 @@ TEST_F(WatchRun, TwoWatchersOnOneRepositoryRunEachOfTwentyIssuesExactlyOnce) {
     label(issues.back(), "alice", "awaywork");
   }
   auto run = [&](const std::string& cfg, const std::string& log) {
-    std::string c0 = config;
-    std::vector<std::string> args = {"--config", cfg, "watch", "--once", "--log", log};
-    CaptureSpec s;
-    s.argv = {std::string(AW_BINARY_DIR) + "/src/cli/awaywork"};
-    s.argv.insert(s.argv.end(), args.begin(), args.end());
-    s.env = {
-        "PATH=/usr/bin:/bin",           "HOME=" + home,          "LC_ALL=C",
-        "AWAYWORK_SECRET_BACKEND=file", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"};
-    auto r = capture(s);
-    return r ? r->exit_code : -1;
+    return run_awaywork(cfg, home, {"watch", "--once", "--log", log}).exit_code;
   };
   auto a = std::async(std::launch::async, run, config, tmp.path + "/a.jsonl");
   auto b = std::async(std::launch::async, run, second, tmp.path + "/b.jsonl");
