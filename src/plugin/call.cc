@@ -149,14 +149,8 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   place.dir = plugin_dir + "/call-" + id;
   AW_CHECK(make_dirs(place.dir));
 
-  SandboxEnvSpec env_spec{.who = "plugin",
-                          .name = p.name,
-                          .marker = "AWAYWORK_PLUGIN",
-                          .env = p.env,
-                          .secrets = p.secrets,
-                          .secret = host.secret,
-                          .environ_from = host.environ_from,
-                          .home = data};
+  SandboxEnvSpec env_spec{"plugin",  p.name,      "AWAYWORK_PLUGIN", p.env,
+                          p.secrets, host.secret, host.environ_from, data};
   AW_TRY(std::vector<std::string> env, sandbox_env(env_spec));
   SandboxConfig sc;
   sc.mode = SandboxMode::required;  // no unsandboxed fallback for plugin code

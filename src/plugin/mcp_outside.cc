@@ -218,14 +218,9 @@ Result<std::unique_ptr<McpOutsideServer>> McpOutsideServer::start(const McpServe
   std::string data = host.dir + "/data";
   AW_CHECK(
       with_context(make_dirs(data, 0700), fmt::format("MCP server {}: its folder", server.name)));
-  SandboxEnvSpec env_spec{.who = "MCP server",
-                          .name = server.name,
-                          .marker = "AWAYWORK_MCP_SERVER",
-                          .env = server.env,
-                          .secrets = server.secrets,
-                          .secret = host.secret,
-                          .environ_from = host.environ_from,
-                          .home = data};
+  // Its secrets by value, kept for the unit's redaction (a tool's answer may echo one).
+  SandboxEnvSpec env_spec{"MCP server",   server.name, "AWAYWORK_MCP_SERVER", server.env,
+                          server.secrets, host.secret, host.environ_from,     data};
   AW_TRY(st->env, sandbox_env(env_spec, &st->secret_values));
 
   SandboxConfig sc;

@@ -2,9 +2,8 @@
 // server run outside the unit), built from nothing: the system's PATH (never the owner's), HOME
 // its data folder, TMPDIR, LANG, a variable naming it, the env: names it declares when the owner
 // has them set, and the secrets it declares by value. Nothing else of the owner's passes.
-//   SandboxEnvSpec spec{.who = "plugin", .name = p.name, .marker = "AWAYWORK_PLUGIN",
-//                       .env = p.env, .secrets = p.secrets, .secret = host.secret,
-//                       .environ_from = host.environ_from, .home = data};
+//   SandboxEnvSpec spec{"plugin", p.name, "AWAYWORK_PLUGIN", p.env, p.secrets, host.secret,
+//                       host.environ_from, data};  // the fields in order
 //   AW_TRY(std::vector<std::string> env, sandbox_env(spec));
 #pragma once
 

@@ -48,16 +48,6 @@ struct Budget {
   size_t bytes = 0, entries = 0;
 };
 
-std::string parent_of(const std::string& rel) {
-  size_t slash = rel.rfind('/');
-  return slash == std::string::npos ? "" : rel.substr(0, slash);
-}
-
-std::string base_of(const std::string& rel) {
-  size_t slash = rel.rfind('/');
-  return slash == std::string::npos ? rel : rel.substr(slash + 1);
-}
-
 // "a/b/c" -> {"a", "a"}, {"b", "a/b"}, {"c", "a/b/c"}: each part and the path up to it.
 std::vector<std::pair<std::string, std::string>> parts_of(const std::string& rel) {
   std::vector<std::pair<std::string, std::string>> parts;

@@ -24,6 +24,16 @@ UniqueFd open_below(int root, const std::string& rel) {
   return at;
 }
 
+std::string parent_of(const std::string& rel) {
+  size_t slash = rel.rfind('/');
+  return slash == std::string::npos ? "" : rel.substr(0, slash);
+}
+
+std::string base_of(const std::string& rel) {
+  size_t slash = rel.rfind('/');
+  return slash == std::string::npos ? rel : rel.substr(slash + 1);
+}
+
 std::vector<std::string> names_in(int dirfd) {
   std::vector<std::string> names;
   int fd = ::dup(dirfd);

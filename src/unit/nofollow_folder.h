@@ -3,6 +3,7 @@
 // never followed:
 //   UniqueFd d = open_below(home_fd, ".claude/projects");   // -1 when a part is not a folder
 //   for (const std::string& name : names_in(d.get())) ...    // sorted, without . and ..
+//   UniqueFd in = open_below(home_fd, parent_of(rel));       // then base_of(rel) in it
 // Shared by home_reset.cc and session_keep.cc.
 #pragma once
 
@@ -19,6 +20,10 @@ int open_folder_at(int dirfd, const std::string& name);
 // The folder rel (relative to root, "a/b") opened part by part without following any link; -1
 // when one of its parts is not a folder. "" is root itself (a new fd).
 UniqueFd open_below(int root, const std::string& rel);
+
+// "a/b/c" -> "a/b" and "c" ("" and "c" for "c"): where open_below finds a file, and its name there.
+std::string parent_of(const std::string& rel);
+std::string base_of(const std::string& rel);
 
 // The names in the folder dirfd (without . and ..), sorted; none when it cannot be read.
 std::vector<std::string> names_in(int dirfd);

@@ -94,16 +94,6 @@ bool newer(const Found& a, const Found& b) {
   return a.rel > b.rel;
 }
 
-std::string parent_of(const std::string& rel) {
-  size_t slash = rel.rfind('/');
-  return slash == std::string::npos ? "" : rel.substr(0, slash);
-}
-
-std::string base_of(const std::string& rel) {
-  size_t slash = rel.rfind('/');
-  return slash == std::string::npos ? rel : rel.substr(slash + 1);
-}
-
 // f read through root without following a link: the regular file it was when listed, at most
 // cap bytes (a larger one is refused: Error).
 Result<std::string> read_found(int root, const Found& f, size_t cap) {

@@ -155,6 +155,16 @@ std::string ci_key(const std::string& repo, int64_t number) {
   return fmt::format("pullci/{}/{:012}", repo, number);
 }
 
+// What is said once on the pull request when its check has failed max heads in a row.
+std::string ci_limit_note(const std::string& check, int streak, int max) {
+  return fmt::format(
+      "awaywork stopped fixing the check `{}`: it failed on {} heads of this pull request in a "
+      "row, {} after a fix, the repository's limit (follow_up: {{max_ci_attempts: {}}}). No more "
+      "follow-up starts for it; a person takes it from here, or raises the limit in awaywork's "
+      "config.",
+      check, streak, streak - 1, max);
+}
+
 }  // namespace
 
 bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
@@ -211,13 +221,8 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
           st.said = true;
       if (!st.said) {
         // Not said: tried again at the next failing head.
-        st.said = said_on_pull(
-            r, slot, "ci-limit",
-            fmt::format("awaywork stopped fixing the check `{}`: it failed on {} heads of this "
-                        "pull request in a row, {} after a fix, the repository's limit "
-                        "(follow_up: {{max_ci_attempts: {}}}). No more follow-up starts for it; "
-                        "a person takes it from here, or raises the limit in awaywork's config.",
-                        ci_name_for_post(v.check), v.streak, v.streak - 1, max));
+        st.said = said_on_pull(r, slot, "ci-limit",
+                               ci_limit_note(ci_name_for_post(v.check), v.streak, max));
       }
     }
   } else if (v.trigger) {
@@ -268,13 +273,12 @@ void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, i
                with(where(slot), {{"units", slot.follow_units}, {"max", lim.max_units_per_pr}}));
     if (!slot.limit_said) {
       // Not said: tried again at the next trigger.
-      slot.limit_said = said_on_pull(
-          r, slot, "limit",
-          fmt::format("awaywork stopped following up this pull request: it has run {} follow-up "
-                      "unit(s) on it, the repository's limit (follow_up: {{max_units_per_pr: "
-                      "{}}}). Nothing more starts here; a person takes it from here, or raises "
-                      "the limit in awaywork's config.",
-                      slot.follow_units, lim.max_units_per_pr));
+      std::string note = fmt::format(
+          "awaywork stopped following up this pull request: it has run {} follow-up unit(s) on "
+          "it, the repository's limit (follow_up: {{max_units_per_pr: {}}}). Nothing more starts "
+          "here; a person takes it from here, or raises the limit in awaywork's config.",
+          slot.follow_units, lim.max_units_per_pr);
+      slot.limit_said = said_on_pull(r, slot, "limit", note);
     }
     slot.phase = "idle";
     return;

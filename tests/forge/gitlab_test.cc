@@ -103,14 +103,7 @@ class GitlabTest : public ::testing::Test {
     fake->control("POST", "projects/" + kProject + "/issues/" + std::to_string(iid) + "/notes",
                   {{"username", user}, {"body", body}, {"system", system}});
   }
-  nlohmann::json notes(int64_t iid) {
-    return fake
-        ->api("GET",
-              "/projects/grp%2Fsub%2Fapp/issues/" + std::to_string(iid) +
-                  "/notes?sort=asc&per_page=100",
-              token)
-        .body;
-  }
+  nlohmann::json notes(int64_t iid) { return fake->notes(kProject, iid, token); }
 };
 
 TEST_F(GitlabTest, ClientSendsPrivateTokenAndFollowsPages) {

@@ -266,14 +266,7 @@ class WatchGitlabE2eTest : public WatchGitlabTest {
     return out;
   }
 
-  nlohmann::json notes_of(int64_t iid) {
-    return fake
-        ->api("GET",
-              "/projects/grp%2Fsub%2Fapp/issues/" + std::to_string(iid) +
-                  "/notes?sort=asc&per_page=100",
-              token)
-        .body;
-  }
+  nlohmann::json notes_of(int64_t iid) { return fake->notes(kProject, iid, token); }
   std::vector<std::string> labels_of(int64_t iid) {
     auto j =
         fake->api("GET", "/projects/grp%2Fsub%2Fapp/issues/" + std::to_string(iid), token).body;
