@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "config/parse.h"
+#include "config/parse_grants.h"
 #include "config/validate.h"
 
 namespace aw {
@@ -23,41 +24,6 @@ void parse_env_names(const Value& v, const ParseCtx& ctx, std::string_view hint,
 }
 
 namespace {
-
-// net: of a server run outside: the hosts it reaches through its own egress proxy.
-void parse_server_net(const Value& v, const ParseCtx& ctx, std::vector<std::string>& out) {
-  auto hosts = get_strings(v, "write host names, e.g. net: [api.github.com]", ctx.issues);
-  if (!hosts) return;
-  for (const std::string& h : *hosts) {
-    auto d = check_domain(h);
-    if (!d)
-      ctx.issues.add(v.mark, v.path,
-                     fmt::format("{}; a server run outside reaches only the hosts named here, "
-                                 "through awaywork's egress proxy, e.g. net: [api.github.com]",
-                                 d.error().message));
-    else
-      out.push_back(*d);
-  }
-}
-
-// read: of a server run outside: what its sandbox lends read-only (its script, its data), never
-// all of / or the owner's home.
-void parse_server_read(const Value& v, const ParseCtx& ctx, std::vector<std::string>& out) {
-  constexpr std::string_view hint = "write a list of paths, e.g. read: [~/mcp/my-server]";
-  auto paths = get_paths(v, ctx, hint);
-  if (!paths) return;
-  for (std::string p : *paths) {
-    while (p.size() > 1 && p.back() == '/') p.pop_back();  // "~" expands to "HOME/"
-    if (p == "/" || p == ctx.home || (!ctx.home.empty() && ctx.home.starts_with(p + "/"))) {
-      ctx.issues.add(v.mark, v.path,
-                     fmt::format("'{}' would lend the MCP server all of / or your home; name "
-                                 "the folders it needs, e.g. read: [~/mcp/my-server]",
-                                 p));
-      continue;
-    }
-    out.push_back(p);
-  }
-}
 
 void parse_server(const Field& e, const ParseCtx& ctx, McpServerConfig& s) {
   bool has_command = false;
@@ -82,10 +48,10 @@ void parse_server(const Field& e, const ParseCtx& ctx, McpServerConfig& s) {
                                    *where));
     } else if (f.key == "net") {
       net = &f;
-      parse_server_net(f.value, ctx, s.net);
+      parse_grant_net(f.value, ctx, {"a server run outside reaches", "api.github.com"}, s.net);
     } else if (f.key == "read") {
       read = &f;
-      parse_server_read(f.value, ctx, s.read);
+      parse_grant_read(f.value, ctx, {"the MCP server", "folders", "~/mcp/my-server"}, s.read);
     } else {
       parse_env_names(f.value, ctx,
                       fmt::format("write a list of variable names, e.g. {}: [GITHUB_TOKEN]", f.key),

@@ -9,6 +9,7 @@
 
 #include "config/duration.h"
 #include "config/parse.h"
+#include "config/parse_grants.h"
 #include "config/size.h"
 #include "config/validate.h"
 
@@ -37,38 +38,6 @@ void parse_command(const Value& v, const ParseCtx& ctx, Argv& out) {
     return;
   }
   out = *argv;
-}
-
-void parse_net(const Value& v, const ParseCtx& ctx, std::vector<std::string>& out) {
-  auto hosts = get_strings(v, "write host names, e.g. net: [hooks.example.com]", ctx.issues);
-  if (!hosts) return;
-  for (const std::string& h : *hosts) {
-    auto d = check_domain(h);
-    if (!d)
-      ctx.issues.add(v.mark, v.path,
-                     fmt::format("{}; the plugin reaches only the hosts named here, through "
-                                 "awaywork's egress proxy, e.g. net: [hooks.example.com]",
-                                 d.error().message));
-    else
-      out.push_back(*d);
-  }
-}
-
-void parse_read(const Value& v, const ParseCtx& ctx, std::vector<std::string>& out) {
-  constexpr std::string_view hint = "write a list of paths, e.g. read: [~/notify/config.json]";
-  auto paths = get_paths(v, ctx, hint);
-  if (!paths) return;
-  for (std::string p : *paths) {
-    while (p.size() > 1 && p.back() == '/') p.pop_back();  // "~" expands to "HOME/"
-    if (p == "/" || p == ctx.home || (!ctx.home.empty() && ctx.home.starts_with(p + "/"))) {
-      ctx.issues.add(v.mark, v.path,
-                     fmt::format("'{}' would lend the plugin all of / or your home; name the "
-                                 "files it needs, e.g. read: [~/notify/config.json]",
-                                 p));
-      continue;
-    }
-    out.push_back(p);
-  }
 }
 
 // Names handed to the plugin's empty environment: a variable name awaywork does not set itself.
@@ -102,9 +71,9 @@ void parse_plugin(const Field& e, const ParseCtx& ctx, PluginConfig& p) {
       has_command = true;
       parse_command(v, ctx, p.command);
     } else if (f.key == "net") {
-      parse_net(v, ctx, p.net);
+      parse_grant_net(v, ctx, {"the plugin reaches", "hooks.example.com"}, p.net);
     } else if (f.key == "read") {
-      parse_read(v, ctx, p.read);
+      parse_grant_read(v, ctx, {"the plugin", "files", "~/notify/config.json"}, p.read);
     } else if (f.key == "secrets" || f.key == "env") {
       parse_names(v, ctx, f.key, f.key == "secrets" ? p.secrets : p.env);
     } else if (f.key == "timeout") {

@@ -22,17 +22,12 @@
 #include "plugin/manifest.h"
 #include "plugin/program_path.h"
 #include "plugin/protocol.h"
+#include "plugin/sandbox_env.h"
 #include "proxy/egress_proxy.h"
-
-extern char** environ;
 
 namespace aw {
 
 namespace {
-
-// The plugin's PATH: the system's own folders, never the owner's (an owner's ~/.local/bin or nvm
-// is not in the plugin's view, and a PATH naming it would only point at a hole).
-constexpr const char* kPluginPath = "/usr/local/bin:/usr/bin:/bin";
 
 bool under(const std::string& path, const std::string& root) {
   return path == root || path.starts_with(root + "/");
@@ -56,31 +51,6 @@ Status lend_plugin_folder(const PluginConfig& p, SandboxPlan& plan) {
         p.name, dir.empty() ? "/" : dir, p.name);
   plan.readable.push_back({dir, dir, "plugin"});
   return {};
-}
-
-// The environment from nothing: what every plugin gets, its declared variables when the owner
-// has them set, its declared secrets by name, and the proxy's address when it may use the network.
-Result<std::vector<std::string>> plugin_env(const PluginConfig& p, const PluginHost& host,
-                                            const std::string& data) {
-  std::vector<std::string> env = {std::string("PATH=") + kPluginPath, "HOME=" + data, "TMPDIR=/tmp",
-                                  "LANG=C.UTF-8", "AWAYWORK_PLUGIN=" + p.name};
-  char** from = host.environ_from ? host.environ_from : environ;
-  for (const std::string& name : p.env)
-    for (char** e = from; e && *e; ++e)
-      if (std::string_view(*e).starts_with(name + "=")) {
-        env.emplace_back(*e);
-        break;
-      }
-  for (const std::string& name : p.secrets) {
-    if (!host.secret)
-      return fail("plugin {} declares the secret {}, and no secret store was given", p.name, name);
-    auto value = host.secret(name);
-    if (!value)
-      return fail("plugin {} declares the secret {}: {}; add it with awaywork secret set {}",
-                  p.name, name, value.error().message, name);
-    env.push_back(name + "=" + *value);
-  }
-  return env;
 }
 
 // What a call leaves: its folder (the proxy's socket) removed, its proxy stopped.
@@ -175,7 +145,9 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   place.dir = plugin_dir + "/call-" + id;
   AW_CHECK(make_dirs(place.dir));
 
-  AW_TRY(std::vector<std::string> env, plugin_env(p, host, data));
+  SandboxEnvSpec env_spec{"plugin",  p.name,      "AWAYWORK_PLUGIN", p.env,
+                          p.secrets, host.secret, host.environ_from, data};
+  AW_TRY(std::vector<std::string> env, sandbox_env(env_spec));
   SandboxConfig sc;
   sc.mode = SandboxMode::required;  // no unsandboxed fallback for plugin code
   sc.network = p.net.empty() ? Network::none : Network::allowlist;
@@ -187,7 +159,7 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   sp.home = data;  // its only writable folder besides the private /tmp
   sp.provider_state.clear();
   sp.programs.clear();
-  sp.path_value = kPluginPath;
+  sp.path_value = kSandboxPath;
   AW_TRY(SandboxPlan plan,
          with_context(make_plan(sc, sp), fmt::format("plugin {}: its sandbox", p.name)));
   plan.cgroup_name = "plugin-" + p.name + "-" + id;

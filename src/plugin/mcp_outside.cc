@@ -24,6 +24,7 @@
 #include "base/unique_fd.h"
 #include "isolate/sandbox/sandbox.h"
 #include "isolate/sandbox/unit_view.h"
+#include "plugin/sandbox_env.h"
 #include "proc/capture.h"
 #include "proc/runner.h"
 #include "proxy/egress_proxy.h"
@@ -34,8 +35,6 @@ namespace aw {
 
 namespace {
 
-// The server's PATH: the system's own folders, never the owner's (as a plugin's).
-constexpr const char* kServerPath = "/usr/local/bin:/usr/bin:/bin";
 // What of a session's stderr is kept, per session, in stderr.log (the server's own words, made
 // inert; a flood is cut, never buffered).
 constexpr size_t kStderrCap = 64 << 10;
@@ -44,40 +43,12 @@ std::string errno_says(int e) {
   return std::strerror(e);
 }
 
-// The environment from nothing: what every server gets, its declared variables when the owner has
-// them set, its declared secrets by value, and the proxy's address when it may use the network.
-Result<std::vector<std::string>> server_env(const McpServerConfig& s, const McpOutsideHost& host,
-                                            const std::string& data,
-                                            std::vector<std::string>& secret_values) {
-  std::vector<std::string> env = {std::string("PATH=") + kServerPath, "HOME=" + data, "TMPDIR=/tmp",
-                                  "LANG=C.UTF-8", "AWAYWORK_MCP_SERVER=" + s.name};
-  char** from = host.environ_from ? host.environ_from : environ;
-  for (const std::string& name : s.env)
-    for (char** e = from; e && *e; ++e)
-      if (std::string_view(*e).starts_with(name + "=")) {
-        env.emplace_back(*e);
-        break;
-      }
-  for (const std::string& name : s.secrets) {
-    if (!host.secret)
-      return fail("MCP server {} declares the secret {}, and no secret store was given", s.name,
-                  name);
-    auto value = host.secret(name);
-    if (!value)
-      return fail("MCP server {} declares the secret {}: {}; add it with awaywork secret set {}",
-                  s.name, name, value.error().message, name);
-    secret_values.push_back(*value);
-    env.push_back(name + "=" + *value);
-  }
-  return env;
-}
-
 // The server's program as awaywork starts it: a bare name is looked up in the owner's PATH (where
 // `awaywork doctor` finds it), so that its install (an npm prefix, ~/.local) is what is lent.
 Result<std::string> resolve_program(const McpServerConfig& s, const McpOutsideHost& host) {
   const std::string& prog = s.command[0];
   if (prog.find('/') != std::string::npos) return prog;
-  std::string path = "/usr/local/bin:/usr/bin:/bin";
+  std::string path = kSandboxPath;
   char** from = host.environ_from ? host.environ_from : environ;
   for (char** e = from; e && *e; ++e)
     if (std::string_view(*e).starts_with("PATH=")) path = *e + 5;
@@ -247,7 +218,10 @@ Result<std::unique_ptr<McpOutsideServer>> McpOutsideServer::start(const McpServe
   std::string data = host.dir + "/data";
   AW_CHECK(
       with_context(make_dirs(data, 0700), fmt::format("MCP server {}: its folder", server.name)));
-  AW_TRY(st->env, server_env(server, host, data, st->secret_values));
+  // Its secrets by value, kept for the unit's redaction (a tool's answer may echo one).
+  SandboxEnvSpec env_spec{"MCP server",   server.name, "AWAYWORK_MCP_SERVER", server.env,
+                          server.secrets, host.secret, host.environ_from,     data};
+  AW_TRY(st->env, sandbox_env(env_spec, &st->secret_values));
 
   SandboxConfig sc;
   sc.mode = SandboxMode::required;  // no unsandboxed fallback: its secrets are why it is outside
@@ -260,10 +234,10 @@ Result<std::unique_ptr<McpOutsideServer>> McpOutsideServer::start(const McpServe
   sp.home = data;  // its only writable folder besides the private /tmp
   sp.provider_state.clear();
   sp.programs = {st->server.command[0]};  // its install (an npm prefix, a venv) lent read-only
-  sp.path_value = kServerPath;
+  sp.path_value = kSandboxPath;
   AW_TRY(st->plan,
          with_context(make_plan(sc, sp), fmt::format("MCP server {}: its sandbox", server.name)));
-  lend_program(st->server.command[0], kServerPath, st->plan);
+  lend_program(st->server.command[0], kSandboxPath, st->plan);
   if (st->plan.network == Network::allowlist) {
     EgressProxyOptions o;
     o.socket_path = host.dir + "/egress.sock";

@@ -15,6 +15,7 @@
 
 #include "base/fs.h"
 #include "base/unique_fd.h"
+#include "unit/nofollow_folder.h"
 
 namespace aw {
 
@@ -47,34 +48,6 @@ struct Budget {
   size_t bytes = 0, entries = 0;
 };
 
-std::string parent_of(const std::string& rel) {
-  size_t slash = rel.rfind('/');
-  return slash == std::string::npos ? "" : rel.substr(0, slash);
-}
-
-std::string base_of(const std::string& rel) {
-  size_t slash = rel.rfind('/');
-  return slash == std::string::npos ? rel : rel.substr(slash + 1);
-}
-
-std::vector<std::string> names_in(int dirfd) {
-  std::vector<std::string> names;
-  int fd = ::dup(dirfd);
-  DIR* d = fd < 0 ? nullptr : ::fdopendir(fd);
-  if (!d) {
-    if (fd >= 0) ::close(fd);
-    return names;
-  }
-  ::rewinddir(d);
-  while (dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
-    if (n != "." && n != "..") names.push_back(n);
-  }
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 // "a/b/c" -> {"a", "a"}, {"b", "a/b"}, {"c", "a/b/c"}: each part and the path up to it.
 std::vector<std::pair<std::string, std::string>> parts_of(const std::string& rel) {
   std::vector<std::pair<std::string, std::string>> parts;
@@ -85,20 +58,6 @@ std::vector<std::pair<std::string, std::string>> parts_of(const std::string& rel
     from = end + 1;
   }
   return parts;
-}
-
-int open_folder_at(int dirfd, const std::string& name) {
-  return ::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-}
-
-// The folder rel (relative to root) opened without following any link; -1 when it is not one.
-UniqueFd open_below(int root, const std::string& rel) {
-  UniqueFd at(::dup(root));
-  for (const auto& [part, shown] : parts_of(rel)) {
-    if (at.get() < 0) break;
-    at = UniqueFd(open_folder_at(at.get(), part));
-  }
-  return at;
 }
 
 Status read_tree(int dirfd, const std::string& name, const std::string& rel, int depth, Budget& b,

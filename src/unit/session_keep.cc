@@ -21,6 +21,7 @@
 #include "base/unique_fd.h"
 #include "check/redact.h"
 #include "provider/resume.h"
+#include "unit/nofollow_folder.h"
 
 namespace aw {
 
@@ -48,40 +49,6 @@ struct Walk {
       notes.push_back(fmt::format("resume: {}/{} {}: not kept", shown, rel, why));
   }
 };
-
-int open_folder_at(int dirfd, const std::string& name) {
-  return ::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-}
-
-// The folder rel below root, opened without following any link; -1 when it is not one.
-UniqueFd open_below(int root, const std::string& rel) {
-  UniqueFd at(::dup(root));
-  for (size_t from = 0; at && from < rel.size();) {
-    size_t slash = rel.find('/', from);
-    size_t end = slash == std::string::npos ? rel.size() : slash;
-    at = UniqueFd(open_folder_at(at.get(), rel.substr(from, end - from)));
-    from = end + 1;
-  }
-  return at;
-}
-
-std::vector<std::string> names_in(int dirfd) {
-  std::vector<std::string> names;
-  int fd = ::dup(dirfd);
-  DIR* d = fd < 0 ? nullptr : ::fdopendir(fd);
-  if (!d) {
-    if (fd >= 0) ::close(fd);
-    return names;
-  }
-  ::rewinddir(d);
-  while (dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
-    if (n != "." && n != "..") names.push_back(n);
-  }
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 const char* kind_of(mode_t m) {
   if (S_ISLNK(m)) return "is a symbolic link";
@@ -125,16 +92,6 @@ bool newer(const Found& a, const Found& b) {
   if (a.mtime.tv_sec != b.mtime.tv_sec) return a.mtime.tv_sec > b.mtime.tv_sec;
   if (a.mtime.tv_nsec != b.mtime.tv_nsec) return a.mtime.tv_nsec > b.mtime.tv_nsec;
   return a.rel > b.rel;
-}
-
-std::string parent_of(const std::string& rel) {
-  size_t slash = rel.rfind('/');
-  return slash == std::string::npos ? "" : rel.substr(0, slash);
-}
-
-std::string base_of(const std::string& rel) {
-  size_t slash = rel.rfind('/');
-  return slash == std::string::npos ? rel : rel.substr(slash + 1);
 }
 
 // f read through root without following a link: the regular file it was when listed, at most

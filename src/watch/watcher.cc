@@ -173,8 +173,8 @@ bool Watcher::done_once() const {
 
 void Watcher::poll(Repo& r, int64_t now) {
   if (r.gl) return poll_gitlab(r, now);
-  auto saved = store_->watch_get("poll/" + r.watch.repo);
-  PollState st = saved && *saved ? poll_state_from_json(**saved) : PollState{};
+  PollState st;
+  if (!poll_state_of(r, now, st)) return;
   std::string target = issues_target(r.s->owner_repo, st.since);
   // The state says which ETag is good for this since (none after an answer that left something
   // to look at again), also in a watch that has been running: the client's own cache may hold
@@ -254,12 +254,8 @@ bool Watcher::examine(Repo& r, const json& issue, int64_t now) {
   }
   int64_t n = *number;
   if (n <= 0) return true;  // nothing to examine
-  auto loaded = slot_of(r, n);
-  if (!loaded) {
-    log_.write("error", {{"repo", r.watch.repo}, {"issue", n}, {"error", loaded.error().message}});
-    return false;
-  }
-  IssueSlot slot = *loaded;
+  IssueSlot slot;
+  if (!slot_of(r, n, slot)) return false;
   const WatchRepoConfig& w = r.watch;
   std::string base = fmt::format("/repos/{}/issues/{}", r.s->owner_repo, n);
   json events, comments;
@@ -302,9 +298,32 @@ int64_t Watcher::stop_after_of(const Repo& r) const {
   return stop_after;
 }
 
-Result<IssueSlot> Watcher::slot_of(const Repo& r, int64_t n) {
-  if (auto it = slots_.find(slot_key(r.watch.repo, n)); it != slots_.end()) return it->second;
-  return load_slot(*store_, r.watch.repo, n);
+bool Watcher::slot_of(const Repo& r, int64_t n, IssueSlot& slot) {
+  if (auto it = slots_.find(slot_key(r.watch.repo, n)); it != slots_.end()) {
+    slot = it->second;
+    return true;
+  }
+  auto loaded = load_slot(*store_, r.watch.repo, n);
+  if (!loaded) {
+    log_.write("error", {{"repo", r.watch.repo}, {"issue", n}, {"error", loaded.error().message}});
+    return false;
+  }
+  slot = std::move(*loaded);
+  return true;
+}
+
+bool Watcher::poll_state_of(Repo& r, int64_t now, PollState& st) {
+  auto saved = store_->watch_get("poll/" + r.watch.repo);
+  if (!saved) {
+    log_.write("poll_failed",
+               {{"repo", r.watch.repo}, {"error", "state database: " + saved.error().message}});
+    r.polled = true;
+    r.polled_at = now;
+    r.next_poll = now + cfg_.watch.poll_seconds;
+    return false;
+  }
+  st = *saved ? poll_state_from_json(**saved) : PollState{};
+  return true;
 }
 
 void Watcher::take_triggers(Repo& r, IssueSlot& slot, const TriggerScan& scan, int64_t now) {

@@ -39,6 +39,7 @@ namespace aw {
 struct GitLabSession;
 class GitLabWatchReader;
 struct TriggerScan;
+struct PollState;
 
 struct WatchOptions {
   bool once = false;                    // one pass; return when the units it started have ended
@@ -81,8 +82,13 @@ class Watcher {
   void take_triggers(Repo& r, IssueSlot& slot, const TriggerScan& scan, int64_t now);
   // The repository's stop_after: the lower of watch's and the forge's (0 = none).
   int64_t stop_after_of(const Repo& r) const;
-  // The issue's slot: kept in this watch, else the state database's.
-  Result<IssueSlot> slot_of(const Repo& r, int64_t n);
+  // The issue's slot: kept in this watch, else the state database's. False (logged) when the
+  // database could not be read: the issue is not settled, and the next poll examines it again.
+  bool slot_of(const Repo& r, int64_t n, IssueSlot& slot);
+  // The repository's poll state (none kept: a first poll's). False (logged as poll_failed, polled
+  // again after poll_seconds) when the state database could not be read: a blank state would
+  // have the poll examine every issue again.
+  bool poll_state_of(Repo& r, int64_t now, PollState& st);
   // watcher_gitlab.cc: a GitLab project's session, poll and examination.
   Status open_gitlab_repo(Repo& r);
   void poll_gitlab(Repo& r, int64_t now);
@@ -115,6 +121,9 @@ class Watcher {
   void start_pull(Repo& r, IssueSlot& slot, int64_t now);
   void finish_pull(Repo& r, IssueSlot& slot, int exit_status, int64_t now);
   Status say_on_pull(Repo& r, IssueSlot& slot, const std::string& item, const std::string& text);
+  // say_on_pull for a note said once: true when posted; a failure is logged, and false has the
+  // note tried again at the next occasion.
+  bool said_on_pull(Repo& r, IssueSlot& slot, const std::string& item, const std::string& text);
   // follow_ci: the failing checks of an idle pull request's head (triggers_ci.h); queues a
   // follow-up or stops at max_ci_attempts. False when the forge could not be read.
   bool check_ci(Repo& r, IssueSlot& slot, int64_t now);

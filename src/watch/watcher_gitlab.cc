@@ -39,8 +39,8 @@ Status Watcher::open_gitlab_repo(Repo& r) {
 }
 
 void Watcher::poll_gitlab(Repo& r, int64_t now) {
-  auto saved = store_->watch_get("poll/" + r.watch.repo);
-  PollState st = saved && *saved ? poll_state_from_json(**saved) : PollState{};
+  PollState st;
+  if (!poll_state_of(r, now, st)) return;
   const GitLab::Stats& stats = r.gl->gl.stats();
   int requests = stats.requests, not_modified = stats.not_modified;
   auto list = r.glr->changed_issues(st.since);
@@ -93,12 +93,8 @@ bool Watcher::examine_gitlab(Repo& r, const json& issue, int64_t now) {
   }
   int64_t n = number->get<int64_t>();
   if (n <= 0) return true;  // nothing to examine
-  auto loaded = slot_of(r, n);
-  if (!loaded) {
-    log_.write("error", {{"repo", r.watch.repo}, {"issue", n}, {"error", loaded.error().message}});
-    return false;
-  }
-  IssueSlot slot = *loaded;
+  IssueSlot slot;
+  if (!slot_of(r, n, slot)) return false;
   const WatchRepoConfig& w = r.watch;
   json events, assignments, comments;
   if (has_label(issue, w.label)) {

@@ -50,6 +50,13 @@ Status Watcher::say_on_pull(Repo& r, IssueSlot& slot, const std::string& item,
       .map([](json) {});
 }
 
+bool Watcher::said_on_pull(Repo& r, IssueSlot& slot, const std::string& item,
+                           const std::string& text) {
+  auto ok = say_on_pull(r, slot, item, text);
+  if (!ok) log_.write("error", with(where(slot), {{"error", ok.error().message}}));
+  return static_cast<bool>(ok);
+}
+
 bool Watcher::examine_pull(Repo& r, const json& item, int64_t now) {
   auto number = JsonRead(item, "GitHub's issue list").int_or("number", int64_t{0});
   if (!number) {
@@ -148,6 +155,16 @@ std::string ci_key(const std::string& repo, int64_t number) {
   return fmt::format("pullci/{}/{:012}", repo, number);
 }
 
+// What is said once on the pull request when its check has failed max heads in a row.
+std::string ci_limit_note(const std::string& check, int streak, int max) {
+  return fmt::format(
+      "awaywork stopped fixing the check `{}`: it failed on {} heads of this pull request in a "
+      "row, {} after a fix, the repository's limit (follow_up: {{max_ci_attempts: {}}}). No more "
+      "follow-up starts for it; a person takes it from here, or raises the limit in awaywork's "
+      "config.",
+      check, streak, streak - 1, max);
+}
+
 }  // namespace
 
 bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
@@ -203,15 +220,9 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
         if (c.author.login == r.s->self_login && c.body.find(marker) != std::string::npos)
           st.said = true;
       if (!st.said) {
-        auto ok = say_on_pull(
-            r, slot, "ci-limit",
-            fmt::format("awaywork stopped fixing the check `{}`: it failed on {} heads of this "
-                        "pull request in a row, {} after a fix, the repository's limit "
-                        "(follow_up: {{max_ci_attempts: {}}}). No more follow-up starts for it; "
-                        "a person takes it from here, or raises the limit in awaywork's config.",
-                        ci_name_for_post(v.check), v.streak, v.streak - 1, max));
-        st.said = static_cast<bool>(ok);  // not said: tried again at the next failing head
-        if (!ok) log_.write("error", with(where(slot), {{"error", ok.error().message}}));
+        // Not said: tried again at the next failing head.
+        st.said = said_on_pull(r, slot, "ci-limit",
+                               ci_limit_note(ci_name_for_post(v.check), v.streak, max));
       }
     }
   } else if (v.trigger) {
@@ -261,15 +272,13 @@ void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, i
     log_.write("follow_up_limit",
                with(where(slot), {{"units", slot.follow_units}, {"max", lim.max_units_per_pr}}));
     if (!slot.limit_said) {
-      auto ok = say_on_pull(
-          r, slot, "limit",
-          fmt::format("awaywork stopped following up this pull request: it has run {} follow-up "
-                      "unit(s) on it, the repository's limit (follow_up: {{max_units_per_pr: "
-                      "{}}}). Nothing more starts here; a person takes it from here, or raises "
-                      "the limit in awaywork's config.",
-                      slot.follow_units, lim.max_units_per_pr));
-      slot.limit_said = static_cast<bool>(ok);  // not said: tried again at the next trigger
-      if (!ok) log_.write("error", with(where(slot), {{"error", ok.error().message}}));
+      // Not said: tried again at the next trigger.
+      std::string note = fmt::format(
+          "awaywork stopped following up this pull request: it has run {} follow-up unit(s) on "
+          "it, the repository's limit (follow_up: {{max_units_per_pr: {}}}). Nothing more starts "
+          "here; a person takes it from here, or raises the limit in awaywork's config.",
+          slot.follow_units, lim.max_units_per_pr);
+      slot.limit_said = said_on_pull(r, slot, "limit", note);
     }
     slot.phase = "idle";
     return;

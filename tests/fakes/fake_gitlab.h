@@ -92,6 +92,16 @@ class FakeGitlab {
   nlohmann::json member(const std::string& ns, const std::string& username, int level) {
     return control("POST", "members/" + ns, {{"username", username}, {"access_level", level}});
   }
+  // An issue's notes, oldest first, as the user of token reads them (project: "grp/sub/app").
+  nlohmann::json notes(std::string project, int64_t iid, const std::string& token) {
+    for (size_t at = 0; (at = project.find('/', at)) != std::string::npos;)
+      project.replace(at, 1, "%2F");
+    return api("GET",
+               "/projects/" + project + "/issues/" + std::to_string(iid) +
+                   "/notes?sort=asc&per_page=100",
+               token)
+        .body;
+  }
   nlohmann::json log() { return control("GET", "log"); }
   nlohmann::json writes() {
     nlohmann::json out = nlohmann::json::array();

@@ -1,5 +1,7 @@
 #include "forge_fixture.h"
 
+#include "awaywork_cli.h"
+
 namespace aw::test {
 
 void ForgeTest::SetUp() {
@@ -51,15 +53,7 @@ void ForgeTest::write_config() {
 }
 
 Captured ForgeTest::aw(const std::vector<std::string>& args, const std::string& stdin_data) {
-  CaptureSpec s;
-  s.argv = {std::string(AW_BINARY_DIR) + "/src/cli/awaywork", "--config", config};
-  if (config.empty()) s.argv.resize(1);
-  s.argv.insert(s.argv.end(), args.begin(), args.end());
-  s.env = {"PATH=/usr/bin:/bin",           "HOME=" + home,          "LC_ALL=C",
-           "AWAYWORK_SECRET_BACKEND=file", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"};
-  s.stdin_data = stdin_data;
-  auto r = capture(s);
-  return r ? *r : Captured{-1, "", r.error().message};
+  return run_awaywork(config, home, args, stdin_data);
 }
 
 nlohmann::json ForgeTest::run_issue(int64_t n) {

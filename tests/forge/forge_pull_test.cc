@@ -8,6 +8,7 @@
 // and log reach the task only fenced as data, and the token is in no phase; without it, or with
 // the check passing, nothing is followed up. With `resume: true`, the follow-up continues the
 // opening unit's agent session, and only its own pull request's.
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -173,6 +174,31 @@ TEST_F(ForgePull, APullRequestThatIsNotAwayworksIsRefusedAndNothingIsWritten) {
   Captured c = aw({"run", "--pr", "web#" + std::to_string(pull)});
   EXPECT_NE(c.exit_code, 0);
   EXPECT_NE(c.err.find("was opened by octo, not by awaywork (aw-bot)"), std::string::npos) << c.err;
+  EXPECT_EQ(fake->writes().size(), before) << fake->writes().dump(2);
+}
+
+// The units recorded here give the follow-up its opening task and where its quoting starts. A
+// state database that cannot be read is an error naming the pull request, and nothing is started
+// or written; it read as "no unit" before, and the follow-up ran without the opening task.
+TEST_F(ForgePull, AnUnreadableStateDatabaseRefusesTheFollowUpInsteadOfDroppingTheOpeningTask) {
+  open_pull();
+  request_changes();
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((tmp.path + "/state/awaywork.db").c_str(), &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    EXPECT_EQ(
+        sqlite3_exec(db, "UPDATE units SET record = '{\"id\": trunc'", nullptr, nullptr, nullptr),
+        SQLITE_OK);
+    EXPECT_GE(sqlite3_changes(db), 1) << "the opening unit's record";
+    sqlite3_close(db);
+  }
+  size_t before = fake->writes().size();
+  Captured c = aw({"run", "--pr", "web#" + std::to_string(pull), "--json"});
+  EXPECT_NE(c.exit_code, 0) << c.out << c.err;
+  EXPECT_NE(c.err.find("pull request octo/web#" + std::to_string(pull)), std::string::npos)
+      << c.err;
+  EXPECT_NE(c.err.find("unreadable record"), std::string::npos) << c.err;
   EXPECT_EQ(fake->writes().size(), before) << fake->writes().dump(2);
 }
 

@@ -13,6 +13,7 @@
 
 #include "../fakes/fake_gitlab.h"
 #include "../git/git_fixture.h"
+#include "awaywork_cli.h"
 #include "base/fs.h"
 #include "check/requests.h"
 #include "forge/gitlab/client.h"
@@ -102,14 +103,7 @@ class GitlabTest : public ::testing::Test {
     fake->control("POST", "projects/" + kProject + "/issues/" + std::to_string(iid) + "/notes",
                   {{"username", user}, {"body", body}, {"system", system}});
   }
-  nlohmann::json notes(int64_t iid) {
-    return fake
-        ->api("GET",
-              "/projects/grp%2Fsub%2Fapp/issues/" + std::to_string(iid) +
-                  "/notes?sort=asc&per_page=100",
-              token)
-        .body;
-  }
+  nlohmann::json notes(int64_t iid) { return fake->notes(kProject, iid, token); }
 };
 
 TEST_F(GitlabTest, ClientSendsPrivateTokenAndFollowsPages) {
@@ -372,15 +366,7 @@ TEST_F(GitlabTest, RunIssueOnAGitlabProjectPublishesADraftMergeRequest) {
                   "\n    credential: GITLAB_TOKEN\nrepos:\n  app:\n"
                   "    gitlab: grp/sub/app\n"));
   auto aw = [&](const std::vector<std::string>& args, const std::string& in = "") {
-    CaptureSpec c;
-    c.argv = {std::string(AW_BINARY_DIR) + "/src/cli/awaywork", "--config", config};
-    c.argv.insert(c.argv.end(), args.begin(), args.end());
-    c.env = {
-        "PATH=/usr/bin:/bin",           "HOME=" + home,          "LC_ALL=C",
-        "AWAYWORK_SECRET_BACKEND=file", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"};
-    c.stdin_data = in;
-    auto r = capture(c);
-    return r ? *r : Captured{-1, "", r.error().message};
+    return run_awaywork(config, home, args, in);
   };
   Captured set = aw({"secret", "set", "GITLAB_TOKEN"}, token);
   ASSERT_EQ(set.exit_code, 0) << set.out << set.err;

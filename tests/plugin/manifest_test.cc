@@ -11,6 +11,7 @@
 #include "json_schema.h"
 #include "plugin/approval.h"
 #include "plugin/manifest.h"
+#include "var_tmp_dir.h"
 
 namespace aw {
 namespace {
@@ -56,12 +57,11 @@ TEST(PluginManifest, TheShippedExamplesHoldToTheSchemaAndLoad) {
 }
 
 struct ManifestTest : ::testing::Test {
-  std::string dir;
+  test::VarTmpDir tmp{"aw-manifest-test"};
+  const std::string dir = tmp.path;
   PluginConfig p;
   void SetUp() override {
-    char tmpl[] = "/var/tmp/aw-manifest-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir = tmpl;
+    ASSERT_FALSE(dir.empty());
     ASSERT_TRUE(make_dirs(dir + "/lic"));
     ASSERT_TRUE(write_file(dir + "/lic/run.sh", "#!/bin/sh\nexit 0\n", 0755));
     ASSERT_TRUE(write_file(dir + "/lic/data.txt", "x\n", 0644));
@@ -69,7 +69,6 @@ struct ManifestTest : ::testing::Test {
     p.kind = PluginKind::check;
     p.command = {dir + "/lic/run.sh"};
   }
-  void TearDown() override { (void)remove_tree(dir); }
   void manifest(const std::string& text) {
     ASSERT_TRUE(write_file(dir + "/lic/awaywork-plugin.json", text, 0644));
   }

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../plugin/json_schema.h"
+#include "../plugin/var_tmp_dir.h"
 #include "base/fs.h"
 #include "plugin/approval.h"
 #include "plugin/disable.h"
@@ -14,47 +16,16 @@
 namespace aw {
 namespace {
 
-// What docs/plugins/*.schema.json use of JSON Schema: type, enum, required, properties and
-// additionalProperties: false. Returns the first thing j breaks, "" when it holds.
-std::string breaks(const nlohmann::json& schema, const nlohmann::json& j, const std::string& at) {
-  if (schema.contains("type")) {
-    std::string t = schema["type"];
-    bool ok = (t == "string" && j.is_string()) || (t == "integer" && j.is_number_integer()) ||
-              (t == "object" && j.is_object()) || (t == "number" && j.is_number());
-    if (!ok) return at + ": not " + t;
-  }
-  if (schema.contains("enum")) {
-    bool found = false;
-    for (const auto& e : schema["enum"]) found = found || e == j;
-    if (!found) return at + ": not one of " + schema["enum"].dump();
-  }
-  if (!j.is_object()) return "";
-  for (const auto& r : schema.value("required", nlohmann::json::array()))
-    if (!j.contains(r.get<std::string>())) return at + ": missing " + r.get<std::string>();
-  const auto props = schema.value("properties", nlohmann::json::object());
-  for (const auto& [k, v] : j.items()) {
-    if (props.contains(k)) {
-      if (auto b = breaks(props[k], v, at + "." + k); !b.empty()) return b;
-    } else if (schema.value("additionalProperties", true) == false) {
-      return at + ": " + k + " is not in the schema";
-    }
-  }
-  return "";
-}
-
-nlohmann::json schema(const std::string& name) {
-  return nlohmann::json::parse(read_or_empty(std::string(AW_SOURCE_DIR) + "/docs/plugins/" + name),
-                               nullptr, false);
-}
+using test::plugin_schema;
+using test::schema_breaks;
 
 struct NotifyTest : ::testing::Test {
-  std::string dir;
+  test::VarTmpDir tmp{"aw-notify-test"};
+  const std::string dir = tmp.path;
   Config cfg;
   UnitRecord u;
   void SetUp() override {
-    char tmpl[] = "/var/tmp/aw-notify-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir = tmpl;
+    ASSERT_FALSE(dir.empty());
     ASSERT_TRUE(make_dirs(dir + "/plugin"));
     cfg.state_dir = dir + "/state";
     cfg.plugins.run = true;
@@ -72,7 +43,6 @@ struct NotifyTest : ::testing::Test {
     u.issue = 7;
     u.issue_title = "Fix it \u202e";
   }
-  void TearDown() override { (void)remove_tree(dir); }
   // Writes the notifier and approves it as it is now (the owner's `awaywork plugin approve`).
   void plugin(const std::string& body) {
     ASSERT_TRUE(write_file(dir + "/plugin/notify.sh", "#!/bin/sh\nread -r req\n" + body, 0755));
@@ -97,23 +67,25 @@ TEST_F(NotifyTest, TheParamsAreTheUnitsOutcome) {
 
 // docs/plugins/*.schema.json is what the plugins are given: every field, its type, nothing else.
 TEST_F(NotifyTest, TheParamsHoldToTheirPublishedSchemas) {
-  auto started = schema("unit_started.schema.json"), ended = schema("unit_ended.schema.json");
+  auto started = plugin_schema("unit_started.schema.json");
+  auto ended = plugin_schema("unit_ended.schema.json");
   ASSERT_TRUE(started.is_object());
   ASSERT_TRUE(ended.is_object());
-  EXPECT_EQ(breaks(started, unit_started_params(u), "params"), "");
-  EXPECT_EQ(breaks(ended, unit_ended_params(u, ""), "params"), "");
+  EXPECT_EQ(schema_breaks(started, unit_started_params(u), "params"), "");
+  EXPECT_EQ(schema_breaks(ended, unit_ended_params(u, ""), "params"), "");
   for (UnitState s : {UnitState::failed, UnitState::refused, UnitState::timed_out}) {
     u.state = s;
-    EXPECT_EQ(breaks(ended, unit_ended_params(u, "why"), "params"), "") << to_string(s);
+    EXPECT_EQ(schema_breaks(ended, unit_ended_params(u, "why"), "params"), "") << to_string(s);
   }
   // The check itself catches a field the schema does not know (its positive control).
   auto extra = unit_ended_params(u, "");
   extra["token"] = "x";
-  EXPECT_NE(breaks(ended, extra, "params"), "");
-  auto reply = schema("reply.schema.json");
+  EXPECT_NE(schema_breaks(ended, extra, "params"), "");
+  auto reply = plugin_schema("reply.schema.json");
   ASSERT_TRUE(reply.is_object());
-  EXPECT_EQ(breaks(reply, nlohmann::json::parse(R"({"jsonrpc":"2.0","id":1,"result":{}})"), "r"),
-            "");
+  EXPECT_EQ(
+      schema_breaks(reply, nlohmann::json::parse(R"({"jsonrpc":"2.0","id":1,"result":{}})"), "r"),
+      "");
 }
 
 TEST_F(NotifyTest, WithPluginsOffNoneRunsAndTheRecordSaysSo) {

@@ -1,5 +1,7 @@
 #include "watch_fixture.h"
 
+#include "event_lines.h"
+
 namespace aw::test {
 
 void WatchTest::SetUp() {
@@ -18,17 +20,7 @@ nlohmann::json WatchTest::watch_once(Captured* out) {
   Captured c = aw({"watch", "--once", "--log", log_file});
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err << "\nlog:\n" << slurp(log_file);
   if (out) *out = c;
-  nlohmann::json lines = nlohmann::json::array();
-  std::string text = slurp(log_file);
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t nl = text.find('\n', at);
-    auto j = nlohmann::json::parse(text.substr(at, nl - at), nullptr, false);
-    EXPECT_FALSE(j.is_discarded()) << text.substr(at, nl - at);
-    lines.push_back(j);
-    at = nl == std::string::npos ? text.size() : nl + 1;
-  }
-  return lines;
+  return event_lines(slurp(log_file));
 }
 
 void WatchTest::label(int64_t issue, const std::string& user, const std::string& name) {

@@ -14,8 +14,10 @@
 #include <thread>
 
 #include "../fakes/fake_gitlab.h"
+#include "../forge/awaywork_cli.h"
 #include "../git/git_fixture.h"
 #include "base/fs.h"
+#include "event_lines.h"
 #include "forge/admission.h"
 #include "forge/gitlab/text.h"
 #include "forge/gitlab/watch_source.h"
@@ -242,17 +244,8 @@ class WatchGitlabE2eTest : public WatchGitlabTest {
 
   Captured aw(const std::string& name, const std::vector<std::string>& args,
               const std::string& in = "") {
-    CaptureSpec c;
-    c.argv = {std::string(AW_BINARY_DIR) + "/src/cli/awaywork", "--config",
-              tmp.path + "/" + name + ".yml"};
-    c.argv.insert(c.argv.end(), args.begin(), args.end());
     // One secret store for both watchers: one HOME, as one owner's two machines would each hold.
-    c.env = {
-        "PATH=/usr/bin:/bin",           "HOME=" + home,          "LC_ALL=C",
-        "AWAYWORK_SECRET_BACKEND=file", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"};
-    c.stdin_data = in;
-    auto r = capture(c);
-    return r ? *r : Captured{-1, "", r.error().message};
+    return run_awaywork(tmp.path + "/" + name + ".yml", home, args, in);
   }
 
   // watch --once as `name`; the log's lines.
@@ -262,16 +255,7 @@ class WatchGitlabE2eTest : public WatchGitlabTest {
     Captured c = aw(name, {"watch", "--once", "--log", log});
     std::string text = slurp(log);
     EXPECT_EQ(c.exit_code, 0) << c.out << c.err << "\nlog:\n" << text;
-    nlohmann::json lines = nlohmann::json::array();
-    size_t at = 0;
-    while (at < text.size()) {
-      size_t nl = text.find('\n', at);
-      auto j = nlohmann::json::parse(text.substr(at, nl - at), nullptr, false);
-      EXPECT_FALSE(j.is_discarded()) << text.substr(at, nl - at);
-      lines.push_back(j);
-      at = nl == std::string::npos ? text.size() : nl + 1;
-    }
-    return lines;
+    return event_lines(text);
   }
 
   static std::vector<nlohmann::json> events(const nlohmann::json& log, const std::string& name,
@@ -282,14 +266,7 @@ class WatchGitlabE2eTest : public WatchGitlabTest {
     return out;
   }
 
-  nlohmann::json notes_of(int64_t iid) {
-    return fake
-        ->api("GET",
-              "/projects/grp%2Fsub%2Fapp/issues/" + std::to_string(iid) +
-                  "/notes?sort=asc&per_page=100",
-              token)
-        .body;
-  }
+  nlohmann::json notes_of(int64_t iid) { return fake->notes(kProject, iid, token); }
   std::vector<std::string> labels_of(int64_t iid) {
     auto j =
         fake->api("GET", "/projects/grp%2Fsub%2Fapp/issues/" + std::to_string(iid), token).body;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -12,6 +13,7 @@
 #include <future>
 #include <thread>
 
+#include "../forge/awaywork_cli.h"
 #include "record/store.h"
 #include "watch/slot.h"
 #include "watch_fixture.h"
@@ -33,11 +35,9 @@ class WatchRun : public WatchTest {
   }
   // awaywork ARGS in the background, its output to /dev/null.
   pid_t start_aw(const std::vector<std::string>& aw_args) {
-    std::vector<std::string> args = {std::string(AW_BINARY_DIR) + "/src/cli/awaywork"};
+    std::vector<std::string> args = {awaywork_binary()};
     args.insert(args.end(), aw_args.begin(), aw_args.end());
-    std::vector<std::string> env = {
-        "PATH=/usr/bin:/bin",           "HOME=" + home,          "LC_ALL=C",
-        "AWAYWORK_SECRET_BACKEND=file", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"};
+    std::vector<std::string> env = awaywork_env(home);
     std::vector<char*> a, e;
     for (auto& s : args) a.push_back(s.data());
     for (auto& s : env) e.push_back(s.data());
@@ -144,16 +144,7 @@ TEST_F(WatchRun, TwoWatchersOnOneRepositoryRunEachOfTwentyIssuesExactlyOnce) {
     label(issues.back(), "alice", "awaywork");
   }
   auto run = [&](const std::string& cfg, const std::string& log) {
-    std::string c0 = config;
-    std::vector<std::string> args = {"--config", cfg, "watch", "--once", "--log", log};
-    CaptureSpec s;
-    s.argv = {std::string(AW_BINARY_DIR) + "/src/cli/awaywork"};
-    s.argv.insert(s.argv.end(), args.begin(), args.end());
-    s.env = {
-        "PATH=/usr/bin:/bin",           "HOME=" + home,          "LC_ALL=C",
-        "AWAYWORK_SECRET_BACKEND=file", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"};
-    auto r = capture(s);
-    return r ? r->exit_code : -1;
+    return run_awaywork(cfg, home, {"watch", "--once", "--log", log}).exit_code;
   };
   auto a = std::async(std::launch::async, run, config, tmp.path + "/a.jsonl");
   auto b = std::async(std::launch::async, run, second, tmp.path + "/b.jsonl");
@@ -267,6 +258,37 @@ TEST_F(WatchRun, AChangeCostsOneCountedPollAndThePassAfterItNone) {
   EXPECT_FALSE(events(after, "poll")[0]["changed"].get<bool>()) << after.dump(1);
   EXPECT_EQ(counted_since(from), std::vector<std::string>{}) << fake->log().dump(1);
   EXPECT_EQ(statuses_since(from, "GET /repos/octo/web/issues"), std::vector<int>{304});
+}
+
+// A poll state the state database cannot give (here a row made unreadable; a busy database is
+// the same failed read) skips the poll with a logged error. It started from a blank state
+// before: the list asked without since or ETag, and every open issue examined again.
+TEST_F(WatchRun, AnUnreadablePollStateSkipsThePollAndExaminesNothing) {
+  issue("mallory", "hello", "x");
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  auto first = watch_once();
+  ASSERT_EQ(events(first, "poll").size(), 1u) << first.dump(1);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((tmp.path + "/state/awaywork.db").c_str(), &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    EXPECT_EQ(sqlite3_exec(
+                  db, "UPDATE watch_state SET value = '{\"since\": trunc' WHERE key = 'poll/web'",
+                  nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    EXPECT_EQ(sqlite3_changes(db), 1) << "the poll state's row";
+    sqlite3_close(db);
+  }
+  size_t from = fake->log().size();
+  auto skipped = watch_once();
+  auto failed = events(skipped, "poll_failed");
+  ASSERT_EQ(failed.size(), 1u) << skipped.dump(1);
+  std::string why = failed[0].value("error", "");
+  EXPECT_NE(why.find("state database"), std::string::npos) << why;
+  EXPECT_NE(why.find("poll/web"), std::string::npos) << why;
+  EXPECT_EQ(events(skipped, "poll").size(), 0u) << skipped.dump(1);
+  EXPECT_EQ(statuses_since(from, "GET /repos/octo/web/issues"), std::vector<int>{})
+      << fake->log().dump(1);
 }
 
 TEST_F(WatchRun, SigtermLetsTheUnitRunForTheGraceThenInterruptsItAndExitsZero) {
