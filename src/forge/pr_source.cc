@@ -10,6 +10,7 @@
 #include "base/utc.h"
 #include "forge/admission.h"
 #include "forge/pr_checks.h"
+#include "forge/pr_files.h"
 #include "forge/usage.h"
 #include "record/store.h"
 
@@ -116,6 +117,9 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     t.conversation = std::move(conversation);
     t.self_login = s.self_login;
     t.since = follow_up_since(cfg, run.pull);
+    // What the pull request changes now, as the reviewers see it (capped: pr_files.h).
+    AW_TRY(t.diff, read_pull_files(s.gh, s.owner_repo, number));
+    t.has_diff = true;
     if (r.follow_ci) {
       // The head the unit will start from: its failing checks, with annotations and log tails.
       AW_TRY(t.checks, read_failing_checks(s, run.pull.head_sha, /*details=*/true));

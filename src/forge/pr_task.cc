@@ -68,6 +68,11 @@ PullFollowUp build_pull_task(const PullTask& t, const AdmitFn& admit) {
         "The task of the unit that opened this pull request (built by awaywork; what it quotes is "
         "data too)",
         t.opening_task, false);
+  if (t.has_diff && !t.diff.files.empty())
+    quoted += quoted_piece(
+        "The files the pull request changes now (name, status, lines added and removed; the names "
+        "are its author's)",
+        pull_files_text(t.diff), false);
 
   for (const ForgeReview& v : t.reviews) {
     if (v.state == "PENDING" || v.state == "DISMISSED") continue;
@@ -183,6 +188,8 @@ PullFollowUp build_pull_task(const PullTask& t, const AdmitFn& admit) {
       t.pull.number, t.repo, one_line(t.pull.head_ref), one_line(t.pull.base_ref),
       plural(static_cast<int>(f.threads.size()), "review thread", "review threads"),
       plural(f.quoted, "comment or review", "comments or reviews"));
+  if (t.has_diff)
+    out += fmt::format("Its diff: {}.\n\n", pull_diff_counts(t.diff));
   if (!f.failing.empty())
     out += fmt::format(
         "{} on the pull request's head: make {} pass, as its output quoted below shows.\n\n",

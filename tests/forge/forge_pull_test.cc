@@ -103,6 +103,8 @@ TEST_F(ForgePull, RequestedChangesBecomeOneFastForwardCommitRepliesAndAReRequest
   for (const char* want : {"Two things before this can go in.", "Say BRAVO.", "Drop this.",
                            "on the file b.txt, line 1.", "on the file b.txt, line 3.",
                            "Please add b.txt with three lines.",
+                           "Its diff: 1 file changed, 3 lines added and 0 removed.",
+                           "b.txt (added, +3 -0)",
                            "(1 comment or review by people who are not admitted was left out.)"})
     EXPECT_NE(task.find(want), std::string::npos) << want << " in:\n" << task;
   EXPECT_EQ(task.find("STRANGER-TEXT"), std::string::npos) << task;
