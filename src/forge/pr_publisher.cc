@@ -63,6 +63,9 @@ Result<Applied> PullPublisher::publish(const ApplyInput& in) {
 
 OpenPublisher pull_publishers(const PullRun& run) {
   OpenPublisher others = forge_publishers(run.session);
+  // A command on someone else's pull request: awaywork's own branch and draft pull request
+  // against it, as an issue's unit publishes (its note tells forge_publish_input).
+  if (run.foreign) return others;
   return [run, others](const Config& cfg,
                        const RepoConfig& repo) -> Result<std::unique_ptr<Publisher>> {
     if (repo.forge.github != run.session->owner_repo) return others(cfg, repo);

@@ -30,7 +30,8 @@ class PullPublisher : public ForgePublisher {
   PullFollowUp follow_;
 };
 
-// The pull request's repository publishes through a PullPublisher; any other as forge_publishers.
+// The pull request's repository publishes through a PullPublisher; any other, and a command on
+// someone else's pull request (run.foreign), as forge_publishers.
 OpenPublisher pull_publishers(const PullRun& run);
 
 }  // namespace aw

@@ -67,4 +67,22 @@ using AdmitFn = std::function<Admitted(const ForgeUser&)>;
 // Pure: the forge is asked nothing here but through `admit` (Admission::check in awaywork).
 PullFollowUp build_pull_task(const PullTask& t, const AdmitFn& admit);
 
+// A pull request that is not awaywork's (issue 26): only an admitted person's explicit command
+// asks for work on it, and the work becomes awaywork's own draft pull request against that pull
+// request's branch. Its task: awaywork's text, one line naming the pull request, its diff counts,
+// the data notice, then the command comment and the diff's file names, each in its own fence. The
+// pull request's own title and body are its author's, who may be no admitted person: they are
+// not quoted.
+struct ForeignPullTask {
+  std::string repo;  // OWNER/REPO
+  ForgePull pull;
+  ForgeComment command;  // the admitted command comment
+  PullDiff diff;
+};
+
+extern const char kDefaultForeignPullTask[];
+
+// Pure.
+std::string build_foreign_pull_task(const ForeignPullTask& t);
+
 }  // namespace aw
