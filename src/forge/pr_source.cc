@@ -267,6 +267,12 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
   req.origin.asked_by = fmt::format("{}", fmt::join(run.follow.reviewers, ", "));
   req.origin.notes.push_back(
       fmt::format("{}{} (branch {})", kFollowUpNote, number, run.pull.head_ref));
+  if (!run.follow.threads.empty())
+    req.origin.notes.push_back(
+        fmt::format("{}{}", kFollowUpThreadsNote, fmt::join(run.follow.threads, ", ")));
+  if (!run.follow.reviewers.empty())
+    req.origin.notes.push_back(
+        fmt::format("{}{}", kFollowUpReviewersNote, fmt::join(run.follow.reviewers, ", ")));
   if (run.follow.left_out > 0)
     req.origin.notes.push_back(fmt::format(
         "{} review(s) or review comment(s) by people not admitted were left out of the task",

@@ -46,6 +46,12 @@ struct PullRun {
 // command already answered by a unit of this machine) means no unit is made.
 Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int64_t number);
 
+// The record notes of what a follow-up's publish answers besides its commit (pr_publisher.h), so
+// that `awaywork apply ID` answers the same: "review threads to reply in: 11, 12" and "review
+// to request again from: maint, carol". Ids and logins only: awaywork's words.
+inline constexpr char kFollowUpThreadsNote[] = "review threads to reply in: ";
+inline constexpr char kFollowUpReviewersNote[] = "review to request again from: ";
+
 // The record note naming the failing checks a follow-up's task quoted (`follow_ci: true`):
 // "failing checks in the task: build, ci/lint". The names are the workflow's text: a note, data.
 inline constexpr char kFollowUpChecksNote[] = "failing checks in the task: ";

@@ -138,6 +138,58 @@ TEST_F(ForgePull, RequestedChangesBecomeOneFastForwardCommitRepliesAndAReRequest
   for (const auto& w : writes) EXPECT_EQ(w["login"], "aw-bot") << w.dump();
 }
 
+// `awaywork apply ID` of a follow-up (issue 26): a publish that failed after its commit was
+// pushed (GitHub answered 502 to the first reply) is finished on the same branch, never as a new
+// pull request: no second commit, a reply in each thread, review re-requested; applied again, it
+// writes nothing.
+TEST_F(ForgePull, ApplyOfAFollowUpFinishesItsPublishOnTheBranchAndIsIdempotent) {
+  open_pull();
+  request_changes();
+  write_agent("printf 'BRAVO\\nline two\\n' > b.txt");
+  fake->control("POST", "faults",
+                {{"server_errors", 1},
+                 {"status", 502},
+                 {"on", "POST /repos/octo/web/pulls/" + std::to_string(pull) + "/comments/"}});
+  auto u = run_pr();
+  ASSERT_FALSE(u.is_null());
+  ASSERT_EQ(u["state"], "failed") << u.dump(2);
+  std::string id = u["id"];
+  std::string pushed = fake_git("rev-parse refs/heads/" + branch);
+  ASSERT_EQ(fake_git("rev-parse " + branch + "^"), first_commit) << "the commit was pushed";
+  auto replies = [&] {
+    int n = 0;
+    for (const auto& c : get("/repos/octo/web/pulls/" + std::to_string(pull) + "/comments"))
+      n += c["user"]["login"] == "aw-bot";
+    return n;
+  };
+  ASSERT_EQ(replies(), 0);
+
+  Captured a = aw({"apply", id, "--json"});
+  ASSERT_EQ(a.exit_code, 0) << a.out << a.err;
+  auto j = json::parse(a.out);
+  EXPECT_EQ(j["already_applied"], true) << j.dump(2);
+  EXPECT_EQ(j["commit"], pushed);
+  EXPECT_EQ(j["branch"], branch);
+  EXPECT_EQ(j["posted"].size(), 3u) << j.dump(2);  // two replies, the review request
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + branch), pushed);
+  EXPECT_EQ(replies(), 2);
+  EXPECT_EQ(get("/repos/octo/web/pulls?state=all").size(), 1u) << "no new pull request";
+  auto requested = get("/repos/octo/web/pulls/" + std::to_string(pull) + "/requested_reviewers");
+  ASSERT_EQ(requested["users"].size(), 1u) << requested.dump(2);
+
+  size_t before = fake->writes().size();
+  Captured again = aw({"apply", id, "--json"});
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  auto k = json::parse(again.out);
+  EXPECT_TRUE(k["posted"].empty()) << k.dump(2);
+  EXPECT_EQ(k["already"].size(), 3u) << k.dump(2);
+  EXPECT_EQ(replies(), 2);
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + branch), pushed);
+  for (size_t w = before; w < fake->writes().size(); ++w)
+    EXPECT_EQ(fake->writes()[w].dump().find("/pulls/"), std::string::npos)
+        << "a second apply writes nothing on the pull request: " << fake->writes()[w].dump();
+}
+
 TEST_F(ForgePull, InstructionFilesPushedToTheHeadNeverReachTheAgent) {
   open_pull();
   // Someone with push access adds an AGENTS.md and a .mcp.json to the pull request's branch.
