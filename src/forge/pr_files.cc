@@ -11,10 +11,10 @@
 
 namespace aw {
 
-using nlohmann::json;
 using forge_field::integer;
 using forge_field::object;
 using forge_field::str;
+using nlohmann::json;
 
 Result<std::vector<PullFile>> pull_files_from_json(const json& j, const std::string& what) {
   if (!j.is_array()) return fail("{}: expected a list, got {}", what, j.type_name());
@@ -36,8 +36,8 @@ Result<PullDiff> read_pull_files(GitHub& gh, const std::string& owner_repo, int6
   constexpr int kPage = 100;
   PullDiff d;
   for (int page = 1; static_cast<int>(d.files.size()) < kMaxPullFiles; ++page) {
-    std::string target =
-        fmt::format("/repos/{}/pulls/{}/files?per_page={}&page={}", owner_repo, number, kPage, page);
+    std::string target = fmt::format("/repos/{}/pulls/{}/files?per_page={}&page={}", owner_repo,
+                                     number, kPage, page);
     AW_TRY(json j, gh.get(target));
     AW_TRY(auto files, pull_files_from_json(j, "GET " + target));
     for (PullFile& f : files) {
@@ -56,8 +56,8 @@ Result<PullDiff> read_pull_files(GitHub& gh, const std::string& owner_repo, int6
 }
 
 std::string pull_diff_counts(const PullDiff& d) {
-  std::string out = fmt::format("{} file{} changed, {} line{} added and {} removed",
-                                d.files.size(), d.files.size() == 1 ? "" : "s", d.additions,
+  std::string out = fmt::format("{} file{} changed, {} line{} added and {} removed", d.files.size(),
+                                d.files.size() == 1 ? "" : "s", d.additions,
                                 d.additions == 1 ? "" : "s", d.deletions);
   if (d.cut)
     out += fmt::format(" (in the first {} files listed; the pull request may change more)",

@@ -29,7 +29,7 @@ struct PullFile {
 
 struct PullDiff {
   std::vector<PullFile> files;
-  bool cut = false;  // kMaxPullFiles were read and there may be more
+  bool cut = false;                      // kMaxPullFiles were read and there may be more
   int64_t additions = 0, deletions = 0;  // of the files read
 };
 

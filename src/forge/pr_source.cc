@@ -9,11 +9,11 @@
 #include <fmt/ranges.h>
 
 #include "base/utc.h"
+#include "config/repos.h"
 #include "forge/admission.h"
 #include "forge/pr_checks.h"
 #include "forge/pr_files.h"
 #include "forge/publish.h"
-#include "config/repos.h"
 #include "forge/usage.h"
 #include "record/store.h"
 
@@ -109,10 +109,10 @@ std::optional<ForgeComment> admitted_command(const std::vector<ForgeComment>& co
   if (command.empty()) return newest;
   for (const ForgeComment& c : comments) {
     const std::string& b = c.body;
-    bool is_command = b.compare(0, command.size(), command) == 0 &&
-                      (b.size() == command.size() || b[command.size()] == ' ' ||
-                       b[command.size()] == '\t' || b[command.size()] == '\n' ||
-                       b[command.size()] == '\r');
+    bool is_command =
+        b.compare(0, command.size(), command) == 0 &&
+        (b.size() == command.size() || b[command.size()] == ' ' || b[command.size()] == '\t' ||
+         b[command.size()] == '\n' || b[command.size()] == '\r');
     bool edited = !c.updated_at.empty() && c.updated_at != c.created_at;
     if (!is_command || edited) continue;
     if (!self_login.empty() && folded_ascii(c.author.login) == folded_ascii(self_login)) continue;
@@ -157,9 +157,10 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     auto asked = admitted_command(conversation, command, s.self_login,
                                   [&](const ForgeUser& u) { return adm.check(u); });
     if (!asked)
-      return fail("{}; and no admitted person's command (a comment starting with `{}`) asks for "
-                  "work on it",
-                  refused.error().message, command.empty() ? "/awaywork" : command);
+      return fail(
+          "{}; and no admitted person's command (a comment starting with `{}`) asks for "
+          "work on it",
+          refused.error().message, command.empty() ? "/awaywork" : command);
     if (folded_ascii(run.pull.head_repo) != folded_ascii(s.owner_repo))
       return fail(
           "pull request #{}'s head is in {}, not in {}: answering a command on a fork's pull "

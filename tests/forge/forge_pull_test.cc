@@ -6,10 +6,10 @@
 // one fast-forward commit on the branch, a reply in both threads and review requested again. A
 // pull request that is not awaywork's is refused, unless an admitted person's command asks: then
 // awaywork opens its own draft pull request against that branch, which it never pushes to (a
-// fork's pull request: refused, nothing pushed; a stranger's command: nothing). With follow_ci, a failing check's annotations
-// and log reach the task only fenced as data, and the token is in no phase; without it, or with
-// the check passing, nothing is followed up. With `resume: true`, the follow-up continues the
-// opening unit's agent session, and only its own pull request's.
+// fork's pull request: refused, nothing pushed; a stranger's command: nothing). With follow_ci, a
+// failing check's annotations and log reach the task only fenced as data, and the token is in no
+// phase; without it, or with the check passing, nothing is followed up. With `resume: true`, the
+// follow-up continues the opening unit's agent session, and only its own pull request's.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -102,12 +102,12 @@ TEST_F(ForgePull, RequestedChangesBecomeOneFastForwardCommitRepliesAndAReRequest
   // The task: the maintainer's review and both comments with their file and line, the opening
   // unit's task; the stranger's comment counted, never shown.
   std::string task = read_file(u["run_dir"].get<std::string>() + "/outputs/task.txt").value_or("");
-  for (const char* want : {"Two things before this can go in.", "Say BRAVO.", "Drop this.",
-                           "on the file b.txt, line 1.", "on the file b.txt, line 3.",
-                           "Please add b.txt with three lines.",
-                           "Its diff: 1 file changed, 3 lines added and 0 removed.",
-                           "b.txt (added, +3 -0)",
-                           "(1 comment or review by people who are not admitted was left out.)"})
+  for (const char* want :
+       {"Two things before this can go in.", "Say BRAVO.", "Drop this.",
+        "on the file b.txt, line 1.", "on the file b.txt, line 3.",
+        "Please add b.txt with three lines.",
+        "Its diff: 1 file changed, 3 lines added and 0 removed.", "b.txt (added, +3 -0)",
+        "(1 comment or review by people who are not admitted was left out.)"})
     EXPECT_NE(task.find(want), std::string::npos) << want << " in:\n" << task;
   EXPECT_EQ(task.find("STRANGER-TEXT"), std::string::npos) << task;
 
@@ -240,8 +240,8 @@ class ForgeForeignPull : public ForgePull {
 
   void human_pull(const std::string& owner = "octo") {
     if (owner != "octo") {
-      auto f = fake->control("POST", "repos", {{"owner", owner}, {"name", "web"},
-                                               {"fork_of", "octo/web"}});
+      auto f = fake->control("POST", "repos",
+                             {{"owner", owner}, {"name", "web"}, {"fork_of", "octo/web"}});
       ASSERT_EQ(f.value("fork", false), true) << f.dump(2);
     }
     std::string bare = tmp.path + "/fake-state/repos/" + owner + "/web.git";
@@ -309,8 +309,7 @@ TEST_F(ForgeForeignPull, AnAdmittedCommandOpensADraftPullRequestAgainstItsBranch
   size_t before = fake->writes().size();
   Captured again = aw({"run", "--pr", "web#" + std::to_string(pull)});
   EXPECT_NE(again.exit_code, 0);
-  EXPECT_NE(again.err.find("was answered by unit " + u["id"].get<std::string>()),
-            std::string::npos)
+  EXPECT_NE(again.err.find("was answered by unit " + u["id"].get<std::string>()), std::string::npos)
       << again.err;
   EXPECT_EQ(fake->writes().size(), before) << fake->writes().dump(2);
 }
