@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "config/config.h"
 #include "forge/gitlab/publisher.h"
+#include "forge/pr_publisher.h"
 #include "forge/pr_source.h"
 #include "forge/publisher.h"
 #include "record/store.h"
@@ -69,16 +70,16 @@ int cmd_apply(const GlobalOptions& g, const std::string& id, const std::string& 
     return kExitUsage;
   }
   bool refused = unit->verdict != "accepted";
-  // A follow-up of a pull request publishes on that pull request's branch (forge/pr_publisher.h),
-  // which apply does not do yet; the unit room cannot tell one (it knows no forge), so cli does.
-  Result<Applied> a =
-      is_follow_up(unit->notes) && !refused
-          ? fail("unit {} follows up a pull request: `awaywork apply` of a follow-up is not built "
-                 "yet (it would open a new pull request); `awaywork run --pr NAME#N` makes a new "
-                 "follow-up",
-                 unit->id)
-          : apply_unit(*cfg, *store, *unit,
-                       any_forge_publishers(forge_publishers(), nullptr));
+  // A follow-up of a pull request publishes on that pull request's branch (forge/pr_publisher.h:
+  // one fast-forward commit, its replies, the re-request), never as a new pull request; the unit
+  // room cannot tell one (it knows no forge), so cli does.
+  Result<OpenPublisher> publishers = any_forge_publishers(forge_publishers(), nullptr);
+  if (is_follow_up(unit->notes) && !refused) {
+    publishers = follow_up_publishers(*cfg, *unit);
+    if (publishers) publishers = any_forge_publishers(std::move(*publishers), nullptr);
+  }
+  Result<Applied> a = publishers ? apply_unit(*cfg, *store, *unit, *publishers)
+                                 : Result<Applied>(tl::unexpected(publishers.error()));
   if (!a) {
     if (g.json)
       fmt::print("{}\n", json_text(nlohmann::json{{"id", unit->id},

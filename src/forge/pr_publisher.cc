@@ -2,7 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <optional>
+#include <string_view>
+
 #include "check/sanitize.h"
+#include "config/repos.h"
 #include "forge/marker.h"
 #include "unit/apply.h"
 
@@ -52,17 +57,94 @@ Result<Applied> PullPublisher::publish(const ApplyInput& in) {
     a.posted.push_back(item);
   }
   if (!follow_.reviewers.empty()) {
-    // Asking again is idempotent on GitHub: a reviewer already requested stays requested.
-    AW_CHECK(with_context(
-        s.gh.post(base + "/requested_reviewers", json{{"reviewers", follow_.reviewers}}),
-        "requesting review again"));
-    a.posted.push_back("review-request");
+    // Only those not requested already: a second publish (`apply ID`) writes nothing.
+    AW_TRY(json asked, s.gh.get(base + "/requested_reviewers"));
+    std::vector<std::string> again;
+    for (const std::string& who : follow_.reviewers) {
+      bool there = false;
+      if (asked.is_object() && asked.contains("users") && asked["users"].is_array())
+        for (const json& u : asked["users"])
+          there = there || (u.is_object() && u.value("login", "") == who);
+      if (!there) again.push_back(who);
+    }
+    if (again.empty()) {
+      a.already.push_back("review-request");
+    } else {
+      AW_CHECK(with_context(s.gh.post(base + "/requested_reviewers", json{{"reviewers", again}}),
+                            "requesting review again"));
+      a.posted.push_back("review-request");
+    }
   }
   return a;
 }
 
+namespace {
+
+// The text after the note starting with prefix, or nullopt.
+std::optional<std::string> note_after(const UnitRecord& u, std::string_view prefix) {
+  for (const std::string& n : u.notes)
+    if (n.starts_with(prefix)) return n.substr(prefix.size());
+  return std::nullopt;
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at <= s.size();) {
+    size_t end = s.find(", ", at);
+    if (end == std::string::npos) end = s.size();
+    if (end > at) out.push_back(s.substr(at, end - at));
+    at = end + 2;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<OpenPublisher> follow_up_publishers(const Config& cfg, const UnitRecord& u) {
+  // "follow-up of pull request #9 (branch awaywork/ID)": the number and the branch.
+  auto of = note_after(u, kFollowUpNote);
+  int64_t number = 0;
+  std::string branch;
+  if (of) {
+    size_t open = of->find(" (branch ");
+    if (open != std::string::npos && open > 0 && of->ends_with(")")) {
+      auto parsed = std::from_chars(of->data(), of->data() + open, number);
+      if (parsed.ec != std::errc() || parsed.ptr != of->data() + open) number = 0;
+      branch = of->substr(open + 9, of->size() - open - 10);
+    }
+  }
+  if (number <= 0 || branch.empty())
+    return fail("unit {}: its record names no pull request it follows up", u.id);
+  AW_TRY(RepoConfig r, with_context(find_forge_repo(cfg, u.repo), "unit " + u.id));
+  AW_TRY(std::unique_ptr<ForgeSession> opened, with_context(open_forge(cfg, r), "repo " + u.repo));
+  PullRun run;
+  run.session = std::move(opened);
+  ForgeSession& s = *run.session;
+  std::string target = fmt::format("/repos/{}/pulls/{}", s.owner_repo, number);
+  AW_TRY(json pj, s.gh.get(target));
+  AW_TRY(run.pull, pull_from_json(pj, "GET " + target));
+  AW_CHECK(with_context(followable(run.pull, s.owner_repo, s.self_login),
+                        fmt::format("pull request {}#{}", s.owner_repo, number)));
+  if (run.pull.head_ref != branch)
+    return fail("pull request {}#{} is on branch {} now, not on {} where unit {} was made",
+                s.owner_repo, number, run.pull.head_ref, branch, u.id);
+  if (auto threads = note_after(u, kFollowUpThreadsNote))
+    for (const std::string& t : split_list(*threads)) {
+      int64_t id = 0;
+      auto parsed = std::from_chars(t.data(), t.data() + t.size(), id);
+      if (parsed.ec != std::errc() || parsed.ptr != t.data() + t.size() || id <= 0)
+        return fail("unit {}: its note of review threads is not a list of ids: {}", u.id, t);
+      run.follow.threads.push_back(id);
+    }
+  if (auto who = note_after(u, kFollowUpReviewersNote)) run.follow.reviewers = split_list(*who);
+  return pull_publishers(run);
+}
+
 OpenPublisher pull_publishers(const PullRun& run) {
   OpenPublisher others = forge_publishers(run.session);
+  // A command on someone else's pull request: awaywork's own branch and draft pull request
+  // against it, as an issue's unit publishes (its note tells forge_publish_input).
+  if (run.foreign) return others;
   return [run, others](const Config& cfg,
                        const RepoConfig& repo) -> Result<std::unique_ptr<Publisher>> {
     if (repo.forge.github != run.session->owner_repo) return others(cfg, repo);

@@ -30,7 +30,16 @@ class PullPublisher : public ForgePublisher {
   PullFollowUp follow_;
 };
 
-// The pull request's repository publishes through a PullPublisher; any other as forge_publishers.
+// What `awaywork apply ID` of a follow-up unit publishes through: its pull request read again
+// (still awaywork's, from the repository itself, on the branch the record names), the threads and
+// reviewers from the record's notes (pr_source.h). The publish is idempotent: the branch's tip
+// already this unit's commit is success, each reply found by its marker is not posted again, and
+// a reviewer still requested is not requested again. An Error when the record names no pull
+// request or it cannot be followed.
+Result<OpenPublisher> follow_up_publishers(const Config& cfg, const UnitRecord& u);
+
+// The pull request's repository publishes through a PullPublisher; any other, and a command on
+// someone else's pull request (run.foreign), as forge_publishers.
 OpenPublisher pull_publishers(const PullRun& run);
 
 }  // namespace aw

@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "base/utc.h"
+#include "config/repos.h"
 #include "forge/admission.h"
 #include "forge/pr_checks.h"
+#include "forge/pr_files.h"
+#include "forge/publish.h"
 #include "forge/usage.h"
 #include "record/store.h"
 
@@ -71,7 +75,57 @@ Result<std::string> follow_up_since(const Config& cfg, const ForgePull& pull) {
   return std::string(buf);
 }
 
+// The command of the repository's watch: entry (`command:`), else watch's default.
+std::string command_of(const Config& cfg, const std::string& owner_repo) {
+  for (const WatchRepoConfig& w : cfg.watch.repos) {
+    auto r = find_forge_repo(cfg, w.repo);
+    if (r && folded_ascii(r->forge.github) == folded_ascii(owner_repo)) return w.command;
+  }
+  return WatchRepoConfig{}.command;
+}
+
+// The note a unit answering this command records (publish.h kForeignPullNote).
+std::string foreign_note(const ForgePull& pull, const ForgeComment& c) {
+  return fmt::format("{}{} (branch {}), for the command of @{} (comment {})", kForeignPullNote,
+                     pull.number, pull.head_ref, c.author.login, c.id);
+}
+
+// A unit of this machine that answered this command already (done, or still running): its id.
+// One command makes one draft pull request; a new command asks again.
+std::string answered_by(const Config& cfg, const std::string& note) {
+  auto store = Store::open(state_dir_of(cfg));
+  if (!store) return "";
+  auto units = store->list(1000);
+  if (!units) return "";
+  for (const UnitRecord& u : *units)
+    if ((u.state == UnitState::done || u.state == UnitState::running) &&
+        std::find(u.notes.begin(), u.notes.end(), note) != u.notes.end())
+      return u.id;
+  return "";
+}
+
 }  // namespace
+
+std::optional<ForgeComment> admitted_command(const std::vector<ForgeComment>& comments,
+                                             const std::string& command,
+                                             const std::string& self_login, const AdmitFn& admit) {
+  std::optional<ForgeComment> newest;
+  if (command.empty()) return newest;
+  for (const ForgeComment& c : comments) {
+    const std::string& b = c.body;
+    bool is_command =
+        b.compare(0, command.size(), command) == 0 &&
+        (b.size() == command.size() || b[command.size()] == ' ' || b[command.size()] == '\t' ||
+         b[command.size()] == '\n' || b[command.size()] == '\r');
+    bool edited = !c.updated_at.empty() && c.updated_at != c.created_at;
+    if (!is_command || edited) continue;
+    if (!self_login.empty() && folded_ascii(c.author.login) == folded_ascii(self_login)) continue;
+    if (!admit(c.author).admitted) continue;
+    if (!newest || std::tie(c.created_at, c.id) > std::tie(newest->created_at, newest->id))
+      newest = c;
+  }
+  return newest;
+}
 
 Status followable(const ForgePull& pull, const std::string& owner_repo,
                   const std::string& self_login) {
@@ -96,11 +150,53 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
   PullRun run;
   run.session = std::move(opened);
   ForgeSession& s = *run.session;
+  // Not awaywork's pull request: only an admitted person's command asks for work on it.
+  auto read_foreign = [&](Status refused) -> Status {
+    std::string talk = fmt::format("/repos/{}/issues/{}/comments", s.owner_repo, number);
+    AW_TRY(nlohmann::json tj, s.gh.get_all(talk + "?per_page=100"));
+    AW_TRY(auto conversation, comments_from_json(tj, "GET " + talk));
+    Admission adm(r.forge.trust, r.forge.stop_after, s.self_login, github_roles(s.gh, s.owner_repo),
+                  ::time(nullptr));
+    std::string command = command_of(cfg, s.owner_repo);
+    auto asked = admitted_command(conversation, command, s.self_login,
+                                  [&](const ForgeUser& u) { return adm.check(u); });
+    if (!asked)
+      return fail(
+          "{}; and no admitted person's command (a comment starting with `{}`) asks for "
+          "work on it",
+          refused.error().message, command.empty() ? "/awaywork" : command);
+    if (folded_ascii(run.pull.head_repo) != folded_ascii(s.owner_repo))
+      return fail(
+          "pull request #{}'s head is in {}, not in {}: answering a command on a fork's pull "
+          "request (a branch in {} and a compare link) is not built yet; nothing was pushed",
+          number, run.pull.head_repo.empty() ? "a deleted repository" : run.pull.head_repo,
+          s.owner_repo, s.owner_repo);
+    if (run.pull.head_ref.empty() || run.pull.head_sha.empty() || run.pull.base_ref.empty())
+      return fail("pull request #{}: the answer names no head or base branch", number);
+    if (std::string by = answered_by(cfg, foreign_note(run.pull, *asked)); !by.empty())
+      return fail(
+          "nothing to do: the newest command (comment {} by @{}) was answered by unit {}; "
+          "`awaywork apply {}` finishes its publish, a new command asks again",
+          asked->id, asked->author.login, by, by);
+    ForeignPullTask t;
+    t.repo = s.owner_repo;
+    t.pull = run.pull;
+    t.command = *asked;
+    AW_TRY(t.diff, read_pull_files(s.gh, s.owner_repo, number));
+    run.foreign = true;
+    run.command = *asked;
+    run.follow.prompt = build_foreign_pull_task(t);
+    return {};
+  };
   auto read = [&]() -> Status {
     std::string base = fmt::format("/repos/{}/pulls/{}", s.owner_repo, number);
     AW_TRY(nlohmann::json pj, s.gh.get(base));
     AW_TRY(run.pull, pull_from_json(pj, "GET " + base));
-    AW_CHECK(followable(run.pull, s.owner_repo, s.self_login));
+    Status own = followable(run.pull, s.owner_repo, s.self_login);
+    if (!own && !s.self_login.empty() &&
+        folded_ascii(run.pull.author.login) != folded_ascii(s.self_login))
+      return read_foreign(std::move(own));
+    AW_CHECK(own);
     AW_TRY(nlohmann::json vj, s.gh.get_all(base + "/reviews?per_page=100"));
     AW_TRY(auto reviews, reviews_from_json(vj, "GET " + base + "/reviews"));
     AW_TRY(nlohmann::json cj, s.gh.get_all(base + "/comments?per_page=100"));
@@ -120,6 +216,9 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     t.conversation = std::move(conversation);
     t.self_login = s.self_login;
     AW_TRY(t.since, follow_up_since(cfg, run.pull));
+    // What the pull request changes now, as the reviewers see it (capped: pr_files.h).
+    AW_TRY(t.diff, read_pull_files(s.gh, s.owner_repo, number));
+    t.has_diff = true;
     if (r.follow_ci) {
       // The head the unit will start from: its failing checks, with annotations and log tails.
       AW_TRY(t.checks, read_failing_checks(s, run.pull.head_sha, /*details=*/true));
@@ -143,6 +242,23 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
   }
   RunRequest& req = run.request;
   req.repo = repo;
+  if (run.foreign) {
+    // The clone is the head the command was read on; the unit's branch and draft pull request
+    // start from it and target its branch, which is never pushed to.
+    req.prompt = run.follow.prompt;
+    req.base = run.pull.head_ref;
+    req.base_commit = run.pull.head_sha;
+    req.instructions_from = run.pull.base_ref;
+    // Not "pull_request": the unit opens a pull request of its own, and continues no agent
+    // session of the person's pull request (`resume:` keeps sessions of awaywork's own).
+    req.origin.source = "pull_request_command";
+    req.origin.issue = number;
+    req.origin.title = run.pull.title;
+    req.origin.url = run.pull.html_url;
+    req.origin.asked_by = run.command.author.login;
+    req.origin.notes.push_back(foreign_note(run.pull, run.command));
+    return run;
+  }
   req.prompt = run.follow.prompt;
   // The clone is the head the reviews were read on; if the branch moves meanwhile, the publish
   // finds it moved and pushes nothing.
@@ -156,6 +272,12 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
   req.origin.asked_by = fmt::format("{}", fmt::join(run.follow.reviewers, ", "));
   req.origin.notes.push_back(
       fmt::format("{}{} (branch {})", kFollowUpNote, number, run.pull.head_ref));
+  if (!run.follow.threads.empty())
+    req.origin.notes.push_back(
+        fmt::format("{}{}", kFollowUpThreadsNote, fmt::join(run.follow.threads, ", ")));
+  if (!run.follow.reviewers.empty())
+    req.origin.notes.push_back(
+        fmt::format("{}{}", kFollowUpReviewersNote, fmt::join(run.follow.reviewers, ", ")));
   if (run.follow.left_out > 0)
     req.origin.notes.push_back(fmt::format(
         "{} review(s) or review comment(s) by people not admitted were left out of the task",

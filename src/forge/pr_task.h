@@ -1,7 +1,8 @@
 // The task of a follow-up unit on a pull request (issue 26), built by awaywork as the issue's is
 // (task.h): the repository's follow-up text, one line naming the pull request and its branches,
 // the counts of what was left out, the data notice, then, each cleaned and in its own fence, the
-// recorded task of the unit that opened the pull request, the admitted reviews' bodies and the
+// recorded task of the unit that opened the pull request, its current diff summary (files and
+// lines changed, the names quoted as data), the admitted reviews' bodies and the
 // admitted review comments thread by thread, each thread under its file, line and the diff hunk
 // it points at, then the admitted conversation comments since the last unit. Never shown, only
 // counted: comments and reviews by people not admitted (their text never reaches the agent) and
@@ -21,6 +22,7 @@
 #include "forge/admission.h"
 #include "forge/model.h"
 #include "forge/pr_checks.h"
+#include "forge/pr_files.h"
 
 namespace aw {
 
@@ -44,6 +46,10 @@ struct PullTask {
   // The head commit's failing checks (`follow_ci: true`, pr_checks.h), each quoted with its
   // annotations and log tail; empty when the repository does not follow CI.
   std::vector<FailingCheck> checks;
+  // The pull request's current diff summary (pr_files.h): its counts on a line of awaywork's,
+  // its file names quoted. Unread (has_diff false): no line and no piece.
+  bool has_diff = false;
+  PullDiff diff;
 };
 
 struct PullFollowUp {
@@ -60,5 +66,23 @@ using AdmitFn = std::function<Admitted(const ForgeUser&)>;
 
 // Pure: the forge is asked nothing here but through `admit` (Admission::check in awaywork).
 PullFollowUp build_pull_task(const PullTask& t, const AdmitFn& admit);
+
+// A pull request that is not awaywork's (issue 26): only an admitted person's explicit command
+// asks for work on it, and the work becomes awaywork's own draft pull request against that pull
+// request's branch. Its task: awaywork's text, one line naming the pull request, its diff counts,
+// the data notice, then the command comment and the diff's file names, each in its own fence. The
+// pull request's own title and body are its author's, who may be no admitted person: they are
+// not quoted.
+struct ForeignPullTask {
+  std::string repo;  // OWNER/REPO
+  ForgePull pull;
+  ForgeComment command;  // the admitted command comment
+  PullDiff diff;
+};
+
+extern const char kDefaultForeignPullTask[];
+
+// Pure.
+std::string build_foreign_pull_task(const ForeignPullTask& t);
 
 }  // namespace aw

@@ -21,6 +21,13 @@
 
 namespace aw {
 
+// The record note of a unit asked for by a command on a pull request that is not awaywork's
+// (pr_source.h): "draft pull request against pull request #9 (branch feature), for the command
+// of @maint (comment 1234)". Its publish opens awaywork's own draft pull request against that
+// branch, without a closing keyword, labels or new issues (forge_publish_input): it never touches
+// another person's pull request but to say where its work is.
+inline constexpr std::string_view kForeignPullNote = "draft pull request against pull request #";
+
 // What the footer says about the unit.
 struct UnitFacts {
   std::string unit_id, agent, isolation;

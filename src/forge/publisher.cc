@@ -1,5 +1,7 @@
 #include "forge/publisher.h"
 
+#include <algorithm>
+
 #include "forge/progress.h"
 #include "forge/publish.h"
 #include "forge/usage.h"
@@ -35,6 +37,18 @@ Result<ForgePublishInput> forge_publish_input(const ApplyInput& in) {
   f.scratch_dir = in.scratch_dir;
   f.mirror_dir = in.mirror_dir;
   AW_TRY(f.askpass, askpass_program());
+  // A command on someone else's pull request (publish.h kForeignPullNote): the unit's own draft
+  // pull request, against that pull request's branch (the unit's base), is all it publishes. No
+  // "Closes #N" (N is the person's pull request), no labels on it, no new issues; the agent's
+  // checked comments stay (posted on that pull request, marked, as on an issue).
+  bool foreign = std::any_of(in.record->notes.begin(), in.record->notes.end(),
+                             [](const std::string& n) { return n.starts_with(kForeignPullNote); });
+  if (foreign) {
+    f.closing_keyword = false;
+    std::erase_if(f.requests, [](const Request& r) {
+      return r.type == "add_labels" || r.type == "create_issue";
+    });
+  }
   return f;
 }
 

@@ -1,7 +1,7 @@
 """Pull request reviews on the fake GitHub (a FAKE, for tests only): reviews with their states,
 review comments anchored to a line of the pull request's diff (path, line, position, the diff
 hunk GitHub cuts up to that line), replies in a thread (in_reply_to_id names the thread's first
-comment, as on GitHub), and requested reviewers. The state lives on the repository (`reviews`,
+comment, as on GitHub), requested reviewers, and the pull request's files (GET .../pulls/N/files). The state lives on the repository (`reviews`,
 `review_comments`) and on the pull (`requested`); api.py adds ROUTES to its own."""
 
 import re
@@ -32,23 +32,69 @@ def head_sha(st, r, i):
     return st.ref_sha(st.repos[p.get("head_repo", r["full_name"])], p["head"])
 
 
-def file_diff(st, r, i, path):
-    """The pull request's diff of one file (base's merge base to head), as the lines GitHub
-    counts positions in: from the first hunk header on."""
+def diff_range(st, r, i):
+    """(bare, base, head) of the pull request's diff: the base branch's merge base with the
+    head, in the base repository."""
     p = i["pull"]
     bare = st.bare_path(r["full_name"])
     head = head_sha(st, r, i)
     if p.get("head_repo", r["full_name"]) != r["full_name"]:
         # The fork's commits reach the base repository as GitHub's refs/pull/N/head does.
-        git("fetch", "-q", st.bare_path(p["head_repo"]), f"{head}:refs/pull/{i['number']}/head",
+        git("fetch", "-q", st.bare_path(p["head_repo"]), f"+{head}:refs/pull/{i['number']}/head",
             cwd=bare)
-    base = git("merge-base", st.ref_sha(r, p["base"]), head, cwd=bare)
+    return bare, git("merge-base", st.ref_sha(r, p["base"]), head, cwd=bare), head
+
+
+def file_diff(st, r, i, path):
+    """The pull request's diff of one file (base's merge base to head), as the lines GitHub
+    counts positions in: from the first hunk header on."""
+    bare, base, head = diff_range(st, r, i)
     out = git("diff", "--no-color", "--no-ext-diff", "-U3", base, head, "--", path, cwd=bare)
     lines = out.split("\n")
     for k, line in enumerate(lines):
         if line.startswith("@@"):
             return lines[k:]
     return []
+
+
+STATUS = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "C": "copied",
+          "T": "changed"}
+
+
+def pull_files(st, r, i):
+    """The pull request's files as GitHub lists them (GET .../pulls/N/files): each changed path
+    with its status, lines added and removed (0 for a binary file), a rename's old name, the
+    patch; names read NUL-separated, so a name may hold any byte git allows (a line break)."""
+    bare, base, head = diff_range(st, r, i)
+    flags = ["--no-color", "--no-ext-diff", "-M", "-z"]
+    words = git("diff", *flags, "--name-status", base, head, cwd=bare).split("\0")
+    out, k = [], 0
+    while k < len(words) and words[k]:
+        code = words[k][0]
+        if code in "RC":
+            f = {"status": STATUS[code], "previous_filename": words[k + 1],
+                 "filename": words[k + 2]}
+            k += 3
+        else:
+            f = {"status": STATUS.get(code, "changed"), "filename": words[k + 1]}
+            k += 2
+        out.append(f)
+    nums = git("diff", *flags, "--numstat", base, head, cwd=bare).split("\0")
+    counts, k = {}, 0
+    while k < len(nums) and nums[k]:
+        add, dele, name = nums[k].split("\t", 2)
+        if name == "":  # a rename: the old name, then the new one, follow
+            name, k = nums[k + 2], k + 3
+        else:
+            k += 1
+        counts[name] = (0 if add == "-" else int(add), 0 if dele == "-" else int(dele))
+    for f in out:
+        f["additions"], f["deletions"] = counts.get(f["filename"], (0, 0))
+        f["changes"] = f["additions"] + f["deletions"]
+        f["sha"] = git("rev-parse", f"{head}:{f['filename']}", cwd=bare, check=False) or \
+            "0" * 40
+        f["patch"] = "\n".join(file_diff(st, r, i, f["filename"]))
+    return out, head
 
 
 def anchor(st, r, i, path, line):
@@ -271,6 +317,12 @@ def create_reply(req, m):
     return 201, shapes.review_comment(r, c, req.st, req.urls)
 
 
+def list_files(req, m):
+    r, i = _pull(req, m)
+    files, head = pull_files(req.st, r, i)
+    return 200, [shapes.pull_file(r, f, head, req.urls) for f in req.paginate(files[:3000])]
+
+
 def get_requested(req, m):
     r, i = _pull(req, m)
     return 200, {"users": [shapes.user_of(u, req.st, req.urls)
@@ -300,6 +352,7 @@ ROUTES = [
     ("GET", PULL + r"/(?P<n>\d+)/comments", list_review_comments),
     ("POST", PULL + r"/(?P<n>\d+)/comments", create_review_comment),
     ("POST", PULL + r"/(?P<n>\d+)/comments/(?P<id>\d+)/replies", create_reply),
+    ("GET", PULL + r"/(?P<n>\d+)/files", list_files),
     ("GET", PULL + r"/(?P<n>\d+)/requested_reviewers", get_requested),
     ("POST", PULL + r"/(?P<n>\d+)/requested_reviewers",
      lambda q, m: change_requested(q, m, False)),

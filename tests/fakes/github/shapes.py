@@ -302,6 +302,21 @@ def review(r, v, st, urls):
     return out
 
 
+def pull_file(r, f, head, urls):
+    """One file of GET .../pulls/N/files, GitHub's diff-entry."""
+    from urllib.parse import quote
+    name = quote(f["filename"], safe="/")
+    out = {"sha": f["sha"], "filename": f["filename"], "status": f["status"],
+           "additions": f["additions"], "deletions": f["deletions"], "changes": f["changes"],
+           "blob_url": f"{urls.web}/{r['full_name']}/blob/{head}/{name}",
+           "raw_url": f"{urls.web}/{r['full_name']}/raw/{head}/{name}",
+           "contents_url": f"{urls.api}/repos/{r['full_name']}/contents/{name}?ref={head}",
+           "patch": f["patch"]}
+    if "previous_filename" in f:
+        out["previous_filename"] = f["previous_filename"]
+    return out
+
+
 def review_comment(r, c, st, urls):
     """A review comment: anchored to a line of the diff, in a thread when in_reply_to_id."""
     api = f"{urls.api}/repos/{r['full_name']}"
