@@ -156,6 +156,10 @@ struct ForgeRepoConfig {
   // session of the pull request's last unit (claude, codex; docs/pull-requests.md). Per
   // repository: the session carries what the pull request's people wrote, the repository's trust.
   bool resume = false;
+  // `agent_forge: read`: the phases may read this repository on its forge's API (GET and HEAD on
+  // its issues, pull requests, checks, job logs), the egress proxy adding the forge's credential
+  // for those requests only and refusing every other one to the API host (docs/secrets.md).
+  bool agent_forge_read = false;
 };
 
 // `follow_up: {max_units_per_pr, max_ci_attempts, cooldown}` (docs/pull-requests.md): how many

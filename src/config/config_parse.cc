@@ -200,6 +200,7 @@ void parse_top(const YAML::Node& root, const ParseCtx& ctx, Config& cfg) {
   }
   resolve_default_agent(agent, ctx, cfg);
   resolve_implied_forges(ctx, cfg);
+  check_agent_forges(ctx, cfg);
   check_refs(ctx, cfg);
   if (secrets) check_secret_bindings(*secrets, ctx, cfg);
   if (watch) parse_watch(*watch, ctx, cfg);

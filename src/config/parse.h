@@ -78,6 +78,9 @@ std::optional<int64_t> get_duration(const Value& v, int64_t max, std::string_vie
 bool parse_loop_field(const Field& f, const ParseCtx& ctx, RepoConfig& out);
 // Each forge repository without forge: gets the only forge defined, else an error at its entry.
 void resolve_implied_forges(const ParseCtx& ctx, Config& cfg);
+// Each `agent_forge: read` against its forge and the sandbox: an https:// api_url at a host name,
+// network: allowlist, and that host in sandbox.allow (the proxy adds the credential there only).
+void check_agent_forges(const ParseCtx& ctx, const Config& cfg);
 
 // The named entries of a section (agents:, repos:, profiles:, inference:), with their names
 // checked and each value a map.

@@ -11,9 +11,9 @@
 
 namespace aw {
 
-const std::vector<std::string> kForgeRepoKeys = {"github",        "gitlab",          "forge",
-                                                 "task",          "trust",           "stop_after",
-                                                 "branch_prefix", "closing_keyword", "resume"};
+const std::vector<std::string> kForgeRepoKeys = {
+    "github",     "gitlab",        "forge",           "task",   "trust",
+    "stop_after", "branch_prefix", "closing_keyword", "resume", "agent_forge"};
 
 namespace {
 
@@ -249,6 +249,13 @@ bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& 
       r.closing_keyword = *b;
   } else if (f.key == "resume") {
     if (auto b = get_bool(v, "write resume: true or false", ctx.issues)) r.resume = *b;
+  } else if (f.key == "agent_forge") {
+    if (auto i = get_enum(v, {"off", "read"}, ctx.issues)) {
+      r.agent_forge_read = *i == 1;
+      // Checked against the forge and the sandbox once the whole file is read.
+      if (r.agent_forge_read)
+        ctx.implied_forges.push_back(NameRef{"agent_forge", entry.key, v.mark, v.path});
+    }
   } else {
     return false;
   }
@@ -257,6 +264,7 @@ bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& 
 
 void resolve_implied_forges(const ParseCtx& ctx, Config& cfg) {
   for (const NameRef& r : ctx.implied_forges) {
+    if (r.section == "agent_forge") continue;  // check_agent_forges's
     ForgeRepoConfig& repo = cfg.repos[r.name].forge;
     bool gitlab = repo.github.empty() && !repo.gitlab.empty();
     if (r.section == "forges" && repo.forge.empty()) {
@@ -286,6 +294,43 @@ void resolve_implied_forges(const ParseCtx& ctx, Config& cfg) {
                       "for it or name a forge of kind {}",
                       gitlab ? "gitlab" : "github", gitlab ? "GitLab" : "GitHub", repo.forge,
                       it->second.kind, gitlab ? "github" : "gitlab", gitlab ? "gitlab" : "github"));
+  }
+}
+
+void check_agent_forges(const ParseCtx& ctx, const Config& cfg) {
+  for (const NameRef& r : ctx.implied_forges) {
+    if (r.section != "agent_forge") continue;
+    auto repo = cfg.repos.find(r.name);
+    if (repo == cfg.repos.end() || repo->second.forge.path().empty()) continue;  // reported
+    auto forge = cfg.forges.find(repo->second.forge.forge);
+    if (forge == cfg.forges.end()) continue;  // reported by check_refs / resolve_implied_forges
+    auto where = api_host_of(forge->second.api_url);
+    if (!where) {
+      ctx.issues.add(
+          r.mark, r.path,
+          fmt::format("forge '{}' has api_url {}: the egress proxy reaches a forge's API for the "
+                      "agent over verified https:// only, at a host name; use an https:// "
+                      "api_url or remove agent_forge",
+                      forge->first, forge->second.api_url));
+      continue;
+    }
+    const std::string& host = where->first;
+    if (cfg.sandbox.network != Network::allowlist) {
+      ctx.issues.add(r.mark, r.path,
+                     fmt::format("the forge's credential is added by the egress proxy, which runs "
+                                 "only with sandbox: {{network: allowlist, allow: [{}]}}",
+                                 host));
+      continue;
+    }
+    bool allowed = false;
+    for (const auto& a : cfg.sandbox.allow)
+      allowed = allowed || a == host ||
+                (a.starts_with("*.") && host.size() > a.size() - 1 && host.ends_with(a.substr(1)));
+    if (!allowed)
+      ctx.issues.add(r.mark, r.path,
+                     fmt::format("the forge's API host '{}' is not in sandbox.allow, so no request "
+                                 "reaches it; add it: sandbox: {{allow: [{}]}}",
+                                 host, host));
   }
 }
 

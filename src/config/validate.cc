@@ -1,7 +1,10 @@
 #include "config/validate.h"
 
+#include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "check/redact.h"
@@ -208,6 +211,26 @@ Status check_user_name(const std::string& name) {
         "with a letter (e.g. awaywork)",
         name);
   return {};
+}
+
+std::optional<std::pair<std::string, std::string>> api_host_of(const std::string& api_url) {
+  constexpr std::string_view scheme = "https://";
+  if (!api_url.starts_with(scheme)) return std::nullopt;
+  std::string rest = api_url.substr(scheme.size());
+  size_t slash = rest.find('/');
+  std::string hostport = rest.substr(0, slash);
+  std::string path = slash == std::string::npos ? "" : rest.substr(slash);
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  if (hostport.empty() || hostport.front() == '[') return std::nullopt;  // no IPv6 literal
+  std::string host = hostport.substr(0, hostport.find(':'));
+  std::transform(host.begin(), host.end(), host.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  // An IP literal: the unit's CA issues certificates for host names only.
+  bool digits = !host.empty() && std::all_of(host.begin(), host.end(), [](unsigned char c) {
+    return std::isdigit(c) || c == '.';
+  });
+  if (host.empty() || digits) return std::nullopt;
+  return std::make_pair(host, path);
 }
 
 }  // namespace aw

@@ -2,8 +2,10 @@
 // file position, which the caller prefixes.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "base/result.h"
 
@@ -29,6 +31,10 @@ Status check_var_value(const std::string& name, const std::string& value);
 Status check_inference_url(const std::string& url);
 // The same rule for any API base URL (inference, forges); hint shows a right one.
 Status check_api_url(const std::string& url, std::string_view hint);
+// An https:// API base URL's host (lowercase, without its port) and path ("" or "/api/v3"), for
+// the egress proxy's rule of the read-only forge; nullopt for another scheme or an IP literal
+// (the unit's CA issues certificates for host names only).
+std::optional<std::pair<std::string, std::string>> api_host_of(const std::string& api_url);
 
 // An allowlist domain: a host name ("example.com") or "*." and a suffix of at least two labels
 // ("*.pypi.org"). Returns it lowercased.

@@ -76,15 +76,31 @@ std::vector<const EgressInjection*> matching_injections(const std::vector<Egress
     if (!r.methods.empty() &&
         std::find(r.methods.begin(), r.methods.end(), method) == r.methods.end())
       continue;
-    if (!r.paths.empty()) {
-      if (!plain_path(path)) continue;
-      bool under = std::any_of(r.paths.begin(), r.paths.end(),
-                               [&](const std::string& pre) { return path.starts_with(pre); });
+    if (!r.paths.empty() || !r.exact_paths.empty()) {
+      // What follows the prefix is checked, with a slash before it so that "PREFIX.." and
+      // "PREFIX../x" are dot segments too.
+      bool under = std::any_of(r.paths.begin(), r.paths.end(), [&](const std::string& pre) {
+        return path.starts_with(pre) && plain_path("/" + std::string(path.substr(pre.size())));
+      });
+      under = under ||
+              std::find(r.exact_paths.begin(), r.exact_paths.end(), path) != r.exact_paths.end();
       if (!under) continue;
     }
     out.push_back(&r);
   }
   return out;
+}
+
+std::optional<std::string> outside_exclusive_rule(const std::vector<EgressInjection>& rules,
+                                                  std::string_view host, std::string_view method,
+                                                  std::string_view path) {
+  std::string h = canonical(host);
+  auto exclusive = std::find_if(rules.begin(), rules.end(), [&](const EgressInjection& r) {
+    return r.exclusive && canonical(r.host) == h;
+  });
+  if (exclusive == rules.end() || !matching_injections(rules, host, method, path).empty())
+    return std::nullopt;
+  return exclusive->secret;
 }
 
 std::string injected_value(const EgressInjection& r) {

@@ -38,6 +38,13 @@ struct EgressInjection {
   std::string basic_user;            // non-empty: the value is "Basic base64(user:secret)"
   std::vector<std::string> methods;  // upper-case; empty = every method
   std::vector<std::string> paths;    // path prefixes; empty = every path
+  // Paths matched whole, besides the prefixes (the read-only forge's /repos/OWNER/REPO itself,
+  // which a prefix "/repos/OWNER/REPO" would extend to /repos/OWNER/REPO-other).
+  std::vector<std::string> exact_paths;
+  // The host takes only what this secret's rules allow: any other request to it is refused
+  // (deny outside-rule NAME) instead of sent on without the secret. The read-only forge for the
+  // agent (agent_forge: read) sets it: a write, or a read of another repository, is refused.
+  bool exclusive = false;
 };
 
 // Whether some rule names host (compared as decide_host does). A bound host's plain-HTTP requests
@@ -48,12 +55,19 @@ std::vector<std::string> bound_headers(const std::vector<EgressInjection>& rules
                                        std::string_view host);
 
 // The rules whose host, method and path all match. A path with dot segments or encoded dots,
-// slashes or backslashes never matches a rule that restricts paths: the server could resolve it
-// outside the prefix.
+// slashes or backslashes after a rule's prefix never matches it: the server could resolve it
+// outside the prefix. (The prefix itself is the config's text: GitLab's /projects/GROUP%2FNAME/
+// holds an encoded slash by design.)
 std::vector<const EgressInjection*> matching_injections(const std::vector<EgressInjection>& rules,
                                                         std::string_view host,
                                                         std::string_view method,
                                                         std::string_view path);
+
+// The secret of an exclusive rule for host when no rule of host matches the request: the proxy
+// refuses it. nullopt when host has no exclusive rule, or a rule matches.
+std::optional<std::string> outside_exclusive_rule(const std::vector<EgressInjection>& rules,
+                                                  std::string_view host, std::string_view method,
+                                                  std::string_view path);
 
 // The header value a rule adds: its template with {secret} replaced, or Basic credentials.
 std::string injected_value(const EgressInjection& rule);

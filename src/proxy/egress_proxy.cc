@@ -213,7 +213,7 @@ struct EgressProxy::Impl {
     if (!opt.log) return;
     std::string path = r.path.substr(0, r.path.find('?'));  // never the query string
     std::string names;
-    for (const auto& n : injected) {  // appended, not `"," + x`: GCC 12's -Wrestrict misfires
+    for (const auto& n : injected) {     // appended, not `"," + x`: GCC 12's -Wrestrict misfires
       if (!names.empty()) names += ',';  // on that at -O2 (a false positive, fatal with -Werror)
       names += json_escape_bytes(n);
     }
@@ -291,6 +291,13 @@ struct EgressProxy::Impl {
                                 bool via_connect) {
     if (!clean_head(std::string_view(data).substr(0, head_len))) {
       EgressDecision no{false, "deny bare-line-break"};
+      co_await refuse(*client, r, no);
+      co_return;
+    }
+    // A host whose rule is exclusive (the read-only forge) takes nothing outside it: a write or
+    // another repository is refused here, before any upstream connection, not sent on bare.
+    if (auto owner = outside_exclusive_rule(opt.inject, r.host, r.method, r.path)) {
+      EgressDecision no{false, "deny outside-rule " + *owner};
       co_await refuse(*client, r, no);
       co_return;
     }

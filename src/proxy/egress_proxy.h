@@ -12,7 +12,8 @@
 // with a certificate for HOST from the unit's CA (UnitCa, whose key only the proxy holds; the
 // phase trusts its certificate through the unit's CA bundle). A CONNECT to any other host stays a
 // plain tunnel the proxy cannot read. A request that carries a placeholder to a host without that
-// secret's rule is refused and logged.
+// secret's rule is refused and logged. A host with an exclusive rule (the read-only forge) takes
+// only what its rules match: any other request to it is refused (deny outside-rule NAME).
 #pragma once
 
 #include <cstdio>

@@ -14,6 +14,7 @@
 #include "isolate/choose/choose.h"
 #include "proxy/unit_ca.h"
 #include "record/store.h"
+#include "unit/agent_forge.h"
 #include "unit/agent_session.h"
 #include "unit/disk_reserve.h"
 #include "unit/notify.h"
@@ -155,6 +156,13 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
   // is redacted of the values and of their placeholders (a placeholder stands for its secret).
   // A missing one fails the unit below, before any phase.
   auto injection = read_unit_injection(cfg);
+  // The read-only forge for the agent (agent_forge: read): the forge's credential, as the
+  // repository's publisher read it, joins the injected secrets as one exclusive rule.
+  if (injection && t.repo.forge.agent_forge_read) {
+    std::vector<std::string> held = pub ? pub->secrets() : std::vector<std::string>{};
+    if (auto ok = add_agent_forge(*injection, cfg, t.repo, held.empty() ? "" : held.front()); !ok)
+      injection = tl::unexpected(ok.error());
+  }
   IsolationSpec spec = t.isolation();
   std::optional<std::string> test_hook;
   if (injection) {

@@ -205,5 +205,63 @@ TEST_F(ForgeConfigTest, GitlabMistakesAreRefusedAtTheirPlace) {
             std::string::npos);
 }
 
+// agent_forge: read (issue 27 item 2): the egress proxy adds the forge's credential for the
+// repository's own reads, so the API must be https at a host name the sandbox's allowlist reaches.
+TEST_F(ForgeConfigTest, AgentForgeReadNeedsAnHttpsApiTheAllowlistReaches) {
+  Config c = parse(R"(
+sandbox: {network: allowlist, allow: [api.github.com]}
+forges: {gh: {credential: GH_TOKEN}}
+repos:
+  web: {github: o/web, agent_forge: read}
+  api: {github: o/api, agent_forge: "off"}
+  cli: {github: o/cli}
+)");
+  EXPECT_TRUE(c.repos.at("web").forge.agent_forge_read);
+  EXPECT_FALSE(c.repos.at("api").forge.agent_forge_read);
+  EXPECT_FALSE(c.repos.at("cli").forge.agent_forge_read);
+  // Without the egress proxy nobody would add the credential.
+  std::string e =
+      error_of("forges: {gh: {credential: T}}\nrepos: {web: {github: o/web, agent_forge: read}}\n");
+  EXPECT_NE(e.find("config.yml:2:43: repos.web.agent_forge: the forge's credential is added by "
+                   "the egress proxy, which runs only with sandbox: {network: allowlist, allow: "
+                   "[api.github.com]}"),
+            std::string::npos)
+      << e;
+  // The API host not allowed: no request would reach it.
+  e = error_of(
+      "sandbox: {network: allowlist, allow: [example.com]}\nforges: {gh: {credential: T}}\n"
+      "repos: {web: {github: o/web, agent_forge: read}}\n");
+  EXPECT_NE(e.find("config.yml:3:43: repos.web.agent_forge: the forge's API host "
+                   "'api.github.com' is not in sandbox.allow"),
+            std::string::npos)
+      << e;
+  // A loopback http:// API: the proxy reaches a forge over verified TLS only.
+  e = error_of(
+      "sandbox: {network: allowlist, allow: [127.0.0.1]}\n"
+      "forges: {gh: {api_url: \"http://127.0.0.1:8080\", credential: T}}\n"
+      "repos: {web: {github: o/web, agent_forge: read}}\n");
+  EXPECT_NE(e.find("config.yml:3:43: repos.web.agent_forge: forge 'gh' has api_url "
+                   "http://127.0.0.1:8080: the egress proxy reaches"),
+            std::string::npos)
+      << e;
+  // Only read (or off), and only on a forge repository.
+  e = error_of(
+      "sandbox: {network: allowlist, allow: [api.github.com]}\nforges: {gh: {credential: T}}\n"
+      "repos: {web: {github: o/web, agent_forge: write}}\n");
+  EXPECT_NE(e.find("config.yml:3:43: repos.web.agent_forge: 'write' is not one of"),
+            std::string::npos)
+      << e;
+  e = error_of("repos: {web: {path: /src/web, agent_forge: read}}\n");
+  EXPECT_NE(e.find("repos.web.agent_forge: applies to forge repositories only"), std::string::npos)
+      << e;
+  // A GitLab project on a self-managed host the allowlist names by wildcard.
+  c = parse(R"(
+sandbox: {network: allowlist, allow: ["*.example.com"]}
+forges: {gl: {kind: gitlab, api_url: "https://gitlab.example.com/api/v4", credential: GL_TOKEN}}
+repos: {web: {gitlab: grp/web, agent_forge: read}}
+)");
+  EXPECT_TRUE(c.repos.at("web").forge.agent_forge_read);
+}
+
 }  // namespace
 }  // namespace aw

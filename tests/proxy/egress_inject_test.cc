@@ -188,6 +188,39 @@ TEST_F(IsolateEgressInjectProxy, NoSecretOutsideTheRulesMethodPathOrHost) {
   expect_value_nowhere();
 }
 
+// An exclusive rule (the read-only forge, agent_forge: read) makes its host take nothing else:
+// a request outside the rule is refused at the proxy, not sent on without the secret.
+TEST_F(IsolateEgressInjectProxy, AnExclusiveRulesHostTakesNothingOutsideIt) {
+  EgressInjection only = npm_rule();
+  only.exclusive = true;
+  only.exact_paths = {"/pkg"};
+  start({only});
+  std::string got = get("npm.example.test", bound->port(), "/pkg");
+  EXPECT_EQ(got.rfind("HTTP/1.1 404", 0), 0u) << got;  // the exact path: sent, with the secret
+  for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
+           {"POST", "/pkg/a"}, {"GET", "/admin"}, {"GET", "/pkg/../admin"}, {"GET", "/pkgx"}}) {
+    got = get("npm.example.test", bound->port(), path, {}, method);
+    EXPECT_EQ(got.rfind("HTTP/1.1 403", 0), 0u) << method << " " << path << ": " << got;
+    EXPECT_NE(got.find("X-Awaywork-Refused: deny outside-rule NPM_TOKEN"), std::string::npos)
+        << got;
+  }
+  auto seen = bound->seen();
+  ASSERT_EQ(seen.size(), 1u) << "only the rule's request reached the host";
+  EXPECT_EQ(seen[0].target, "/pkg");
+  EXPECT_NE(seen[0].head.find("Authorization: Bearer " + kNpmToken), std::string::npos);
+  // Another host is not bound by it.
+  get("other.test", other->port(), "/pkg/a", {}, "POST");
+  EXPECT_EQ(other->seen().size(), 1u);
+  size_t refused = 0;
+  for (const auto& l : lines())
+    if (l.find(R"("rule":"deny outside-rule NPM_TOKEN")") != std::string::npos) {
+      ++refused;
+      EXPECT_EQ(l.find("injected"), std::string::npos) << l;
+    }
+  EXPECT_EQ(refused, 4u);
+  expect_value_nowhere();
+}
+
 TEST_F(IsolateEgressInjectProxy, APlaceholderSentElsewhereIsRefusedAndLogged) {
   start();
   std::string got = get("other.test", other->port(), "/collect?k=" + kPlaceholder);

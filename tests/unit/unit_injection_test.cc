@@ -9,6 +9,8 @@
 #include <algorithm>
 
 #include "isolate/choose/choose.h"
+#include "proxy/egress_policy.h"
+#include "unit/agent_forge.h"
 
 namespace aw {
 namespace {
@@ -152,6 +154,138 @@ TEST(UnitInjection, ThePhasesTrustTheUnitsCaThroughEveryClientsVariableAndThePro
   EgressProxyOptions o;
   u.into(o);
   EXPECT_EQ(o.ca, u.ca) << "the proxy issues with the CA whose certificate the phases trust";
+}
+
+// ---- the read-only forge for the agent (agent_forge: read, issue 27 item 2) ----
+
+const std::string kGhToken = "ghp_FAKEfakeFAKEfakeFAKEfakeFAKEfake0123";
+
+Config forge_config(const std::string& kind, const std::string& api_url, const std::string& path) {
+  Config c;
+  ForgeConfig f;
+  f.name = "forge";
+  f.kind = kind;
+  f.api_url = api_url;
+  f.credential = "FORGE_TOKEN";
+  c.forges["forge"] = f;
+  RepoConfig r;
+  r.name = "web";
+  (kind == "gitlab" ? r.forge.gitlab : r.forge.github) = path;
+  r.forge.forge = "forge";
+  r.forge.agent_forge_read = true;
+  c.repos["web"] = r;
+  return c;
+}
+
+std::string env_of(const UnitInjection& u, const std::string& name) {
+  for (const auto& kv : u.env)
+    if (kv.starts_with(name + "=")) return kv.substr(name.size() + 1);
+  return "<unset>";
+}
+
+TEST(AgentForge, GithubReadsOfItsOwnRepositoryGetTheTokenAndNothingElseDoes) {
+  Config c = forge_config("github", "https://api.github.com", "octo-org/web");
+  UnitInjection u;
+  ASSERT_TRUE(add_agent_forge(u, c, c.repos.at("web"), kGhToken));
+  ASSERT_EQ(u.rules.size(), 1u);
+  const EgressInjection& r = u.rules[0];
+  EXPECT_EQ(r.secret, "AGENT_FORGE");
+  EXPECT_EQ(r.host, "api.github.com");
+  EXPECT_EQ(injected_value(r), "Bearer " + kGhToken);
+  EXPECT_TRUE(r.exclusive);
+  const std::string h = "api.github.com";
+  for (const char* ok : {"/repos/octo-org/web/issues?state=all", "/repos/octo-org/web",
+                         "/repos/octo-org/web/actions/jobs/7/logs", "/repos/octo-org/web/pulls/3",
+                         "/repos/octo-org/web/commits/abc/check-runs"})
+    EXPECT_EQ(matching_injections(u.rules, h, "GET", ok).size(), 1u) << ok;
+  EXPECT_EQ(matching_injections(u.rules, h, "HEAD", "/repos/octo-org/web/issues").size(), 1u);
+  EXPECT_EQ(outside_exclusive_rule(u.rules, h, "GET", "/repos/octo-org/web/issues"), std::nullopt);
+  // Writes, other repositories, look-alike names, dot segments, GraphQL: refused, no token.
+  for (const char* m : {"POST", "PATCH", "PUT", "DELETE"})
+    EXPECT_EQ(outside_exclusive_rule(u.rules, h, m, "/repos/octo-org/web/issues"), "AGENT_FORGE")
+        << m;
+  for (const char* bad :
+       {"/repos/other/repo/issues", "/repos/octo-org/web-private/issues", "/repos/octo-org/webx",
+        "/repos/octo-org/web/../private/issues", "/repos/octo-org/web/%2e%2e/private",
+        "/repos/octo-org/web/..", "/graphql", "/user", "/REPOS/octo-org/web/issues"}) {
+    EXPECT_TRUE(matching_injections(u.rules, h, "GET", bad).empty()) << bad;
+    EXPECT_EQ(outside_exclusive_rule(u.rules, h, "GET", bad), "AGENT_FORGE") << bad;
+  }
+  // Another host is no business of this rule (a log host after GitHub's redirect).
+  EXPECT_EQ(outside_exclusive_rule(u.rules, "results.example.net", "GET", "/log"), std::nullopt);
+  // The phases hold the placeholder in gh's variables, and what points gh at github.com.
+  std::string ph = env_of(u, "GH_TOKEN");
+  EXPECT_TRUE(ph.starts_with("awaywork-placeholder-AGENT_FORGE-")) << ph;
+  EXPECT_EQ(env_of(u, "GITHUB_TOKEN"), ph);
+  EXPECT_EQ(env_of(u, "GH_ENTERPRISE_TOKEN"), "<unset>");
+  EXPECT_EQ(env_of(u, "GH_HOST"), "github.com");
+  EXPECT_EQ(env_of(u, "GH_REPO"), "octo-org/web");
+  EXPECT_EQ(env_of(u, "GITHUB_API_URL"), "https://api.github.com");
+  for (const auto& kv : u.env) EXPECT_EQ(kv.find(kGhToken), std::string::npos) << kv;
+  EXPECT_EQ(u.placeholders.at(ph), "AGENT_FORGE");
+  EXPECT_NE(std::find(u.literals.begin(), u.literals.end(), kGhToken), u.literals.end());
+  EXPECT_NE(std::find(u.literals.begin(), u.literals.end(), ph), u.literals.end());
+  ASSERT_TRUE(u.ca);
+  EXPECT_TRUE(u.ca->issue("api.github.com"));
+  EXPECT_NE(injection_notes(u)[0].find("AGENT_FORGE is added by the egress proxy for "
+                                       "api.github.com"),
+            std::string::npos);
+}
+
+TEST(AgentForge, EnterpriseServerPathsCarryTheApiPrefixAndGhGetsItsHost) {
+  Config c = forge_config("github", "https://ghe.example.com:8443/api/v3", "o/r");
+  UnitInjection u;
+  ASSERT_TRUE(add_agent_forge(u, c, c.repos.at("web"), kGhToken));
+  ASSERT_EQ(u.rules.size(), 1u);
+  EXPECT_EQ(u.rules[0].host, "ghe.example.com");
+  EXPECT_EQ(
+      matching_injections(u.rules, "ghe.example.com", "GET", "/api/v3/repos/o/r/issues").size(),
+      1u);
+  EXPECT_TRUE(matching_injections(u.rules, "ghe.example.com", "GET", "/repos/o/r/issues").empty());
+  EXPECT_EQ(env_of(u, "GH_HOST"), "ghe.example.com:8443");
+  EXPECT_EQ(env_of(u, "GH_REPO"), "ghe.example.com:8443/o/r");
+  EXPECT_EQ(env_of(u, "GH_ENTERPRISE_TOKEN"), env_of(u, "GH_TOKEN"));
+}
+
+TEST(AgentForge, GitlabUsesPrivateTokenUnderTheEncodedProjectPath) {
+  Config c = forge_config("gitlab", "https://gitlab.example.com/api/v4", "grp/sub/proj");
+  UnitInjection u;
+  ASSERT_TRUE(add_agent_forge(u, c, c.repos.at("web"), kGhToken));
+  ASSERT_EQ(u.rules.size(), 1u);
+  const EgressInjection& r = u.rules[0];
+  EXPECT_EQ(r.header, "PRIVATE-TOKEN");
+  EXPECT_EQ(injected_value(r), kGhToken);
+  const std::string h = "gitlab.example.com";
+  for (const char* ok :
+       {"/api/v4/projects/grp%2Fsub%2Fproj/issues",
+        "/api/v4/projects/grp%2fsub%2fproj/jobs/9/trace", "/api/v4/projects/grp%2Fsub%2Fproj"})
+    EXPECT_EQ(matching_injections(u.rules, h, "GET", ok).size(), 1u) << ok;
+  for (const char* bad :
+       {"/api/v4/projects/grp%2Fsub%2Fother/issues", "/api/v4/projects/grp%2Fsub%2Fproj%2Fx",
+        "/api/v4/projects/grp%2Fsub%2Fproj/..%2f..%2fother", "/api/v4/projects/1/issues"})
+    EXPECT_EQ(outside_exclusive_rule(u.rules, h, "GET", bad), "AGENT_FORGE") << bad;
+  EXPECT_EQ(outside_exclusive_rule(u.rules, h, "POST", "/api/v4/projects/grp%2Fsub%2Fproj/notes"),
+            "AGENT_FORGE");
+  EXPECT_TRUE(env_of(u, "GITLAB_TOKEN").starts_with("awaywork-placeholder-AGENT_FORGE-"));
+  EXPECT_EQ(env_of(u, "GITLAB_HOST"), "https://gitlab.example.com");
+}
+
+TEST(AgentForge, NothingUnlessAskedAndAnErrorWithoutATokenOrAnHttpsHost) {
+  Config c = forge_config("github", "https://api.github.com", "o/r");
+  RepoConfig off = c.repos.at("web");
+  off.forge.agent_forge_read = false;
+  UnitInjection u;
+  ASSERT_TRUE(add_agent_forge(u, c, off, kGhToken));
+  EXPECT_TRUE(u.empty());
+  EXPECT_TRUE(u.env.empty());
+  auto none = add_agent_forge(u, c, c.repos.at("web"), "");
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("repos.web"), std::string::npos) << none.error().message;
+  Config plain = forge_config("github", "http://127.0.0.1:8080", "o/r");
+  auto http = add_agent_forge(u, plain, plain.repos.at("web"), kGhToken);
+  ASSERT_FALSE(http);
+  EXPECT_EQ(http.error().message.find(kGhToken), std::string::npos);
+  EXPECT_TRUE(u.empty()) << "a refused forge adds nothing";
 }
 
 }  // namespace
