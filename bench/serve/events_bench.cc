@@ -82,11 +82,10 @@ int main(int argc, char** argv) {
       size_t from = list->size() > kMaxSteps ? list->size() - kMaxSteps : 0;
       nlohmann::json out = nlohmann::json::array();
       for (size_t i = from; i < list->size(); ++i) out.push_back((*list)[i]);
-      body_before = aw::json_text({{"recorded", true},
-                                   {"events", out},
-                                   {"total", list->size()},
-                                   {"left_out", from}})
-                        .size();
+      body_before =
+          aw::json_text(
+              {{"recorded", true}, {"events", out}, {"total", list->size()}, {"left_out", from}})
+              .size();
     }));
     aw::StepsCount seen;
     auto answer = [&] {

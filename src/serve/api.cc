@@ -385,10 +385,8 @@ Reply Api::events(const std::string& id) {
   size_t from = list->size() > kMaxSteps ? list->size() - kMaxSteps : 0;
   json out = json::array();
   for (size_t i = from; i < list->size(); ++i) out.push_back((*list)[i]);
-  Reply r = json_reply(200, {{"recorded", true},
-                             {"events", out},
-                             {"total", list->size()},
-                             {"left_out", from}});
+  Reply r = json_reply(
+      200, {{"recorded", true}, {"events", out}, {"total", list->size()}, {"left_out", from}});
   {
     std::lock_guard lock(cache.mu);
     if (cache.recorded.size() >= StepsCache::kKeep) cache.recorded.clear();

@@ -15,14 +15,14 @@
 #include "check/redact.h"
 #include "config/paths.h"
 #include "provider/events.h"
-#include "unit/transcript_steps.h"
 #include "provider/login.h"
 #include "provider/provider.h"
 #include "proxy/inference_proxy.h"
 #include "secrets/codex_login.h"
 #include "secrets/store.h"
-#include "unit/session_keep.h"
 #include "unit/agent_mcp.h"
+#include "unit/session_keep.h"
+#include "unit/transcript_steps.h"
 
 namespace aw {
 
@@ -37,9 +37,9 @@ struct AgentSession::State {
   std::string token;
   ProviderLaunch launch;
   std::optional<Lease> lease;
-  std::map<std::string, McpServerConfig> mcp;  // for the record: which secrets went by name
-  std::unique_ptr<AgentMcp> outside_mcp;       // the servers run outside (agent_mcp.h)
-  std::unique_ptr<TranscriptSteps> steps;            // the agent's output as steps
+  std::map<std::string, McpServerConfig> mcp;          // for the record: which secrets went by name
+  std::unique_ptr<AgentMcp> outside_mcp;               // the servers run outside (agent_mcp.h)
+  std::unique_ptr<TranscriptSteps> steps;              // the agent's output as steps (events.jsonl)
   std::vector<TranscriptEvent> events;                 // parsed so far (phase_over)
   const std::vector<std::string>* literals = nullptr;  // the unit's, owned by run_unit
   // resume: (session_keep.h) whether the repository asks, where the state and HOME are, which

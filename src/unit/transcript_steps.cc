@@ -48,6 +48,10 @@ bool step_of(std::string_view line, json& out) {
   if (j.is_discarded() || !j.is_object()) return false;
   auto kind = j.find("kind");
   if (kind == j.end() || !kind->is_string()) return false;
+  bool known = false;
+  for (int k = 0; k <= static_cast<int>(TranscriptEvent::Kind::usage); ++k)
+    known = known || *kind == to_string(static_cast<TranscriptEvent::Kind>(k));
+  if (!known) return false;
   out = json::object();
   out["kind"] = *kind;
   for (const char* key : {"text", "tool"}) {
@@ -186,7 +190,7 @@ Result<StepsPage> read_steps(const std::string& path, size_t max, StepsCount& se
     size_t last = buf.rfind('\n');
     if (last == std::string::npos) {
       if (n < kStepsChunk) break;  // the line being written: counted when it ends
-      at += n;              // a line longer than a chunk: goes on to its end
+      at += n;                     // a line longer than a chunk: goes on to its end
       continue;
     }
     seen.lines += static_cast<uint64_t>(std::count(buf.begin(), buf.begin() + last + 1, '\n'));
@@ -204,7 +208,8 @@ Result<StepsPage> read_steps(const std::string& path, size_t max, StepsCount& se
   while (end > 0 && lines.size() < max) {
     size_t n = static_cast<size_t>(std::min<uint64_t>(kStepsChunk, end));
     std::string chunk(n, '\0');
-    if (!pread_all(fd, chunk.data(), n, end - n)) return fail("read {}: {}", path, errno_text(errno));
+    if (!pread_all(fd, chunk.data(), n, end - n))
+      return fail("read {}: {}", path, errno_text(errno));
     end -= n;
     chunk += tail;
     // chunk ends with a newline (the end of the last complete line, or of the line after it)

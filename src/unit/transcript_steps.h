@@ -54,8 +54,8 @@ class TranscriptSteps {
   std::vector<TranscriptEvent> finish();
 
   uint64_t written() const { return written_; }  // bytes in the file
-  uint64_t dropped() const { return dropped_; }   // steps left out past the cap
-  int write_error() const { return error_; }      // the first errno, 0 when none
+  uint64_t dropped() const { return dropped_; }  // steps left out past the cap
+  int write_error() const { return error_; }     // the first errno, 0 when none
 
  private:
   void put(std::vector<TranscriptEvent> events);
@@ -65,9 +65,9 @@ class TranscriptSteps {
   const std::vector<std::string>* literals_;
   uint64_t cap_;
   int fd_ = -1;
-  bool opened_ = false;       // the open was tried (once: a failure is not retried per line)
-  bool line_start_ = true;    // the next byte fed begins a line
-  uint64_t line_at_ = 0;      // the log offset where the current line began
+  bool opened_ = false;     // the open was tried (once: a failure is not retried per line)
+  bool line_start_ = true;  // the next byte fed begins a line
+  uint64_t line_at_ = 0;    // the log offset where the current line began
   uint64_t written_ = 0, dropped_ = 0;
   int error_ = 0;
   std::vector<TranscriptEvent> phase_;  // this phase's events, for finish()

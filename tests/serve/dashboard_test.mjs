@@ -526,7 +526,8 @@ let stepsUnit; // the steps agent's unit: it edits greet.sh and CHANGES.md
 test("the agent's steps: the timeline matches the transcript's events", async () => {
   const id = stepsUnit = await submitted({ prompt: "fix it step by step", agent: "steps" });
   await page.waitForSelector("body[data-unit-state=done]", { timeout: 60000 });
-  await page.waitForSelector("#steps li", { timeout: 10000 });
+  // The steps asked once it ended (those shown while it ran may lack the last ones).
+  await page.waitForSelector("#steps-box[data-loaded=done] #steps li", { timeout: 10000 });
   const r = await api(w, "GET", `/units/${id}/events`);
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal(r.body.recorded, true);

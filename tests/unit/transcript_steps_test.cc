@@ -191,15 +191,15 @@ TEST_F(TranscriptStepsTest, TheReaderTakesTheLastStepsFromTheEndAndCountsOnlyNew
   EXPECT_EQ(page->total, 5000u);
   EXPECT_EQ(seen.size, counted);
   EXPECT_TRUE(page->events[1999]["text"].get<std::string>().starts_with("step 04999 "));
-  // Its end, then a planted line that is no step: both counted, the planted one not given; a
-  // field of the wrong type is left out of the step.
-  append_raw(" done\",\"ms\":\"soon\",\"offset\":7}\n[1,2]\nnot json\n");
+  // Its end, then planted lines that are no step (not an object, not JSON, an unknown kind): all
+  // counted, the planted ones not given; a field of the wrong type is left out of the step.
+  append_raw(" done\",\"ms\":\"soon\",\"offset\":7}\n[1,2]\nnot json\n{\"kind\":\"evil\"}\n");
   page = read_steps(path, 2000, seen);
   ASSERT_TRUE(page);
-  EXPECT_EQ(page->total, 5003u);
-  EXPECT_EQ(page->left_out, 3003u);
-  ASSERT_EQ(page->events.size(), 1998u);
-  const json& last = page->events[1997];
+  EXPECT_EQ(page->total, 5004u);
+  EXPECT_EQ(page->left_out, 3004u);
+  ASSERT_EQ(page->events.size(), 1997u);
+  const json& last = page->events[1996];
   EXPECT_EQ(last["text"], "half done");
   EXPECT_FALSE(last.contains("ms"));
   EXPECT_EQ(last["offset"], 7);
