@@ -358,9 +358,9 @@ Reply Api::events(const std::string& id) {
       std::lock_guard lock(cache.mu);
       if (cache.counts.size() >= StepsCache::kKeep && !cache.counts.count(steps))
         cache.counts.clear();
-      auto& kept = cache.counts[steps];
-      // Two requests at once: the one that counted further is kept.
-      if (kept.ino != seen.ino || kept.dev != seen.dev || kept.size <= seen.size) kept = seen;
+      // Two requests at once: either count is right for the bytes it covers (read_steps checks
+      // them before it goes on from there), the last one is kept.
+      cache.counts[steps] = std::move(seen);
     }
     return json_reply(200, {{"recorded", true},
                             {"events", std::move(page->events)},

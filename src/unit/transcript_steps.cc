@@ -179,10 +179,17 @@ Result<StepsPage> read_steps(const std::string& path, size_t max, StepsCount& se
   uint64_t size = static_cast<uint64_t>(st.st_size);
 
   // Count the lines: only the bytes past what was counted before, when it is the same file grown.
-  if (seen.dev != st.st_dev || seen.ino != st.st_ino || seen.size > size) seen = StepsCount{};
+  if (seen.dev != st.st_dev || seen.ino != st.st_ino || seen.size > size ||
+      seen.mark.size() > seen.size)
+    seen = StepsCount{};
+  std::string buf;
+  if (!seen.mark.empty()) {
+    buf.resize(seen.mark.size());
+    if (!pread_all(fd, buf.data(), buf.size(), seen.size - buf.size()) || buf != seen.mark)
+      seen = StepsCount{};
+  }
   seen.dev = st.st_dev;
   seen.ino = st.st_ino;
-  std::string buf;
   for (uint64_t at = seen.size; at < size;) {
     size_t n = static_cast<size_t>(std::min<uint64_t>(kStepsChunk, size - at));
     buf.resize(n);
@@ -197,6 +204,10 @@ Result<StepsPage> read_steps(const std::string& path, size_t max, StepsCount& se
     at += last + 1;
     seen.size = at;
   }
+  size_t k = static_cast<size_t>(std::min<uint64_t>(StepsCount::kMarkBytes, seen.size));
+  seen.mark.assign(k, '\0');
+  if (k > 0 && !pread_all(fd, seen.mark.data(), k, seen.size - k))
+    return fail("read {}: {}", path, errno_text(errno));
   StepsPage page;
   page.total = seen.lines;
   page.events = json::array();

@@ -80,6 +80,10 @@ struct StepsCount {
   ino_t ino = 0;
   uint64_t size = 0;   // bytes counted (complete lines only)
   uint64_t lines = 0;  // complete lines in them
+  // The last bytes counted (up to kMarkBytes): a file rewritten in place, or another file on a
+  // reused inode, differs there, and is counted afresh instead of from `size`.
+  std::string mark;
+  static constexpr size_t kMarkBytes = 64;
 };
 
 // The last `max` steps of events.jsonl, as the API gives them.

@@ -3,6 +3,7 @@
 // server's reader that takes the last steps from the file's end without parsing the rest.
 #include "unit/transcript_steps.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -210,6 +211,26 @@ TEST_F(TranscriptStepsTest, TheReaderTakesTheLastStepsFromTheEndAndCountsOnlyNew
   EXPECT_EQ(page->left_out, 0u);
   ASSERT_EQ(page->events.size(), 5001u);
   EXPECT_TRUE(page->events[0]["text"].get<std::string>().starts_with("step 00000 "));
+
+  // The file rewritten in place (the same inode, larger than what was counted: a count from the
+  // old size would be wrong) is counted afresh.
+  {
+    std::string lines;
+    for (int i = 0; i < 6000; ++i)
+      lines +=
+          fmt::format("{{\"kind\":\"message\",\"text\":\"r{} {}\"}}\n", i, std::string(150, 'y'));
+    ASSERT_GT(lines.size(), seen.size);
+    int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, lines.data(), lines.size()), static_cast<ssize_t>(lines.size()));
+    ::close(fd);
+    page = read_steps(path, 2000, seen);
+    ASSERT_TRUE(page);
+    EXPECT_EQ(page->total, 6000u);
+    EXPECT_EQ(page->left_out, 4000u);
+    ASSERT_EQ(page->events.size(), 2000u);
+    EXPECT_TRUE(page->events[1999]["text"].get<std::string>().starts_with("r5999 "));
+  }
 
   // Another file in its place (a new inode) is counted afresh, not from the old count.
   std::filesystem::remove(path);
