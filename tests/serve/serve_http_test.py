@@ -735,6 +735,8 @@ class ServeHttp(unittest.TestCase):
         run_dir = os.path.join(self.w.root, "state", "runs", uid)
         with open(os.path.join(run_dir, "transcript.log"), "rb") as f:
             log = f.read()
+        r = get_json(self.w, f"/api/v1/units/{uid}/events")[1]
+        self.assertEqual((r["total"], r["left_out"]), (len(r["events"]), 0))
         for e in r["events"]:
             self.assertIsInstance(e["ms"], int)
             self.assertGreater(e["ms"], 1700000000000)
