@@ -331,7 +331,7 @@ StepsCache& steps_cache() {
   return c;
 }
 
-int64_t mtime_ns(const struct stat& st) {
+int64_t steps_mtime_ns(const struct stat& st) {
   return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
 
@@ -377,7 +377,7 @@ Reply Api::events(const std::string& id) {
     std::lock_guard lock(cache.mu);
     auto it = cache.recorded.find(path);
     if (it != cache.recorded.end() && it->second.dev == st.st_dev && it->second.ino == st.st_ino &&
-        it->second.size == st.st_size && it->second.mtime_ns == mtime_ns(st))
+        it->second.size == st.st_size && it->second.mtime_ns == steps_mtime_ns(st))
       return {200, "application/json", it->second.body};
   }
   auto list = read_events(path);
@@ -390,7 +390,7 @@ Reply Api::events(const std::string& id) {
   {
     std::lock_guard lock(cache.mu);
     if (cache.recorded.size() >= StepsCache::kKeep) cache.recorded.clear();
-    cache.recorded[path] = {st.st_dev, st.st_ino, st.st_size, mtime_ns(st), r.body};
+    cache.recorded[path] = {st.st_dev, st.st_ino, st.st_size, steps_mtime_ns(st), r.body};
   }
   return r;
 }
