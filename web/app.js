@@ -823,6 +823,8 @@ const LINE_MAX = 64 << 10; // a line longer than this is shown in parts
 // SLICE_MS at most before the next frame, and a search highlights lines SLICE_MS per task.
 const LOG_SLICE = 16 << 10;
 const SLICE_MS = 25;
+// How often a running unit's steps are asked again (each answer adds only the new ones).
+const STEPS_POLL_MS = 2000;
 
 // A new task: what waits for input runs first (scheduler.yield() where the browser has it).
 function nextTask() {
@@ -1419,6 +1421,40 @@ class LogView {
     }
   }
 
+  // The line holding byte `offset` (a step's, from /events) shown: older parts are loaded until
+  // it is on the page, its section opened, the line marked and scrolled to; the log stops
+  // following. False when the log does not reach that byte (yet).
+  async jumpTo(offset) {
+    if (!Number.isSafeInteger(offset) || offset < 0) return false;
+    await this.firstScreen;
+    while (offset < this.start) {
+      const before = this.start;
+      await this.showOlder();
+      if (this.start >= before) return false;
+    }
+    let node = null;
+    if (this.partial && offset >= this.end - this.carry.length) node = this.partial;
+    else if (offset < this.end) {
+      let lo = 0, hi = this.lines.length - 1, found = -1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (this.lines[mid].start <= offset) { found = mid; lo = mid + 1; } else hi = mid - 1;
+      }
+      // A heading's separator has no node of its own: the heading's line follows it.
+      for (let i = found; i >= 0 && i < this.lines.length && !node; i++) node = this.lines[i].node;
+    }
+    if (!node) return false;
+    for (const old of this.box.querySelectorAll(".ln.jumped")) old.classList.remove("jumped");
+    node.classList.add("jumped");
+    const details = node.closest("details");
+    if (details) details.open = true;
+    this.atBottom = false;
+    this.autoTop = Infinity;
+    node.scrollIntoView({ block: "center", inline: "nearest" });
+    this.box.dataset.jumped = String(offset);
+    return true;
+  }
+
   // ── search ──
   // Plain text in what the page shows (the inert text, as it reads), case-insensitive; each match
   // a <mark>, the current one scrolled to. The line's text stays the same text, in parts.
@@ -1551,7 +1587,8 @@ class LogView {
 
 // ── the agent's steps ──
 // The transcript events awaywork parsed from the agent's CLI output (GET /units/ID/events, from
-// runs/ID/events.json, written when the agent phase ends): one step per event, in order. A tool
+// runs/ID/events.jsonl, written as the agent works; events.json for a unit recorded before): one
+// step per event, in order, each with its time and the log offset of its line (ms, offset). A tool
 // call is told by what it did: a file read, a file edited, a command run, or another tool; its
 // input is the agent's JSON, read here only for a path or a command (shown as text, like all).
 
@@ -1608,8 +1645,15 @@ function stepItem(e, i) {
   // The whole text, folded, when the line shown is not all of it.
   const more = text && s.step !== "usage" && firstLine(text, s.step === "command" ? 200 : 160) !== text
     ? el("details", {}, el("summary", {}, "all of it"), el("pre", { class: "step-text" }, text)) : null;
+  // When it happened; a click shows its line in the log (the steps box's listener: LogView.jumpTo).
+  const at = Number.isSafeInteger(e.offset) && e.offset >= 0
+    ? el("button", { type: "button", class: "step-at", "data-offset": String(e.offset),
+      title: "Show this step's line in the log",
+      "aria-label": `Show step ${i + 1}'s line in the log` + (Number.isSafeInteger(e.ms) ? ` (${timeOfDay(e.ms)})` : "") },
+    Number.isSafeInteger(e.ms) ? timeOfDay(e.ms) : "log")
+    : Number.isSafeInteger(e.ms) ? el("span", { class: "step-at muted" }, timeOfDay(e.ms)) : null;
   return el("li", { class: "step", "data-kind": e.kind, "data-step": s.step, "data-n": String(i + 1),
-    "data-file": s.file, "data-tool": e.tool || undefined }, el("div", { class: "step-head" }, head), more);
+    "data-file": s.file, "data-tool": e.tool || undefined }, at, el("div", { class: "step-head" }, head), more);
 }
 
 // The counts above the steps: messages (the model's turns; a plain command agent's lines), tool calls by what they did, files, tokens
@@ -1643,16 +1687,41 @@ function stepsSummary(events) {
       edited.size ? ["edited: ", el("span", { id: "steps-edited" }, [...edited].join(", "))] : null) : null);
 }
 
+const stepsLeftOut = (r) => (Number(r.left_out) > 0
+  ? el("p", { class: "muted", id: "steps-left-out" }, `The last ${r.events.length} of ${r.total} steps; the log holds them all.`)
+  : null);
+
 function stepsSection(r, u) {
   if (!r || !r.recorded || !r.events.length) {
-    const why = u.state === "running" ? "The agent's steps appear when its phase ends."
+    const why = u.state === "running" ? "No steps yet: they appear here as the agent works."
       : "No steps: the agent's output held no events awaywork reads (a plain command agent, or it ended first).";
     return [el("p", { class: "muted", id: "steps-none" }, why)];
   }
-  const left = Number(r.left_out) > 0
-    ? el("p", { class: "muted", id: "steps-left-out" }, `The last ${r.events.length} of ${r.total} steps; the log holds them all.`)
-    : null;
-  return [stepsSummary(r.events), left, el("ol", { id: "steps", class: "steps" }, r.events.map((e, i) => stepItem(e, i + (Number(r.left_out) || 0))))].filter(Boolean);
+  return [stepsSummary(r.events), stepsLeftOut(r), el("ol", { id: "steps", class: "steps" }, r.events.map((e, i) => stepItem(e, i + (Number(r.left_out) || 0))))].filter(Boolean);
+}
+
+// The steps box brought up to date with an answer of /events. While the unit runs the page asks
+// again every STEPS_POLL_MS: only the steps not shown yet are added (the file only grows), the
+// oldest leave past the answer's count, and a list scrolled to its end stays there. Rebuilding
+// 2000 steps each time was one long task per poll.
+function showSteps(box, r, u) {
+  const ol = box.querySelector("#steps");
+  const left = Number(r && r.left_out) || 0;
+  const from = box.stepsTotal !== undefined ? box.stepsTotal - left : -1;
+  if (!ol || !r || !r.recorded || !r.events.length || !(Number(r.total) >= box.stepsTotal) || from < 0 || from > r.events.length) {
+    box.replaceChildren(...stepsSection(r, u));
+  } else if (from < r.events.length) {
+    const atEnd = ol.scrollTop + ol.clientHeight >= ol.scrollHeight - 4;
+    ol.append(...r.events.slice(from).map((e, i) => stepItem(e, left + from + i)));
+    while (ol.children.length > r.events.length) ol.firstElementChild.remove();
+    box.querySelector("#steps-summary").replaceWith(stepsSummary(r.events));
+    const had = box.querySelector("#steps-left-out"), note = stepsLeftOut(r);
+    if (had && note) had.replaceWith(note);
+    else if (had) had.remove();
+    else if (note) ol.before(note);
+    if (atEnd) ol.scrollTop = ol.scrollHeight;
+  }
+  box.stepsTotal = r && r.recorded && r.events.length ? Number(r.total) || r.events.length : undefined;
 }
 
 function unitButtons(u, id, signal) {
@@ -1705,6 +1774,11 @@ async function unitPage(signal, id) {
   const threadTitle = el("h2", { id: "thread-title", hidden: true }, "Pull request thread");
   const threadBox = el("section", { id: "thread-box", "aria-labelledby": "thread-title", hidden: true });
   const stepsBox = el("div", { id: "steps-box" }, el("p", { class: "muted" }, "Loading the agent's steps\u2026"));
+  // A step's time is a button: its line shown in the log (older parts loaded when it is before them).
+  stepsBox.addEventListener("click", (e) => {
+    const at = e.target.closest("button.step-at");
+    if (at) log.jumpTo(Number(at.dataset.offset)).catch(quiet);
+  });
   // The log and, beside it (below it when narrow), the agent's steps.
   show(el("h1", {}, id), head, now, factsBox, threadTitle, threadBox, el("h2", {}, "Phases"), timeline,
     el("div", { class: "work" },
@@ -1717,9 +1791,9 @@ async function unitPage(signal, id) {
   let logDone = null;
   let shownDiff = false;
   let headKey = "", nowKey = "", stepsKey = "", threadKey = "";
-  // The steps, asked after the log's first screen is drawn (the log comes first: issue 25) and
-  // then again only when a phase ended or the unit did (events.json is written when the agent
-  // phase ends), no more once recorded. One request at a time; a change meanwhile asks again.
+  // The steps, asked after the log's first screen is drawn (the log comes first: issue 25), then
+  // every STEPS_POLL_MS while the unit runs (the agent's steps are written as it works) and once
+  // more when it ended; no more after that. One request at a time; a change meanwhile asks again.
   let stepsUnit = null, stepsBusy = false;
   const loadSteps = async () => {
     if (stepsBusy) return;
@@ -1731,9 +1805,9 @@ async function unitPage(signal, id) {
         stepsUnit = null;
         try {
           const r = await api(`/units/${id}/events`, { signal });
-          stepsBox.replaceChildren(...stepsSection(r, u));
+          showSteps(stepsBox, r, u);
           stepsBox.dataset.loaded = u.state;
-          if (r.recorded) stepsKey = "recorded";
+          if (u.state !== "running") stepsKey = "ended";
         } catch (err) {
           if (err.name === "AbortError") return;
           stepsBox.replaceChildren(el("p", { class: "muted" }, err.message));
@@ -1749,8 +1823,8 @@ async function unitPage(signal, id) {
     // anything else is asked: its first screen is the page's.
     if (!logDone) logDone = log.follow(Math.max(0, (u.log_bytes || 0) - LOG_TAIL), u.log_bytes || 0).catch(quiet);
     else if (u.state === "running") await log.refresh().catch(quiet);
-    const sk = [u.state, u.phases.length].join("|");
-    if (sk !== stepsKey && stepsKey !== "recorded") {
+    const sk = u.state === "running" ? "running|" + Math.floor(Date.now() / STEPS_POLL_MS) : u.state;
+    if (sk !== stepsKey && stepsKey !== "ended") {
       stepsKey = sk;
       stepsUnit = u;
       loadSteps();

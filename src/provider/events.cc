@@ -17,10 +17,11 @@ namespace events {
 
 void Sink::add(Kind kind, std::string text, std::string tool, int64_t in, int64_t out,
                double cost_usd) {
-  if (events_.size() >= kEventsMax) {
+  if (kept_ >= kEventsMax) {
     ++dropped_;
     return;
   }
+  ++kept_;
   TranscriptEvent e;
   e.kind = kind;
   e.text = truncate_text(std::move(text));
@@ -40,6 +41,7 @@ std::vector<TranscriptEvent> Sink::take() {
     events_.push_back(std::move(e));
     dropped_ = 0;
   }
+  kept_ = 0;
   return std::exchange(events_, {});
 }
 
@@ -198,6 +200,10 @@ void EventParser::feed(std::string_view bytes) {
     impl_->end_line();
     bytes.remove_prefix(nl + 1);
   }
+}
+
+std::vector<TranscriptEvent> EventParser::take() {
+  return impl_->sink.take_so_far();
 }
 
 std::vector<TranscriptEvent> EventParser::finish() {

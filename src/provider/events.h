@@ -48,7 +48,10 @@ class EventParser {
   EventParser& operator=(EventParser&&) noexcept;
 
   void feed(std::string_view stdout_bytes);  // any chunking
-  std::vector<TranscriptEvent> finish();     // flushes a last line without '\n'; then empty
+  // The events of the lines ended so far, taken out (the steps written while the agent runs,
+  // unit/transcript_steps.h); the cap of kEventsMax still counts them until finish().
+  std::vector<TranscriptEvent> take();
+  std::vector<TranscriptEvent> finish();  // flushes a last line without '\n'; then empty
 
  private:
   struct Impl;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "provider/events.h"
@@ -22,10 +23,13 @@ class Sink {
  public:
   void add(Kind kind, std::string text, std::string tool = "", int64_t in = 0, int64_t out = 0,
            double cost_usd = 0);
-  std::vector<TranscriptEvent> take();
+  // What was added since the last take_so_far, without the dropped notice.
+  std::vector<TranscriptEvent> take_so_far() { return std::exchange(events_, {}); }
+  std::vector<TranscriptEvent> take();  // the rest, the dropped notice, and the cap starts over
 
  private:
   std::vector<TranscriptEvent> events_;
+  size_t kept_ = 0;  // events added since take(): the cap counts those taken so far too
   size_t dropped_ = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "serve/api.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +10,8 @@
 #include <charconv>
 #include <chrono>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -20,6 +23,7 @@
 #include "serve/metrics.h"
 #include "serve/submit.h"
 #include "serve/view.h"
+#include "unit/transcript_steps.h"
 #include "watch/status.h"
 
 extern char** environ;
@@ -295,28 +299,100 @@ Reply Api::marks(const Route& r) {
   return json_reply(200, *view);
 }
 
+namespace {
+
+// At most the last kMaxSteps: a plain command agent's every line is an event, and a 50 MiB log's
+// hundreds of thousands of steps were one 650 ms task for the page to parse and lay out
+// (bench/serve/dashboard_bench.mjs). The log holds them all; `total` and `left_out` say so.
+constexpr size_t kMaxSteps = 2000;
+
+// What the server keeps between /events requests, so that no request parses a whole file (the
+// page polls a running unit's steps every few seconds, and a 50 MiB log's steps file is tens of
+// MiB): for events.jsonl the lines counted so far (only the new bytes are counted, and only the
+// last kMaxSteps lines parsed); for a recorded events.json, which never changes, the answer
+// itself, keyed by the file's identity, size and mtime. A few dozen units at most: the page
+// shows one at a time.
+struct StepsCache {
+  struct Recorded {
+    dev_t dev = 0;
+    ino_t ino = 0;
+    off_t size = 0;
+    int64_t mtime_ns = 0;
+    std::string body;
+  };
+  std::mutex mu;
+  std::map<std::string, StepsCount> counts;
+  std::map<std::string, Recorded> recorded;
+  static constexpr size_t kKeep = 32;
+};
+
+StepsCache& steps_cache() {
+  static StepsCache c;
+  return c;
+}
+
+int64_t steps_mtime_ns(const struct stat& st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+}  // namespace
+
 Reply Api::events(const std::string& id) {
   auto u = get(id);
   if (!u) return error_reply(404, u.error().message);
-  // The agent phase writes events.json when it ends (redacted of the profile's secrets, as the
-  // log is): none yet while it runs, none ever for a unit that ended before it or recorded no
-  // event. Either is {"recorded": false}, not an error: the page says so.
+  json none = {{"recorded", false}, {"events", json::array()}};
+  if (u->run_dir.empty()) return json_reply(200, none);
+  StepsCache& cache = steps_cache();
+  // events.jsonl: written step by step while the agent runs (unit/transcript_steps.h), redacted
+  // of the unit's secrets as the log is. Read from its end: the last kMaxSteps lines.
+  std::string steps = u->run_dir + "/events.jsonl";
+  if (::access(steps.c_str(), F_OK) == 0) {
+    StepsCount seen;
+    {
+      std::lock_guard lock(cache.mu);
+      if (auto it = cache.counts.find(steps); it != cache.counts.end()) seen = it->second;
+    }
+    auto page = read_steps(steps, kMaxSteps, seen);
+    if (!page) return error_reply(500, "reading the agent's steps: " + page.error().message);
+    {
+      std::lock_guard lock(cache.mu);
+      if (cache.counts.size() >= StepsCache::kKeep && !cache.counts.count(steps))
+        cache.counts.clear();
+      // Two requests at once: either count is right for the bytes it covers (read_steps checks
+      // them before it goes on from there), the last one is kept.
+      cache.counts[steps] = std::move(seen);
+    }
+    return json_reply(200, {{"recorded", true},
+                            {"events", std::move(page->events)},
+                            {"total", page->total},
+                            {"left_out", page->left_out}});
+  }
+  // events.json: a unit recorded before the steps were written as it ran; written once, when
+  // the agent phase ended. None ever for a unit that ended before it or recorded no event. Either
+  // is {"recorded": false}, not an error: the page says so.
   std::string path = u->run_dir + "/events.json";
-  if (u->run_dir.empty() || ::access(path.c_str(), F_OK) != 0)
-    return json_reply(200, {{"recorded", false}, {"events", json::array()}});
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return json_reply(200, none);
+  {
+    std::lock_guard lock(cache.mu);
+    auto it = cache.recorded.find(path);
+    if (it != cache.recorded.end() && it->second.dev == st.st_dev && it->second.ino == st.st_ino &&
+        it->second.size == st.st_size && it->second.mtime_ns == steps_mtime_ns(st))
+      return {200, "application/json", it->second.body};
+  }
   auto list = read_events(path);
   if (!list) return error_reply(500, "reading the transcript's events: " + list.error().message);
-  // At most the last kMaxSteps: a plain command agent's every line is an event, and a 50 MiB
-  // log's hundreds of thousands of steps were one 650 ms task for the page to parse and lay out
-  // (bench/serve/dashboard_bench.mjs). The log holds them all; `total` and `left_out` say so.
-  constexpr size_t kMaxSteps = 2000;
   size_t from = list->size() > kMaxSteps ? list->size() - kMaxSteps : 0;
   json out = json::array();
   for (size_t i = from; i < list->size(); ++i) out.push_back((*list)[i]);
-  return json_reply(200, {{"recorded", true},
-                          {"events", out},
-                          {"total", list->size()},
-                          {"left_out", from}});
+  Reply r = json_reply(
+      200, {{"recorded", true}, {"events", out}, {"total", list->size()}, {"left_out", from}});
+  {
+    std::lock_guard lock(cache.mu);
+    if (cache.recorded.size() >= StepsCache::kKeep) cache.recorded.clear();
+    cache.recorded[path] = {st.st_dev, st.st_ino, st.st_size, steps_mtime_ns(st), r.body};
+  }
+  return r;
 }
 
 Reply Api::thread(const std::string& id) {

@@ -20,8 +20,9 @@
 #include "proxy/inference_proxy.h"
 #include "secrets/codex_login.h"
 #include "secrets/store.h"
-#include "unit/session_keep.h"
 #include "unit/agent_mcp.h"
+#include "unit/session_keep.h"
+#include "unit/transcript_steps.h"
 
 namespace aw {
 
@@ -36,9 +37,9 @@ struct AgentSession::State {
   std::string token;
   ProviderLaunch launch;
   std::optional<Lease> lease;
-  std::map<std::string, McpServerConfig> mcp;  // for the record: which secrets went by name
-  std::unique_ptr<AgentMcp> outside_mcp;       // the servers run outside (agent_mcp.h)
-  EventParser parser{"command"};
+  std::map<std::string, McpServerConfig> mcp;          // for the record: which secrets went by name
+  std::unique_ptr<AgentMcp> outside_mcp;               // the servers run outside (agent_mcp.h)
+  std::unique_ptr<TranscriptSteps> steps;              // the agent's output as steps (events.jsonl)
   std::vector<TranscriptEvent> events;                 // parsed so far (phase_over)
   const std::vector<std::string>* literals = nullptr;  // the unit's, owned by run_unit
   // resume: (session_keep.h) whether the repository asks, where the state and HOME are, which
@@ -239,8 +240,10 @@ Result<std::unique_ptr<AgentSession>> AgentSession::start(const Config& cfg, con
     }
     s->lease = std::move(lease);
   }
-  s->parser = EventParser(s->spec->name);
   s->literals = &literals;
+  // The steps go to events.jsonl as the agent works, for the page of a running unit (issue 25).
+  s->steps =
+      std::make_unique<TranscriptSteps>(s->spec->name, dir.root + "/events.jsonl", &literals);
   return std::unique_ptr<AgentSession>(new AgentSession(std::move(s)));
 }
 
@@ -261,12 +264,12 @@ std::vector<std::string> AgentSession::credential_names() const {
   return out;
 }
 
-void AgentSession::feed(std::string_view bytes) {
-  s_->parser.feed(bytes);
+void AgentSession::feed(std::string_view bytes, uint64_t log_offset) {
+  s_->steps->feed(bytes, log_offset);
 }
 
 std::string AgentSession::phase_over() {
-  auto more = s_->parser.finish();
+  auto more = s_->steps->finish();  // redacted of the literals as they are now
   std::string last;
   for (auto& e : more) {
     e.text = redact_all(e.text, *s_->literals);
@@ -313,6 +316,9 @@ void AgentSession::end(const RunDir& dir, const std::vector<std::string>& litera
   for (auto& n : s_->resume_notes) u.notes.push_back(std::move(n));
   s_->resume_notes.clear();
   (void)phase_over();
+  if (int err = s_->steps->write_error())
+    u.notes.push_back("could not write events.jsonl (the steps while the agent ran): " +
+                      errno_text(err));
   if (s_->events.empty()) return;
   for (auto& e : s_->events) e.text = redact_all(e.text, literals);
   if (auto ok = write_events(dir.root + "/events.json", s_->events); !ok)

@@ -4,6 +4,7 @@
 // output. Lives from just before the first phase to the end of the unit.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -45,7 +46,9 @@ class AgentSession {
   const EnvPairs& env() const;  // added to the agent phase's environment only
   // For the record: the agent phase's variables that carry the run token, and the lent login.
   std::vector<std::string> credential_names() const;
-  void feed(std::string_view stdout_bytes);  // the agent phase's standard output
+  // The agent phase's standard output; log_offset: the transcript's size before it writes them
+  // (where the steps say their line begins). Steps go to runs/<id>/events.jsonl at once.
+  void feed(std::string_view stdout_bytes, uint64_t log_offset);
   // The agent phase's output is over: its events are parsed to the end. Returns the text of its
   // last error event, redacted of the unit's literals ("" = none): what a failed phase's reason
   // carries, since the CLI's own words ("Not logged in") say more than its exit code.

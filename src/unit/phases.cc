@@ -168,8 +168,9 @@ PhaseVerdict run_one_phase(const PhaseContext& ctx, const PhasePlan& plan, int i
   std::optional<OutputTail> tail;
   if (out) tail.emplace(ctx.literals ? *ctx.literals : ctx.profile.secret_values());
   spec.on_output = [&ctx, events, &tail](Stream stream, std::string_view bytes) {
+    uint64_t at = ctx.transcript.size();  // where these bytes go in the log, for the steps
     ctx.transcript.write(bytes);
-    if (events && stream == Stream::out) events->feed(bytes);
+    if (events && stream == Stream::out) events->feed(bytes, at);
     if (tail) tail->feed(bytes);
   };
   // The redactor holds a chunk's last bytes in case a secret spans chunks: once the phase is

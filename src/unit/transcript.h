@@ -47,6 +47,9 @@ class Transcript {
   void flush();
   void close();                                  // drains the filter and closes the file
   uint64_t dropped() const { return dropped_; }  // bytes left out past the cap
+  // Bytes in the file so far (up to the cap): the offset the next written byte goes to, save
+  // for what the filter holds back (a few bytes, none after a chunk that ended a line).
+  uint64_t size() const { return written_; }
   // The first write error (an errno: ENOSPC on a full disk), 0 when every byte was written; the
   // file then ends early and the record says so.
   int write_error() const { return error_; }

@@ -730,14 +730,47 @@ class ServeHttp(unittest.TestCase):
         # The cost the CLI printed (issue 25); an event without one has no cost_usd.
         self.assertEqual(r["events"][-1]["cost_usd"], 0.0123)
         self.assertNotIn("cost_usd", r["events"][0])
-        # A plain command agent's every line is an event: the page gets at most the last 2000
-        # (a 50 MiB log's steps were one 650 ms task to lay out), with how many there are.
+        # Each step has its time and where its line begins in the log (issue 25): the scripted
+        # agent's line is found there.
         run_dir = os.path.join(self.w.root, "state", "runs", uid)
+        with open(os.path.join(run_dir, "transcript.log"), "rb") as f:
+            log = f.read()
+        r = get_json(self.w, f"/api/v1/units/{uid}/events")[1]
+        self.assertEqual((r["total"], r["left_out"]), (len(r["events"]), 0))
+        for e in r["events"]:
+            self.assertIsInstance(e["ms"], int)
+            self.assertGreater(e["ms"], 1700000000000)
+            line = log[e["offset"]:].split(b"\n", 1)[0].decode("utf-8", "replace")
+            self.assertIn(e["text"][:40], line, (e, log[:400]))
+        # A plain command agent's every line is an event: the page gets at most the last 2000
+        # (a 50 MiB log's steps were one 650 ms task to lay out), with how many there are, read
+        # from the end of events.jsonl; again when it grew (only the new lines are counted).
+        with open(os.path.join(run_dir, "events.jsonl"), "w") as f:
+            for i in range(2500):
+                f.write(json.dumps({"kind": "message", "text": f"line {i}", "ms": i,
+                                    "offset": 10 * i}) + "\n")
+        r = get_json(self.w, f"/api/v1/units/{uid}/events")[1]
+        self.assertEqual((len(r["events"]), r["total"], r["left_out"]), (2000, 2500, 500))
+        self.assertEqual((r["events"][0]["text"], r["events"][-1]["text"]), ("line 500", "line 2499"))
+        self.assertEqual((r["events"][-1]["ms"], r["events"][-1]["offset"]), (2499, 24990))
+        with open(os.path.join(run_dir, "events.jsonl"), "a") as f:
+            f.write(json.dumps({"kind": "message", "text": "line 2500"}) + "\n" + '{"kind": "mess')
+        r = get_json(self.w, f"/api/v1/units/{uid}/events")[1]
+        self.assertEqual((len(r["events"]), r["total"], r["left_out"]), (2000, 2501, 501))
+        self.assertEqual((r["events"][0]["text"], r["events"][-1]["text"]), ("line 501", "line 2500"))
+        # A unit recorded before events.jsonl: its events.json, read once and then kept until it
+        # changes (its size or mtime).
+        os.remove(os.path.join(run_dir, "events.jsonl"))
         with open(os.path.join(run_dir, "events.json"), "w") as f:
             json.dump({"events": [{"kind": "message", "text": f"line {i}"} for i in range(2500)]}, f)
         r = get_json(self.w, f"/api/v1/units/{uid}/events")[1]
         self.assertEqual((len(r["events"]), r["total"], r["left_out"]), (2000, 2500, 500))
         self.assertEqual((r["events"][0]["text"], r["events"][-1]["text"]), ("line 500", "line 2499"))
+        self.assertEqual(get_json(self.w, f"/api/v1/units/{uid}/events")[1], r)
+        with open(os.path.join(run_dir, "events.json"), "w") as f:
+            json.dump({"events": [{"kind": "message", "text": f"line {i}"} for i in range(3)]}, f)
+        r = get_json(self.w, f"/api/v1/units/{uid}/events")[1]
+        self.assertEqual((len(r["events"]), r["total"], r["left_out"]), (3, 3, 0))
         # An agent that printed nothing recorded no events: not an error.
         quiet = self.submit(repo="demo", prompt="a file", agent="bidiname")
         self.wait_ended(quiet)
@@ -746,6 +779,37 @@ class ServeHttp(unittest.TestCase):
         self.assert_json_error(*request(self.w.port, "GET", f"/api/v1/units/{uid}/events"), 401)
         self.assert_json_error(*request(self.w.port, "GET", "/api/v1/units/nope-1/events",
                                         token=self.w.token), 404)
+
+    def test_a_running_units_steps_are_served_as_the_agent_prints(self):
+        # Issue 25: the steps were written only when the agent phase ended; now each line is a
+        # step in events.jsonl at once, with its time and its line's offset in the log.
+        uid = self.submit(repo="demo", prompt="long", agent="slow", unit_seconds=600)
+        try:
+            def seen():
+                r = get_json(self.w, f"/api/v1/units/{uid}/events")[1]
+                texts = [e["text"] for e in r["events"]]
+                return r if "slow agent line 3" in texts else None
+            started = int(time.time() * 1000)
+            r = wait_for(seen, timeout=30)
+            self.assertEqual(get_json(self.w, f"/api/v1/units/{uid}")[1]["state"], "running")
+            self.assertTrue(r["recorded"])
+            self.assertEqual((r["total"], r["left_out"]), (len(r["events"]), 0))
+            self.assertNotIn("slow agent line 50", [e["text"] for e in r["events"]])
+            run_dir = os.path.join(self.w.root, "state", "runs", uid)
+            with open(os.path.join(run_dir, "transcript.log"), "rb") as f:
+                log = f.read()
+            three = next(e for e in r["events"] if e["text"] == "slow agent line 3")
+            self.assertTrue(log[three["offset"]:].startswith(b"slow agent line 3\n"),
+                            log[three["offset"] - 40:three["offset"] + 40])
+            self.assertLessEqual(abs(three["ms"] - started), 30000)
+            # The next poll has more, counted from where the last one stopped.
+            more = wait_for(lambda: (lambda m: m if m["total"] >= r["total"] + 3 else None)(
+                get_json(self.w, f"/api/v1/units/{uid}/events")[1]), timeout=30)
+            self.assertEqual(more["total"], len(more["events"]))
+            self.assertEqual(more["events"][:len(r["events"])], r["events"])
+        finally:
+            self.post(f"/api/v1/units/{uid}/cancel", token=self.w.token)
+            self.wait_ended(uid)
 
     def test_replay_and_cancel_refuse_without_the_token_from_another_origin_or_without_json(self):
         ended = self.submit(repo="demo", prompt="Fix the typo in greet.sh")
