@@ -248,8 +248,9 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
     if (auto lent = iso->lend_path(bundle); !lent)
       return unit.end(UnitState::failed, "prepare: the unit's CA bundle: " + lent.error().message);
     for (auto& kv : ca_bundle_env(bundle)) profile->placeholders.push_back(std::move(kv));
-    // isolation container passes variables by name: its agent phases get these through this
-    // seam (its other phases do not yet: the container isolator's own list lacks them).
+    // Isolation user and none take them in the phases' environment; isolation container passes
+    // every phase these by value (they are paths, not secrets) and leaves them out of this
+    // by-name list (isolate/container/isolator_container.cc).
     iso->add_agent_env_names(ca_bundle_env_names());
   }
   // A pull request's follow-up (forge/pr_source.h) continues that pull request's agent session
