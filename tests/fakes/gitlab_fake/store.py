@@ -162,11 +162,34 @@ class State:
             raise not_found()
         return i
 
-    def add_note(self, p, i, author, body, system=False, noteable="Issue"):
+    def add_note(self, p, i, author, body, system=False, noteable="Issue", discussion=None,
+                 position=None):
+        """A note on an issue or a merge request. On a merge request every note is in a
+        discussion (GitLab's model): a new one of its own (individual_note) unless `discussion`
+        names one to reply in; a `position` makes it a resolvable DiffNote."""
         t = self.now()
         n = {"id": self.new_id("note"), "body": body, "author": author["id"], "system": system,
              "created_at": t, "updated_at": t, "noteable_id": i["id"], "noteable_iid": i["iid"],
              "noteable_type": noteable}
+        if noteable == "MergeRequest":
+            first = next((x for x in i["notes"] if x["discussion_id"] == discussion), None)
+            if discussion and not first:
+                raise not_found("Discussion")
+            if first:  # a reply: the thread's kind
+                position, individual = first["position"], False
+                n["type"] = first["type"] if first["type"] else "DiscussionNote"
+                if first["type"] is None:  # replying to a lone note turns it into a thread
+                    first["type"] = "DiscussionNote"
+                    for x in i["notes"]:
+                        if x["discussion_id"] == discussion:
+                            x["individual"] = False
+            else:
+                discussion = secrets.token_hex(20)
+                individual = position is None and not system
+                n["type"] = "DiffNote" if position else None
+            n.update({"discussion_id": discussion, "individual": individual,
+                      "position": position, "resolvable": bool(position) and not system,
+                      "resolved": False, "commit_id": None})
         i["notes"].append(n)
         i["updated_at"] = t
         return n
