@@ -596,6 +596,13 @@ def control(st, method, path, b, urls):
         x = st.add_mr(p, u, b.get("source", ""), b.get("target") or p["default_branch"],
                       b.get("title", "a merge request"), b.get("description"), [])
         return 201, shapes.merge_request(st, p, x, urls)
+    m = re.match(r"^/merge_requests/(\d+)$", rest)
+    if m and method == "PATCH":  # {sha}: GitLab's answer lagging behind a push (pinned; null
+        x = p["mrs"].get(int(m[1]))  # follows the branch again)
+        if not x:
+            raise not_found()
+        x["pinned_sha"] = b.get("sha")
+        return 200, shapes.merge_request(st, p, x, urls)
     m = re.match(r"^/merge_requests/(\d+)/discussions(?:/(?P<d>[0-9a-f]+)/notes)?$", rest)
     if m and method == "POST":
         # {username, body, path?, line?, system?}: a note by anyone, a diff thread when `path`

@@ -148,7 +148,7 @@ def merge_request(st, p, m, urls):
             "merge_when_pipeline_succeeds": False, "merge_status": "checking",
             "detailed_merge_status": "checking",
             # The source branch's head now, as GitLab's answer says after every push.
-            "sha": st.branch_sha(p, m["source_branch"]) or m["sha"], "merge_commit_sha": None,
+            "sha": m.get("pinned_sha") or st.branch_sha(p, m["source_branch"]) or m["sha"], "merge_commit_sha": None,
             "squash_commit_sha": None, "discussion_locked": None,
             "should_remove_source_branch": None, "force_remove_source_branch": False,
             "prepared_at": iso(m["created_at"]), "reference": f"!{m['iid']}",

@@ -185,7 +185,7 @@ class State:
                             x["individual"] = False
             else:
                 discussion = secrets.token_hex(20)
-                individual = position is None and not system
+                individual = position is None
                 n["type"] = "DiffNote" if position else None
             n.update({"discussion_id": discussion, "individual": individual,
                       "position": position, "resolvable": bool(position) and not system,
