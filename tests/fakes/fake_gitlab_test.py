@@ -213,6 +213,26 @@ class FakeGitlab(unittest.TestCase):
         self.assertEqual(self.fake.call("POST", base + "/discussions/" + "0" * 40 + "/notes",
                                         {"body": "x"}, token=self.bot)[0], 404)
 
+    def test_pipelines_failed_jobs_and_a_jobs_trace_as_text(self):
+        pl = self.fake.control("POST", f"projects/{PROJECT}/pipelines",
+                               {"ref": "main", "status": "failed",
+                                "jobs": [{"name": "build", "status": "success"},
+                                         {"name": "lint", "status": "failed",
+                                          "allow_failure": True},
+                                         {"name": "test", "status": "failed",
+                                          "trace": "\x1b[31mFAIL\x1b[0m test_x\n"}]})
+        s, _, listed = self.fake.call("GET", f"/projects/{ENC}/pipelines?sha={pl['sha']}",
+                                      token=self.bot)
+        self.assertEqual((s, listed[0]["id"], listed[0]["status"]), (200, pl["id"], "failed"))
+        s, _, jobs = self.fake.call("GET", f"/projects/{ENC}/pipelines/{pl['id']}/jobs"
+                                    "?scope[]=failed", token=self.bot)
+        self.assertEqual([(j["name"], j["allow_failure"], j["failure_reason"]) for j in jobs],
+                         [("lint", True, "script_failure"), ("test", False, "script_failure")])
+        s, h, trace = self.fake.request("GET", f"/api/v4/projects/{ENC}/jobs/{jobs[1]['id']}/trace",
+                                        headers={"PRIVATE-TOKEN": self.bot})
+        self.assertEqual((s, h["content-type"], trace), (200, "text/plain",
+                                                          "\x1b[31mFAIL\x1b[0m test_x\n"))
+
     def project_bare(self):
         return os.path.join(self.fake.dir, "state", "repos", PROJECT + ".git")
 

@@ -1,6 +1,7 @@
 #include "forge/gitlab/mr_source.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <ctime>
 
@@ -8,15 +9,16 @@
 #include "forge/admission.h"
 #include "forge/follow_up_history.h"
 #include "forge/gitlab/issue.h"
+#include "forge/gitlab/pipeline.h"
 #include "forge/pr_source.h"
 
 namespace aw {
 
 const char kDefaultGitlabMrTask[] =
     "Follow up the GitLab merge request described below, which awaywork opened in this "
-    "repository: address each discussion quoted below (in its file, at its line) and the notes "
-    "quoted, keeping the change focused. The working tree is the merge request's head; your "
-    "change becomes one new commit on its source branch.";
+    "repository: address each discussion quoted below (in its file, at its line), the notes "
+    "and the failing jobs quoted, keeping the change focused. The working tree is the merge "
+    "request's head; your change becomes one new commit on its source branch.";
 
 namespace {
 
@@ -114,13 +116,18 @@ Result<GitLabMrRun> gitlab_mr_run(const Config& cfg, const std::string& repo, in
     t.conversation = notes.conversation;
     t.self_login = s.self.user.login;
     t.since = follow_up_since(cfg, run.mr);
+    if (r.follow_ci) {
+      // The head the unit will start from: its newest pipeline's failing jobs, with their traces.
+      AW_TRY(t.checks, gitlab_failing_jobs(s, run.mr.head_sha));
+    }
     run.follow = build_pull_task(t, [&](const ForgeUser& u) { return adm.check(u); });
     run.discussion_of = notes.discussion_of;
-    if (run.follow.threads.empty() && run.follow.quoted == 0)
+    if (run.follow.threads.empty() && run.follow.quoted == 0 && run.follow.failing.empty())
       return fail(
-          "nothing to follow up: no admitted discussion or note asks for work ({} by people not "
-          "admitted, {} edited, {} resolved discussion(s), left out)",
-          run.follow.left_out, run.follow.edited, notes.resolved);
+          "nothing to follow up: no admitted discussion or note asks for work{} ({} by people "
+          "not admitted, {} edited, {} resolved discussion(s), left out)",
+          r.follow_ci ? " and no job fails in the head's pipeline" : "", run.follow.left_out,
+          run.follow.edited, notes.resolved);
     return {};
   };
   if (auto ok = with_context(read(), fmt::format("merge request {}!{}", s.project, iid)); !ok)
@@ -146,9 +153,9 @@ Result<GitLabMrRun> gitlab_mr_run(const Config& cfg, const std::string& repo, in
   if (run.follow.edited > 0)
     req.origin.notes.push_back(
         fmt::format("{} edited note(s) were left out of the task", run.follow.edited));
-  if (r.follow_ci)
+  if (!run.follow.failing.empty())
     req.origin.notes.push_back(
-        "follow_ci: GitLab's pipelines are not read into a merge request's follow-up yet");
+        fmt::format("{}{}", kFollowUpChecksNote, fmt::join(run.follow.failing, ", ")));
   return run;
 }
 

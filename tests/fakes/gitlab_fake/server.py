@@ -318,6 +318,30 @@ class Handler(fakeserver.Handler):
             if not m[2] and c == "GET":
                 return 200, shapes.merge_request(st, p, x, urls), {}
             return self.mr_route(p, x, m[2] or "", raw_path, query, body, uid, urls)
+        if rest == "/pipelines" and c == "GET":  # newest first, as GitLab's default order
+            items = [x for x in p["pipelines"]
+                     if query.get("sha", x["sha"]) == x["sha"]
+                     and query.get("ref", x["ref"]) == x["ref"]
+                     and query.get("status", x["status"]) == x["status"]]
+            items.sort(key=lambda x: x["id"], reverse=query.get("sort", "desc") == "desc")
+            return self.paged([shapes.pipeline(st, p, x, urls) for x in items], query, urls,
+                              raw_path)
+        m = re.match(r"^/pipelines/(\d+)/jobs$", rest)
+        if m and c == "GET":
+            pl = next((x for x in p["pipelines"] if x["id"] == int(m[1])), None)
+            if not pl:
+                raise not_found()
+            scope = query.get("scope[]") or ([query["scope"]] if query.get("scope") else [])
+            jobs = [j for j in pl["jobs"] if not scope or j["status"] in scope]
+            return self.paged([shapes.job(st, p, pl, j, urls) for j in jobs], query, urls,
+                              raw_path)
+        m = re.match(r"^/jobs/(\d+)/trace$", rest)
+        if m and c == "GET":  # the raw log, text/plain
+            for pl in p["pipelines"]:
+                for j in pl["jobs"]:
+                    if j["id"] == int(m[1]):
+                        return 200, j["trace"].encode(), {"Content-Type": "text/plain"}
+            raise not_found()
         if rest == "/labels" and c == "GET":
             return self.paged(sorted(p["labels"].values(), key=lambda x: x["name"]), query, urls,
                               raw_path)
@@ -577,8 +601,8 @@ def control(st, method, path, b, urls):
             raise FakeError(400, "access_level does not have a valid value", "error")
         st.members.setdefault(m["ns"], {})[u["id"]] = b["access_level"]
         return 201, shapes.member(st, u["id"], b["access_level"], urls)
-    m = re.match(r"^/_fake/projects/(?P<p>.+?)(?P<rest>/issues.*|/merge_requests.*|/settings)$",
-                 path)
+    m = re.match(r"^/_fake/projects/(?P<p>.+?)"
+                 r"(?P<rest>/issues.*|/merge_requests.*|/pipelines|/settings)$", path)
     p = st.project_at(m["p"]) if m else None
     if not p:
         raise not_found("Project")
@@ -591,6 +615,12 @@ def control(st, method, path, b, urls):
         return 200, shapes.project(st, p, urls)
     if rest == "/merge_requests" and method == "GET":
         return 200, [shapes.merge_request(st, p, x, urls) for x in p["mrs"].values()]
+    if rest == "/pipelines" and method == "POST":  # {ref, sha?, status, jobs: [...]}
+        u = st.add_user(b.get("username") or "owner")
+        pl = st.add_pipeline(p, u, b.get("ref") or p["default_branch"], b.get("sha"),
+                             b.get("status", "failed"), b.get("jobs") or [])
+        return 201, {**shapes.pipeline(st, p, pl, urls),
+                     "jobs": [shapes.job(st, p, pl, j, urls) for j in pl["jobs"]]}
     if rest == "/merge_requests" and method == "POST":  # {username, source, target, title}
         u = st.add_user(b.get("username") or "owner")
         x = st.add_mr(p, u, b.get("source", ""), b.get("target") or p["default_branch"],

@@ -157,3 +157,27 @@ def merge_request(st, p, m, urls):
             "time_stats": _time_stats(), "squash": False, "squash_on_merge": False,
             "task_completion_status": {"count": 0, "completed_count": 0}, "has_conflicts": False,
             "blocking_discussions_resolved": True}
+
+
+def pipeline(st, p, pl, urls):
+    return {"id": pl["id"], "iid": pl["iid"], "project_id": p["id"], "sha": pl["sha"],
+            "ref": pl["ref"], "status": pl["status"], "source": "push",
+            "created_at": iso(pl["created_at"]), "updated_at": iso(pl["updated_at"]),
+            "web_url": f"{urls.web}/{p['path_with_namespace']}/-/pipelines/{pl['id']}"}
+
+
+def job(st, p, pl, j, urls):
+    out = {"id": j["id"], "status": j["status"], "stage": j["stage"], "name": j["name"],
+           "ref": pl["ref"], "tag": False, "coverage": None, "allow_failure": j["allow_failure"],
+           "created_at": iso(j["created_at"]), "started_at": iso(j["created_at"]),
+           "finished_at": iso(j["created_at"]), "erased_at": None, "duration": 1.0,
+           "queued_duration": 0.1, "user": user_basic(st, j["user"], urls),
+           "commit": {"id": pl["sha"], "short_id": (pl["sha"] or "")[:8]},
+           "pipeline": {"id": pl["id"], "project_id": p["id"], "ref": pl["ref"],
+                        "sha": pl["sha"], "status": pl["status"]},
+           "web_url": f"{urls.web}/{p['path_with_namespace']}/-/jobs/{j['id']}",
+           "project": {"ci_job_token_scope_enabled": False}, "artifacts": [], "runner": None,
+           "tag_list": [], "archived": False}
+    if j["status"] == "failed":
+        out["failure_reason"] = j["failure_reason"]
+    return out
