@@ -156,8 +156,8 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
       follow.agent = o.agent, follow.profile = o.profile, follow.unit_seconds = o.unit_seconds;
       std::unique_ptr<GitLabProgressObserver> note;
       if (!o.no_progress_comment)
-        note = std::make_unique<GitLabProgressObserver>(*mr->session, ref->number,
-                                                        "merge_requests");
+        note =
+            std::make_unique<GitLabProgressObserver>(*mr->session, ref->number, "merge_requests");
       return run_and_report(g, *cfg, follow, gitlab_mr_publishers(*mr), interrupted, "run",
                             o.artifact, note.get());
     }

@@ -80,8 +80,7 @@ void GitLab::wait_for_reset() {
 }
 
 Result<ApiReply> GitLab::once(const std::string& method, const std::string& target,
-                              const std::string& body, const std::string& etag,
-                              std::string* raw) {
+                              const std::string& body, const std::string& etag, std::string* raw) {
   HttpRequest req{method, target, {}, body};
   req.headers = {{"Accept", "application/json"}, {"User-Agent", "awaywork/" AW_VERSION}};
   if (!token_.empty()) req.headers.emplace_back("PRIVATE-TOKEN", token_);

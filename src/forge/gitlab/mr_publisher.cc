@@ -35,7 +35,8 @@ Result<Applied> GitLabMrPublisher::publish(const ApplyInput& in) {
   a.result = PublishResult{pushed.branch, pushed.commit, pushed.already_applied};
   a.target = s.project;
   a.pull_url = mr_.html_url;
-  std::string base = fmt::format("{}/merge_requests/{}/discussions", s.project_target(), mr_.number);
+  std::string base =
+      fmt::format("{}/merge_requests/{}/discussions", s.project_target(), mr_.number);
   // What an earlier run of this unit posted: only awaywork's own notes count (anyone may write a
   // marker into a note).
   AW_TRY(json listed, s.gl.get_all(base + "?per_page=100"));
@@ -66,7 +67,7 @@ Result<Applied> GitLabMrPublisher::publish(const ApplyInput& in) {
 }
 
 Status GitLabMrPublisher::end_note(const UnitRecord& u, const std::string& pull_url,
-                                  const std::string& state, const std::string& reason) {
+                                   const std::string& state, const std::string& reason) {
   return gitlab_end_progress(*s_, u, pull_url, state, reason, "merge_requests");
 }
 

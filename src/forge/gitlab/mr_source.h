@@ -45,8 +45,8 @@ Result<IssueRef> parse_mr_ref(const std::string& text);
 
 // The discussions as forge/pr_task.h reads a pull request's: pure.
 struct MrNotes {
-  std::vector<ForgeReviewComment> threads;   // diff notes: in_reply_to = the first note's id
-  std::vector<ForgeComment> conversation;    // every other note that is not the system's
+  std::vector<ForgeReviewComment> threads;  // diff notes: in_reply_to = the first note's id
+  std::vector<ForgeComment> conversation;   // every other note that is not the system's
   std::map<int64_t, std::string> discussion_of;
   std::map<std::string, int64_t> ids;  // login -> GitLab user id (the members API's key)
   int resolved = 0;                    // resolved diff discussions: done, left out

@@ -30,8 +30,8 @@ Result<std::vector<FailingCheck>> gitlab_failing_jobs_from_json(const json& jobs
     AW_TRY(f.url, forge_field::str(j, "web_url", at, false));
     AW_TRY(f.summary, forge_field::str(j, "failure_reason", at, false));
     if (!stage.empty())
-      f.summary = f.summary.empty() ? "stage " + stage
-                                    : fmt::format("stage {}; {}", stage, f.summary);
+      f.summary =
+          f.summary.empty() ? "stage " + stage : fmt::format("stage {}; {}", stage, f.summary);
     f.conclusion = status;
     f.actions = true;  // it has a trace
     auto same = std::find_if(out.begin(), out.end(),
