@@ -683,6 +683,8 @@ TEST_F(GitlabMrTest, TwoDiffNotesByADeveloperBecomeOneFastForwardCommitAndAReply
         "Follow up the GitLab merge request",
         "(2 comments or reviews by people who are not admitted were left out.)"})
     EXPECT_NE(task.find(want), std::string::npos) << want << " in:\n" << task;
+  // GitLab's diff notes carry no hunk: no empty one is quoted.
+  EXPECT_EQ(task.find("The diff hunk it points at"), std::string::npos) << task;
   for (const char* never : {"GUEST-TEXT", "GUEST-GENERAL", "SYSTEM-TEXT"})
     EXPECT_EQ(task.find(never), std::string::npos) << never << " in:\n" << task;
 
