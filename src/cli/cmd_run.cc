@@ -10,6 +10,8 @@
 #include "cli/signals.h"
 #include "config/config.h"
 #include "forge/gitlab/issue_source.h"
+#include "forge/gitlab/mr_publisher.h"
+#include "forge/gitlab/mr_source.h"
 #include "forge/gitlab/progress.h"
 #include "forge/gitlab/publisher.h"
 #include "forge/issue.h"
@@ -129,7 +131,9 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     if (!o.no_progress_comment && !req.hold)
       comment = std::make_unique<ProgressObserver>(*session, ref->number);
   } else if (!o.pr.empty()) {
-    auto ref = parse_issue_ref(o.pr);
+    // NAME!N (GitLab's reference to a merge request) or NAME#N: a gitlab: project's is a merge
+    // request's follow-up (forge/gitlab/mr_source.h), on the same rules.
+    auto ref = parse_mr_ref(o.pr);
     if (!ref || !o.prompt.empty() || !o.prompt_file.empty() || !o.base.empty() ||
         !o.instructions_from.empty() || !o.artifact.empty()) {
       fmt::print(
@@ -138,9 +142,24 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
                 "drop --prompt/--prompt-file/--base/--instructions-from (and --artifact: its "
                 "apply is not built yet)"
               : fmt::format("'{}': write NAME#N (a repos: name) or OWNER/REPO#N, e.g. "
-                            "web#9",
+                            "web#9 (on GitLab NAME!N, e.g. app!3)",
                             o.pr));
       return kExitUsage;
+    }
+    if (gitlab_repo(*cfg, ref->repo)) {
+      auto mr = gitlab_mr_run(*cfg, ref->repo, ref->number);
+      if (!mr) {
+        fmt::print(stderr, "awaywork run: {}\n", mr.error().message);
+        return kExitUsage;
+      }
+      RunRequest follow = mr->request;
+      follow.agent = o.agent, follow.profile = o.profile, follow.unit_seconds = o.unit_seconds;
+      std::unique_ptr<GitLabProgressObserver> note;
+      if (!o.no_progress_comment)
+        note =
+            std::make_unique<GitLabProgressObserver>(*mr->session, ref->number, "merge_requests");
+      return run_and_report(g, *cfg, follow, gitlab_mr_publishers(*mr), interrupted, "run",
+                            o.artifact, note.get());
     }
     // The forge is the source: the pull request's head, reviews and review comments.
     auto pull = pull_request_run(*cfg, ref->repo, ref->number);

@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
           ->excludes(repo_opt);
   run->add_option("--pr", r.pr,
                   "follow up awaywork's own pull request (its review comments): NAME#N or "
-                  "OWNER/REPO#N")
+                  "OWNER/REPO#N; a GitLab merge request (its discussions): NAME!N")
       ->excludes(repo_opt)
       ->excludes(issue_opt);
   run->add_option("--prompt", r.prompt, "the task text");

@@ -137,8 +137,9 @@ PullFollowUp build_pull_task(const PullTask& t, const AdmitFn& admit) {
     std::string where = first.line > 0 ? fmt::format("line {}", first.line) : "an outdated line";
     quoted +=
         fmt::format("Review thread {} on the file {}, {}.\n\n", root, one_line(first.path), where);
-    quoted +=
-        quoted_piece("The diff hunk it points at (the line is its last)", first.diff_hunk, false);
+    if (!first.diff_hunk.empty())  // GitLab's diff notes name a file and line, no hunk
+      quoted +=
+          quoted_piece("The diff hunk it points at (the line is its last)", first.diff_hunk, false);
     quoted += shown;
     f.quoted += in_thread;
     f.threads.push_back(root);

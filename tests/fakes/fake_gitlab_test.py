@@ -180,6 +180,62 @@ class FakeGitlab(unittest.TestCase):
                                         {"source_branch": "feature", "target_branch": "main",
                                          "title": "x"}, token=self.guest)[0], 403)
 
+    def test_merge_request_discussions_diff_notes_replies_and_notes(self):
+        subprocess.run(["git", "--git-dir", self.project_bare(), "branch", "-f", "mr-disc",
+                        "main"], check=True)
+        mr = self.fake.control("POST", f"projects/{PROJECT}/merge_requests",
+                               {"username": "maint", "source": "mr-disc", "target": "main",
+                                "title": "discussed"})
+        base = f"/projects/{ENC}/merge_requests/{mr['iid']}"
+        diff = self.fake.control("POST", f"projects/{PROJECT}/merge_requests/{mr['iid']}/"
+                                 "discussions", {"username": "maint", "body": "here",
+                                                 "path": "a.txt", "line": 1})
+        self.assertEqual((diff["type"], diff["resolvable"], diff["resolved"],
+                          diff["position"]["new_path"], diff["position"]["new_line"]),
+                         ("DiffNote", True, False, "a.txt", 1))
+        self.assertEqual(len(diff["discussion_id"]), 40)
+        s, _, lone = self.fake.call("POST", base + "/discussions", {"body": "general"},
+                                    token=self.bot)
+        self.assertEqual((s, lone["individual_note"], lone["notes"][0]["type"]), (201, True, None))
+        s, _, reply = self.fake.call("POST", base + f"/discussions/{diff['discussion_id']}/notes",
+                                     {"body": "done"}, token=self.bot)
+        self.assertEqual((s, reply["type"], reply["author"]["username"]),
+                         (201, "DiffNote", "aw-bot"))
+        s, _, note = self.fake.call("POST", base + "/notes", {"body": "progress"}, token=self.bot)
+        self.assertEqual((s, note["noteable_type"]), (201, "MergeRequest"))
+        s, _, edited = self.fake.call("PUT", base + f"/notes/{note['id']}", {"body": "later"},
+                                      token=self.bot)
+        self.assertEqual((s, edited["body"]), (200, "later"))
+        s, h, listed = self.fake.call("GET", base + "/discussions?per_page=2", token=self.bot)
+        self.assertEqual((s, len(listed), h["x-total"]), (200, 2, "3"))
+        self.assertEqual([n["body"] for n in listed[0]["notes"]], ["here", "done"])
+        self.assertFalse(listed[0]["individual_note"])
+        self.assertEqual(self.fake.call("POST", base + "/discussions/" + "0" * 40 + "/notes",
+                                        {"body": "x"}, token=self.bot)[0], 404)
+
+    def test_pipelines_failed_jobs_and_a_jobs_trace_as_text(self):
+        pl = self.fake.control("POST", f"projects/{PROJECT}/pipelines",
+                               {"ref": "main", "status": "failed",
+                                "jobs": [{"name": "build", "status": "success"},
+                                         {"name": "lint", "status": "failed",
+                                          "allow_failure": True},
+                                         {"name": "test", "status": "failed",
+                                          "trace": "\x1b[31mFAIL\x1b[0m test_x\n"}]})
+        s, _, listed = self.fake.call("GET", f"/projects/{ENC}/pipelines?sha={pl['sha']}",
+                                      token=self.bot)
+        self.assertEqual((s, listed[0]["id"], listed[0]["status"]), (200, pl["id"], "failed"))
+        s, _, jobs = self.fake.call("GET", f"/projects/{ENC}/pipelines/{pl['id']}/jobs"
+                                    "?scope[]=failed", token=self.bot)
+        self.assertEqual([(j["name"], j["allow_failure"], j["failure_reason"]) for j in jobs],
+                         [("lint", True, "script_failure"), ("test", False, "script_failure")])
+        s, h, trace = self.fake.request("GET", f"/api/v4/projects/{ENC}/jobs/{jobs[1]['id']}/trace",
+                                        headers={"PRIVATE-TOKEN": self.bot})
+        self.assertEqual((s, h["content-type"], trace), (200, "text/plain",
+                                                          "\x1b[31mFAIL\x1b[0m test_x\n"))
+
+    def project_bare(self):
+        return os.path.join(self.fake.dir, "state", "repos", PROJECT + ".git")
+
     def test_git_clone_and_push_with_the_token_as_oauth2_password(self):
         work = os.path.join(self.fake.dir, "clone")
         env = {"PATH": "/usr/bin:/bin", "HOME": self.fake.dir, "GIT_CONFIG_NOSYSTEM": "1",

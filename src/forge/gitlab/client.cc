@@ -80,7 +80,7 @@ void GitLab::wait_for_reset() {
 }
 
 Result<ApiReply> GitLab::once(const std::string& method, const std::string& target,
-                              const std::string& body, const std::string& etag) {
+                              const std::string& body, const std::string& etag, std::string* raw) {
   HttpRequest req{method, target, {}, body};
   req.headers = {{"Accept", "application/json"}, {"User-Agent", "awaywork/" AW_VERSION}};
   if (!token_.empty()) req.headers.emplace_back("PRIVATE-TOKEN", token_);
@@ -89,6 +89,7 @@ Result<ApiReply> GitLab::once(const std::string& method, const std::string& targ
   ++stats_.requests;
   AW_TRY(HttpResponse res,
          with_context(transport_->send(req), fmt::format("GitLab {} {}", method, target)));
+  if (raw) *raw = res.body;
   ApiReply r = api_reply(std::move(res));
   if (auto n = header_number(r.headers["ratelimit-remaining"])) stats_.rate_remaining = *n;
   if (auto n = header_number(r.headers["ratelimit-reset"])) stats_.rate_reset = *n;
@@ -97,16 +98,16 @@ Result<ApiReply> GitLab::once(const std::string& method, const std::string& targ
 }
 
 Result<ApiReply> GitLab::call(const std::string& method, const std::string& target,
-                              const json* body) {
+                              const json* body, std::string* raw) {
   std::string text = body ? json_text(*body) : "";
   bool is_get = method == "GET";
   std::string etag;
-  if (is_get)
+  if (is_get && !raw)
     if (auto it = cache_.find(target); it != cache_.end()) etag = it->second.etag;
   std::chrono::milliseconds backoff = opt_.backoff;
   for (int attempt = 0;; ++attempt) {
     wait_for_reset();
-    AW_TRY(ApiReply r, once(method, target, text, etag));
+    AW_TRY(ApiReply r, once(method, target, text, etag, raw));
     bool last = attempt >= opt_.max_retries;
     if (r.status == 304 && is_get && !etag.empty()) {
       ++stats_.not_modified;
@@ -133,7 +134,7 @@ Result<ApiReply> GitLab::call(const std::string& method, const std::string& targ
       backoff *= 2;
       continue;
     }
-    if (is_get && r.status == 200 && r.headers.count("etag")) {
+    if (is_get && !raw && r.status == 200 && r.headers.count("etag")) {
       Cached c{r.headers["etag"], r.body, {}};
       for (const char* k : {"link", "x-next-page"})
         if (auto it = r.headers.find(k); it != r.headers.end()) c.paging[k] = it->second;
@@ -214,6 +215,13 @@ Result<std::string> next_page(const ApiReply& r, const std::string& target,
 
 Result<json> GitLab::get(const std::string& target) {
   return body_if_ok(*this, "GET", target, call("GET", target));
+}
+
+Result<std::string> GitLab::get_text(const std::string& target) {
+  std::string raw;
+  AW_TRY(ApiReply r, call("GET", target, nullptr, &raw));
+  if (r.status >= 200 && r.status <= 299) return raw;
+  return fail("{}", describe("GET", target, r));
 }
 
 Result<json> GitLab::post(const std::string& target, const json& body) {

@@ -42,11 +42,15 @@ class GitLab {
   GitLab(GitLabOptions opt, std::string token, std::unique_ptr<Transport> transport, Clock& clock);
 
   // Limits and retries applied; every final status is a reply (an Error only when no answer).
+  // raw: also the body as sent (a text answer; then never conditional nor cached).
   Result<ApiReply> call(const std::string& method, const std::string& target,
-                        const nlohmann::json* body = nullptr);
+                        const nlohmann::json* body = nullptr, std::string* raw = nullptr);
   // 2xx or an Error naming GitLab's message and the fix.
   Result<nlohmann::json> get(const std::string& target);
   Result<nlohmann::json> get_all(const std::string& target);  // every page's items, in order
+  // A plain-text answer (a job's trace), as sent: 2xx or an Error as get's. Never cached; a 429
+  // and a 5xx are retried as any GET's.
+  Result<std::string> get_text(const std::string& target);
   Result<nlohmann::json> post(const std::string& target, const nlohmann::json& body);
   Result<nlohmann::json> put(const std::string& target, const nlohmann::json& body);
 
@@ -62,7 +66,8 @@ class GitLab {
 
  private:
   Result<ApiReply> once(const std::string& method, const std::string& target,
-                        const std::string& body, const std::string& etag);
+                        const std::string& body, const std::string& etag,
+                        std::string* raw = nullptr);
   void wait_for_reset();
 
   struct Cached {

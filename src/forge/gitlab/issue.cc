@@ -33,6 +33,14 @@ Result<std::string> gitlab_role(GitLabSession& s, int64_t user_id) {
   return gitlab_role_of_level(level->get<int64_t>());
 }
 
+RoleLookup gitlab_roles(GitLabSession& s, std::map<std::string, int64_t> ids) {
+  return [&s, ids = std::move(ids)](const std::string& login) -> Result<std::string> {
+    auto it = ids.find(login);
+    if (it == ids.end()) return std::string("none");
+    return gitlab_role(s, it->second);
+  };
+}
+
 Result<IssueWork> gitlab_issue_work(GitLabSession& s, const RepoConfig& repo, int64_t iid,
                                     int64_t now_seconds) {
   std::string base = fmt::format("{}/issues/{}", s.project_target(), iid);
@@ -49,12 +57,8 @@ Result<IssueWork> gitlab_issue_work(GitLabSession& s, const RepoConfig& repo, in
   if (auto a = ij.find("author"); a != ij.end() && a->is_object())
     if (auto u = gitlab_user_from_json(*a, "author")) ids[u->user.login] = u->id;
   for (const GitLabNote& n : notes) ids[n.comment.author.login] = n.author_id;
-  RoleLookup roles = [&s, &ids](const std::string& login) -> Result<std::string> {
-    auto it = ids.find(login);
-    if (it == ids.end()) return std::string("none");
-    return gitlab_role(s, it->second);
-  };
-  Admission adm(repo.forge.trust, repo.forge.stop_after, s.self.user.login, roles, now_seconds);
+  Admission adm(repo.forge.trust, repo.forge.stop_after, s.self.user.login,
+                gitlab_roles(s, std::move(ids)), now_seconds);
   w.author = adm.check(w.issue.author);
   if (!w.author.admitted && repo.forge.stop_after > 0 && now_seconds > repo.forge.stop_after)
     return fail("repo {} stopped admitting on its stop_after date; no unit is started", repo.name);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "base/result.h"
@@ -28,6 +29,10 @@ std::string gitlab_role_of_level(int64_t access_level);
 
 // The role lookup for a user by id: the members API (404 = "none").
 Result<std::string> gitlab_role(GitLabSession& s, int64_t user_id);
+
+// Admission's lookup by login (forge/admission.h) over the members API, which is keyed by id:
+// `ids` maps the logins the read text carries to their ids; any other login is "none".
+RoleLookup gitlab_roles(GitLabSession& s, std::map<std::string, int64_t> ids);
 
 Result<IssueWork> gitlab_issue_work(GitLabSession& s, const RepoConfig& repo, int64_t iid,
                                     int64_t now_seconds);

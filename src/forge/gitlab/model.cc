@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "forge/json_fields.h"
 
 namespace aw {
@@ -103,7 +105,61 @@ Result<ForgePull> gitlab_mr_from_json(const json& j, const std::string& what) {
   AW_TRY(p.head_sha, str(j, "sha", what, false));
   AW_TRY(p.body, str(j, "description", what, false));
   p.draft = flag(j, "draft") || flag(j, "work_in_progress");
+  AW_TRY(p.title, str(j, "title", what, false));
+  AW_TRY(p.base_ref, str(j, "target_branch", what, false));
+  for (auto [key, out] : {std::pair{"source_project_id", &p.head_repo},
+                          std::pair{"target_project_id", &p.base_repo}}) {
+    auto id = j.find(key);
+    if (id != j.end() && id->is_number_integer()) *out = fmt::format("#{}", id->get<int64_t>());
+  }
+  if (auto a = j.find("author"); a != j.end() && !a->is_null()) {
+    AW_TRY(GitLabUser u, gitlab_user_from_json(*a, what + " .author"));
+    p.author = u.user;
+  }
   return p;
+}
+
+Result<std::vector<GitLabDiscussion>> gitlab_discussions_from_json(const json& j,
+                                                                   const std::string& what) {
+  if (!j.is_array()) return fail("{}: expected a list, got {}", what, j.type_name());
+  std::vector<GitLabDiscussion> out;
+  for (size_t k = 0; k < j.size(); ++k) {
+    const json& d = j[k];
+    std::string at = fmt::format("{} [{}]", what, k);
+    AW_CHECK(object(d, at));
+    GitLabDiscussion disc;
+    AW_TRY(disc.id, str(d, "id", at, true));
+    if (disc.id.empty()) return fail("{}: an empty discussion id", at);
+    disc.individual = flag(d, "individual_note");
+    json notes = d.value("notes", json::array());
+    AW_TRY(std::vector<GitLabNote> parsed, gitlab_notes_from_json(notes, at + " .notes"));
+    for (size_t n = 0; n < parsed.size(); ++n) {
+      const json& raw = notes[n];
+      GitLabDiscussionNote dn;
+      dn.note = std::move(parsed[n]);
+      if (auto t = raw.find("type"); t != raw.end() && t->is_string()) dn.type = *t;
+      dn.resolvable = flag(raw, "resolvable");
+      dn.resolved = flag(raw, "resolved");
+      if (auto pos = raw.find("position"); pos != raw.end() && pos->is_object()) {
+        // The new side's line; a removed line has only the old side's.
+        for (auto [path_key, line_key] :
+             {std::pair{"new_path", "new_line"}, std::pair{"old_path", "old_line"}}) {
+          auto line = pos->find(line_key);
+          if (line == pos->end() || !line->is_number_integer()) continue;
+          if (auto path = pos->find(path_key); path != pos->end() && path->is_string())
+            dn.path = *path;
+          dn.line = line->get<int64_t>();
+          break;
+        }
+        if (dn.path.empty())
+          if (auto path = pos->find("new_path"); path != pos->end() && path->is_string())
+            dn.path = *path;
+      }
+      disc.notes.push_back(std::move(dn));
+    }
+    out.push_back(std::move(disc));
+  }
+  return out;
 }
 
 }  // namespace aw

@@ -40,7 +40,28 @@ Result<std::vector<GitLabNote>> gitlab_notes_from_json(const nlohmann::json& j,
 // A project: path_with_namespace, http_url_to_repo, default_branch, web_url, visibility.
 Result<ForgeRepo> gitlab_project_from_json(const nlohmann::json& j, const std::string& what);
 
-// A merge request as the forge's pull (iid, web_url, source_branch, sha, description, draft).
+// A merge request as the forge's pull (iid, web_url, source_branch, sha, description, draft;
+// title, target_branch as base_ref, author). head_repo and base_repo hold the source and target
+// projects' ids ("#12"): a merge request from a fork has two.
 Result<ForgePull> gitlab_mr_from_json(const nlohmann::json& j, const std::string& what);
+
+// A merge request's discussion (GET .../merge_requests/:iid/discussions): its id (what a reply
+// is posted to), whether it is a lone note rather than a thread, and its notes oldest first. A
+// diff note names its file and line (position.new_path and new_line; the old side's for a
+// removed line); a thread's resolvable and resolved are its first note's.
+struct GitLabDiscussionNote {
+  GitLabNote note;
+  std::string type;  // "DiffNote", "DiscussionNote" or "" (a lone note)
+  bool resolvable = false, resolved = false;
+  std::string path;
+  int64_t line = 0;  // 0: none (a general note, or an image's)
+};
+struct GitLabDiscussion {
+  std::string id;
+  bool individual = false;
+  std::vector<GitLabDiscussionNote> notes;
+};
+Result<std::vector<GitLabDiscussion>> gitlab_discussions_from_json(const nlohmann::json& j,
+                                                                   const std::string& what);
 
 }  // namespace aw

@@ -11,13 +11,14 @@ namespace aw {
 
 using nlohmann::json;
 
-GitLabProgressNote::GitLabProgressNote(GitLabSession& s, int64_t issue, std::string unit_id)
-    : s_(s), issue_(issue), unit_id_(std::move(unit_id)) {}
+GitLabProgressNote::GitLabProgressNote(GitLabSession& s, int64_t issue, std::string unit_id,
+                                       std::string noteable)
+    : s_(s), issue_(issue), unit_id_(std::move(unit_id)), noteable_(std::move(noteable)) {}
 
 Status GitLabProgressNote::write(const std::string& status) {
   std::string body = with_marker(gitlab_inert(head_ + (status.empty() ? "" : "\n\n" + status)),
                                  item_marker(unit_id_, "progress", "-"));
-  std::string notes = fmt::format("{}/issues/{}/notes", s_.project_target(), issue_);
+  std::string notes = fmt::format("{}/{}/{}/notes", s_.project_target(), noteable_, issue_);
   if (id_ == 0) {
     AW_TRY(json list, s_.gl.get_all(notes + "?sort=asc&per_page=100"));
     AW_TRY(auto found, gitlab_notes_from_json(list, "GET " + notes));
@@ -66,9 +67,10 @@ std::string gitlab_progress_outcome(const std::string& mr_url, const std::string
 }
 
 Status gitlab_end_progress(GitLabSession& s, const UnitRecord& u, const std::string& mr_url,
-                           const std::string& state, const std::string& reason) {
+                           const std::string& state, const std::string& reason,
+                           const std::string& noteable) {
   if (u.issue <= 0) return {};
-  GitLabProgressNote note(s, u.issue, u.id);
+  GitLabProgressNote note(s, u.issue, u.id, noteable);
   note.resume(u.agent, u.isolation, u.sandbox);
   return note.finish(gitlab_progress_outcome(mr_url, state, redact_all(reason, {s.token})));
 }
@@ -82,7 +84,7 @@ void record(UnitRecord& u, const Status& s, const char* when) {
 }  // namespace
 
 void GitLabProgressObserver::started(UnitRecord& u) {
-  note_.emplace(s_, issue_, u.id);
+  note_.emplace(s_, issue_, u.id, noteable_);
   record(u, note_->start(u.agent, u.isolation, u.sandbox), "start");
   began_ = std::chrono::steady_clock::now();
 }

@@ -23,7 +23,9 @@ namespace aw {
 
 class GitLabProgressNote {
  public:
-  GitLabProgressNote(GitLabSession& s, int64_t issue, std::string unit_id);
+  // noteable: "issues", or "merge_requests" for a merge request's follow-up (its note is on it).
+  GitLabProgressNote(GitLabSession& s, int64_t issue, std::string unit_id,
+                     std::string noteable = "issues");
   Status start(const std::string& agent, const std::string& isolation,
                const std::string& sandbox_note);
   // For a later step (`awaywork apply ID`): the head start() wrote, nothing posted yet.
@@ -37,7 +39,7 @@ class GitLabProgressNote {
 
   GitLabSession& s_;
   int64_t issue_;
-  std::string unit_id_, head_;
+  std::string unit_id_, noteable_, head_;
   int64_t id_ = 0;
 };
 
@@ -49,11 +51,13 @@ std::string gitlab_progress_outcome(const std::string& mr_url, const std::string
 // A unit applied later: its progress note brought to where `run` leaves it (the reason redacted of
 // the token). Left alone when it already says so.
 Status gitlab_end_progress(GitLabSession& s, const UnitRecord& u, const std::string& mr_url,
-                           const std::string& state, const std::string& reason);
+                           const std::string& state, const std::string& reason,
+                           const std::string& noteable = "issues");
 
 class GitLabProgressObserver : public UnitObserver {
  public:
-  GitLabProgressObserver(GitLabSession& s, int64_t issue) : s_(s), issue_(issue) {}
+  GitLabProgressObserver(GitLabSession& s, int64_t issue, std::string noteable = "issues")
+      : s_(s), issue_(issue), noteable_(std::move(noteable)) {}
   void started(UnitRecord& u) override;
   void phase_started(UnitRecord& u, const std::string& phase) override;
   void ended(UnitRecord& u, UnitState state, const std::string& reason) override;
@@ -61,6 +65,7 @@ class GitLabProgressObserver : public UnitObserver {
  private:
   GitLabSession& s_;
   int64_t issue_;
+  std::string noteable_;
   std::optional<GitLabProgressNote> note_;
   std::chrono::steady_clock::time_point began_;
 };

@@ -310,12 +310,38 @@ class Handler(fakeserver.Handler):
                               raw_path)
         if rest == "/merge_requests" and c == "POST":
             return self.create_mr(p, body, uid, urls)
-        m = re.match(r"^/merge_requests/(\d+)$", rest)
-        if m and c == "GET":
+        m = re.match(r"^/merge_requests/(\d+)(/.*)?$", rest)
+        if m:
             x = p["mrs"].get(int(m[1]))
             if not x:
                 raise not_found()
-            return 200, shapes.merge_request(st, p, x, urls), {}
+            if not m[2] and c == "GET":
+                return 200, shapes.merge_request(st, p, x, urls), {}
+            return self.mr_route(p, x, m[2] or "", raw_path, query, body, uid, urls)
+        if rest == "/pipelines" and c == "GET":  # newest first, as GitLab's default order
+            items = [x for x in p["pipelines"]
+                     if query.get("sha", x["sha"]) == x["sha"]
+                     and query.get("ref", x["ref"]) == x["ref"]
+                     and query.get("status", x["status"]) == x["status"]]
+            items.sort(key=lambda x: x["id"], reverse=query.get("sort", "desc") == "desc")
+            return self.paged([shapes.pipeline(st, p, x, urls) for x in items], query, urls,
+                              raw_path)
+        m = re.match(r"^/pipelines/(\d+)/jobs$", rest)
+        if m and c == "GET":
+            pl = next((x for x in p["pipelines"] if x["id"] == int(m[1])), None)
+            if not pl:
+                raise not_found()
+            scope = query.get("scope[]") or ([query["scope"]] if query.get("scope") else [])
+            jobs = [j for j in pl["jobs"] if not scope or j["status"] in scope]
+            return self.paged([shapes.job(st, p, pl, j, urls) for j in jobs], query, urls,
+                              raw_path)
+        m = re.match(r"^/jobs/(\d+)/trace$", rest)
+        if m and c == "GET":  # the raw log, text/plain
+            for pl in p["pipelines"]:
+                for j in pl["jobs"]:
+                    if j["id"] == int(m[1]):
+                        return 200, j["trace"].encode(), {"Content-Type": "text/plain"}
+            raise not_found()
         if rest == "/labels" and c == "GET":
             return self.paged(sorted(p["labels"].values(), key=lambda x: x["name"]), query, urls,
                               raw_path)
@@ -363,6 +389,19 @@ class Handler(fakeserver.Handler):
                 i["closed_at"] = st.now() if i["state"] == "closed" else None
             i["updated_at"] = st.now()
             return 200, shapes.issue(st, p, i, urls), {}
+        if rest == "/notes" or rest.startswith("/notes/"):
+            return self.notes_route(p, i, rest, raw_path, query, body, uid, urls, "Issue")
+        if rest == "/resource_label_events" and c == "GET":
+            return self.paged([shapes.label_event(st, p, e, urls) for e in i["label_events"]],
+                              query, urls, raw_path)
+        raise FakeError(404, "404 Not Found", "error")
+
+    def notes_route(self, p, i, rest, raw_path, query, body, uid, urls, noteable):
+        """The notes of an issue or a merge request: list, create, read, edit, delete."""
+        st = self.server.state
+        c = self.command
+        level = st.access(p, uid)
+        me = st.users[uid]
         if rest == "/notes" and c == "GET":
             notes = list(i["notes"])
             key = "updated_at" if query.get("order_by") == "updated_at" else "created_at"
@@ -372,7 +411,7 @@ class Handler(fakeserver.Handler):
         if rest == "/notes" and c == "POST":
             if not body.get("body"):
                 raise FakeError(400, "body is missing", "error")
-            n = st.add_note(p, i, me, body["body"])
+            n = st.add_note(p, i, me, body["body"], noteable=noteable)
             return 201, shapes.note(st, p, n, urls), {}
         m = re.match(r"^/notes/(\d+)$", rest)
         if m:
@@ -395,9 +434,41 @@ class Handler(fakeserver.Handler):
                 i["notes"].remove(n)
                 i["updated_at"] = st.now()
                 return 204, None, {}
-        if rest == "/resource_label_events" and c == "GET":
-            return self.paged([shapes.label_event(st, p, e, urls) for e in i["label_events"]],
-                              query, urls, raw_path)
+        raise FakeError(404, "404 Not Found", "error")
+
+    def mr_route(self, p, x, rest, raw_path, query, body, uid, urls):
+        """A merge request's notes and discussions (GitLab's discussions API): list them, start
+        one (a `position` makes it a resolvable diff thread), reply in one."""
+        st = self.server.state
+        c = self.command
+        me = st.users[uid]
+        if rest == "/notes" or rest.startswith("/notes/"):
+            return self.notes_route(p, x, rest, raw_path, query, body, uid, urls, "MergeRequest")
+        if rest == "/discussions" and c == "GET":
+            order, by = [], {}
+            for n in x["notes"]:
+                if n["discussion_id"] not in by:
+                    order.append(n["discussion_id"])
+                    by[n["discussion_id"]] = []
+                by[n["discussion_id"]].append(n)
+            return self.paged([shapes.discussion(st, p, by[d], urls) for d in order], query,
+                              urls, raw_path)
+        if rest == "/discussions" and c == "POST":
+            if not body.get("body"):
+                raise FakeError(400, "body is missing", "error")
+            position = body.get("position")
+            if position is not None and not isinstance(position, dict):
+                raise FakeError(400, "position is invalid", "error")
+            n = st.add_note(p, x, me, body["body"], noteable="MergeRequest",
+                            position=_position(st, p, x, position))
+            thread = [y for y in x["notes"] if y["discussion_id"] == n["discussion_id"]]
+            return 201, shapes.discussion(st, p, thread, urls), {}
+        m = re.match(r"^/discussions/([0-9a-f]+)/notes$", rest)
+        if m and c == "POST":
+            if not body.get("body"):
+                raise FakeError(400, "body is missing", "error")
+            n = st.add_note(p, x, me, body["body"], noteable="MergeRequest", discussion=m[1])
+            return 201, shapes.note(st, p, n, urls), {}
         raise FakeError(404, "404 Not Found", "error")
 
     def create_mr(self, p, body, uid, urls):
@@ -464,6 +535,23 @@ class _Plain(Exception):
         self.status, self.data = status, data
 
 
+def _position(st, p, m, position):
+    """A diff note's position as GitLab keeps it: the paths, lines and the three shas."""
+    if not position:
+        return None
+    head = st.branch_sha(p, m["source_branch"]) or m["sha"]
+    base = st.branch_sha(p, m["target_branch"])
+    new_line = position.get("new_line")
+    old_line = position.get("old_line")
+    return {"base_sha": position.get("base_sha") or base,
+            "start_sha": position.get("start_sha") or base,
+            "head_sha": position.get("head_sha") or head, "position_type": "text",
+            "old_path": position.get("old_path") or position.get("new_path"),
+            "new_path": position.get("new_path") or position.get("old_path"),
+            "old_line": int(old_line) if old_line else None,
+            "new_line": int(new_line) if new_line else None, "line_range": None}
+
+
 def _split(v):
     if isinstance(v, list):
         return [str(x) for x in v if x]
@@ -513,7 +601,8 @@ def control(st, method, path, b, urls):
             raise FakeError(400, "access_level does not have a valid value", "error")
         st.members.setdefault(m["ns"], {})[u["id"]] = b["access_level"]
         return 201, shapes.member(st, u["id"], b["access_level"], urls)
-    m = re.match(r"^/_fake/projects/(?P<p>.+?)(?P<rest>/issues.*|/merge_requests|/settings)$", path)
+    m = re.match(r"^/_fake/projects/(?P<p>.+?)"
+                 r"(?P<rest>/issues.*|/merge_requests.*|/pipelines|/settings)$", path)
     p = st.project_at(m["p"]) if m else None
     if not p:
         raise not_found("Project")
@@ -526,6 +615,40 @@ def control(st, method, path, b, urls):
         return 200, shapes.project(st, p, urls)
     if rest == "/merge_requests" and method == "GET":
         return 200, [shapes.merge_request(st, p, x, urls) for x in p["mrs"].values()]
+    if rest == "/pipelines" and method == "POST":  # {ref, sha?, status, jobs: [...]}
+        u = st.add_user(b.get("username") or "owner")
+        pl = st.add_pipeline(p, u, b.get("ref") or p["default_branch"], b.get("sha"),
+                             b.get("status", "failed"), b.get("jobs") or [])
+        return 201, {**shapes.pipeline(st, p, pl, urls),
+                     "jobs": [shapes.job(st, p, pl, j, urls) for j in pl["jobs"]]}
+    if rest == "/merge_requests" and method == "POST":  # {username, source, target, title}
+        u = st.add_user(b.get("username") or "owner")
+        x = st.add_mr(p, u, b.get("source", ""), b.get("target") or p["default_branch"],
+                      b.get("title", "a merge request"), b.get("description"), [])
+        return 201, shapes.merge_request(st, p, x, urls)
+    m = re.match(r"^/merge_requests/(\d+)$", rest)
+    if m and method == "PATCH":  # {sha}: GitLab's answer lagging behind a push (pinned; null
+        x = p["mrs"].get(int(m[1]))  # follows the branch again)
+        if not x:
+            raise not_found()
+        x["pinned_sha"] = b.get("sha")
+        return 200, shapes.merge_request(st, p, x, urls)
+    m = re.match(r"^/merge_requests/(\d+)/discussions(?:/(?P<d>[0-9a-f]+)/notes)?$", rest)
+    if m and method == "POST":
+        # {username, body, path?, line?, system?}: a note by anyone, a diff thread when `path`
+        # and `line` place it, a reply when the route names the discussion.
+        x = p["mrs"].get(int(m[1]))
+        if not x:
+            raise not_found()
+        u = st.add_user(b.get("username") or "owner")
+        position = None
+        if b.get("path"):
+            position = _position(st, p, x, {"new_path": b["path"], "new_line": b.get("line")})
+        n = st.add_note(p, x, u, b.get("body", ""), bool(b.get("system")), "MergeRequest",
+                        m["d"], position)
+        return 201, shapes.note(st, p, n, urls) | {"discussion_id": n["discussion_id"]}
+    if rest.startswith("/merge_requests"):
+        raise not_found()
     if rest == "/issues" and method == "POST":
         u = st.add_user(b.get("username") or "owner")
         i = st.add_issue(p, u, b.get("title", "an issue"), b.get("description"),

@@ -99,12 +99,32 @@ def issue(st, p, i, urls):
 
 
 def note(st, p, n, urls):
-    return {"id": n["id"], "type": None, "body": n["body"], "attachment": None,
-            "author": user_basic(st, n["author"], urls), "created_at": iso(n["created_at"]),
-            "updated_at": iso(n["updated_at"]), "system": n["system"],
-            "noteable_id": n["noteable_id"], "noteable_type": n["noteable_type"],
-            "project_id": p["id"], "resolvable": False, "confidential": False,
-            "internal": False, "noteable_iid": n["noteable_iid"], "commands_changes": {}}
+    out = {"id": n["id"], "type": n.get("type"), "body": n["body"], "attachment": None,
+           "author": user_basic(st, n["author"], urls), "created_at": iso(n["created_at"]),
+           "updated_at": iso(n["updated_at"]), "system": n["system"],
+           "noteable_id": n["noteable_id"], "noteable_type": n["noteable_type"],
+           "project_id": p["id"], "resolvable": n.get("resolvable", False),
+           "confidential": False, "internal": False, "noteable_iid": n["noteable_iid"],
+           "commands_changes": {}}
+    if n["noteable_type"] == "MergeRequest":
+        # The merge request notes' extra keys (GitLab's discussions API example).
+        out["commit_id"] = n.get("commit_id")
+        if n.get("resolvable"):
+            out.update({"resolved": n.get("resolved", False), "resolved_by": None,
+                        "resolved_at": None})
+        if n.get("position"):
+            out["position"] = dict(n["position"])
+            out["suggestions"] = []
+    return out
+
+
+def discussion(st, p, notes, urls):
+    """A merge request discussion: its id (40 hex digits), individual_note (a lone note that is
+    not a thread), its notes oldest first."""
+    first = notes[0]
+    return {"id": first["discussion_id"],
+            "individual_note": bool(first.get("individual")) and len(notes) == 1,
+            "notes": [note(st, p, n, urls) for n in notes]}
 
 
 def label_event(st, p, e, urls):
@@ -126,7 +146,9 @@ def merge_request(st, p, m, urls):
             "target_project_id": p["id"], "labels": list(m["labels"]), "draft": draft,
             "work_in_progress": draft, "milestone": None,
             "merge_when_pipeline_succeeds": False, "merge_status": "checking",
-            "detailed_merge_status": "checking", "sha": m["sha"], "merge_commit_sha": None,
+            "detailed_merge_status": "checking",
+            # The source branch's head now, as GitLab's answer says after every push.
+            "sha": m.get("pinned_sha") or st.branch_sha(p, m["source_branch"]) or m["sha"], "merge_commit_sha": None,
             "squash_commit_sha": None, "discussion_locked": None,
             "should_remove_source_branch": None, "force_remove_source_branch": False,
             "prepared_at": iso(m["created_at"]), "reference": f"!{m['iid']}",
@@ -135,3 +157,27 @@ def merge_request(st, p, m, urls):
             "time_stats": _time_stats(), "squash": False, "squash_on_merge": False,
             "task_completion_status": {"count": 0, "completed_count": 0}, "has_conflicts": False,
             "blocking_discussions_resolved": True}
+
+
+def pipeline(st, p, pl, urls):
+    return {"id": pl["id"], "iid": pl["iid"], "project_id": p["id"], "sha": pl["sha"],
+            "ref": pl["ref"], "status": pl["status"], "source": "push",
+            "created_at": iso(pl["created_at"]), "updated_at": iso(pl["updated_at"]),
+            "web_url": f"{urls.web}/{p['path_with_namespace']}/-/pipelines/{pl['id']}"}
+
+
+def job(st, p, pl, j, urls):
+    out = {"id": j["id"], "status": j["status"], "stage": j["stage"], "name": j["name"],
+           "ref": pl["ref"], "tag": False, "coverage": None, "allow_failure": j["allow_failure"],
+           "created_at": iso(j["created_at"]), "started_at": iso(j["created_at"]),
+           "finished_at": iso(j["created_at"]), "erased_at": None, "duration": 1.0,
+           "queued_duration": 0.1, "user": user_basic(st, j["user"], urls),
+           "commit": {"id": pl["sha"], "short_id": (pl["sha"] or "")[:8]},
+           "pipeline": {"id": pl["id"], "project_id": p["id"], "ref": pl["ref"],
+                        "sha": pl["sha"], "status": pl["status"]},
+           "web_url": f"{urls.web}/{p['path_with_namespace']}/-/jobs/{j['id']}",
+           "project": {"ci_job_token_scope_enabled": False}, "artifacts": [], "runner": None,
+           "tag_list": [], "archived": False}
+    if j["status"] == "failed":
+        out["failure_reason"] = j["failure_reason"]
+    return out

@@ -56,7 +56,7 @@ class State:
                        "on": ""}
         self.limit = 2000  # requests per minute per user (GitLab.com's authenticated API limit)
         self.next_id = {"user": 1, "project": 1, "issue": 1, "note": 1, "mr": 1, "event": 1,
-                        "label": 1}
+                        "label": 1, "pipeline": 1, "job": 1}
 
     def new_id(self, kind):
         n = self.next_id[kind]
@@ -108,7 +108,7 @@ class State:
         p = {"id": pid, "path_with_namespace": path, "path": parts[-1],
              "namespace": "/".join(parts[:-1]), "default_branch": head, "bare": bare,
              "visibility": visibility, "created_at": self.now(), "issues": {}, "mrs": {},
-             "labels": {}, "push_refused": ""}
+             "labels": {}, "push_refused": "", "pipelines": []}
         self.projects[pid] = p
         return p
 
@@ -162,11 +162,34 @@ class State:
             raise not_found()
         return i
 
-    def add_note(self, p, i, author, body, system=False, noteable="Issue"):
+    def add_note(self, p, i, author, body, system=False, noteable="Issue", discussion=None,
+                 position=None):
+        """A note on an issue or a merge request. On a merge request every note is in a
+        discussion (GitLab's model): a new one of its own (individual_note) unless `discussion`
+        names one to reply in; a `position` makes it a resolvable DiffNote."""
         t = self.now()
         n = {"id": self.new_id("note"), "body": body, "author": author["id"], "system": system,
              "created_at": t, "updated_at": t, "noteable_id": i["id"], "noteable_iid": i["iid"],
              "noteable_type": noteable}
+        if noteable == "MergeRequest":
+            first = next((x for x in i["notes"] if x["discussion_id"] == discussion), None)
+            if discussion and not first:
+                raise not_found("Discussion")
+            if first:  # a reply: the thread's kind
+                position, individual = first["position"], False
+                n["type"] = first["type"] if first["type"] else "DiscussionNote"
+                if first["type"] is None:  # replying to a lone note turns it into a thread
+                    first["type"] = "DiscussionNote"
+                    for x in i["notes"]:
+                        if x["discussion_id"] == discussion:
+                            x["individual"] = False
+            else:
+                discussion = secrets.token_hex(20)
+                individual = position is None
+                n["type"] = "DiffNote" if position else None
+            n.update({"discussion_id": discussion, "individual": individual,
+                      "position": position, "resolvable": bool(position) and not system,
+                      "resolved": False, "commit_id": None})
         i["notes"].append(n)
         i["updated_at"] = t
         return n
@@ -212,6 +235,25 @@ class State:
              "sha": self.branch_sha(p, source), "notes": [], "label_events": []}
         p["mrs"][iid] = m
         return m
+
+
+    def add_pipeline(self, p, user, ref, sha, status, jobs):
+        """A finished pipeline on `sha` (the branch's head when None) with its jobs, each
+        {name, stage, status, allow_failure, failure_reason, trace}."""
+        t = self.now()
+        pl = {"id": self.new_id("pipeline"), "iid": len(p["pipelines"]) + 1, "ref": ref,
+              "sha": sha or self.branch_sha(p, ref), "status": status, "user": user["id"],
+              "created_at": t, "updated_at": t, "jobs": []}
+        for j in jobs:
+            pl["jobs"].append({"id": self.new_id("job"), "name": j.get("name", "test"),
+                               "stage": j.get("stage", "test"),
+                               "status": j.get("status", "success"),
+                               "allow_failure": bool(j.get("allow_failure")),
+                               "failure_reason": j.get("failure_reason") or
+                               ("script_failure" if j.get("status") == "failed" else None),
+                               "trace": j.get("trace", ""), "created_at": t, "user": user["id"]})
+        p["pipelines"].append(pl)
+        return pl
 
 
 def _names(usernames):

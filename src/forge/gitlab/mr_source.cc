@@ -1,0 +1,162 @@
+#include "forge/gitlab/mr_source.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <ctime>
+
+#include "config/repos.h"
+#include "forge/admission.h"
+#include "forge/follow_up_history.h"
+#include "forge/gitlab/issue.h"
+#include "forge/gitlab/pipeline.h"
+#include "forge/pr_source.h"
+
+namespace aw {
+
+const char kDefaultGitlabMrTask[] =
+    "Follow up the GitLab merge request described below, which awaywork opened in this "
+    "repository: address each discussion quoted below (in its file, at its line), the notes "
+    "and the failing jobs quoted, keeping the change focused. The working tree is the merge "
+    "request's head; your change becomes one new commit on its source branch.";
+
+namespace {
+
+// GitLab writes milliseconds (2026-12-06T02:40:00.123Z); the follow-up's `since` is whole
+// seconds, as GitHub writes them (follow_up_history.h): compared in whole seconds.
+std::string whole_seconds(const std::string& t) {
+  return t.size() >= 19 ? t.substr(0, 19) + "Z" : t;
+}
+
+}  // namespace
+
+Result<IssueRef> parse_mr_ref(const std::string& text) {
+  size_t bang = text.rfind('!');
+  std::string num = bang == std::string::npos ? "" : text.substr(bang + 1);
+  bool digits =
+      !num.empty() && num.size() <= 12 && num.find_first_not_of("0123456789") == std::string::npos;
+  if (bang == std::string::npos) return parse_issue_ref(text);
+  if (bang == 0 || !digits || num[0] == '0')
+    return fail("--pr '{}': write NAME!N (a repos: name) or GROUP/PROJECT!N, e.g. app!3", text);
+  return IssueRef{text.substr(0, bang), std::stoll(num)};
+}
+
+MrNotes mr_notes(const std::vector<GitLabDiscussion>& discussions) {
+  MrNotes out;
+  for (const GitLabDiscussion& d : discussions) {
+    std::vector<const GitLabDiscussionNote*> notes;
+    for (const GitLabDiscussionNote& n : d.notes) {
+      out.ids[n.note.comment.author.login] = n.note.author_id;
+      // GitLab's own record of changes ("added 1 commit", "resolved all threads"): nobody's words.
+      if (!n.note.system) notes.push_back(&n);
+    }
+    if (notes.empty()) continue;
+    const GitLabDiscussionNote& first = *notes.front();
+    bool diff = !d.individual && first.type == "DiffNote" && !first.path.empty();
+    if (diff && first.resolved) {
+      // A reviewer (or the author) marked it done: it asks for nothing.
+      ++out.resolved;
+      continue;
+    }
+    for (const GitLabDiscussionNote* n : notes) {
+      const ForgeComment& c = n->note.comment;
+      if (diff) {
+        ForgeReviewComment r;
+        r.id = c.id;
+        r.in_reply_to = n == &first ? 0 : first.note.comment.id;
+        r.line = first.line;
+        r.path = first.path;
+        r.author = c.author;
+        r.body = c.body;
+        r.created_at = whole_seconds(c.created_at);
+        r.updated_at = whole_seconds(c.updated_at);
+        out.threads.push_back(std::move(r));
+      } else {
+        ForgeComment g = c;
+        g.created_at = whole_seconds(c.created_at);
+        g.updated_at = whole_seconds(c.updated_at);
+        out.conversation.push_back(std::move(g));
+      }
+    }
+    if (diff) out.discussion_of[first.note.comment.id] = d.id;
+  }
+  return out;
+}
+
+Result<GitLabMrRun> gitlab_mr_run(const Config& cfg, const std::string& repo, int64_t iid) {
+  AW_TRY(RepoConfig r, with_context(find_forge_repo(cfg, repo), "--pr"));
+  if (r.forge.gitlab.empty()) return fail("--pr {}: not a gitlab: project", repo);
+  AW_TRY(std::unique_ptr<GitLabSession> opened, with_context(open_gitlab(cfg, r), "repo " + repo));
+  GitLabMrRun run;
+  run.session = std::move(opened);
+  GitLabSession& s = *run.session;
+  MrNotes notes;
+  auto read = [&]() -> Status {
+    std::string base = fmt::format("{}/merge_requests/{}", s.project_target(), iid);
+    AW_TRY(nlohmann::json mj, s.gl.get(base));
+    AW_TRY(run.mr, gitlab_mr_from_json(mj, "GET " + base));
+    // GitHub's rule (pr_source.h followable), on GitLab's names: a merge request whose source
+    // project is its target project has its head in this project.
+    ForgePull as_pull = run.mr;
+    if (!as_pull.head_repo.empty() && as_pull.head_repo == as_pull.base_repo)
+      as_pull.head_repo = s.project;
+    AW_CHECK(followable(as_pull, s.project, s.self.user.login));
+    std::string talk = base + "/discussions";
+    AW_TRY(nlohmann::json dj, s.gl.get_all(talk + "?per_page=100"));
+    AW_TRY(auto discussions, gitlab_discussions_from_json(dj, "GET " + talk));
+    notes = mr_notes(discussions);
+    Admission adm(r.forge.trust, r.forge.stop_after, s.self.user.login, gitlab_roles(s, notes.ids),
+                  ::time(nullptr));
+    PullTask t;
+    t.repo_task = kDefaultGitlabMrTask;  // the repository's task: is written for issues
+    t.repo = s.project;
+    t.pull = run.mr;
+    AW_TRY(t.opening_task, opening_task(cfg, run.mr));
+    t.comments = notes.threads;
+    t.conversation = notes.conversation;
+    t.self_login = s.self.user.login;
+    AW_TRY(t.since, follow_up_since(cfg, run.mr));
+    if (r.follow_ci) {
+      // The head the unit will start from: its newest pipeline's failing jobs, with their traces.
+      AW_TRY(t.checks, gitlab_failing_jobs(s, run.mr.head_sha));
+    }
+    run.follow = build_pull_task(t, [&](const ForgeUser& u) { return adm.check(u); });
+    run.discussion_of = notes.discussion_of;
+    if (run.follow.threads.empty() && run.follow.quoted == 0 && run.follow.failing.empty())
+      return fail(
+          "nothing to follow up: no admitted discussion or note asks for work{} ({} by people "
+          "not admitted, {} edited, {} resolved discussion(s), left out)",
+          r.follow_ci ? " and no job fails in the head's pipeline" : "", run.follow.left_out,
+          run.follow.edited, notes.resolved);
+    return {};
+  };
+  if (auto ok = with_context(read(), fmt::format("merge request {}!{}", s.project, iid)); !ok)
+    return tl::unexpected(ok.error());
+  RunRequest& req = run.request;
+  req.repo = repo;
+  req.prompt = run.follow.prompt;
+  // The clone is the head the notes were read on; if the branch moves meanwhile, the publish
+  // finds it moved and pushes nothing.
+  req.base = run.mr.head_ref;
+  req.base_commit = run.mr.head_sha;
+  req.instructions_from = run.mr.base_ref;
+  req.origin.source = "pull_request";  // the follow-up kind serve and the record know
+  req.origin.issue = iid;
+  req.origin.title = run.mr.title;
+  req.origin.url = run.mr.html_url;
+  // The record's follow-up note (record.h is_follow_up) names it as GitHub's does.
+  req.origin.notes.push_back(fmt::format("{}{} (branch {}, GitLab merge request !{})",
+                                         kFollowUpNote, iid, run.mr.head_ref, iid));
+  if (run.follow.left_out > 0)
+    req.origin.notes.push_back(fmt::format(
+        "{} note(s) by people not admitted were left out of the task", run.follow.left_out));
+  if (run.follow.edited > 0)
+    req.origin.notes.push_back(
+        fmt::format("{} edited note(s) were left out of the task", run.follow.edited));
+  if (!run.follow.failing.empty())
+    req.origin.notes.push_back(
+        fmt::format("{}{}", kFollowUpChecksNote, fmt::join(run.follow.failing, ", ")));
+  return run;
+}
+
+}  // namespace aw
