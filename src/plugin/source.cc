@@ -98,6 +98,14 @@ Result<std::vector<SourceTask>> fetch_source_tasks(const PluginConfig& plugin,
   return source_tasks_from_result(call.result, plugin.name);
 }
 
+nlohmann::json task_done_params(const SourceTaskEnd& e) {
+  return {{"task", e.task},         {"repo", e.repo},
+          {"unit", e.unit},         {"state", e.state},
+          {"reason", e.reason},     {"verdict", e.verdict},
+          {"pull_request", e.pull_request}, {"branch", e.branch},
+          {"commit", e.commit},     {"ended_at", e.ended_at}};
+}
+
 SourceAdmission admit_source_task(const SourceTask& task, const TrustConfig& trust,
                                   int64_t stop_after, int64_t now, std::string_view plugin) {
   std::string said = fmt::format("role {} as source plugin {} reports it", task.trust, plugin);

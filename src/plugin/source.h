@@ -57,6 +57,16 @@ Result<std::vector<SourceTask>> fetch_source_tasks(const PluginConfig& plugin,
                                                    const PluginHost& host, std::string_view repo,
                                                    const std::vector<std::string>& taken);
 
+// How a task's unit ended, as `task_done` tells the plugin (docs/plugins/task_done.schema.json):
+// the unit's own record's words ("" for what it did not reach).
+struct SourceTaskEnd {
+  std::string task, repo, unit;
+  std::string state;   // done failed timed_out lost interrupted refused skipped
+  std::string reason;  // why not done (redacted, as the record holds it); "" when done
+  std::string verdict, pull_request, branch, commit, ended_at;
+};
+nlohmann::json task_done_params(const SourceTaskEnd& end);
+
 struct SourceAdmission {
   bool admitted = false;
   std::string reason;  // "role write as source plugin tracker reports it", "... not admitted ..."

@@ -257,24 +257,32 @@ void Watcher::finish_source(SourceRun& run, int exit_status, int64_t now) {
     slot.child_start = run.child->start_time();
   }
   std::optional<UnitRecord> unit = ended_unit(slot);
-  json params;
+  SourceTaskEnd end;
+  end.task = run.id;
+  end.repo = run.repo;
   if (unit) {
-    params = unit_ended_params(*unit, unit->reason);
+    // The notifiers' words for the same outcome (unit/notify.h), so the two never disagree.
+    json said = unit_ended_params(*unit, unit->reason);
+    auto text = [&](const char* k) {
+      return said.contains(k) && said[k].is_string() ? said[k].get<std::string>() : "";
+    };
+    end.unit = unit->id;
+    end.state = text("state"), end.reason = text("reason"), end.verdict = text("verdict");
+    end.pull_request = text("pull_request"), end.branch = text("branch");
+    end.commit = text("commit"), end.ended_at = text("ended_at");
   } else {
-    params = {{"unit", ""},
-              {"state", "failed"},
-              {"reason", fmt::format("the unit did not start (exit {})", exit_status)},
-              {"ended_at", iso_utc(now)}};
+    end.state = "failed";
+    end.reason = fmt::format("the unit did not start (exit {}; see the watch log)", exit_status);
+    end.ended_at = iso_utc(now);
   }
-  params["task"] = run.id;
-  params["repo"] = run.repo;
-  std::string state = params.value("state", "failed");
+  json params = task_done_params(end);
+  const std::string& state = end.state;
   // Recorded before the plugin is told: whatever it answers, the task is done and never runs again.
   (void)store_->watch_put(run.key, {{"plugin", run.plugin},
                                     {"repo", run.repo},
                                     {"id", run.id},
                                     {"phase", "done"},
-                                    {"unit", unit ? unit->id : ""},
+                                    {"unit", end.unit},
                                     {"state", state},
                                     {"ended_at", now}});
   if (!run.prompt_file.empty()) (void)::unlink(run.prompt_file.c_str());
@@ -287,7 +295,7 @@ void Watcher::finish_source(SourceRun& run, int exit_status, int64_t now) {
     error = plugin_words(call.error().message);
   }
   log_.write("task_done", watch_detail::with(where(run.plugin, run.repo, run.id),
-                                             {{"unit", unit ? unit->id : ""},
+                                             {{"unit", end.unit},
                                               {"state", state},
                                               {"reported", error.empty()},
                                               {"error", error}}));
