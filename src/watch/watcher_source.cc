@@ -122,10 +122,11 @@ void Watcher::poll_source(Source& s, int64_t now) {
     for (auto& [key, _] : *rows) taken.push_back(key.substr(prefix.size()));
   auto tasks = fetch_source_tasks(plugin->second, source_host(cfg_), w.repo, taken);
   if (!tasks) {
-    // Fail closed: nothing of a failed or garbled answer is taken.
+    // Fail closed: nothing of a failed or garbled answer is taken. The message is awaywork's,
+    // with the plugin's own words in it made inert (plugin/protocol.h).
     log_.write("source_failed",
                watch_detail::with(where(w.plugin, w.repo, ""),
-                                  {{"error", plugin_words(tasks.error().message)},
+                                  {{"error", tasks.error().message},
                                    {"next_in", cfg_.watch.poll_seconds}}));
     return;
   }
@@ -292,7 +293,7 @@ void Watcher::finish_source(SourceRun& run, int exit_status, int64_t now) {
     error = "the plugin is no longer declared";
   } else if (auto call = call_plugin(plugin->second, source_host(cfg_), kTaskDoneMethod, params);
              !call) {
-    error = plugin_words(call.error().message);
+    error = call.error().message;  // the plugin's own words in it are inert already
   }
   log_.write("task_done", watch_detail::with(where(run.plugin, run.repo, run.id),
                                              {{"unit", end.unit},
