@@ -242,7 +242,8 @@ struct WatchSourceConfig {
 
 struct WatchConfig {
   std::vector<WatchRepoConfig> repos;
-  std::vector<WatchSourceConfig> sources;  // task source plugins (may be all there is to watch)
+  // Task source plugins (may be all there is to watch).
+  std::vector<WatchSourceConfig> sources;
   int poll_seconds = 60;         // at least; a forge's X-Poll-Interval may make it longer
   int max_units = 2;             // at once on this machine
   int64_t claim_ttl = 6 * 3600;  // seconds after which another watcher may take a silent claim

@@ -39,8 +39,8 @@ namespace {
 const std::vector<std::string> kRepoKeys = {"label",    "assignee",    "command",    "max_units",
                                             "window",   "stop_after",  "on_failure", "run_on",
                                             "workflow", "workflow_ref"};
-const std::vector<std::string> kTopOnly = {"repos",     "sources",       "poll_seconds",
-                                           "machine_max_units", "claim_ttl", "shutdown_grace"};
+const std::vector<std::string> kTopOnly = {
+    "repos", "sources", "poll_seconds", "machine_max_units", "claim_ttl", "shutdown_grace"};
 
 // HH:MM or HH:MM:SS as seconds after midnight.
 std::optional<int> time_of_day(const std::string& s) {
@@ -219,7 +219,7 @@ void parse_sources_list(const Value& v, const ParseCtx& ctx, Config& cfg) {
                           it != cfg.plugins.plugins.end()
                               ? fmt::format(" (it is a {}); write kind: source in its entry",
                                             to_string(it->second.kind))
-                          : !fix.empty()   ? fix
+                          : !fix.empty() ? fix
                           : sources.empty()
                               ? std::string("; declare one, e.g. plugins: {tracker: {kind: "
                                             "source, command: [/opt/tracker/tracker-source]}}")
@@ -233,12 +233,12 @@ void parse_sources_list(const Value& v, const ParseCtx& ctx, Config& cfg) {
         has_repo = true;
         if (!cfg.repos.count(*name)) {
           std::string fix = did_you_mean(*name, repos);
-          ctx.issues.add(f.value.mark, f.value.path,
-                         fmt::format("'{}' is not a repository under repos:{}", *name,
-                                     !fix.empty()    ? fix
-                                     : repos.empty() ? std::string("; add one under repos:")
-                                                     : fmt::format("; defined: {}",
-                                                                   fmt::join(repos, ", "))));
+          ctx.issues.add(
+              f.value.mark, f.value.path,
+              fmt::format("'{}' is not a repository under repos:{}", *name,
+                          !fix.empty()    ? fix
+                          : repos.empty() ? std::string("; add one under repos:")
+                                          : fmt::format("; defined: {}", fmt::join(repos, ", "))));
           continue;
         }
         s.repo = *name;
@@ -255,9 +255,9 @@ void parse_sources_list(const Value& v, const ParseCtx& ctx, Config& cfg) {
                      "missing 'repo'; name the repos: entry its tasks run on, e.g. repo: web");
     for (const WatchSourceConfig& o : cfg.watch.sources)
       if (!s.plugin.empty() && o.plugin == s.plugin && o.repo == s.repo)
-        ctx.issues.add(e.mark, e.path,
-                       fmt::format("source {} on repo {} is listed twice; remove one", s.plugin,
-                                   s.repo));
+        ctx.issues.add(
+            e.mark, e.path,
+            fmt::format("source {} on repo {} is listed twice; remove one", s.plugin, s.repo));
     if (!s.plugin.empty() && !s.repo.empty()) cfg.watch.sources.push_back(std::move(s));
   }
 }

@@ -84,8 +84,7 @@ Status unknown_keys(const Reader& r, const nlohmann::json& obj, const std::vecto
 }
 
 Status read_kinds(const Reader& r, PluginManifest& m) {
-  constexpr std::string_view fix =
-      "write e.g. \"kinds\": [\"check\"] (notifier, check or source)";
+  constexpr std::string_view fix = "write e.g. \"kinds\": [\"check\"] (notifier, check or source)";
   AW_TRY(std::vector<std::string> kinds, Reader::texts(r, r.j, "kinds", fix));
   if (!r.j.contains("kinds") || kinds.empty())
     return tl::make_unexpected(r.bad("kinds", "must name at least one kind", fix));

@@ -65,15 +65,15 @@ Result<SourceTask> read_task(const JsonRead& t, size_t i) {
 Result<std::vector<SourceTask>> source_tasks_from_result(const nlohmann::json& result,
                                                          std::string_view plugin) {
   auto refused = [&](const std::string& why) {
-    return fail("source plugin {} answered no valid tasks ({}); none of its tasks is taken",
-                plugin, inert_line(why));
+    return fail("source plugin {} answered no valid tasks ({}); none of its tasks is taken", plugin,
+                inert_line(why));
   };
   JsonRead r(result, fmt::format("plugin {}'s tasks", plugin));
   auto items = r.array("tasks");
   if (!items) return refused(items.error().message);
   if (items->size() > kSourceMaxTasks)
-    return refused(fmt::format("{} tasks, more than {} in one answer", items->size(),
-                               kSourceMaxTasks));
+    return refused(
+        fmt::format("{} tasks, more than {} in one answer", items->size(), kSourceMaxTasks));
   std::vector<SourceTask> out;
   std::set<std::string> ids;
   for (size_t i = 0; i < items->size(); ++i) {
@@ -99,11 +99,16 @@ Result<std::vector<SourceTask>> fetch_source_tasks(const PluginConfig& plugin,
 }
 
 nlohmann::json task_done_params(const SourceTaskEnd& e) {
-  return {{"task", e.task},         {"repo", e.repo},
-          {"unit", e.unit},         {"state", e.state},
-          {"reason", e.reason},     {"verdict", e.verdict},
-          {"pull_request", e.pull_request}, {"branch", e.branch},
-          {"commit", e.commit},     {"ended_at", e.ended_at}};
+  return {{"task", e.task},
+          {"repo", e.repo},
+          {"unit", e.unit},
+          {"state", e.state},
+          {"reason", e.reason},
+          {"verdict", e.verdict},
+          {"pull_request", e.pull_request},
+          {"branch", e.branch},
+          {"commit", e.commit},
+          {"ended_at", e.ended_at}};
 }
 
 SourceAdmission admit_source_task(const SourceTask& task, const TrustConfig& trust,

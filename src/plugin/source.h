@@ -39,7 +39,7 @@ struct SourceTask {
   std::string title;   // one line
   std::string text;    // markdown, as the tracker holds it
   std::string author;  // the tracker's name for who wrote it
-  std::string trust;   // the author's role as the plugin says: admin maintain write triage read none
+  std::string trust;  // the author's role as the plugin says: admin maintain write triage read none
 };
 
 // The tasks of a `tasks` reply's result ({"tasks": [{"id", "title", "text", "author", "trust"},

@@ -124,32 +124,35 @@ void Watcher::poll_source(Source& s, int64_t now) {
   if (!tasks) {
     // Fail closed: nothing of a failed or garbled answer is taken. The message is awaywork's,
     // with the plugin's own words in it made inert (plugin/protocol.h).
-    log_.write("source_failed",
-               watch_detail::with(where(w.plugin, w.repo, ""),
-                                  {{"error", tasks.error().message},
-                                   {"next_in", cfg_.watch.poll_seconds}}));
+    log_.write("source_failed", watch_detail::with(where(w.plugin, w.repo, ""),
+                                                   {{"error", tasks.error().message},
+                                                    {"next_in", cfg_.watch.poll_seconds}}));
     return;
   }
-  log_.write("source_polled", watch_detail::with(where(w.plugin, w.repo, ""),
-                                                 {{"tasks", tasks->size()}}));
+  log_.write("source_polled",
+             watch_detail::with(where(w.plugin, w.repo, ""), {{"tasks", tasks->size()}}));
   for (const SourceTask& t : *tasks) {
     std::string key = prefix + t.id;
     auto known = store_->watch_get(key);
     if (!known) {
-      log_.write("error", watch_detail::with(where(w.plugin, w.repo, t.id),
-                                             {{"error", "state database: " + known.error().message}}));
+      log_.write("error",
+                 watch_detail::with(where(w.plugin, w.repo, t.id),
+                                    {{"error", "state database: " + known.error().message}}));
       continue;
     }
     if (*known) continue;  // taken before: each task runs once
     const ForgeRepoConfig& f = repo->second.forge;
     SourceAdmission adm = admit_source_task(t, f.trust, f.stop_after, now, w.plugin);
-    json row = {{"plugin", w.plugin}, {"repo", w.repo},  {"id", t.id},
-                {"taken_at", now},    {"reason", adm.reason}};
+    json row = {{"plugin", w.plugin},
+                {"repo", w.repo},
+                {"id", t.id},
+                {"taken_at", now},
+                {"reason", adm.reason}};
     if (!adm.admitted) {
       row["phase"] = "refused";
       (void)store_->watch_put(key, row);
-      log_.write("task_refused", watch_detail::with(where(w.plugin, w.repo, t.id),
-                                                    {{"reason", adm.reason}}));
+      log_.write("task_refused",
+                 watch_detail::with(where(w.plugin, w.repo, t.id), {{"reason", adm.reason}}));
       continue;
     }
     // The task as awaywork built it, in the owner's 0700 state folder; the unit reads it as its
@@ -172,8 +175,8 @@ void Watcher::poll_source(Source& s, int64_t now) {
       (void)::unlink(file.c_str());
       continue;
     }
-    log_.write("task_queued", watch_detail::with(where(w.plugin, w.repo, t.id),
-                                                 {{"trust", adm.reason}}));
+    log_.write("task_queued",
+               watch_detail::with(where(w.plugin, w.repo, t.id), {{"trust", adm.reason}}));
     SourceRun run;
     run.key = key, run.plugin = w.plugin, run.repo = w.repo, run.id = t.id;
     run.prompt_file = file;
@@ -198,9 +201,9 @@ void Watcher::start_source_tasks(int64_t now) {
     });
     if (s == sources_.end() || s->running >= s->watch.max_units) continue;
     std::string log;
-    auto child = spawn_unit(
-        {"run", "--repo", run->repo, "--prompt-file", run->prompt_file, "--json"},
-        fmt::format("{}-{}-{}", run->plugin, run->repo, run->id), now, log);
+    auto child =
+        spawn_unit({"run", "--repo", run->repo, "--prompt-file", run->prompt_file, "--json"},
+                   fmt::format("{}-{}-{}", run->plugin, run->repo, run->id), now, log);
     ++s->running;
     if (!child) {
       log_.write("error", watch_detail::with(where(run->plugin, run->repo, run->id),
@@ -209,10 +212,14 @@ void Watcher::start_source_tasks(int64_t now) {
       source_runs_.erase(run->key);
       continue;
     }
-    json row = {{"plugin", run->plugin},       {"repo", run->repo},
-                {"id", run->id},               {"phase", "running"},
-                {"prompt_file", run->prompt_file}, {"queued_at", run->queued_at},
-                {"pid", child->pid()},         {"start", child->start_time()}};
+    json row = {{"plugin", run->plugin},
+                {"repo", run->repo},
+                {"id", run->id},
+                {"phase", "running"},
+                {"prompt_file", run->prompt_file},
+                {"queued_at", run->queued_at},
+                {"pid", child->pid()},
+                {"start", child->start_time()}};
     (void)store_->watch_put(run->key, row);
     log_.write("unit_spawned", watch_detail::with(where(run->plugin, run->repo, run->id),
                                                   {{"pid", child->pid()}, {"log", log}}));
@@ -295,11 +302,11 @@ void Watcher::finish_source(SourceRun& run, int exit_status, int64_t now) {
              !call) {
     error = call.error().message;  // the plugin's own words in it are inert already
   }
-  log_.write("task_done", watch_detail::with(where(run.plugin, run.repo, run.id),
-                                             {{"unit", end.unit},
-                                              {"state", state},
-                                              {"reported", error.empty()},
-                                              {"error", error}}));
+  log_.write(
+      "task_done",
+      watch_detail::with(
+          where(run.plugin, run.repo, run.id),
+          {{"unit", end.unit}, {"state", state}, {"reported", error.empty()}, {"error", error}}));
 }
 
 bool Watcher::sources_idle() const {

@@ -165,8 +165,10 @@ watch:
     - tracker
 )");
   EXPECT_TRUE(has(e, "config.yml:8:")) << e;
-  EXPECT_TRUE(has(e, "'notify' is not a plugin of kind source under plugins: (it is a "
-                     "notifier)")) << e;
+  EXPECT_TRUE(has(e,
+                  "'notify' is not a plugin of kind source under plugins: (it is a "
+                  "notifier)"))
+      << e;
   EXPECT_TRUE(has(e, "config.yml:9:")) << e;
   EXPECT_TRUE(has(e, "'trackr' is not a plugin of kind source")) << e;
   EXPECT_TRUE(has(e, "'wbe' is not a repository under repos:")) << e;

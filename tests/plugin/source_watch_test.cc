@@ -24,12 +24,12 @@ using nlohmann::json;
 // A plugin's memory and process limits are cgroup limits, which need root here; under CI=true a
 // skip is a failure, as tests/isolate/harness.h's AW_SKIP_OR_FAIL (not included: its TempDir is
 // the git fixture's too).
-#define NEEDS_ROOT()                                                          \
-  do {                                                                        \
-    if (::geteuid() == 0) break;                                              \
-    const char* ci = std::getenv("CI");                                       \
+#define NEEDS_ROOT()                                                                \
+  do {                                                                              \
+    if (::geteuid() == 0) break;                                                    \
+    const char* ci = std::getenv("CI");                                             \
     if (ci && std::string(ci) == "true") FAIL() << "needs root (CI=true: no skip)"; \
-    GTEST_SKIP() << "needs root for the plugin's cgroup limits";              \
+    GTEST_SKIP() << "needs root for the plugin's cgroup limits";                    \
   } while (0)
 
 class SourceWatch : public WatchTest {
@@ -60,7 +60,10 @@ class SourceWatch : public WatchTest {
     ASSERT_TRUE(write_file(tmp.path + "/tasks.json", tasks.dump()));
     std::vector<std::string> args = {"/usr/bin/python3",
                                      std::string(AW_SOURCE_DIR) + "/tests/fakes/fake_tracker.py",
-                                     "--tasks", tmp.path + "/tasks.json", "--log", tracker_log};
+                                     "--tasks",
+                                     tmp.path + "/tasks.json",
+                                     "--log",
+                                     tracker_log};
     args.insert(args.end(), more.begin(), more.end());
     tracker_port = spawn_fake(args, &tracker_pid);
     while (!tracker_port.empty() && tracker_port.back() == '\n') tracker_port.pop_back();
@@ -145,8 +148,10 @@ TEST_F(SourceWatch, TheTrackersAdmittedTaskRunsOnceFencedAndItsEndIsReported) {
   auto refused = events(log, "task_refused");
   ASSERT_EQ(refused.size(), 1u) << log.dump(1);
   EXPECT_EQ(refused[0].value("task", ""), "T-3");
-  EXPECT_NE(refused[0].value("reason", "").find("role read as source plugin tracker reports it, "
-                                                "not admitted"),
+  EXPECT_NE(refused[0]
+                .value("reason", "")
+                .find("role read as source plugin tracker reports it, "
+                      "not admitted"),
             std::string::npos)
       << refused[0].dump();
   auto queued = events(log, "task_queued");
@@ -212,8 +217,7 @@ TEST_F(SourceWatch, WithPluginsOffTheSourceSaysSoAndNothingRuns) {
   json log = watch_pass();
   auto failed = events(log, "source_failed");
   ASSERT_EQ(failed.size(), 1u) << log.dump(1);
-  EXPECT_NE(failed[0].value("error", "").find("plugins are off on this machine"),
-            std::string::npos)
+  EXPECT_NE(failed[0].value("error", "").find("plugins are off on this machine"), std::string::npos)
       << failed[0].dump();
   EXPECT_TRUE(units().empty());
   EXPECT_TRUE(tracker_requests("GET", "/api/tasks?project=web").empty());
