@@ -80,7 +80,7 @@ void Watcher::recover_sources() {
     if (!j.is_object()) continue;
     std::string phase = j.value("phase", ""), plugin = j.value("plugin", ""),
                 repo = j.value("repo", "");
-    if (phase != "queued" && phase != "running") continue;
+    if (phase != "queued" && phase != "starting" && phase != "running") continue;
     auto s = std::find_if(sources_.begin(), sources_.end(), [&](const Source& x) {
       return x.watch.plugin == plugin && x.watch.repo == repo;
     });
@@ -97,8 +97,9 @@ void Watcher::recover_sources() {
       ++s->running;
       log_.write("adopted", watch_detail::with(where(plugin, repo, run.id), {{"pid", pid}}));
       source_runs_.emplace(key, std::move(run));
-    } else if (phase == "running") {
-      // Its unit ran, and watch died before it ended: reported as it ended, never run again.
+    } else if (phase == "running" || phase == "starting") {
+      // Its unit ran (or may have begun), and watch died before it ended: reported as it ended,
+      // never run again.
       run.stop_reason = "watch stopped (killed or crashed) while the unit was running";
       run.child = UnitChild::adopt(static_cast<pid_t>(pid), start);  // only to find its unit
       ++s->running;
@@ -200,6 +201,19 @@ void Watcher::start_source_tasks(int64_t now) {
       return x.watch.plugin == run->plugin && x.watch.repo == run->repo;
     });
     if (s == sources_.end() || s->running >= s->watch.max_units) continue;
+    // Recorded before the spawn: a watch killed between the two finds "starting" and reports
+    // the task ended rather than start it a second time (a unit may have begun).
+    json row = {{"plugin", run->plugin},
+                {"repo", run->repo},
+                {"id", run->id},
+                {"phase", "starting"},
+                {"prompt_file", run->prompt_file},
+                {"queued_at", run->queued_at}};
+    if (auto ok = store_->watch_put(run->key, row); !ok) {
+      log_.write("error", watch_detail::with(where(run->plugin, run->repo, run->id),
+                                             {{"error", "state database: " + ok.error().message}}));
+      continue;  // stays queued: tried again on the next tick
+    }
     std::string log;
     auto child =
         spawn_unit({"run", "--repo", run->repo, "--prompt-file", run->prompt_file, "--json"},
@@ -209,17 +223,13 @@ void Watcher::start_source_tasks(int64_t now) {
       log_.write("error", watch_detail::with(where(run->plugin, run->repo, run->id),
                                              {{"error", child.error().message}}));
       finish_source(*run, 127, now);
-      source_runs_.erase(run->key);
+      std::string key = run->key;  // not a reference into the node erase destroys
+      source_runs_.erase(key);
       continue;
     }
-    json row = {{"plugin", run->plugin},
-                {"repo", run->repo},
-                {"id", run->id},
-                {"phase", "running"},
-                {"prompt_file", run->prompt_file},
-                {"queued_at", run->queued_at},
-                {"pid", child->pid()},
-                {"start", child->start_time()}};
+    row["phase"] = "running";
+    row["pid"] = child->pid();
+    row["start"] = child->start_time();
     (void)store_->watch_put(run->key, row);
     log_.write("unit_spawned", watch_detail::with(where(run->plugin, run->repo, run->id),
                                                   {{"pid", child->pid()}, {"log", log}}));

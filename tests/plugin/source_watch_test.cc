@@ -223,5 +223,38 @@ TEST_F(SourceWatch, WithPluginsOffTheSourceSaysSoAndNothingRuns) {
   EXPECT_TRUE(tracker_requests("GET", "/api/tasks?project=web").empty());
 }
 
+// A task whose unit was being started when a watch died is never started again: the next watch
+// reports it ended (its plugin told, or the failure logged) and records it done.
+TEST_F(SourceWatch, ATaskCaughtStartingByACrashIsReportedNotRunAgain) {
+  start_tracker(json::array());
+  extra_keys = plugins_keys(false);  // task_done cannot reach the plugin: logged, nothing else
+  write_watch_config();
+  {
+    auto st = Store::open(tmp.path + "/state");
+    ASSERT_TRUE(st) << st.error().message;
+    ASSERT_TRUE(st->watch_put("source/tracker/web/T-9", {{"plugin", "tracker"},
+                                                         {"repo", "web"},
+                                                         {"id", "T-9"},
+                                                         {"phase", "starting"},
+                                                         {"prompt_file", ""},
+                                                         {"queued_at", 1}}));
+  }
+  json log = watch_pass();
+  auto done = events(log, "task_done");
+  ASSERT_EQ(done.size(), 1u) << log.dump(1);
+  EXPECT_EQ(done[0].value("task", ""), "T-9");
+  EXPECT_EQ(done[0].value("state", ""), "failed");
+  EXPECT_FALSE(done[0].value("reported", true));
+  EXPECT_NE(done[0].value("error", "").find("plugins are off"), std::string::npos)
+      << done[0].dump();
+  EXPECT_TRUE(events(log, "unit_spawned").empty()) << log.dump(1);
+  EXPECT_TRUE(units().empty());
+  auto st = Store::open(tmp.path + "/state");
+  ASSERT_TRUE(st);
+  auto row = st->watch_get("source/tracker/web/T-9");
+  ASSERT_TRUE(row && *row);
+  EXPECT_EQ((**row).value("phase", ""), "done");
+}
+
 }  // namespace
 }  // namespace aw::test
