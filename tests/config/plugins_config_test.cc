@@ -128,7 +128,6 @@ TEST_F(PluginsConfig, TheSwitchIsABooleanAndNamesAreChecked) {
   EXPECT_TRUE(has(e, "config.yml:3:")) << e;
 }
 
-}  // namespace
 // watch: {sources: [...]} (issue 28): a source plugin polled by watch and the repository its
 // tasks run on; any repos: entry (a local one too), and repos: is not needed beside it.
 TEST_F(PluginsConfig, ASourcePluginIsWatchedOnARepository) {
@@ -177,4 +176,5 @@ watch:
   EXPECT_TRUE(has(e, "config.yml:11:")) << e;
 }
 
+}  // namespace
 }  // namespace aw
