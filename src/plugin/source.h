@@ -30,6 +30,8 @@ inline constexpr std::string_view kTaskDoneMethod = "task_done";
 inline constexpr size_t kSourceMaxTasks = 100;
 // A task's id is a state database key and a file name: 1 to this many of [A-Za-z0-9._:#-].
 inline constexpr size_t kSourceIdMax = 100;
+// At most this many taken ids are sent back with `tasks` (a hint: watch runs each id once anyway).
+inline constexpr size_t kSourceTakenHint = 1000;
 // A title, an author: one line each, at most this many bytes (the text is capped by the task).
 inline constexpr size_t kSourceLineMax = 1000;
 

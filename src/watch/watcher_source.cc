@@ -121,6 +121,9 @@ void Watcher::poll_source(Source& s, int64_t now) {
   std::vector<std::string> taken;
   if (auto rows = store_->watch_list(prefix))
     for (auto& [key, _] : *rows) taken.push_back(key.substr(prefix.size()));
+  // A hint to the plugin, not the rule (the state database is): capped so that a source watched
+  // for years does not send an ever longer request.
+  if (taken.size() > kSourceTakenHint) taken.erase(taken.begin(), taken.end() - kSourceTakenHint);
   auto tasks = fetch_source_tasks(plugin->second, source_host(cfg_), w.repo, taken);
   if (!tasks) {
     // Fail closed: nothing of a failed or garbled answer is taken. The message is awaywork's,
