@@ -235,8 +235,19 @@ struct WatchRepoConfig {
   std::string workflow_ref;  // the branch it is dispatched on ("" = default branch)
 };
 
+// watch: {sources: [{source: PLUGIN, repo: NAME}]} (issue 28, docs/plugins.md#source-source): a
+// source plugin watch asks for tasks each poll, whose units run on the repository named.
+struct WatchSourceConfig {
+  std::string plugin;  // a plugins: name of kind source
+  std::string repo;    // a repos: name: where its tasks' units run, whose trust: caps the authors'
+  int max_units = 1;   // at once for this source, on this machine
+  int line = 0;        // 1-based line of the entry, for errors found after loading
+};
+
 struct WatchConfig {
   std::vector<WatchRepoConfig> repos;
+  // Task source plugins (may be all there is to watch).
+  std::vector<WatchSourceConfig> sources;
   int poll_seconds = 60;         // at least; a forge's X-Poll-Interval may make it longer
   int max_units = 2;             // at once on this machine
   int64_t claim_ttl = 6 * 3600;  // seconds after which another watcher may take a silent claim
@@ -246,7 +257,7 @@ struct WatchConfig {
 // The owner's own plugin code (issue 28, docs/plugins.md): a program awaywork runs as a separate
 // process in its OS sandbox with only what it declares here, speaking JSON-RPC over stdio.
 // plugins: {run: true, NAME: {kind: notifier, command: [...], net: [...], read: [...], ...}}
-enum class PluginKind { notifier, check };  // source: a later slice of issue 28
+enum class PluginKind { notifier, check, source };
 
 struct PluginConfig {
   std::string name;

@@ -56,6 +56,8 @@ const char* to_string(PluginKind v) {
       return "notifier";
     case PluginKind::check:
       return "check";
+    case PluginKind::source:
+      return "source";
   }
   return "?";
 }

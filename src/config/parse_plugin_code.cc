@@ -60,13 +60,8 @@ void parse_plugin(const Field& e, const ParseCtx& ctx, PluginConfig& p) {
     const Value& v = f.value;
     if (f.key == "kind") {
       has_kind = true;
-      auto k = get_enum(v, {"notifier", "source", "check"}, ctx.issues);
-      if (k && *k == 1)
-        ctx.issues.add(v.mark, v.path,
-                       "kind source is not built yet: this awaywork runs notifier and check "
-                       "plugins (docs/plugins.md); write kind: notifier or kind: check");
-      else if (k)
-        p.kind = *k == 0 ? PluginKind::notifier : PluginKind::check;
+      if (auto k = get_enum(v, {"notifier", "source", "check"}, ctx.issues))
+        p.kind = *k == 0 ? PluginKind::notifier : *k == 1 ? PluginKind::source : PluginKind::check;
     } else if (f.key == "command") {
       has_command = true;
       parse_command(v, ctx, p.command);

@@ -39,8 +39,8 @@ namespace {
 const std::vector<std::string> kRepoKeys = {"label",    "assignee",    "command",    "max_units",
                                             "window",   "stop_after",  "on_failure", "run_on",
                                             "workflow", "workflow_ref"};
-const std::vector<std::string> kTopOnly = {"repos", "poll_seconds", "machine_max_units",
-                                           "claim_ttl", "shutdown_grace"};
+const std::vector<std::string> kTopOnly = {
+    "repos", "sources", "poll_seconds", "machine_max_units", "claim_ttl", "shutdown_grace"};
 
 // HH:MM or HH:MM:SS as seconds after midnight.
 std::optional<int> time_of_day(const std::string& s) {
@@ -187,6 +187,81 @@ void parse_repos_list(const Value& v, const ParseCtx& ctx, const WatchRepoConfig
   }
 }
 
+// sources: [{source: PLUGIN, repo: NAME, max_units: N}]: each a plugins: entry of kind source
+// (parsed before watch:) and the repository its tasks run on. Any repos: entry will do, a local
+// one too: the tasks come from the plugin, not from a forge, and the entry's trust: caps what the
+// plugin says of their authors (docs/plugins.md#source-source).
+void parse_sources_list(const Value& v, const ParseCtx& ctx, Config& cfg) {
+  constexpr std::string_view hint =
+      "write a list of task sources, e.g. sources: [{source: tracker, repo: web}]";
+  auto entries = get_list(v, hint, ctx.issues);
+  if (!entries) return;
+  std::vector<std::string> sources, repos;
+  for (const auto& [n, p] : cfg.plugins.plugins)
+    if (p.kind == PluginKind::source) sources.push_back(n);
+  for (const auto& [n, r] : cfg.repos) repos.push_back(n);
+  for (const Value& e : *entries) {
+    if (!expect_map(e, hint, ctx.issues)) continue;
+    WatchSourceConfig s;
+    s.line = e.mark.line + 1;
+    bool has_source = false, has_repo = false;
+    for (const Field& f : map_fields(e, {"source", "repo", "max_units"}, ctx.issues)) {
+      if (f.key == "source") {
+        auto name = get_string(f.value, "write a plugin's name, e.g. source: tracker", ctx.issues);
+        if (!name) continue;
+        has_source = true;
+        auto it = cfg.plugins.plugins.find(*name);
+        if (it == cfg.plugins.plugins.end() || it->second.kind != PluginKind::source) {
+          std::string fix = did_you_mean(*name, sources);
+          ctx.issues.add(
+              f.value.mark, f.value.path,
+              fmt::format("'{}' is not a plugin of kind source under plugins:{}", *name,
+                          it != cfg.plugins.plugins.end()
+                              ? fmt::format(" (it is a {}); write kind: source in its entry",
+                                            to_string(it->second.kind))
+                          : !fix.empty() ? fix
+                          : sources.empty()
+                              ? std::string("; declare one, e.g. plugins: {tracker: {kind: "
+                                            "source, command: [/opt/tracker/tracker-source]}}")
+                              : fmt::format("; declared: {}", fmt::join(sources, ", "))));
+          continue;
+        }
+        s.plugin = *name;
+      } else if (f.key == "repo") {
+        auto name = get_string(f.value, "write a repos: name, e.g. repo: web", ctx.issues);
+        if (!name) continue;
+        has_repo = true;
+        if (!cfg.repos.count(*name)) {
+          std::string fix = did_you_mean(*name, repos);
+          ctx.issues.add(
+              f.value.mark, f.value.path,
+              fmt::format("'{}' is not a repository under repos:{}", *name,
+                          !fix.empty()    ? fix
+                          : repos.empty() ? std::string("; add one under repos:")
+                                          : fmt::format("; defined: {}", fmt::join(repos, ", "))));
+          continue;
+        }
+        s.repo = *name;
+      } else if (auto n = get_int(f.value, 1, 64, "write how many units at once, e.g. max_units: 1",
+                                  ctx.issues)) {
+        s.max_units = static_cast<int>(*n);
+      }
+    }
+    if (!has_source)
+      ctx.issues.add(e.mark, e.path,
+                     "missing 'source'; name a plugin of kind source, e.g. source: tracker");
+    if (!has_repo)
+      ctx.issues.add(e.mark, e.path,
+                     "missing 'repo'; name the repos: entry its tasks run on, e.g. repo: web");
+    for (const WatchSourceConfig& o : cfg.watch.sources)
+      if (!s.plugin.empty() && o.plugin == s.plugin && o.repo == s.repo)
+        ctx.issues.add(
+            e.mark, e.path,
+            fmt::format("source {} on repo {} is listed twice; remove one", s.plugin, s.repo));
+    if (!s.plugin.empty() && !s.repo.empty()) cfg.watch.sources.push_back(std::move(s));
+  }
+}
+
 }  // namespace
 
 void parse_watch(const Value& v, const ParseCtx& ctx, Config& cfg) {
@@ -194,12 +269,14 @@ void parse_watch(const Value& v, const ParseCtx& ctx, Config& cfg) {
   std::vector<std::string> keys = kRepoKeys;
   keys.insert(keys.end(), kTopOnly.begin(), kTopOnly.end());
   WatchRepoConfig defaults;
-  std::optional<Value> repos;
+  std::optional<Value> repos, sources;
   WatchConfig& w = cfg.watch;
   for (const Field& f : map_fields(v, keys, ctx.issues)) {
     const Value& x = f.value;
     if (f.key == "repos") {
       repos = x;
+    } else if (f.key == "sources") {
+      sources = x;
     } else if (f.key == "poll_seconds") {
       if (auto n = get_int(x, 5, 86400, "write seconds, e.g. poll_seconds: 60", ctx.issues))
         w.poll_seconds = static_cast<int>(*n);
@@ -215,12 +292,14 @@ void parse_watch(const Value& v, const ParseCtx& ctx, Config& cfg) {
       parse_repo_key(f, ctx.issues, defaults);
     }
   }
-  if (!repos) {
+  if (sources) parse_sources_list(*sources, ctx, cfg);
+  if (!repos && !sources) {
     ctx.issues.add(v.mark, v.path,
-                   "missing 'repos'; name the forge repositories to watch, e.g. repos: {web: {}}");
+                   "missing 'repos'; name the forge repositories to watch, e.g. repos: {web: {}} "
+                   "(or task source plugins: sources: [{source: tracker, repo: web}])");
     return;
   }
-  parse_repos_list(*repos, ctx, defaults, cfg);
+  if (repos) parse_repos_list(*repos, ctx, defaults, cfg);
 }
 
 }  // namespace aw

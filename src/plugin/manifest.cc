@@ -74,7 +74,7 @@ Status unknown_keys(const Reader& r, const nlohmann::json& obj, const std::vecto
 }
 
 Status read_kinds(const Reader& r, PluginManifest& m) {
-  constexpr std::string_view fix = "write e.g. \"kinds\": [\"check\"] (notifier or check)";
+  constexpr std::string_view fix = "write e.g. \"kinds\": [\"check\"] (notifier, check or source)";
   AW_TRY(std::vector<std::string> kinds, Reader::texts(r, r.j, "kinds", fix));
   if (!r.j.contains("kinds") || kinds.empty())
     return tl::make_unexpected(r.bad("kinds", "must name at least one kind", fix));
@@ -84,8 +84,7 @@ Status read_kinds(const Reader& r, PluginManifest& m) {
     else if (k == "check")
       m.kinds.push_back(PluginKind::check);
     else if (k == "source")
-      return tl::make_unexpected(
-          r.bad("kinds", "source is not built yet", "declare notifier or check only"));
+      m.kinds.push_back(PluginKind::source);
     else
       return tl::make_unexpected(
           r.bad("kinds", fmt::format("'{}' is not a kind", plugin_words(k)), fix));

@@ -84,7 +84,7 @@ void Watcher::keep(const IssueSlot& slot) {
 }
 
 Status Watcher::open_repos() {
-  if (cfg_.watch.repos.empty())
+  if (cfg_.watch.repos.empty() && cfg_.watch.sources.empty())
     return fail("nothing to watch: add watch: {{repos: {{NAME: {{}}}}}} to {} (docs/watch.md)",
                 cfg_.file.empty() ? "the config" : cfg_.file);
   for (const WatchRepoConfig& w : cfg_.watch.repos) {
@@ -131,6 +131,7 @@ Status Watcher::run() {
   log_.write("watch_started",
              {{"host", me_.host}, {"pid", me_.pid}, {"repos", repos_.size()}, {"once", opt_.once}});
   recover();
+  open_sources();  // task source plugins (watcher_source.cc)
   started_at_ = clock_.now_seconds();
   for (;;) {
     int64_t now = clock_.now_seconds();
@@ -148,7 +149,8 @@ Status Watcher::run() {
     watch_running(now);
     watch_dispatched(now);
     if (!stopping_) start_queued(now);
-    if (children_.empty() && (stopping_ || done_once())) break;
+    tick_sources(now);
+    if (children_.empty() && sources_idle() && (stopping_ || done_once())) break;
     clock_.sleep(opt_.tick);
   }
   beat(clock_.now_seconds(), true);

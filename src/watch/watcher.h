@@ -131,6 +131,29 @@ class Watcher {
   // not change the issue list that the poll reads.
   void sweep_ci(Repo& r, int64_t now);
   std::function<bool(const ForgeUser&)> trusted(Repo& r, int64_t now);
+  // watcher_source.cc: task source plugins (watch: {sources: [...]}, issue 28). A task is taken
+  // once (its row "source/PLUGIN/REPO/ID" in the state database), run as `awaywork run --repo
+  // --prompt-file`, and its unit's end reported back with task_done.
+  struct Source {
+    WatchSourceConfig watch;
+    int64_t next_poll = 0;
+    bool polled = false;
+    int running = 0;
+  };
+  struct SourceRun {  // a taken task, queued or running
+    std::string key, plugin, repo, id, prompt_file;
+    int64_t queued_at = 0;
+    std::optional<UnitChild> child;
+    std::string unit_id, stop_reason;
+  };
+  void open_sources();  // and what a previous watch left of them
+  void recover_sources();
+  void tick_sources(int64_t now);  // poll the sources due, follow their units, start queued tasks
+  void poll_source(Source& s, int64_t now);
+  void start_source_tasks(int64_t now);
+  void watch_source_units(int64_t now);
+  void finish_source(SourceRun& run, int exit_status, int64_t now);
+  bool sources_idle() const;  // no source task running, and (once) none left to start
   Repo* repo_named(const std::string& name);
   void keep(const IssueSlot& slot);
 
@@ -148,6 +171,8 @@ class Watcher {
   int64_t stop_deadline_ = 0;
   bool interrupted_units_ = false;
   int64_t started_at_ = 0, beat_at_ = 0;
+  std::vector<Source> sources_;
+  std::map<std::string, SourceRun> source_runs_;  // by key: queued or running
 };
 
 }  // namespace aw

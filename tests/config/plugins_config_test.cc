@@ -81,10 +81,10 @@ TEST_F(PluginsConfig, ACheckPluginIsAKind) {
   EXPECT_STREQ(to_string(PluginKind::check), "check");
 }
 
-TEST_F(PluginsConfig, KindsNotBuiltYetAndMissingKeysAreNamed) {
-  std::string e = error_of("plugins:\n  s: {kind: source, command: [/bin/s]}\n  m: {}\n");
+TEST_F(PluginsConfig, UnknownKindsAndMissingKeysAreNamed) {
+  std::string e = error_of("plugins:\n  s: {kind: mail, command: [/bin/s]}\n  m: {}\n");
   EXPECT_TRUE(has(e, "config.yml:2:")) << e;
-  EXPECT_TRUE(has(e, "kind source is not built yet")) << e;
+  EXPECT_TRUE(has(e, "plugins.s.kind")) << e;
   EXPECT_TRUE(has(e, "config.yml:3:")) << e;
   EXPECT_TRUE(has(e, "plugins.m: missing 'kind'")) << e;
   EXPECT_TRUE(has(e, "plugins.m: missing 'command'")) << e;
@@ -126,6 +126,54 @@ TEST_F(PluginsConfig, TheSwitchIsABooleanAndNamesAreChecked) {
   EXPECT_TRUE(has(e, "config.yml:2:")) << e;
   EXPECT_TRUE(has(e, "plugins.run")) << e;
   EXPECT_TRUE(has(e, "config.yml:3:")) << e;
+}
+
+// watch: {sources: [...]} (issue 28): a source plugin polled by watch and the repository its
+// tasks run on; any repos: entry (a local one too), and repos: is not needed beside it.
+TEST_F(PluginsConfig, ASourcePluginIsWatchedOnARepository) {
+  Config c = parse(R"(repos:
+  web: {path: /srv/web}
+plugins:
+  run: true
+  tracker: {kind: source, command: [/opt/tracker/tracker-source], net: [tracker.example]}
+watch:
+  sources:
+    - {source: tracker, repo: web, max_units: 2}
+)");
+  EXPECT_EQ(c.plugins.plugins.at("tracker").kind, PluginKind::source);
+  EXPECT_STREQ(to_string(PluginKind::source), "source");
+  ASSERT_EQ(c.watch.sources.size(), 1u);
+  EXPECT_EQ(c.watch.sources[0].plugin, "tracker");
+  EXPECT_EQ(c.watch.sources[0].repo, "web");
+  EXPECT_EQ(c.watch.sources[0].max_units, 2);
+  EXPECT_EQ(c.watch.sources[0].line, 8);
+  EXPECT_TRUE(c.watch.repos.empty());
+}
+
+TEST_F(PluginsConfig, AWatchedSourceMustBeASourcePluginOnAKnownRepository) {
+  std::string e = error_of(R"(repos:
+  web: {path: /srv/web}
+plugins:
+  notify: {kind: notifier, command: [/opt/n/n]}
+  tracker: {kind: source, command: [/opt/t/t]}
+watch:
+  sources:
+    - {source: notify, repo: web}
+    - {source: trackr, repo: wbe}
+    - {repo: web}
+    - tracker
+)");
+  EXPECT_TRUE(has(e, "config.yml:8:")) << e;
+  EXPECT_TRUE(has(e,
+                  "'notify' is not a plugin of kind source under plugins: (it is a "
+                  "notifier)"))
+      << e;
+  EXPECT_TRUE(has(e, "config.yml:9:")) << e;
+  EXPECT_TRUE(has(e, "'trackr' is not a plugin of kind source")) << e;
+  EXPECT_TRUE(has(e, "'wbe' is not a repository under repos:")) << e;
+  EXPECT_TRUE(has(e, "config.yml:10:")) << e;
+  EXPECT_TRUE(has(e, "missing 'source'")) << e;
+  EXPECT_TRUE(has(e, "config.yml:11:")) << e;
 }
 
 }  // namespace

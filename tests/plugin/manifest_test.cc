@@ -46,7 +46,7 @@ TEST(PluginManifest, TheShippedExamplesHoldToTheSchemaAndLoad) {
   }
   // The schema check itself catches what the reader refuses (its positive control).
   auto bad = nlohmann::json::parse(
-      R"({"name":"x","version":"1","kinds":["source"],"entry":"/bin/sh","runtime":"node",)"
+      R"({"name":"x","version":"1","kinds":["mail"],"entry":"/bin/sh","runtime":"node",)"
       R"("permissions":{"write":["/"]},"shell":true})");
   EXPECT_NE(schema_breaks(schema, bad, "manifest"), "");
   for (const char* key : {"version", "kinds", "entry", "runtime", "permissions", "shell"}) {
@@ -112,8 +112,8 @@ TEST_F(ManifestTest, EachMistakeNamesTheFileTheKeyAndTheFix) {
           {R"({"name":"../x","version":"1.0.0"})", "\"name\":"},
           {R"({"name":"lic","version":"one"})", "\"version\": 'one' is not MAJOR.MINOR.PATCH"},
           {R"({"name":"lic","version":"1.0.0","kinds":[]})", "\"kinds\": must name at least one"},
-          {R"({"name":"lic","version":"1.0.0","kinds":["source"]})",
-           "\"kinds\": source is not built yet; fix: declare notifier or check only"},
+          {R"({"name":"lic","version":"1.0.0","kinds":["mail"]})",
+           "\"kinds\": 'mail' is not a kind; fix: write e.g."},
           {R"({"name":"lic","version":"1.0.0","kinds":["check"],"entry":"../run.sh"})",
            "\"entry\": '../run.sh' leaves the plugin's folder"},
           {R"({"name":"lic","version":"1.0.0","kinds":["check"],"entry":"data.txt"})",
