@@ -37,7 +37,7 @@ _awaywork() {
       if [ -z "$sub" ]; then COMPREPLY=($(compgen -W "lock" -- "$cur")); return; fi
       flags="--runner --worker --for-image --this-machine --json" ;;
     plugin)
-      if [ -z "$sub" ]; then COMPREPLY=($(compgen -W "approve list" -- "$cur")); return; fi
+      if [ -z "$sub" ]; then COMPREPLY=($(compgen -W "approve list disable enable" -- "$cur")); return; fi
       flags="--json" ;;
   esac
   COMPREPLY=($(compgen -W "$flags --config --help" -- "$cur"))

@@ -20,7 +20,7 @@ complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a watch -d 
 complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a probe -d 'run the leak suite'
 complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a secret -d 'keep credentials in the secret store'
 complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a host -d 'prepare the machine awaywork runs on (as root)'
-complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a plugin -d "approve and list the owner's plugins"
+complete -c awaywork -n "not __fish_seen_subcommand_from $commands" -a plugin -d "approve, list, disable and enable the owner's plugins"
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l repo -r -a '(__fish_complete_directories)' -d 'repository: a repos: name or a path'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l issue -r -d 'take the task from a forge issue'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l pr -r -d 'follow up an awaywork pull request'
@@ -47,7 +47,7 @@ complete -c awaywork -n '__fish_seen_subcommand_from lock' -l runner -r -d 'the 
 complete -c awaywork -n '__fish_seen_subcommand_from lock' -l worker -r -d 'the worker user'
 complete -c awaywork -n '__fish_seen_subcommand_from lock' -l for-image -d 'building an image'
 complete -c awaywork -n '__fish_seen_subcommand_from lock' -l this-machine -d 'lock a machine that is not a hosted runner'
-complete -c awaywork -n "__fish_seen_subcommand_from plugin; and not __fish_seen_subcommand_from approve list" -a 'approve list'
+complete -c awaywork -n "__fish_seen_subcommand_from plugin; and not __fish_seen_subcommand_from approve list disable enable" -a 'approve list disable enable'
 complete -c awaywork -n '__fish_seen_subcommand_from run' -l artifact -r -F -d 'check, do not publish; write the artifact here'
 complete -c awaywork -n '__fish_seen_subcommand_from check' -l from -r -F -d 'an artifact folder, checked again'
 complete -c awaywork -n '__fish_seen_subcommand_from apply' -l from -r -F -d 'an artifact folder: checked again, then published'

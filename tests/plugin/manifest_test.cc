@@ -85,7 +85,7 @@ struct ManifestTest : ::testing::Test {
 
 TEST_F(ManifestTest, AGoodManifestLandsInItsFields) {
   manifest(good(R"(,"permissions":{"net":["Hooks.Example.com"],"read":["~/lic.json","/etc/lic"],)"
-                R"("secrets":["LIC_TOKEN"],"env":["TZ"]}})"));
+                R"("secrets":["LIC_TOKEN"],"env":["TZ"]})"));
   auto m = load_manifest(dir + "/lic", "/home/tester");
   ASSERT_TRUE(m) << m.error().message;
   EXPECT_EQ(m->name, "lic");

@@ -288,9 +288,10 @@ test("terminal escapes and markup in the log are shown inert", async () => {
   // The slow agent printed ESC[31mred ESC[0m <img src=x id=injected>.
   assert.match(await text("#log"), /\u241b\[31mred\u241b\[0m <img src=x id=injected>/);
   assert.equal(await page.$("#injected"), null);
-  // The only elements in the log are the page's own: sections, their titles, lines and matches.
+  // The only elements in the log are the page's own: sections, their titles, lines, matches and
+  // each section's raw download button.
   const tags = await page.$$eval("#log *", (es) => [...new Set(es.map((e) => e.tagName))]);
-  assert.ok(tags.every((t) => ["DETAILS", "SUMMARY", "DIV", "SPAN", "MARK"].includes(t)), tags.join(","));
+  assert.ok(tags.every((t) => ["DETAILS", "SUMMARY", "DIV", "SPAN", "MARK", "BUTTON"].includes(t)), tags.join(","));
 });
 
 test("the doctor page lists each check with a mark and its fix", async () => {
