@@ -67,8 +67,7 @@ nlohmann::json to_json(const IssueSlot& s);
 // that was not JSON, from Store::watch_list) is an error too.
 Result<IssueSlot> slot_from_json(const nlohmann::json& j, const std::string& what);
 
-Result<IssueSlot> load_slot(Store& store, const std::string& repo, int64_t number,
-                            bool mr = false);
+Result<IssueSlot> load_slot(Store& store, const std::string& repo, int64_t number, bool mr = false);
 Status save_slot(Store& store, const IssueSlot& s);
 
 }  // namespace aw

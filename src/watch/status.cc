@@ -71,7 +71,7 @@ json claim_json(const IssueSlot& s) {
           {"unit", s.unit_id.empty() ? json() : json(s.unit_id)},
           {"attempts", s.attempts},
           {"trigger", s.trigger},
-          {"pull", s.pull},  // a follow-up of a pull request (issue 26): no claim comment
+          {"pull", s.pull},          // a follow-up of a pull request (issue 26): no claim comment
           {"merge_request", s.mr}};  // a GitLab merge request's: `issue` is its iid
 }
 

@@ -46,8 +46,8 @@ Status Watcher::open_gitlab_repo(Repo& r) {
 void Watcher::poll_gitlab(Repo& r, int64_t now) {
   PollState st, mst;
   if (!poll_state_of(r, "poll/" + r.watch.repo, now, st)) return;
-  bool mrs_wanted = r.repo.follow_up.max_units_per_pr > 0 &&
-                    poll_state_of(r, "pollmr/" + r.watch.repo, now, mst);
+  bool mrs_wanted =
+      r.repo.follow_up.max_units_per_pr > 0 && poll_state_of(r, "pollmr/" + r.watch.repo, now, mst);
   const GitLab::Stats& stats = r.gl->gl.stats();
   int requests = stats.requests, not_modified = stats.not_modified;
   auto list = r.glr->changed_issues(st.since);
@@ -88,9 +88,9 @@ void Watcher::poll_gitlab(Repo& r, int64_t now) {
          [&](const json& issue) { return examine_gitlab(r, issue, now); });
   if (!mrs_wanted) return;
   if (!mrs) {  // the issues are settled; the merge requests are listed again at the next poll
-    log_.write("poll_failed", {{"repo", r.watch.repo},
-                               {"what", "merge requests"},
-                               {"error", mrs.error().message}});
+    log_.write(
+        "poll_failed",
+        {{"repo", r.watch.repo}, {"what", "merge requests"}, {"error", mrs.error().message}});
     return;
   }
   settle(r, "pollmr/" + r.watch.repo, mst, listed(*mrs),

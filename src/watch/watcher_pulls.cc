@@ -149,8 +149,9 @@ bool Watcher::take_pull_triggers(Repo& r, IssueSlot& slot, const TriggerScan& sc
   } else if (slot.phase == "idle") {
     queue_pull(r, slot, admitted->reason, now);
   } else {
-    log_.write("trigger_ignored",
-               with(where(slot), {{"reason", fmt::format("the {} is already {}", what, slot.phase)}}));
+    log_.write(
+        "trigger_ignored",
+        with(where(slot), {{"reason", fmt::format("the {} is already {}", what, slot.phase)}}));
   }
   return true;
 }

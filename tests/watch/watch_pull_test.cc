@@ -6,9 +6,9 @@
 // stops the third unit with a marked comment. On someone else's pull request an admitted person's
 // command starts one unit, awaywork's own draft pull request against that branch (never pushed
 // to), and the next pass does not answer it again; a stranger's command starts nothing, and a
-// fork's pull request is refused in the log with nothing pushed. With follow_ci, a failing check starts one
-// follow-up, follow_up.max_ci_attempts stops the next with one marked comment, a passing check
-// starts nothing, and without follow_ci no check is even read.
+// fork's pull request is refused in the log with nothing pushed. With follow_ci, a failing check
+// starts one follow-up, follow_up.max_ci_attempts stops the next with one marked comment, a passing
+// check starts nothing, and without follow_ci no check is even read.
 #include "watch_fixture.h"
 
 namespace aw::test {
