@@ -7,8 +7,12 @@
 
 namespace aw {
 
-std::string slot_key(const std::string& repo, int64_t number) {
-  return fmt::format("issue/{}/{:012}", repo, number);
+std::string slot_key(const std::string& repo, int64_t number, bool mr) {
+  return fmt::format("issue/{}/{}{:012}", repo, mr ? "!" : "", number);
+}
+
+std::string slot_key(const IssueSlot& s) {
+  return slot_key(s.repo, s.number, s.mr);
 }
 
 nlohmann::json to_json(const IssueSlot& s) {
@@ -20,6 +24,7 @@ nlohmann::json to_json(const IssueSlot& s) {
           {"seen_review", s.seen.review},
           {"seen_review_comment", s.seen.review_comment},
           {"pull", s.pull},
+          {"mr", s.mr},
           {"pull_own", s.pull_own},
           {"follow_units", s.follow_units},
           {"follow_ended", s.follow_ended},
@@ -63,6 +68,7 @@ Result<IssueSlot> slot_from_json(const nlohmann::json& j, const std::string& wha
   AW_TRY(s.seen.review, r.int_or("seen_review", int64_t{0}));
   AW_TRY(s.seen.review_comment, r.int_or("seen_review_comment", int64_t{0}));
   AW_TRY(s.pull, r.bool_or("pull", false));
+  AW_TRY(s.mr, r.bool_or("mr", false));
   AW_TRY(s.pull_own, r.int_or("pull_own", 0));
   AW_TRY(s.follow_units, r.int_or("follow_units", 0));
   AW_TRY(s.follow_ended, r.int_or("follow_ended", int64_t{0}));
@@ -93,19 +99,21 @@ Result<IssueSlot> slot_from_json(const nlohmann::json& j, const std::string& wha
   return s;
 }
 
-Result<IssueSlot> load_slot(Store& store, const std::string& repo, int64_t number) {
-  AW_TRY(auto j, store.watch_get(slot_key(repo, number)));
+Result<IssueSlot> load_slot(Store& store, const std::string& repo, int64_t number, bool mr) {
+  AW_TRY(auto j, store.watch_get(slot_key(repo, number, mr)));
   if (!j) {
     IssueSlot s;
     s.repo = repo;
     s.number = number;
+    s.mr = mr;
+    s.pull = mr;
     return s;
   }
-  return slot_from_json(*j, "watch state " + slot_key(repo, number));
+  return slot_from_json(*j, "watch state " + slot_key(repo, number, mr));
 }
 
 Status save_slot(Store& store, const IssueSlot& s) {
-  return store.watch_put(slot_key(s.repo, s.number), to_json(s));
+  return store.watch_put(slot_key(s), to_json(s));
 }
 
 }  // namespace aw

@@ -3,6 +3,8 @@
 // comment handled, where the issue is (idle, queued, claiming, running), its claim, its unit.
 // A pull request's slot (`pull`, issue 26) is kept the same way, under its number (GitHub numbers
 // issues and pull requests in one sequence): the reviews and comments handled, its follow-ups.
+// A GitLab merge request's slot (`mr`) is kept under "issue/REPO/!N": GitLab numbers merge
+// requests apart from issues, so !3 and #3 are two slots.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -47,20 +49,25 @@ struct IssueSlot {
   // A pull request (issue 26; watcher_pulls.cc): its units are follow-ups (`run --pr`), it has
   // no claim, and what arrives while one runs is batched into the next (pending).
   bool pull = false;
-  int pull_own = 0;          // 0 not read yet, 1 awaywork's own (its branch), 2 someone else's
+  bool mr = false;  // a GitLab merge request (`run --pr NAME!N`); pull is set too
+  // 0 not read yet, 1 awaywork's own (its branch), 2 someone else's from a branch of the
+  // repository (a command opens awaywork's draft pull request against it), 3 one that run --pr
+  // refuses whatever is asked (a fork's, or one whose head is gone).
+  int pull_own = 0;
   int follow_units = 0;      // follow-up units watch started on it (follow_up.max_units_per_pr)
   int64_t follow_ended = 0;  // when the last one ended (follow_up.cooldown counts from it)
   bool pending = false;      // an admitted trigger arrived while a unit ran: one more unit
   bool limit_said = false;   // the marked comment saying the limit stopped it is posted
 };
 
-std::string slot_key(const std::string& repo, int64_t number);
+std::string slot_key(const std::string& repo, int64_t number, bool mr = false);
+std::string slot_key(const IssueSlot& s);
 nlohmann::json to_json(const IssueSlot& s);
 // `what` names it in an error ("watch state issue/web/000000000042"); a discarded value (a row
 // that was not JSON, from Store::watch_list) is an error too.
 Result<IssueSlot> slot_from_json(const nlohmann::json& j, const std::string& what);
 
-Result<IssueSlot> load_slot(Store& store, const std::string& repo, int64_t number);
+Result<IssueSlot> load_slot(Store& store, const std::string& repo, int64_t number, bool mr = false);
 Status save_slot(Store& store, const IssueSlot& s);
 
 }  // namespace aw

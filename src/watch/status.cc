@@ -71,7 +71,8 @@ json claim_json(const IssueSlot& s) {
           {"unit", s.unit_id.empty() ? json() : json(s.unit_id)},
           {"attempts", s.attempts},
           {"trigger", s.trigger},
-          {"pull", s.pull}};  // a follow-up of a pull request (issue 26): no claim comment
+          {"pull", s.pull},          // a follow-up of a pull request (issue 26): no claim comment
+          {"merge_request", s.mr}};  // a GitLab merge request's: `issue` is its iid
 }
 
 json queued_json(const IssueSlot& s) {
@@ -82,7 +83,8 @@ json queued_json(const IssueSlot& s) {
           {"trigger", s.trigger},
           {"attempts", s.attempts},
           {"requeued", s.requeued},
-          {"pull", s.pull}};
+          {"pull", s.pull},
+          {"merge_request", s.mr}};
 }
 
 }  // namespace

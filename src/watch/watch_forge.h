@@ -43,6 +43,9 @@ class WatchForge {
   virtual Status remove_label(int64_t issue, const std::string& label) = 0;
   // What the forge calls the change a unit publishes ("pull request", "merge request").
   virtual const char* change_name() const = 0;
+  // A comment of watch's on pull or merge request N (a follow-up limit reached): GitHub's issue
+  // comment, GitLab's merge request note (made inert, its marker kept).
+  virtual Status post_on_change(int64_t number, const std::string& body) = 0;
 };
 
 // Both keep a reference: the session (and the reader) must outlive the forge.

@@ -35,6 +35,11 @@ class GitHubWatchForge final : public WatchForge {
         fmt::format("/repos/{}/issues/{}/comments?per_page=100", s_.owner_repo, issue));
   }
 
+  // A pull request's conversation is its issue's comments (one number for both).
+  Status post_on_change(int64_t number, const std::string& body) override {
+    return post_comment(number, body).map([](int64_t) {});
+  }
+
   Result<int64_t> post_comment(int64_t issue, const std::string& body) override {
     AW_TRY(json made, s_.gh.post(fmt::format("/repos/{}/issues/{}/comments", s_.owner_repo, issue),
                                  json{{"body", body}}));

@@ -32,6 +32,13 @@ class GitLabWatchForge final : public WatchForge {
 
   Result<json> comments(int64_t issue) override { return rd_.comments(issue); }
 
+  Status post_on_change(int64_t number, const std::string& body) override {
+    return s_.gl
+        .post(fmt::format("{}/merge_requests/{}/notes", s_.project_target(), number),
+              json{{"body", inert_note(body)}})
+        .map([](json) {});
+  }
+
   Result<int64_t> post_comment(int64_t issue, const std::string& body) override {
     return rd_.post_note(issue, inert_note(body));
   }

@@ -73,10 +73,9 @@ Watcher::Repo* Watcher::repo_named(const std::string& name) {
 void Watcher::keep(const IssueSlot& slot) {
   // Saved before the map changes: slot may be the very element erased.
   if (auto ok = save_slot(*store_, slot); !ok)
-    log_.write("error", {{"repo", slot.repo},
-                         {"issue", slot.number},
-                         {"error", "state database: " + ok.error().message}});
-  std::string key = slot_key(slot.repo, slot.number);
+    log_.write("error", watch_detail::with(watch_detail::where(slot),
+                                           {{"error", "state database: " + ok.error().message}}));
+  std::string key = slot_key(slot);
   if (slot.phase == "idle")
     slots_.erase(key);
   else if (&slots_[key] != &slot)
@@ -176,7 +175,7 @@ bool Watcher::done_once() const {
 void Watcher::poll(Repo& r, int64_t now) {
   if (r.gl) return poll_gitlab(r, now);
   PollState st;
-  if (!poll_state_of(r, now, st)) return;
+  if (!poll_state_of(r, "poll/" + r.watch.repo, now, st)) return;
   std::string target = issues_target(r.s->owner_repo, st.since);
   // The state says which ETag is good for this since (none after an answer that left something
   // to look at again), also in a watch that has been running: the client's own cache may hold
@@ -223,22 +222,30 @@ void Watcher::poll(Repo& r, int64_t now) {
     // Without the later pages, since moves on from this page's newest: they come next time.
     if (auto all = r.s->gh.get_all(target)) answer.items = std::move(*all);
   }
-  std::set<int64_t> settled;
-  for (const json& issue : answer.items) {
-    if (!issue.is_object()) continue;
-    // An issue that shows what it showed when last examined has no new trigger to find; one
-    // whose examination failed is not settled, and the next poll examines it again. A pull
-    // request (the list holds them too) is examined for follow-ups (watcher_pulls.cc).
-    bool pull = issue.contains("pull_request");
-    if (!needs_examining(st, issue) ||
-        (pull ? examine_pull(r, issue, now) : examine(r, issue, now)))
-      settled.insert(issue_number(issue).value_or(0));  // 0: no issue, nothing kept of it
-  }
-  PollState next = next_poll_state(st, answer, settled);
+  // A pull request (the list holds them too) is examined for follow-ups (watcher_pulls.cc).
+  PollState next = settle(r, "poll/" + r.watch.repo, st, answer, [&](const json& issue) {
+    return issue.contains("pull_request") ? examine_pull(r, issue, now) : examine(r, issue, now);
+  });
   if (next.since != st.since) r.s->gh.remember(target, GitHub::Cached{});  // its body is dropped
-  if (auto ok = store_->watch_put("poll/" + r.watch.repo, to_json(next)); !ok)
+}
+
+PollState Watcher::settle(Repo& r, const std::string& key, const PollState& st,
+                          const ListAnswer& answer,
+                          const std::function<bool(const json&)>& examine) {
+  std::set<int64_t> settled;
+  if (answer.items.is_array())
+    for (const json& item : answer.items) {
+      if (!item.is_object()) continue;
+      // An item that shows what it showed when last examined has no new trigger to find; one
+      // whose examination failed is not settled, and the next poll examines it again.
+      if (!needs_examining(st, item) || examine(item))
+        settled.insert(issue_number(item).value_or(0));  // 0: no issue, nothing kept of it
+    }
+  PollState next = next_poll_state(st, answer, settled);
+  if (auto ok = store_->watch_put(key, to_json(next)); !ok)
     log_.write("error",
                {{"repo", r.watch.repo}, {"error", "state database: " + ok.error().message}});
+  return next;
 }
 
 std::function<bool(const ForgeUser&)> Watcher::trusted(Repo& r, int64_t now) {
@@ -300,22 +307,24 @@ int64_t Watcher::stop_after_of(const Repo& r) const {
   return stop_after;
 }
 
-bool Watcher::slot_of(const Repo& r, int64_t n, IssueSlot& slot) {
-  if (auto it = slots_.find(slot_key(r.watch.repo, n)); it != slots_.end()) {
+bool Watcher::slot_of(const Repo& r, int64_t n, IssueSlot& slot, bool mr) {
+  if (auto it = slots_.find(slot_key(r.watch.repo, n, mr)); it != slots_.end()) {
     slot = it->second;
     return true;
   }
-  auto loaded = load_slot(*store_, r.watch.repo, n);
+  auto loaded = load_slot(*store_, r.watch.repo, n, mr);
   if (!loaded) {
-    log_.write("error", {{"repo", r.watch.repo}, {"issue", n}, {"error", loaded.error().message}});
+    log_.write("error", {{"repo", r.watch.repo},
+                         {mr ? "merge_request" : "issue", n},
+                         {"error", loaded.error().message}});
     return false;
   }
   slot = std::move(*loaded);
   return true;
 }
 
-bool Watcher::poll_state_of(Repo& r, int64_t now, PollState& st) {
-  auto saved = store_->watch_get("poll/" + r.watch.repo);
+bool Watcher::poll_state_of(Repo& r, const std::string& key, int64_t now, PollState& st) {
+  auto saved = store_->watch_get(key);
   if (!saved) {
     log_.write("poll_failed",
                {{"repo", r.watch.repo}, {"error", "state database: " + saved.error().message}});

@@ -40,6 +40,7 @@ struct GitLabSession;
 class GitLabWatchReader;
 struct TriggerScan;
 struct PollState;
+struct ListAnswer;
 
 struct WatchOptions {
   bool once = false;                    // one pass; return when the units it started have ended
@@ -84,15 +85,25 @@ class Watcher {
   int64_t stop_after_of(const Repo& r) const;
   // The issue's slot: kept in this watch, else the state database's. False (logged) when the
   // database could not be read: the issue is not settled, and the next poll examines it again.
-  bool slot_of(const Repo& r, int64_t n, IssueSlot& slot);
-  // The repository's poll state (none kept: a first poll's). False (logged as poll_failed, polled
-  // again after poll_seconds) when the state database could not be read: a blank state would
-  // have the poll examine every issue again.
-  bool poll_state_of(Repo& r, int64_t now, PollState& st);
+  // mr: a GitLab merge request's slot (slot.h), apart from the issue of the same number.
+  bool slot_of(const Repo& r, int64_t n, IssueSlot& slot, bool mr = false);
+  // The repository's poll state under key ("poll/REPO"; a GitLab project's merge requests:
+  // "pollmr/REPO"; none kept: a first poll's). False (logged as poll_failed, polled again after
+  // poll_seconds) when the state database could not be read: a blank state would have the poll
+  // examine every issue again.
+  bool poll_state_of(Repo& r, const std::string& key, int64_t now, PollState& st);
+  // A changed list's items examined (those whose fingerprint changed, poll_state.h) and the next
+  // poll state kept under key; returned. Shared by every list watch polls.
+  PollState settle(Repo& r, const std::string& key, const PollState& st, const ListAnswer& answer,
+                   const std::function<bool(const nlohmann::json&)>& examine);
   // watcher_gitlab.cc: a GitLab project's session, poll and examination.
   Status open_gitlab_repo(Repo& r);
   void poll_gitlab(Repo& r, int64_t now);
   bool examine_gitlab(Repo& r, const nlohmann::json& issue, int64_t now);
+  // watcher_gitlab_mrs.cc: awaywork's open merge requests on a GitLab project, whose admitted
+  // notes queue follow-ups (`run --pr NAME!N`) by the pull request rules (watcher_pulls.cc).
+  Result<nlohmann::json> list_gitlab_mrs(Repo& r, const std::string& since);
+  bool examine_gitlab_mr(Repo& r, const nlohmann::json& mr, int64_t now);
   // watcher_beat.cc: what the watcher tells serve (watch/status.h) and /metrics.
   void beat(int64_t now, bool stopped);
   // watcher_units.cc: claims, units and their ends.
@@ -115,8 +126,11 @@ class Watcher {
   void dispatch(Repo& r, IssueSlot& slot, int64_t now);
   void watch_dispatched(int64_t now);
   void finish_run(Repo& r, IssueSlot& slot, const std::string& outcome, bool ok, int64_t now);
-  // watcher_pulls.cc: follow-up units on awaywork's own pull requests (issue 26).
+  // watcher_pulls.cc: follow-up units on pull requests (issue 26) and merge requests (issue 29).
   bool examine_pull(Repo& r, const nlohmann::json& item, int64_t now);
+  // What a scan of a pull or merge request found, on either forge: logged, and an admitted
+  // trigger queues a follow-up (or is batched into the running one). True when one was admitted.
+  bool take_pull_triggers(Repo& r, IssueSlot& slot, const TriggerScan& scan, int64_t now);
   void queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, int64_t now);
   void start_pull(Repo& r, IssueSlot& slot, int64_t now);
   void finish_pull(Repo& r, IssueSlot& slot, int exit_status, int64_t now);

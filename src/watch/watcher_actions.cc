@@ -35,7 +35,7 @@ void Watcher::dispatch(Repo& r, IssueSlot& slot, int64_t now) {
                                                   slot.run_url, describe_run(*run))));
   slot.claim_touched = now;
   keep(slot);
-  next_run_check_[slot_key(slot.repo, slot.number)] = now + cfg_.watch.poll_seconds;
+  next_run_check_[slot_key(slot)] = now + cfg_.watch.poll_seconds;
   log_.write("dispatched", with(where(slot), {{"workflow", r.watch.workflow},
                                               {"ref", ref},
                                               {"run", slot.run_id},
@@ -79,7 +79,7 @@ void Watcher::watch_dispatched(int64_t now) {
 void Watcher::finish_run(Repo& r, IssueSlot& slot, const std::string& outcome, bool ok,
                          int64_t now) {
   if (slot.phase == "dispatched") r.running = std::max(r.running - 1, 0);
-  next_run_check_.erase(slot_key(slot.repo, slot.number));
+  next_run_check_.erase(slot_key(slot));
   ClaimEnd end;
   end.remove_labels = {kRunningLabel};
   bool retry = !ok && slot.attempts <= r.watch.on_failure.retry;

@@ -8,6 +8,11 @@
 // so an issue is read by parts: its resource_label_events when it bears the trigger label (who
 // added it), its notes when it is assigned to the trigger's login (GitLab's system note "assigned
 // to @x" names who assigned) or may hold the command (user_notes_count > 0).
+//
+// With follow-ups allowed (follow_up.max_units_per_pr > 0), the same poll lists awaywork's own
+// open merge requests the same way, under a poll state of their own ("pollmr/REPO"): an idle
+// poll is two 304s, and a merge request whose notes changed is examined for follow-ups
+// (watcher_gitlab_mrs.cc).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -39,11 +44,15 @@ Status Watcher::open_gitlab_repo(Repo& r) {
 }
 
 void Watcher::poll_gitlab(Repo& r, int64_t now) {
-  PollState st;
-  if (!poll_state_of(r, now, st)) return;
+  PollState st, mst;
+  if (!poll_state_of(r, "poll/" + r.watch.repo, now, st)) return;
+  bool mrs_wanted =
+      r.repo.follow_up.max_units_per_pr > 0 && poll_state_of(r, "pollmr/" + r.watch.repo, now, mst);
   const GitLab::Stats& stats = r.gl->gl.stats();
   int requests = stats.requests, not_modified = stats.not_modified;
   auto list = r.glr->changed_issues(st.since);
+  Result<json> mrs = json::array();
+  if (list && mrs_wanted) mrs = list_gitlab_mrs(r, mst.since);
   r.polled = true;
   r.polled_at = now;
   int64_t interval = cfg_.watch.poll_seconds;
@@ -66,20 +75,26 @@ void Watcher::poll_gitlab(Repo& r, int64_t now) {
   // that changed in the answer's last seconds, is not settled in the poll state, and the client
   // asks with its ETag whatever the state kept. What was examined and shows the same is passed
   // over without a request.
-  ListAnswer answer;
-  answer.items = json::array();
-  for (const json& issue : *list) answer.items.push_back(gitlab_issue_as_listed(issue));
-  answer.server_time = now;
-  std::set<int64_t> settled;
-  for (const json& issue : answer.items) {
-    if (!issue.is_object()) continue;
-    if (!needs_examining(st, issue) || examine_gitlab(r, issue, now))
-      settled.insert(issue["number"].get<int64_t>());  // examined or passed over: a whole number
+  // GitLab's issues and merge requests in the shape the poll state reads (a listed GitHub
+  // issue's): their updated_at, notes count, labels, assignees and state.
+  auto listed = [now](const json& items) {
+    ListAnswer answer;
+    answer.items = json::array();
+    for (const json& item : items) answer.items.push_back(gitlab_issue_as_listed(item));
+    answer.server_time = now;
+    return answer;
+  };
+  settle(r, "poll/" + r.watch.repo, st, listed(*list),
+         [&](const json& issue) { return examine_gitlab(r, issue, now); });
+  if (!mrs_wanted) return;
+  if (!mrs) {  // the issues are settled; the merge requests are listed again at the next poll
+    log_.write(
+        "poll_failed",
+        {{"repo", r.watch.repo}, {"what", "merge requests"}, {"error", mrs.error().message}});
+    return;
   }
-  PollState next = next_poll_state(st, answer, settled);
-  if (auto ok = store_->watch_put("poll/" + r.watch.repo, to_json(next)); !ok)
-    log_.write("error",
-               {{"repo", r.watch.repo}, {"error", "state database: " + ok.error().message}});
+  settle(r, "pollmr/" + r.watch.repo, mst, listed(*mrs),
+         [&](const json& mr) { return examine_gitlab_mr(r, mr, now); });
 }
 
 bool Watcher::examine_gitlab(Repo& r, const json& issue, int64_t now) {

@@ -13,7 +13,8 @@
 namespace aw::watch_detail {
 
 inline nlohmann::json where(const IssueSlot& s) {
-  return {{"repo", s.repo}, {s.pull ? "pull" : "issue", s.number}};
+  // A GitLab merge request's iid is counted apart from the issues': named as what it is.
+  return {{"repo", s.repo}, {s.mr ? "merge_request" : s.pull ? "pull" : "issue", s.number}};
 }
 
 // A claim's status, after what it must keep saying.

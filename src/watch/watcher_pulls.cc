@@ -3,9 +3,13 @@
 // admitted review requesting changes, review comment or command comment queues a follow-up unit,
 // `awaywork run --pr NAME#N` as a child, as issues run `run --issue`; what arrives while it runs
 // is batched into the next one, started after follow_up.cooldown, and follow_up.max_units_per_pr
-// ends it with a marked comment. On someone else's pull request only an admitted person's command
-// counts, and it is answered with a marked comment: following up another's pull request is not
-// built (awaywork never pushes to a branch that is not its own).
+// ends it with a marked comment. On someone else's pull request from a branch of the repository
+// only an admitted person's command counts (reviews are not read), and it queues `run --pr NAME#N`
+// the same way: that run opens awaywork's own draft pull request against the person's branch,
+// never pushes to it, and answers each command once (forge/pr_source.h). A fork's pull request
+// (or one whose head is gone) is one run --pr refuses: its command is logged as refused and
+// nothing is started. GitLab's merge requests come here through take_pull_triggers and
+// queue_pull too (watcher_gitlab_mrs.cc): one set of follow-up rules for both forges.
 //
 // With follow_ci (triggers_ci.h), a check failing on the head of awaywork's own idle pull request
 // queues a follow-up too, once per head and check; past follow_up.max_ci_attempts heads in a row
@@ -20,6 +24,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "base/fs.h"
 #include "base/json_read.h"
@@ -44,10 +49,7 @@ Status Watcher::say_on_pull(Repo& r, IssueSlot& slot, const std::string& item,
   // watch's notes from the units' posts and from people's text.
   std::string body = with_marker(
       text, fmt::format("<!-- awaywork:follow-up pr={} item={} -->", slot.number, item));
-  return r.s->gh
-      .post(fmt::format("/repos/{}/issues/{}/comments", r.s->owner_repo, slot.number),
-            json{{"body", body}})
-      .map([](json) {});
+  return r.forge->post_on_change(slot.number, body);
 }
 
 bool Watcher::said_on_pull(Repo& r, IssueSlot& slot, const std::string& item,
@@ -65,13 +67,8 @@ bool Watcher::examine_pull(Repo& r, const json& item, int64_t now) {
   }
   int64_t n = *number;
   if (n <= 0) return true;
-  auto loaded = load_slot(*store_, r.watch.repo, n);
-  if (!loaded) {
-    log_.write("error", {{"repo", r.watch.repo}, {"pull", n}, {"error", loaded.error().message}});
-    return false;
-  }
-  IssueSlot slot = *loaded;
-  if (auto it = slots_.find(slot_key(r.watch.repo, n)); it != slots_.end()) slot = it->second;
+  IssueSlot slot;
+  if (!slot_of(r, n, slot)) return false;
   slot.repo = r.watch.repo;
   slot.number = n;
   slot.pull = true;
@@ -85,7 +82,17 @@ bool Watcher::examine_pull(Repo& r, const json& item, int64_t now) {
     if (!pj) return failed(pj.error().message);
     auto pull = pull_from_json(*pj, "GET " + pulls);
     if (!pull) return failed(pull.error().message);
-    slot.pull_own = followable(*pull, r.s->owner_repo, r.s->self_login) ? 1 : 2;
+    // Whose it is never changes, so it is read once. Someone else's from a branch of the
+    // repository is answered with a draft pull request against it; run --pr refuses the rest.
+    auto lower = [](std::string s) {
+      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return s;
+    };
+    bool here = lower(pull->head_repo) == lower(r.s->owner_repo) && !pull->head_ref.empty();
+    bool theirs = lower(pull->author.login) != lower(r.s->self_login);
+    slot.pull_own = followable(*pull, r.s->owner_repo, r.s->self_login) ? 1
+                    : theirs && here                                    ? 2
+                                                                        : 3;
   }
   json reviews, review_comments, comments;
   if (slot.pull_own == 1) {
@@ -104,49 +111,49 @@ bool Watcher::examine_pull(Repo& r, const json& item, int64_t now) {
     if (!c) return failed(c.error().message);
     comments = std::move(*c);
   }
-  int64_t stop_after = r.watch.stop_after;  // the earlier of watch's and the repository's
-  if (r.repo.forge.stop_after > 0 && (stop_after == 0 || r.repo.forge.stop_after < stop_after))
-    stop_after = r.repo.forge.stop_after;
-  Admission adm(r.repo.forge.trust, stop_after, r.s->self_login,
+  Admission adm(r.repo.forge.trust, stop_after_of(r), r.s->self_login,
                 github_roles(r.s->gh, r.s->owner_repo), now);
   TriggerScan scan =
       scan_pull_triggers(r.watch.command, reviews, review_comments, comments, slot.seen,
                          r.s->self_login, [&](const ForgeUser& u) { return adm.check(u); });
-  slot.seen = scan.seen;
-  const TriggerFinding* admitted = nullptr;
-  for (const TriggerFinding& f : scan.found) {
-    log_.write(f.admitted ? "trigger_admitted" : "trigger_refused", {{"repo", r.watch.repo},
-                                                                     {"pull", n},
-                                                                     {"kind", f.kind},
-                                                                     {"actor", f.actor},
-                                                                     {"reason", f.reason}});
-    if (f.admitted && !admitted) admitted = &f;
-  }
-  if (admitted && slot.pull_own == 2) {
-    // Only a command reaches here (reviews of another's pull request are not read).
-    auto ok = say_on_pull(
-        r, slot, fmt::format("not-ours-{}", admitted->id),
-        fmt::format("awaywork follows up only the pull requests it opened itself, and never "
-                    "pushes to another's branch. Following up someone else's pull request (a "
-                    "draft pull request of awaywork's against this one) is not built yet: "
-                    "nothing was started for the command of @{}.",
-                    admitted->actor));
-    log_.write("follow_up_refused", with(where(slot), {{"reason", "not awaywork's pull request"},
-                                                       {"error", ok ? "" : ok.error().message}}));
-  } else if (admitted && slot.phase == "running") {
-    slot.pending = true;  // batched: the next unit starts when this one ends
-    log_.write("follow_up_batched", with(where(slot), {{"trigger", admitted->reason}}));
-  } else if (admitted && slot.phase == "idle") {
-    queue_pull(r, slot, admitted->reason, now);
-  } else if (admitted) {
-    log_.write("trigger_ignored",
-               with(where(slot), {{"reason", "the pull request is already " + slot.phase}}));
-  }
+  bool admitted = take_pull_triggers(r, slot, scan, now);
   bool ok = true;
   if (!admitted && slot.pull_own == 1 && r.repo.follow_ci && slot.phase == "idle")
     ok = check_ci(r, slot, now);
   keep(slot);
   return ok;
+}
+
+bool Watcher::take_pull_triggers(Repo& r, IssueSlot& slot, const TriggerScan& scan, int64_t now) {
+  slot.seen = scan.seen;
+  const TriggerFinding* admitted = nullptr;
+  for (const TriggerFinding& f : scan.found) {
+    log_.write(f.admitted ? "trigger_admitted" : "trigger_refused",
+               with(where(slot), {{"kind", f.kind}, {"actor", f.actor}, {"reason", f.reason}}));
+    if (f.admitted && !admitted) admitted = &f;
+  }
+  if (!admitted) return false;
+  std::string what = r.forge->change_name();
+  if (slot.pull_own == 3) {
+    // Only a command reaches here (reviews of another's pull request are not read). Said in the
+    // log only: run --pr would refuse it, and a comment per command would be noise.
+    log_.write("follow_up_refused",
+               with(where(slot), {{"reason", fmt::format("the {}'s head is not a branch of this "
+                                                         "repository (a fork's, or gone): "
+                                                         "awaywork never pushes there",
+                                                         what)},
+                                  {"trigger", admitted->reason}}));
+  } else if (slot.phase == "running") {
+    slot.pending = true;  // batched: the next unit starts when this one ends
+    log_.write("follow_up_batched", with(where(slot), {{"trigger", admitted->reason}}));
+  } else if (slot.phase == "idle") {
+    queue_pull(r, slot, admitted->reason, now);
+  } else {
+    log_.write(
+        "trigger_ignored",
+        with(where(slot), {{"reason", fmt::format("the {} is already {}", what, slot.phase)}}));
+  }
+  return true;
 }
 
 namespace {
@@ -274,10 +281,10 @@ void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, i
     if (!slot.limit_said) {
       // Not said: tried again at the next trigger.
       std::string note = fmt::format(
-          "awaywork stopped following up this pull request: it has run {} follow-up unit(s) on "
-          "it, the repository's limit (follow_up: {{max_units_per_pr: {}}}). Nothing more starts "
-          "here; a person takes it from here, or raises the limit in awaywork's config.",
-          slot.follow_units, lim.max_units_per_pr);
+          "awaywork stopped following up this {}: it has run {} follow-up unit(s) on it, the "
+          "repository's limit (follow_up: {{max_units_per_pr: {}}}). Nothing more starts here; a "
+          "person takes it from here, or raises the limit in awaywork's config.",
+          r.forge->change_name(), slot.follow_units, lim.max_units_per_pr);
       slot.limit_said = said_on_pull(r, slot, "limit", note);
     }
     slot.phase = "idle";
@@ -295,8 +302,10 @@ void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, i
 
 void Watcher::start_pull(Repo& r, IssueSlot& slot, int64_t now) {
   std::string log;
-  auto child = spawn_unit({"run", "--pr", fmt::format("{}#{}", slot.repo, slot.number), "--json"},
-                          fmt::format("{}-pr{}", slot.repo, slot.number), now, log);
+  // GitLab's own reference to a merge request is NAME!N (its iids are apart from the issues').
+  auto child = spawn_unit(
+      {"run", "--pr", fmt::format("{}{}{}", slot.repo, slot.mr ? "!" : "#", slot.number), "--json"},
+      fmt::format("{}-{}{}", slot.repo, slot.mr ? "mr" : "pr", slot.number), now, log);
   if (!child) {
     log_.write("error", with(where(slot), {{"error", child.error().message}}));
     slot.phase = "idle";

@@ -188,7 +188,7 @@ void Watcher::take_child(Repo& r, IssueSlot& slot, UnitChild child) {
   slot.child_pid = child.pid();
   slot.child_start = child.start_time();
   ++slot.attempts;
-  std::string key = slot_key(slot.repo, slot.number);
+  std::string key = slot_key(slot);
   children_.erase(key);
   children_.emplace(key, std::move(child));
   ++r.running;

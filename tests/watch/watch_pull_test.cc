@@ -3,10 +3,12 @@
 // maintainer requests changes with two review comments; the next pass starts one follow-up unit,
 // which pushes one fast-forward commit, replies in both threads and re-requests the review. A
 // stranger's review comment and awaywork's own comment start nothing; follow_up.max_units_per_pr
-// stops the third unit with a marked comment; someone else's pull request gets a comment saying
-// that following it up is not built, and no unit. With follow_ci, a failing check starts one
-// follow-up, follow_up.max_ci_attempts stops the next with one marked comment, a passing check
-// starts nothing, and without follow_ci no check is even read.
+// stops the third unit with a marked comment. On someone else's pull request an admitted person's
+// command starts one unit, awaywork's own draft pull request against that branch (never pushed
+// to), and the next pass does not answer it again; a stranger's command starts nothing, and a
+// fork's pull request is refused in the log with nothing pushed. With follow_ci, a failing check
+// starts one follow-up, follow_up.max_ci_attempts stops the next with one marked comment, a passing
+// check starts nothing, and without follow_ci no check is even read.
 #include "watch_fixture.h"
 
 namespace aw::test {
@@ -206,28 +208,109 @@ TEST_F(WatchPull, TheLimitStopsTheThirdFollowUpWithAMarkedComment) {
   EXPECT_EQ(now, 1);
 }
 
-TEST_F(WatchPull, AnotherPersonsPullRequestGetsACommentNotAUnit) {
-  fake_git("branch feature main");
-  auto p = fake->control("POST", "repos/octo/web/pulls",
-                         {{"user", "octo"}, {"head", "feature"}, {"base", "main"}});
-  pull = p.value("number", int64_t{0});
-  ASSERT_GT(pull, 0) << p.dump(2);
-  std::string before = fake_git("rev-parse refs/heads/feature");
-  comment(pull, "maint", "/awaywork handle the empty case");
+// A person's pull request (issue 26): branch `feature` of OWNER's repository (octo/web itself, or
+// a fork), one commit adding c.txt, opened by octo (admin: admitted, but not awaywork).
+class WatchForeignPull : public WatchPull {
+ protected:
+  std::string head;  // the person's head commit
+
+  void human_pull(const std::string& owner = "octo") {
+    if (owner != "octo") {
+      auto f = fake->control("POST", "repos",
+                             {{"owner", owner}, {"name", "web"}, {"fork_of", "octo/web"}});
+      ASSERT_EQ(f.value("fork", false), true) << f.dump(2);
+    }
+    std::string bare = tmp.path + "/fake-state/repos/" + owner + "/web.git";
+    std::string work = tmp.path + "/human-" + owner;
+    sh("git clone -q " + sq(bare) + " " + sq(work));
+    sh("git checkout -qb feature && printf 'charlie\\n' > c.txt && git add -A && "
+       "git commit -qm 'add c' && git push -q origin feature",
+       work);
+    head = sh("git --git-dir=" + sq(bare) + " rev-parse refs/heads/feature");
+    auto p = fake->control("POST", "repos/octo/web/pulls",
+                           {{"user", owner},
+                            {"title", "Add c"},
+                            {"head", owner == "octo" ? "feature" : owner + ":feature"},
+                            {"base", "main"}});
+    pull = p.value("number", int64_t{0});
+    ASSERT_GT(pull, 0) << p.dump(2);
+  }
+};
+
+TEST_F(WatchForeignPull, AnAdmittedCommandOpensOneDraftPullRequestAgainstItsBranch) {
+  human_pull();
+  comment(pull, "maint", "/awaywork also add d.txt with one line");
+  write_agent(
+      "cat > \"$AWAYWORK_OUTPUTS/task.txt\"\n"
+      "printf 'delta\\n' > d.txt");
   auto log = watch_once();
-  ASSERT_EQ(pull_events(log, "follow_up_refused").size(), 1u) << log.dump(1);
-  EXPECT_TRUE(pull_events(log, "unit_spawned").empty()) << log.dump(1);
-  EXPECT_EQ(fake_git("rev-parse refs/heads/feature"), before);
-  std::string said;
+  auto admitted = pull_events(log, "trigger_admitted");
+  ASSERT_EQ(admitted.size(), 1u) << log.dump(1);
+  EXPECT_EQ(admitted[0]["kind"], "command");
+  EXPECT_TRUE(pull_events(log, "follow_up_refused").empty()) << log.dump(1);
+  ASSERT_EQ(pull_events(log, "unit_spawned").size(), 1u) << log.dump(1);
+  auto ended = pull_events(log, "follow_up_ended");
+  ASSERT_EQ(ended.size(), 1u) << log.dump(1);
+  ASSERT_EQ(ended[0]["state"], "done") << ended[0].dump(1);
+  std::string unit = ended[0]["unit"];
+  std::string mine = "awaywork/" + unit;
+
+  // The person's branch is as they left it; awaywork's is one commit on top of it, and its draft
+  // pull request's base is the person's branch.
+  EXPECT_EQ(fake_git("rev-parse refs/heads/feature"), head);
+  EXPECT_EQ(fake_git("rev-parse " + mine + "^"), head);
+  EXPECT_EQ(fake_git("show " + mine + ":d.txt"), "delta");
+  auto pulls = get("/repos/octo/web/pulls?state=all");
+  ASSERT_EQ(pulls.size(), 2u) << pulls.dump(2);
+  json ours;
+  for (const auto& p : pulls)
+    if (p["head"]["ref"] == mine) ours = p;
+  ASSERT_FALSE(ours.is_null()) << pulls.dump(2);
+  EXPECT_EQ(ours["base"]["ref"], "feature");
+  EXPECT_EQ(ours["draft"], true);
+  EXPECT_EQ(ours["user"]["login"], "aw-bot");
+  // No comment of watch's saying it is not built: the unit's own progress comment only.
   for (const auto& k : get("/repos/octo/web/issues/" + std::to_string(pull) + "/comments"))
-    if (k["user"]["login"] == "aw-bot") said += k["body"].get<std::string>();
-  EXPECT_NE(said.find("is not built yet"), std::string::npos) << said;
-  EXPECT_NE(said.find("<!-- awaywork:follow-up pr=" + std::to_string(pull) + " item=not-ours-"),
-            std::string::npos)
-      << said;
-  // Answered once: the next pass says nothing more.
+    EXPECT_EQ(k["body"].get<std::string>().find("not built"), std::string::npos) << k.dump(2);
+
+  // The next pass answers the command no second time: no unit, no third pull request.
   auto again = watch_once();
-  EXPECT_TRUE(pull_events(again, "follow_up_refused").empty()) << again.dump(1);
+  EXPECT_TRUE(events(again, "unit_spawned").empty()) << again.dump(1);
+  EXPECT_TRUE(pull_events(again, "trigger_admitted").empty()) << again.dump(1);
+  EXPECT_EQ(get("/repos/octo/web/pulls?state=all").size(), 2u);
+  EXPECT_EQ(fake_git("rev-parse refs/heads/feature"), head);
+}
+
+TEST_F(WatchForeignPull, AStrangersCommandStartsNothing) {
+  human_pull();
+  comment(pull, "mallory", "/awaywork rewrite everything");
+  size_t writes = fake->writes().size();
+  auto log = watch_once();
+  auto refused = pull_events(log, "trigger_refused");
+  ASSERT_EQ(refused.size(), 1u) << log.dump(1);
+  EXPECT_EQ(refused[0]["actor"], "mallory");
+  EXPECT_TRUE(pull_events(log, "trigger_admitted").empty()) << log.dump(1);
+  EXPECT_TRUE(events(log, "unit_spawned").empty()) << log.dump(1);
+  EXPECT_EQ(get("/repos/octo/web/pulls?state=all").size(), 1u);
+  EXPECT_EQ(fake_git("rev-parse refs/heads/feature"), head);
+  EXPECT_EQ(fake->writes().size(), writes) << fake->writes().dump(2);
+}
+
+TEST_F(WatchForeignPull, AForksPullRequestIsRefusedAndNothingIsPushed) {
+  human_pull("forker");
+  comment(pull, "maint", "/awaywork also add d.txt");
+  std::string fork = tmp.path + "/fake-state/repos/forker/web.git";
+  std::string refs_before = sh("git --git-dir=" + sq(fork) + " for-each-ref");
+  size_t writes = fake->writes().size();
+  auto log = watch_once();
+  ASSERT_EQ(pull_events(log, "trigger_admitted").size(), 1u) << log.dump(1);
+  auto refused = pull_events(log, "follow_up_refused");
+  ASSERT_EQ(refused.size(), 1u) << log.dump(1);
+  EXPECT_NE(refused[0].value("reason", "").find("a fork's"), std::string::npos) << refused[0];
+  EXPECT_TRUE(events(log, "unit_spawned").empty()) << log.dump(1);
+  EXPECT_EQ(sh("git --git-dir=" + sq(fork) + " for-each-ref"), refs_before);
+  EXPECT_EQ(get("/repos/octo/web/pulls?state=all").size(), 1u);
+  EXPECT_EQ(fake->writes().size(), writes) << fake->writes().dump(2);
 }
 
 // follow_ci (issue 26): a failing check on the head of awaywork's own pull request.

@@ -73,6 +73,15 @@ TEST(WatchState, AnIssueSlotRoundTrips) {
   EXPECT_TRUE(t->pull);
   EXPECT_EQ(t->follow_units, 2);
   EXPECT_EQ(slot_key("web", 42), "issue/web/000000000042");
+  // A GitLab merge request's slot (issue 29): its iid is counted apart from the issues', so !42
+  // is kept beside #42, and its flag round-trips.
+  s.mr = true;
+  EXPECT_EQ(slot_key(s), "issue/web/!000000000042");
+  EXPECT_EQ(slot_key("web", 42, /*mr=*/true), "issue/web/!000000000042");
+  auto m = slot_from_json(to_json(s), "watch state issue/web/!000000000042");
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_TRUE(m->mr);
+  EXPECT_FALSE(t->mr);
 }
 
 // A slot's trigger and stop reason come from the forge (a label's actor, a comment) and may hold

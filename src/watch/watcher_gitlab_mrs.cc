@@ -1,0 +1,124 @@
+// watch's follow-ups on a GitLab project (issue 29 item 7, issue 26's rules): awaywork's own open
+// merge requests, listed with the project's issues at each poll (watcher_gitlab.cc), and for each
+// one that changed, its discussions read as `run --pr NAME!N` reads them (forge/gitlab/mr_source.h
+// mr_notes: system notes left out, a resolved diff discussion asks for nothing). They are judged
+// by GitHub's pull request rules (watch/triggers.h scan_pull_triggers): a note in an unresolved
+// diff discussion is a review comment, any other note counts only as the command; only admitted
+// people's (their access level, Developer and up by default), never awaywork's own, never an
+// edited note. An admitted one queues the follow-up with the limits, cooldown and batching of a
+// pull request's (watcher_pulls.cc take_pull_triggers, queue_pull, start_pull).
+//
+// Counted requests: the list is asked under the poll state's updated_after, each page
+// conditional on its last ETag (the client's cache), so an idle poll adds one 304; a merge
+// request whose updated_at or notes count changed costs its discussions (one request per 100,
+// also conditional) and one members lookup per new author.
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "forge/admission.h"
+#include "forge/gitlab/client.h"
+#include "forge/gitlab/issue.h"
+#include "forge/gitlab/mr_source.h"
+#include "forge/gitlab/session.h"
+#include "watch/triggers.h"
+#include "watch/watcher.h"
+#include "watch/watcher_internal.h"
+
+namespace aw {
+
+using nlohmann::json;
+using namespace watch_detail;
+
+namespace {
+
+// A query value percent-encoded as a project's path segment is (the ISO time's ':', and
+// whatever a hand-edited state holds).
+std::string query_value(const std::string& v) {
+  return gitlab_project_id(v);
+}
+
+// A note as GitHub's comment, the shape scan_pull_triggers reads.
+json as_comment(int64_t id, const ForgeUser& who, const std::string& body,
+                const std::string& created_at, const std::string& updated_at) {
+  return {{"id", id},
+          {"user", {{"login", who.login}, {"type", who.bot ? "Bot" : "User"}}},
+          {"body", body},
+          {"created_at", created_at},
+          {"updated_at", updated_at}};
+}
+
+bool same_login(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+Result<json> Watcher::list_gitlab_mrs(Repo& r, const std::string& since) {
+  const std::string& self = r.forge->self_login();
+  std::string target = fmt::format(
+      "{}/merge_requests?state=opened&author_username={}&order_by=updated_at&sort=asc"
+      "&per_page=100{}",
+      r.gl->project_target(), query_value(self),
+      since.empty() ? "" : "&updated_after=" + query_value(since));
+  AW_TRY(json all, r.gl->gl.get_all(target));
+  if (!all.is_array())
+    return fail("GitLab GET {}: expected a list, got {}", target, all.type_name());
+  // Only awaywork's own are followed up (an instance that ignored the filter lists others').
+  json mine = json::array();
+  for (const json& m : all)
+    if (m.is_object() && m.contains("author") && m["author"].is_object() &&
+        m["author"].contains("username") && m["author"]["username"].is_string() &&
+        same_login(m["author"]["username"].get<std::string>(), self))
+      mine.push_back(m);
+  return mine;
+}
+
+bool Watcher::examine_gitlab_mr(Repo& r, const json& mr, int64_t now) {
+  auto number = mr.find("number");  // gitlab_issue_as_listed's: the iid
+  if (number == mr.end() || !number->is_number_integer()) {
+    log_.write("error", {{"repo", r.watch.repo},
+                         {"error", "GitLab's merge request list: one has no whole number 'iid'"}});
+    return false;
+  }
+  int64_t n = number->get<int64_t>();
+  if (n <= 0) return true;  // nothing to examine
+  IssueSlot slot;
+  if (!slot_of(r, n, slot, /*mr=*/true)) return false;
+  slot.repo = r.watch.repo;
+  slot.number = n;
+  slot.pull = slot.mr = true;
+  slot.pull_own = 1;  // listed by its author, awaywork's user
+  auto failed = [&](const std::string& why) {
+    log_.write("error", with(where(slot), {{"error", why}}));
+    return false;
+  };
+  std::string talk =
+      fmt::format("{}/merge_requests/{}/discussions?per_page=100", r.gl->project_target(), n);
+  auto dj = r.gl->gl.get_all(talk);
+  if (!dj) return failed(dj.error().message);
+  auto discussions = gitlab_discussions_from_json(*dj, "GET " + talk);
+  if (!discussions) return failed(discussions.error().message);
+  // Read as the follow-up reads them: what it would leave out never asks for it.
+  MrNotes notes = mr_notes(*discussions);
+  json review_comments = json::array(), comments = json::array();
+  for (const ForgeReviewComment& c : notes.threads)
+    review_comments.push_back(as_comment(c.id, c.author, c.body, c.created_at, c.updated_at));
+  for (const ForgeComment& c : notes.conversation)
+    comments.push_back(as_comment(c.id, c.author, c.body, c.created_at, c.updated_at));
+  const std::string& self = r.forge->self_login();
+  Admission adm(r.repo.forge.trust, stop_after_of(r), self, gitlab_roles(*r.gl, notes.ids), now);
+  TriggerScan scan =
+      scan_pull_triggers(r.watch.command, json(), review_comments, comments, slot.seen, self,
+                         [&](const ForgeUser& u) { return adm.check(u); });
+  take_pull_triggers(r, slot, scan, now);
+  keep(slot);
+  return true;
+}
+
+}  // namespace aw
