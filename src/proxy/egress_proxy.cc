@@ -230,7 +230,7 @@ Framing request_framing(std::string_view head, const Request& r) {
     }
     for (size_t i = 0; i < colon; ++i) {
       unsigned char c = static_cast<unsigned char>(h[i]);
-      if (!std::isalnum(c) && !std::strchr("!#$%&'*+-.^_`|~", c)) {
+      if (c == 0 || (!std::isalnum(c) && !std::strchr("!#$%&'*+-.^_`|~", c))) {
         f.bad = "bad-header-line";
         return f;
       }
