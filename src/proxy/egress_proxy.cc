@@ -576,11 +576,11 @@ struct EgressProxy::Impl {
   // certificate the unit's CA issues for that host, and reads the requests inside one by one, each
   // checked on its own (Host the CONNECT's, no stray placeholder, the rules' methods and paths) and
   // sent on as prepare() makes it. The connection is kept alive (so a phase's client pays one
-  // handshake for a session, not one per request) while each request's end is known (request_framing)
-  // and each answer's (relay_response), for at most kMaxRequestsPerConnection requests and
-  // kIdleTimeout between two; the upstream connection is kept alongside. A request that cannot be
-  // framed is the last, relayed as bound_session relays. A refusal ends the connection. A phase
-  // that does not trust the unit's CA fails its own handshake.
+  // handshake for a session, not one per request) while each request's end is known
+  // (request_framing) and each answer's (relay_response), for at most kMaxRequestsPerConnection
+  // requests and kIdleTimeout between two; the upstream connection is kept alongside. A request
+  // that cannot be framed is the last, relayed as bound_session relays. A refusal ends the
+  // connection. A phase that does not trust the unit's CA fails its own handshake.
   awaitable<void> intercept(std::shared_ptr<Local::socket>& client, Request& r,
                             const std::string& data, size_t head_len, const EgressDecision& d) {
     if (data.size() > head_len) {  // bytes before the 200: a client waits for it
