@@ -681,6 +681,20 @@ class KeptTls {
     buf_.erase(0, out.size());
     return out;
   }
+  // One chunked response: its head, then its chunks up to the last (empty) one, still encoded.
+  std::string chunked_response() {
+    while (buf_.find("\r\n\r\n") == std::string::npos && fill()) {
+    }
+    size_t end = buf_.find("\r\n\r\n");
+    if (end == std::string::npos) return std::exchange(buf_, "");
+    size_t last;
+    while ((last = buf_.find("\r\n0\r\n\r\n", end + 2)) == std::string::npos && fill()) {
+    }
+    if (last == std::string::npos) return std::exchange(buf_, "");
+    std::string out = buf_.substr(0, last + 7);
+    buf_.erase(0, out.size());
+    return out;
+  }
   // How the proxy ended the connection: SSL_ERROR_ZERO_RETURN after a close_notify.
   int end() {
     char b[4096];
@@ -740,6 +754,34 @@ TEST_F(IsolateEgressInjectHttps, OneTlsConnectionCarriesSeveralRequestsEachCheck
       << seen[1].head;
   EXPECT_EQ(count(seen[1].head, "Authorization:"), 1u);
   EXPECT_EQ(bound->connections(), 1) << "the upstream connection is kept alive too";
+  expect_value_nowhere();
+}
+
+// An answer whose end is its last chunk (a streamed model reply) is relayed whole, re-chunked,
+// and the connection carries the next request.
+TEST_F(IsolateEgressInjectHttps, AChunkedAnswerLeavesTheConnectionForTheNextRequest) {
+  start();
+  KeptTls c(proxy->socket_path(), "npm.example.test", bound->port(), proxy->ca_cert_pem());
+  ASSERT_TRUE(c.ok());
+  std::string host = fmt::format("Host: npm.example.test:{}\r\n", bound->port());
+  std::string body = R"({"model":"fake","stream":true,"messages":[]})";
+  ASSERT_TRUE(c.send(fmt::format("POST /v1/messages HTTP/1.1\r\n{}Content-Type: application/json"
+                                 "\r\nContent-Length: {}\r\n\r\n{}",
+                                 host, body.size(), body)));
+  replies.push_back(c.chunked_response());
+  EXPECT_EQ(replies[0].rfind("HTTP/1.1 200", 0), 0u) << replies[0];
+  EXPECT_NE(replies[0].find("Transfer-Encoding: chunked"), std::string::npos) << replies[0];
+  EXPECT_NE(replies[0].find("message_stop"), std::string::npos) << replies[0];
+  ASSERT_TRUE(c.send("GET /pkg/b HTTP/1.1\r\n" + host + "\r\n"));
+  replies.push_back(c.response());
+  EXPECT_EQ(replies[1].rfind("HTTP/1.1 404", 0), 0u) << replies[1];
+  auto seen = bound->seen();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].body, body);
+  EXPECT_EQ(seen[0].head.find(kNpmToken), std::string::npos) << "POST is not the rule's";
+  EXPECT_NE(seen[1].head.find("Authorization: Bearer " + kNpmToken + "\r\n"), std::string::npos)
+      << seen[1].head;
+  EXPECT_EQ(bound->connections(), 1);
   expect_value_nowhere();
 }
 
