@@ -8,10 +8,16 @@
 
 #include <algorithm>
 #include <boost/asio.hpp>
+#include <boost/beast/http.hpp>
 #include <cctype>
 #include <chrono>
+#include <cstring>
+#include <limits>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <thread>
+#include <type_traits>
 
 #include "base/fs.h"
 #include "base/json_escape.h"
@@ -22,6 +28,7 @@ namespace aw {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
+namespace http = boost::beast::http;
 using asio::awaitable;
 using asio::ip::tcp;
 using Local = asio::local::stream_protocol;
@@ -32,6 +39,11 @@ using ClientTls = asio::ssl::stream<Local::socket>;
 namespace {
 
 constexpr size_t kMaxHead = 16384;
+// A kept-alive terminated TLS connection (a CONNECT to a bound host) carries at most this many
+// requests, and is closed when idle this long between them: a phase's client reuses it for the
+// round trips of a session (npm's metadata then tarballs), not for ever.
+constexpr int kMaxRequestsPerConnection = 200;
+constexpr auto kIdleTimeout = std::chrono::seconds(30);
 
 bool private_address(const asio::ip::address& a) {
   if (a.is_loopback() || a.is_unspecified() || a.is_multicast()) return true;
@@ -124,8 +136,7 @@ std::string parse_origin(const std::string& head, Request& r) {
 
 // Half-closing each kind of stream the proxy relays: a plain socket says so at once; a TLS
 // stream's end is the upstream's to close (the request said Connection: close); the phase's
-// terminated TLS ends with its socket's (the response is complete by then: it had a length, or
-// was chunked, or ends with the connection, which the client reads as its end).
+// terminated TLS ends with a close_notify (close_tls), then its socket's half-close.
 void half_close(Local::socket& s) {
   error_code ignored;
   s.shutdown(asio::socket_base::shutdown_send, ignored);
@@ -134,23 +145,34 @@ void half_close(tcp::socket& s) {
   error_code ignored;
   s.shutdown(asio::socket_base::shutdown_send, ignored);
 }
-void half_close(ClientTls& s) {
-  error_code ignored;
-  s.lowest_layer().shutdown(asio::socket_base::shutdown_send, ignored);
-}
 void half_close(UpstreamTls&) {}
+
+// The end of the phase's terminated TLS: a close_notify, so that its client can tell the end of
+// the stream from a truncation, then the socket's half-close. The proxy does not wait for the
+// client's own close_notify (a client that never sends one would hold the connection open):
+// marking it received makes SSL_shutdown complete once ours is written.
+awaitable<void> close_tls(ClientTls& s) {
+  SSL_set_shutdown(s.native_handle(), SSL_get_shutdown(s.native_handle()) | SSL_RECEIVED_SHUTDOWN);
+  error_code ec;
+  co_await s.async_shutdown(asio::redirect_error(asio::use_awaitable, ec));
+  s.lowest_layer().shutdown(asio::socket_base::shutdown_send, ec);
+}
 
 bool named(const std::string& line, const std::string& header) {
   return line.size() > header.size() && line[header.size()] == ':' &&
          strncasecmp(line.c_str(), header.c_str(), header.size()) == 0;
 }
 
-// The request in origin form, with "Connection: close": one request per tunnel, so a second
-// request on a kept-alive connection cannot name another virtual host of the same server.
-// Headers named in drop are left out (an injected secret's header: the phase's own copy, which
-// holds at most a placeholder), and extra lines are added.
+// The request in origin form, with "Connection: close" unless keep_alive. A plain-HTTP request
+// or a plain tunnel is one request per connection, so a second request on a kept-alive connection
+// cannot name another virtual host of the same server; a kept-alive terminated TLS connection
+// (intercept) reads, checks and frames each request itself before it sends it on. Headers named in
+// drop are left out (an injected secret's header: the phase's own copy, which holds at most a
+// placeholder), and extra lines are added. keep_alive also leaves out the body (data's bytes past
+// the head): the caller sends exactly the body's length.
 std::string origin_form(const Request& r, const std::string& data, size_t head_len,
-                        const std::vector<std::string>& drop = {}, const std::string& extra = "") {
+                        const std::vector<std::string>& drop = {}, const std::string& extra = "",
+                        bool keep_alive = false) {
   std::string out = fmt::format("{} {} {}\r\n", r.method, r.path, r.version);
   size_t p = data.find("\r\n") + 2;
   while (p < head_len - 2) {
@@ -163,6 +185,7 @@ std::string origin_form(const Request& r, const std::string& data, size_t head_l
     if (!hop && !h.empty()) out += h + "\r\n";
     p = next + 2;
   }
+  if (keep_alive) return out + extra + "\r\n";
   return out + extra + "Connection: close\r\n\r\n" + data.substr(head_len);
 }
 
@@ -174,6 +197,69 @@ bool clean_head(std::string_view head) {
     if (head[i] == '\n' && (i == 0 || head[i - 1] != '\r')) return false;
   }
   return true;
+}
+
+// How a request read inside a terminated TLS connection ends, so that the next one can be read
+// and checked on the same connection.
+struct Framing {
+  bool keep = false;  // another request may follow this one's body
+  uint64_t body = 0;  // the body's length (Content-Length; 0 without one)
+  std::string bad;    // non-empty: refused, and why
+};
+
+// Only what the proxy and any upstream frame alike keeps the connection: a body of one decimal
+// Content-Length, or none. A chunked body, an Expect or Upgrade, HTTP/1.0 or the client's own
+// Connection: close make the request the connection's last (sent on with Connection: close and
+// relayed as it comes, as every request was before keep-alive). A header line that is no
+// `name: value` (a folded line, a space before the colon) is refused: an upstream could read it
+// as a Transfer-Encoding the proxy never saw, and so a second request hidden in a body.
+Framing request_framing(std::string_view head, const Request& r) {
+  Framing f;
+  f.keep = r.version == "HTTP/1.1";
+  bool has_length = false;
+  size_t p = head.find("\r\n");
+  while (p != std::string_view::npos && p + 2 < head.size()) {
+    size_t next = head.find("\r\n", p + 2);
+    std::string_view h = head.substr(p + 2, next - p - 2);
+    p = next;
+    if (h.empty()) break;  // the blank line that ends the head
+    size_t colon = h.find(':');
+    if (colon == std::string_view::npos || colon == 0) {
+      f.bad = "bad-header-line";
+      return f;
+    }
+    for (size_t i = 0; i < colon; ++i) {
+      unsigned char c = static_cast<unsigned char>(h[i]);
+      if (c == 0 || (!std::isalnum(c) && !std::strchr("!#$%&'*+-.^_`|~", c))) {
+        f.bad = "bad-header-line";
+        return f;
+      }
+    }
+    std::string name(h.substr(0, colon));
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    std::string value(h.substr(colon + 1));
+    value.erase(0, value.find_first_not_of(" \t"));
+    value.erase(value.find_last_not_of(" \t") + 1);
+    std::string lower = value;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    if (name == "content-length") {
+      if (has_length || value.empty() || value.size() > 15 ||
+          value.find_first_not_of("0123456789") != std::string::npos) {
+        f.bad = "bad-content-length";
+        return f;
+      }
+      has_length = true;
+      f.body = std::stoull(value);
+    } else if (name == "transfer-encoding" || name == "expect" || name == "upgrade") {
+      f.keep = false;
+    } else if (name == "connection" && (lower.find("close") != std::string::npos ||
+                                        lower.find("upgrade") != std::string::npos)) {
+      f.keep = false;
+    }
+  }
+  return f;
 }
 
 }  // namespace
@@ -268,80 +354,233 @@ struct EgressProxy::Impl {
   template <class From, class To>
   static awaitable<void> pump(std::shared_ptr<From> from, std::shared_ptr<To> to) {
     char buf[16384];
+    bool from_ended_cleanly = false;
     for (;;) {
       error_code ec;
       size_t n = co_await from->async_read_some(asio::buffer(buf),
                                                 asio::redirect_error(asio::use_awaitable, ec));
+      from_ended_cleanly = ec == asio::error::eof;
       if (ec || n == 0) break;
       co_await asio::async_write(*to, asio::buffer(buf, n),
                                  asio::redirect_error(asio::use_awaitable, ec));
       if (ec) break;
     }
-    half_close(*to);
+    // The phase's TLS gets a close_notify when the upstream's end was clean (its own close_notify
+    // or a plain EOF): a truncated upstream stays a truncation the phase's client can see.
+    if constexpr (std::is_same_v<To, ClientTls>) {
+      if (!from_ended_cleanly) {
+        half_close(to->next_layer());
+        co_return;
+      }
+      co_await close_tls(*to);
+    } else {
+      half_close(*to);
+    }
   }
 
-  // A request to a host an injection rule binds, read in clear (plain HTTP to the proxy, or
-  // inside the TLS the proxy terminated): sent over verified TLS, with the matching rules'
-  // headers set by the proxy and the phase's own copies of them dropped. One request per
-  // connection (Connection: close upstream): each request is matched against the rules, and a
-  // redirect elsewhere is a new request to another host, which no rule of this one reaches.
-  template <class Client>
-  awaitable<void> bound_session(std::shared_ptr<Client>& client, Request& r,
-                                const std::string& data, size_t head_len, const EgressDecision& d,
-                                bool via_connect) {
+  // What a request to a bound host becomes upstream: its head with the matching rules' headers set
+  // by the proxy and the phase's own copies of them dropped, or why it is refused.
+  struct Prepared {
+    std::string head;
+    std::vector<std::string> names;  // the secrets added (never their values)
+    std::optional<EgressDecision> refused;
+  };
+  Prepared prepare(const Request& r, const std::string& data, size_t head_len, bool keep_alive) {
+    Prepared p;
     if (!clean_head(std::string_view(data).substr(0, head_len))) {
-      EgressDecision no{false, "deny bare-line-break"};
-      co_await refuse(*client, r, no);
-      co_return;
+      p.refused = EgressDecision{false, "deny bare-line-break"};
+      return p;
     }
     // A host whose rule is exclusive (the read-only forge) takes nothing outside it: a write or
     // another repository is refused here, before any upstream connection, not sent on bare.
     if (auto owner = outside_exclusive_rule(opt.inject, r.host, r.method, r.path)) {
-      EgressDecision no{false, "deny outside-rule " + *owner};
-      co_await refuse(*client, r, no);
-      co_return;
+      p.refused = EgressDecision{false, "deny outside-rule " + *owner};
+      return p;
     }
-    std::vector<std::string> drop = bound_headers(opt.inject, r.host), names;
+    std::vector<std::string> drop = bound_headers(opt.inject, r.host);
     drop.push_back("proxy-authorization");
     std::string extra;
     for (const EgressInjection* rule : matching_injections(opt.inject, r.host, r.method, r.path)) {
       extra += rule->header + ": " + injected_value(*rule) + "\r\n";
-      names.push_back(rule->secret);
+      p.names.push_back(rule->secret);
     }
-    std::string head = origin_form(r, data, head_len, drop, extra);
-    if (!via_connect && r.port == 80) r.port = 443;  // http://HOST/ names the service
+    p.head = origin_form(r, data, head_len, drop, extra, keep_alive);
+    return p;
+  }
+
+  // A verified TLS connection to the bound host r names, or null with why (a refusal's rule).
+  awaitable<std::shared_ptr<UpstreamTls>> open_bound(const Request& r, std::string& why) {
     auto sock = std::make_shared<tcp::socket>(io);
-    std::string why;
-    error_code ec = co_await connect_upstream(*sock, r, is_ip_literal(r.host), why);
-    if (ec) {
-      EgressDecision no{false, why};
-      co_await refuse(*client, r, no);
-      co_return;
-    }
+    bool ip_rule = is_ip_literal(r.host);
+    error_code ec = co_await connect_upstream(*sock, r, ip_rule, why);
+    if (ec) co_return nullptr;
     UpstreamUrl url;
     url.tls = true;
     url.host = r.host;
     while (!url.host.empty() && url.host.back() == '.') url.host.pop_back();
     url.port = r.port;
     auto up = std::make_shared<UpstreamTls>(beast::tcp_stream(std::move(*sock)), *tls);
-    why = co_await tls_handshake(*up, url);
-    if (!why.empty()) {
-      EgressDecision no{false, "deny upstream-tls-unverified"};
-      co_await refuse(*client, r, no);
-      co_return;
+    std::string bad = co_await tls_handshake(*up, url);
+    if (!bad.empty()) {
+      why = "deny upstream-tls-unverified";
+      co_return nullptr;
     }
     beast::get_lowest_layer(*up).expires_never();
-    log(r, d, names);
-    co_await asio::async_write(*up, asio::buffer(head),
+    co_return up;
+  }
+
+  // A request to a host an injection rule binds, read in clear (plain HTTP to the proxy, or the
+  // last request of a terminated TLS connection): sent over verified TLS as prepare() makes it,
+  // with Connection: close upstream, then relayed both ways as it comes. Each request is matched
+  // against the rules, and a redirect elsewhere is a new request to another host, which no rule of
+  // this one reaches. True when the relay started (it owns the connections' ends from there).
+  template <class Client>
+  awaitable<bool> bound_session(std::shared_ptr<Client>& client, Request& r,
+                                const std::string& data, size_t head_len, const EgressDecision& d,
+                                bool via_connect) {
+    Prepared p = prepare(r, data, head_len, false);
+    if (p.refused) {
+      co_await refuse(*client, r, *p.refused);
+      co_return false;
+    }
+    if (!via_connect && r.port == 80) r.port = 443;  // http://HOST/ names the service
+    std::string why;
+    std::shared_ptr<UpstreamTls> up = co_await open_bound(r, why);
+    if (!up) {
+      EgressDecision no{false, why};
+      co_await refuse(*client, r, no);
+      co_return false;
+    }
+    log(r, d, p.names);
+    error_code ec;
+    co_await asio::async_write(*up, asio::buffer(p.head),
                                asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) co_return;
+    if (ec) co_return false;
     asio::co_spawn(io, pump(client, up), asio::detached);
     asio::co_spawn(io, pump(up, client), asio::detached);
+    co_return true;
+  }
+
+  // The upstream side of a kept-alive terminated TLS connection: opened at its first request,
+  // reused by the next ones while the server keeps it (same host and port: the CONNECT's).
+  struct KeptUpstream {
+    std::shared_ptr<UpstreamTls> stream;
+    beast::flat_buffer buf;  // bytes read past a response (none from a well-behaved server)
+  };
+
+  enum class Relayed {
+    keep,     // both connections may carry another request
+    close,    // the answer ends the connection (it said close, or ends with the upstream's end)
+    nothing,  // no byte came back (a kept connection the server closed while idle)
+    broken,   // cut short: the phase must see a truncation, not a clean end
+  };
+
+  // Relays the upstream's answer to one request to the phase (a 1xx first, then the final one),
+  // parsed and re-serialized by Beast piece by piece (the relay of Beast's examples): its end is
+  // known, so the next request can follow on both connections. A HEAD's answer has no body.
+  static awaitable<Relayed> relay_response(UpstreamTls& up, beast::flat_buffer& buf,
+                                           ClientTls& client, bool head_request) {
+    for (bool first = true;; first = false) {
+      http::response_parser<http::buffer_body> p;
+      p.header_limit(64 * 1024);  // real services' heads (CSP, cookies) pass 8 KiB
+      p.body_limit(std::numeric_limits<std::uint64_t>::max());
+      if (head_request) p.skip(true);
+      error_code ec;
+      co_await http::async_read_header(up, buf, p, asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return first && !p.got_some() && buf.size() == 0 ? Relayed::nothing
+                                                                     : Relayed::broken;
+      http::response_serializer<http::buffer_body> sr{p.get()};
+      char data[16384];
+      do {
+        if (!p.is_done()) {
+          p.get().body().data = data;
+          p.get().body().size = sizeof data;
+          co_await http::async_read(up, buf, p, asio::redirect_error(asio::use_awaitable, ec));
+          if (ec == http::error::need_buffer) ec = {};
+          if (ec) co_return Relayed::broken;
+          p.get().body().size = sizeof data - p.get().body().size;
+          p.get().body().data = data;
+          p.get().body().more = !p.is_done();
+        } else {
+          p.get().body().data = nullptr;
+          p.get().body().size = 0;
+          p.get().body().more = false;
+        }
+        co_await http::async_write(client, sr, asio::redirect_error(asio::use_awaitable, ec));
+        if (ec == http::error::need_buffer) ec = {};
+        if (ec) co_return Relayed::broken;
+      } while (!p.is_done() && !sr.is_done());
+      unsigned status = p.get().result_int();
+      if (status / 100 == 1 && status != 101) continue;  // 100 Continue: the answer follows
+      co_return status != 101 && p.get().keep_alive() && !p.need_eof() ? Relayed::keep
+                                                                        : Relayed::close;
+    }
+  }
+
+  // One request of a kept-alive terminated TLS connection, already checked as intercept checks
+  // every request: prepared (its own rules, its own secrets), sent on over the kept upstream
+  // connection (opened, or reopened once when the server had closed it while idle and the request
+  // has no body to resend), its body of exactly body bytes after it, and its answer relayed back.
+  // in holds what was read from the phase; the request's bytes are taken from it.
+  awaitable<Relayed> exchange(std::shared_ptr<ClientTls>& client, KeptUpstream& up, Request& r,
+                              std::string& in, size_t head_len, uint64_t body,
+                              const EgressDecision& d) {
+    Prepared p = prepare(r, in, head_len, true);
+    if (p.refused) {
+      co_await refuse(*client, r, *p.refused);
+      co_return Relayed::close;
+    }
+    in.erase(0, head_len);
+    for (int attempt = 0;; ++attempt) {
+      bool reused = up.stream != nullptr;
+      if (!up.stream) {
+        std::string why;
+        up.stream = co_await open_bound(r, why);
+        up.buf.consume(up.buf.size());
+        if (!up.stream) {
+          EgressDecision no{false, why};
+          co_await refuse(*client, r, no);
+          co_return Relayed::close;
+        }
+      }
+      if (attempt == 0) log(r, d, p.names);
+      error_code ec;
+      co_await asio::async_write(*up.stream, asio::buffer(p.head),
+                                 asio::redirect_error(asio::use_awaitable, ec));
+      // The body: what came with the head, then the rest from the phase; bytes past it are the
+      // next request's, left in `in`.
+      for (uint64_t left = body; !ec && left > 0;) {
+        if (in.empty()) {
+          char buf[16384];
+          size_t n = co_await client->async_read_some(
+              asio::buffer(buf), asio::redirect_error(asio::use_awaitable, ec));
+          if (ec) co_return Relayed::broken;
+          in.append(buf, n);
+        }
+        size_t take = static_cast<size_t>(std::min<uint64_t>(left, in.size()));
+        co_await asio::async_write(*up.stream, asio::buffer(in.data(), take),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+        in.erase(0, take);
+        left -= take;
+      }
+      Relayed done = Relayed::nothing;
+      if (!ec) done = co_await relay_response(*up.stream, up.buf, *client, r.method == "HEAD");
+      if (done != Relayed::keep) up.stream.reset();
+      if ((ec || done == Relayed::nothing) && reused && body == 0 && attempt == 0) continue;
+      if (ec) co_return Relayed::broken;
+      co_return done == Relayed::nothing ? Relayed::broken : done;
+    }
   }
 
   // A CONNECT to a bound host: the proxy answers the tunnel, is the TLS server itself with a
-  // certificate the unit's CA issues for that host, reads the one request, and sends it on as
-  // bound_session does. A phase that does not trust the unit's CA fails its own handshake.
+  // certificate the unit's CA issues for that host, and reads the requests inside one by one, each
+  // checked on its own (Host the CONNECT's, no stray placeholder, the rules' methods and paths) and
+  // sent on as prepare() makes it. The connection is kept alive (so a phase's client pays one
+  // handshake for a session, not one per request) while each request's end is known
+  // (request_framing) and each answer's (relay_response), for at most kMaxRequestsPerConnection
+  // requests and kIdleTimeout between two; the upstream connection is kept alongside. A request
+  // that cannot be framed is the last, relayed as bound_session relays. A refusal ends the
+  // connection. A phase that does not trust the unit's CA fails its own handshake.
   awaitable<void> intercept(std::shared_ptr<Local::socket>& client, Request& r,
                             const std::string& data, size_t head_len, const EgressDecision& d) {
     if (data.size() > head_len) {  // bytes before the 200: a client waits for it
@@ -373,29 +612,58 @@ struct EgressProxy::Impl {
     if (opt.check_sni && (!sni || !decide_host({r.host}, sni).allowed)) {
       r.path = sni ? std::string("sni=") + sni : "sni=none";
       log(r, {false, "deny sni-mismatch"});
+      co_await close_tls(*tls);
       co_return;
     }
-    std::string in;
-    size_t n = co_await asio::async_read_until(*tls, asio::dynamic_buffer(in, kMaxHead), "\r\n\r\n",
-                                               asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) co_return;
-    Request inner = r;
-    std::string bad = parse_origin(in.substr(0, n), inner);
-    if (bad.empty() && strcasecmp(host_part(inner.host_header).c_str(), r.host.c_str()) != 0)
-      bad = "host-header-mismatch";  // HTTP/1.1 requires Host: it must name the CONNECT's host
-    if (!bad.empty()) {
-      EgressDecision no{false, "deny " + bad};
-      co_await refuse(*tls, inner, no);
-      co_return;
+    std::string in;  // read from the phase, not yet sent on: the next request's bytes
+    KeptUpstream up;
+    for (int served = 0;; ++served) {
+      // Idle between requests (or a head that never ends): the connection is closed.
+      asio::steady_timer idle(io, kIdleTimeout);
+      idle.async_wait([tls](error_code e) {
+        if (!e) tls->next_layer().cancel(e);
+      });
+      size_t n = co_await asio::async_read_until(*tls, asio::dynamic_buffer(in, kMaxHead),
+                                                 "\r\n\r\n",
+                                                 asio::redirect_error(asio::use_awaitable, ec));
+      idle.cancel();
+      if (ec) break;  // the phase closed it, or it sat idle
+      Request inner = r;
+      std::string_view head = std::string_view(in).substr(0, n);
+      std::string bad = parse_origin(std::string(head), inner);
+      if (bad.empty() && strcasecmp(host_part(inner.host_header).c_str(), r.host.c_str()) != 0)
+        bad = "host-header-mismatch";  // HTTP/1.1 requires Host: it must name the CONNECT's host
+      Framing framing;
+      if (bad.empty()) {
+        framing = request_framing(head, inner);
+        bad = framing.bad;
+      }
+      if (!bad.empty()) {
+        EgressDecision no{false, "deny " + bad};
+        co_await refuse(*tls, inner, no);
+        break;
+      }
+      // Another secret's placeholder on its way to this host: refused as over plain HTTP.
+      if (auto stray = stray_placeholder(opt.placeholders, opt.inject, r.host, false, head)) {
+        EgressDecision no{false, "deny placeholder-exfiltration " + *stray};
+        co_await refuse(*tls, inner, no);
+        break;
+      }
+      if (!framing.keep || served + 1 >= kMaxRequestsPerConnection) {
+        up.stream.reset();
+        bool relaying = co_await bound_session(tls, inner, in, n, d, true);
+        if (relaying) co_return;  // the relay ends the phase's TLS (pump)
+        break;
+      }
+      Relayed done = co_await exchange(tls, up, inner, in, n, framing.body, d);
+      if (done == Relayed::keep) continue;
+      if (done == Relayed::broken) {
+        half_close(tls->next_layer());  // no close_notify: the phase's client sees the cut
+        co_return;
+      }
+      break;
     }
-    // Another secret's placeholder on its way to this host: refused as over plain HTTP.
-    if (auto stray = stray_placeholder(opt.placeholders, opt.inject, r.host, false,
-                                       std::string_view(in).substr(0, n))) {
-      EgressDecision no{false, "deny placeholder-exfiltration " + *stray};
-      co_await refuse(*tls, inner, no);
-      co_return;
-    }
-    co_await bound_session(tls, inner, in, n, d, true);
+    co_await close_tls(*tls);
   }
 
   awaitable<void> session(Local::socket sock) {
