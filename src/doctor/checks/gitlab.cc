@@ -38,6 +38,16 @@ std::string new_token_fix(const ForgeConfig& forge) {
   return make + fmt::format(", then `awaywork secret set {}`", forge.credential);
 }
 
+// A string of GitLab's answer as doctor prints it: control characters (a terminal's escapes) left
+// out, at most 100 bytes.
+std::string printable(const nlohmann::json& v) {
+  std::string out;
+  if (!v.is_string()) return out;
+  for (unsigned char ch : v.get_ref<const std::string&>())
+    if (ch >= 0x20 && ch != 0x7f && out.size() < 100) out += static_cast<char>(ch);
+  return out;
+}
+
 }  // namespace
 
 Check gitlab_token_check(const ForgeConfig& forge, GitLab& gl) {
@@ -72,21 +82,22 @@ Check gitlab_token_check(const ForgeConfig& forge, GitLab& gl) {
   std::vector<std::string> scopes;
   if (b.is_object() && b.contains("scopes") && b["scopes"].is_array())
     for (const auto& s : b["scopes"])
-      if (s.is_string()) scopes.push_back(s.get<std::string>());
+      if (s.is_string()) scopes.push_back(printable(s));
   std::vector<std::string> missing;
   for (const auto& need : kGitlabPublishScopes)
     if (std::find(scopes.begin(), scopes.end(), need) == scopes.end()) missing.push_back(need);
-  std::string name = b.is_object() && b.contains("name") && b["name"].is_string()
-                         ? b["name"].get<std::string>()
-                         : "";
-  std::string expires = b.is_object() && b.contains("expires_at") && b["expires_at"].is_string()
-                            ? b["expires_at"].get<std::string>()
-                            : "";
+  std::string name = b.is_object() && b.contains("name") ? printable(b["name"]) : "";
+  std::string expires = b.is_object() && b.contains("expires_at") ? printable(b["expires_at"]) : "";
   std::string listed = scopes.empty() ? "none" : fmt::format("{}", fmt::join(scopes, ", "));
   std::string about = fmt::format("token {}scopes: {}{}", name.empty() ? "" : "'" + name + "', ",
                                   listed, expires.empty() ? "" : ", expires " + expires);
-  bool active = !b.is_object() || b.value("active", true);
-  bool revoked = b.is_object() && b.value("revoked", false);
+  // json::value throws on a key of another type: GitLab's answer is read, never trusted to be
+  // shaped.
+  auto flag = [&b](const char* key, bool otherwise) {
+    return b.is_object() && b.contains(key) && b[key].is_boolean() ? b[key].get<bool>() : otherwise;
+  };
+  bool active = flag("active", true);
+  bool revoked = flag("revoked", false);
   if (!active || revoked) {
     c.detail = about + (revoked ? "; revoked" : "; not active (expired?)");
     c.fix = new_token_fix(forge);
