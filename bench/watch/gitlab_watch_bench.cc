@@ -1,4 +1,4 @@
-// Usage: gitlab_watch_bench [projects=100] [fake_minutes=60] [poll_seconds=30]
+// Usage: gitlab_watch_bench [projects=100] [fake_minutes=10] [poll_seconds=30]
 // What `awaywork watch` costs GitLab while nothing happens (issue 29's figure), against the fake
 // GitLab (tests/fakes/fake_gitlab.py, a FAKE) on loopback: PROJECTS projects, no issue changing,
 // polled every POLL seconds for FAKE_MINUTES of a compressed clock (the watcher's Clock advances
@@ -47,7 +47,7 @@ class FastClock : public Clock {
 
 int main(int argc, char** argv) {
   int projects = argc > 1 ? std::atoi(argv[1]) : 100;
-  int minutes = argc > 2 ? std::atoi(argv[2]) : 60;
+  int minutes = argc > 2 ? std::atoi(argv[2]) : 10;
   int poll = argc > 3 ? std::atoi(argv[3]) : 30;
   if (projects < 1 || minutes < 1 || poll < 1) {
     std::fprintf(stderr, "usage: gitlab_watch_bench [projects] [fake_minutes] [poll_seconds]\n");
