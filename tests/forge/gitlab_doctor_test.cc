@@ -96,6 +96,21 @@ TEST_F(GitlabDoctorTest, ARefusedTokenFailsWithTheFix) {
   EXPECT_NE(g.fix.find("glab auth login --hostname 127.0.0.1"), std::string::npos) << g.fix;
 }
 
+// A token GitLab will not describe to itself (403: too narrow) fails with the new token's fix.
+TEST_F(GitlabDoctorTest, AForbiddenDescriptionFailsWithTheFix) {
+  std::string token = user("narrow", {"write_repository"});
+  ASSERT_TRUE(
+      fake->faults(
+              {{"server_errors", 1}, {"status", 403}, {"on", "GET /personal_access_tokens/self"}})
+          .is_object())
+      << fake->error();
+  Check c = check(token);
+  EXPECT_FALSE(c.ok);
+  EXPECT_NE(c.detail.find("403"), std::string::npos) << c.detail;
+  EXPECT_NE(c.detail.find("without the api scope"), std::string::npos) << c.detail;
+  EXPECT_NE(c.fix.find("awaywork secret set GITLAB_TOKEN"), std::string::npos) << c.fix;
+}
+
 // Without a gitlab forge, doctor asks nothing.
 TEST(GitlabDoctor, NoGitlabForgeNoCheck) {
   Config cfg;

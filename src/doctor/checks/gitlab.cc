@@ -75,7 +75,11 @@ Check gitlab_token_check(const ForgeConfig& forge, GitLab& gl) {
   }
   if (r->status < 200 || r->status >= 300) {
     c.detail = gl.describe("GET", kSelf, *r);
-    c.fix = r->status == 401 ? new_token_fix(forge) : "see the message above";
+    // 403: GitLab refuses a token's description to a token too narrow to read it (no api
+    // scope), which is also too narrow to publish.
+    if (r->status == 403)
+      c.detail += "; a token without the api scope may not read its own scopes, nor publish";
+    c.fix = r->status == 401 || r->status == 403 ? new_token_fix(forge) : "see the message above";
     return c;
   }
   const nlohmann::json& b = r->body;
