@@ -1,6 +1,7 @@
 """Debian's python3-gitlab (python-gitlab), unchanged, against the fake GitLab: it lists issues
 and notes across pages (following the fake's Link headers), reads a nested project by path,
-creates a note and a draft merge request, and reports the fake's 401 and 404 as its own errors.
+creates a note and a draft merge request, reports the fake's 401 and 404 as its own errors, and
+reads its token's scopes (GET /personal_access_tokens/self, a 404 before GitLab 15.5).
 A missing python3-gitlab skips (under CI=true it fails)."""
 
 import os
