@@ -382,18 +382,31 @@ function pullLink(pull) {
   return el("span", { id: "pull-request" }, label);
 }
 
-// The published branch on the forge, linked when the unit's pull request or issue gives the
-// repository's address (GitHub's layout: https://HOST/OWNER/REPO/pull/N or /issues/N, then
-// /tree/BRANCH); else the name alone (a local repository has no page). Both URLs come from the
-// record as http(s) only and are checked again here; the branch's segments are encoded.
+// The published branch's page on the forge, from the address of the unit's pull request or issue
+// (only http(s), checked here again): GitHub's layout https://HOST/OWNER/REPO/pull/N (or
+// /issues/N) gives .../OWNER/REPO/tree/BRANCH; GitLab's https://HOST/GROUP/.../PROJECT/-/
+// merge_requests/N (or /-/issues/N; nested groups, and the /-/ before a project's pages) gives
+// .../PROJECT/-/tree/BRANCH. null for any other shape. The branch's segments are encoded.
+function forgeBranchUrl(from, branch) {
+  if (typeof from !== "string" || !branch) return null;
+  const path = branch.split("/").map(encodeURIComponent).join("/");
+  const gitlab = /^(https?:\/\/[^/?#\s]+(?:\/[^/?#\s]+){2,})\/-\/(?:merge_requests|issues)\/\d+$/.exec(from);
+  if (gitlab) return gitlab[1] + "/-/tree/" + path;
+  const github = /^(https?:\/\/[^/?#\s]+\/[^/?#\s]+\/[^/?#\s]+)\/(?:pull|issues)\/\d+$/.exec(from);
+  if (github) return github[1] + "/tree/" + path;
+  return null;
+}
+
+// The published branch on the forge, linked when the unit's pull request (merge request) or issue
+// gives the repository's address (forgeBranchUrl); else the name alone (a local repository has no
+// page).
 function branchOnForge(u) {
   const branch = u.published.branch;
   const pull = u.published.pull_request;
-  const from = [pull && pull.url, u.issue && u.issue.url].find((x) => typeof x === "string"
-    && /^https?:\/\/[^/?#\s]+\/[^/?#\s]+\/[^/?#\s]+\/(pull|issues)\/\d+$/.test(x));
+  const href = [pull && pull.url, u.issue && u.issue.url].map((x) => forgeBranchUrl(x, branch))
+    .find((x) => x);
   const name = el("code", {}, branch);
-  if (!from || !branch) return name;
-  const href = from.replace(/\/(pull|issues)\/\d+$/, "") + "/tree/" + branch.split("/").map(encodeURIComponent).join("/");
+  if (!href) return name;
   return el("a", { id: "branch-link", href, rel: "noreferrer noopener", target: "_blank" }, name);
 }
 

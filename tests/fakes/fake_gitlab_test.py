@@ -45,6 +45,23 @@ class FakeGitlab(unittest.TestCase):
                          (401, {"message": "401 Unauthorized"}))
         self.assertEqual(self.fake.call("GET", "/user")[0], 401)
 
+    def test_a_token_describes_its_scopes_and_gitlab_before_15_5_has_no_such_route(self):
+        s, _, t = self.fake.call("GET", "/personal_access_tokens/self", token=self.bot)
+        self.assertEqual((s, t["scopes"], t["active"], t["revoked"]),
+                         (200, ["api", "write_repository"], True, False))
+        self.assertEqual(set(t), {"id", "name", "revoked", "created_at", "description", "scopes",
+                                  "user_id", "last_used_at", "active", "expires_at"})
+        narrow = self.fake.user("reader", scopes=["read_api"])
+        self.assertEqual(self.fake.call("GET", "/personal_access_tokens/self",
+                                        token=narrow)[2]["scopes"], ["read_api"])
+        self.assertEqual(self.fake.call("GET", "/personal_access_tokens/self")[0], 401)
+        self.fake.control("POST", "faults", {"version": "15.4.0"})
+        try:
+            self.assertEqual(self.fake.call("GET", "/personal_access_tokens/self",
+                                            token=self.bot)[::2], (404, {"error": "404 Not Found"}))
+        finally:
+            self.fake.control("POST", "faults", {"version": "17.5.0"})
+
     def test_project_by_encoded_path_or_id_and_404_for_outsiders(self):
         s, _, p = self.fake.call("GET", f"/projects/{ENC}", token=self.bot)
         self.assertEqual((s, p["path_with_namespace"], p["default_branch"]),

@@ -87,8 +87,11 @@ class Fake:
             h["PRIVATE-TOKEN"] = token
         return self.request(method, "/api/v4" + path, body, h)
 
-    def user(self, username, bot=False):
-        return self.control("POST", "users", {"username": username, "bot": bot})["token"]
+    def user(self, username, bot=False, scopes=None):
+        b = {"username": username, "bot": bot}
+        if scopes is not None:
+            b["scopes"] = scopes
+        return self.control("POST", "users", b)["token"]
 
     def member(self, namespace, username, level):
         return self.control("POST", "members/" + namespace,

@@ -1,6 +1,7 @@
 """Debian's python3-gitlab (python-gitlab), unchanged, against the fake GitLab: it lists issues
 and notes across pages (following the fake's Link headers), reads a nested project by path,
-creates a note and a draft merge request, and reports the fake's 401 and 404 as its own errors.
+creates a note and a draft merge request, reports the fake's 401 and 404 as its own errors, and
+reads its token's scopes (GET /personal_access_tokens/self, a 404 before GitLab 15.5).
 A missing python3-gitlab skips (under CI=true it fails)."""
 
 import os
@@ -46,6 +47,19 @@ class PythonGitlabAgainstTheFake(unittest.TestCase):
         self.assertEqual(self.gl.user.username, "alice")
         p = self.gl.projects.get(PROJECT)
         self.assertEqual((p.path_with_namespace, p.default_branch), (PROJECT, "main"))
+
+    def test_reads_its_tokens_scopes_and_a_gitlab_before_15_5_is_its_404(self):
+        # python-gitlab 3.12 has no manager for GET /personal_access_tokens/self (awaywork
+        # doctor's scope check): its own HTTP layer asks, as it does for any path.
+        t = self.gl.http_get("/personal_access_tokens/self")
+        self.assertEqual((t["scopes"], t["active"]), (["api", "write_repository"], True))
+        self.fake.control("POST", "faults", {"version": "15.4.0"})
+        try:
+            with self.assertRaises(gitlab.exceptions.GitlabHttpError) as e:
+                self.gl.http_get("/personal_access_tokens/self")
+            self.assertEqual(e.exception.response_code, 404)
+        finally:
+            self.fake.control("POST", "faults", {"version": "17.5.0"})
 
     def test_lists_issues_and_notes_across_pages(self):
         p = self.gl.projects.get(PROJECT, lazy=True)

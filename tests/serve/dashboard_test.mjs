@@ -928,6 +928,26 @@ test("a pull request's units show as one thread, linked, by keyboard and at 800 
   assert.ok(width <= 800, `the unit page with a thread is ${width} px wide`);
 });
 
+// Issue 29 item 8: a GitLab unit's links follow GitLab's layout: the merge request's and the
+// issue's addresses as recorded (nested groups, /-/), and the branch at /-/tree/BRANCH, not
+// GitHub's /tree/BRANCH.
+test("a GitLab unit links its merge request, its issue and its branch the GitLab way", async () => {
+  const from = (await api(w, "GET", "/units?repo=demo&limit=1")).body.units[0].id;
+  const mr = "https://gitlab.example/grp/sub/app/-/merge_requests/3";
+  const issue = "https://gitlab.example/grp/sub/app/-/issues/42";
+  putPullUnits(from, mr, [
+    { id: "gl-unit", created_at: "2026-01-02T10:00:00.000Z", branch: "awaywork/gl-unit", commit: "c".repeat(40),
+      issue: 42, issue_url: issue, forge_repo: "grp/sub/app" },
+  ]);
+  await page.goto(`http://127.0.0.1:${w.port}/#/unit/gl-unit`);
+  await page.reload();
+  await page.waitForSelector("#published #branch-link");
+  assert.equal(await page.$eval("#published #branch-link", (a) => a.getAttribute("href")),
+    "https://gitlab.example/grp/sub/app/-/tree/awaywork/gl-unit");
+  assert.equal(await page.$eval("#published #pull-request", (a) => a.getAttribute("href")), mr);
+  assert.ok(await page.$(`a.issue[href="${issue}"]`), "the issue is linked to its GitLab page");
+});
+
 test("no request left for anywhere but awaywork serve", () => {
   assert.deepEqual(offsite, []);
 });

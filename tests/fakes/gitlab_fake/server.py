@@ -229,6 +229,10 @@ class Handler(fakeserver.Handler):
             raise FakeError(401, "401 Unauthorized")
         if raw_path == "/user" and self.command == "GET":
             return 200, shapes.user_full(st, uid, urls, current=True), {}
+        if raw_path == "/personal_access_tokens/self" and self.command == "GET":
+            if not st.version_at_least(15, 5):  # no such route yet: Grape's 404
+                raise FakeError(404, "404 Not Found", "error")
+            return 200, shapes.token_self(st, uid), {}
         if raw_path == "/users" and self.command == "GET":
             found = [u["id"] for u in st.users.values()
                      if not query.get("username") or u["username"] == query["username"]]
@@ -576,9 +580,9 @@ def control(st, method, path, b, urls):
     if method == "POST" and path == "/_fake/users":
         if not b.get("username"):
             raise FakeError(400, "username is missing", "error")
-        u = st.add_user(b["username"], b.get("bot", False), b.get("token"))
+        u = st.add_user(b["username"], b.get("bot", False), b.get("token"), b.get("scopes"))
         return 201, {"id": u["id"], "username": u["username"], "bot": u["bot"],
-                     "token": u["token"]}
+                     "token": u["token"], "scopes": u["scopes"]}
     if method == "POST" and path == "/_fake/projects":
         p = st.add_project(b.get("path", ""), b.get("source"), b.get("default_branch"),
                            b.get("visibility", "private"))
@@ -593,7 +597,9 @@ def control(st, method, path, b, urls):
                 st.faults[k] = b[k]
         if "limit" in b:
             st.limit = int(b["limit"])
-        return 200, {**st.faults, "limit": st.limit}
+        if "version" in b:
+            st.version = str(b["version"])
+        return 200, {**st.faults, "limit": st.limit, "version": st.version}
     m = re.match(r"^/_fake/members/(?P<ns>.+)$", path)
     if method == "POST" and m:  # a group's or a project's member (groups' reach subprojects)
         u = st.add_user(b.get("username", ""), b.get("bot", False))

@@ -34,6 +34,15 @@ def user_full(st, uid, urls, current=False):
     return out
 
 
+def token_self(st, uid):
+    """GET /personal_access_tokens/self (GitLab 15.5+): the token the request carries."""
+    u = st.users[uid]
+    return {"id": u["token_id"], "name": "awaywork", "revoked": False,
+            "created_at": iso(u["created_at"]), "description": None, "scopes": u["scopes"],
+            "user_id": u["id"], "last_used_at": iso(st.now()), "active": True,
+            "expires_at": None}
+
+
 def member(st, uid, level, urls):
     return {**user_basic(st, uid, urls), "access_level": level,
             "created_at": iso(st.users[uid]["created_at"]), "expires_at": None,

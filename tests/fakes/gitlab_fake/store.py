@@ -55,8 +55,10 @@ class State:
         self.faults = {"rate_limited": 0, "retry_after": 1, "server_errors": 0, "status": 500,
                        "on": ""}
         self.limit = 2000  # requests per minute per user (GitLab.com's authenticated API limit)
+        # The version the fake plays: before 15.5, GET /personal_access_tokens/self is no route.
+        self.version = "17.5.0"
         self.next_id = {"user": 1, "project": 1, "issue": 1, "note": 1, "mr": 1, "event": 1,
-                        "label": 1, "pipeline": 1, "job": 1}
+                        "label": 1, "pipeline": 1, "job": 1, "token": 1}
 
     def new_id(self, kind):
         n = self.next_id[kind]
@@ -67,17 +69,30 @@ class State:
         return time.time()
 
     # --- users ------------------------------------------------------------------------------
-    def add_user(self, username, bot=False, token=None):
+    def add_user(self, username, bot=False, token=None, scopes=None):
         for u in self.users.values():
             if u["username"] == username:
+                if scopes is not None:
+                    u["scopes"] = list(scopes)
                 return u
         uid = self.new_id("user")
+        # One token per user; its scopes are only described (GET /personal_access_tokens/self),
+        # never enforced: the fake's routes answer any valid token.
         u = {"id": uid, "username": username, "name": username.replace(".", " ").title(),
              "bot": bool(bot), "created_at": self.now(), "token": token or fake_token(),
+             "token_id": self.new_id("token"),
+             "scopes": list(scopes) if scopes is not None else ["api", "write_repository"],
              "rate": {"window": int(self.now()) // 60, "used": 0}}
         self.users[uid] = u
         self.tokens[u["token"]] = uid
         return u
+
+    def version_at_least(self, major, minor):
+        try:
+            have = tuple(int(x) for x in self.version.split(".")[:2])
+        except ValueError:
+            return True
+        return have >= (major, minor)
 
     def user_named(self, username):
         for u in self.users.values():

@@ -1,0 +1,146 @@
+// Usage: gitlab_watch_bench [projects=100] [fake_minutes=10] [poll_seconds=30]
+// What `awaywork watch` costs GitLab while nothing happens (issue 29's figure), against the fake
+// GitLab (tests/fakes/fake_gitlab.py, a FAKE) on loopback: PROJECTS projects, no issue changing,
+// polled every POLL seconds for FAKE_MINUTES of a compressed clock (the watcher's Clock advances
+// without sleeping). The figure is the requests the fake counts against the rate limit after the
+// first pass (every project opened and polled once), per project per hour, beside the floor of the
+// watcher's design (one conditional issue list per project per poll: 3600 / POLL an hour; a 304
+// still counts on gitlab.com) and the requests of one idle poll, counted from the event log. A
+// measurement, never an assertion: bench/README.md gives the command and the figures.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <functional>
+
+#include "../../tests/fakes/fake_gitlab.h"
+#include "base/fs.h"
+#include "proc/capture.h"
+#include "watch/watcher.h"
+
+namespace {
+
+using namespace aw;
+
+// A compressed clock: sleep() moves time on at once; the first sleep marks the end of the first
+// pass (every project polled once).
+class FastClock : public Clock {
+ public:
+  explicit FastClock(int64_t start_ms) : now_(start_ms) {}
+  int64_t now_seconds() override { return now_ / 1000; }
+  void sleep(std::chrono::milliseconds d) override {
+    if (!first_pass_done) {
+      first_pass_done = true;
+      if (on_first_pass) on_first_pass();
+    }
+    now_ += d.count();
+  }
+  int64_t now_ms() const { return now_; }
+  bool first_pass_done = false;
+  std::function<void()> on_first_pass;
+
+ private:
+  int64_t now_;  // ms
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int projects = argc > 1 ? std::atoi(argv[1]) : 100;
+  int minutes = argc > 2 ? std::atoi(argv[2]) : 10;
+  int poll = argc > 3 ? std::atoi(argv[3]) : 30;
+  if (projects < 1 || minutes < 1 || poll < 1) {
+    std::fprintf(stderr, "usage: gitlab_watch_bench [projects] [fake_minutes] [poll_seconds]\n");
+    return 2;
+  }
+  char tmpl[] = "/tmp/aw-gitlab-watch-bench-XXXXXX";
+  std::string root = ::mkdtemp(tmpl);
+  std::string home = root + "/home";
+  (void)make_dirs(home);
+  ::setenv("HOME", home.c_str(), 1);
+  ::setenv("AWAYWORK_SECRET_BACKEND", "file", 1);
+  auto owned = std::make_unique<test::FakeGitlab>(root);
+  test::FakeGitlab& fake = *owned;
+  if (fake.api_url().empty()) {
+    std::fprintf(stderr, "fake GitLab: %s\n", fake.error().c_str());
+    return 1;
+  }
+  std::string token = fake.add_user("aw-bot");
+  fake.member("grp", "aw-bot", 30);  // Developer on the group: every project below it
+  std::string yaml = "state_dir: " + root +
+                     "/state\nsandbox: {mode: preferred}\nagent: t\nagents:\n  t:\n    "
+                     "command: [/bin/true]\nforges:\n  lab:\n    kind: gitlab\n    api_url: " +
+                     fake.api_url() + "\n    credential: GITLAB_TOKEN\nrepos:\n";
+  std::string watched;
+  for (int i = 0; i < projects; ++i) {
+    std::string name = "p" + std::to_string(i);
+    // An empty bare repository: watch reads the API only.
+    if (!fake.add_project("grp/" + name).is_object()) {
+      std::fprintf(stderr, "fake GitLab: %s\n", fake.error().c_str());
+      return 1;
+    }
+    // One open issue each, unchanged: the idle list is not empty.
+    fake.control("POST", "projects/grp/" + name + "/issues",
+                 {{"username", "aw-bot"}, {"title", "idle"}, {"description", "nothing new"}});
+    yaml += "  " + name + ":\n    gitlab: grp/" + name + "\n";
+    watched += (i ? ", " : "") + name + ": {}";
+  }
+  yaml += "watch:\n  poll_seconds: " + std::to_string(poll) + "\n  repos: {" + watched + "}\n";
+  std::string config = root + "/config.yml";
+  (void)write_file(config, yaml);
+  std::string exe = std::string(AW_BINARY_DIR) + "/src/cli/awaywork";
+  auto set = capture({.argv = {exe, "secret", "set", "GITLAB_TOKEN"},
+                      .env = {"PATH=/usr/bin:/bin", "HOME=" + home, "AWAYWORK_SECRET_BACKEND=file"},
+                      .cwd = "/",
+                      .stdin_data = token});
+  auto cfg = load_config(config, true);
+  if (!set || set->exit_code != 0 || !cfg) {
+    std::fprintf(stderr, "setup failed: %s\n", cfg ? "secret set" : cfg.error().message.c_str());
+    return 1;
+  }
+  // The per-minute limit is GitLab.com's; a compressed hour must not trip it.
+  fake.faults({{"limit", 1000000000}});
+  auto counted = [&] { return fake.control("GET", "stats")["counted"].get<int64_t>(); };
+  auto not_modified = [&] { return fake.control("GET", "stats")["not_modified"].get<int64_t>(); };
+
+  auto log = EventLog::open(root + "/watch.jsonl");
+  if (!log) {
+    std::fprintf(stderr, "event log: %s\n", log.error().message.c_str());
+    return 1;
+  }
+  FastClock clock(static_cast<int64_t>(::time(nullptr)) * 1000);
+  int64_t start = counted(), first_pass = 0, first_304 = 0;
+  clock.on_first_pass = [&] {
+    first_pass = counted();
+    first_304 = not_modified();
+  };
+  int64_t until = clock.now_ms() + int64_t{minutes} * 60000;
+  WatchOptions opt;
+  opt.self_exe = exe;
+  opt.stop = [&] { return clock.now_ms() >= until; };
+  Watcher w(*cfg, opt, *log, clock);
+  if (auto ok = w.run(); !ok) {
+    std::fprintf(stderr, "watch: %s\n", ok.error().message.c_str());
+    return 1;
+  }
+  int64_t after_first = counted() - first_pass;
+  int64_t answered_304 = not_modified() - first_304;
+  double hours = minutes / 60.0;
+  double per_project_hour = after_first / (projects * hours);
+  double floor = 3600.0 / poll;
+  std::printf("gitlab watch idle: %d projects, poll_seconds %d, %d fake minutes\n", projects, poll,
+              minutes);
+  std::printf("  start (GET /user, the project, first list, per project): %lld counted\n",
+              static_cast<long long>(first_pass - start));
+  std::printf(
+      "  after the first pass: %lld counted (%lld answered 304) = %.1f per project per "
+      "hour\n",
+      static_cast<long long>(after_first), static_cast<long long>(answered_304), per_project_hour);
+  std::printf(
+      "  floor of one conditional list per project per poll: %.1f per project per hour; "
+      "measured / floor = %.2f\n",
+      floor, per_project_hour / floor);
+  owned.reset();
+  (void)remove_tree(root);
+  return 0;
+}
