@@ -162,7 +162,9 @@ int main(int argc, char** argv) {
     aw::PluginConfig nr = plugin("bench-node-runtime", noderun_dir + "/plugin.js");
     cases.push_back({"bare node -e 0", [node] { return spawn({node, "-e", "0"}); }, {}});
     cases.push_back({"bare node plugin",
-                     [node, nd, request] { return spawn({node, nd.command[0]}, request); },
+                     [node, nd, request] {
+                       return spawn({node, nd.command[0]}, request);
+                     },
                      {}});
     cases.push_back({"plugin call, node (exec)", call(nd), {}});
     approve.push_back(nd);
