@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   std::string dir = tmpl, owner = dir + "/owner", state = dir + "/state";
   std::string sh_dir = dir + "/sh-plugin", node_dir = dir + "/node-plugin",
               noderun_dir = dir + "/node-runtime";
-  for (const auto& d : {owner, state, sh_dir, node_dir, noderun_dir})
+  for (const auto& d : {owner, state, dir + "/config", sh_dir, node_dir, noderun_dir})
     if (!aw::make_dirs(d)) return 1;
   std::string request = dir + "/request.json";
   (void)aw::write_file(request, aw::rpc_request("unit_ended", {{"unit", "u-1"}}));
