@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -20,6 +21,7 @@
 #include "plugin/approval.h"
 #include "plugin/disable.h"
 #include "plugin/manifest.h"
+#include "plugin/node_runtime.h"
 #include "plugin/program_path.h"
 #include "plugin/protocol.h"
 #include "plugin/sandbox_env.h"
@@ -166,7 +168,8 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   AW_CHECK(lend_plugin_folder(p, plan));
   // The author's manifest bounds the owner's grant (plugin/manifest.h): a kind, a program or a
   // permission it does not ask for is refused before anything of it runs.
-  AW_CHECK(check_manifest(p, host.base.owner_home));
+  AW_TRY(std::optional<PluginManifest> manifest, manifest_of(p, host.base.owner_home));
+  if (manifest) AW_CHECK(check_grant(p, *manifest));
   // The owner approved this code and these permissions by hash, or nothing of it runs: read last
   // before the call, after the folder is known to be the plugin's own (never a whole home).
   AW_TRY(Approval approval, plugin_approval(p, host.plugins_dir));
@@ -190,6 +193,10 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   PhaseSpec spec;
   spec.name = "plugin " + p.name;
   spec.argv = p.command;
+  // runtime node: Node's permission model as a second layer inside the sandbox (node_runtime.h).
+  if (manifest && manifest->runtime == "node") {
+    AW_TRY(spec.argv, node_plugin_argv(p, data));
+  }
   spec.env = std::move(env);
   spec.cwd = data;
   spec.stdin_data = rpc_request(method, params);

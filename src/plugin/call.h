@@ -10,7 +10,10 @@
 // the owner's: not the home, awaywork's config, state or database, nor any variable of awaywork or
 // of a unit. A machine that cannot build that sandbox runs no plugin (there is no unsandboxed
 // fallback), `plugins: {run: false}` runs none at all, and a plugin whose code or permissions
-// changed since the owner approved them (plugin/approval.h) is refused.
+// changed since the owner approved them (plugin/approval.h) is refused. A plugin whose manifest says
+// "runtime": "node" runs under Node's own permission model too, inside the same sandbox
+// (plugin/node_runtime.h). Under isolation user plugins still run as the owner, not the worker
+// (docs/plugins.md, "What is not built yet", says why and what it needs).
 //
 // A process per call, not one kept alive between calls: a notifier is called twice a unit, so the
 // start costs little, and each call then begins from nothing, is held to its limits alone and ends

@@ -184,19 +184,19 @@ Result<PluginManifest> load_manifest(const std::string& folder, const std::strin
         "entry", fmt::format("'{}' leaves the plugin's folder", plugin_words(m.entry)), entry_fix));
   struct stat st {};
   std::string program = folder + "/" + m.entry;
-  if (::stat(program.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111))
-    return tl::make_unexpected(r.bad(
-        "entry", fmt::format("'{}' is not an executable file in {}", plugin_words(m.entry), folder),
-        fmt::format("{}, and chmod +x it", entry_fix)));
-  AW_TRY(m.runtime, r.text("runtime", "write \"runtime\": \"exec\""));
-  if (m.runtime == "node")
-    return tl::make_unexpected(r.bad("runtime", "\"node\" is not built yet",
-                                     "write \"runtime\": \"exec\" and give an executable entry "
-                                     "(a script with #!/usr/bin/node works)"));
-  if (m.runtime != "exec")
+  // A node entry is a script node reads (plugin/node_runtime.h): it need not be executable.
+  bool node = j.contains("runtime") && j["runtime"] == "node";
+  if (::stat(program.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || (!node && !(st.st_mode & 0111)))
+    return tl::make_unexpected(
+        r.bad("entry",
+              fmt::format("'{}' is not {} file in {}", plugin_words(m.entry),
+                          node ? "a" : "an executable", folder),
+              node ? std::string(entry_fix) : fmt::format("{}, and chmod +x it", entry_fix)));
+  AW_TRY(m.runtime, r.text("runtime", "write \"runtime\": \"exec\" or \"node\""));
+  if (m.runtime != "exec" && m.runtime != "node")
     return tl::make_unexpected(r.bad("runtime",
                                      fmt::format("'{}' is not a runtime", plugin_words(m.runtime)),
-                                     "write \"runtime\": \"exec\""));
+                                     "write \"runtime\": \"exec\" or \"node\""));
   if (j.contains("description") && !j["description"].is_string())
     return tl::make_unexpected(r.bad("description", "must be a string", "write one line"));
   AW_CHECK(read_permissions(r, home, m));

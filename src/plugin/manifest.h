@@ -9,8 +9,8 @@
 // The file is hostile data until checked: size-capped, parsed without exceptions, every key
 // checked, unknown keys refused. Each error names the file, the key and the fix:
 //
-//   /opt/lic/awaywork-plugin.json: "runtime": "node" is not built yet; fix: write "runtime":
-//   "exec" and give an executable entry
+//   /opt/lic/awaywork-plugin.json: "runtime": 'python' is not a runtime; fix: write "runtime":
+//   "exec" or "node"
 //
 // docs/plugins/manifest.schema.json describes the same file as JSON Schema.
 #pragma once
@@ -32,7 +32,7 @@ struct PluginManifest {
   std::string version;  // MAJOR.MINOR.PATCH, optionally -PRERELEASE
   std::vector<PluginKind> kinds;
   std::string entry;    // a path under the folder, no "..": the program the config must run
-  std::string runtime;  // "exec" (node: not built yet)
+  std::string runtime;  // "exec", or "node": the entry run by node (plugin/node_runtime.h)
   // What it asks for; the config may grant these or fewer.
   std::vector<std::string> net, read, secrets, env;
 };

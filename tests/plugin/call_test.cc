@@ -19,6 +19,8 @@
 #include "plugin/approval.h"
 #include "plugin/call.h"
 #include "plugin/disable.h"
+#include "plugin/manifest.h"
+#include "plugin/node_runtime.h"
 
 namespace aw {
 namespace {
@@ -353,6 +355,62 @@ TEST_F(PluginCallTest, AProgramStraightInAHomeIsNotLentWithItsWholeFolder) {
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("would lend the plugin all of it"), std::string::npos)
       << r.error().message;
+}
+
+// runtime node: inside the OS sandbox, Node's permission model narrows what the script may touch to
+// its folder, its read: paths, its data folder and /tmp, and starts no process. The positive
+// control: the same script run as exec (its #! line) reads the system's /etc and starts a process.
+TEST_F(PluginCallTest, ANodePluginRunsUnderNodesPermissionModelInsideTheSandbox) {
+  auto node = find_plugin_node("probe");
+  if (!node) GTEST_SKIP() << node.error().message;
+  p.memory_bytes = 256ull << 20;  // node's heap
+  p.read = {shared + "/ok.txt"};
+  std::string js =
+      "const fs = require('fs');\n"
+      "let req = '';\n"
+      "process.stdin.on('data', (d) => (req += d)).on('end', () => {\n"
+      "  let seen = '';\n"
+      "  const probe = (word, f) => { try { f(); seen += ' ' + word; } catch (e) {} };\n"
+      "  probe('read', () => fs.readFileSync('" +
+      shared +
+      "/ok.txt'));\n"
+      "  probe('etc', () => fs.readFileSync('/etc/os-release'));\n"
+      "  probe('data', () => fs.writeFileSync(process.env.HOME + '/request.json', req));\n"
+      "  probe('tmp', () => fs.writeFileSync('/tmp/probe.txt', 'x'));\n"
+      "  probe('child', () => require('child_process').execFileSync('/bin/true'));\n"
+      "  process.stdout.write(JSON.stringify({jsonrpc: '2.0', id: 1, result: {seen}}) + '\\n');\n"
+      "});\n";
+  auto manifest = [&](const std::string& runtime) {
+    return R"({"name":"probe","version":"1.0.0","kinds":["notifier"],"entry":"plugin.js",)"
+           R"("runtime":")" +
+           runtime + R"(","permissions":{"read":[")" + shared + R"(/ok.txt"]}})";
+  };
+  ASSERT_TRUE(write_file(plugdir + "/plugin.js", js, 0644));
+  ASSERT_TRUE(write_file(plugdir + "/" + kManifestName, manifest("node"), 0644));
+  p.command = {plugdir + "/plugin.js"};
+  EXPECT_EQ(seen(), " read data tmp");
+  EXPECT_NE(read_or_empty(data() + "/request.json").find("\"method\":\"probe\""),
+            std::string::npos);
+  // The same script as exec, through its #! line: only the OS sandbox bounds it.
+  ASSERT_TRUE(write_file(plugdir + "/plugin.js", "#!" + node->path + "\n" + js, 0755));
+  ASSERT_TRUE(write_file(plugdir + "/" + kManifestName, manifest("exec"), 0644));
+  EXPECT_EQ(seen(), " read etc data tmp child");
+}
+
+TEST(PluginNodeRuntime, VersionsAndTheirPermissionFlag) {
+  auto v = parse_node_version("v20.20.2\n");
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_EQ(v->major, 20);
+  EXPECT_EQ(v->minor, 20);
+  EXPECT_EQ(v->patch, 2);
+  EXPECT_STREQ(node_permission_flag(*v), "--experimental-permission");
+  EXPECT_STREQ(node_permission_flag({22, 12, 0}), "--experimental-permission");
+  EXPECT_STREQ(node_permission_flag({22, 13, 0}), "--permission");
+  EXPECT_STREQ(node_permission_flag({23, 4, 0}), "--experimental-permission");
+  EXPECT_STREQ(node_permission_flag({23, 5, 0}), "--permission");
+  EXPECT_STREQ(node_permission_flag({24, 0, 0}), "--permission");
+  for (const char* bad : {"", "20.1.0", "v20", "v20.1", "v20.1.0-pre", "vx.y.z", "v1.2.3 extra"})
+    EXPECT_FALSE(parse_node_version(bad)) << bad;
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ TEST(PluginManifest, TheShippedExamplesHoldToTheSchemaAndLoad) {
   }
   // The schema check itself catches what the reader refuses (its positive control).
   auto bad = nlohmann::json::parse(
-      R"({"name":"x","version":"1","kinds":["mail"],"entry":"/bin/sh","runtime":"node",)"
+      R"({"name":"x","version":"1","kinds":["mail"],"entry":"/bin/sh","runtime":"python",)"
       R"("permissions":{"write":["/"]},"shell":true})");
   EXPECT_NE(schema_breaks(schema, bad, "manifest"), "");
   for (const char* key : {"version", "kinds", "entry", "runtime", "permissions", "shell"}) {
@@ -99,6 +99,23 @@ TEST_F(ManifestTest, AGoodManifestLandsInItsFields) {
   EXPECT_EQ(m->env, std::vector<std::string>{"TZ"});
 }
 
+// runtime node: node reads the entry, so a script that is not executable is a good entry; the same
+// file under runtime exec is refused (the positive control).
+TEST_F(ManifestTest, ANodeEntryNeedNotBeExecutable) {
+  ASSERT_TRUE(write_file(dir + "/lic/main.js", "process.exit(0);\n", 0644));
+  manifest(
+      R"({"name":"lic","version":"1.0.0","kinds":["check"],"entry":"main.js","runtime":"node"})");
+  auto m = load_manifest(dir + "/lic", "/home/tester");
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->runtime, "node");
+  EXPECT_EQ(m->entry, "main.js");
+  EXPECT_NE(
+      error_of(
+          R"({"name":"lic","version":"1.0.0","kinds":["check"],"entry":"main.js","runtime":"exec"})")
+          .find("\"entry\": 'main.js' is not an executable file"),
+      std::string::npos);
+}
+
 TEST_F(ManifestTest, EachMistakeNamesTheFileTheKeyAndTheFix) {
   const std::string file = dir + "/lic/awaywork-plugin.json: ";
   struct Case {
@@ -118,8 +135,10 @@ TEST_F(ManifestTest, EachMistakeNamesTheFileTheKeyAndTheFix) {
            "\"entry\": '../run.sh' leaves the plugin's folder"},
           {R"({"name":"lic","version":"1.0.0","kinds":["check"],"entry":"data.txt"})",
            "\"entry\": 'data.txt' is not an executable file"},
-          {R"({"name":"lic","version":"1.0.0","kinds":["check"],"entry":"run.sh","runtime":"node"})",
-           "\"runtime\": \"node\" is not built yet; fix: write \"runtime\": \"exec\""},
+          {R"({"name":"lic","version":"1.0.0","kinds":["check"],"entry":"run.sh","runtime":"py"})",
+           "\"runtime\": 'py' is not a runtime; fix: write \"runtime\": \"exec\" or \"node\""},
+          {R"({"name":"lic","version":"1.0.0","kinds":["check"],"entry":"nope.js","runtime":"node"})",
+           "\"entry\": 'nope.js' is not a file in"},
           {good(R"(,"permissions":{"write":["/srv"]})"),
            "\"permissions.write\": writing outside the plugin's own data folder is not built yet"},
           {good(R"(,"permissions":{"net":["http://x.example/"]})"), "\"permissions.net\":"},
