@@ -7,6 +7,7 @@
 #include "config/config.h"
 #include "doctor/checks/checks.h"
 #include "doctor/doctor.h"
+#include "forge/gitlab/doctor_check.h"
 
 namespace aw {
 
@@ -26,6 +27,9 @@ int cmd_doctor(const GlobalOptions& g, bool print_setup) {
     return kExitDone;
   }
   Registry reg = doctor_registry(*cfg);
+  // Each kind: gitlab forge's token and its scopes (the forge's own check: it holds the token).
+  for (const char* iso : {"none", "user", "container"})
+    reg.add(iso, [&cfg] { return gitlab_checks(*cfg); });
   auto checks = reg.run(to_string(cfg->isolation));
   fmt::print("{}", g.json ? render_json(checks) + "\n" : render(checks));
   return all_ok(checks) ? kExitDone : kExitFailed;

@@ -21,6 +21,7 @@
 #include "plugin/source.h"
 #include "unit/notify.h"
 #include "watch/iso_time.h"
+#include "watch/source_task.h"
 #include "watch/watcher.h"
 #include "watch/watcher_internal.h"
 

@@ -7,7 +7,7 @@
 
 #include "../fakes/fake_gitlab.h"
 #include "../git/git_fixture.h"
-#include "doctor/checks/gitlab.h"
+#include "forge/gitlab/doctor_check.h"
 #include "doctor/doctor.h"
 
 namespace aw::test {

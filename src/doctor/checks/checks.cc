@@ -16,7 +16,6 @@
 #include "base/fs.h"
 #include "config/host_env.h"
 #include "config/paths.h"
-#include "doctor/checks/gitlab.h"
 #include "isolate/container/doctor.h"
 #include "isolate/sandbox/doctor.h"
 #include "isolate/sandbox/unit_view.h"
@@ -306,7 +305,6 @@ Registry doctor_registry(const Config& cfg) {
       for (auto& c : inference_checks(cfg)) all.push_back(std::move(c));
       for (auto& c : injected_checks(cfg)) all.push_back(std::move(c));
       for (auto& c : ca_bundle_checks(cfg)) all.push_back(std::move(c));
-      for (auto& c : gitlab_checks(cfg)) all.push_back(std::move(c));
       return all;
     });
   }

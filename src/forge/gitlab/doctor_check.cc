@@ -1,6 +1,6 @@
 // The GitLab token's scope check of `awaywork doctor` (issue 29, item 8): one GET of the token's
 // own description, its scopes compared with what publishing needs.
-#include "doctor/checks/gitlab.h"
+#include "forge/gitlab/doctor_check.h"
 
 #include <algorithm>
 
