@@ -2021,7 +2021,9 @@ async function newPage(signal) {
   const repo = el("input", { id: "repo", name: "repo", required: true, list: "repos", value: cfg.repos.length === 1 ? cfg.repos[0] : "" });
   const prompt = el("textarea", { id: "prompt", name: "prompt", required: true });
   // An issue instead of a task: the unit's task is built from it (repo and task then unused).
-  const issue = el("input", { id: "issue", name: "issue", placeholder: "NAME#N or OWNER/REPO#N", size: 24,
+  // GitLab's project paths (GROUP/SUBGROUP/PROJECT) are taken as GitHub's OWNER/REPO.
+  const issue = el("input", { id: "issue", name: "issue", placeholder: "NAME#N or PATH#N", size: 24,
+    title: "a repos: name, or its github: OWNER/REPO or gitlab: GROUP/PROJECT, then # and the issue's number",
     pattern: "[^#\\s]+#[1-9][0-9]*", oninput: () => {
       const fromIssue = issue.value.trim() !== "";
       repo.required = prompt.required = !fromIssue;
