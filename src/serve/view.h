@@ -21,8 +21,9 @@ nlohmann::json unit_row(const UnitRecord& u);
 nlohmann::json unit_detail(const UnitRecord& u);
 
 // The pull request thread a unit belongs to, or null when it neither opened a pull request nor
-// follows one up: {pull_request: {number, kind, url}, units: [{id, created_at, state, reason, verdict,
-// commit, follow_up}], truncated}. The opening unit first, then its follow-ups, oldest first.
+// follows one up: {pull_request: {number, kind, url}, units: [{id, created_at, state, reason,
+// verdict, commit, follow_up}], truncated}. The opening unit first, then its follow-ups, oldest
+// first.
 // `all` is the record's units (any order). A thread is keyed by the pull request's address: the
 // opening unit's pull_request, a follow-up's origin address (issue_url, what `run --pr` and watch
 // record), so that a follow-up that ended before publishing is in it too.
