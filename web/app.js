@@ -373,10 +373,18 @@ function requestsSection(u) {
       r.body ? el("div", { class: "muted" }, r.body) : null));
 }
 
-// The draft pull request the unit opened, linked like an issue (the server gives only http(s)
-// URLs; checked again here, since an href with javascript: would run).
+// What the forge calls the unit's pull request, with its number as the forge writes it: GitHub's
+// "pull request #N", GitLab's "merge request !N" (the server's kind, from the recorded address).
+function pullName(pull) {
+  const mr = pull.kind === "merge_request";
+  const n = Number.isInteger(pull.number) ? (mr ? " !" : " #") + pull.number : "";
+  return (mr ? "merge request" : "pull request") + n;
+}
+
+// The draft pull request (merge request) the unit opened, linked like an issue (the server gives
+// only http(s) URLs; checked again here, since an href with javascript: would run).
 function pullLink(pull) {
-  const label = "pull request" + (Number.isInteger(pull.number) ? " #" + pull.number : "");
+  const label = pullName(pull);
   if (pull.url && /^https?:\/\//.test(pull.url))
     return el("a", { id: "pull-request", href: pull.url, rel: "noreferrer noopener", target: "_blank" }, label);
   return el("span", { id: "pull-request" }, label);
@@ -423,7 +431,8 @@ function publishedSection(u) {
 // here), never anything the pull request's text says; ids are the record's ([a-z0-9-]).
 function threadSection(t, current) {
   const pull = t.pull_request || {};
-  const label = "Pull request" + (Number.isInteger(pull.number) ? " #" + pull.number : "");
+  const name = pullName(pull);
+  const label = name[0].toUpperCase() + name.slice(1);
   const head = pull.url && /^https?:\/\//.test(pull.url)
     ? el("a", { id: "thread-pull", href: pull.url, rel: "noreferrer noopener", target: "_blank" }, label)
     : el("span", { id: "thread-pull" }, label);
@@ -1850,6 +1859,9 @@ async function unitPage(signal, id) {
       try {
         const r = await api(`/units/${id}/thread`, { signal });
         threadTitle.hidden = threadBox.hidden = !r.thread;
+        // Named as the forge names it: a GitLab unit's is a merge request's thread.
+        const mr = r.thread && r.thread.pull_request && r.thread.pull_request.kind === "merge_request";
+        threadTitle.textContent = mr ? "Merge request thread" : "Pull request thread";
         threadBox.replaceChildren(...(r.thread ? threadSection(r.thread, id) : []));
       } catch (err) {
         if (err.name === "AbortError") throw err;
@@ -2009,7 +2021,9 @@ async function newPage(signal) {
   const repo = el("input", { id: "repo", name: "repo", required: true, list: "repos", value: cfg.repos.length === 1 ? cfg.repos[0] : "" });
   const prompt = el("textarea", { id: "prompt", name: "prompt", required: true });
   // An issue instead of a task: the unit's task is built from it (repo and task then unused).
-  const issue = el("input", { id: "issue", name: "issue", placeholder: "NAME#N or OWNER/REPO#N", size: 24,
+  // GitLab's project paths (GROUP/SUBGROUP/PROJECT) are taken as GitHub's OWNER/REPO.
+  const issue = el("input", { id: "issue", name: "issue", placeholder: "NAME#N or PATH#N", size: 24,
+    title: "a repos: name, or its github: OWNER/REPO or gitlab: GROUP/PROJECT, then # and the issue's number",
     pattern: "[^#\\s]+#[1-9][0-9]*", oninput: () => {
       const fromIssue = issue.value.trim() !== "";
       repo.required = prompt.required = !fromIssue;

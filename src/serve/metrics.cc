@@ -19,8 +19,9 @@ std::string prometheus_label(const std::string& v) {
 
 namespace {
 
-// Per forge API: what awaywork's clients sent (a 304 costs no rate limit on GitHub, so it is
-// counted apart), retries, time waited on limits, and the rate limit as last seen.
+// Per forge API: what awaywork's clients sent, the 304s among them apart (GitHub does not count a
+// 304 against its rate limit; gitlab.com does, so there they show only how much polling found
+// nothing new), retries, time waited on limits, and the rate limit as last seen.
 std::string forge_metrics(const std::vector<ForgeUsage>& forges) {
   struct Family {
     const char *name, *type, *help;
@@ -31,7 +32,8 @@ std::string forge_metrics(const std::vector<ForgeUsage>& forges) {
       {"awaywork_forge_requests_total", "counter", "Requests sent to the forge API.",
        &ForgeUsage::requests, false},
       {"awaywork_forge_not_modified_total", "counter",
-       "Conditional requests the forge answered 304 (not counted against its rate limit).",
+       "Conditional requests the forge answered 304 (GitHub does not count them against its rate "
+       "limit; GitLab does).",
        &ForgeUsage::not_modified, false},
       {"awaywork_forge_retries_total", "counter",
        "Requests sent again after a secondary limit or a server error.", &ForgeUsage::retries,

@@ -32,7 +32,9 @@ Result<std::string> text_field(const json& j, const char* key, bool required, si
 }
 
 // The shape only (NAME#N, N a whole number); `run --issue` resolves the repository and the
-// issue, and its refusal (no such repo, not a forge repository) is the caller's 400.
+// issue, and its refusal (no such repo, not a forge repository) is the caller's 400. NAME may hold
+// slashes: a GitLab project's path is GROUP/SUBGROUP/PROJECT, and `run --issue` takes GitLab's
+// issues as GitHub's.
 Status check_issue_ref(const std::string& ref) {
   size_t hash = ref.rfind('#');
   std::string_view num = hash == std::string::npos ? "" : std::string_view(ref).substr(hash + 1);
@@ -41,8 +43,9 @@ Status check_issue_ref(const std::string& ref) {
   if (hash == 0 || !digits || num.front() == '0' ||
       ref.find_first_of(" \t\r\n") != std::string::npos)
     return fail(
-        "the field \"issue\" must be NAME#N or OWNER/REPO#N (a repos: name or its github:, then "
-        "the issue's number), e.g. \"web#12\"");
+        "the field \"issue\" must be NAME#N, OWNER/REPO#N or GROUP/PROJECT#N (a repos: name, "
+        "or its github: or gitlab: path, then the issue's number), e.g. \"web#12\" or "
+        "\"grp/sub/app#3\"");
   return {};
 }
 

@@ -16,7 +16,7 @@ namespace aw {
 
 struct SubmitRequest {
   std::string repo, prompt, agent, profile, base;
-  std::string issue;  // "NAME#N" or "OWNER/REPO#N"; then repo and prompt are empty
+  std::string issue;  // "NAME#N", "OWNER/REPO#N" or "GROUP/PROJECT#N"; repo, prompt empty
   std::optional<int> unit_seconds;
 };
 

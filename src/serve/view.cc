@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include <algorithm>
+#include <string_view>
 
 #include "base/fs.h"
 
@@ -38,21 +39,31 @@ nlohmann::json issue_of(const UnitRecord& u) {
   return j;
 }
 
-// The pull request a unit opened, or null: its URL (only as http(s), as the issue's: the page puts
-// it in an href) and its number, read from the URL's "/pull/N" (null when it has none).
+// The number at the end of a URL after `marker` ("/pull/12" -> 12), or null when the URL does not
+// end so (a query, a fragment, more than 9 digits, no digits).
+nlohmann::json number_after(const std::string& url, std::string_view marker) {
+  size_t at = url.rfind(marker);
+  if (at == std::string::npos) return nullptr;
+  std::string digits = url.substr(at + marker.size());
+  if (digits.empty() || digits.size() > 9 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return nullptr;
+  return std::stoi(digits);
+}
+
+// The pull request (merge request) a unit opened, or null: its URL (only as http(s), as the
+// issue's: the page puts it in an href), its kind and number, read from the URL: GitHub's
+// ".../pull/N" is a pull request #N, GitLab's ".../-/merge_requests/N" a merge request !N (the
+// page names each as its forge does). The number is null when the URL does not end so.
 nlohmann::json pull_of(const UnitRecord& u) {
   const std::string& url = u.pull_request;
   if (url.empty()) return nullptr;
   bool web = url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
-  nlohmann::json number;
-  size_t at = url.rfind("/pull/");
-  if (at != std::string::npos) {
-    std::string digits = url.substr(at + 6);
-    if (!digits.empty() && digits.size() <= 9 &&
-        digits.find_first_not_of("0123456789") == std::string::npos)
-      number = std::stoi(digits);
-  }
-  return {{"number", number}, {"url", web ? nlohmann::json(url) : nlohmann::json()}};
+  bool gitlab = url.find("/-/merge_requests/") != std::string::npos;
+  nlohmann::json number = number_after(url, gitlab ? "/-/merge_requests/" : "/pull/");
+  return {{"number", number},
+          {"kind", gitlab ? "merge_request" : "pull_request"},
+          {"url", web ? nlohmann::json(url) : nlohmann::json()}};
 }
 
 // A follow-up's record carries the note its source (`run --pr`, watch) wrote (kFollowUpNote).

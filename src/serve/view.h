@@ -15,13 +15,15 @@ namespace aw {
 nlohmann::json unit_row(const UnitRecord& u);
 
 // The record (to_json) plus: duration_ms, verdict_detail (verdict.json), checked_requests
-// (requests.json), published ({branch, commit, pull_request: {number, url} or null} or null),
-// log_bytes, issue.
+// (requests.json), published ({branch, commit, pull_request: {number, kind, url} or null} or
+// null), log_bytes, issue. kind is "merge_request" for GitLab's address (.../-/merge_requests/N),
+// else "pull_request".
 nlohmann::json unit_detail(const UnitRecord& u);
 
 // The pull request thread a unit belongs to, or null when it neither opened a pull request nor
-// follows one up: {pull_request: {number, url}, units: [{id, created_at, state, reason, verdict,
-// commit, follow_up}], truncated}. The opening unit first, then its follow-ups, oldest first.
+// follows one up: {pull_request: {number, kind, url}, units: [{id, created_at, state, reason,
+// verdict, commit, follow_up}], truncated}. The opening unit first, then its follow-ups, oldest
+// first.
 // `all` is the record's units (any order). A thread is keyed by the pull request's address: the
 // opening unit's pull_request, a follow-up's origin address (issue_url, what `run --pr` and watch
 // record), so that a follow-up that ended before publishing is in it too.

@@ -905,6 +905,8 @@ test("a pull request's units show as one thread, linked, by keyboard and at 800 
   assert.match(rows[0][2], new RegExp("done accepted at " + "a".repeat(12)));
   assert.match(rows[1][2], new RegExp("done accepted at " + "b".repeat(12)));
   assert.equal(await page.$eval("#thread-pull", (a) => a.getAttribute("href")), pr);
+  assert.equal(await text("#thread-pull"), "Pull request #9");
+  assert.equal(await text("#thread-title"), "Pull request thread");
   assert.equal(await page.$eval("#thread [aria-current=page]", (e) => e.textContent), "pr-fix-unit");
   // The pull request the unit published to, under Published (issue 25 defect 6), linked.
   assert.equal(await page.$eval("#published #pull-request", (a) => a.getAttribute("href")), pr);
@@ -946,6 +948,13 @@ test("a GitLab unit links its merge request, its issue and its branch the GitLab
     "https://gitlab.example/grp/sub/app/-/tree/awaywork/gl-unit");
   assert.equal(await page.$eval("#published #pull-request", (a) => a.getAttribute("href")), mr);
   assert.ok(await page.$(`a.issue[href="${issue}"]`), "the issue is linked to its GitLab page");
+  // Named as GitLab names it (before: "draft pull request", no number): under Published, and the
+  // thread's heading and link.
+  assert.match(await text("#published"), /^Branch awaywork\/gl-unit at c{12}; draft merge request !3$/);
+  await page.waitForSelector("#thread li[data-unit=gl-unit]");
+  assert.equal(await text("#thread-title"), "Merge request thread");
+  assert.equal(await text("#thread-pull"), "Merge request !3");
+  assert.equal(await page.$eval("#thread-pull", (a) => a.getAttribute("href")), mr);
 });
 
 test("no request left for anywhere but awaywork serve", () => {

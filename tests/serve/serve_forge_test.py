@@ -2,7 +2,9 @@
 (tests/fakes/fake_github.py, a test server standing in for GitHub's REST API and git over HTTP)
 runs through `run --issue`, the listing filters by issue, and /metrics counts the forge's
 requests and rate limit. GET /api/v1/watcher follows a real `awaywork watch` on the same state
-folder: its polls and rate limit, its claim while the unit runs, and that it stopped."""
+folder: its polls and rate limit, its claim while the unit runs, and that it stopped. A unit
+submitted from an issue of the fake GitLab (tests/fakes/fake_gitlab.py, a nested group's project)
+publishes a draft merge request that serve names as one, with its !N."""
 import json
 import os
 import re
@@ -14,6 +16,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../fakes"))
 from github_testlib import Fake, git  # noqa: E402
+from gitlab_testlib import Fake as GitLabFake  # noqa: E402
 from serve_http_test import get_json, request  # noqa: E402
 from world import BINARY, SOURCE, World, wait_for  # noqa: E402
 
@@ -157,6 +160,77 @@ class ServeWatcher(unittest.TestCase):
         self.assertIsNotNone(after["stopped_at"])
         self.assertIn("stopped", after["message"])
         self.assertNotIn(FORGE_TOKEN, json.dumps(after))
+
+
+class ServeGitlab(unittest.TestCase):
+    """Issue 29 item 8: serve for a GitLab project's units (the demo repository as grp/sub/app)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.fake = GitLabFake()
+        token = cls.fake.user("aw-bot")  # the fake's own token for its user; valid nowhere else
+        cls.token = token
+        src = os.path.join(cls.fake.dir, "src")
+        shutil.copytree(os.path.join(SOURCE, "examples/demo-repo"), src)
+        git("init", "-q", "-b", "main", src)
+        git("add", "-A", cwd=src)
+        git("commit", "-qm", "initial", cwd=src)
+        cls.fake.project("grp/sub/app", src)
+        cls.fake.member("grp", "aw-bot", 30)  # Developer on the group, so on its nested project
+        cls.fake.member("grp/sub/app", "maint", 40)
+        cls.issue = cls.fake.control("POST", "projects/grp/sub/app/issues", {
+            "username": "maint", "title": "Fix the typo in greet.sh",
+            "description": "greet.sh prints Helo; it should say Hello."})["iid"]
+        cls.w = World(gitlab=(cls.fake.api_url, token))
+        cls.w.serve()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.w.close()
+        cls.fake.stop()
+
+    def submit(self, body):
+        return request(self.w.port, "POST", "/api/v1/units", token=self.w.token,
+                       body=json.dumps(body).encode())
+
+    def test_a_unit_from_a_gitlab_issue_shows_its_merge_request_as_one(self):
+        # The project's path (GROUP/SUB/PROJECT#N) as the form takes it; `run --issue` resolves it.
+        status, _, body = self.submit({"issue": f"grp/sub/app#{self.issue}"})
+        self.assertEqual(status, 202, body)
+        uid = json.loads(body)["id"]
+        u = wait_for(lambda: (lambda u: u if u["state"] != "running" else None)(
+            get_json(self.w, f"/api/v1/units/{uid}")[1]), timeout=120)
+        self.assertEqual(u["state"], "done", u)
+        self.assertEqual((u["issue"]["number"], u["issue"]["repo"]), (self.issue, "grp/sub/app"))
+        self.assertRegex(u["issue"]["url"], rf"^http://.*/grp/sub/app/-/issues/{self.issue}$")
+        mrs = self.fake.control("GET", "projects/grp/sub/app/merge_requests")
+        self.assertEqual(len(mrs), 1, mrs)
+        # Before: "draft pull request" with no number, /pull/N being all pull_of read.
+        self.assertEqual(u["published"]["pull_request"],
+                         {"number": mrs[0]["iid"], "kind": "merge_request",
+                          "url": mrs[0]["web_url"]})
+        _, t = get_json(self.w, f"/api/v1/units/{uid}/thread")
+        self.assertEqual(t["thread"]["pull_request"]["kind"], "merge_request")
+        self.assertEqual(t["thread"]["pull_request"]["number"], mrs[0]["iid"])
+        status, _, metrics = request(self.w.port, "GET", "/metrics", token=self.w.token)
+        self.assertEqual(status, 200)
+        text = metrics.decode()
+        # A 304 is not free on GitLab: the help text no longer says it is for every forge. (The
+        # forge series of a GitLab unit's requests are not asserted: only watch records GitLab's
+        # usage so far; run --issue's GitLab publisher does not.)
+        self.assertIn("# HELP awaywork_forge_not_modified_total Conditional requests the forge "
+                      "answered 304 (GitHub does not count them against its rate limit; GitLab "
+                      "does).", text)
+        for out in (json.dumps(u), text):
+            self.assertNotIn(self.token, out)
+
+    def test_a_bad_issue_names_the_gitlab_shape(self):
+        status, _, out = self.submit({"issue": "grp/sub/app"})
+        self.assertEqual(status, 400, out)
+        self.assertIn("GROUP/PROJECT#N", json.loads(out)["error"])
+        status, _, out = self.submit({"issue": "grp/other#1"})
+        self.assertEqual(status, 400, out)
+        self.assertIn("forge repositories: app (grp/sub/app)", json.loads(out)["error"])
 
 
 if __name__ == "__main__":

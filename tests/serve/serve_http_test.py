@@ -687,7 +687,7 @@ class ServeHttp(unittest.TestCase):
             status, r = get_json(self.w, f"/api/v1/units/{uid}/thread")
             self.assertEqual(status, 200, r)
             t = r["thread"]
-            self.assertEqual(t["pull_request"], {"number": 9, "url": pr})
+            self.assertEqual(t["pull_request"], {"number": 9, "kind": "pull_request", "url": pr})
             self.assertEqual([(u["id"], u["follow_up"], u["state"], u["verdict"], u["commit"])
                               for u in t["units"]],
                              [("t-open", False, "done", "accepted", "a" * 40),
@@ -706,6 +706,52 @@ class ServeHttp(unittest.TestCase):
         self.assert_json_error(*request(self.w.port, "POST", "/api/v1/units/t-open/thread",
                                         token=self.w.token, body=b"{}",
                                         headers={"Content-Type": "application/json"}), 405)
+
+    def test_a_gitlab_merge_request_is_served_as_one_by_its_number(self):
+        # Issue 29 item 8: GitLab's address (.../GROUP/SUB/PROJECT/-/merge_requests/N) is a merge
+        # request !N, in the unit's published facts and its thread; GitHub's /pull/N stays a pull
+        # request. Before, only /pull/N was read: a merge request had no number.
+        uid = self.submit(repo="demo", prompt="Fix the typo in greet.sh")
+        self.wait_ended(uid)
+        db = sqlite3.connect(os.path.join(self.w.root, "state/awaywork.db"), timeout=30)
+        (text,) = db.execute("SELECT record FROM units WHERE id = ?", (uid,)).fetchone()
+        db.close()
+        base = json.loads(text)
+        mr = "https://gitlab.example/grp/sub/app/-/merge_requests/7"
+        def rec(uid, at, **kw):
+            return dict(base, id=uid, created_at=at, ended_at=at, runner_pid=0, runner_start="",
+                        current_phase=None, **kw)
+        note = "follow-up of merge request !7 (branch awaywork/gl-open)"
+        self.put_records([
+            rec("gl-open", "2026-01-02T10:00:00.000Z", state="done", verdict="accepted",
+                branch="awaywork/gl-open", commit="a" * 40, pull_request=mr, issue=3,
+                issue_url="https://gitlab.example/grp/sub/app/-/issues/3"),
+            rec("gl-fix", "2026-01-02T11:00:00.000Z", state="done", verdict="accepted",
+                branch="awaywork/gl-open", commit="b" * 40, pull_request=mr, issue=7,
+                issue_url=mr, notes=[note]),
+            # A tail that is not only digits, and a non-web address: named, never numbered/linked.
+            rec("gl-odd", "2026-01-02T11:30:00.000Z", state="done", verdict="accepted",
+                branch="awaywork/gl-odd", commit="c" * 40,
+                pull_request="https://gitlab.example/grp/app/-/merge_requests/8#note_1"),
+            rec("gl-evil", "2026-01-02T11:40:00.000Z", state="done", verdict="accepted",
+                branch="awaywork/gl-evil", commit="d" * 40,
+                pull_request="javascript:alert(1)//-/merge_requests/9"),
+        ])
+        status, u = get_json(self.w, "/api/v1/units/gl-open")
+        self.assertEqual(status, 200, u)
+        self.assertEqual(u["published"]["pull_request"],
+                         {"number": 7, "kind": "merge_request", "url": mr})
+        for uid in ("gl-open", "gl-fix"):
+            status, r = get_json(self.w, f"/api/v1/units/{uid}/thread")
+            self.assertEqual(status, 200, r)
+            self.assertEqual(r["thread"]["pull_request"],
+                             {"number": 7, "kind": "merge_request", "url": mr})
+            self.assertEqual([(x["id"], x["follow_up"]) for x in r["thread"]["units"]],
+                             [("gl-open", False), ("gl-fix", True)])
+        odd = get_json(self.w, "/api/v1/units/gl-odd")[1]["published"]["pull_request"]
+        self.assertEqual((odd["number"], odd["kind"]), (None, "merge_request"))
+        evil = get_json(self.w, "/api/v1/units/gl-evil")[1]["published"]["pull_request"]
+        self.assertEqual(evil, {"number": 9, "kind": "merge_request", "url": None})
 
     def test_the_agents_events_are_served_behind_the_token(self):
         # The agent's transcript events (runs/ID/events.json): the scripted agent is a plain

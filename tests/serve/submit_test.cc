@@ -60,6 +60,19 @@ TEST(Submit, AnIssueAloneBecomesRunIssueWithNoPromptFile) {
   EXPECT_EQ(run_args(*r, ""), want);
 }
 
+// Issue 29 item 8: a GitLab project's issue (its nested path) is taken as `run --issue` takes it,
+// and a bad one's message names the gitlab: path too, not only github:.
+TEST(Submit, AGitlabProjectsIssueBecomesRunIssueAndItsShapeIsNamed) {
+  auto r = parse_submit(R"({"issue":"grp/sub/app#3"})", config());
+  ASSERT_TRUE(r) << r.error().message;
+  std::vector<std::string> want = {"run", "--issue=grp/sub/app#3", "--json"};
+  EXPECT_EQ(run_args(*r, ""), want);
+  auto bad = parse_submit(R"({"issue":"grp/sub/app"})", config());
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("GROUP/PROJECT#N"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("gitlab:"), std::string::npos) << bad.error().message;
+}
+
 TEST(Submit, AnIssueMustBeNameHashNumberAndComeWithoutRepoOrPrompt) {
   for (const char* bad : {R"({"issue":"web"})", R"({"issue":"web#"})", R"({"issue":"#3"})",
                           R"({"issue":"web#03"})", R"({"issue":"web#1x"})",

@@ -125,7 +125,10 @@ def git(cwd, *args):
 class World:
     # forge: (api_url, token) of a running fake GitHub (tests/fakes/fake_github.py) that holds
     # octo/web; the config then names it `fake` and the repository `web`.
-    def __init__(self, forge=None):
+    # gitlab: (api_url, token) of a running fake GitLab (tests/fakes/fake_gitlab.py) that holds
+    # grp/sub/app; the config then names it `lab` and the repository `app`. One or the other.
+    def __init__(self, forge=None, gitlab=None):
+        assert not (forge and gitlab), "one forge per World"
         self.root = tempfile.mkdtemp(prefix="aw-serve-test-")
         self.src = os.path.join(self.root, "src")
         self.config = os.path.join(self.root, "config.yml")
@@ -198,11 +201,22 @@ forges:
     api_url: {forge[0]}
     credential: GH_TOKEN
 """)
+            if gitlab:
+                f.write(f"""  app:
+    gitlab: grp/sub/app
+forges:
+  lab:
+    kind: gitlab
+    api_url: {gitlab[0]}
+    credential: GITLAB_TOKEN
+""")
         self.awaywork("secret", "set", "GH_FAKE_TOKEN", input=SECRET)
         # Shaped like a Claude Code OAuth token (`claude setup-token`); valid nowhere.
         self.awaywork("secret", "set", "CLAUDE_CODE_OAUTH_TOKEN", input="sk-ant-oat01-" + "F" * 80 + "AA")
         if forge:
             self.awaywork("secret", "set", "GH_TOKEN", input=forge[1])
+        if gitlab:
+            self.awaywork("secret", "set", "GITLAB_TOKEN", input=gitlab[1])
         self.server = None
         self.stderr_path = os.path.join(self.root, "serve.stderr")
 
