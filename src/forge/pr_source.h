@@ -39,11 +39,14 @@ struct PullRun {
   // Not awaywork's pull request: the admitted command asked for a draft pull request against it
   // (follow is empty then; the publish is the forge's, forge_publishers).
   bool foreign = false;
+  // foreign, and its head is in a fork: the unit's branch goes to the base repository on top of
+  // refs/pull/N/head, and the compare link is commented (publish.h kForkPullNote).
+  bool fork = false;
   ForgeComment command;
 };
 
 // repo: as the command was given it (a repos: name or OWNER/REPO). An Error (another's pull
-// request without an admitted command, a fork's, nothing admitted asks for work, the newest
+// request without an admitted command, nothing admitted asks for work, the newest
 // command already answered by a unit of this machine) means no unit is made.
 Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int64_t number);
 
