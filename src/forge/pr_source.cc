@@ -132,8 +132,7 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
                   number);
     if (run.pull.head_ref.empty() || run.pull.head_sha.empty() || run.pull.base_ref.empty())
       return fail("pull request #{}: the answer names no head or base branch", number);
-    std::string note =
-        run.fork ? fork_note(run.pull, *asked) : foreign_note(run.pull, *asked);
+    std::string note = run.fork ? fork_note(run.pull, *asked) : foreign_note(run.pull, *asked);
     if (std::string by = answered_by(cfg, note); !by.empty())
       return fail(
           "nothing to do: the newest command (comment {} by @{}) was answered by unit {}; "
@@ -150,8 +149,9 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     if (run.fork) {
       // The default task says where the change goes; on a fork's pull request it goes elsewhere.
       // Only awaywork's own text, which comes before every quoted one, is replaced.
-      const std::string said = "your change becomes a draft pull request of awaywork's against "
-                               "its branch (its branch itself is not changed).";
+      const std::string said =
+          "your change becomes a draft pull request of awaywork's against "
+          "its branch (its branch itself is not changed).";
       size_t at = run.follow.prompt.find(said);
       if (at != std::string::npos)
         run.follow.prompt.replace(
