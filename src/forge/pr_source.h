@@ -3,10 +3,12 @@
 // request that is not awaywork's only an admitted person's explicit command comment (`/awaywork
 // ...`, the repository's watch: `command:`) asks for work, and awaywork never pushes to its
 // branch: the unit becomes awaywork's own draft pull request against that branch (the request's
-// base is the pull request's head branch; publish.h kForeignPullNote). The pull request, its
-// reviews and review comments are read, the task built by pr_task.h (the opening unit's recorded
-// task from this machine's record, when there), and the request made: the clone is the pull
-// request's head commit, the agent's instructions its base branch's
+// base is the pull request's head branch; publish.h kForeignPullNote), or, for a fork's pull
+// request, a branch of the base repository on its head (refs/pull/N/head, fetched into the
+// mirror for that unit alone) offered by a compare link (publish.h kForkPullNote). The pull
+// request, its reviews and review comments are read, the task built by pr_task.h (the opening
+// unit's recorded task from this machine's record, when there), and the request made: the clone
+// is the pull request's head commit, the agent's instructions its base branch's
 // (RunRequest::instructions_from).
 //
 //   AW_TRY(PullRun r, pull_request_run(cfg, "web", 9));
