@@ -15,7 +15,9 @@
 #include "forge/pr_files.h"
 #include "forge/publish.h"
 #include "forge/usage.h"
+#include "git/git.h"
 #include "record/store.h"
+#include "unit/apply.h"
 
 namespace aw {
 
@@ -39,6 +41,12 @@ std::string command_of(const Config& cfg, const std::string& owner_repo) {
 std::string foreign_note(const ForgePull& pull, const ForgeComment& c) {
   return fmt::format("{}{} (branch {}), for the command of @{} (comment {})", kForeignPullNote,
                      pull.number, pull.head_ref, c.author.login, c.id);
+}
+
+// The note of a unit answering a command on a fork's pull request (publish.h kForkPullNote).
+std::string fork_note(const ForgePull& pull, const ForgeComment& c) {
+  return fmt::format("{}{} ({} branch {}), for the command of @{} (comment {})", kForkPullNote,
+                     pull.number, pull.head_repo, pull.head_ref, c.author.login, c.id);
 }
 
 // A unit of this machine that answered this command already (done, or still running): its id.
@@ -116,15 +124,16 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
           "{}; and no admitted person's command (a comment starting with `{}`) asks for "
           "work on it",
           refused.error().message, command.empty() ? "/awaywork" : command);
-    if (folded_ascii(run.pull.head_repo) != folded_ascii(s.owner_repo))
-      return fail(
-          "pull request #{}'s head is in {}, not in {}: answering a command on a fork's pull "
-          "request (a branch in {} and a compare link) is not built yet; nothing was pushed",
-          number, run.pull.head_repo.empty() ? "a deleted repository" : run.pull.head_repo,
-          s.owner_repo, s.owner_repo);
+    // A fork's pull request: its head is in another repository, which awaywork never pushes to;
+    // the unit's branch goes to this one, on top of the head GitHub serves here.
+    run.fork = folded_ascii(run.pull.head_repo) != folded_ascii(s.owner_repo);
+    if (run.fork && run.pull.head_repo.empty())
+      return fail("pull request #{}'s head repository was deleted: there is no head to start from",
+                  number);
     if (run.pull.head_ref.empty() || run.pull.head_sha.empty() || run.pull.base_ref.empty())
       return fail("pull request #{}: the answer names no head or base branch", number);
-    if (std::string by = answered_by(cfg, foreign_note(run.pull, *asked)); !by.empty())
+    std::string note = run.fork ? fork_note(run.pull, *asked) : foreign_note(run.pull, *asked);
+    if (std::string by = answered_by(cfg, note); !by.empty())
       return fail(
           "nothing to do: the newest command (comment {} by @{}) was answered by unit {}; "
           "`awaywork apply {}` finishes its publish, a new command asks again",
@@ -137,6 +146,20 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     run.foreign = true;
     run.command = *asked;
     run.follow.prompt = build_foreign_pull_task(t);
+    if (run.fork) {
+      // The default task says where the change goes; on a fork's pull request it goes elsewhere.
+      // Only awaywork's own text, which comes before every quoted one, is replaced.
+      const std::string said =
+          "your change becomes a draft pull request of awaywork's against "
+          "its branch (its branch itself is not changed).";
+      size_t at = run.follow.prompt.find(said);
+      if (at != std::string::npos)
+        run.follow.prompt.replace(
+            at, said.size(),
+            "that pull request comes from a fork, so your change becomes one commit on that head, "
+            "on a branch of awaywork's in this repository, offered to its author by a link (their "
+            "branch itself is not changed).");
+    }
     return {};
   };
   auto read = [&]() -> Status {
@@ -193,6 +216,32 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
   }
   RunRequest& req = run.request;
   req.repo = repo;
+  if (run.foreign && run.fork) {
+    // The fork's head reaches the mirror as the base repository serves it, refs/pull/N/head:
+    // that one ref, fetched for this unit (the mirror fetches no pull request's head else).
+    ForgeSession& s = *run.session;
+    ApplyTarget remote = forge_git_target(s.forge, s.repo.clone_url, s.token);
+    std::string askpass;
+    if (!remote.credential.empty()) {
+      AW_TRY(askpass, askpass_program());
+    }
+    AW_CHECK(with_context(
+        fetch_pull_head(remote, mirror_dir_for(state_dir_of(cfg), remote.url), askpass, number),
+        fmt::format("pull request {}#{}", s.owner_repo, number)));
+    req.prompt = run.follow.prompt;
+    // "pull/N/head" names refs/pull/N/head in the mirror (and the clone's branch); the clone is
+    // pinned to the head the command was read on.
+    req.base = fmt::format("pull/{}/head", number);
+    req.base_commit = run.pull.head_sha;
+    req.instructions_from = run.pull.base_ref;
+    req.origin.source = "pull_request_command";
+    req.origin.issue = number;
+    req.origin.title = run.pull.title;
+    req.origin.url = run.pull.html_url;
+    req.origin.asked_by = run.command.author.login;
+    req.origin.notes.push_back(fork_note(run.pull, run.command));
+    return run;
+  }
   if (run.foreign) {
     // The clone is the head the command was read on; the unit's branch and draft pull request
     // start from it and target its branch, which is never pushed to.

@@ -3,10 +3,12 @@
 // request that is not awaywork's only an admitted person's explicit command comment (`/awaywork
 // ...`, the repository's watch: `command:`) asks for work, and awaywork never pushes to its
 // branch: the unit becomes awaywork's own draft pull request against that branch (the request's
-// base is the pull request's head branch; publish.h kForeignPullNote). The pull request, its
-// reviews and review comments are read, the task built by pr_task.h (the opening unit's recorded
-// task from this machine's record, when there), and the request made: the clone is the pull
-// request's head commit, the agent's instructions its base branch's
+// base is the pull request's head branch; publish.h kForeignPullNote), or, for a fork's pull
+// request, a branch of the base repository on its head (refs/pull/N/head, fetched into the
+// mirror for that unit alone) offered by a compare link (publish.h kForkPullNote). The pull
+// request, its reviews and review comments are read, the task built by pr_task.h (the opening
+// unit's recorded task from this machine's record, when there), and the request made: the clone
+// is the pull request's head commit, the agent's instructions its base branch's
 // (RunRequest::instructions_from).
 //
 //   AW_TRY(PullRun r, pull_request_run(cfg, "web", 9));
@@ -39,11 +41,14 @@ struct PullRun {
   // Not awaywork's pull request: the admitted command asked for a draft pull request against it
   // (follow is empty then; the publish is the forge's, forge_publishers).
   bool foreign = false;
+  // foreign, and its head is in a fork: the unit's branch goes to the base repository on top of
+  // refs/pull/N/head, and the compare link is commented (publish.h kForkPullNote).
+  bool fork = false;
   ForgeComment command;
 };
 
 // repo: as the command was given it (a repos: name or OWNER/REPO). An Error (another's pull
-// request without an admitted command, a fork's, nothing admitted asks for work, the newest
+// request without an admitted command, nothing admitted asks for work, the newest
 // command already answered by a unit of this machine) means no unit is made.
 Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int64_t number);
 

@@ -173,6 +173,11 @@ struct PublishRun {
   // round trip of tens): its commit, or nullopt when it does not exist.
   Result<std::optional<std::string>> read_ref(const std::string& ref) {
     const std::string heads = "refs/heads/";
+    if (in.fork_pull > 0 && ref == fmt::format("refs/pull/{}/head", in.fork_pull)) {
+      // GitHub's git/ref API answers for branches and tags; the pull request names its head.
+      AW_TRY(ForgePull p, fork_pull());
+      return std::optional<std::string>(p.head_sha);
+    }
     if (!ref.starts_with(heads)) return fail("{} is not a branch", ref);
     std::string target =
         fmt::format("{}/git/ref/heads/{}", repo_path, path_escape(ref.substr(heads.size())));
@@ -190,10 +195,46 @@ struct PublishRun {
     PublishRequest req = forge_publish_request(
         in, forge_git_target(s.forge, s.repo.clone_url, s.token), s.background);
     req.target.read_ref = [this](const std::string& ref) { return read_ref(ref); };
+    // The one exception to "the base is on the target's branch": a fork's head is on none of
+    // octo/web's branches, only on the pull request's read-only ref there.
+    if (in.fork_pull > 0) req.start_ref = fmt::format("refs/pull/{}/head", in.fork_pull);
     AW_TRY(out.branch,
            with_context(publish(req), fmt::format("pushing the branch to {}", s.owner_repo)));
     sha = out.branch.commit;
     return {};
+  }
+
+  // The fork's pull request as GitHub says it now (its head repository, branch and commit).
+  Result<ForgePull> fork_pull() {
+    std::string target = fmt::format("{}/pulls/{}", repo_path, in.fork_pull);
+    AW_TRY(json pj, s.gh.get(target));
+    AW_TRY(ForgePull p, pull_from_json(pj, "GET " + target));
+    if (p.head_repo.empty() || p.head_ref.empty() || p.head_sha.empty())
+      return fail("GET {}: the pull request names no head (its fork was deleted?)", target);
+    return p;
+  }
+
+  // A fork's pull request: no pull request of awaywork's (it could target only the base
+  // repository's branches, not the fork's), but one marked comment on it with the compare link
+  // of awaywork's branch against the fork's branch, which shows the fork's author exactly
+  // awaywork's commit and how to take it. Nothing is pushed to the fork.
+  Status compare_on_fork(const json& comments) {
+    AW_TRY(ForgePull p, fork_pull());
+    std::string owner = p.head_repo.substr(0, p.head_repo.find('/'));
+    out.compare_url = fmt::format("{}/compare/{}:{}...{}", s.repo.html_url, path_escape(owner),
+                                  path_escape(p.head_ref), path_escape(out.branch.branch));
+    if (any_marked(comments, "compare")) {
+      out.already.push_back("compare");
+      return {};
+    }
+    // awaywork's words, with names that are logins and escaped branch names only: inert.
+    std::string body = fmt::format(
+        "awaywork answered the command on this pull request with one commit on its head, on "
+        "the branch `{}` of {} (nothing was pushed to {}): {}\n\nTo take it into your "
+        "branch: `git pull {} {}`",
+        out.branch.branch, s.owner_repo, path_escape(p.head_repo), out.compare_url,
+        s.repo.clone_url, out.branch.branch);
+    return post_comment(marked(body, pull_footer(in.unit, 0, false), "compare"), "compare");
   }
 
   // The pull request of the branch, if one exists (opened by an earlier run).
@@ -353,7 +394,11 @@ Result<ForgePublished> publish_to_forge(ForgeSession& s, const ForgePublishInput
   if (in.issue > 0) {
     AW_TRY(existing, p.issue_comments());
   }
-  AW_CHECK(p.open_pull(existing));
+  if (in.fork_pull > 0) {
+    AW_CHECK(p.compare_on_fork(existing));
+  } else {
+    AW_CHECK(p.open_pull(existing));
+  }
   if (in.issue > 0) {
     AW_CHECK(p.comments(existing));
     AW_CHECK(p.labels());

@@ -28,6 +28,13 @@ namespace aw {
 // another person's pull request but to say where its work is.
 inline constexpr std::string_view kForeignPullNote = "draft pull request against pull request #";
 
+// The record note of a unit asked for by a command on a FORK's pull request (its head in another
+// repository): "compare link on fork pull request #9 (forker/web branch feature), for the command
+// of @maint (comment 1234)". awaywork never pushes to the fork: its publish pushes its branch in
+// the base repository on top of the fork's head (refs/pull/9/head) and comments the compare link
+// on the pull request (ForgePublishInput::fork_pull).
+inline constexpr std::string_view kForkPullNote = "compare link on fork pull request #";
+
 // What the footer says about the unit.
 struct UnitFacts {
   std::string unit_id, agent, isolation;
@@ -49,6 +56,10 @@ struct ForgePublishInput {
   std::vector<Request> requests;  // as the check accepted them (sanitized)
   std::vector<std::string> allowed_labels;
   std::string scratch_dir, askpass, mirror_dir;
+  // A fork's pull request (kForkPullNote; it is issue too): the branch starts on its head,
+  // refs/pull/N/head (PublishRequest::start_ref), and instead of a pull request the compare link
+  // is commented on it, item "compare". 0 = not one.
+  int64_t fork_pull = 0;
 };
 
 struct ForgePublished {

@@ -43,7 +43,12 @@ Result<ForgePublishInput> forge_publish_input(const ApplyInput& in) {
   // checked comments stay (posted on that pull request, marked, as on an issue).
   bool foreign = std::any_of(in.record->notes.begin(), in.record->notes.end(),
                              [](const std::string& n) { return n.starts_with(kForeignPullNote); });
-  if (foreign) {
+  // A fork's pull request (kForkPullNote): as foreign, but the branch starts on the fork's head
+  // and the compare link is commented instead of a pull request opened.
+  bool fork = std::any_of(in.record->notes.begin(), in.record->notes.end(),
+                          [](const std::string& n) { return n.starts_with(kForkPullNote); });
+  if (fork && in.record->issue > 0) f.fork_pull = in.record->issue;
+  if (foreign || fork) {
     f.closing_keyword = false;
     std::erase_if(f.requests, [](const Request& r) {
       return r.type == "add_labels" || r.type == "create_issue";

@@ -259,6 +259,16 @@ Status check_request(const PublishRequest& req) {
   const std::string& b = req.target.branch;
   if (!b.empty() && (b[0] == '-' || !gitx::valid_ref_name("refs/heads/" + b)))
     return fail("invalid target branch '{}'", b);
+  // The fork's pull request exception (PublishRequest::start_ref): refs/pull/N/head, no other.
+  const std::string& s = req.start_ref;
+  if (!s.empty()) {
+    const std::string pre = "refs/pull/", post = "/head";
+    bool pull = s.starts_with(pre) && s.ends_with(post) && s.size() > pre.size() + post.size() &&
+                s[pre.size()] != '0';
+    for (size_t i = pre.size(); pull && i < s.size() - post.size(); ++i)
+      pull = s[i] >= '0' && s[i] <= '9';
+    if (!pull) return fail("start ref '{}' is not a pull request's head (refs/pull/N/head)", s);
+  }
   return {};
 }
 
@@ -298,7 +308,9 @@ Result<PublishResult> publish(const PublishRequest& req) {
   PublishResult res;
   res.branch = req.branch_prefix + req.unit_id;
   std::string unit_ref = "refs/heads/" + res.branch;
-  std::string target_ref = req.target.branch.empty() ? "HEAD" : "refs/heads/" + req.target.branch;
+  std::string target_ref = !req.start_ref.empty()      ? req.start_ref
+                           : req.target.branch.empty() ? "HEAD"
+                                                       : "refs/heads/" + req.target.branch;
 
   AW_TRY(std::string tmpl, gitx::make_scratch(req.scratch_dir, "apply"));
   gitx::ScratchCleanup cleanup{tmpl, req.remove_scratch};

@@ -5,6 +5,7 @@
 // as the work tree.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -166,6 +167,11 @@ struct PublishRequest {
   // How the attempt's scratch folder goes once publish is done with it (success or not): unset,
   // it is removed before publish returns; a caller may remove it off the critical path instead.
   std::function<void(const std::string&)> remove_scratch;
+  // The one exception to "base_commit is on target.branch" (issue 26): a fork's pull request,
+  // whose head is on no branch of the target. Then base_commit must be an ancestor of this ref,
+  // `refs/pull/N/head` (which GitHub serves on the base repository, read-only) and nothing
+  // else; it is only read, never pushed to. "" = target.branch's rule.
+  std::string start_ref;
 };
 
 struct PublishResult {
@@ -240,6 +246,12 @@ struct Mirror {
 // remote: url (and credential) of the repository; dir: the mirror's folder (created).
 Result<Mirror> update_mirror(const ApplyTarget& remote, const std::string& dir,
                              const std::string& askpass);
+
+// A fork's pull request (issue 26): update_mirror, then fetch its head `refs/pull/N/head` (the
+// base repository serves it) into the mirror's same ref, for the unit that answers a command on
+// it. Only that one ref: the mirror never fetches every pull request's head.
+Status fetch_pull_head(const ApplyTarget& remote, const std::string& dir,
+                       const std::string& askpass, int64_t number);
 
 // The mirror folder for a URL under state_dir: mirrors/<host>/<path>.git, with anything outside
 // [A-Za-z0-9._-] in the host or path replaced (never a "..").

@@ -113,4 +113,20 @@ Result<Mirror> update_mirror(const ApplyTarget& remote, const std::string& dir,
   return m;
 }
 
+Status fetch_pull_head(const ApplyTarget& remote, const std::string& dir,
+                       const std::string& askpass, int64_t number) {
+  if (number <= 0) return fail("pull request number {} is not one", number);
+  std::string ref = "refs/pull/" + std::to_string(number) + "/head";
+  AW_TRY(Mirror m, update_mirror(remote, dir, askpass));  // made if new; its lock held here
+  AW_TRY(gitx::Side side, gitx::open_side(remote, askpass));
+  // Forced: a fork's author may rewrite their branch. The ref is outside refs/heads/* and
+  // refs/tags/*, so update_mirror's --prune leaves it for the unit's clone.
+  AW_CHECK(with_context(
+      gitx::remote_git(side, dir,
+                       {"fetch", "--quiet", "--no-tags", "--no-recurse-submodules",
+                        "--no-write-fetch-head", "--", side.dest, "+" + ref + ":" + ref}),
+      "fetching " + ref + " into the mirror " + dir));
+  return {};
+}
+
 }  // namespace aw

@@ -354,21 +354,67 @@ TEST_F(ForgeForeignPull, AStrangersCommandStartsNothing) {
   EXPECT_EQ(fake_git("rev-parse refs/heads/feature"), head);
 }
 
-TEST_F(ForgeForeignPull, AForksPullRequestIsNeverPushedTo) {
+// A fork's pull request (issue 26 item 1): awaywork never pushes to the fork. Its branch goes to
+// octo/web, one commit on the fork's head (fetched as refs/pull/N/head), and one marked comment
+// on the pull request gives the compare link; asking or applying again posts nothing new.
+TEST_F(ForgeForeignPull, AForksPullRequestGetsABranchHereAndACompareLinkNeverAPush) {
   human_pull("forker");
   comment(pull, "maint", "/awaywork also add d.txt");
   std::string fork = tmp.path + "/fake-state/repos/forker/web.git";
   std::string refs_before = sh("git --git-dir=" + sq(fork) + " for-each-ref");
-  size_t before = fake->writes().size();
-  Captured c = aw({"run", "--pr", "web#" + std::to_string(pull)});
+  write_agent(
+      "cat > \"$AWAYWORK_OUTPUTS/task.txt\"\n"
+      "printf 'delta\\n' > d.txt");
+  auto u = run_pr();
+  ASSERT_FALSE(u.is_null());
+  ASSERT_EQ(u["state"], "done") << u.dump(2);
+  std::string id = u["id"].get<std::string>();
+  std::string mine = "awaywork/" + id;
+
   EXPECT_EQ(sh("git --git-dir=" + sq(fork) + " for-each-ref"), refs_before)
       << "nothing pushed to the fork";
   EXPECT_EQ(sh("git --git-dir=" + sq(fork) + " rev-parse refs/heads/feature"), head);
-  // Not built yet: a branch in octo/web and a compare link. Until then: refused, saying so, and
-  // nothing written anywhere.
-  EXPECT_NE(c.exit_code, 0);
-  EXPECT_NE(c.err.find("head is in forker/web, not in octo/web"), std::string::npos) << c.err;
+  // awaywork's branch in the base repository: one commit on the fork's head.
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + mine + "^"), head);
+  EXPECT_EQ(fake_git("rev-list --count " + head + "..refs/heads/" + mine), "1");
+  EXPECT_EQ(fake_git("show refs/heads/" + mine + ":d.txt"), "delta");
+  EXPECT_EQ(get("/repos/octo/web/pulls?state=all").size(), 1u) << "no pull request opened";
+
+  // One comment of awaywork's, marked, with the compare link against the fork's branch.
+  std::string link = "/octo/web/compare/forker:feature..." + mine;
+  std::string talk = "/repos/octo/web/issues/" + std::to_string(pull) + "/comments";
+  auto compares = [&] {
+    int n = 0;
+    for (const auto& c : get(talk)) {
+      std::string body = c["body"].get<std::string>();
+      n += c["user"]["login"] == "aw-bot" && body.find(link) != std::string::npos &&
+           body.find("item=compare") != std::string::npos;
+    }
+    return n;
+  };
+  EXPECT_EQ(compares(), 1) << get(talk).dump(2);
+
+  // The task says where the change goes.
+  std::string task = read_file(u["run_dir"].get<std::string>() + "/outputs/task.txt").value_or("");
+  EXPECT_NE(task.find("comes from a fork"), std::string::npos) << task;
+  EXPECT_EQ(task.find("becomes a draft pull request"), std::string::npos) << task;
+
+  // The same command again starts nothing and writes nothing.
+  size_t before = fake->writes().size();
+  Captured again = aw({"run", "--pr", "web#" + std::to_string(pull)});
+  EXPECT_NE(again.exit_code, 0);
+  EXPECT_NE(again.err.find("was answered by unit " + id), std::string::npos) << again.err;
   EXPECT_EQ(fake->writes().size(), before) << fake->writes().dump(2);
+
+  // apply again finds the branch and the comment by its marker: nothing posted twice.
+  Captured a = aw({"apply", id, "--json"});
+  ASSERT_EQ(a.exit_code, 0) << a.out << a.err;
+  auto j = json::parse(a.out);
+  EXPECT_EQ(j["already_applied"], true) << j.dump(2);
+  EXPECT_NE(j["already"].dump().find("compare"), std::string::npos) << j.dump(2);
+  EXPECT_EQ(j["posted"].dump().find("compare"), std::string::npos) << j.dump(2);
+  EXPECT_EQ(compares(), 1);
+  EXPECT_EQ(sh("git --git-dir=" + sq(fork) + " for-each-ref"), refs_before);
 }
 
 // follow_ci (issue 26): a CI failure whose log holds an injection reaches the task only fenced,

@@ -97,6 +97,41 @@ TEST_F(ApplyTest, BaseNotAnAncestorOfTheTargetBranchIsRefused) {
   EXPECT_EQ(remote_ref("only.git", "refs/heads/awaywork/u-1"), "");
 }
 
+// A fork's pull request (issue 26): its head is on no branch of the base repository, only on
+// refs/pull/N/head there. start_ref is the one exception to "base is on the target branch", and
+// a narrow one: that ref form only, read and never written.
+TEST_F(ApplyTest, AForksPullRequestHeadIsTheOnlyRefABaseMayStartFromOffTheBranches) {
+  std::string orphan = sh("git commit-tree -m rewritten HEAD^{tree}", src_dir);
+  std::string repo = srv + "/fork-base.git";
+  sh("git init -q --bare " + sq(repo) + " && git -C " + sq(src_dir) + " push -q " + sq(repo) + " " +
+     orphan + ":refs/heads/main " + base + ":refs/pull/7/head");
+  GitDaemon d(srv);
+  ASSERT_TRUE(can_connect(d.port));
+  std::string url = "git://127.0.0.1:" + std::to_string(d.port) + "/fork-base.git";
+
+  auto off = publish(request(remote(url)));  // base is on no branch: refused, as before
+  ASSERT_FALSE(off);
+  EXPECT_NE(off.error().message.find("is not an ancestor"), std::string::npos)
+      << off.error().message;
+
+  PublishRequest other = request(remote(url));
+  other.start_ref = "refs/heads/main";  // the exception names a pull request's head, no other
+  auto wrong = publish(other);
+  ASSERT_FALSE(wrong);
+  EXPECT_NE(wrong.error().message.find("is not a pull request's head"), std::string::npos)
+      << wrong.error().message;
+  EXPECT_EQ(remote_ref("fork-base.git", "refs/heads/awaywork/u-1"), "");
+
+  PublishRequest req = request(remote(url));
+  req.start_ref = "refs/pull/7/head";
+  auto r = publish(req);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(remote_ref("fork-base.git", "refs/heads/awaywork/u-1"), r->commit);
+  EXPECT_EQ(remote_ref("fork-base.git", "refs/heads/awaywork/u-1^"), base);
+  EXPECT_EQ(remote_ref("fork-base.git", "refs/pull/7/head"), base) << "read, never written";
+  EXPECT_EQ(remote_ref("fork-base.git", "refs/heads/main"), orphan);
+}
+
 TEST_F(ApplyTest, PathsOtherThanTheCheckedListAreRefused) {
   ApplyTarget t;
   t.git_dir = src.git_dir;

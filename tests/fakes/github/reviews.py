@@ -32,16 +32,31 @@ def head_sha(st, r, i):
     return st.ref_sha(st.repos[p.get("head_repo", r["full_name"])], p["head"])
 
 
+def sync_fork_head(st, r, i):
+    """A fork's pull request's head reaches the base repository as refs/pull/N/head, as GitHub
+    keeps it (current with the fork's branch, read-only). Nothing for a branch of the repository
+    itself or a deleted head."""
+    p = i["pull"]
+    head = head_sha(st, r, i)
+    if head and p.get("head_repo", r["full_name"]) != r["full_name"]:
+        git("fetch", "-q", st.bare_path(p["head_repo"]), f"+{head}:refs/pull/{i['number']}/head",
+            cwd=st.bare_path(r["full_name"]))
+    return head
+
+
+def sync_fork_heads(st, r):
+    """sync_fork_head for every pull request of R: before R's git is served."""
+    for i in list(r["issues"].values()):
+        if i.get("pull") and i["pull"].get("head_repo", r["full_name"]) in st.repos:
+            sync_fork_head(st, r, i)
+
+
 def diff_range(st, r, i):
     """(bare, base, head) of the pull request's diff: the base branch's merge base with the
     head, in the base repository."""
     p = i["pull"]
     bare = st.bare_path(r["full_name"])
-    head = head_sha(st, r, i)
-    if p.get("head_repo", r["full_name"]) != r["full_name"]:
-        # The fork's commits reach the base repository as GitHub's refs/pull/N/head does.
-        git("fetch", "-q", st.bare_path(p["head_repo"]), f"+{head}:refs/pull/{i['number']}/head",
-            cwd=bare)
+    head = sync_fork_head(st, r, i)  # the fork's commits, as GitHub's refs/pull/N/head
     return bare, git("merge-base", st.ref_sha(r, p["base"]), head, cwd=bare), head
 
 

@@ -20,7 +20,7 @@ import urllib.parse
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import fakeserver  # noqa: E402  (tests/fakes/fakeserver.py: the shared plumbing)
 
-from . import api, checks, control, githttp, shapes  # noqa: E402
+from . import api, checks, control, githttp, reviews, shapes  # noqa: E402
 from .store import FakeError  # noqa: E402
 
 LIMIT = {True: 5000, False: 60}  # authenticated, anonymous (GitHub's primary limits)
@@ -263,6 +263,8 @@ class Handler(fakeserver.Handler):
             write = push and gm["rest"] == "/git-receive-pack"
             if status:
                 self.record("git", gm.string, login, status, write)
+            elif not push:
+                reviews.sync_fork_heads(st, r)  # refs/pull/N/head as GitHub keeps them
         if status:
             for _ in githttp.body_chunks(self):
                 pass
