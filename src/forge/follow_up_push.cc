@@ -6,9 +6,10 @@
 
 namespace aw {
 
-Result<Applied> push_follow_up(const ApplyInput& in, ApplyTarget target, const std::string& where) {
+Result<Applied> push_follow_up(const ApplyInput& in, ApplyTarget head, FollowUpPlace place,
+                               const std::string& where) {
   FastForwardRequest ff;
-  ff.target = std::move(target);
+  ff.target = std::move(head);
   ff.target.borrow_objects_of = in.mirror_dir;
   ff.unit_id = in.unit_id;
   ff.base_commit = in.base_commit;
@@ -20,6 +21,8 @@ Result<Applied> push_follow_up(const ApplyInput& in, ApplyTarget target, const s
   AW_TRY(FastForwardResult pushed, with_context(publish_fast_forward(ff), where));
   Applied a;
   a.result = PublishResult{pushed.branch, pushed.commit, pushed.already_applied};
+  a.target = std::move(place.target);
+  a.pull_url = std::move(place.url);
   return a;
 }
 

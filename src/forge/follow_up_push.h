@@ -3,9 +3,10 @@
 // one new commit, a fast-forward of the commit the unit started from (git.h publish_fast_forward:
 // nothing is pushed when the branch moved), borrowing the mirror's objects.
 //
-//   ApplyTarget t = forge_git_target(s.forge, s.repo.clone_url, s.token);
-//   t.branch = pull.head_ref;
-//   AW_TRY(Applied a, push_follow_up(in, std::move(t), "pull request o/r#9"));
+//   ApplyTarget head = forge_git_target(s.forge, s.repo.clone_url, s.token);
+//   head.branch = pull.head_ref;
+//   AW_TRY(Applied a,
+//          push_follow_up(in, std::move(head), {"o/r", pull.html_url}, "pull request o/r#9"));
 #pragma once
 
 #include <string>
@@ -16,8 +17,14 @@
 
 namespace aw {
 
-// Applied with its result set (the branch, the new commit, whether it was there already); where:
-// the request, as Errors name it.
-Result<Applied> push_follow_up(const ApplyInput& in, ApplyTarget target, const std::string& where);
+// Where the follow-up lands, for Applied: the repository (or project) and the request's page.
+struct FollowUpPlace {
+  std::string target, url;
+};
+
+// Applied with its result (the branch, the new commit, whether it was there already), target and
+// pull_url set; where: the request, as Errors name it.
+Result<Applied> push_follow_up(const ApplyInput& in, ApplyTarget head, FollowUpPlace place,
+                               const std::string& where);
 
 }  // namespace aw

@@ -16,13 +16,10 @@ using nlohmann::json;
 
 Result<Applied> PullPublisher::publish(const ApplyInput& in) {
   ForgeSession& s = *s_;
-  ApplyTarget target = forge_git_target(s.forge, s.repo.clone_url, s.token);
-  target.branch = pull_.head_ref;
-  AW_TRY(Applied a,
-         push_follow_up(in, std::move(target),
-                        fmt::format("pull request {}#{}", s.owner_repo, pull_.number)));
-  a.target = s.owner_repo;
-  a.pull_url = pull_.html_url;
+  ApplyTarget head = forge_git_target(s.forge, s.repo.clone_url, s.token);
+  head.branch = pull_.head_ref;
+  AW_TRY(Applied a, push_follow_up(in, std::move(head), {s.owner_repo, pull_.html_url},
+                                   fmt::format("pull request {}#{}", s.owner_repo, pull_.number)));
   std::string base = fmt::format("/repos/{}/pulls/{}", s.owner_repo, pull_.number);
   // What an earlier run of this unit posted: only awaywork's own comments count.
   AW_TRY(json listed, s.gh.get_all(base + "/comments?per_page=100"));

@@ -14,14 +14,11 @@ using nlohmann::json;
 
 Result<Applied> GitLabMrPublisher::publish(const ApplyInput& in) {
   GitLabSession& s = *s_;
-  ApplyTarget target = forge_git_target(s.forge, s.repo.clone_url, s.token);
-  target.username = "oauth2";  // GitLab's user for a token over HTTPS
-  target.branch = mr_.head_ref;
-  AW_TRY(Applied a,
-         push_follow_up(in, std::move(target),
-                        fmt::format("merge request {}!{}", s.project, mr_.number)));
-  a.target = s.project;
-  a.pull_url = mr_.html_url;
+  ApplyTarget head = forge_git_target(s.forge, s.repo.clone_url, s.token);
+  head.username = "oauth2";  // GitLab's user for a token over HTTPS
+  head.branch = mr_.head_ref;
+  AW_TRY(Applied a, push_follow_up(in, std::move(head), {s.project, mr_.html_url},
+                                   fmt::format("merge request {}!{}", s.project, mr_.number)));
   std::string base =
       fmt::format("{}/merge_requests/{}/discussions", s.project_target(), mr_.number);
   // What an earlier run of this unit posted: only awaywork's own notes count (anyone may write a
