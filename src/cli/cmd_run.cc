@@ -75,6 +75,18 @@ class Display : public UnitObserver {
   const std::function<bool()>& interrupted_;
 };
 
+// What could not be read for the run (its issue, pull request or prompt): a usage error.
+int usage_error(const Error& e) {
+  fmt::print(stderr, "awaywork run: {}\n", e.message);
+  return kExitUsage;
+}
+
+// A follow-up's request as its source built it, with the agent and limits of the command line.
+RunRequest follow_up_request(RunRequest r, const RunOptions& o) {
+  r.agent = o.agent, r.profile = o.profile, r.unit_seconds = o.unit_seconds;
+  return r;
+}
+
 }  // namespace
 
 int cmd_run(const GlobalOptions& g, const RunOptions& o) {
@@ -104,10 +116,7 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     // kind picks GitLab's source, progress note and publisher for a gitlab: project.
     if (gitlab_repo(*cfg, ref->repo)) {
       auto issue = gitlab_issue_request(*cfg, ref->repo, ref->number);
-      if (!issue) {
-        fmt::print(stderr, "awaywork run: {}\n", issue.error().message);
-        return kExitUsage;
-      }
+      if (!issue) return usage_error(issue.error());
       lab = issue->session;
       req.repo = issue->request.repo;
       req.prompt = issue->request.prompt;
@@ -119,10 +128,7 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
                             interrupted, "run", o.artifact, note.get());
     }
     auto issue = issue_request(*cfg, ref->repo, ref->number);
-    if (!issue) {
-      fmt::print(stderr, "awaywork run: {}\n", issue.error().message);
-      return kExitUsage;
-    }
+    if (!issue) return usage_error(issue.error());
     session = issue->session;
     req.repo = issue->request.repo;
     req.prompt = issue->request.prompt;
@@ -148,12 +154,8 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     }
     if (gitlab_repo(*cfg, ref->repo)) {
       auto mr = gitlab_mr_run(*cfg, ref->repo, ref->number);
-      if (!mr) {
-        fmt::print(stderr, "awaywork run: {}\n", mr.error().message);
-        return kExitUsage;
-      }
-      RunRequest follow = mr->request;
-      follow.agent = o.agent, follow.profile = o.profile, follow.unit_seconds = o.unit_seconds;
+      if (!mr) return usage_error(mr.error());
+      RunRequest follow = follow_up_request(mr->request, o);
       std::unique_ptr<GitLabProgressObserver> note;
       if (!o.no_progress_comment)
         note =
@@ -163,12 +165,8 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     }
     // The forge is the source: the pull request's head, reviews and review comments.
     auto pull = pull_request_run(*cfg, ref->repo, ref->number);
-    if (!pull) {
-      fmt::print(stderr, "awaywork run: {}\n", pull.error().message);
-      return kExitUsage;
-    }
-    RunRequest follow = pull->request;
-    follow.agent = o.agent, follow.profile = o.profile, follow.unit_seconds = o.unit_seconds;
+    if (!pull) return usage_error(pull.error());
+    RunRequest follow = follow_up_request(pull->request, o);
     follow.hold = req.hold;
     if (!o.no_progress_comment && !follow.hold)
       comment = std::make_unique<ProgressObserver>(*pull->session, ref->number);
@@ -179,10 +177,7 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     return kExitUsage;
   } else {
     auto prompt = prompt_text(o);
-    if (!prompt) {
-      fmt::print(stderr, "awaywork run: {}\n", prompt.error().message);
-      return kExitUsage;
-    }
+    if (!prompt) return usage_error(prompt.error());
     req.prompt = *prompt;
   }
   return run_and_report(g, *cfg, req, any_forge_publishers(forge_publishers(session), nullptr),

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <thread>
 
 #include "base/json_read.h"
 #include "base/json_write.h"
@@ -75,14 +74,9 @@ GitHub::GitHub(GitHubOptions opt, std::string token, std::unique_ptr<Transport> 
       transport_(std::move(transport)),
       clock_(clock) {}
 
-void GitHub::wait_for_primary_limit() {
+void GitHub::wait_for_primary_limit(RetryWait& wait) {
   if (!remaining_ || *remaining_ > 0 || !reset_) return;
-  int64_t wait = *reset_ - clock_.now_seconds() + 1;
-  if (wait <= 0) return;
-  wait = std::min(wait, opt_.max_wait_seconds);
-  stats_.waited_ms += wait * 1000;
-  clock_.sleep(std::chrono::seconds(wait));
-  remaining_.reset();
+  if (wait.until(*reset_)) remaining_.reset();
 }
 
 Result<ApiReply> GitHub::once(const std::string& method, const std::string& target,
@@ -92,8 +86,7 @@ Result<ApiReply> GitHub::once(const std::string& method, const std::string& targ
                  {"X-GitHub-Api-Version", "2022-11-28"},
                  {"User-Agent", "awaywork/" AW_VERSION}};
   if (!token_.empty()) req.headers.emplace_back("Authorization", "Bearer " + token_);
-  if (!body.empty()) req.headers.emplace_back("Content-Type", "application/json");
-  if (!etag.empty()) req.headers.emplace_back("If-None-Match", etag);
+  add_body_and_etag(req, body, etag);
   ++stats_.requests;
   AW_TRY(HttpResponse res,
          with_context(transport_->send(req), fmt::format("GitHub {} {}", method, target)));
@@ -112,9 +105,9 @@ Result<ApiReply> GitHub::call(const std::string& method, const std::string& targ
   std::string etag;
   if (is_get)
     if (auto it = cache_.find(target); it != cache_.end()) etag = it->second.etag;
-  std::chrono::milliseconds backoff = opt_.backoff;
+  RetryWait wait(clock_, stats_, opt_.backoff, opt_.max_wait_seconds);
   for (int attempt = 0;; ++attempt) {
-    wait_for_primary_limit();
+    wait_for_primary_limit(wait);
     AW_TRY(ApiReply r, once(method, target, text, etag));
     std::string remaining =
         r.headers.count("x-ratelimit-remaining") ? r.headers["x-ratelimit-remaining"] : "";
@@ -130,20 +123,12 @@ Result<ApiReply> GitHub::call(const std::string& method, const std::string& targ
       continue;  // wait_for_primary_limit sleeps until the reset
     }
     if (secondary_limit(r, remaining) && !last) {
-      // GitHub: wait Retry-After seconds; without it, at least a minute.
-      int64_t s = header_number(r.headers["retry-after"]).value_or(60);
-      s = std::min(s, opt_.max_wait_seconds);
-      ++stats_.retries;
-      stats_.waited_ms += s * 1000;
-      clock_.sleep(std::chrono::seconds(s));
+      wait.retry_after(r);  // GitHub: Retry-After seconds; without it, at least a minute
       continue;
     }
     // A write that got a 5xx may have been done; the caller finds out by its marker instead.
     if (r.status >= 500 && is_get && !last) {
-      ++stats_.retries;
-      stats_.waited_ms += backoff.count();
-      clock_.sleep(backoff);
-      backoff *= 2;
+      wait.back_off();
       continue;
     }
     if (is_get && r.status == 200 && r.headers.count("etag"))
@@ -200,21 +185,6 @@ std::optional<GitHub::Cached> GitHub::cached(const std::string& target) const {
   auto it = cache_.find(target);
   if (it == cache_.end()) return std::nullopt;
   return it->second;
-}
-
-ApiReply api_reply(HttpResponse res) {
-  ApiReply r;
-  r.status = res.status;
-  r.headers = std::move(res.headers);
-  if (!res.body.empty()) r.body = json::parse(res.body, nullptr, false);
-  if (r.body.is_discarded()) r.body = nullptr;
-  return r;
-}
-
-std::optional<int64_t> header_number(const std::string& s) {
-  if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos)
-    return std::nullopt;
-  return std::stoll(s);
 }
 
 Result<json> GitHub::get(const std::string& target) {

@@ -18,6 +18,7 @@
 
 #include "base/result.h"
 #include "forge/http.h"
+#include "forge/http_call.h"  // ApiReply, ApiStats, the waits and pages both forges share
 #include "forge/link.h"
 
 namespace aw {
@@ -30,51 +31,6 @@ struct GitHubOptions {
   int64_t max_wait_seconds = 3600;          // longest wait for a primary limit's reset
   int max_pages = 100;                      // get_all stops with an Error beyond this
 };
-
-// One answer: any status the caller wants to judge itself (call()).
-struct ApiReply {
-  int status = 0;
-  nlohmann::json body;  // null when empty or not JSON
-  std::map<std::string, std::string> headers;
-};
-
-// ---- shared by GitHub's client and GitLab's (gitlab/client.cc) ------------------------------
-
-// A header's decimal number; nullopt when empty, not all digits or longer than 18 digits.
-std::optional<int64_t> header_number(const std::string& s);
-
-// An HTTP answer as an ApiReply: its body parsed as JSON, null when empty or not JSON.
-ApiReply api_reply(HttpResponse res);
-
-// The body of a 2xx answer; else an Error in the client's words (c.describe).
-template <class Client>
-Result<nlohmann::json> body_if_ok(const Client& c, const std::string& method,
-                                  const std::string& target, Result<ApiReply> r) {
-  if (!r) return tl::unexpected<Error>(r.error());
-  if (r->status < 200 || r->status > 299) return fail("{}", c.describe(method, target, *r));
-  return std::move(r->body);
-}
-
-// get_all of either client: GET first and each next page (next(reply, target): its target, ""
-// after the last) into one list, at most max_pages; forge ("GitHub") names the forge in Errors.
-template <class Client, class Next>
-Result<nlohmann::json> all_pages(Client& c, const char* forge, const std::string& first,
-                                 int max_pages, Next next) {
-  nlohmann::json items = nlohmann::json::array();
-  std::string target = first;
-  for (int page = 0;; ++page) {
-    if (page >= max_pages)
-      return fail("{} GET {}: more than {} pages; narrow the query", forge, first, max_pages);
-    AW_TRY(ApiReply r, c.call("GET", target));
-    if (r.status != 200) return fail("{}", c.describe("GET", target, r));
-    if (!r.body.is_array())
-      return fail("{} GET {}: expected a list, got {}", forge, target, r.body.type_name());
-    for (auto& item : r.body) items.push_back(std::move(item));
-    AW_TRY(target,
-           with_context(next(r, target), fmt::format("{} GET {}: the next page", forge, first)));
-    if (target.empty()) return items;
-  }
-}
 
 class GitHub {
  public:
@@ -103,18 +59,13 @@ class GitHub {
   std::optional<Cached> cached(const std::string& target) const;
   void remember(const std::string& target, Cached c) { cache_[target] = std::move(c); }
 
-  struct Stats {
-    int requests = 0, not_modified = 0, retries = 0;
-    int64_t waited_ms = 0;
-    // The primary rate limit as the last answer gave it (x-ratelimit-*); -1 until one does.
-    int64_t rate_remaining = -1, rate_limit = -1, rate_reset = -1;
-  };
+  using Stats = ApiStats;  // the rate fields: the primary limit (x-ratelimit-*)
   const Stats& stats() const { return stats_; }
 
  private:
   Result<ApiReply> once(const std::string& method, const std::string& target,
                         const std::string& body, const std::string& etag);
-  void wait_for_primary_limit();
+  void wait_for_primary_limit(RetryWait& wait);
 
   GitHubOptions opt_;
   std::string token_;

@@ -2,10 +2,12 @@
 // GitHub's model (model.cc) and GitLab's (gitlab/model.cc), which read their answers alike.
 #pragma once
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 
@@ -21,5 +23,21 @@ Result<int64_t> integer(const nlohmann::json& j, const char* key, const std::str
 bool flag(const nlohmann::json& j, const char* key);
 // An Error unless j is an object.
 Status object(const nlohmann::json& j, const std::string& what);
+
+// A list of objects, each read by one(item, at) with at = "what [index]"; an Error when j is not a
+// list, an item not an object, or one's Error.
+template <typename T, typename F>
+Result<std::vector<T>> list_of(const nlohmann::json& j, const std::string& what, F one) {
+  if (!j.is_array()) return fail("{}: expected a list, got {}", what, j.type_name());
+  std::vector<T> out;
+  size_t i = 0;
+  for (const nlohmann::json& x : j) {
+    std::string at = fmt::format("{} [{}]", what, i++);
+    AW_CHECK(object(x, at));
+    AW_TRY(T item, one(x, at));
+    out.push_back(std::move(item));
+  }
+  return out;
+}
 
 }  // namespace aw::forge_field

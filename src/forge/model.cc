@@ -10,6 +10,7 @@ namespace {
 
 using forge_field::flag;
 using forge_field::integer;
+using forge_field::list_of;
 using forge_field::object;
 using forge_field::str;
 
@@ -64,14 +65,7 @@ Result<ForgeComment> comment_from_json(const json& j, const std::string& what) {
 }
 
 Result<std::vector<ForgeComment>> comments_from_json(const json& j, const std::string& what) {
-  if (!j.is_array()) return fail("{}: expected a list, got {}", what, j.type_name());
-  std::vector<ForgeComment> out;
-  size_t i = 0;
-  for (const json& c : j) {
-    AW_TRY(ForgeComment one, comment_from_json(c, fmt::format("{} [{}]", what, i++)));
-    out.push_back(std::move(one));
-  }
-  return out;
+  return list_of<ForgeComment>(j, what, comment_from_json);
 }
 
 Result<ForgeRepo> repo_from_json(const json& j, const std::string& what) {
@@ -123,20 +117,6 @@ Result<int64_t> optional_integer(const json& j, const char* key, const std::stri
   if (!it->is_number_integer())
     return fail("{}: '{}' is {}, not a whole number", what, key, it->type_name());
   return it->get<int64_t>();
-}
-
-template <typename T, typename F>
-Result<std::vector<T>> list_of(const json& j, const std::string& what, F one) {
-  if (!j.is_array()) return fail("{}: expected a list, got {}", what, j.type_name());
-  std::vector<T> out;
-  size_t i = 0;
-  for (const json& x : j) {
-    std::string at = fmt::format("{} [{}]", what, i++);
-    AW_CHECK(object(x, at));
-    AW_TRY(T item, one(x, at));
-    out.push_back(std::move(item));
-  }
-  return out;
 }
 
 }  // namespace

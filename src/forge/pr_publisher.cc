@@ -6,10 +6,9 @@
 #include <optional>
 #include <string_view>
 
-#include "check/sanitize.h"
 #include "config/repos.h"
+#include "forge/follow_up_push.h"
 #include "forge/marker.h"
-#include "unit/apply.h"
 
 namespace aw {
 
@@ -17,25 +16,10 @@ using nlohmann::json;
 
 Result<Applied> PullPublisher::publish(const ApplyInput& in) {
   ForgeSession& s = *s_;
-  FastForwardRequest ff;
-  ff.target = forge_git_target(s.forge, s.repo.clone_url, s.token);
-  ff.target.branch = pull_.head_ref;
-  ff.target.borrow_objects_of = in.mirror_dir;
-  ff.unit_id = in.unit_id;
-  ff.base_commit = in.base_commit;
-  ff.patch = in.patch;
-  ff.checked_paths = in.paths;
-  ff.message = sanitize_commit_message(commit_message(in));  // whoever built it
-  ff.scratch_dir = in.scratch_dir;
-  AW_TRY(ff.askpass, askpass_program());
-  AW_TRY(FastForwardResult pushed,
-         with_context(publish_fast_forward(ff),
-                      fmt::format("pull request {}#{}", s.owner_repo, pull_.number)));
-
-  Applied a;
-  a.result = PublishResult{pushed.branch, pushed.commit, pushed.already_applied};
-  a.target = s.owner_repo;
-  a.pull_url = pull_.html_url;
+  ApplyTarget head = forge_git_target(s.forge, s.repo.clone_url, s.token);
+  head.branch = pull_.head_ref;
+  AW_TRY(Applied a, push_follow_up(in, std::move(head), {s.owner_repo, pull_.html_url},
+                                   fmt::format("pull request {}#{}", s.owner_repo, pull_.number)));
   std::string base = fmt::format("/repos/{}/pulls/{}", s.owner_repo, pull_.number);
   // What an earlier run of this unit posted: only awaywork's own comments count.
   AW_TRY(json listed, s.gh.get_all(base + "/comments?per_page=100"));
@@ -50,8 +34,8 @@ Result<Applied> PullPublisher::publish(const ApplyInput& in) {
       continue;
     }
     std::string text = fmt::format("awaywork addressed this in {} (unit {}).",
-                                   pushed.commit.substr(0, 12), in.unit_id);
-    json body = {{"body", with_marker(text, item_marker(in.unit_id, item, pushed.commit))}};
+                                   a.result.commit.substr(0, 12), in.unit_id);
+    json body = {{"body", with_marker(text, item_marker(in.unit_id, item, a.result.commit))}};
     AW_CHECK(with_context(s.gh.post(fmt::format("{}/comments/{}/replies", base, thread), body),
                           fmt::format("replying in review thread {}", thread)));
     a.posted.push_back(item);

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "check/redact.h"
-#include "check/sanitize.h"
 #include "forge/marker.h"
 #include "forge/publish.h"
 
@@ -11,24 +10,8 @@ namespace aw {
 
 using nlohmann::json;
 
-std::string progress_head(const std::string& unit_id, const std::string& agent,
-                          const std::string& isolation, const std::string& sandbox_note) {
-  return fmt::format(
-      "awaywork is working on this issue: unit `{}`, agent `{}`, isolation `{}`, sandbox `{}`.",
-      unit_id, agent, isolation, published_sandbox(sandbox_note));
-}
-
-std::string progress_phase_status(const std::string& name, int64_t elapsed_seconds) {
-  return fmt::format("Status: phase `{}` (after {} s).", name, elapsed_seconds);
-}
-
-std::string progress_ended(const std::string& state, const std::string& reason) {
-  return fmt::format("Ended: {}{}", state,
-                     reason.empty() ? "" : " (" + sanitize_text(reason, {}, 2000) + ")");
-}
-
 ProgressComment::ProgressComment(ForgeSession& s, int64_t issue, std::string unit_id)
-    : s_(s), issue_(issue), unit_id_(std::move(unit_id)) {}
+    : ProgressPost(std::move(unit_id)), s_(s), issue_(issue) {}
 
 Status ProgressComment::find_or_post(const std::string& body) {
   std::string list =
@@ -54,31 +37,11 @@ Status ProgressComment::find_or_post(const std::string& body) {
 
 Status ProgressComment::write(const std::string& status) {
   // The status may end with the unit's reason, which carries the agent's words.
-  std::string body = with_marker(head_ + (status.empty() ? "" : "\n\n" + status),
-                                 item_marker(unit_id_, "progress", "-"));
+  std::string body = with_marker(text(status), item_marker(unit_id_, "progress", "-"));
   if (id_ == 0) return find_or_post(body);
   AW_CHECK(s_.gh.patch(fmt::format("/repos/{}/issues/comments/{}", s_.owner_repo, id_),
                        json{{"body", body}}));
   return {};
-}
-
-void ProgressComment::resume(const std::string& agent, const std::string& isolation,
-                             const std::string& sandbox_note) {
-  head_ = progress_head(unit_id_, agent, isolation, sandbox_note);
-}
-
-Status ProgressComment::start(const std::string& agent, const std::string& isolation,
-                              const std::string& sandbox_note) {
-  resume(agent, isolation, sandbox_note);
-  return write("Status: starting.");
-}
-
-Status ProgressComment::phase(const std::string& name, int64_t elapsed_seconds) {
-  return write(progress_phase_status(name, elapsed_seconds));
-}
-
-Status ProgressComment::finish(const std::string& outcome) {
-  return write(outcome);
 }
 
 std::string progress_outcome(const std::string& pull_url, const std::string& state,

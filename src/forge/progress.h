@@ -12,33 +12,23 @@
 #include <string>
 
 #include "base/result.h"
+#include "forge/progress_post.h"
 #include "forge/session.h"
 #include "record/record.h"
 
 namespace aw {
 
-class ProgressComment {
+class ProgressComment : public ProgressPost {
  public:
   ProgressComment(ForgeSession& s, int64_t issue, std::string unit_id);
-  // sandbox_note: the record's (UnitRecord::sandbox); the comment says only what
-  // published_sandbox (forge/publish.h) makes of it.
-  Status start(const std::string& agent, const std::string& isolation,
-               const std::string& sandbox_note);
-  // For a later step (`awaywork apply ID`): the same head as start() wrote, nothing posted yet;
-  // the next write finds the unit's comment by its marker (and leaves it when unchanged).
-  void resume(const std::string& agent, const std::string& isolation,
-              const std::string& sandbox_note);
-  Status phase(const std::string& name, int64_t elapsed_seconds);
-  Status finish(const std::string& outcome);
   int64_t id() const { return id_; }
 
  private:
-  Status write(const std::string& status);
+  Status write(const std::string& status) override;
   Status find_or_post(const std::string& body);
 
   ForgeSession& s_;
   int64_t issue_;
-  std::string unit_id_, head_;
   int64_t id_ = 0;
 };
 
@@ -46,14 +36,6 @@ class ProgressComment {
 // reason (already redacted by the caller; sanitized here like any text sent to the forge).
 std::string progress_outcome(const std::string& pull_url, const std::string& state,
                              const std::string& reason);
-
-// The words of the progress text that GitHub's comment and GitLab's note (gitlab/progress.cc)
-// share: the head naming the unit, a phase's status, and an end without a pull request (the
-// reason, redacted by the caller, sanitized here).
-std::string progress_head(const std::string& unit_id, const std::string& agent,
-                          const std::string& isolation, const std::string& sandbox_note);
-std::string progress_phase_status(const std::string& name, int64_t elapsed_seconds);
-std::string progress_ended(const std::string& state, const std::string& reason);
 
 // A unit from an issue applied later (`awaywork apply ID`, `apply --from`): its progress comment
 // brought to its final state as `run` leaves it at its end: the pull request, else the state and

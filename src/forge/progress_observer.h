@@ -7,30 +7,32 @@
 //   run_unit(cfg, req, obs, forge_publishers(cfg, session));
 #pragma once
 
-#include <chrono>
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 
-#include "base/result.h"
 #include "forge/progress.h"
+#include "forge/progress_post.h"
 #include "forge/session.h"
-#include "unit/pipeline.h"
 
 namespace aw {
 
-class ProgressObserver : public UnitObserver {
+class ProgressObserver : public ProgressPostObserver {
  public:
-  ProgressObserver(ForgeSession& s, int64_t issue) : s_(s), issue_(issue) {}
-  void started(UnitRecord& u) override;
-  void phase_started(UnitRecord& u, const std::string& phase) override;
-  void ended(UnitRecord& u, UnitState state, const std::string& reason) override;
+  ProgressObserver(ForgeSession& s, int64_t issue)
+      : ProgressPostObserver("progress comment"), s_(s), issue_(issue) {}
 
  private:
+  std::unique_ptr<ProgressPost> open(const std::string& unit_id) override {
+    return std::make_unique<ProgressComment>(s_, issue_, unit_id);
+  }
+  std::string outcome(const std::string& url, const std::string& state,
+                      const std::string& reason) const override {
+    return progress_outcome(url, state, reason);
+  }
+
   ForgeSession& s_;
   int64_t issue_;
-  std::optional<ProgressComment> comment_;  // once the unit exists (its id names the comment)
-  std::chrono::steady_clock::time_point began_;
 };
 
 }  // namespace aw

@@ -65,6 +65,14 @@ Result<std::unique_ptr<Transport>> forge_transport(const ForgeConfig& forge) {
   return with_context(beast_transport(topt), "forge " + forge.name);
 }
 
+Error first_answer_error(const Error& e, const ForgeConfig& forge, const std::string& more) {
+  if (e.message.find("certificate not accepted") == std::string::npos) return e;
+  return Error{fmt::format(
+      "{}; if {} is served under a private CA, give its bundle as `ca_file:` of forge {} (it is "
+      "trusted for the API and git){}",
+      e.message, forge.api_url, forge.name, more)};
+}
+
 Result<std::unique_ptr<ForgeSession>> open_forge(
     const Config& cfg, const RepoConfig& repo, const std::map<std::string, GitHub::Cached>& known) {
   AW_TRY(const ForgeConfig* found, forge_of_repo(cfg, repo));
@@ -84,13 +92,10 @@ Result<std::unique_ptr<ForgeSession>> open_forge(
                        {}});
   for (const auto& [target, c] : known) s->gh.remember(target, c);
   auto user = s->gh.get("/user");
-  if (!user && user.error().message.find("certificate not accepted") != std::string::npos)
-    return fail(
-        "{}; if {} is served under a private CA, give its bundle as `ca_file:` of forge {} "
-        "(it is trusted for the API and git){}",
-        user.error().message, forge.api_url, forge.name,
-        forge.ca_file.empty() ? "" : "; the ca_file " + forge.ca_file + " does not sign it");
-  if (!user) return tl::unexpected(user.error());
+  if (!user)
+    return tl::unexpected(first_answer_error(
+        user.error(), forge,
+        forge.ca_file.empty() ? "" : "; the ca_file " + forge.ca_file + " does not sign it"));
   AW_TRY(ForgeUser me, user_from_json(*user, "GET /user"));
   s->self_login = me.login;
   std::string target = "/repos/" + repo.forge.github;

@@ -43,6 +43,9 @@ Result<std::string> forge_token(const ForgeConfig& forge);
 // them (gitlab/session.cc).
 Result<const ForgeConfig*> forge_of_repo(const Config& cfg, const RepoConfig& repo);
 Result<std::unique_ptr<Transport>> forge_transport(const ForgeConfig& forge);
+// The Error of a session's first answer (GET /user), with the hint a private CA needs when the
+// forge's certificate was not accepted; more: what the forge says after the hint.
+Error first_answer_error(const Error& e, const ForgeConfig& forge, const std::string& more = "");
 
 // Opens the repository's forge and reads the token's login and the repository. known: answers an
 // earlier session kept (by target, "/user" and "/repos/OWNER/REPO"); both are then asked with

@@ -154,6 +154,47 @@ TEST_F(ClientTest, AWronglyTypedPartOfAnErrorIsNamedNotThrownOn) {
             "request's content");
 }
 
+// The waits both forges' clients share (forge/http_call.h), on a clock that only counts.
+class CountingClock : public Clock {
+ public:
+  int64_t now_seconds() override { return now; }
+  void sleep(std::chrono::milliseconds d) override {
+    slept.push_back(d);
+    now += d.count() / 1000;
+  }
+  int64_t now = 1000;
+  std::vector<std::chrono::milliseconds> slept;
+};
+
+TEST(RetryWaitTest, RetryAfterIsCappedAMinuteWithoutOneAndTheBackoffDoubles) {
+  using namespace std::chrono_literals;
+  CountingClock clock;
+  ApiStats stats;
+  RetryWait wait(clock, stats, 250ms, 90);
+  ApiReply later;
+  later.headers["retry-after"] = "120";
+  wait.retry_after(later);  // capped at 90 s
+  ApiReply bare;
+  wait.retry_after(bare);  // a minute
+  wait.back_off();
+  wait.back_off();
+  EXPECT_EQ(clock.slept, (std::vector<std::chrono::milliseconds>{90s, 60s, 250ms, 500ms}));
+  EXPECT_EQ(stats.retries, 4);
+  EXPECT_EQ(stats.waited_ms, 90000 + 60000 + 250 + 500);
+}
+
+TEST(RetryWaitTest, AResetIsWaitedOutPastItsSecondAndAPassedOneNotAtAll) {
+  using namespace std::chrono_literals;
+  CountingClock clock;
+  ApiStats stats;
+  RetryWait wait(clock, stats, 1000ms, 3600);
+  EXPECT_FALSE(wait.until(clock.now - 1));
+  EXPECT_TRUE(wait.until(clock.now + 9));
+  EXPECT_EQ(clock.slept, (std::vector<std::chrono::milliseconds>{10s}));
+  EXPECT_EQ(stats.retries, 0);  // a wait for the reset is not a retry
+  EXPECT_EQ(stats.waited_ms, 10000);
+}
+
 TEST_F(ClientTest, ANextPageElsewhereIsNotFollowed) {
   EXPECT_FALSE(target_under("http://127.0.0.2:1/repos", fake->api_url()));
 }

@@ -69,14 +69,10 @@ GitLab::GitLab(GitLabOptions opt, std::string token, std::unique_ptr<Transport> 
       transport_(std::move(transport)),
       clock_(clock) {}
 
-void GitLab::wait_for_reset() {
+void GitLab::wait_for_reset(RetryWait& wait) {
   if (stats_.rate_remaining != 0 || stats_.rate_reset < 0) return;
-  int64_t wait = stats_.rate_reset - clock_.now_seconds() + 1;
   stats_.rate_remaining = -1;  // asked again after the wait
-  if (wait <= 0) return;
-  wait = std::min(wait, opt_.max_wait_seconds);
-  stats_.waited_ms += wait * 1000;
-  clock_.sleep(std::chrono::seconds(wait));
+  wait.until(stats_.rate_reset);
 }
 
 Result<ApiReply> GitLab::once(const std::string& method, const std::string& target,
@@ -84,8 +80,7 @@ Result<ApiReply> GitLab::once(const std::string& method, const std::string& targ
   HttpRequest req{method, target, {}, body};
   req.headers = {{"Accept", "application/json"}, {"User-Agent", "awaywork/" AW_VERSION}};
   if (!token_.empty()) req.headers.emplace_back("PRIVATE-TOKEN", token_);
-  if (!body.empty()) req.headers.emplace_back("Content-Type", "application/json");
-  if (!etag.empty()) req.headers.emplace_back("If-None-Match", etag);
+  add_body_and_etag(req, body, etag);
   ++stats_.requests;
   AW_TRY(HttpResponse res,
          with_context(transport_->send(req), fmt::format("GitLab {} {}", method, target)));
@@ -104,9 +99,9 @@ Result<ApiReply> GitLab::call(const std::string& method, const std::string& targ
   std::string etag;
   if (is_get && !raw)
     if (auto it = cache_.find(target); it != cache_.end()) etag = it->second.etag;
-  std::chrono::milliseconds backoff = opt_.backoff;
+  RetryWait wait(clock_, stats_, opt_.backoff, opt_.max_wait_seconds);
   for (int attempt = 0;; ++attempt) {
-    wait_for_reset();
+    wait_for_reset(wait);
     AW_TRY(ApiReply r, once(method, target, text, etag, raw));
     bool last = attempt >= opt_.max_retries;
     if (r.status == 304 && is_get && !etag.empty()) {
@@ -118,20 +113,12 @@ Result<ApiReply> GitLab::call(const std::string& method, const std::string& targ
       return r;
     }
     if (r.status == 429 && !last) {
-      // GitLab's Rack::Attack answers 429 with Retry-After; without it, a minute.
-      int64_t s =
-          std::min(header_number(r.headers["retry-after"]).value_or(60), opt_.max_wait_seconds);
-      ++stats_.retries;
-      stats_.waited_ms += s * 1000;
-      clock_.sleep(std::chrono::seconds(s));
+      wait.retry_after(r);  // GitLab's Rack::Attack answers 429 with Retry-After
       continue;
     }
     // A write that got a 5xx may have been done; the caller finds out by its marker instead.
     if (r.status >= 500 && is_get && !last) {
-      ++stats_.retries;
-      stats_.waited_ms += backoff.count();
-      clock_.sleep(backoff);
-      backoff *= 2;
+      wait.back_off();
       continue;
     }
     if (is_get && !raw && r.status == 200 && r.headers.count("etag")) {

@@ -58,9 +58,7 @@ class GitLab {
   std::string describe(const std::string& method, const std::string& target, const ApiReply& r,
                        const std::string& again = "") const;
 
-  // The GitHub client's counts (RateLimit-* in the rate fields): one shape for watch's beat and
-  // the forge usage record, whichever forge answered.
-  using Stats = GitHub::Stats;
+  using Stats = ApiStats;  // the rate fields: RateLimit-*
   const Stats& stats() const { return stats_; }
   const std::string& api_url() const { return opt_.api_url; }
 
@@ -68,7 +66,7 @@ class GitLab {
   Result<ApiReply> once(const std::string& method, const std::string& target,
                         const std::string& body, const std::string& etag,
                         std::string* raw = nullptr);
-  void wait_for_reset();
+  void wait_for_reset(RetryWait& wait);
 
   struct Cached {
     std::string etag;

@@ -14,6 +14,7 @@ namespace {
 
 using forge_field::flag;
 using forge_field::integer;
+using forge_field::list_of;
 using forge_field::object;
 using forge_field::str;
 
@@ -62,25 +63,25 @@ Result<ForgeIssue> gitlab_issue_from_json(const json& j, const std::string& what
   return i;
 }
 
+namespace {
+
+Result<GitLabNote> note_from_json(const json& n, const std::string& at) {
+  GitLabNote note;
+  AW_TRY(note.comment.id, integer(n, "id", at));
+  AW_TRY(note.comment.body, str(n, "body", at, false));
+  AW_TRY(note.comment.created_at, str(n, "created_at", at, false));
+  AW_TRY(note.comment.updated_at, str(n, "updated_at", at, false));
+  AW_TRY(GitLabUser u, gitlab_user_from_json(n.value("author", json()), at + " .author"));
+  note.comment.author = u.user;
+  note.author_id = u.id;
+  note.system = flag(n, "system");
+  return note;
+}
+
+}  // namespace
+
 Result<std::vector<GitLabNote>> gitlab_notes_from_json(const json& j, const std::string& what) {
-  if (!j.is_array()) return fail("{}: expected a list, got {}", what, j.type_name());
-  std::vector<GitLabNote> out;
-  for (size_t k = 0; k < j.size(); ++k) {
-    const json& n = j[k];
-    std::string at = fmt::format("{} [{}]", what, k);
-    AW_CHECK(object(n, at));
-    GitLabNote note;
-    AW_TRY(note.comment.id, integer(n, "id", at));
-    AW_TRY(note.comment.body, str(n, "body", at, false));
-    AW_TRY(note.comment.created_at, str(n, "created_at", at, false));
-    AW_TRY(note.comment.updated_at, str(n, "updated_at", at, false));
-    AW_TRY(GitLabUser u, gitlab_user_from_json(n.value("author", json()), at + " .author"));
-    note.comment.author = u.user;
-    note.author_id = u.id;
-    note.system = flag(n, "system");
-    out.push_back(std::move(note));
-  }
-  return out;
+  return list_of<GitLabNote>(j, what, note_from_json);
 }
 
 Result<ForgeRepo> gitlab_project_from_json(const json& j, const std::string& what) {
@@ -119,47 +120,47 @@ Result<ForgePull> gitlab_mr_from_json(const json& j, const std::string& what) {
   return p;
 }
 
+namespace {
+
+Result<GitLabDiscussion> discussion_from_json(const json& d, const std::string& at) {
+  GitLabDiscussion disc;
+  AW_TRY(disc.id, str(d, "id", at, true));
+  if (disc.id.empty()) return fail("{}: an empty discussion id", at);
+  disc.individual = flag(d, "individual_note");
+  json notes = d.value("notes", json::array());
+  AW_TRY(std::vector<GitLabNote> parsed, gitlab_notes_from_json(notes, at + " .notes"));
+  for (size_t n = 0; n < parsed.size(); ++n) {
+    const json& raw = notes[n];
+    GitLabDiscussionNote dn;
+    dn.note = std::move(parsed[n]);
+    if (auto t = raw.find("type"); t != raw.end() && t->is_string()) dn.type = *t;
+    dn.resolvable = flag(raw, "resolvable");
+    dn.resolved = flag(raw, "resolved");
+    if (auto pos = raw.find("position"); pos != raw.end() && pos->is_object()) {
+      // The new side's line; a removed line has only the old side's.
+      for (auto [path_key, line_key] :
+           {std::pair{"new_path", "new_line"}, std::pair{"old_path", "old_line"}}) {
+        auto line = pos->find(line_key);
+        if (line == pos->end() || !line->is_number_integer()) continue;
+        if (auto path = pos->find(path_key); path != pos->end() && path->is_string())
+          dn.path = *path;
+        dn.line = line->get<int64_t>();
+        break;
+      }
+      if (dn.path.empty())
+        if (auto path = pos->find("new_path"); path != pos->end() && path->is_string())
+          dn.path = *path;
+    }
+    disc.notes.push_back(std::move(dn));
+  }
+  return disc;
+}
+
+}  // namespace
+
 Result<std::vector<GitLabDiscussion>> gitlab_discussions_from_json(const json& j,
                                                                    const std::string& what) {
-  if (!j.is_array()) return fail("{}: expected a list, got {}", what, j.type_name());
-  std::vector<GitLabDiscussion> out;
-  for (size_t k = 0; k < j.size(); ++k) {
-    const json& d = j[k];
-    std::string at = fmt::format("{} [{}]", what, k);
-    AW_CHECK(object(d, at));
-    GitLabDiscussion disc;
-    AW_TRY(disc.id, str(d, "id", at, true));
-    if (disc.id.empty()) return fail("{}: an empty discussion id", at);
-    disc.individual = flag(d, "individual_note");
-    json notes = d.value("notes", json::array());
-    AW_TRY(std::vector<GitLabNote> parsed, gitlab_notes_from_json(notes, at + " .notes"));
-    for (size_t n = 0; n < parsed.size(); ++n) {
-      const json& raw = notes[n];
-      GitLabDiscussionNote dn;
-      dn.note = std::move(parsed[n]);
-      if (auto t = raw.find("type"); t != raw.end() && t->is_string()) dn.type = *t;
-      dn.resolvable = flag(raw, "resolvable");
-      dn.resolved = flag(raw, "resolved");
-      if (auto pos = raw.find("position"); pos != raw.end() && pos->is_object()) {
-        // The new side's line; a removed line has only the old side's.
-        for (auto [path_key, line_key] :
-             {std::pair{"new_path", "new_line"}, std::pair{"old_path", "old_line"}}) {
-          auto line = pos->find(line_key);
-          if (line == pos->end() || !line->is_number_integer()) continue;
-          if (auto path = pos->find(path_key); path != pos->end() && path->is_string())
-            dn.path = *path;
-          dn.line = line->get<int64_t>();
-          break;
-        }
-        if (dn.path.empty())
-          if (auto path = pos->find("new_path"); path != pos->end() && path->is_string())
-            dn.path = *path;
-      }
-      disc.notes.push_back(std::move(dn));
-    }
-    out.push_back(std::move(disc));
-  }
-  return out;
+  return list_of<GitLabDiscussion>(j, what, discussion_from_json);
 }
 
 }  // namespace aw

@@ -2,12 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "check/sanitize.h"
+#include "forge/follow_up_push.h"
 #include "forge/gitlab/progress.h"
 #include "forge/gitlab/text.h"
 #include "forge/marker.h"
 #include "forge/publisher.h"
-#include "unit/apply.h"
 
 namespace aw {
 
@@ -15,26 +14,11 @@ using nlohmann::json;
 
 Result<Applied> GitLabMrPublisher::publish(const ApplyInput& in) {
   GitLabSession& s = *s_;
-  FastForwardRequest ff;
-  ff.target = forge_git_target(s.forge, s.repo.clone_url, s.token);
-  ff.target.username = "oauth2";  // GitLab's user for a token over HTTPS
-  ff.target.branch = mr_.head_ref;
-  ff.target.borrow_objects_of = in.mirror_dir;
-  ff.unit_id = in.unit_id;
-  ff.base_commit = in.base_commit;
-  ff.patch = in.patch;
-  ff.checked_paths = in.paths;
-  ff.message = sanitize_commit_message(commit_message(in));  // whoever built it
-  ff.scratch_dir = in.scratch_dir;
-  AW_TRY(ff.askpass, askpass_program());
-  AW_TRY(FastForwardResult pushed,
-         with_context(publish_fast_forward(ff),
-                      fmt::format("merge request {}!{}", s.project, mr_.number)));
-
-  Applied a;
-  a.result = PublishResult{pushed.branch, pushed.commit, pushed.already_applied};
-  a.target = s.project;
-  a.pull_url = mr_.html_url;
+  ApplyTarget head = forge_git_target(s.forge, s.repo.clone_url, s.token);
+  head.username = "oauth2";  // GitLab's user for a token over HTTPS
+  head.branch = mr_.head_ref;
+  AW_TRY(Applied a, push_follow_up(in, std::move(head), {s.project, mr_.html_url},
+                                   fmt::format("merge request {}!{}", s.project, mr_.number)));
   std::string base =
       fmt::format("{}/merge_requests/{}/discussions", s.project_target(), mr_.number);
   // What an earlier run of this unit posted: only awaywork's own notes count (anyone may write a
@@ -56,9 +40,9 @@ Result<Applied> GitLabMrPublisher::publish(const ApplyInput& in) {
       continue;
     }
     std::string text = fmt::format("awaywork addressed this in {} (unit {}).",
-                                   pushed.commit.substr(0, 12), in.unit_id);
+                                   a.result.commit.substr(0, 12), in.unit_id);
     json body = {
-        {"body", with_marker(gitlab_inert(text), item_marker(in.unit_id, item, pushed.commit))}};
+        {"body", with_marker(gitlab_inert(text), item_marker(in.unit_id, item, a.result.commit))}};
     AW_CHECK(with_context(s.gl.post(fmt::format("{}/{}/notes", base, id->second), body),
                           fmt::format("replying in discussion {}", id->second)));
     a.posted.push_back(item);

@@ -9,37 +9,30 @@
 //   run_unit(cfg, req, progress, gitlab_publishers(session));
 #pragma once
 
-#include <chrono>
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 
 #include "base/result.h"
 #include "forge/gitlab/session.h"
+#include "forge/progress_post.h"
 #include "record/record.h"
 #include "unit/pipeline.h"
 
 namespace aw {
 
-class GitLabProgressNote {
+class GitLabProgressNote : public ProgressPost {
  public:
   // noteable: "issues", or "merge_requests" for a merge request's follow-up (its note is on it).
   GitLabProgressNote(GitLabSession& s, int64_t issue, std::string unit_id,
                      std::string noteable = "issues");
-  Status start(const std::string& agent, const std::string& isolation,
-               const std::string& sandbox_note);
-  // For a later step (`awaywork apply ID`): the head start() wrote, nothing posted yet.
-  void resume(const std::string& agent, const std::string& isolation,
-              const std::string& sandbox_note);
-  Status phase(const std::string& name, int64_t elapsed_seconds);
-  Status finish(const std::string& outcome);
 
  private:
-  Status write(const std::string& status);
+  Status write(const std::string& status) override;
 
   GitLabSession& s_;
   int64_t issue_;
-  std::string unit_id_, noteable_, head_;
+  std::string noteable_;
   int64_t id_ = 0;
 };
 
@@ -54,20 +47,26 @@ Status gitlab_end_progress(GitLabSession& s, const UnitRecord& u, const std::str
                            const std::string& state, const std::string& reason,
                            const std::string& noteable = "issues");
 
-class GitLabProgressObserver : public UnitObserver {
+class GitLabProgressObserver : public ProgressPostObserver {
  public:
   GitLabProgressObserver(GitLabSession& s, int64_t issue, std::string noteable = "issues")
-      : s_(s), issue_(issue), noteable_(std::move(noteable)) {}
-  void started(UnitRecord& u) override;
-  void phase_started(UnitRecord& u, const std::string& phase) override;
-  void ended(UnitRecord& u, UnitState state, const std::string& reason) override;
+      : ProgressPostObserver("progress note"),
+        s_(s),
+        issue_(issue),
+        noteable_(std::move(noteable)) {}
 
  private:
+  std::unique_ptr<ProgressPost> open(const std::string& unit_id) override {
+    return std::make_unique<GitLabProgressNote>(s_, issue_, unit_id, noteable_);
+  }
+  std::string outcome(const std::string& url, const std::string& state,
+                      const std::string& reason) const override {
+    return gitlab_progress_outcome(url, state, reason);
+  }
+
   GitLabSession& s_;
   int64_t issue_;
   std::string noteable_;
-  std::optional<GitLabProgressNote> note_;
-  std::chrono::steady_clock::time_point began_;
 };
 
 }  // namespace aw

@@ -67,12 +67,7 @@ Result<std::unique_ptr<GitLabSession>> open_gitlab(const Config& cfg, const Repo
                         {},
                         {}});
   auto user = s->gl.get("/user");
-  if (!user && user.error().message.find("certificate not accepted") != std::string::npos)
-    return fail(
-        "{}; if {} is served under a private CA, give its bundle as `ca_file:` of forge {} "
-        "(it is trusted for the API and git)",
-        user.error().message, forge.api_url, forge.name);
-  if (!user) return tl::unexpected(user.error());
+  if (!user) return tl::unexpected(first_answer_error(user.error(), forge));
   AW_TRY(s->self, gitlab_user_from_json(*user, "GET /user"));
   std::string target = s->project_target();
   AW_TRY(nlohmann::json p, s->gl.get(target));
