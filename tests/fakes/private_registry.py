@@ -5,12 +5,16 @@ Basic credentials, and serves
 
   /git/NAME.git/...   a real `git http-backend` (CGI) over a bare repository made at start, whose
                       one commit holds README with "private dependency ok"
-  /simple/...         a PEP 503 simple index with one pure-Python wheel made at start
+  /simple/...         a PEP 503 simple index with one pure-Python wheel made at start; with
+                      --redirect-host HOST, a wheel's URL answers 302 to
+                      https://HOST:PORT/files/... (a registry sending downloads to a CDN)
+  /files/...          the index's files WITHOUT auth (the CDN's side of that redirect)
   anything else       404
 
-Every request is 401 without "Authorization: Basic base64(USER:PASSWORD)". Each request is logged
-as a JSON line to --log (method, path, the Authorization header as received, the status), so that
-the test can see what the proxy sent. Prints its port on the first line when ready.
+Every request but /files/ is 401 without "Authorization: Basic base64(USER:PASSWORD)". Each
+request is logged as a JSON line to --log (method, path, the Authorization header as received, the
+status), so that the test can see what the proxy sent. Prints its port on the first line when
+ready.
 
 Not a registry implementation: just enough of the two protocols for `git clone` and
 `pip download`, with HTTP/1.1 keep-alive and a Content-Length on every answer.
@@ -114,14 +118,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def handle_any(self):
         data = self.body()
         a = self.server.args
+        path, _, query = self.path.partition('?')
+        if path.startswith('/files/') and '..' not in path:
+            self.static('/simple/' + path[len('/files/'):])
+            return
         want = 'Basic ' + base64.b64encode(('%s:%s' % (a.user, a.password)).encode()).decode()
         if self.headers.get('Authorization', '') != want:
             self.answer(401, [('WWW-Authenticate', 'Basic realm="private"'),
                               ('Content-Type', 'text/plain')], b'unauthorized\n')
             return
-        path, _, query = self.path.partition('?')
         if path.startswith('/git/'):
             self.git(path[len('/git'):], query, data)
+        elif a.redirect_host and path.startswith('/simple/') and path.endswith('.whl'):
+            location = 'https://%s:%d/files/%s' % (a.redirect_host, self.server.server_address[1],
+                                                   path[len('/simple/'):])
+            self.answer(302, [('Location', location)], b'')
         elif path.startswith('/simple/') and '..' not in path:
             self.static(path)
         else:
@@ -182,6 +193,7 @@ def main():
     p.add_argument('--log', required=True)
     p.add_argument('--git-repo', action='append', default=[])
     p.add_argument('--wheel', action='append', default=[], help='NAME==VERSION')
+    p.add_argument('--redirect-host', default='')
     p.add_argument('--port', type=int, default=0)
     args = p.parse_args()
     os.makedirs(args.root, exist_ok=True)

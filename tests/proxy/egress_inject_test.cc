@@ -862,23 +862,39 @@ struct ClientInjectFixture : HttpsInjectFixture {
   pid_t reg_pid = -1;
   uint16_t reg_port = 0;
   std::string reg_log;
-  std::string work;  // the phase's folder (writable in the sandbox)
+  std::string work;                         // the phase's folder (writable in the sandbox)
+  std::vector<std::string> registry_extra;  // more options for the test server
 
   void SetUp() override {
     HttpsInjectFixture::SetUp();
     if (HasFatalFailure()) return;
-    reg_cert =
-        test::make_test_cert(dir.path, "registry", {"git.example.test", "pypi.example.test"});
+    reg_cert = test::make_test_cert(dir.path, "registry",
+                                    {"git.example.test", "pypi.example.test", "cdn.example.test"});
     ASSERT_FALSE(reg_cert.cert.empty()) << "the openssl CLI made no certificate";
     reg_log = dir.path + "/registry.log";
     work = dir.path + "/clone";
     ASSERT_TRUE(make_dirs(work + "/tmp"));
-    std::string line = test::spawn_fake(
-        {"/usr/bin/python3", std::string(AW_SOURCE_DIR) + "/tests/fakes/private_registry.py",
-         "--root", dir.path + "/registry", "--cert", reg_cert.cert, "--key", reg_cert.key, "--user",
-         "deploy", "--password", kDeployPass, "--log", reg_log, "--git-repo", "private-dep",
-         "--wheel", "privpkg==1.0"},
-        &reg_pid);
+    std::vector<std::string> argv = {
+        "/usr/bin/python3",
+        std::string(AW_SOURCE_DIR) + "/tests/fakes/private_registry.py",
+        "--root",
+        dir.path + "/registry",
+        "--cert",
+        reg_cert.cert,
+        "--key",
+        reg_cert.key,
+        "--user",
+        "deploy",
+        "--password",
+        kDeployPass,
+        "--log",
+        reg_log,
+        "--git-repo",
+        "private-dep",
+        "--wheel",
+        "privpkg==1.0"};
+    argv.insert(argv.end(), registry_extra.begin(), registry_extra.end());
+    std::string line = test::spawn_fake(argv, &reg_pid);
     ASSERT_FALSE(line.empty()) << "the test registry did not start";
     reg_port = static_cast<uint16_t>(std::stoi(line));
   }
@@ -896,9 +912,10 @@ struct ClientInjectFixture : HttpsInjectFixture {
     rules.push_back(npm_rule());
     EgressProxyOptions o;
     o.socket_path = dir.path + "/egress.sock";
-    o.allow = {"git.example.test", "pypi.example.test", "npm.example.test"};
+    o.allow = {"git.example.test", "pypi.example.test", "cdn.example.test", "npm.example.test"};
     o.static_hosts = {{"git.example.test", "127.0.0.1"},
                       {"pypi.example.test", "127.0.0.1"},
+                      {"cdn.example.test", "127.0.0.1"},
                       {"npm.example.test", "127.0.0.1"}};
     o.allow_private_upstream = true;
     o.inject = std::move(rules);
@@ -1069,6 +1086,40 @@ TEST_F(IsolateEgressInjectClients, WithoutTheRulePipMeetsA401AndFails) {
     EXPECT_EQ(s.value("authorization", "x"), "") << s.dump();
   }
   for (const auto& line : lines()) EXPECT_EQ(line.find("injected"), std::string::npos) << line;
+  expect_deploy_value_nowhere(r);
+}
+
+// A registry that sends its downloads to another host (a CDN; the test server with
+// --redirect-host): pip follows the redirect, and the other host, which has no rule (a tunnel,
+// its own certificate trusted), gets no secret.
+struct RedirectingRegistryFixture : ClientInjectFixture {
+  void SetUp() override {
+    registry_extra = {"--redirect-host", "cdn.example.test"};
+    ClientInjectFixture::SetUp();
+  }
+};
+
+using IsolateEgressInjectClientsRedirect = RedirectingRegistryFixture;
+
+TEST_F(IsolateEgressInjectClientsRedirect, PipFollowsARedirectToAnotherHostThatGetsNoSecret) {
+  REQUIRE_PIP();
+  start_clients({deploy_rule("pypi.example.test", "/simple/")});
+  auto r = client(pip_download(reg_port), proxy->ca_cert_pem() + *read_file(reg_cert.cert));
+  EXPECT_EQ(r.exit_code(), 0) << r.out << r.err;
+  EXPECT_TRUE(read_file(work + "/wheels/privpkg-1.0-py3-none-any.whl")) << r.out << r.err;
+  std::string basic = injected_value(deploy_rule("pypi.example.test", "/simple/"));
+  auto seen = registry_seen();
+  ASSERT_EQ(seen.size(), 3u) << r.out << r.err;  // the project's page, the redirect, the file
+  EXPECT_EQ(seen[0].value("authorization", ""), basic) << seen[0].dump();
+  EXPECT_EQ(seen[1].value("status", 0), 302) << seen[1].dump();
+  EXPECT_EQ(seen[1].value("authorization", ""), basic) << "the registry's own request had it";
+  EXPECT_EQ(seen[2].value("path", ""), "/files/privpkg/privpkg-1.0-py3-none-any.whl");
+  EXPECT_EQ(seen[2].value("status", 0), 200) << seen[2].dump();
+  EXPECT_EQ(seen[2].value("authorization", "x"), "") << "the other host got no secret";
+  size_t injected = 0;
+  for (const auto& line : lines())
+    injected += line.find(R"("injected":"DEPLOY_PASSWORD")") != std::string::npos;
+  EXPECT_EQ(injected, 2u) << "added to the registry's two requests only";
   expect_deploy_value_nowhere(r);
 }
 
