@@ -3,8 +3,11 @@
 // upstream over real TLS with a test certificate, reached through the test hook
 // AWAYWORK_TEST_EGRESS_UPSTREAM) through its HTTP proxy. The upstream gets the secret; the phase
 // holds only the placeholder; the placeholder sent to another allowed host is refused; no byte of
-// the state folder (record, transcript, egress log, outputs, clone) holds the value.
+// the state folder (record, transcript, egress log, outputs, clone) holds the value. Then a real
+// `git clone` in the unit from a test server behind Basic auth (a basic: {user: ...} rule).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -12,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "../fakes/spawn_fake.h"
 #include "fake_model_upstream.h"
 #include "unit_fixture.h"
 
@@ -244,6 +248,103 @@ TEST_F(Injected, DoctorWarnsWhenNoSystemCaBundleIsFound) {
   std::string detail = hidden["detail"];
   EXPECT_EQ(detail.rfind("warning; no system CA bundle was found", 0), 0u) << detail;
   EXPECT_NE(detail.find("apt-get install ca-certificates"), std::string::npos) << detail;
+}
+
+// ---- a real git clone inside the unit: the config's basic: {user: ...} form, end to end ----
+
+// A deploy token's password, shaped like a GitLab token; fake. Its Basic encoding with the user
+// deploy, as the proxy sends it: base64("deploy:glpat-FAKEfakeFAKEfake9090").
+const std::string kDeployPass = "glpat-FAKEfakeFAKEfake9090";
+const std::string kDeployBasic = "ZGVwbG95OmdscGF0LUZBS0VmYWtlRkFLRWZha2U5MDkw";
+
+// The agent clones a private dependency with the real git (GIT_SSL_CAINFO is the unit's bundle),
+// from the test server tests/fakes/private_registry.py (git http-backend behind Basic auth, over
+// TLS with a test certificate the test hook makes the proxy trust). The agent has no credential:
+// only DEPLOY_PASSWORD's placeholder, and git never prompts.
+class InjectedGit : public Injected {
+ protected:
+  void SetUp() override {
+    Injected::SetUp();
+    if (HasFatalFailure()) return;
+    reg_cert_ = make_test_cert(root, "registry", {"git.example.test"});
+    ASSERT_FALSE(reg_cert_.cert.empty()) << "the openssl CLI made no certificate";
+    reg_log_ = root + "/registry.log";
+    std::string line = spawn_fake(
+        {"/usr/bin/python3", std::string(AW_SOURCE_DIR) + "/tests/fakes/private_registry.py",
+         "--root", root + "/registry", "--cert", reg_cert_.cert, "--key", reg_cert_.key, "--user",
+         "deploy", "--password", kDeployPass, "--log", reg_log_, "--git-repo", "private-dep"},
+        &reg_pid_);
+    ASSERT_FALSE(line.empty()) << "the test registry did not start";
+    std::string url =
+        fmt::format("https://git.example.test:{}/git/private-dep.git", std::stoi(line));
+    write_config(
+        agent_script("clone",
+                     "case \"$DEPLOY_PASSWORD\" in awaywork-placeholder-DEPLOY_PASSWORD-*) "
+                     "echo PLACEHOLDER yes;; esac\n"
+                     "GIT_TERMINAL_PROMPT=0 git clone -q " +
+                         url +
+                         " \"$AWAYWORK_OUTPUTS/dep\"\n"
+                         "echo \"CLONED $(cat \"$AWAYWORK_OUTPUTS/dep/README\")\"\n"),
+        "",
+        "sandbox:\n  network: allowlist\n  allow: [git.example.test]\n"
+        "secrets:\n  DEPLOY_PASSWORD:\n"
+        "    inject: [{host: git.example.test, basic: {user: deploy}, methods: [GET, POST], "
+        "paths: [/git/]}]\n");
+  }
+
+  void TearDown() override {
+    if (reg_pid_ > 0) {
+      ::kill(reg_pid_, SIGTERM);
+      ::waitpid(reg_pid_, nullptr, 0);
+    }
+    Injected::TearDown();
+  }
+
+  TestCert reg_cert_;
+  pid_t reg_pid_ = -1;
+  std::string reg_log_;
+};
+
+TEST_F(InjectedGit, ARealGitCloneGetsTheBasicCredentialsTheAgentNeverHolds) {
+  store_secret("DEPLOY_PASSWORD", kDeployPass);
+  auto r = run_unit("clone the private dependency", {},
+                    {"AWAYWORK_TEST_EGRESS_UPSTREAM=" + reg_cert_.cert + " git.example.test"});
+  const auto& u = r.record;
+  ASSERT_TRUE(u.is_object()) << r.out << r.err;
+  EXPECT_EQ(u["sandbox"].get<std::string>().rfind("sandboxed:", 0), 0u) << u["sandbox"];
+  ASSERT_FALSE(u["phases"].empty()) << r.out << r.err;
+  std::string run_dir = u["run_dir"];
+  std::string transcript = read(run_dir + "/transcript.log");
+  EXPECT_NE(transcript.find("PLACEHOLDER yes"), std::string::npos) << transcript;
+  EXPECT_NE(transcript.find("CLONED private dependency ok"), std::string::npos) << transcript;
+
+  // Positive control: the server got the credentials on each of git's requests (the ref
+  // advertisement, then the upload-pack POST): they came from the proxy.
+  std::ifstream in(reg_log_);
+  size_t requests = 0;
+  bool posted = false;
+  for (std::string line; std::getline(in, line);) {
+    auto s = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_TRUE(s.is_object()) << line;
+    ++requests;
+    EXPECT_EQ(s.value("authorization", ""), "Basic " + kDeployBasic) << line;
+    EXPECT_EQ(s.value("status", 0), 200) << line;
+    posted = posted || s.value("method", "") == "POST";
+  }
+  EXPECT_GE(requests, 2u);
+  EXPECT_TRUE(posted);
+  std::string egress = read(run_dir + "/egress.log");
+  EXPECT_NE(egress.find(R"("injected":"DEPLOY_PASSWORD")"), std::string::npos) << egress;
+
+  // Nowhere the value or its Basic encoding: stdout/stderr, the whole state folder (the clone in
+  // the outputs, the transcript, the egress log, the record).
+  for (const std::string& v : {kDeployPass, kDeployBasic}) {
+    EXPECT_EQ(r.out.find(v), std::string::npos);
+    EXPECT_EQ(r.err.find(v), std::string::npos);
+    EXPECT_EQ(files_holding(root + "/state", v), std::vector<std::string>{});
+  }
+  EXPECT_FALSE(files_holding(root + "/state", "private dependency ok").empty())
+      << "the scan reads the clone";
 }
 
 }  // namespace
