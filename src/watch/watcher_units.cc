@@ -207,11 +207,12 @@ void Watcher::watch_running(int64_t now) {
         keep(slot);
         log_.write("unit_started", with(where(slot), {{"unit", slot.unit_id}}));
         // The claim is the unit's progress comment (the unit posts none of its own); a
-        // follow-up has no claim and posts its own.
-        if (!slot.pull)
+        // follow-up posts its own, and its claim (not edited here) keeps the heartbeat below.
+        if (!slot.pull) {
           (void)update_claim(*r->forge, slot.number, slot.claim_comment, me_, slot.claim_since,
                              claim_text(slot, started_text(**u)));
-        slot.claim_touched = now;
+          slot.claim_touched = now;
+        }
       }
     }
     if (!slot.unit_id.empty()) {
@@ -223,10 +224,11 @@ void Watcher::watch_running(int64_t now) {
                                                        {"outcome", u->phases[i].outcome}}));
         slot.phases_logged = u->phases.size();
         // The claim's heartbeat: a claim edited as its unit goes is never stale.
-        if (!slot.pull)
+        if (!slot.pull) {
           (void)update_claim(*r->forge, slot.number, slot.claim_comment, me_, slot.claim_since,
                              claim_text(slot, phase_text(*u, now - slot.claim_since)));
-        slot.claim_touched = now;
+          slot.claim_touched = now;
+        }
         keep(slot);
       }
     }
