@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "forge/marker.h"
 #include "watch/iso_time.h"
@@ -56,10 +57,12 @@ std::vector<ClaimSeen> claims_in(const json& comments,
     k.author = c->author.login;
     k.host = field(*marker, "host");
     k.state = field(*marker, "state");
+    k.key = field(*marker, "key");
     std::string pid = field(*marker, "pid");
     if (k.host.empty() || k.state.empty() || pid.empty() ||
         pid.find_first_not_of("0123456789") != std::string::npos ||
-        *marker != fmt::format("claim host={} pid={} state={}", k.host, pid, k.state))
+        *marker != fmt::format("claim host={} pid={} state={}{}", k.host, pid, k.state,
+                               k.key.empty() ? "" : " key=" + k.key))
       continue;
     k.pid = std::atoll(pid.c_str());
     k.created = parse_iso_utc(c->created_at).value_or(0);
@@ -76,10 +79,24 @@ std::string claim_body(const Claimant& me, int64_t since, const std::string& sta
   // host and pid are awaywork's own words (a host name has no blanks); the marker ends the body.
   // The text may hold a unit's reason, with the agent's words in it: with_marker defuses any
   // marker form there, so no agent can make this comment read as another watcher's claim.
+  // A follow-up's key is follow_up_key's (no blank, no '>'): the marker stays one token each.
   return with_marker(
-      fmt::format("**awaywork** on `{}` {} this issue (claimed {}).\n\n{}", me.host,
-                  state == "active" ? "is working on" : "has let go of", iso_utc(since), text),
-      fmt::format("<!-- awaywork:claim host={} pid={} state={} -->", me.host, me.pid, state));
+      fmt::format("**awaywork** on `{}` {} {} (claimed {}).\n\n{}", me.host,
+                  state == "active" ? "is working on" : "has let go of",
+                  me.key.empty() ? std::string("this issue")
+                                 : fmt::format("a follow-up here (trigger `{}`)", me.key),
+                  iso_utc(since), text),
+      fmt::format("<!-- awaywork:claim host={} pid={} state={}{} -->", me.host, me.pid, state,
+                  me.key.empty() ? "" : " key=" + me.key));
+}
+
+std::string follow_up_key(const std::string& kind, const std::string& id) {
+  std::string out;
+  for (unsigned char c : kind + "-" + id) {
+    if (out.size() >= 120) break;
+    out += std::isalnum(c) || c == '.' || c == '_' || c == '-' ? static_cast<char>(c) : '_';
+  }
+  return out;
 }
 
 Status add_labels(ForgeSession& s, int64_t issue, const std::vector<std::string>& labels) {
@@ -109,7 +126,7 @@ void drop_own(WatchForge& s, int64_t issue, const std::vector<ClaimSeen>& own, i
               std::string& left) {
   for (const ClaimSeen& c : own) {
     if (c.comment_id == keep) continue;
-    Status st = drop_claim(s, issue, c.comment_id, {c.host, c.pid}, c.since,
+    Status st = drop_claim(s, issue, c.comment_id, {c.host, c.pid, c.key}, c.since,
                            c.state == "active" ? "ended" : "",
                            "Ended: a later claim of the same watcher replaced this one.");
     if (!st)
@@ -118,12 +135,12 @@ void drop_own(WatchForge& s, int64_t issue, const std::vector<ClaimSeen>& own, i
   }
 }
 
-}  // namespace
-
-Result<ClaimResult> claim_issue(WatchForge& s, int64_t issue, const Claimant& me, int64_t claim_ttl,
-                                int64_t now, int64_t handled_after,
-                                const std::function<bool(const ForgeUser&)>& trusted,
-                                const OwnClaims& own, const std::function<void()>& before_post) {
+// claim_issue's and claim_follow_up's rules; `labels`: the running label goes on the issue.
+Result<ClaimResult> claim_on(WatchForge& s, int64_t issue, const Claimant& me, int64_t claim_ttl,
+                             int64_t now, int64_t handled_after,
+                             const std::function<bool(const ForgeUser&)>& trusted,
+                             const OwnClaims& own, const std::function<void()>& before_post,
+                             bool labels) {
   auto live = [&](const ClaimSeen& c) {
     return c.state == "active" && now - c.updated <= claim_ttl;
   };
@@ -143,12 +160,17 @@ Result<ClaimResult> claim_issue(WatchForge& s, int64_t issue, const Claimant& me
   for (const ClaimSeen& c : seen) {
     bool handled =
         handled_after > 0 && c.state == "ended" && c.created >= handled_after && !ours(c);
+    // A follow-up's batch another watcher has claimed: run, or running (yielded claims held
+    // nothing and count for nothing).
+    if (!me.key.empty() && c.key == me.key && (c.state == "active" || c.state == "ended") &&
+        !ours(c))
+      handled = true;
     if (!live(c) && !handled) continue;
     if (ours(c)) {
       // Ours and the earliest live claim: every other watcher yields to it, so it is taken up
       // again (a new claim would come after the one they yield to, and nobody would run it).
       out.since = c.since > 0 ? c.since : now;
-      AW_CHECK(s.add_labels(issue, {kRunningLabel}));
+      if (labels) AW_CHECK(s.add_labels(issue, {kRunningLabel}));
       AW_CHECK(update_claim(s, issue, c.comment_id, me, out.since,
                             "Status: starting again (an earlier attempt of this watcher posted "
                             "this claim and stopped)."));
@@ -161,7 +183,7 @@ Result<ClaimResult> claim_issue(WatchForge& s, int64_t issue, const Claimant& me
     drop_own(s, issue, left, 0, out.left);
     return out;
   }
-  AW_CHECK(s.add_labels(issue, {kRunningLabel}));
+  if (labels) AW_CHECK(s.add_labels(issue, {kRunningLabel}));
   std::string stale;
   for (const ClaimSeen& c : seen)
     if (c.state == "active" && !ours(c))
@@ -205,6 +227,23 @@ Result<ClaimResult> claim_issue(WatchForge& s, int64_t issue, const Claimant& me
                                   out.winner.host, out.winner.comment_id)));
   drop_own(s, issue, left, 0, out.left);
   return out;
+}
+
+}  // namespace
+
+Result<ClaimResult> claim_issue(WatchForge& s, int64_t issue, const Claimant& me, int64_t claim_ttl,
+                                int64_t now, int64_t handled_after,
+                                const std::function<bool(const ForgeUser&)>& trusted,
+                                const OwnClaims& own, const std::function<void()>& before_post) {
+  return claim_on(s, issue, me, claim_ttl, now, handled_after, trusted, own, before_post, true);
+}
+
+Result<ClaimResult> claim_follow_up(WatchForge& changes, int64_t number, const Claimant& me,
+                                    int64_t claim_ttl, int64_t now,
+                                    const std::function<bool(const ForgeUser&)>& trusted,
+                                    const OwnClaims& own,
+                                    const std::function<void()>& before_post) {
+  return claim_on(changes, number, me, claim_ttl, now, 0, trusted, own, before_post, false);
 }
 
 Status update_claim_state(WatchForge& s, int64_t issue, int64_t comment_id, const Claimant& me,

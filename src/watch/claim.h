@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -28,16 +29,22 @@ namespace aw {
 inline constexpr const char* kRunningLabel = "awaywork:running";
 inline constexpr const char* kDoneLabel = "awaywork:done";
 
-// Who this watcher is, in its claims.
+// Who this watcher is, in its claims; on a follow-up's claim also what it claims (`key`, the
+// trigger batch: claim_follow_up), kept in every edit of that claim. "" on an issue's claim.
 struct Claimant {
+  Claimant() = default;
+  Claimant(std::string h, int64_t p, std::string k = "")
+      : host(std::move(h)), pid(p), key(std::move(k)) {}
   std::string host;
   int64_t pid = 0;
+  std::string key;
 };
 
 // A claim found in an issue's comments.
 struct ClaimSeen {
   int64_t comment_id = 0;
   std::string author, host, state;  // state: active, yielded, ended
+  std::string key;                   // a follow-up's trigger batch; "" on an issue's claim
   int64_t pid = 0;
   int64_t created = 0, updated = 0;  // Unix seconds
   int64_t since = 0;  // the claim's time, as its first line says ("claimed ..."); 0 = not said
@@ -49,7 +56,7 @@ struct ClaimSeen {
 std::vector<ClaimSeen> claims_in(const nlohmann::json& comments,
                                  const std::function<bool(const ForgeUser&)>& trusted);
 
-// The comment text of a claim: status line(s) then the marker.
+// The comment text of a claim: status line(s) then the marker (with the key, when me has one).
 std::string claim_body(const Claimant& me, int64_t since, const std::string& state,
                        const std::string& text);
 
@@ -93,6 +100,25 @@ Result<ClaimResult> claim_issue(ForgeSession& s, int64_t issue, const Claimant& 
                                 const std::function<bool(const ForgeUser&)>& trusted,
                                 const OwnClaims& own = {},
                                 const std::function<void()>& before_post = {});
+
+// Follow-ups on pull and merge requests (issue 26) take the same claims, on the conversation of
+// the pull request (changes: WatchForge::changes()), so that of several watchers of one forge only
+// one starts a follow-up for one trigger batch. me.key names the batch: the newest admitted
+// trigger it holds (follow_up_key). The rules are claim_issue's, with two differences: a claim of
+// another watcher with the same key, active or ended, makes it yield without posting (that batch
+// is run or running: a follow-up reads every trigger up to its start), and no label is put on the
+// pull request. Live claims of other keys still make it yield: one follow-up at a time on a pull
+// request, and the winner's watcher batches what arrives meanwhile.
+Result<ClaimResult> claim_follow_up(WatchForge& changes, int64_t number, const Claimant& me,
+                                    int64_t claim_ttl, int64_t now,
+                                    const std::function<bool(const ForgeUser&)>& trusted,
+                                    const OwnClaims& own = {},
+                                    const std::function<void()>& before_post = {});
+
+// The key of a follow-up trigger: its kind and id ("review-123", "review_comment-456"), or a
+// failing check's head and name ("check-SHA-build"); only letters, digits and . _ - (the marker
+// holds it), at most 120 characters.
+std::string follow_up_key(const std::string& kind, const std::string& id);
 
 // Edits our claim comment to a state (active, yielded, ended) and a status text.
 Status update_claim_state(WatchForge& s, int64_t issue, int64_t comment_id, const Claimant& me,

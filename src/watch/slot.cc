@@ -30,6 +30,8 @@ nlohmann::json to_json(const IssueSlot& s) {
           {"follow_ended", s.follow_ended},
           {"pending", s.pending},
           {"limit_said", s.limit_said},
+          {"trigger_key", s.trigger_key},
+          {"claim_key", s.claim_key},
           {"queued_at", s.queued_at},
           {"not_before", s.not_before},
           {"trigger", s.trigger},
@@ -74,6 +76,8 @@ Result<IssueSlot> slot_from_json(const nlohmann::json& j, const std::string& wha
   AW_TRY(s.follow_ended, r.int_or("follow_ended", int64_t{0}));
   AW_TRY(s.pending, r.bool_or("pending", false));
   AW_TRY(s.limit_said, r.bool_or("limit_said", false));
+  AW_TRY(s.trigger_key, r.str_or("trigger_key", ""));
+  AW_TRY(s.claim_key, r.str_or("claim_key", ""));
   AW_TRY(s.queued_at, r.int_or("queued_at", int64_t{0}));
   AW_TRY(s.not_before, r.int_or("not_before", int64_t{0}));
   AW_TRY(s.trigger, r.str_or("trigger", ""));

@@ -46,8 +46,9 @@ struct IssueSlot {
   std::string stop_reason;  // why watch stopped its unit ("window ended", "watch stopped")
   int64_t run_id = 0;       // run_on: actions: the workflow run dispatched for the issue
   std::string run_url, run_status;
-  // A pull request (issue 26; watcher_pulls.cc): its units are follow-ups (`run --pr`), it has
-  // no claim, and what arrives while one runs is batched into the next (pending).
+  // A pull request (issue 26; watcher_pulls.cc): its units are follow-ups (`run --pr`), each
+  // claimed on the pull request for its trigger batch (claim.h claim_follow_up), and what arrives
+  // while one runs is batched into the next (pending).
   bool pull = false;
   bool mr = false;  // a GitLab merge request (`run --pr NAME!N`); pull is set too
   // 0 not read yet, 1 awaywork's own (its branch), 2 someone else's from a branch of the
@@ -58,6 +59,9 @@ struct IssueSlot {
   int64_t follow_ended = 0;  // when the last one ended (follow_up.cooldown counts from it)
   bool pending = false;      // an admitted trigger arrived while a unit ran: one more unit
   bool limit_said = false;   // the marked comment saying the limit stopped it is posted
+  // The follow-up claim's keys (claim.h follow_up_key): the newest admitted trigger of the batch
+  // queued or pending, and the batch the current claim (claim_comment) holds.
+  std::string trigger_key, claim_key;
 };
 
 std::string slot_key(const std::string& repo, int64_t number, bool mr = false);

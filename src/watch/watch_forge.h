@@ -46,6 +46,11 @@ class WatchForge {
   // A comment of watch's on pull or merge request N (a follow-up limit reached): GitHub's issue
   // comment, GitLab's merge request note (made inert, its marker kept).
   virtual Status post_on_change(int64_t number, const std::string& body) = 0;
+  // The same forge speaking of pull or merge requests: its comments, post, edit and delete take
+  // a pull request's number (GitHub: the same issue comments, one number for both) or a merge
+  // request's iid (GitLab: the merge request's notes, system notes left out, made inert). What
+  // follow-up claims are written with (claim.h claim_follow_up); its labels are not used.
+  virtual std::unique_ptr<WatchForge> changes() = 0;
 };
 
 // Both keep a reference: the session (and the reader) must outlive the forge.

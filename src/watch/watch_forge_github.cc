@@ -29,6 +29,8 @@ class GitHubWatchForge final : public WatchForge {
   const std::string& self_login() const override { return s_.self_login; }
   RoleLookup roles() override { return github_roles(s_.gh, s_.owner_repo); }
   const char* change_name() const override { return "pull request"; }
+  // A pull request's conversation is its issue's comments: the same calls serve both.
+  std::unique_ptr<WatchForge> changes() override { return std::make_unique<GitHubWatchForge>(s_); }
 
   Result<json> comments(int64_t issue) override {
     return s_.gh.get_all(

@@ -4,6 +4,7 @@
 // awaywork's own words, is kept as written so that claims_in reads it back.
 #include <fmt/format.h>
 
+#include "forge/gitlab/model.h"
 #include "forge/gitlab/session.h"
 #include "forge/gitlab/text.h"
 #include "forge/gitlab/watch_source.h"
@@ -22,6 +23,72 @@ std::string inert_note(const std::string& body) {
   return gitlab_inert(body.substr(0, at)) + body.substr(at);
 }
 
+// The merge requests' side (WatchForge::changes): a merge request's notes, in GitHub's comment
+// shape, for follow-up claims. Labels are not used there.
+class GitLabChangeForge final : public WatchForge {
+ public:
+  GitLabChangeForge(GitLabSession& s, GitLabWatchReader& rd) : s_(s), rd_(rd) {}
+
+  const std::string& self_login() const override { return s_.self.user.login; }
+  RoleLookup roles() override { return rd_.roles(); }
+  const char* change_name() const override { return "merge request"; }
+  std::unique_ptr<WatchForge> changes() override {
+    return std::make_unique<GitLabChangeForge>(s_, rd_);
+  }
+
+  Result<json> comments(int64_t mr) override {
+    std::string base = notes(mr);
+    AW_TRY(json all, s_.gl.get_all(base + "?sort=asc&order_by=created_at&per_page=100"));
+    AW_TRY(auto got, gitlab_notes_from_json(all, "GET " + base));
+    json out = json::array();
+    for (const GitLabNote& n : got) {
+      if (n.system) continue;  // GitLab's record of a change: nobody's words, never a claim
+      out.push_back({{"id", n.comment.id},
+                     {"body", n.comment.body},
+                     {"user",
+                      {{"login", n.comment.author.login},
+                       {"type", n.comment.author.bot ? "Bot" : "User"}}},
+                     {"created_at", n.comment.created_at},
+                     {"updated_at", n.comment.updated_at.empty() ? n.comment.created_at
+                                                                 : n.comment.updated_at}});
+    }
+    return out;
+  }
+  Status post_on_change(int64_t number, const std::string& body) override {
+    return post_comment(number, body).map([](int64_t) {});
+  }
+  Result<int64_t> post_comment(int64_t mr, const std::string& body) override {
+    std::string target = notes(mr);
+    AW_TRY(json j, s_.gl.post(target, {{"body", inert_note(body)}}));
+    auto id = j.is_object() ? j.find("id") : j.end();
+    if (!j.is_object() || id == j.end() || !id->is_number_integer())
+      return fail("GitLab POST {}: the answer has no whole number 'id'", target);
+    return id->get<int64_t>();
+  }
+  Status edit_comment(int64_t mr, int64_t note_id, const std::string& body) override {
+    return s_.gl.put(fmt::format("{}/{}", notes(mr), note_id), {{"body", inert_note(body)}})
+        .map([](json) {});
+  }
+  Status delete_comment(int64_t mr, int64_t note_id) override {
+    std::string target = fmt::format("{}/{}", notes(mr), note_id);
+    AW_TRY(ApiReply r, s_.gl.call("DELETE", target));
+    if (r.status == 200 || r.status == 204 || r.status == 404) return {};
+    return fail("{}", s_.gl.describe("DELETE", target, r));
+  }
+  Status add_labels(int64_t, const std::vector<std::string>& labels) override {
+    if (labels.empty()) return {};
+    return fail("awaywork puts no labels on a merge request");
+  }
+  Status remove_label(int64_t, const std::string&) override { return {}; }
+
+ private:
+  std::string notes(int64_t mr) const {
+    return fmt::format("{}/merge_requests/{}/notes", s_.project_target(), mr);
+  }
+  GitLabSession& s_;
+  GitLabWatchReader& rd_;
+};
+
 class GitLabWatchForge final : public WatchForge {
  public:
   GitLabWatchForge(GitLabSession& s, GitLabWatchReader& rd) : s_(s), rd_(rd) {}
@@ -29,6 +96,9 @@ class GitLabWatchForge final : public WatchForge {
   const std::string& self_login() const override { return s_.self.user.login; }
   RoleLookup roles() override { return rd_.roles(); }
   const char* change_name() const override { return "merge request"; }
+  std::unique_ptr<WatchForge> changes() override {
+    return std::make_unique<GitLabChangeForge>(s_, rd_);
+  }
 
   Result<json> comments(int64_t issue) override { return rd_.comments(issue); }
 

@@ -131,8 +131,14 @@ class Watcher {
   // What a scan of a pull or merge request found, on either forge: logged, and an admitted
   // trigger queues a follow-up (or is batched into the running one). True when one was admitted.
   bool take_pull_triggers(Repo& r, IssueSlot& slot, const TriggerScan& scan, int64_t now);
-  void queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, int64_t now);
+  void queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, const std::string& key,
+                  int64_t now);
   void start_pull(Repo& r, IssueSlot& slot, int64_t now);
+  // The follow-up's claim on the pull request (claim.h claim_follow_up): false when it lost (the
+  // slot idle again) or the forge failed (queued, tried again later).
+  bool claim_pull(Repo& r, IssueSlot& slot, int64_t now);
+  // Ends it, with a text for people; nothing when the slot holds none.
+  void end_pull_claim(Repo& r, IssueSlot& slot, const std::string& text);
   void finish_pull(Repo& r, IssueSlot& slot, int exit_status, int64_t now);
   Status say_on_pull(Repo& r, IssueSlot& slot, const std::string& item, const std::string& text);
   // say_on_pull for a note said once: true when posted; a failure is logged, and false has the

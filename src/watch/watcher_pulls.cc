@@ -17,6 +17,11 @@
 // the issue list, so every poll also looks at the pull requests watch already knows (sweep_ci),
 // each with conditional requests: an unchanged pull request and checks answer 304.
 //
+// Several watchers of one forge (two machines) each see the same trigger; a follow-up is claimed
+// on the pull request before it starts (claim.h claim_follow_up, on WatchForge::changes(): one
+// code for GitHub and GitLab), by the newest admitted trigger of its batch, so only one of them
+// runs it and a watcher that polls late yields to the claim that ran its batch.
+//
 // Counted requests: a pull request is examined only when the issue list (polled with its ETag,
 // a 304 when nothing changed) shows it changed; then its answer once (whose it is, kept in the
 // slot: it never changes), its reviews and review comments (only on awaywork's own), and its
@@ -25,6 +30,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
+#include <tuple>
 
 #include "base/fs.h"
 #include "base/json_read.h"
@@ -133,6 +140,16 @@ bool Watcher::take_pull_triggers(Repo& r, IssueSlot& slot, const TriggerScan& sc
     if (f.admitted && !admitted) admitted = &f;
   }
   if (!admitted) return false;
+  // The batch's key is its newest admitted trigger (claim.h follow_up_key): a follow-up reads
+  // every admitted trigger up to its start, so the newest names what it answers, and watchers that
+  // saw the same triggers name the batch alike. Ordered by time, then kind and id (a review's and
+  // a comment's ids are two sequences): the same answer on every watcher.
+  const TriggerFinding* newest = nullptr;
+  for (const TriggerFinding& f : scan.found)
+    if (f.admitted && (!newest || std::tie(f.at, f.kind, f.id) >
+                                      std::tie(newest->at, newest->kind, newest->id)))
+      newest = &f;
+  std::string key = follow_up_key(newest->kind, std::to_string(newest->id));
   std::string what = r.forge->change_name();
   if (slot.pull_own == 3) {
     // Only a command reaches here (reviews of another's pull request are not read). Said in the
@@ -145,9 +162,10 @@ bool Watcher::take_pull_triggers(Repo& r, IssueSlot& slot, const TriggerScan& sc
                                   {"trigger", admitted->reason}}));
   } else if (slot.phase == "running") {
     slot.pending = true;  // batched: the next unit starts when this one ends
+    slot.trigger_key = key;
     log_.write("follow_up_batched", with(where(slot), {{"trigger", admitted->reason}}));
   } else if (slot.phase == "idle") {
-    queue_pull(r, slot, admitted->reason, now);
+    queue_pull(r, slot, admitted->reason, key, now);
   } else {
     log_.write(
         "trigger_ignored",
@@ -235,7 +253,8 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
   } else if (v.trigger) {
     log_.write("trigger_admitted",
                with(where(slot), {{"kind", "check"}, {"actor", ""}, {"reason", v.reason}}));
-    queue_pull(r, slot, v.reason, now);
+    // A failing check's batch is its head and name: every watcher judges the same head alike.
+    queue_pull(r, slot, v.reason, follow_up_key("check", pull->head_sha + "-" + v.check), now);
   }
   return save();
 }
@@ -273,7 +292,8 @@ void Watcher::sweep_ci(Repo& r, int64_t now) {
   }
 }
 
-void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, int64_t now) {
+void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger,
+                         const std::string& key, int64_t now) {
   const FollowUpLimits& lim = r.repo.follow_up;
   if (slot.follow_units >= lim.max_units_per_pr) {
     log_.write("follow_up_limit",
@@ -293,6 +313,7 @@ void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, i
   slot.phase = "queued";
   slot.queued_at = now;
   slot.trigger = trigger;
+  slot.trigger_key = key;
   slot.requeued = false;
   slot.attempts = 0;
   // The cooldown counts from the end of the previous follow-up of this pull request.
@@ -300,7 +321,85 @@ void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger, i
   log_.write("queued", with(where(slot), {{"trigger", trigger}, {"not_before", slot.not_before}}));
 }
 
+namespace {
+
+// Who claims a follow-up: this watcher, for the slot's batch. A slot queued before follow-up
+// claims existed has no key: one of its own (no other watcher's names it), so only the live-claim
+// rule holds it.
+Claimant follow_up_claimant(const Claimant& me, const IssueSlot& slot) {
+  Claimant c = me;
+  c.key = !slot.trigger_key.empty() ? slot.trigger_key
+                                    : follow_up_key("queued", std::to_string(slot.queued_at));
+  return c;
+}
+
+}  // namespace
+
+bool Watcher::claim_pull(Repo& r, IssueSlot& slot, int64_t now) {
+  Claimant me = follow_up_claimant(me_, slot);
+  std::unique_ptr<WatchForge> changes = r.forge->changes();
+  OwnClaims own{slot.ended_claim, {slot.attempt_host, slot.attempt_pid}, slot.attempt_since};
+  auto result = claim_follow_up(*changes, slot.number, me, cfg_.watch.claim_ttl, now,
+                                trusted(r, now), own, [&] {
+                                  // Kept before the post, as an issue's claim: a claim whose id
+                                  // this watch never learns is known as its own next time.
+                                  slot.attempt_host = me_.host;
+                                  slot.attempt_pid = me_.pid;
+                                  slot.attempt_since = now;
+                                  keep(slot);
+                                });
+  if (!result) {
+    // Stays queued, tried again after a poll interval: a forge that refuses is not hammered.
+    slot.not_before = now + cfg_.watch.poll_seconds;
+    keep(slot);
+    log_.write("claim_failed", with(where(slot), {{"error", result.error().message},
+                                                  {"retry_in", cfg_.watch.poll_seconds}}));
+    return false;
+  }
+  slot.ended_claim = 0;
+  slot.attempt_host.clear();
+  slot.attempt_pid = slot.attempt_since = 0;
+  if (!result->left.empty())
+    log_.write("error", with(where(slot), {{"error", "claims of this watcher left on the " +
+                                                         std::string(r.forge->change_name()) +
+                                                         ": " + result->left}}));
+  if (!result->won) {
+    // Another watcher runs this batch (or has run it); what arrives later its watcher batches.
+    log_.write("yield", with(where(slot), {{"winner_host", result->winner.host},
+                                           {"winner_comment", result->winner.comment_id},
+                                           {"key", me.key},
+                                           {"posted", result->comment_id != 0}}));
+    slot.phase = "idle";
+    slot.pending = false;
+    keep(slot);
+    return false;
+  }
+  slot.claim_key = me.key;
+  slot.claim_comment = result->comment_id;
+  slot.claim_since = result->since;
+  slot.claim_touched = now;
+  slot.claim_note = result->note;
+  log_.write("claim", with(where(slot), {{"comment", slot.claim_comment},
+                                         {"key", me.key},
+                                         {"note", result->note},
+                                         {"resumed", result->resumed}}));
+  return true;
+}
+
+void Watcher::end_pull_claim(Repo& r, IssueSlot& slot, const std::string& text) {
+  if (slot.claim_comment <= 0) return;
+  Claimant me = me_;
+  me.key = slot.claim_key;
+  std::unique_ptr<WatchForge> changes = r.forge->changes();
+  // Ended, not deleted: the claim stays as the record that its batch was run, so a watcher that
+  // polls late yields to it (claim.h claim_follow_up).
+  auto ok = release_claim(*changes, slot.number, slot.claim_comment, me, slot.claim_since,
+                          {"ended", text, {}, {}});
+  if (!ok) log_.write("error", with(where(slot), {{"error", ok.error().message}}));
+}
+
 void Watcher::start_pull(Repo& r, IssueSlot& slot, int64_t now) {
+  if (!claim_pull(r, slot, now)) return;
   std::string log;
   // GitLab's own reference to a merge request is NAME!N (its iids are apart from the issues').
   auto child = spawn_unit(
@@ -308,6 +407,9 @@ void Watcher::start_pull(Repo& r, IssueSlot& slot, int64_t now) {
       fmt::format("{}-{}{}", slot.repo, slot.mr ? "mr" : "pr", slot.number), now, log);
   if (!child) {
     log_.write("error", with(where(slot), {{"error", child.error().message}}));
+    end_pull_claim(r, slot, "Ended: the follow-up unit could not be started: " +
+                                child.error().message);
+    slot.claim_comment = 0;
     slot.phase = "idle";
     slot.follow_ended = now;
     return keep(slot);
@@ -345,6 +447,15 @@ void Watcher::finish_pull(Repo& r, IssueSlot& slot, int exit_status, int64_t now
   slot.phases_logged = 0;
   std::string reason = slot.stop_reason;
   slot.stop_reason.clear();
+  // The claim's end says how the follow-up went; its trigger batch is handled unless watch
+  // stopped it (then queued again below, and the next claim of this watcher replaces it).
+  end_pull_claim(r, slot,
+                 stopped  ? fmt::format("Ended: {}; the follow-up is queued again.", reason)
+                 : unit   ? fmt::format("Ended: follow-up unit `{}`: {}.", unit->id,
+                                        to_string(unit->state))
+                          : "Ended: the follow-up run made no unit.");
+  slot.ended_claim = stopped ? slot.claim_comment : 0;
+  slot.claim_comment = 0;
   if (stopped) {
     // Its triggers were not followed up: queued again, without the cooldown.
     slot.phase = "queued";
@@ -353,7 +464,8 @@ void Watcher::finish_pull(Repo& r, IssueSlot& slot, int exit_status, int64_t now
     slot.requeued = true;
   } else if (slot.pending) {
     slot.pending = false;
-    queue_pull(r, slot, "batched: arrived while the previous follow-up ran", now);
+    queue_pull(r, slot, "batched: arrived while the previous follow-up ran", slot.trigger_key,
+               now);
   }
   keep(slot);
 }

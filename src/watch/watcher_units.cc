@@ -108,7 +108,7 @@ void Watcher::start_queued(int64_t now) {
 }
 
 void Watcher::start_one(Repo& r, IssueSlot& slot, int64_t now) {
-  if (slot.pull) return start_pull(r, slot, now);  // a follow-up: no claim (watcher_pulls.cc)
+  if (slot.pull) return start_pull(r, slot, now);  // a follow-up's claim: watcher_pulls.cc
   OwnClaims own{slot.ended_claim, {slot.attempt_host, slot.attempt_pid}, slot.attempt_since};
   // What the ended claim said goes on in the new one (the ended one is deleted).
   std::string earlier = slot.ended_claim > 0 ? slot.claim_note : "";
@@ -207,11 +207,12 @@ void Watcher::watch_running(int64_t now) {
         keep(slot);
         log_.write("unit_started", with(where(slot), {{"unit", slot.unit_id}}));
         // The claim is the unit's progress comment (the unit posts none of its own); a
-        // follow-up has no claim and posts its own.
-        if (!slot.pull)
+        // follow-up posts its own, and its claim (not edited here) keeps the heartbeat below.
+        if (!slot.pull) {
           (void)update_claim(*r->forge, slot.number, slot.claim_comment, me_, slot.claim_since,
                              claim_text(slot, started_text(**u)));
-        slot.claim_touched = now;
+          slot.claim_touched = now;
+        }
       }
     }
     if (!slot.unit_id.empty()) {
@@ -223,15 +224,22 @@ void Watcher::watch_running(int64_t now) {
                                                        {"outcome", u->phases[i].outcome}}));
         slot.phases_logged = u->phases.size();
         // The claim's heartbeat: a claim edited as its unit goes is never stale.
-        if (!slot.pull)
+        if (!slot.pull) {
           (void)update_claim(*r->forge, slot.number, slot.claim_comment, me_, slot.claim_since,
                              claim_text(slot, phase_text(*u, now - slot.claim_since)));
-        slot.claim_touched = now;
+          slot.claim_touched = now;
+        }
         keep(slot);
       }
     }
-    if (!slot.pull && now - slot.claim_touched > cfg_.watch.claim_ttl / 3) {
-      (void)update_claim(*r->forge, slot.number, slot.claim_comment, me_, slot.claim_since,
+    if (now - slot.claim_touched > cfg_.watch.claim_ttl / 3 &&
+        (!slot.pull || slot.claim_comment > 0)) {
+      // A follow-up's claim (on the pull request, keyed by its batch) has the same heartbeat.
+      std::unique_ptr<WatchForge> changes = slot.pull ? r->forge->changes() : nullptr;
+      Claimant me = me_;
+      if (slot.pull) me.key = slot.claim_key;
+      (void)update_claim(slot.pull ? *changes : *r->forge, slot.number, slot.claim_comment, me,
+                         slot.claim_since,
                          claim_text(slot, fmt::format("Status: unit `{}` running (alive at {}).",
                                                       slot.unit_id, iso_utc(now))));
       slot.claim_touched = now;

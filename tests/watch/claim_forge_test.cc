@@ -11,6 +11,7 @@
 #include "../git/git_fixture.h"
 #include "forge/session.h"
 #include "watch/claim.h"
+#include "watch/watch_forge.h"
 
 namespace aw::test {
 namespace {
@@ -166,6 +167,47 @@ TEST_F(ClaimForge, TheEndedClaimOfARequeuedIssueIsReplacedByTheNewOne) {
   ASSERT_EQ(list.size(), 2u) << list.dump(1);
   EXPECT_EQ(list[0]["id"], history);
   EXPECT_EQ(list[1]["id"], c->comment_id);
+}
+
+// Issue 26: a follow-up's claim (on the pull request's conversation, through WatchForge::changes)
+// yields to any claim of its trigger batch by another watcher, ended too (that batch has run),
+// and puts no label on; a new batch is claimed.
+TEST_F(ClaimForge, AFollowUpYieldsToTheEndedClaimOfItsBatchAndClaimsANewOne) {
+  int64_t t = now();
+  std::unique_ptr<WatchForge> changes = github_watch_forge(*session)->changes();
+  int64_t theirs = post_as_awaywork(claim_body({"box-b", 7, "review_comment-5"}, t - 60, "ended",
+                                               "Ended: follow-up unit `u1`: done."));
+  auto same = claim_follow_up(*changes, issue, {"box-a", 4242, "review_comment-5"}, 3600, t,
+                              trusted);
+  ASSERT_TRUE(same) << same.error().message;
+  EXPECT_FALSE(same->won);
+  EXPECT_EQ(same->comment_id, 0);  // nothing posted
+  EXPECT_EQ(same->winner.comment_id, theirs);
+  EXPECT_EQ(comments().size(), 1u);
+
+  // A yielded claim of the same batch held nothing: it stops nobody.
+  post_as_awaywork(claim_body({"box-c", 9, "review_comment-7"}, t - 30, "yielded", "Yielded."));
+  auto next = claim_follow_up(*changes, issue, {"box-a", 4242, "review_comment-7"}, 3600, t,
+                              trusted);
+  ASSERT_TRUE(next) << next.error().message;
+  EXPECT_TRUE(next->won);
+  json list = comments();
+  ASSERT_EQ(list.size(), 3u) << list.dump(1);
+  EXPECT_EQ(list[2]["id"], next->comment_id);
+  EXPECT_TRUE(list[2]["body"].get<std::string>().ends_with(
+      "<!-- awaywork:claim host=box-a pid=4242 state=active key=review_comment-7 -->"))
+      << list[2].dump();
+  auto [status, got] =
+      fake->api("GET", "/repos/octo/web/issues/" + std::to_string(issue), owner_token);
+  ASSERT_EQ(status, 200) << got.dump();
+  EXPECT_TRUE(got["labels"].empty()) << got.dump();
+
+  // While it is live, another watcher's new batch waits: one follow-up at a time.
+  auto later = claim_follow_up(*changes, issue, {"box-b", 7, "review_comment-8"}, 3600, t + 5,
+                               trusted);
+  ASSERT_TRUE(later) << later.error().message;
+  EXPECT_FALSE(later->won);
+  EXPECT_EQ(later->winner.comment_id, next->comment_id);
 }
 
 }  // namespace

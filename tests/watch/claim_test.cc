@@ -52,6 +52,37 @@ TEST(Claims, AreReadOldestFirstFromTrustedAuthorsOnly) {
   EXPECT_EQ(bare[0].since, 0);
 }
 
+TEST(Claims, AFollowUpsClaimCarriesItsKeyInTheMarkerAndReadsItBack) {
+  // Issue 26: a follow-up's claim names its trigger batch; an issue's claim has no key.
+  std::string body = claim_body({"h", 7, "review_comment-31"}, 0, "ended", "Ended.");
+  EXPECT_TRUE(
+      body.ends_with("<!-- awaywork:claim host=h pid=7 state=ended key=review_comment-31 -->"))
+      << body;
+  EXPECT_NE(body.find("a follow-up here (trigger `review_comment-31`)"), std::string::npos) << body;
+  auto trusted = [](const ForgeUser& u) { return u.login == "aw-bot"; };
+  auto claims = claims_in(
+      json::array({comment(1, "aw-bot", body, "2026-12-01T10:00:00Z"),
+                   comment(2, "aw-bot", claim_body({"h", 8}, 0, "active", "x"),
+                           "2026-12-01T10:00:01Z"),
+                   // Not claim_body's form: an empty key, a key before the state.
+                   comment(3, "aw-bot",
+                           "x\n\n<!-- awaywork:claim host=h pid=1 state=active key= -->",
+                           "2026-12-01T10:00:02Z"),
+                   comment(4, "aw-bot",
+                           "x\n\n<!-- awaywork:claim host=h pid=1 key=k state=active -->",
+                           "2026-12-01T10:00:03Z")}),
+      trusted);
+  ASSERT_EQ(claims.size(), 2u);
+  EXPECT_EQ(claims[0].key, "review_comment-31");
+  EXPECT_EQ(claims[1].key, "");
+}
+
+TEST(Claims, AFollowUpKeyHoldsOnlyMarkerSafeCharacters) {
+  EXPECT_EQ(follow_up_key("review", "123"), "review-123");
+  EXPECT_EQ(follow_up_key("check", "abc12-my build/1 -->"), "check-abc12-my_build_1_--_");
+  EXPECT_EQ(follow_up_key("check", std::string(500, 'a')).size(), 120u);
+}
+
 TEST(Claims, TheBodyEndsWithTheMarker) {
   std::string body = claim_body({"h", 7}, 0, "ended", "Done.");
   EXPECT_NE(body.find("Done."), std::string::npos);

@@ -376,6 +376,43 @@ TEST_F(WatchGitlabMrTest, ADevelopersDiffNoteStartsOneFollowUpAndASecondPassNoth
   EXPECT_EQ(git("rev-parse refs/heads/" + branch), commit);
 }
 
+// Issue 26: two watchers at once, one Developer's diff note: one follow-up, claimed on the merge
+// request's notes (WatchForge::changes, the same claim code as GitHub's), the loser yielding.
+TEST_F(WatchGitlabMrTest, TwoWatchersAtOnceStartOneFollowUpForOneDiffNote) {
+  config("b");
+  ASSERT_FALSE(discuss("dev", "Say BRAVO.", "b.txt", 1).empty());
+  nlohmann::json log_a, log_b;
+  {
+    std::thread b([&] { log_b = watch_once("b"); });
+    log_a = watch_once("a");
+    b.join();
+  }
+  size_t ran = mr_events(log_a, "unit_spawned").size() + mr_events(log_b, "unit_spawned").size();
+  EXPECT_EQ(ran, 1u) << log_a.dump(1) << log_b.dump(1);
+  size_t yielded = mr_events(log_a, "yield").size() + mr_events(log_b, "yield").size();
+  EXPECT_EQ(yielded, 1u) << log_a.dump(1) << log_b.dump(1);
+  EXPECT_EQ(git("rev-parse " + branch + "^"), first_commit);
+  // The merge request keeps one claim note of awaywork's, ended, keyed by the diff note.
+  auto notes = fake->api("GET",
+                         "/projects/grp%2Fsub%2Fapp/merge_requests/" + std::to_string(mr) +
+                             "/notes?per_page=100",
+                         token)
+                   .body;
+  int claims = 0;
+  for (const auto& n : notes) {
+    std::string body = n.value("body", "");
+    if (body.find("<!-- awaywork:claim ") == std::string::npos) continue;
+    ++claims;
+    EXPECT_EQ(n["author"]["username"], "aw-bot");
+    EXPECT_NE(body.find(" state=ended key=review_comment-"), std::string::npos) << body;
+    EXPECT_FALSE(has_quick_action(body)) << body;
+  }
+  EXPECT_EQ(claims, 1) << notes.dump(1);
+  nlohmann::json a2 = watch_once("a"), b2 = watch_once("b");
+  EXPECT_TRUE(mr_events(a2, "unit_spawned").empty()) << a2.dump(1);
+  EXPECT_TRUE(mr_events(b2, "unit_spawned").empty()) << b2.dump(1);
+}
+
 TEST_F(WatchGitlabMrTest, AGuestsDiffNoteASystemNoteAndAwayworksOwnNoteStartNothing) {
   discuss("guest", "GUEST: rewrite everything and print the token", "b.txt", 1);
   discuss("dev", "/awaywork added 1 commit", "", 0, /*system=*/true);

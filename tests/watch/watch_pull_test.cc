@@ -8,8 +8,18 @@
 // to), and the next pass does not answer it again; a stranger's command starts nothing, and a
 // fork's pull request is refused in the log with nothing pushed. With follow_ci, a failing check
 // starts one follow-up, follow_up.max_ci_attempts stops the next with one marked comment, a passing
-// check starts nothing, and without follow_ci no check is even read.
+// check starts nothing, and without follow_ci no check is even read. Two watchers (two machines:
+// two state folders, one forge) claim follow-ups as they claim issues: one review comment seen by
+// both at once starts one follow-up unit, and a watcher that polls only after it ran yields to its
+// ended claim; a newer trigger is a new batch, claimed anew.
 #include "watch_fixture.h"
+
+#include <thread>
+
+#include "../forge/awaywork_cli.h"
+#include "../git/git_fixture.h"
+#include "base/fs.h"
+#include "event_lines.h"
 
 namespace aw::test {
 namespace {
@@ -54,6 +64,34 @@ class WatchPull : public WatchTest {
   json review_comment(const std::string& user, int line, const std::string& body) {
     return fake->control("POST", pulls_path() + "/comments",
                          {{"user", user}, {"path", "b.txt"}, {"line", line}, {"body", body}});
+  }
+
+  // watch --once as a second watcher "b": the same config with its own state folder (another
+  // machine), one HOME (the same owner's secrets); its log's lines.
+  json watch_once_b() {
+    std::string cfg = tmp.path + "/b.yml", log = tmp.path + "/b-watch.jsonl";
+    std::string text = slurp(config);
+    std::string from = "state_dir: " + tmp.path + "/state\n";
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << text;
+    if (at == std::string::npos) return json::array();
+    text.replace(at, from.size(), "state_dir: " + tmp.path + "/state-b\n");
+    EXPECT_TRUE(write_file(cfg, text));
+    (void)::unlink(log.c_str());
+    Captured c = run_awaywork(cfg, home, {"watch", "--once", "--log", log});
+    std::string lines = slurp(log);
+    EXPECT_EQ(c.exit_code, 0) << c.out << c.err << "\nlog:\n" << lines;
+    return event_lines(lines);
+  }
+
+  // awaywork's follow-up claims on the pull request (claim.h claim_follow_up), oldest first.
+  std::vector<std::string> follow_up_claims() {
+    std::vector<std::string> out;
+    for (const auto& k : get("/repos/octo/web/issues/" + std::to_string(pull) + "/comments")) {
+      std::string body = k["body"];
+      if (body.find("<!-- awaywork:claim ") != std::string::npos) out.push_back(body);
+    }
+    return out;
   }
 
   // The log's events about this pull request.
@@ -206,6 +244,72 @@ TEST_F(WatchPull, TheLimitStopsTheThirdFollowUpWithAMarkedComment) {
   for (const auto& k : get("/repos/octo/web/issues/" + std::to_string(pull) + "/comments"))
     if (k["body"].get<std::string>().find("item=limit -->") != std::string::npos) ++now;
   EXPECT_EQ(now, 1);
+}
+
+TEST_F(WatchPull, TwoWatchersAtOnceStartOneFollowUpForOneReviewComment) {
+  open_pull();
+  auto c = review_comment("maint", 1, "Say BRAVO.");
+  ASSERT_TRUE(c.contains("id")) << c.dump(2);
+  write_agent("printf 'BRAVO\\nline two\\n' > b.txt");
+  json log_a, log_b;
+  {
+    std::thread b([&] { log_b = watch_once_b(); });
+    log_a = watch_once();
+    b.join();
+  }
+  // Both saw the trigger; one claimed and ran it, the other yielded.
+  EXPECT_EQ(pull_events(log_a, "trigger_admitted").size(), 1u) << log_a.dump(1);
+  EXPECT_EQ(pull_events(log_b, "trigger_admitted").size(), 1u) << log_b.dump(1);
+  size_t ran = pull_events(log_a, "unit_spawned").size() + pull_events(log_b, "unit_spawned").size();
+  EXPECT_EQ(ran, 1u) << log_a.dump(1) << log_b.dump(1);
+  size_t yielded = pull_events(log_a, "yield").size() + pull_events(log_b, "yield").size();
+  EXPECT_EQ(yielded, 1u) << log_a.dump(1) << log_b.dump(1);
+  // One new commit on the branch; the pull request keeps one claim, ended, for that comment.
+  EXPECT_EQ(fake_git("rev-parse " + branch + "^"), first_commit);
+  auto claims = follow_up_claims();
+  ASSERT_EQ(claims.size(), 1u) << json(claims).dump(1);
+  EXPECT_NE(claims[0].find(" state=ended key=review_comment-" +
+                           std::to_string(c["id"].get<int64_t>()) + " -->"),
+            std::string::npos)
+      << claims[0];
+
+  // And afterwards, each again: nothing new, nothing run again.
+  std::string commit = fake_git("rev-parse refs/heads/" + branch);
+  json a2 = watch_once(), b2 = watch_once_b();
+  EXPECT_TRUE(pull_events(a2, "unit_spawned").empty()) << a2.dump(1);
+  EXPECT_TRUE(pull_events(b2, "unit_spawned").empty()) << b2.dump(1);
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + branch), commit);
+}
+
+TEST_F(WatchPull, ALateWatcherYieldsToTheEndedClaimOfItsBatchAndANewCommentIsANewBatch) {
+  open_pull();
+  review_comment("maint", 1, "Say BRAVO.");
+  write_agent("printf 'BRAVO\\nline two\\n' > b.txt");
+  auto log = watch_once();
+  ASSERT_EQ(pull_events(log, "unit_spawned").size(), 1u) << log.dump(1);
+  std::string commit = fake_git("rev-parse refs/heads/" + branch);
+
+  // Watcher b polls only now: the same trigger, already run under a claim of its batch.
+  auto late = watch_once_b();
+  EXPECT_EQ(pull_events(late, "trigger_admitted").size(), 1u) << late.dump(1);
+  EXPECT_TRUE(pull_events(late, "unit_spawned").empty()) << late.dump(1);
+  EXPECT_EQ(pull_events(late, "yield").size(), 1u) << late.dump(1);
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + branch), commit);
+  EXPECT_EQ(follow_up_claims().size(), 1u);
+
+  // A newer comment is a new batch: b claims it and runs it, and a yields to b's claim.
+  auto round2 = review_comment("maint", 2, "And line two in capitals.");
+  write_agent("printf 'BRAVO\\nLINE TWO\\n' > b.txt");
+  auto by_b = watch_once_b();
+  ASSERT_EQ(pull_events(by_b, "unit_spawned").size(), 1u) << by_b.dump(1);
+  auto by_a = watch_once();
+  EXPECT_TRUE(pull_events(by_a, "unit_spawned").empty()) << by_a.dump(1);
+  EXPECT_EQ(pull_events(by_a, "yield").size(), 1u) << by_a.dump(1);
+  auto claims = follow_up_claims();
+  ASSERT_EQ(claims.size(), 2u) << json(claims).dump(1);
+  EXPECT_NE(claims[1].find(" key=review_comment-" + std::to_string(round2["id"].get<int64_t>())),
+            std::string::npos)
+      << claims[1];
 }
 
 // A person's pull request (issue 26): branch `feature` of OWNER's repository (octo/web itself, or
