@@ -34,7 +34,10 @@ std::string command_of(const Config& cfg, const std::string& owner_repo) {
     auto r = find_forge_repo(cfg, w.repo);
     if (r && folded_ascii(r->forge.github) == folded_ascii(owner_repo)) return w.command;
   }
-  return WatchRepoConfig{}.command;
+  // A named default, not WatchRepoConfig{}.command: GCC 12 at -O3 reads the temporary's other
+  // members as maybe-uninitialized (the Release unity build).
+  static const WatchRepoConfig kWatchDefaults;
+  return kWatchDefaults.command;
 }
 
 // The note a unit answering this command records (publish.h kForeignPullNote).

@@ -46,8 +46,8 @@ Result<SourceTask> read_task(const JsonRead& t, size_t i) {
                 kSourceIdMax);
   AW_CHECK(one_line(task.title, "title", i, false));
   AW_CHECK(one_line(task.author, "author", i, false));
-  if (task.text.size() > kPieceMaxBytes)
-    return fail("tasks[{}].text is longer than {} KiB", i, kPieceMaxBytes >> 10);
+  if (task.text.size() > kSourceTextMax)
+    return fail("tasks[{}].text is longer than {} KiB", i, kSourceTextMax >> 10);
   if (std::find(kRoles.begin(), kRoles.end(), task.trust) == kRoles.end())
     return fail("tasks[{}].trust is not one of {}", i, fmt::join(kRoles, ", "));
   return task;

@@ -34,6 +34,9 @@ inline constexpr size_t kSourceIdMax = 100;
 inline constexpr size_t kSourceTakenHint = 1000;
 // A title, an author: one line each, at most this many bytes (the text is capped by the task).
 inline constexpr size_t kSourceLineMax = 1000;
+// A task's text: at most this many bytes, as much as the task quotes of one piece (forge/task.h's
+// kPieceMaxBytes); a longer text is garbage, not cut.
+inline constexpr size_t kSourceTextMax = 64u << 10;
 
 // One task as the plugin reported it (every field its words, unchecked but for shape).
 struct SourceTask {
