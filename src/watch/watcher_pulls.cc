@@ -27,8 +27,8 @@
 //
 // Counted requests: a pull request is examined only when the issue list (polled with its ETag,
 // a 304 when nothing changed) shows it changed; then its answer once (whose it is, kept in the
-// slot: it never changes), its reviews and review comments (only on awaywork's own), and its
-// conversation comments when it has any and a command is configured.
+// slot: it never changes; a refused one's each time), its reviews and review comments (only on
+// awaywork's own), and its conversation comments when it has any and a command is configured.
 #include <fmt/format.h>
 
 #include <algorithm>
