@@ -51,9 +51,10 @@ struct IssueSlot {
   // while one runs is batched into the next (pending).
   bool pull = false;
   bool mr = false;  // a GitLab merge request (`run --pr NAME!N`); pull is set too
-  // 0 not read yet, 1 awaywork's own (its branch), 2 someone else's from a branch of the
-  // repository (a command opens awaywork's draft pull request against it), 3 one that run --pr
-  // refuses whatever is asked (a fork's, or one whose head is gone).
+  // 0 not read yet, 1 awaywork's own (its branch), 2 someone else's with a head to start from (a
+  // command opens awaywork's draft pull request against its branch, or, for a fork, pushes a branch
+  // here and comments its compare link), 3 one that run --pr refuses whatever is asked (its head
+  // gone, or awaywork's own from a fork; read again when it changes).
   int pull_own = 0;
   int follow_units = 0;      // follow-up units watch started on it (follow_up.max_units_per_pr)
   int64_t follow_ended = 0;  // when the last one ended (follow_up.cooldown counts from it)

@@ -3,13 +3,16 @@
 // admitted review requesting changes, review comment or command comment queues a follow-up unit,
 // `awaywork run --pr NAME#N` as a child, as issues run `run --issue`; what arrives while it runs
 // is batched into the next one, started after follow_up.cooldown, and follow_up.max_units_per_pr
-// ends it with a marked comment. On someone else's pull request from a branch of the repository
-// only an admitted person's command counts (reviews are not read), and it queues `run --pr NAME#N`
-// the same way: that run opens awaywork's own draft pull request against the person's branch,
-// never pushes to it, and answers each command once (forge/pr_source.h). A fork's pull request
-// (or one whose head is gone) is one run --pr refuses: its command is logged as refused and
-// nothing is started. GitLab's merge requests come here through take_pull_triggers and
-// queue_pull too (watcher_gitlab_mrs.cc): one set of follow-up rules for both forges.
+// ends it with a marked comment. On someone else's pull request only an admitted person's command
+// counts (reviews are not read), and it queues `run --pr NAME#N` the same way, with the same
+// claims, limits and batching: from a branch of the repository that run opens awaywork's own draft
+// pull request against the person's branch; from a fork it pushes a branch of awaywork's to this
+// repository (on the head GitHub serves as refs/pull/N/head) and comments its compare link. It
+// never pushes to the person's branch or to the fork, and answers each command once
+// (forge/pr_source.h). A pull request whose head is gone (its fork deleted, its branch or commit
+// not named), or awaywork's own from a fork, is one run --pr refuses: its command is logged as
+// refused and nothing is started. GitLab's merge requests come here through take_pull_triggers
+// and queue_pull too (watcher_gitlab_mrs.cc): one set of follow-up rules for both forges.
 //
 // With follow_ci (triggers_ci.h), a check failing on the head of awaywork's own idle pull request
 // queues a follow-up too, once per head and check; past follow_up.max_ci_attempts heads in a row
@@ -24,8 +27,8 @@
 //
 // Counted requests: a pull request is examined only when the issue list (polled with its ETag,
 // a 304 when nothing changed) shows it changed; then its answer once (whose it is, kept in the
-// slot: it never changes), its reviews and review comments (only on awaywork's own), and its
-// conversation comments when it has any and a command is configured.
+// slot: it never changes; a refused one's each time), its reviews and review comments (only on
+// awaywork's own), and its conversation comments when it has any and a command is configured.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -84,21 +87,26 @@ bool Watcher::examine_pull(Repo& r, const json& item, int64_t now) {
     return false;
   };
   std::string pulls = fmt::format("/repos/{}/pulls/{}", r.s->owner_repo, n);
-  if (slot.pull_own == 0) {
+  // A refused one is read again when it changes: a state kept by an older watch names every
+  // fork's pull request refused, and one answer tells it from one whose head is gone.
+  if (slot.pull_own == 0 || slot.pull_own == 3) {
     auto pj = r.s->gh.get(pulls);
     if (!pj) return failed(pj.error().message);
     auto pull = pull_from_json(*pj, "GET " + pulls);
     if (!pull) return failed(pull.error().message);
-    // Whose it is never changes, so it is read once. Someone else's from a branch of the
-    // repository is answered with a draft pull request against it; run --pr refuses the rest.
+    // Whose it is never changes, so it is read once. Someone else's, from a branch of the
+    // repository or from a fork, is answered by run --pr without a push to its branch (a draft
+    // pull request against it, or a branch here and a compare link); run --pr refuses the rest:
+    // a head that is gone (GitHub names no repository once the fork is deleted), and awaywork's
+    // own from a fork (followable: its branch is not awaywork's to push to).
     auto lower = [](std::string s) {
       for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       return s;
     };
-    bool here = lower(pull->head_repo) == lower(r.s->owner_repo) && !pull->head_ref.empty();
+    bool gone = pull->head_repo.empty() || pull->head_ref.empty() || pull->head_sha.empty();
     bool theirs = lower(pull->author.login) != lower(r.s->self_login);
     slot.pull_own = followable(*pull, r.s->owner_repo, r.s->self_login) ? 1
-                    : theirs && here                                    ? 2
+                    : theirs && !gone                                   ? 2
                                                                         : 3;
   }
   json reviews, review_comments, comments;
@@ -155,11 +163,13 @@ bool Watcher::take_pull_triggers(Repo& r, IssueSlot& slot, const TriggerScan& sc
     // Only a command reaches here (reviews of another's pull request are not read). Said in the
     // log only: run --pr would refuse it, and a comment per command would be noise.
     log_.write("follow_up_refused",
-               with(where(slot), {{"reason", fmt::format("the {}'s head is not a branch of this "
-                                                         "repository (a fork's, or gone): "
-                                                         "awaywork never pushes there",
-                                                         what)},
-                                  {"trigger", admitted->reason}}));
+               with(where(slot),
+                    {{"reason", fmt::format("the {}'s head is gone (its repository deleted, or no "
+                                            "branch or commit named), or it is awaywork's own "
+                                            "from another repository: there is nothing awaywork "
+                                            "may start from or push to",
+                                            what)},
+                     {"trigger", admitted->reason}}));
   } else if (slot.phase == "running") {
     slot.pending = true;  // batched: the next unit starts when this one ends
     slot.trigger_key = key;

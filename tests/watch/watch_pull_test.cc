@@ -5,13 +5,14 @@
 // stranger's review comment and awaywork's own comment start nothing; follow_up.max_units_per_pr
 // stops the third unit with a marked comment. On someone else's pull request an admitted person's
 // command starts one unit, awaywork's own draft pull request against that branch (never pushed
-// to), and the next pass does not answer it again; a stranger's command starts nothing, and a
-// fork's pull request is refused in the log with nothing pushed. With follow_ci, a failing check
-// starts one follow-up, follow_up.max_ci_attempts stops the next with one marked comment, a passing
-// check starts nothing, and without follow_ci no check is even read. Two watchers (two machines:
-// two state folders, one forge) claim follow-ups as they claim issues: one review comment seen by
-// both at once starts one follow-up unit, and a watcher that polls only after it ran yields to its
-// ended claim; a newer trigger is a new batch, claimed anew.
+// to), and the next pass does not answer it again; a stranger's command starts nothing; on a
+// fork's pull request it starts one unit, a branch in the base repository and a compare link,
+// never a push to the fork, and one whose head is gone is refused in the log. With follow_ci, a
+// failing check starts one follow-up, follow_up.max_ci_attempts stops the next with one marked
+// comment, a passing check starts nothing, and without follow_ci no check is even read. Two
+// watchers (two machines: two state folders, one forge) claim follow-ups as they claim issues: one
+// review comment seen by both at once starts one follow-up unit, and a watcher that polls only
+// after it ran yields to its ended claim; a newer trigger is a new batch, claimed anew.
 #include "watch_fixture.h"
 
 #include <thread>
@@ -400,19 +401,72 @@ TEST_F(WatchForeignPull, AStrangersCommandStartsNothing) {
   EXPECT_EQ(fake->writes().size(), writes) << fake->writes().dump(2);
 }
 
-TEST_F(WatchForeignPull, AForksPullRequestIsRefusedAndNothingIsPushed) {
+// A fork's pull request is answered as run --pr answers it by hand (forge_pull_test.cc
+// ForgeForeignPull): a branch of awaywork's in octo/web on the fork's head and one marked comment
+// with its compare link; the fork is never pushed to, and the next pass starts nothing.
+TEST_F(WatchForeignPull, AForksPullRequestGetsOneUnitABranchHereAndACompareLink) {
   human_pull("forker");
   comment(pull, "maint", "/awaywork also add d.txt");
+  write_agent(
+      "cat > \"$AWAYWORK_OUTPUTS/task.txt\"\n"
+      "printf 'delta\\n' > d.txt");
   std::string fork = tmp.path + "/fake-state/repos/forker/web.git";
   std::string refs_before = sh("git --git-dir=" + sq(fork) + " for-each-ref");
+  auto log = watch_once();
+  auto admitted = pull_events(log, "trigger_admitted");
+  ASSERT_EQ(admitted.size(), 1u) << log.dump(1);
+  EXPECT_EQ(admitted[0]["kind"], "command");
+  EXPECT_TRUE(pull_events(log, "follow_up_refused").empty()) << log.dump(1);
+  ASSERT_EQ(pull_events(log, "unit_spawned").size(), 1u) << log.dump(1);
+  auto ended = pull_events(log, "follow_up_ended");
+  ASSERT_EQ(ended.size(), 1u) << log.dump(1);
+  ASSERT_EQ(ended[0]["state"], "done") << ended[0].dump(1);
+  std::string unit = ended[0]["unit"];
+  std::string mine = "awaywork/" + unit;
+
+  // The fork is as its author left it; awaywork's branch is in octo/web, one commit on its head.
+  EXPECT_EQ(sh("git --git-dir=" + sq(fork) + " for-each-ref"), refs_before)
+      << "nothing pushed to the fork";
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + mine + "^"), head);
+  EXPECT_EQ(fake_git("rev-list --count " + head + "..refs/heads/" + mine), "1");
+  EXPECT_EQ(fake_git("show refs/heads/" + mine + ":d.txt"), "delta");
+  EXPECT_EQ(get("/repos/octo/web/pulls?state=all").size(), 1u) << "no pull request opened";
+  std::string link = "/octo/web/compare/forker:feature..." + mine;
+  std::string talk = "/repos/octo/web/issues/" + std::to_string(pull) + "/comments";
+  auto compares = [&] {
+    int n = 0;
+    for (const auto& c : get(talk)) {
+      std::string body = c["body"].get<std::string>();
+      n += c["user"]["login"] == "aw-bot" && body.find(link) != std::string::npos &&
+           body.find("item=compare") != std::string::npos;
+    }
+    return n;
+  };
+  EXPECT_EQ(compares(), 1) << get(talk).dump(2);
+
+  // The next pass answers the command no second time: no unit, no second comment, no push.
+  auto again = watch_once();
+  EXPECT_TRUE(events(again, "unit_spawned").empty()) << again.dump(1);
+  EXPECT_TRUE(pull_events(again, "trigger_admitted").empty()) << again.dump(1);
+  EXPECT_EQ(compares(), 1) << get(talk).dump(2);
+  EXPECT_EQ(get("/repos/octo/web/pulls?state=all").size(), 1u);
+  EXPECT_EQ(sh("git --git-dir=" + sq(fork) + " for-each-ref"), refs_before);
+}
+
+// A fork's pull request whose head branch is gone (deleted from the fork: GitHub's answer names
+// no head commit) has nothing to start from: the command is refused in the log, nothing written.
+TEST_F(WatchForeignPull, AForksPullRequestWhoseHeadIsGoneIsRefusedAndNothingIsWritten) {
+  human_pull("forker");
+  std::string fork = tmp.path + "/fake-state/repos/forker/web.git";
+  sh("git --git-dir=" + sq(fork) + " update-ref -d refs/heads/feature");
+  comment(pull, "maint", "/awaywork also add d.txt");
   size_t writes = fake->writes().size();
   auto log = watch_once();
   ASSERT_EQ(pull_events(log, "trigger_admitted").size(), 1u) << log.dump(1);
   auto refused = pull_events(log, "follow_up_refused");
   ASSERT_EQ(refused.size(), 1u) << log.dump(1);
-  EXPECT_NE(refused[0].value("reason", "").find("a fork's"), std::string::npos) << refused[0];
+  EXPECT_NE(refused[0].value("reason", "").find("gone"), std::string::npos) << refused[0];
   EXPECT_TRUE(events(log, "unit_spawned").empty()) << log.dump(1);
-  EXPECT_EQ(sh("git --git-dir=" + sq(fork) + " for-each-ref"), refs_before);
   EXPECT_EQ(get("/repos/octo/web/pulls?state=all").size(), 1u);
   EXPECT_EQ(fake->writes().size(), writes) << fake->writes().dump(2);
 }
