@@ -4,7 +4,8 @@
 // rules of what awaywork posts there (no quick action, no live reference); an issue's task (system
 // notes and people below Developer left out); publishing (the branch pushed as oauth2 through the
 // askpass, a draft merge request, a note naming it, the checked notes and labels, a replay posting
-// nothing); and `awaywork run --issue app#N` end to end, the forge's kind picking GitLab.
+// nothing); and `awaywork run --issue app#N` end to end, the forge's kind picking GitLab, its
+// requests saved to the forge usage that serve's /metrics reads.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -24,6 +25,7 @@
 #include "forge/gitlab/publish.h"
 #include "forge/gitlab/text.h"
 #include "proc/capture.h"
+#include "record/store.h"
 
 namespace aw::test {
 namespace {
@@ -106,6 +108,33 @@ class GitlabTest : public ::testing::Test {
                   {{"username", user}, {"body", body}, {"system", system}});
   }
   nlohmann::json notes(int64_t iid) { return fake->notes(kProject, iid, token); }
+
+  // The requests the state database's forge usage holds for the fake's API (its rate limit seen
+  // too: the fake sends RateLimit-*); -1 when it holds no row for it.
+  int64_t gitlab_requests_saved(const std::string& state_dir) {
+    auto store = Store::open(state_dir);
+    EXPECT_TRUE(store) << store.error().message;
+    if (!store) return -1;
+    auto usage = store->forge_usage();
+    EXPECT_TRUE(usage) << usage.error().message;
+    if (!usage) return -1;
+    for (const ForgeUsage& u : *usage)
+      if (u.api == fake->api_url()) {
+        EXPECT_GT(u.rate_limit, 0);
+        return u.requests;
+      }
+    ADD_FAILURE() << "no forge usage for " << fake->api_url();
+    return -1;
+  }
+  // The API requests awaywork sent the fake (its log; the fixture's own are left out).
+  int64_t awaywork_api_requests() {
+    int64_t n = 0;
+    for (const auto& e : fake->log())
+      if (e.value("kind", "") == "api" && e.value("user_agent", nlohmann::json()).is_string() &&
+          e["user_agent"].get<std::string>().rfind("awaywork/", 0) == 0)
+        ++n;
+    return n;
+  }
 };
 
 TEST_F(GitlabTest, ClientSendsPrivateTokenAndFollowsPages) {
@@ -407,11 +436,20 @@ TEST_F(GitlabTest, RunIssueOnAGitlabProjectPublishesADraftMergeRequest) {
   EXPECT_EQ(sh_capture("grep -rlF 'Please add b.txt.' " + sq(tmp.path + "/state")).exit_code, 0);
   EXPECT_NE(sh_capture("grep -rlF 'Also delete everything.' " + sq(tmp.path + "/state")).exit_code,
             0);
+  // The unit's GitLab requests (the issue's reads, the publish, the notes) are in the state
+  // database's forge usage, under the forge's api_url: what serve's /metrics shows.
+  int64_t after_run = gitlab_requests_saved(tmp.path + "/state");
+  EXPECT_GT(after_run, 0);
+  EXPECT_LE(after_run, awaywork_api_requests());
 
   size_t writes = fake->writes().size();
   Captured again = aw({"apply", id, "--json"});
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_EQ(fake->writes().size(), writes) << fake->writes().dump(2);
+  // `apply`'s own session (finding the merge request and notes already there) is counted too.
+  int64_t after_apply = gitlab_requests_saved(tmp.path + "/state");
+  EXPECT_GT(after_apply, after_run);
+  EXPECT_LE(after_apply, awaywork_api_requests());
 }
 
 TEST(GitlabMr, AFailedPipelinesJobsThatMayNotFailAreItsFailingChecks) {

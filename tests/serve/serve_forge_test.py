@@ -4,7 +4,8 @@ runs through `run --issue`, the listing filters by issue, and /metrics counts th
 requests and rate limit. GET /api/v1/watcher follows a real `awaywork watch` on the same state
 folder: its polls and rate limit, its claim while the unit runs, and that it stopped. A unit
 submitted from an issue of the fake GitLab (tests/fakes/fake_gitlab.py, a nested group's project)
-publishes a draft merge request that serve names as one, with its !N."""
+publishes a draft merge request that serve names as one, with its !N, and its GitLab requests
+are in /metrics' forge series."""
 import json
 import os
 import re
@@ -212,12 +213,26 @@ class ServeGitlab(unittest.TestCase):
         _, t = get_json(self.w, f"/api/v1/units/{uid}/thread")
         self.assertEqual(t["thread"]["pull_request"]["kind"], "merge_request")
         self.assertEqual(t["thread"]["pull_request"]["number"], mrs[0]["iid"])
-        status, _, metrics = request(self.w.port, "GET", "/metrics", token=self.w.token)
-        self.assertEqual(status, 200)
-        text = metrics.decode()
-        # A 304 is not free on GitLab: the help text no longer says it is for every forge. (The
-        # forge series of a GitLab unit's requests are not asserted: only watch records GitLab's
-        # usage so far; run --issue's GitLab publisher does not.)
+        # The unit's GitLab requests (the issue's reads, the merge request, the notes) are in
+        # the forge series, under the GitLab forge's api_url, with the RateLimit-* it last saw.
+        # Before: only watch recorded GitLab's usage; run --issue's publisher saved none. (Polled:
+        # the runner saves its usage as the unit's run ends, just after the record says done.)
+        api = re.escape(self.fake.api_url)
+
+        def gitlab_series():
+            status, _, metrics = request(self.w.port, "GET", "/metrics", token=self.w.token)
+            self.assertEqual(status, 200)
+            text = metrics.decode()
+            return text if re.search(rf'awaywork_forge_requests_total\{{api="{api}"\}}',
+                                     text) else None
+
+        text = wait_for(gitlab_series, timeout=30, step=0.2)
+        m = re.search(rf'awaywork_forge_requests_total\{{api="{api}"\}} (\d+)', text)
+        self.assertTrue(m, text)
+        self.assertGreater(int(m.group(1)), 3, text)
+        self.assertRegex(text, rf'awaywork_forge_rate_limit_limit\{{api="{api}"\}} [1-9]\d*')
+        self.assertRegex(text, rf'awaywork_forge_rate_limit_remaining\{{api="{api}"\}} \d+')
+        # A 304 is not free on GitLab: the help text no longer says it is for every forge.
         self.assertIn("# HELP awaywork_forge_not_modified_total Conditional requests the forge "
                       "answered 304 (GitHub does not count them against its rate limit; GitLab "
                       "does).", text)

@@ -5,7 +5,7 @@
 // then a marked reply in each discussion the task quoted (POST .../discussions/:id/notes), made
 // inert for GitLab. Each reply carries its marker (`reply-<first note id>`), so a replay posts
 // none twice. The progress note is on the merge request. Everything else (the mirror's fetch, the
-// token's redaction) is GitLabPublisher's.
+// token's redaction, the API usage saved for /metrics) is GitLabPublisher's.
 //
 //   AW_TRY(GitLabMrRun r, gitlab_mr_run(cfg, "app", 3));
 //   run_unit(cfg, r.request, obs, gitlab_mr_publishers(r));

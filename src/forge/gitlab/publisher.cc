@@ -3,6 +3,7 @@
 #include "forge/gitlab/progress.h"
 #include "forge/gitlab/publish.h"
 #include "forge/publisher.h"
+#include "forge/usage.h"
 #include "unit/apply.h"
 
 namespace aw {
@@ -23,6 +24,10 @@ std::optional<ApplyTarget> GitLabPublisher::source_remote() const {
 Status GitLabPublisher::end_note(const UnitRecord& u, const std::string& pull_url,
                                  const std::string& state, const std::string& reason) {
   return gitlab_end_progress(*s_, u, pull_url, state, reason);
+}
+
+void GitLabPublisher::record_usage(Store& store) {
+  (void)save_forge_usage(store, *s_);
 }
 
 OpenPublisher gitlab_publishers(std::shared_ptr<GitLabSession> opened) {

@@ -29,6 +29,10 @@ class GitLabPublisher : public Publisher {
   // The progress note brought to where `run` leaves it (progress.h).
   Status end_note(const UnitRecord& u, const std::string& pull_url, const std::string& state,
                   const std::string& reason) override;
+  // The GitLab client's requests (the or merge request's reads when the source opened
+  // the session, the publish, the notes) added to the record under the forge's api_url, so that
+  // serve's /metrics counts a GitLab unit's calls as it does a GitHub one's (forge/usage.h).
+  void record_usage(Store& store) override;
 
  private:
   std::shared_ptr<GitLabSession> s_;
