@@ -390,31 +390,14 @@ function pullLink(pull) {
   return el("span", { id: "pull-request" }, label);
 }
 
-// The published branch's page on the forge, from the address of the unit's pull request or issue
-// (only http(s), checked here again): GitHub's layout https://HOST/OWNER/REPO/pull/N (or
-// /issues/N) gives .../OWNER/REPO/tree/BRANCH; GitLab's https://HOST/GROUP/.../PROJECT/-/
-// merge_requests/N (or /-/issues/N; nested groups, and the /-/ before a project's pages) gives
-// .../PROJECT/-/tree/BRANCH. null for any other shape. The branch's segments are encoded.
-function forgeBranchUrl(from, branch) {
-  if (typeof from !== "string" || !branch) return null;
-  const path = branch.split("/").map(encodeURIComponent).join("/");
-  const gitlab = /^(https?:\/\/[^/?#\s]+(?:\/[^/?#\s]+){2,})\/-\/(?:merge_requests|issues)\/\d+$/.exec(from);
-  if (gitlab) return gitlab[1] + "/-/tree/" + path;
-  const github = /^(https?:\/\/[^/?#\s]+\/[^/?#\s]+\/[^/?#\s]+)\/(?:pull|issues)\/\d+$/.exec(from);
-  if (github) return github[1] + "/tree/" + path;
-  return null;
-}
-
-// The published branch on the forge, linked when the unit's pull request (merge request) or issue
-// gives the repository's address (forgeBranchUrl); else the name alone (a local repository has no
-// page).
+// The published branch on the forge, linked to the page the server gives (published.branch_url:
+// from the repository's forge config, else from the pull request's or issue's address; "" when
+// none is known, as for a local repository), else the name alone. Only http(s), checked here
+// again, since an href with javascript: would run.
 function branchOnForge(u) {
-  const branch = u.published.branch;
-  const pull = u.published.pull_request;
-  const href = [pull && pull.url, u.issue && u.issue.url].map((x) => forgeBranchUrl(x, branch))
-    .find((x) => x);
-  const name = el("code", {}, branch);
-  if (!href) return name;
+  const href = u.published.branch_url;
+  const name = el("code", {}, u.published.branch);
+  if (typeof href !== "string" || !/^https?:\/\//.test(href)) return name;
   return el("a", { id: "branch-link", href, rel: "noreferrer noopener", target: "_blank" }, name);
 }
 

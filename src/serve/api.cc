@@ -183,7 +183,7 @@ Reply Api::watcher() {
 Reply Api::unit(const std::string& id) {
   auto u = get(id);
   if (!u) return error_reply(404, u.error().message);
-  return json_reply(200, unit_detail(*u));
+  return json_reply(200, unit_detail(*u, ctx_.cfg));
 }
 
 Reply Api::patch(const std::string& id) {

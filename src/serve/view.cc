@@ -7,8 +7,12 @@
 
 #include <algorithm>
 #include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "base/fs.h"
+#include "config/repos.h"
 
 namespace aw {
 
@@ -66,6 +70,107 @@ nlohmann::json pull_of(const UnitRecord& u) {
           {"url", web ? nlohmann::json(url) : nlohmann::json()}};
 }
 
+// A branch as a path on a forge's site: every byte but encodeURIComponent's unreserved ones
+// (A-Z a-z 0-9 - _ . ! ~ * ' ( )) as %XX, each segment so, the '/' between segments kept. A branch
+// may hold '#', '?', '%' or non-ASCII letters; escaped, it stays the one path it names.
+std::string escape_path(std::string_view path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  static constexpr std::string_view kKept = "-_.!~*'()/";
+  std::string out;
+  for (char ch : path) {
+    auto c = static_cast<unsigned char>(ch);
+    bool alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (alnum || kKept.find(ch) != std::string_view::npos) {
+      out += ch;
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+// "https://" or "http://" when `url` starts so (the only schemes given as links), else "".
+std::string_view web_scheme(std::string_view url) {
+  if (url.starts_with("https://")) return "https://";
+  if (url.starts_with("http://")) return "http://";
+  return "";
+}
+
+// A forge's site from its API's address (what the config names): GitHub Enterprise's
+// https://HOST/api/v3 and GitLab's https://HOST[/PREFIX]/api/v4 are served at https://HOST
+// [/PREFIX]; api.github.com is github.com's. "" when api_url is not http(s).
+std::string web_root(const ForgeConfig& forge) {
+  std::string_view url = forge.api_url, scheme = web_scheme(url);
+  if (scheme.empty()) return "";
+  std::string_view rest = url.substr(scheme.size());
+  size_t slash = rest.find('/');
+  std::string host(rest.substr(0, slash));
+  std::string_view path = slash == std::string_view::npos ? "" : rest.substr(slash);
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  if (path.ends_with("/api/v3") || path.ends_with("/api/v4"))
+    path.remove_suffix(7);
+  else
+    path = "";  // an API at another path: its site is taken to be at the host's root
+  std::transform(host.begin(), host.end(), host.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (host.empty() || host.find_first_of("?#@") != std::string::npos) return "";
+  if (host == "api.github.com") host = "github.com";
+  return fmt::format("{}{}{}", scheme, host, path);
+}
+
+// The branch's page from the config, when the unit's repository is a forge one there; else "".
+std::string branch_url_from_config(const UnitRecord& u, const Config& cfg,
+                                   const std::string& branch) {
+  auto repo = find_forge_repo(cfg, u.repo);
+  if (!repo) return "";
+  auto forge = cfg.forges.find(repo->forge.forge);
+  if (forge == cfg.forges.end()) return "";
+  std::string root = web_root(forge->second);
+  if (root.empty()) return "";
+  bool gitlab = forge->second.kind == "gitlab";
+  return fmt::format("{}/{}{}{}", root, escape_path(repo->forge.path()),
+                     gitlab ? "/-/tree/" : "/tree/", branch);
+}
+
+// The branch's page from a recorded address of a pull request (merge request) or issue, as the
+// page derived it before (issue 25): GitHub's HOST/OWNER/REPO/pull/N (or /issues/N) gives
+// HOST/OWNER/REPO/tree/BRANCH; GitLab's HOST/GROUP/.../PROJECT/-/merge_requests/N (or
+// /-/issues/N, nested groups) gives .../PROJECT/-/tree/BRANCH. "" for any other shape: not
+// http(s), a query, a fragment, a space, an empty segment, a tail that is not a number.
+std::string branch_url_from_address(const std::string& url, const std::string& branch) {
+  std::string_view scheme = web_scheme(url);
+  if (scheme.empty()) return "";
+  for (char ch : url)
+    if (ch == '?' || ch == '#' || static_cast<unsigned char>(ch) <= ' ' || ch == 0x7f) return "";
+  std::vector<std::string_view> segs;  // HOST, then each segment of the path
+  std::string_view rest = std::string_view(url).substr(scheme.size());
+  for (size_t at = 0;;) {
+    size_t slash = rest.find('/', at);
+    segs.push_back(rest.substr(at, slash == std::string_view::npos ? slash : slash - at));
+    if (segs.back().empty()) return "";
+    if (slash == std::string_view::npos) break;
+    at = slash + 1;
+  }
+  auto number = [](std::string_view s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  size_t n = segs.size();
+  // What the tail takes off the address: "/" before each of its segments.
+  auto without_tail = [&](size_t tail) {
+    size_t cut = 0;
+    for (size_t i = n - tail; i < n; ++i) cut += 1 + segs[i].size();
+    return url.substr(0, url.size() - cut);
+  };
+  if (n >= 6 && segs[n - 3] == "-" &&
+      (segs[n - 2] == "merge_requests" || segs[n - 2] == "issues") && number(segs[n - 1]))
+    return without_tail(3) + "/-/tree/" + branch;
+  if (n == 5 && (segs[3] == "pull" || segs[3] == "issues") && number(segs[4]))
+    return without_tail(2) + "/tree/" + branch;
+  return "";
+}
+
 // A follow-up's record carries the note its source (`run --pr`, watch) wrote (kFollowUpNote).
 bool follow_up(const UnitRecord& u) { return is_follow_up(u.notes); }
 
@@ -78,6 +183,16 @@ const std::string& thread_key(const UnitRecord& u) {
 }
 
 }  // namespace
+
+std::string branch_url(const UnitRecord& u, const Config& cfg) {
+  if (u.branch.empty()) return "";
+  std::string branch = escape_path(u.branch);
+  std::string url = branch_url_from_config(u, cfg, branch);
+  if (url.empty()) url = branch_url_from_address(u.pull_request, branch);
+  // The issue's address as the page links it (issue_of: only for a unit from an issue).
+  if (url.empty() && u.issue > 0) url = branch_url_from_address(u.issue_url, branch);
+  return url;
+}
 
 nlohmann::json unit_thread(const UnitRecord& u, const std::vector<UnitRecord>& all) {
   // Only the record's own addresses are compared and linked (pull_of: http(s) only); nothing the
@@ -138,7 +253,7 @@ nlohmann::json unit_row(const UnitRecord& u) {
   return row;
 }
 
-nlohmann::json unit_detail(const UnitRecord& u) {
+nlohmann::json unit_detail(const UnitRecord& u, const Config& cfg) {
   nlohmann::json j = to_json(u);
   j["duration_ms"] = duration(u);
   j["verdict_detail"] = run_file(u, "verdict.json");
@@ -146,6 +261,7 @@ nlohmann::json unit_detail(const UnitRecord& u) {
   j["published"] = u.branch.empty() && u.pull_request.empty()
                        ? nlohmann::json()
                        : nlohmann::json{{"branch", u.branch},
+                                        {"branch_url", branch_url(u, cfg)},
                                         {"commit", u.commit},
                                         {"pull_request", pull_of(u)}};
   struct stat st {};

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/config.h"
 #include "record/record.h"
 
 namespace aw {
@@ -15,10 +16,20 @@ namespace aw {
 nlohmann::json unit_row(const UnitRecord& u);
 
 // The record (to_json) plus: duration_ms, verdict_detail (verdict.json), checked_requests
-// (requests.json), published ({branch, commit, pull_request: {number, kind, url} or null} or
-// null), log_bytes, issue. kind is "merge_request" for GitLab's address (.../-/merge_requests/N),
-// else "pull_request".
-nlohmann::json unit_detail(const UnitRecord& u);
+// (requests.json), published ({branch, branch_url, commit, pull_request: {number, kind, url} or
+// null} or null), log_bytes, issue. kind is "merge_request" for GitLab's address
+// (.../-/merge_requests/N), else "pull_request". branch_url is branch_url() below; `cfg` is the
+// config serve was started with.
+nlohmann::json unit_detail(const UnitRecord& u, const Config& cfg);
+
+// The published branch's page on its forge, "" when none is known (a local repository, no
+// branch). From the config when the unit's repository is a forge one there: the forge's web root
+// (its api_url without /api/v3 or /api/v4; api.github.com is github.com), the repository's path,
+// then /tree/BRANCH (GitHub) or /-/tree/BRANCH (GitLab). Else from the recorded address of the
+// pull request, then of the issue (http(s) only): GitHub's .../OWNER/REPO/pull/N (/issues/N) or
+// GitLab's .../GROUP/.../PROJECT/-/merge_requests/N (/-/issues/N). Each segment of the branch is
+// percent-escaped as encodeURIComponent does.
+std::string branch_url(const UnitRecord& u, const Config& cfg);
 
 // The pull request thread a unit belongs to, or null when it neither opened a pull request nor
 // follows one up: {pull_request: {number, kind, url}, units: [{id, created_at, state, reason,

@@ -78,6 +78,8 @@ test("a unit started from the form shows its log, diff with counts, verdict and 
   assert.ok(files.some((f) => f.includes("CHANGES.md")), files.join("|"));
   assert.match(await text("#verdict"), /accepted/);
   assert.match(await text("#published"), new RegExp("awaywork/" + id));
+  // A local repository's branch has no page (the server's branch_url is ""): named, not linked.
+  assert.equal(await page.$("#published #branch-link"), null);
   await page.waitForSelector("#log[data-ended=true]");
   assert.match(await text("#log"), /scripted agent: task received: Fix the typo/);
   assert.match(await text("#timeline"), /agent/);
@@ -911,7 +913,8 @@ test("a pull request's units show as one thread, linked, by keyboard and at 800 
   // The pull request the unit published to, under Published (issue 25 defect 6), linked.
   assert.equal(await page.$eval("#published #pull-request", (a) => a.getAttribute("href")), pr);
   assert.match(await text("#published"), /^Branch awaywork\/pr-open-unit at b{12}; draft pull request #9$/);
-  // and the branch, on the forge the pull request is on (the issue's "links to ... the branch").
+  // and the branch, on the forge the pull request is on (the issue's "links to ... the branch"), as
+  // the server gives it (published.branch_url).
   assert.equal(await page.$eval("#published #branch-link", (a) => a.getAttribute("href")),
     "https://github.example/o/r/tree/awaywork/pr-open-unit");
   let reached = false;

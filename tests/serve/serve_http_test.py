@@ -972,6 +972,116 @@ class ServeHttp(unittest.TestCase):
         self.assertNotEqual(request(self.w.port, "GET", "/styles/default.css")[0], 200)
 
 
+class ServeBranchUrl(unittest.TestCase):
+    """Issue 25: the published branch's page is the server's (published.branch_url), from the
+    repository's forge config where the record's repository is a forge one there, else from the
+    recorded pull request's or issue's address; "" for a local repository. No forge is reached:
+    the records are put straight into the record database, as `run --pr` and watch save them."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.w = World()
+        # Three forge repositories on three forges (github.com, GitHub Enterprise, a GitLab with
+        # nested groups), beside World's local `demo`.
+        with open(cls.w.config, "a") as f:
+            f.write("""  hub:
+    github: octo/web
+    forge: dotcom
+  ent:
+    github: octo/ent
+    forge: ghes
+  app:
+    gitlab: grp/sub/app
+    forge: lab
+forges:
+  dotcom:
+    credential: GH_TOKEN
+  ghes:
+    api_url: https://GHE.example/api/v3/
+    credential: GH_TOKEN
+  lab:
+    kind: gitlab
+    api_url: https://gitlab.example/api/v4
+    credential: GITLAB_TOKEN
+""")
+        # Shaped like real tokens; valid nowhere, and never used: no forge is reached.
+        cls.w.awaywork("secret", "set", "GH_TOKEN", input="ghp_" + "FAKEbranchURL0123456789abcdefABCDEFG"[:36])
+        cls.w.awaywork("secret", "set", "GITLAB_TOKEN", input="glpat-" + "FAKEbranchURL0123456")
+        cls.w.serve()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.w.close()
+
+    def test_the_published_branch_is_linked_from_the_forge_config_else_the_recorded_address(self):
+        status, headers, body = request(self.w.port, "POST", "/api/v1/units", token=self.w.token,
+                                        body=json.dumps({"repo": "demo", "prompt": "Fix the typo in greet.sh"}).encode())
+        self.assertEqual(status, 202, body)
+        uid = json.loads(body)["id"]
+        local = wait_for(lambda: (lambda u: u if u["state"] != "running" else None)(
+            get_json(self.w, f"/api/v1/units/{uid}")[1]), timeout=60)
+        # A local repository's branch has no page.
+        self.assertEqual(local["published"]["branch"], f"awaywork/{uid}", local)
+        self.assertEqual(local["published"]["branch_url"], "")
+        db = sqlite3.connect(os.path.join(self.w.root, "state/awaywork.db"), timeout=30)
+        (text,) = db.execute("SELECT record FROM units WHERE id = ?", (uid,)).fetchone()
+        base = json.loads(text)
+        cases = [
+            # (id, repo, branch, record fields, branch_url)
+            # github.com (api.github.com), nothing recorded but the branch: the config alone.
+            ("b-hub", "hub", "awaywork/b-hub", {}, "https://github.com/octo/web/tree/awaywork/b-hub"),
+            # GitHub Enterprise (https://HOST/api/v3, host lowercased): the config wins over the
+            # recorded address.
+            ("b-ent", "ent", "awaywork/b-ent",
+             {"pull_request": "https://elsewhere.example/x/y/pull/3"},
+             "https://ghe.example/octo/ent/tree/awaywork/b-ent"),
+            # GitLab, a project in a nested group: /-/tree/.
+            ("b-lab", "app", "awaywork/b-lab",
+             {"pull_request": "https://gitlab.example/grp/sub/app/-/merge_requests/4"},
+             "https://gitlab.example/grp/sub/app/-/tree/awaywork/b-lab"),
+            # Each segment of the branch percent-escaped as encodeURIComponent does: '#' would end
+            # the path, '%' start an escape; the '/' between segments stays.
+            ("b-esc", "hub", "awaywork/issue#12/caf\u00e9+100%", {},
+             "https://github.com/octo/web/tree/awaywork/issue%2312/caf%C3%A9%2B100%25"),
+            # Not a forge repository of the config: from the recorded address, as the page did:
+            # a GitLab merge request in a nested group, a GitHub pull request, an issue alone.
+            ("b-mr", "demo", "awaywork/b-mr",
+             {"pull_request": "https://gitlab.example/grp/sub/app/-/merge_requests/7"},
+             "https://gitlab.example/grp/sub/app/-/tree/awaywork/b-mr"),
+            ("b-pr", "demo", "awaywork/b-pr",
+             {"pull_request": "https://github.example/o/r/pull/9"},
+             "https://github.example/o/r/tree/awaywork/b-pr"),
+            ("b-issue", "demo", "awaywork/b-issue",
+             {"issue": 5, "issue_url": "https://github.example/o/r/issues/5"},
+             "https://github.example/o/r/tree/awaywork/b-issue"),
+            # Any other address gives no page: not http(s), a fragment, no number.
+            ("b-evil", "demo", "awaywork/b-evil",
+             {"pull_request": "javascript:alert(1)//o/r/pull/11"}, ""),
+            ("b-odd", "demo", "awaywork/b-odd",
+             {"pull_request": "https://gitlab.example/grp/app/-/merge_requests/8#note_1"}, ""),
+            ("b-none", "demo", "awaywork/b-none",
+             {"pull_request": "https://github.example/o/r/pull/x"}, ""),
+        ]
+        with db:
+            for i, (cid, repo, branch, fields, _) in enumerate(cases):
+                r = dict(base, id=cid, created_at=f"2026-01-03T10:00:{i:02d}.000Z",
+                         ended_at=f"2026-01-03T10:00:{i:02d}.000Z", runner_pid=0, runner_start="",
+                         current_phase=None, state="done", verdict="accepted", repo=repo,
+                         branch=branch, commit="e" * 40, pull_request="", issue=0, issue_url="",
+                         notes=[])
+                r.update(fields)
+                db.execute("INSERT OR REPLACE INTO units(id, created_at, state, repo, agent, branch, "
+                           "runner_pid, runner_start, record) VALUES(?,?,?,?,?,?,?,?,?)",
+                           (r["id"], r["created_at"], r["state"], r["repo"], r["agent"], r["branch"],
+                            0, "", json.dumps(r)))
+        db.close()
+        for cid, _, branch, _, want in cases:
+            status, u = get_json(self.w, f"/api/v1/units/{cid}")
+            self.assertEqual(status, 200, u)
+            self.assertEqual(u["published"]["branch"], branch, cid)
+            self.assertEqual(u["published"]["branch_url"], want, cid)
+
+
 class ServeLifecycle(unittest.TestCase):
     def setUp(self):
         self.w = World()
