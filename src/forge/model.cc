@@ -76,6 +76,9 @@ Result<ForgeRepo> repo_from_json(const json& j, const std::string& what) {
   AW_TRY(r.default_branch, str(j, "default_branch", what, false));
   AW_TRY(r.html_url, str(j, "html_url", what, false));
   r.private_repo = flag(j, "private");
+  // Optional: only the read-only forge's numeric paths (/repositories/ID/...) need it.
+  if (auto id = j.find("id"); id != j.end() && id->is_number_integer() && id->get<int64_t>() > 0)
+    r.id = id->get<int64_t>();
   return r;
 }
 

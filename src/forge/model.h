@@ -35,6 +35,9 @@ struct ForgeComment {
 struct ForgeRepo {
   std::string full_name, clone_url, default_branch, html_url;
   bool private_repo = false;
+  // The forge's number for it (GitHub's repository id, GitLab's project id); 0 when the answer
+  // had none. The read-only forge for the agent adds the numeric API paths with it.
+  int64_t id = 0;
 };
 
 struct ForgePull {

@@ -26,6 +26,7 @@ class ForgePublisher : public Publisher {
   Result<Applied> publish(const ApplyInput& in) override;
   std::optional<ApplyTarget> source_remote() const override;
   std::string host_repo() const override { return s_->owner_repo; }
+  int64_t host_repo_id() const override { return s_->repo.id; }
   std::string default_branch() const override { return s_->repo.default_branch; }
   std::vector<std::string> secrets() const override { return {s_->token}; }
   Status end_note(const UnitRecord& u, const std::string& pull_url, const std::string& state,

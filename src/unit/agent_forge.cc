@@ -9,7 +9,8 @@
 
 namespace aw {
 
-Result<AgentForgeRead> agent_forge_read(const ForgeConfig& forge, const ForgeRepoConfig& repo) {
+Result<AgentForgeRead> agent_forge_read(const ForgeConfig& forge, const ForgeRepoConfig& repo,
+                                        int64_t repo_id) {
   auto where = api_host_of(forge.api_url);
   if (!where)
     return fail(
@@ -27,9 +28,13 @@ Result<AgentForgeRead> agent_forge_read(const ForgeConfig& forge, const ForgeRep
   r.host = host;
   r.methods = {"GET", "HEAD"};
   r.exclusive = true;
+  // The numeric form, when the publisher's session read the id (its GET of the repository, made
+  // anyway): a prefix ending in '/' and the exact path, as for the name, so that the id is a
+  // whole segment (12 does not cover 123).
+  std::string id = repo_id > 0 ? std::to_string(repo_id) : "";
   if (forge.kind == "gitlab") {
-    // GitLab names a project by its id or its URL-encoded path; the id would take an API call
-    // before the unit, so the encoded path, in both spellings of the escape clients use.
+    // GitLab names a project by its id or its URL-encoded path: the encoded path, in both
+    // spellings of the escape clients use, and the id when known.
     std::string upper, lower;
     for (char c : repo.gitlab) {
       upper += c == '/' ? std::string("%2F") : std::string(1, c);
@@ -37,7 +42,9 @@ Result<AgentForgeRead> agent_forge_read(const ForgeConfig& forge, const ForgeRep
     }
     r.header = "PRIVATE-TOKEN";
     r.value_template = "{secret}";
-    for (const std::string& p : {upper, lower}) {
+    std::vector<std::string> names = {upper, lower};
+    if (!id.empty()) names.push_back(id);
+    for (const std::string& p : names) {
       r.paths.push_back(fmt::format("{}/projects/{}/", api_path, p));
       r.exact_paths.push_back(fmt::format("{}/projects/{}", api_path, p));
     }
@@ -51,6 +58,12 @@ Result<AgentForgeRead> agent_forge_read(const ForgeConfig& forge, const ForgeRep
   r.value_template = "Bearer {secret}";
   r.paths = {fmt::format("{}/repos/{}/", api_path, repo.github)};
   r.exact_paths = {fmt::format("{}/repos/{}", api_path, repo.github)};
+  if (!id.empty()) {
+    // GitHub links a repository's list pages by its id (/repositories/ID/issues?page=2), and gh
+    // follows those links.
+    r.paths.push_back(fmt::format("{}/repositories/{}/", api_path, id));
+    r.exact_paths.push_back(fmt::format("{}/repositories/{}", api_path, id));
+  }
   // gh takes GH_TOKEN for github.com and GH_ENTERPRISE_TOKEN for any other host (GHES, whose
   // api_url is https://HOST/api/v3 and whose GH_HOST is HOST).
   bool dotcom = host == "api.github.com";
@@ -69,7 +82,7 @@ Result<AgentForgeRead> agent_forge_read(const ForgeConfig& forge, const ForgeRep
 }
 
 Status add_agent_forge(UnitInjection& u, const Config& cfg, const RepoConfig& repo,
-                       const std::string& token) {
+                       const std::string& token, int64_t repo_id) {
   if (!repo.forge.agent_forge_read) return {};
   auto forge = cfg.forges.find(repo.forge.forge);
   if (forge == cfg.forges.end())
@@ -85,7 +98,7 @@ Status add_agent_forge(UnitInjection& u, const Config& cfg, const RepoConfig& re
       return fail("secrets.{} is the name of the read-only forge's credential; rename that secret",
                   kAgentForgeSecret);
   AW_TRY(AgentForgeRead read,
-         with_context(agent_forge_read(forge->second, repo.forge), "repos." + repo.name));
+         with_context(agent_forge_read(forge->second, repo.forge, repo_id), "repos." + repo.name));
   AW_TRY(std::string placeholder, make_placeholder(std::string(kAgentForgeSecret)));
   read.rule.value = token;
   u.rules.push_back(std::move(read.rule));

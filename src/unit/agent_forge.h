@@ -7,6 +7,7 @@
 // write, another repository, GraphQL) is refused instead of sent on without the credential.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,14 +35,20 @@ struct AgentForgeRead {
 
 // The rule and variables for repo on forge. GitHub: Authorization: Bearer, under
 // API_PATH/repos/OWNER/REPO/ (and that path itself); GitLab: PRIVATE-TOKEN, under
-// API_PATH/projects/GROUP%2FPROJECT/. An Error when the api_url is not https:// at a host name.
-Result<AgentForgeRead> agent_forge_read(const ForgeConfig& forge, const ForgeRepoConfig& repo);
+// API_PATH/projects/GROUP%2FPROJECT/. With repo_id (the forge's number for the repository, > 0)
+// also the numeric form clients use: GitHub's API_PATH/repositories/ID/ (gh follows pagination
+// links there), GitLab's API_PATH/projects/ID/; each as a whole segment, so that id 12 never
+// covers /repositories/123. An Error when the api_url is not https:// at a host name.
+Result<AgentForgeRead> agent_forge_read(const ForgeConfig& forge, const ForgeRepoConfig& repo,
+                                        int64_t repo_id = 0);
 
 // Adds the read-only forge of repo (when it says agent_forge: read; else nothing) to u: the rule
 // with token (the forge's credential, as the publisher read it), a new placeholder in the token
 // variables, the other variables, the literals the record is redacted of, and the unit's CA made
-// again to cover the API host. An Error names the repository; it never holds the token.
+// again to cover the API host. repo_id: the forge's number for the repository, as the publisher's
+// session read it (Publisher::host_repo_id; 0 = unknown, and the numeric paths stay refused). An
+// Error names the repository; it never holds the token.
 Status add_agent_forge(UnitInjection& u, const Config& cfg, const RepoConfig& repo,
-                       const std::string& token);
+                       const std::string& token, int64_t repo_id = 0);
 
 }  // namespace aw

@@ -157,10 +157,14 @@ Result<UnitRecord> run_unit(const Config& cfg, const RunRequest& req, UnitObserv
   // A missing one fails the unit below, before any phase.
   auto injection = read_unit_injection(cfg);
   // The read-only forge for the agent (agent_forge: read): the forge's credential, as the
-  // repository's publisher read it, joins the injected secrets as one exclusive rule.
+  // repository's publisher read it, joins the injected secrets as one exclusive rule; with the
+  // repository's id the publisher's session read when it opened (no request of its own), also
+  // over the forge's numeric paths.
   if (injection && t.repo.forge.agent_forge_read) {
     std::vector<std::string> held = pub ? pub->secrets() : std::vector<std::string>{};
-    if (auto ok = add_agent_forge(*injection, cfg, t.repo, held.empty() ? "" : held.front()); !ok)
+    if (auto ok = add_agent_forge(*injection, cfg, t.repo, held.empty() ? "" : held.front(),
+                                  pub ? pub->host_repo_id() : 0);
+        !ok)
       injection = tl::unexpected(ok.error());
   }
   IsolationSpec spec = t.isolation();

@@ -11,6 +11,7 @@
 //   AW_TRY(Applied a, apply_checked(in, pub.get()));  // apply.h
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -64,6 +65,10 @@ class Publisher {
   // The repository as its host names it (OWNER/REPO): what a request's `repo` must name, and the
   // record's forge_repo. "" = the label.
   virtual std::string host_repo() const { return ""; }
+  // The host's number for that repository (GitHub's repository id, GitLab's project id), as the
+  // publisher's session read it when it opened; 0 = not known. The read-only forge for the agent
+  // (unit/agent_forge.h) also lets the phases read the repository by it.
+  virtual int64_t host_repo_id() const { return 0; }
   // The base when neither the request nor the repository's `base:` names one; "" = the source's
   // HEAD.
   virtual std::string default_branch() const { return ""; }

@@ -1,8 +1,10 @@
 // What awaywork reads from GitHub: Link pagination, next pages only under the API's base, and
 // JSON answers parsed tolerantly with an error naming the field and the endpoint.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "forge/client.h"
+#include "forge/gitlab/model.h"
 #include "forge/model.h"
 
 namespace aw {
@@ -60,6 +62,27 @@ TEST(ForgeJson, MistypedOrMissingFieldsAreNamed) {
   EXPECT_EQ(u.error().message, "C [0] .user: 'login' is number, not a string");
   EXPECT_FALSE(repo_from_json(json::parse("[]"), "R"));
   EXPECT_FALSE(repo_from_json(json::parse(R"({"full_name": "o/r"})"), "R"));
+}
+
+// The repository's id: what the read-only forge for the agent adds the numeric API paths with
+// (/repositories/ID/..., /projects/ID/...); 0 when the answer has none or a strange one.
+TEST(ForgeJson, TheRepositorysIdIsReadFromBothForgesAndOptional) {
+  json repo = json::parse(R"({"id": 1296269, "full_name": "o/r",
+    "clone_url": "https://github.com/o/r.git"})");
+  auto gh = repo_from_json(repo, "R");
+  ASSERT_TRUE(gh) << gh.error().message;
+  EXPECT_EQ(gh->id, 1296269);
+  json project = json::parse(R"({"id": 42, "path_with_namespace": "g/p",
+    "http_url_to_repo": "https://gitlab.example.com/g/p.git", "visibility": "private"})");
+  auto gl = gitlab_project_from_json(project, "P");
+  ASSERT_TRUE(gl) << gl.error().message;
+  EXPECT_EQ(gl->id, 42);
+  for (const char* odd : {R"("id": "12")", R"("id": -3)", R"("id": 1.5)", R"("x": 1)"}) {
+    auto r = repo_from_json(
+        json::parse(fmt::format(R"({{{}, "full_name": "o/r", "clone_url": "u"}})", odd)), "R");
+    ASSERT_TRUE(r) << odd << r.error().message;
+    EXPECT_EQ(r->id, 0) << odd;
+  }
 }
 
 TEST(ForgeJson, ADeletedAuthorIsGhostAndBotsAreKnownByType) {

@@ -21,6 +21,8 @@ struct AgentForgeFixture : ::testing::Test {
   test::TestCert cert;
   test::FakeGithub gh;
   std::string token;  // the fake user's token: the forge credential the proxy holds
+  int64_t repo_id = 0;  // o/r's id, as the publisher's session reads it (GET /repos/o/r)
+  int64_t other_id = 0;
   UnitInjection unit;
   std::unique_ptr<EgressProxy> proxy;
   std::mutex mu;
@@ -34,10 +36,13 @@ struct AgentForgeFixture : ::testing::Test {
     ASSERT_FALSE(token.empty());
     gh.add_user("other");
     // Private: an anonymous read is a 404, so a 200 proves the token was added.
-    ASSERT_FALSE(
-        gh.control("POST", "repos", {{"owner", "o"}, {"name", "r"}, {"private", true}}).is_null())
-        << gh.error();
-    ASSERT_FALSE(gh.control("POST", "repos", {{"owner", "other"}, {"name", "repo"}}).is_null());
+    nlohmann::json made =
+        gh.control("POST", "repos", {{"owner", "o"}, {"name", "r"}, {"private", true}});
+    ASSERT_TRUE(made.is_object() && made.contains("id")) << gh.error();
+    repo_id = made["id"].get<int64_t>();
+    nlohmann::json other = gh.control("POST", "repos", {{"owner", "other"}, {"name", "repo"}});
+    ASSERT_TRUE(other.is_object() && other.contains("id")) << gh.error();
+    other_id = other["id"].get<int64_t>();
     ASSERT_FALSE(gh.control("POST", "repos/o/r/issues", {{"title", "CI fails on main"}}).is_null());
     // The repository's forge config, as a user writes it: GHES at the fake's port.
     Config c;
@@ -51,7 +56,7 @@ struct AgentForgeFixture : ::testing::Test {
     r.forge.github = "o/r";
     r.forge.forge = "ghes";
     r.forge.agent_forge_read = true;
-    auto ok = add_agent_forge(unit, c, r, token);
+    auto ok = add_agent_forge(unit, c, r, token, repo_id);
     ASSERT_TRUE(ok) << ok.error().message;
     EgressProxyOptions o;
     o.socket_path = dir.path + "/egress.sock";
@@ -176,6 +181,36 @@ TEST_F(IsolateAgentForge, CurlReadsItsRepositorysIssuesWithTheTokenAddedAndCanno
     EXPECT_EQ(l.find("injected"), std::string::npos) << l;
   }
   EXPECT_EQ(refused, 3u);
+  for (const auto& e : gh.log()) EXPECT_NE(e["write"], true) << e.dump();
+  expect_token_nowhere();
+}
+
+TEST_F(IsolateAgentForge, CurlReadsByTheRepositorysIdButNotByALookAlikeId) {
+  const std::string ph = placeholder();
+  // GitHub's numeric form (what its pagination links name): the token added, as by name.
+  const std::string mine = fmt::format("/repositories/{}/issues", repo_id);
+  auto r = curl({"-H", "Authorization: token " + ph, url(mine)});
+  EXPECT_EQ(r.exit_code(), 0) << r.err;
+  EXPECT_NE(r.out.find("\nSTATUS 200\n"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("CI fails on main"), std::string::npos) << r.out;
+  auto seen = reached(mine);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0]["login"], "o") << seen[0].dump() << ": the token was added";
+  // Another repository's id, and ids that merely start with this one's: refused at the proxy.
+  for (const std::string& bad : {fmt::format("/repositories/{}/issues", other_id),
+                                 fmt::format("/repositories/{}0/issues", repo_id),
+                                 fmt::format("/repositories/{}1", repo_id)}) {
+    r = curl({"-H", "Authorization: token " + ph, url(bad)});
+    EXPECT_NE(r.out.find("\nSTATUS 403\n"), std::string::npos) << bad << r.out << r.err;
+    EXPECT_NE(r.out.find("X-Awaywork-Refused: deny outside-rule AGENT_FORGE"), std::string::npos)
+        << bad << r.out;
+    EXPECT_TRUE(reached(bad).empty()) << bad;
+  }
+  // A write by id: refused too.
+  r = curl({"-X", "POST", "-H", "Authorization: token " + ph, "-H",
+            "Content-Type: application/json", "-d", R"({"title":"pwned"})", url(mine)});
+  EXPECT_NE(r.out.find("\nSTATUS 403\n"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(reached(mine).size(), 1u) << "the POST reached the fake";
   for (const auto& e : gh.log()) EXPECT_NE(e["write"], true) << e.dump();
   expect_token_nowhere();
 }

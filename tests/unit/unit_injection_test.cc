@@ -270,6 +270,61 @@ TEST(AgentForge, GitlabUsesPrivateTokenUnderTheEncodedProjectPath) {
   EXPECT_EQ(env_of(u, "GITLAB_HOST"), "https://gitlab.example.com");
 }
 
+TEST(AgentForge, GithubNumericPathsOfItsOwnIdOnlyAndOnlyWhenTheIdIsKnown) {
+  Config c = forge_config("github", "https://api.github.com", "octo-org/web");
+  const std::string h = "api.github.com";
+  // Without the id (no publisher session read it): the numeric form stays refused.
+  UnitInjection none;
+  ASSERT_TRUE(add_agent_forge(none, c, c.repos.at("web"), kGhToken));
+  EXPECT_EQ(outside_exclusive_rule(none.rules, h, "GET", "/repositories/123/issues"),
+            "AGENT_FORGE");
+  UnitInjection u;
+  ASSERT_TRUE(add_agent_forge(u, c, c.repos.at("web"), kGhToken, 123));
+  ASSERT_EQ(u.rules.size(), 1u);
+  for (const char* ok : {"/repositories/123", "/repositories/123/issues?page=2&state=all",
+                         "/repositories/123/actions/jobs/7/logs", "/repos/octo-org/web/issues"})
+    EXPECT_EQ(matching_injections(u.rules, h, "GET", ok).size(), 1u) << ok;
+  EXPECT_EQ(matching_injections(u.rules, h, "HEAD", "/repositories/123/pulls").size(), 1u);
+  // Look-alike ids (a prefix of the id, the id as a prefix), dot segments, writes: refused.
+  for (const char* bad :
+       {"/repositories/1234", "/repositories/1234/issues", "/repositories/12/issues",
+        "/repositories/12", "/repositories/0123/issues", "/repositories/123x/issues",
+        "/repositories/123/../124/issues", "/repositories/123/%2e%2e/124", "/repositories/",
+        "/repositories/124/issues"}) {
+    EXPECT_TRUE(matching_injections(u.rules, h, "GET", bad).empty()) << bad;
+    EXPECT_EQ(outside_exclusive_rule(u.rules, h, "GET", bad), "AGENT_FORGE") << bad;
+  }
+  EXPECT_EQ(outside_exclusive_rule(u.rules, h, "POST", "/repositories/123/issues"), "AGENT_FORGE");
+  // GHES: under the API prefix, as the name's paths are.
+  Config ghes = forge_config("github", "https://ghe.example.com/api/v3", "o/r");
+  UnitInjection e;
+  ASSERT_TRUE(add_agent_forge(e, ghes, ghes.repos.at("web"), kGhToken, 7));
+  EXPECT_EQ(matching_injections(e.rules, "ghe.example.com", "GET", "/api/v3/repositories/7/issues")
+                .size(),
+            1u);
+  EXPECT_TRUE(
+      matching_injections(e.rules, "ghe.example.com", "GET", "/repositories/7/issues").empty());
+}
+
+TEST(AgentForge, GitlabNumericProjectIdOfItsOwnOnly) {
+  Config c = forge_config("gitlab", "https://gitlab.example.com/api/v4", "grp/proj");
+  UnitInjection u;
+  ASSERT_TRUE(add_agent_forge(u, c, c.repos.at("web"), kGhToken, 42));
+  ASSERT_EQ(u.rules.size(), 1u);
+  const std::string h = "gitlab.example.com";
+  for (const char* ok : {"/api/v4/projects/42", "/api/v4/projects/42/issues?page=2",
+                         "/api/v4/projects/42/jobs/9/trace", "/api/v4/projects/grp%2Fproj/issues"})
+    EXPECT_EQ(matching_injections(u.rules, h, "GET", ok).size(), 1u) << ok;
+  for (const char* bad :
+       {"/api/v4/projects/421", "/api/v4/projects/421/issues", "/api/v4/projects/4/issues",
+        "/api/v4/projects/4", "/api/v4/projects/042/issues", "/api/v4/projects/42%2Fx",
+        "/api/v4/projects/42/..%2f43/issues", "/projects/42/issues"}) {
+    EXPECT_TRUE(matching_injections(u.rules, h, "GET", bad).empty()) << bad;
+    EXPECT_EQ(outside_exclusive_rule(u.rules, h, "GET", bad), "AGENT_FORGE") << bad;
+  }
+  EXPECT_EQ(outside_exclusive_rule(u.rules, h, "POST", "/api/v4/projects/42/notes"), "AGENT_FORGE");
+}
+
 TEST(AgentForge, NothingUnlessAskedAndAnErrorWithoutATokenOrAnHttpsHost) {
   Config c = forge_config("github", "https://api.github.com", "o/r");
   RepoConfig off = c.repos.at("web");

@@ -93,6 +93,9 @@ Result<ForgeRepo> gitlab_project_from_json(const json& j, const std::string& wha
   AW_TRY(r.html_url, str(j, "web_url", what, false));
   AW_TRY(std::string visibility, str(j, "visibility", what, false));
   r.private_repo = visibility != "public";
+  // Optional: only the read-only forge's numeric paths (/projects/ID/...) need it.
+  if (auto id = j.find("id"); id != j.end() && id->is_number_integer() && id->get<int64_t>() > 0)
+    r.id = id->get<int64_t>();
   if (r.default_branch.empty()) r.default_branch = "main";  // an empty project has none yet
   return r;
 }

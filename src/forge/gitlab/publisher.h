@@ -24,6 +24,7 @@ class GitLabPublisher : public Publisher {
   Result<Applied> publish(const ApplyInput& in) override;
   std::optional<ApplyTarget> source_remote() const override;
   std::string host_repo() const override { return s_->project; }
+  int64_t host_repo_id() const override { return s_->repo.id; }
   std::string default_branch() const override { return s_->repo.default_branch; }
   std::vector<std::string> secrets() const override { return {s_->token}; }
   // The progress note brought to where `run` leaves it (progress.h).
