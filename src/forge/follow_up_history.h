@@ -5,9 +5,11 @@
 //
 //   AW_TRY(t.opening_task, opening_task(cfg, pull));
 //   AW_TRY(t.since, follow_up_since(cfg, pull));
+//   AW_TRY(auto tried, ci_fixes_tried(cfg, pull, failing_now));   // forge/ci_attempts.h
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "config/config.h"
@@ -29,5 +31,13 @@ Result<std::string> opening_task(const Config& cfg, const ForgePull& pull);
 // is quoted again rather than lost (the forges' times are compared in whole seconds). "" when
 // none was done.
 Result<std::string> follow_up_since(const Config& cfg, const ForgePull& pull);
+
+// For `follow_up.max_ci_attempts` (forge/ci_attempts.h ci_limit_reached): the done follow-ups of
+// this pull request on this machine, oldest first, each as the checks of `failing_now` that its
+// task quoted as failing (its record note pr_source.h kFollowUpChecksNote). Done follow-ups are
+// those follow_up_since counts: a unit that failed, or made no commit, tried no fix. An Error
+// when the state database cannot be read: an empty answer would lift the limit.
+Result<std::vector<std::vector<std::string>>> ci_fixes_tried(
+    const Config& cfg, const ForgePull& pull, const std::vector<std::string>& failing_now);
 
 }  // namespace aw

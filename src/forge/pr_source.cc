@@ -10,7 +10,9 @@
 #include "base/utc.h"
 #include "config/repos.h"
 #include "forge/admission.h"
+#include "forge/ci_attempts.h"
 #include "forge/follow_up_history.h"
+#include "forge/marker.h"
 #include "forge/pr_checks.h"
 #include "forge/pr_files.h"
 #include "forge/publish.h"
@@ -64,6 +66,45 @@ std::string answered_by(const Config& cfg, const std::string& note) {
         std::find(u.notes.begin(), u.notes.end(), note) != u.notes.end())
       return u.id;
   return "";
+}
+
+// `follow_up.max_ci_attempts` without watch (forge/ci_attempts.h, issue 26): counted from this
+// machine's record, not from watch's state, so a hand-run follow-up honours it too. When the last
+// follow-ups of this pull request recorded here each quoted a check that still fails on the head,
+// as many in a row as the limit, no unit starts: another fix would most likely fail it again, and
+// every unit costs. The one marked comment saying so (watch's marker: either's counts) is posted
+// unless awaywork's login already did; a failed post is named in the refusal, never retried here.
+Status within_ci_limit(const Config& cfg, const RepoConfig& r, ForgeSession& s,
+                       const ForgePull& pull, const std::vector<FailingCheck>& checks,
+                       const std::vector<ForgeComment>& conversation) {
+  std::vector<std::string> failing;
+  for (const FailingCheck& c : checks) failing.push_back(c.name);
+  AW_TRY(auto tried, ci_fixes_tried(cfg, pull, failing));
+  const int max = r.follow_up.max_ci_attempts;
+  std::optional<CiLimit> stop = ci_limit_reached(tried, failing, max);
+  if (!stop) return {};
+  const std::string name = ci_name_for_post(stop->check);
+  const std::string marker = ci_limit_marker(pull.number);
+  bool said = false;
+  for (const ForgeComment& c : conversation) {
+    auto m = trailing_marker(c.body);
+    if (m && folded_ascii(c.author.login) == folded_ascii(s.self_login) &&
+        fmt::format("<!-- awaywork:{} -->", *m) == marker)
+      said = true;
+  }
+  std::string told = "it was said on the pull request already";
+  if (!said) {
+    auto made = s.gh.post(
+        fmt::format("/repos/{}/issues/{}/comments", s.owner_repo, pull.number),
+        nlohmann::json{{"body", with_marker(ci_limit_comment(name, stop->fixes, max), marker)}});
+    told = made ? "awaywork said so on the pull request"
+                : fmt::format("saying so on the pull request failed: {}", made.error().message);
+  }
+  return fail(
+      "the check `{}` still fails after {} follow-up(s) in a row that tried to fix it, the "
+      "repository's limit (follow_up: {{max_ci_attempts: {}}}); no follow-up starts while it "
+      "fails ({}). A person takes it from here, or raises the limit in awaywork's config",
+      name, stop->fixes, max, told);
 }
 
 }  // namespace
@@ -199,6 +240,7 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     if (r.follow_ci) {
       // The head the unit will start from: its failing checks, with annotations and log tails.
       AW_TRY(t.checks, read_failing_checks(s, run.pull.head_sha, /*details=*/true));
+      AW_CHECK(within_ci_limit(cfg, r, s, run.pull, t.checks, t.conversation));
     }
     run.follow = build_pull_task(t, [&](const ForgeUser& u) { return adm.check(u); });
     if (run.follow.threads.empty() && run.follow.reviewers.empty() && run.follow.quoted == 0 &&

@@ -40,9 +40,9 @@ CiVerdict judge_ci(CiState& st, const std::string& head, const std::vector<std::
   }
   if (fresh.empty()) return v;
   // The first failing head is fixed by attempt 1; the head after attempt N fails for the
-  // (N+1)th time: past max_attempts fixes in a row, stop.
+  // (N+1)th time: a streak of N+1 heads is N fixes in a row (forge/ci_attempts.h's rule).
   for (const std::string& n : fresh)
-    if (st.streak[n] > max_attempts) {
+    if (ci_attempts_spent(st.streak[n] - 1, max_attempts)) {
       v.stop = true;
       v.check = n;
       v.streak = st.streak[n];
@@ -81,20 +81,6 @@ Result<CiState> ci_state_from_json(const json& j, const std::string& what) {
   } catch (const json::exception& e) {
     return fail("{}: {}", what, e.what());
   }
-}
-
-std::string ci_name_for_post(const std::string& name) {
-  std::string out;
-  for (char c : name) {
-    if (out.size() >= 100) {
-      out += "...";
-      break;
-    }
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              std::string_view(" ._/:()-").find(c) != std::string_view::npos;
-    out += ok ? c : '?';
-  }
-  return out;
 }
 
 }  // namespace aw

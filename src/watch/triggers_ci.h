@@ -2,8 +2,10 @@
 // the head of awaywork's own pull request, judged once per head and check, and the loop guard,
 // `follow_up.max_ci_attempts`: when the same check has failed on that many heads after the first
 // in a row (each a follow-up's fix, or anyone's push), watch stops starting units for it and says
-// so once on the pull request. Pure: the state is kept by the caller (watcher_pulls.cc, in the
-// state database under "pullci/REPO/N"); nothing here talks to the forge.
+// so once on the pull request. The rule (how many fixes in a row spend the limit) and a check's
+// name as a post writes it are forge/ci_attempts.h's, shared with `run --pr`, which counts the
+// record's follow-ups instead of heads. Pure: the state is kept by the caller (watcher_pulls.cc,
+// in the state database under "pullci/REPO/N"); nothing here talks to the forge.
 //
 //   CiVerdict v = judge_ci(state, head_sha, failing_names, limits.max_ci_attempts);
 //   if (v.stop && !state.said) say it;  else if (v.trigger) queue a follow-up
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "forge/ci_attempts.h"
 
 namespace aw {
 
@@ -45,9 +48,5 @@ CiVerdict judge_ci(CiState& state, const std::string& head, const std::vector<st
 nlohmann::json to_json(const CiState& s);
 // A kept state; a broken one is an Error naming `what`.
 Result<CiState> ci_state_from_json(const nlohmann::json& j, const std::string& what);
-
-// A check's name as awaywork may write it in its own comment: the name is the workflow's text, so
-// only letters, digits and " ._/:()-" are kept (others become '?'), capped at 100 bytes.
-std::string ci_name_for_post(const std::string& name);
 
 }  // namespace aw
