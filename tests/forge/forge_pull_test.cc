@@ -8,7 +8,8 @@
 // awaywork opens its own draft pull request against that branch, which it never pushes to (a
 // fork's pull request: refused, nothing pushed; a stranger's command: nothing). With follow_ci, a
 // failing check's annotations and log reach the task only fenced as data, and the token is in no
-// phase; without it, or with the check passing, nothing is followed up. With `resume: true`, the
+// phase; without it, or with the check passing, nothing is followed up; follow_up.max_ci_attempts
+// follow-ups that left the same check failing stop run --pr too. With `resume: true`, the
 // follow-up continues the opening unit's agent session, and only its own pull request's.
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -490,6 +491,60 @@ TEST_F(ForgePull, WithoutFollowCiOrWithAPassingCheckNothingIsFollowedUp) {
   EXPECT_NE((pass.out + pass.err).find("and no check fails on the head"), std::string::npos)
       << pass.out << pass.err;
   EXPECT_EQ(fake_git("rev-parse refs/heads/" + branch), first_commit);
+}
+
+// follow_up.max_ci_attempts without watch (forge/ci_attempts.h): the record's follow-ups count. One
+// follow-up quoted the failing check and its head fails it again: with max_ci_attempts 1, run --pr
+// refuses naming the check and the limit, starts nothing, and says so once on the pull request
+// with watch's marker; a second run refuses again and posts nothing more.
+TEST_F(ForgePull, RunPrStopsAfterMaxCiAttemptsFollowUpsLeftTheSameCheckFailing) {
+  extra_repo_keys = "    follow_ci: true\n    follow_up: {max_ci_attempts: 1}\n";
+  write_config();
+  open_pull();
+  auto failing = [&] {
+    return fake->control("POST", "repos/octo/web/check-runs",
+                         {{"branch", branch}, {"name", "build"}, {"conclusion", "failure"}});
+  };
+  ASSERT_TRUE(failing().contains("id"));
+  write_agent("printf 'BRAVO\\nline two\\nline three\\n' > b.txt");
+  auto fix = run_pr();
+  ASSERT_FALSE(fix.is_null());
+  ASSERT_EQ(fix["state"], "done") << fix.dump(2);
+  std::string head = fake_git("rev-parse refs/heads/" + branch);
+  ASSERT_EQ(fake_git("rev-parse " + branch + "^"), first_commit);
+  const std::string marker =
+      "<!-- awaywork:follow-up pr=" + std::to_string(pull) + " item=ci-limit -->";
+  auto limit_comments = [&] {
+    int n = 0;
+    for (const auto& c : get("/repos/octo/web/issues/" + std::to_string(pull) + "/comments"))
+      if (c["user"]["login"] == "aw-bot" && c.value("body", "").find(marker) != std::string::npos)
+        ++n;
+    return n;
+  };
+  EXPECT_EQ(limit_comments(), 0);
+
+  // The fix's head fails build again: the one attempt allowed is spent.
+  ASSERT_TRUE(failing().contains("id"));
+  Captured stop = aw({"run", "--pr", "web#" + std::to_string(pull), "--json"});
+  EXPECT_NE(stop.exit_code, 0);
+  std::string said = stop.out + stop.err;
+  EXPECT_NE(said.find("the check `build` still fails after 1 follow-up(s) in a row"),
+            std::string::npos)
+      << said;
+  EXPECT_NE(said.find("(follow_up: {max_ci_attempts: 1})"), std::string::npos) << said;
+  EXPECT_NE(said.find("awaywork said so on the pull request"), std::string::npos) << said;
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + branch), head);
+  EXPECT_EQ(limit_comments(), 1);
+
+  // Said once: run again, it refuses the same way and writes nothing.
+  size_t writes = fake->writes().size();
+  Captured again = aw({"run", "--pr", "web#" + std::to_string(pull), "--json"});
+  EXPECT_NE(again.exit_code, 0);
+  EXPECT_NE((again.out + again.err).find("said on the pull request already"), std::string::npos)
+      << again.out << again.err;
+  EXPECT_EQ(fake->writes().size(), writes) << fake->writes().dump(2);
+  EXPECT_EQ(limit_comments(), 1);
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + branch), head);
 }
 
 // Issue 26 item 6, `resume: true`: a stand-in Claude Code (provider claude) that notes its argv

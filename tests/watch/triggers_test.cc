@@ -3,6 +3,7 @@
 // to the configured login; a command comment only at its first character and never when edited.
 #include <gtest/gtest.h>
 
+#include "forge/ci_attempts.h"
 #include "watch/triggers.h"
 #include "watch/triggers_ci.h"
 
@@ -193,6 +194,67 @@ TEST(CiTriggers, ACheckNameIsWrittenInAPostOnlyAsPlainCharacters) {
   EXPECT_EQ(ci_name_for_post("ci / build (linux)"), "ci / build (linux)");
   EXPECT_EQ(ci_name_for_post("x`\n@all <!-- y -->"), "x???all ?" "?-- y --?");
   EXPECT_EQ(ci_name_for_post(std::string(300, 'a')).size(), 103u);
+}
+
+// follow_up.max_ci_attempts, the rule watch (heads, above) and run --pr (the record's follow-ups)
+// share (forge/ci_attempts.h): max fixes in a row that each tried the still-failing check stop.
+TEST(CiAttempts, TheSameCheckInTheTaskOfTheLastMaxFollowUpsInARowStops) {
+  EXPECT_FALSE(ci_attempts_spent(0, 1));
+  EXPECT_TRUE(ci_attempts_spent(1, 1));
+  EXPECT_FALSE(ci_attempts_spent(2, 3));
+  EXPECT_TRUE(ci_attempts_spent(3, 3));
+  // No follow-up yet: nothing is spent, whatever fails.
+  EXPECT_FALSE(ci_limit_reached({}, {"build"}, 1));
+  // One follow-up tried build, build still fails: max 1 is spent, max 2 is not.
+  auto one = ci_limit_reached({{"build"}}, {"build"}, 1);
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->check, "build");
+  EXPECT_EQ(one->fixes, 1);
+  EXPECT_FALSE(ci_limit_reached({{"build"}}, {"build"}, 2));
+  // It passes now: nothing to stop, however often it was tried.
+  EXPECT_FALSE(ci_limit_reached({{"build"}, {"build"}, {"build"}}, {}, 2));
+  EXPECT_FALSE(ci_limit_reached({{"build"}, {"build"}}, {"lint"}, 2));
+  // In a row: a newer follow-up that did not quote it (a review's, or it passed then) ends the
+  // count; only the newest ones count.
+  EXPECT_FALSE(ci_limit_reached({{"build"}, {"build"}, {}}, {"build"}, 2));
+  EXPECT_FALSE(ci_limit_reached({{"build"}, {"lint"}, {"build"}}, {"build"}, 2));
+  auto two = ci_limit_reached({{}, {"build", "lint"}, {"lint", "build"}}, {"lint", "build"}, 2);
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->check, "lint");  // the first of the failing ones
+  EXPECT_EQ(two->fixes, 2);
+  auto three = ci_limit_reached({{"build"}, {"build"}, {"build"}}, {"build"}, 2);
+  ASSERT_TRUE(three);
+  EXPECT_EQ(three->fixes, 3);
+  // watch's count agrees: max 1 stops at the second failing head, the first fix's.
+  CiState st;
+  EXPECT_TRUE(judge_ci(st, "h0", {"build"}, 1).trigger);
+  EXPECT_TRUE(judge_ci(st, "h1", {"build"}, 1).stop);
+}
+
+// The record note "failing checks in the task: a, b" is matched item by item, never by parts: a
+// check's name is the workflow's text and may hold ", " or be part of another's.
+TEST(CiAttempts, ACheckIsFoundInTheNotesListOnlyAsAWholeItem) {
+  EXPECT_TRUE(named_in_check_list("build", "build"));
+  EXPECT_TRUE(named_in_check_list("build, ci/lint", "build"));
+  EXPECT_TRUE(named_in_check_list("build, ci/lint", "ci/lint"));
+  EXPECT_TRUE(named_in_check_list("x, a, b, y", "a, b"));
+  EXPECT_FALSE(named_in_check_list("build-linux, ci/lint", "build"));
+  EXPECT_FALSE(named_in_check_list("prebuild", "build"));
+  EXPECT_FALSE(named_in_check_list("ci/lint, build2", "build"));
+  EXPECT_FALSE(named_in_check_list("build", ""));
+  EXPECT_FALSE(named_in_check_list("", "build"));
+  // Found past a part-match earlier in the list.
+  EXPECT_TRUE(named_in_check_list("build2, build", "build"));
+}
+
+TEST(CiAttempts, TheLimitsCommentIsMarkedAsWatchMarksIt) {
+  EXPECT_EQ(ci_limit_marker(7), "<!-- awaywork:follow-up pr=7 item=ci-limit -->");
+  std::string said = ci_limit_comment("build", 1, 1);
+  EXPECT_NE(said.find("`build`"), std::string::npos) << said;
+  EXPECT_NE(said.find("failed on 2 heads of this pull request in a row, 1 after a fix"),
+            std::string::npos)
+      << said;
+  EXPECT_NE(said.find("(follow_up: {max_ci_attempts: 1})"), std::string::npos) << said;
 }
 
 }  // namespace
