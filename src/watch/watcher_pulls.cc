@@ -154,8 +154,8 @@ bool Watcher::take_pull_triggers(Repo& r, IssueSlot& slot, const TriggerScan& sc
   // a comment's ids are two sequences): the same answer on every watcher.
   const TriggerFinding* newest = nullptr;
   for (const TriggerFinding& f : scan.found)
-    if (f.admitted && (!newest || std::tie(f.at, f.kind, f.id) >
-                                      std::tie(newest->at, newest->kind, newest->id)))
+    if (f.admitted &&
+        (!newest || std::tie(f.at, f.kind, f.id) > std::tie(newest->at, newest->kind, newest->id)))
       newest = &f;
   std::string key = follow_up_key(newest->kind, std::to_string(newest->id));
   std::string what = r.forge->change_name();
@@ -188,16 +188,6 @@ namespace {
 
 std::string ci_key(const std::string& repo, int64_t number) {
   return fmt::format("pullci/{}/{:012}", repo, number);
-}
-
-// What is said once on the pull request when its check has failed max heads in a row.
-std::string ci_limit_note(const std::string& check, int streak, int max) {
-  return fmt::format(
-      "awaywork stopped fixing the check `{}`: it failed on {} heads of this pull request in a "
-      "row, {} after a fix, the repository's limit (follow_up: {{max_ci_attempts: {}}}). No more "
-      "follow-up starts for it; a person takes it from here, or raises the limit in awaywork's "
-      "config.",
-      check, streak, streak - 1, max);
 }
 
 }  // namespace
@@ -244,8 +234,7 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
     if (!st.said) {
       // Said once: a marked comment of awaywork's already there (an answer lost after the post,
       // a state database restored) counts as said.
-      std::string marker =
-          fmt::format("<!-- awaywork:follow-up pr={} item=ci-limit -->", slot.number);
+      std::string marker = ci_limit_marker(slot.number);
       auto talk = r.s->gh.get_all(
           fmt::format("/repos/{}/issues/{}/comments?per_page=100", r.s->owner_repo, slot.number));
       if (!talk) return failed(talk.error().message);
@@ -257,7 +246,7 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
       if (!st.said) {
         // Not said: tried again at the next failing head.
         st.said = said_on_pull(r, slot, "ci-limit",
-                               ci_limit_note(ci_name_for_post(v.check), v.streak, max));
+                               ci_limit_comment(ci_name_for_post(v.check), v.streak - 1, max));
       }
     }
   } else if (v.trigger) {
@@ -417,8 +406,8 @@ void Watcher::start_pull(Repo& r, IssueSlot& slot, int64_t now) {
       fmt::format("{}-{}{}", slot.repo, slot.mr ? "mr" : "pr", slot.number), now, log);
   if (!child) {
     log_.write("error", with(where(slot), {{"error", child.error().message}}));
-    end_pull_claim(r, slot, "Ended: the follow-up unit could not be started: " +
-                                child.error().message);
+    end_pull_claim(r, slot,
+                   "Ended: the follow-up unit could not be started: " + child.error().message);
     slot.claim_comment = 0;
     slot.phase = "idle";
     slot.follow_ended = now;
@@ -459,11 +448,11 @@ void Watcher::finish_pull(Repo& r, IssueSlot& slot, int exit_status, int64_t now
   slot.stop_reason.clear();
   // The claim's end says how the follow-up went; its trigger batch is handled unless watch
   // stopped it (then queued again below, and the next claim of this watcher replaces it).
-  end_pull_claim(r, slot,
-                 stopped  ? fmt::format("Ended: {}; the follow-up is queued again.", reason)
-                 : unit   ? fmt::format("Ended: follow-up unit `{}`: {}.", unit->id,
-                                        to_string(unit->state))
-                          : "Ended: the follow-up run made no unit.");
+  end_pull_claim(
+      r, slot,
+      stopped ? fmt::format("Ended: {}; the follow-up is queued again.", reason)
+      : unit  ? fmt::format("Ended: follow-up unit `{}`: {}.", unit->id, to_string(unit->state))
+              : "Ended: the follow-up run made no unit.");
   slot.ended_claim = stopped ? slot.claim_comment : 0;
   slot.claim_comment = 0;
   if (stopped) {
@@ -474,8 +463,7 @@ void Watcher::finish_pull(Repo& r, IssueSlot& slot, int exit_status, int64_t now
     slot.requeued = true;
   } else if (slot.pending) {
     slot.pending = false;
-    queue_pull(r, slot, "batched: arrived while the previous follow-up ran", slot.trigger_key,
-               now);
+    queue_pull(r, slot, "batched: arrived while the previous follow-up ran", slot.trigger_key, now);
   }
   keep(slot);
 }
