@@ -320,12 +320,8 @@ void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger,
     slot.phase = "idle";
     return;
   }
-  slot.phase = "queued";
-  slot.queued_at = now;
-  slot.trigger = trigger;
+  queue_slot(slot, now, trigger);
   slot.trigger_key = key;
-  slot.requeued = false;
-  slot.attempts = 0;
   // The cooldown counts from the end of the previous follow-up of this pull request.
   slot.not_before = slot.follow_ended > 0 ? slot.follow_ended + lim.cooldown : 0;
   log_.write("queued", with(where(slot), {{"trigger", trigger}, {"not_before", slot.not_before}}));
