@@ -269,15 +269,11 @@ std::optional<Request> one_request(const nlohmann::json& j, const Bounds& bounds
 
 nlohmann::json to_json(const Request& r) {
   nlohmann::json j = {{"type", r.type}, {"line", r.line}};
-  auto put = [&](const char* k, const std::string& v) {
-    if (!v.empty()) j[k] = v;
-  };
-  put("title", r.title);
-  put("body", r.body);
-  put("message", r.message);
-  put("tool", r.tool);
-  put("reason", r.reason);
-  put("what", r.what);
+  // The texts a request has only when set.
+  for (auto [k, v] :
+       {std::pair{"title", &r.title}, std::pair{"body", &r.body}, std::pair{"message", &r.message},
+        std::pair{"tool", &r.tool}, std::pair{"reason", &r.reason}, std::pair{"what", &r.what}})
+    if (!v->empty()) j[k] = *v;
   if (!r.labels.empty()) j["labels"] = r.labels;
   return j;
 }

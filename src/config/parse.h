@@ -85,6 +85,10 @@ void check_agent_forges(const ParseCtx& ctx, const Config& cfg);
 // The named entries of a section (agents:, repos:, profiles:, inference:), with their names
 // checked and each value a map.
 std::vector<Field> entries(const Value& v, std::string_view example, const ParseCtx& ctx);
+// Whether one named entry e of a section may be read: name_ok is its name's check (an issue at
+// the key when it failed), and its value must be a map (an issue naming the example otherwise).
+//   if (!entry_ok(e, check_profile_name(e.key), kExample, ctx)) continue;
+bool entry_ok(const Field& e, const Status& name_ok, std::string_view example, const ParseCtx& ctx);
 
 // A reference to a profile or inference entry; its existence is checked by check_refs.
 void add_ref(const Field& f, const std::string& section, const ParseCtx& ctx, std::string& out);

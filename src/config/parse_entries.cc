@@ -10,15 +10,18 @@ namespace aw {
 std::vector<Field> entries(const Value& v, std::string_view example, const ParseCtx& ctx) {
   std::vector<Field> out;
   if (!expect_map(v, fmt::format("write e.g. {}", example), ctx.issues)) return out;
-  for (Field& f : map_fields(v, {}, ctx.issues)) {
-    if (auto ok = check_entry_name(f.key); !ok) {
-      ctx.issues.add(f.key_mark, f.value.path, ok.error().message);
-      continue;
-    }
-    if (!expect_map(f.value, fmt::format("write e.g. {}", example), ctx.issues)) continue;
-    out.push_back(std::move(f));
-  }
+  for (Field& f : map_fields(v, {}, ctx.issues))
+    if (entry_ok(f, check_entry_name(f.key), example, ctx)) out.push_back(std::move(f));
   return out;
+}
+
+bool entry_ok(const Field& e, const Status& name_ok, std::string_view example,
+              const ParseCtx& ctx) {
+  if (!name_ok) {
+    ctx.issues.add(e.key_mark, e.value.path, name_ok.error().message);
+    return false;
+  }
+  return expect_map(e.value, fmt::format("write e.g. {}", example), ctx.issues);
 }
 
 namespace {

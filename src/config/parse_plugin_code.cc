@@ -116,11 +116,7 @@ void parse_plugin_code(const Value& v, const ParseCtx& ctx, PluginsConfig& out) 
         out.run = *b;
       continue;
     }
-    if (auto ok = check_entry_name(e.key); !ok) {
-      ctx.issues.add(e.key_mark, e.value.path, ok.error().message);
-      continue;
-    }
-    if (!expect_map(e.value, fmt::format("write e.g. {}", kPluginsExample), ctx.issues)) continue;
+    if (!entry_ok(e, check_entry_name(e.key), kPluginsExample, ctx)) continue;
     PluginConfig p;
     p.name = e.key;
     p.line = e.key_mark.line + 1;

@@ -204,11 +204,7 @@ bool allowed_by(const std::vector<std::string>& allow, const std::string& host) 
 void parse_secrets(const Value& v, const ParseCtx& ctx, std::map<std::string, SecretConfig>& out) {
   if (!expect_map(v, fmt::format("write e.g. {}", kExample), ctx.issues)) return;
   for (const Field& e : map_fields(v, {}, ctx.issues)) {
-    if (auto ok = check_profile_name(e.key); !ok) {
-      ctx.issues.add(e.key_mark, e.value.path, ok.error().message);
-      continue;
-    }
-    if (!expect_map(e.value, fmt::format("write e.g. {}", kExample), ctx.issues)) continue;
+    if (!entry_ok(e, check_profile_name(e.key), kExample, ctx)) continue;
     SecretConfig s;
     s.name = e.key;
     s.line = e.key_mark.line + 1;

@@ -14,6 +14,13 @@ Result<std::string> str(const json& j, const char* key, const std::string& what,
   return it->get<std::string>();
 }
 
+Status strs(const json& j, const std::string& what, std::initializer_list<StrField> fields) {
+  for (const StrField& f : fields) {
+    AW_TRY(*f.out, str(j, f.key, what, false));  // a macro of several statements: braces needed
+  }
+  return {};
+}
+
 Result<int64_t> integer(const json& j, const char* key, const std::string& what) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_number_integer())

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,15 @@ namespace aw::forge_field {
 // Error when another type.
 Result<std::string> str(const nlohmann::json& j, const char* key, const std::string& what,
                         bool required);
+// One field for strs: its key and where its string goes.
+struct StrField {
+  const char* key;
+  std::string* out;
+};
+// Optional string fields, read in order each as str(j, key, what, false): the first Error. Lets
+// a reader take several on one line, e.g. AW_CHECK(strs(j, what, {{"body", &c.body}})).
+Status strs(const nlohmann::json& j, const std::string& what,
+            std::initializer_list<StrField> fields);
 // A whole number field; an Error when absent or another type.
 Result<int64_t> integer(const nlohmann::json& j, const char* key, const std::string& what);
 // A boolean field that is true; false when absent or another type.

@@ -6,13 +6,9 @@ namespace aw {
 
 using nlohmann::json;
 
-namespace {
+using namespace forge_field;
 
-using forge_field::flag;
-using forge_field::integer;
-using forge_field::list_of;
-using forge_field::object;
-using forge_field::str;
+namespace {
 
 Result<ForgeUser> user_at(const json& j, const char* key, const std::string& what) {
   auto it = j.find(key);
@@ -36,10 +32,9 @@ Result<ForgeIssue> issue_from_json(const json& j, const std::string& what) {
   AW_CHECK(object(j, what));
   ForgeIssue i;
   AW_TRY(i.number, integer(j, "number", what));
-  AW_TRY(i.title, str(j, "title", what, false));
-  AW_TRY(i.body, str(j, "body", what, false));
-  AW_TRY(i.state, str(j, "state", what, false));
-  AW_TRY(i.html_url, str(j, "html_url", what, false));
+  AW_CHECK(strs(
+      j, what,
+      {{"title", &i.title}, {"body", &i.body}, {"state", &i.state}, {"html_url", &i.html_url}}));
   AW_TRY(i.author, user_at(j, "user", what));
   i.is_pull_request = j.contains("pull_request") && !j["pull_request"].is_null();
   if (auto it = j.find("labels"); it != j.end() && it->is_array()) {
@@ -57,10 +52,11 @@ Result<ForgeComment> comment_from_json(const json& j, const std::string& what) {
   ForgeComment c;
   AW_TRY(c.id, integer(j, "id", what));
   AW_TRY(c.author, user_at(j, "user", what));
-  AW_TRY(c.body, str(j, "body", what, false));
-  AW_TRY(c.created_at, str(j, "created_at", what, false));
-  AW_TRY(c.updated_at, str(j, "updated_at", what, false));
-  AW_TRY(c.html_url, str(j, "html_url", what, false));
+  AW_CHECK(strs(j, what,
+                {{"body", &c.body},
+                 {"created_at", &c.created_at},
+                 {"updated_at", &c.updated_at},
+                 {"html_url", &c.html_url}}));
   return c;
 }
 
@@ -73,8 +69,7 @@ Result<ForgeRepo> repo_from_json(const json& j, const std::string& what) {
   ForgeRepo r;
   AW_TRY(r.full_name, str(j, "full_name", what, true));
   AW_TRY(r.clone_url, str(j, "clone_url", what, true));
-  AW_TRY(r.default_branch, str(j, "default_branch", what, false));
-  AW_TRY(r.html_url, str(j, "html_url", what, false));
+  AW_CHECK(strs(j, what, {{"default_branch", &r.default_branch}, {"html_url", &r.html_url}}));
   r.private_repo = flag(j, "private");
   // Optional: only the read-only forge's numeric paths (/repositories/ID/...) need it.
   if (auto id = j.find("id"); id != j.end() && id->is_number_integer() && id->get<int64_t>() > 0)
@@ -86,8 +81,7 @@ Result<ForgePull> pull_from_json(const json& j, const std::string& what) {
   AW_CHECK(object(j, what));
   ForgePull p;
   AW_TRY(p.number, integer(j, "number", what));
-  AW_TRY(p.html_url, str(j, "html_url", what, false));
-  AW_TRY(p.body, str(j, "body", what, false));
+  AW_CHECK(strs(j, what, {{"html_url", &p.html_url}, {"body", &p.body}}));
   p.draft = flag(j, "draft");
   AW_TRY(p.title, str(j, "title", what, false));
   AW_TRY(p.author, user_at(j, "user", what));
@@ -125,17 +119,17 @@ Result<int64_t> optional_integer(const json& j, const char* key, const std::stri
 }  // namespace
 
 Result<std::vector<ForgeReview>> reviews_from_json(const json& j, const std::string& what) {
-  return list_of<ForgeReview>(j, what,
-                              [](const json& x, const std::string& at) -> Result<ForgeReview> {
-                                ForgeReview v;
-                                AW_TRY(v.id, integer(x, "id", at));
-                                AW_TRY(v.author, user_at(x, "user", at));
-                                AW_TRY(v.state, str(x, "state", at, true));
-                                AW_TRY(v.body, str(x, "body", at, false));
-                                AW_TRY(v.submitted_at, str(x, "submitted_at", at, false));
-                                AW_TRY(v.commit_id, str(x, "commit_id", at, false));
-                                return v;
-                              });
+  return list_of<ForgeReview>(
+      j, what, [](const json& x, const std::string& at) -> Result<ForgeReview> {
+        ForgeReview v;
+        AW_TRY(v.id, integer(x, "id", at));
+        AW_TRY(v.author, user_at(x, "user", at));
+        AW_TRY(v.state, str(x, "state", at, true));
+        AW_CHECK(strs(
+            x, at,
+            {{"body", &v.body}, {"submitted_at", &v.submitted_at}, {"commit_id", &v.commit_id}}));
+        return v;
+      });
 }
 
 Result<std::vector<ForgeReviewComment>> review_comments_from_json(const json& j,
@@ -150,10 +144,11 @@ Result<std::vector<ForgeReviewComment>> review_comments_from_json(const json& j,
         AW_TRY(c.author, user_at(x, "user", at));
         AW_TRY(c.body, str(x, "body", at, false));
         AW_TRY(c.path, str(x, "path", at, true));
-        AW_TRY(c.diff_hunk, str(x, "diff_hunk", at, false));
-        AW_TRY(c.created_at, str(x, "created_at", at, false));
-        AW_TRY(c.updated_at, str(x, "updated_at", at, false));
-        AW_TRY(c.html_url, str(x, "html_url", at, false));
+        AW_CHECK(strs(x, at,
+                      {{"diff_hunk", &c.diff_hunk},
+                       {"created_at", &c.created_at},
+                       {"updated_at", &c.updated_at},
+                       {"html_url", &c.html_url}}));
         return c;
       });
 }

@@ -15,26 +15,21 @@
 #include "base/result.h"
 #include "forge/publish.h"
 #include "forge/session.h"
+#include "forge/session_publisher.h"
 #include "unit/publisher.h"
 
 namespace aw {
 
-class ForgePublisher : public Publisher {
+class ForgePublisher : public SessionPublisher<ForgeSession> {
  public:
-  explicit ForgePublisher(std::shared_ptr<ForgeSession> s) : s_(std::move(s)) {}
+  using SessionPublisher::SessionPublisher;
 
   Result<Applied> publish(const ApplyInput& in) override;
   std::optional<ApplyTarget> source_remote() const override;
   std::string host_repo() const override { return s_->owner_repo; }
-  int64_t host_repo_id() const override { return s_->repo.id; }
-  std::string default_branch() const override { return s_->repo.default_branch; }
-  std::vector<std::string> secrets() const override { return {s_->token}; }
   Status end_note(const UnitRecord& u, const std::string& pull_url, const std::string& state,
                   const std::string& reason) override;
   void record_usage(Store& store) override;
-
- private:
-  std::shared_ptr<ForgeSession> s_;
 };
 
 // What a unit's apply (in, with its record) gives a forge's publish, the same for GitHub and

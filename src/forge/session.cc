@@ -78,18 +78,9 @@ Result<std::unique_ptr<ForgeSession>> open_forge(
   AW_TRY(const ForgeConfig* found, forge_of_repo(cfg, repo));
   const ForgeConfig& forge = *found;
   AW_TRY(std::string token, forge_token(forge));
-  AW_TRY(auto transport, forge_transport(forge));
-  GitHubOptions opt;
-  opt.api_url = forge.api_url;
-  opt.credential = forge.credential;
+  AW_TRY(GitHub gh, (forge_client<GitHub, GitHubOptions>(forge, token)));
   auto s = std::unique_ptr<ForgeSession>(
-      new ForgeSession{forge,
-                       repo.forge.github,
-                       token,
-                       GitHub(opt, token, std::move(transport), system_clock()),
-                       "",
-                       {},
-                       {}});
+      new ForgeSession{forge, repo.forge.github, token, std::move(gh), "", {}, {}});
   for (const auto& [target, c] : known) s->gh.remember(target, c);
   auto user = s->gh.get("/user");
   if (!user)

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -43,6 +44,17 @@ Result<std::string> forge_token(const ForgeConfig& forge);
 // them (gitlab/session.cc).
 Result<const ForgeConfig*> forge_of_repo(const Config& cfg, const RepoConfig& repo);
 Result<std::unique_ptr<Transport>> forge_transport(const ForgeConfig& forge);
+// A forge's client (GitHub with GitHubOptions, GitLab with GitLabOptions) on forge_transport, with
+// the forge's api_url and credential: how both forges' sessions open theirs.
+//   AW_TRY(GitLab gl, (forge_client<GitLab, GitLabOptions>(forge, token)));
+template <typename Client, typename Options>
+Result<Client> forge_client(const ForgeConfig& forge, const std::string& token) {
+  AW_TRY(auto transport, forge_transport(forge));
+  Options opt;
+  opt.api_url = forge.api_url;
+  opt.credential = forge.credential;
+  return Client(opt, token, std::move(transport), system_clock());
+}
 // The Error of a session's first answer (GET /user), with the hint a private CA needs when the
 // forge's certificate was not accepted; more: what the forge says after the hint.
 Error first_answer_error(const Error& e, const ForgeConfig& forge, const std::string& more = "");

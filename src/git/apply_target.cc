@@ -230,6 +230,21 @@ Result<GitCall> make_scratch_git_dir(const std::string& dir, const Side& side,
   return base;
 }
 
+Result<ScratchTips> scratch_tips(const std::string& tmpl, const Side& side,
+                                 const ApplyTarget& target, const std::string& base_commit,
+                                 const std::vector<std::string>& checked_paths,
+                                 const std::string& index_name, const std::string& target_ref,
+                                 const std::string& unit_ref) {
+  ScratchTips st;
+  st.dir = tmpl + "/git";
+  AW_TRY(st.base, make_scratch_git_dir(st.dir, side, target, base_commit, index_name));
+  AW_TRY(auto folder_names, base_folder_names(base_commit, checked_paths));
+  // The folders are read with the tips' presence: one git for both.
+  AW_TRY(st.tips, find_tips(side, target, st.dir, target_ref, unit_ref, base_commit, folder_names,
+                            &st.folders_read));
+  return st;
+}
+
 Result<AppliedTree> apply_checked(const GitCall& base, const std::string& base_commit,
                                   const std::string& patch,
                                   const std::vector<std::string>& checked_paths,
@@ -314,14 +329,10 @@ Result<PublishResult> publish(const PublishRequest& req) {
 
   AW_TRY(std::string tmpl, gitx::make_scratch(req.scratch_dir, "apply"));
   gitx::ScratchCleanup cleanup{tmpl, req.remove_scratch};
-  std::string dir = tmpl + "/git";
-  AW_TRY(GitCall base,
-         gitx::make_scratch_git_dir(dir, side, req.target, req.base_commit, "apply-index"));
-
-  AW_TRY(auto folder_names, gitx::base_folder_names(req.base_commit, req.checked_paths));
-  std::vector<gitx::CatObject> folders_read;  // read with the tips' presence: one git for both
-  AW_TRY(gitx::Tips tips, gitx::find_tips(side, req.target, dir, target_ref, unit_ref,
-                                          req.base_commit, folder_names, &folders_read));
+  AW_TRY(gitx::ScratchTips st,
+         gitx::scratch_tips(tmpl, side, req.target, req.base_commit, req.checked_paths,
+                            "apply-index", target_ref, unit_ref));
+  auto& [dir, base, tips, folders_read] = st;
   std::string not_ancestor =
       fmt::format("base {} is not an ancestor of {} on {} (now {}); nothing pushed",
                   req.base_commit.substr(0, 12), target_ref, side.shown, tips.target.substr(0, 12));
@@ -356,12 +367,7 @@ Result<PublishResult> publish(const PublishRequest& req) {
   message += "\n\n" + marker + "\n";
   AW_TRY(res.commit, gitx::commit_tree(base, tree, req.base_commit, req.who, message));
 
-  gitx::PushTarget to{.dest = side.dest,
-                      .shown = side.shown,
-                      .local_receive_pack = !side.remote || side.dest.starts_with("file://"),
-                      .pre_args = side.pre_args,
-                      .env = side.env,
-                      .remote = side.remote};
+  gitx::PushTarget to = gitx::push_target(side);
   AW_CHECK(gitx::push_create(base, to, res.commit, unit_ref));
 
   AW_TRY(auto now, gitx::pushed_tip(side, req.target, dir, unit_ref));

@@ -101,14 +101,9 @@ Result<FastForwardResult> publish_fast_forward(const FastForwardRequest& req) {
 
   AW_TRY(std::string tmpl, gitx::make_scratch(req.scratch_dir, "follow"));
   gitx::ScratchCleanup cleanup{tmpl, req.remove_scratch};
-  std::string dir = tmpl + "/git";
-  AW_TRY(GitCall base,
-         gitx::make_scratch_git_dir(dir, side, req.target, req.base_commit, "follow-index"));
-
-  AW_TRY(auto folder_names, gitx::base_folder_names(req.base_commit, req.checked_paths));
-  std::vector<gitx::CatObject> folders_read;
-  AW_TRY(gitx::Tips tips, gitx::find_tips(side, req.target, dir, ref, "", req.base_commit,
-                                          folder_names, &folders_read));
+  AW_TRY(gitx::ScratchTips st, gitx::scratch_tips(tmpl, side, req.target, req.base_commit,
+                                                  req.checked_paths, "follow-index", ref, ""));
+  auto& [dir, base, tips, folders_read] = st;
   // Without the start in the scratch (the branch was rewritten without it) there is nothing to
   // apply the patch to, and the branch moved anyway.
   if (!tips.has_base)
@@ -132,12 +127,7 @@ Result<FastForwardResult> publish_fast_forward(const FastForwardRequest& req) {
   message += "\n\n" + marker + "\n";
   AW_TRY(res.commit, gitx::commit_tree(base, applied.tree, req.base_commit, req.who, message));
 
-  gitx::PushTarget to{.dest = side.dest,
-                      .shown = side.shown,
-                      .local_receive_pack = !side.remote || side.dest.starts_with("file://"),
-                      .pre_args = side.pre_args,
-                      .env = side.env,
-                      .remote = side.remote};
+  gitx::PushTarget to = gitx::push_target(side);
   bool stale = false;
   Status pushed = push_fast_forward(base, to, res.commit, ref, req.base_commit, stale);
   if (!pushed) {

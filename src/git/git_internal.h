@@ -189,6 +189,9 @@ struct Side {
 // The target's URL checked, the -c options for exactly its scheme (redirects off), and, with a
 // credential, the askpass environment (the secret from t.secret_value or t.secrets).
 Result<Side> open_side(const ApplyTarget& t, const std::string& askpass);
+// Where a publish to the side pushes: a local repository, or a file:// URL, hardens its
+// receive-pack. Both publishes (apply_target.cc, fast_forward.cc) push so.
+PushTarget push_target(const Side& side);
 // git ARGS in scratch against the side; a refused credential is named in the Error.
 Result<Captured> remote_git(const Side& s, const std::string& scratch,
                             std::vector<std::string> args);
@@ -209,6 +212,23 @@ Result<Tips> find_tips(const Side& s, const ApplyTarget& at, const std::string& 
                        const std::string& target_ref, const std::string& unit_ref,
                        const std::string& base, const std::vector<std::string>& also,
                        std::vector<CatObject>* read);
+// A publish's scratch: its git dir tmpl/git (make_scratch_git_dir with index_name), and the tips
+// find_tips reads from there (unit_ref may be ""), with the base's folders of checked_paths read
+// in the same git (folders_read, for apply_checked). Both publishes (apply_target.cc,
+// fast_forward.cc) start so, after make_scratch and its ScratchCleanup:
+//   AW_TRY(ScratchTips st, scratch_tips(tmpl, side, target, base, paths, "apply-index", ...));
+//   auto& [dir, base, tips, folders_read] = st;
+struct ScratchTips {
+  std::string dir;
+  GitCall base;
+  Tips tips;
+  std::vector<CatObject> folders_read;
+};
+Result<ScratchTips> scratch_tips(const std::string& tmpl, const Side& side,
+                                 const ApplyTarget& target, const std::string& base_commit,
+                                 const std::vector<std::string>& checked_paths,
+                                 const std::string& index_name, const std::string& target_ref,
+                                 const std::string& unit_ref);
 // After the push: the remote's ref, read back (read_ref, and git's own ls-remote when read_ref
 // does not see the branch yet: a forge's API may lag its git a moment).
 Result<std::optional<std::string>> pushed_tip(const Side& s, const ApplyTarget& at,

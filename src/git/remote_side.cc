@@ -80,4 +80,13 @@ Result<Captured> remote_git(const Side& s, const std::string& scratch,
   return c;
 }
 
+PushTarget push_target(const Side& side) {
+  return PushTarget{.dest = side.dest,
+                    .shown = side.shown,
+                    .local_receive_pack = !side.remote || side.dest.starts_with("file://"),
+                    .pre_args = side.pre_args,
+                    .env = side.env,
+                    .remote = side.remote};
+}
+
 }  // namespace aw::gitx

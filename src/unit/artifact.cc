@@ -205,20 +205,7 @@ Result<ArtifactApplied> apply_artifact(const Config& cfg, const std::string& dir
     AW_CHECK(store.save(u));
     return out;
   }
-  ApplyInput in{t.repo,
-                t.source,
-                t.label,
-                u.id,
-                u.prompt,
-                t.base_ref,
-                u.base_commit,
-                a.patch,
-                v.paths,
-                u.run_dir + "/apply",
-                &u,
-                v.requests,
-                pub ? t.source.git_dir : ""};
-  auto applied = apply_checked(in, pub);
+  auto applied = apply_verdict(t, pub, u, a.patch, v, u.run_dir + "/apply");
   if (pub) {
     auto ended = applied ? pub->end_note(u, applied->pull_url, "done", "")
                          : pub->end_note(u, "", "failed", "apply: " + applied.error().message);

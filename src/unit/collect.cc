@@ -100,6 +100,25 @@ Verdict check(const Config* cfg, const Target& t, const Patch& patch,
 
 }  // namespace
 
+Result<Applied> apply_verdict(const Target& t, Publisher* pub, UnitRecord& u,
+                              const std::string& patch, const Verdict& v,
+                              const std::string& scratch_dir) {
+  ApplyInput in{t.repo,
+                t.source,
+                t.label,
+                u.id,
+                u.prompt,
+                t.base_ref,
+                u.base_commit,
+                patch,
+                v.paths,
+                scratch_dir,
+                &u,
+                v.requests,
+                pub ? t.source.git_dir : ""};
+  return apply_checked(in, pub);
+}
+
 Outcome collect_check_apply(const Target& t, Publisher* pub, const RunDir& dir,
                             const UnitPaths& paths, const Clone& clone, UnitRecord& u,
                             const std::vector<std::string>& secrets, bool publish,
@@ -137,20 +156,7 @@ Outcome collect_check_apply(const Target& t, Publisher* pub, const RunDir& dir,
     u.notes.push_back("held, not published (run --artifact): `awaywork apply --from DIR` does");
     return {UnitState::done, ""};
   }
-  ApplyInput in{t.repo,
-                t.source,
-                t.label,
-                u.id,
-                u.prompt,
-                t.base_ref,
-                u.base_commit,
-                patch->text,
-                v.paths,
-                dir.apply,
-                &u,
-                v.requests,
-                pub ? t.source.git_dir : ""};
-  auto applied = apply_checked(in, pub);
+  auto applied = apply_verdict(t, pub, u, patch->text, v, dir.apply);
   if (!applied) return {UnitState::failed, "apply: " + applied.error().message};
   note_applied(*applied, u);
   if (applied->target != t.source.git_dir) u.notes.push_back("published to " + applied->target);

@@ -20,6 +20,7 @@
 namespace aw {
 
 class AgentSession;
+struct Verdict;
 class Watchdog;
 
 // What a request resolves to before any unit exists. It reaches every phase (PhaseContext), so it
@@ -167,5 +168,11 @@ Outcome collect_check_apply(const Target& t, Publisher* pub, const RunDir& dir,
                             const UnitPaths& paths, const Clone& clone, UnitRecord& u,
                             const std::vector<std::string>& secrets = {}, bool publish = true,
                             const Config* cfg = nullptr);
+// The checked patch of unit u on t published (apply_checked, through pub; null: git's own) with
+// the verdict v's paths and requests, its scratch at scratch_dir: the pipeline's apply and
+// `awaywork apply --from DIR`'s (artifact.cc) are the same.
+Result<Applied> apply_verdict(const Target& t, Publisher* pub, UnitRecord& u,
+                              const std::string& patch, const Verdict& v,
+                              const std::string& scratch_dir);
 
 }  // namespace aw

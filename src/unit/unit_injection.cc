@@ -31,16 +31,16 @@ UnitInjection make_unit_injection(const Config& cfg, const std::vector<InjectedS
     auto it = cfg.secrets.find(s.name);
     if (it == cfg.secrets.end() || it->second.inject.empty()) continue;
     for (const InjectRule& r : it->second.inject) {
-      EgressInjection e;
-      e.secret = s.name;
-      e.value = s.value;
-      e.host = r.host;
-      e.header = r.header;
-      e.value_template = r.value;
-      e.basic_user = r.basic_user;
-      e.methods = r.methods;
-      e.paths = r.paths;
-      out.rules.push_back(std::move(e));
+      out.rules.push_back(EgressInjection{.secret = s.name,
+                                          .value = s.value,
+                                          .host = r.host,
+                                          .header = r.header,
+                                          .value_template = r.value,
+                                          .basic_user = r.basic_user,
+                                          .methods = r.methods,
+                                          .paths = r.paths,
+                                          .exact_paths = {},
+                                          .exclusive = false});
     }
     out.placeholders[s.placeholder] = s.name;
     out.env.push_back(s.name + "=" + s.placeholder);

@@ -7,6 +7,14 @@
 
 namespace aw {
 
+void queue_slot(IssueSlot& s, int64_t now, const std::string& trigger) {
+  s.phase = "queued";
+  s.queued_at = now;
+  s.trigger = trigger;
+  s.requeued = false;
+  s.attempts = 0;
+}
+
 std::string slot_key(const std::string& repo, int64_t number, bool mr) {
   return fmt::format("issue/{}/{}{:012}", repo, mr ? "!" : "", number);
 }

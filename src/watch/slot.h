@@ -65,6 +65,10 @@ struct IssueSlot {
   std::string trigger_key, claim_key;
 };
 
+// s queued at now for a newly admitted trigger (its reason): not a retry, no unit run for it yet.
+// The caller adds what its kind keeps of the trigger (trigger_at, trigger_key).
+void queue_slot(IssueSlot& s, int64_t now, const std::string& trigger);
+
 std::string slot_key(const std::string& repo, int64_t number, bool mr = false);
 std::string slot_key(const IssueSlot& s);
 nlohmann::json to_json(const IssueSlot& s);

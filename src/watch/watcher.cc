@@ -356,12 +356,8 @@ void Watcher::take_triggers(Repo& r, IssueSlot& slot, const TriggerScan& scan, i
   }
   if (!admitted.empty()) {
     if (slot.phase == "idle") {
-      slot.phase = "queued";
-      slot.queued_at = now;
-      slot.trigger = admitted;
+      queue_slot(slot, now, admitted);
       slot.trigger_at = admitted_at;
-      slot.requeued = false;
-      slot.attempts = 0;
       log_.write("queued", {{"repo", w.repo}, {"issue", n}, {"trigger", admitted}});
     } else {
       log_.write(

@@ -110,6 +110,10 @@ class Watcher {
   void recover();
   void start_queued(int64_t now);
   void start_one(Repo& r, IssueSlot& slot, int64_t now);
+  // Both claims' (start_one's on an issue, claim_pull's on a pull request): the attempt kept in
+  // the slot before the claim's post, and a failed claim's slot tried again after a poll interval.
+  void keep_attempt(IssueSlot& slot, int64_t now);
+  void claim_failed(IssueSlot& slot, int64_t now, const Error& e);
   void watch_running(int64_t now);
   void finish(Repo& r, IssueSlot& slot, int exit_status, int64_t now);
   // The unit an ended child ran (issue or pull), brought up to date: a running one is its

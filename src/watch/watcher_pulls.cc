@@ -309,12 +309,8 @@ void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger,
     slot.phase = "idle";
     return;
   }
-  slot.phase = "queued";
-  slot.queued_at = now;
-  slot.trigger = trigger;
+  queue_slot(slot, now, trigger);
   slot.trigger_key = key;
-  slot.requeued = false;
-  slot.attempts = 0;
   // The cooldown counts from the end of the previous follow-up of this pull request.
   slot.not_before = slot.follow_ended > 0 ? slot.follow_ended + lim.cooldown : 0;
   log_.write("queued", with(where(slot), {{"trigger", trigger}, {"not_before", slot.not_before}}));
@@ -339,20 +335,9 @@ bool Watcher::claim_pull(Repo& r, IssueSlot& slot, int64_t now) {
   std::unique_ptr<WatchForge> changes = r.forge->changes();
   OwnClaims own{slot.ended_claim, {slot.attempt_host, slot.attempt_pid}, slot.attempt_since};
   auto result = claim_follow_up(*changes, slot.number, me, cfg_.watch.claim_ttl, now,
-                                trusted(r, now), own, [&] {
-                                  // Kept before the post, as an issue's claim: a claim whose id
-                                  // this watch never learns is known as its own next time.
-                                  slot.attempt_host = me_.host;
-                                  slot.attempt_pid = me_.pid;
-                                  slot.attempt_since = now;
-                                  keep(slot);
-                                });
+                                trusted(r, now), own, [&] { keep_attempt(slot, now); });
   if (!result) {
-    // Stays queued, tried again after a poll interval: a forge that refuses is not hammered.
-    slot.not_before = now + cfg_.watch.poll_seconds;
-    keep(slot);
-    log_.write("claim_failed", with(where(slot), {{"error", result.error().message},
-                                                  {"retry_in", cfg_.watch.poll_seconds}}));
+    claim_failed(slot, now, result.error());
     return false;
   }
   slot.ended_claim = 0;

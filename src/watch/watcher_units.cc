@@ -107,26 +107,33 @@ void Watcher::start_queued(int64_t now) {
   }
 }
 
+void Watcher::keep_attempt(IssueSlot& slot, int64_t now) {
+  // Kept before the post: a claim whose id this watch never learns is known as its own by the
+  // next attempt.
+  slot.attempt_host = me_.host;
+  slot.attempt_pid = me_.pid;
+  slot.attempt_since = now;
+  keep(slot);
+}
+
+void Watcher::claim_failed(IssueSlot& slot, int64_t now, const Error& e) {
+  // Stays queued, tried again after a poll interval: a forge that refuses is not hammered.
+  slot.not_before = now + cfg_.watch.poll_seconds;
+  keep(slot);
+  log_.write("claim_failed",
+             with(where(slot), {{"error", e.message}, {"retry_in", cfg_.watch.poll_seconds}}));
+}
+
 void Watcher::start_one(Repo& r, IssueSlot& slot, int64_t now) {
   if (slot.pull) return start_pull(r, slot, now);  // a follow-up's claim: watcher_pulls.cc
   OwnClaims own{slot.ended_claim, {slot.attempt_host, slot.attempt_pid}, slot.attempt_since};
   // What the ended claim said goes on in the new one (the ended one is deleted).
   std::string earlier = slot.ended_claim > 0 ? slot.claim_note : "";
   auto result = claim_issue(*r.forge, slot.number, me_, cfg_.watch.claim_ttl, now,
-                            slot.requeued ? 0 : slot.trigger_at, trusted(r, now), own, [&] {
-                              // Kept before the post: a claim whose id this watch never learns
-                              // is known as its own by the next attempt.
-                              slot.attempt_host = me_.host;
-                              slot.attempt_pid = me_.pid;
-                              slot.attempt_since = now;
-                              keep(slot);
-                            });
+                            slot.requeued ? 0 : slot.trigger_at, trusted(r, now), own,
+                            [&] { keep_attempt(slot, now); });
   if (!result) {
-    // Stays queued, tried again after a poll interval: a forge that refuses is not hammered.
-    slot.not_before = now + cfg_.watch.poll_seconds;
-    keep(slot);
-    log_.write("claim_failed", with(where(slot), {{"error", result.error().message},
-                                                  {"retry_in", cfg_.watch.poll_seconds}}));
+    claim_failed(slot, now, result.error());
     return;
   }
   // Decided: what this watcher had left on the issue is gone or taken up again.

@@ -10,13 +10,9 @@ namespace aw {
 
 using nlohmann::json;
 
-namespace {
+using namespace forge_field;
 
-using forge_field::flag;
-using forge_field::integer;
-using forge_field::list_of;
-using forge_field::object;
-using forge_field::str;
+namespace {
 
 // GitLab names the users of project and group access tokens project_<id>_bot_<hex> and
 // group_<id>_bot_<hex> (older ones: project_<id>_bot, project_<id>_bot<n>).
@@ -46,10 +42,11 @@ Result<ForgeIssue> gitlab_issue_from_json(const json& j, const std::string& what
   AW_CHECK(object(j, what));
   ForgeIssue i;
   AW_TRY(i.number, integer(j, "iid", what));
-  AW_TRY(i.title, str(j, "title", what, false));
-  AW_TRY(i.body, str(j, "description", what, false));
-  AW_TRY(i.state, str(j, "state", what, false));
-  AW_TRY(i.html_url, str(j, "web_url", what, false));
+  AW_CHECK(strs(j, what,
+                {{"title", &i.title},
+                 {"description", &i.body},
+                 {"state", &i.state},
+                 {"web_url", &i.html_url}}));
   auto a = j.find("author");
   if (a == j.end() || a->is_null()) {
     i.author = ForgeUser{"ghost", false};  // GitLab's "Ghost User" of a deleted account
@@ -68,9 +65,9 @@ namespace {
 Result<GitLabNote> note_from_json(const json& n, const std::string& at) {
   GitLabNote note;
   AW_TRY(note.comment.id, integer(n, "id", at));
-  AW_TRY(note.comment.body, str(n, "body", at, false));
-  AW_TRY(note.comment.created_at, str(n, "created_at", at, false));
-  AW_TRY(note.comment.updated_at, str(n, "updated_at", at, false));
+  ForgeComment& c = note.comment;
+  AW_CHECK(strs(n, at,
+                {{"body", &c.body}, {"created_at", &c.created_at}, {"updated_at", &c.updated_at}}));
   AW_TRY(GitLabUser u, gitlab_user_from_json(n.value("author", json()), at + " .author"));
   note.comment.author = u.user;
   note.author_id = u.id;
@@ -89,9 +86,11 @@ Result<ForgeRepo> gitlab_project_from_json(const json& j, const std::string& wha
   ForgeRepo r;
   AW_TRY(r.full_name, str(j, "path_with_namespace", what, true));
   AW_TRY(r.clone_url, str(j, "http_url_to_repo", what, true));
-  AW_TRY(r.default_branch, str(j, "default_branch", what, false));
-  AW_TRY(r.html_url, str(j, "web_url", what, false));
-  AW_TRY(std::string visibility, str(j, "visibility", what, false));
+  std::string visibility;
+  AW_CHECK(strs(j, what,
+                {{"default_branch", &r.default_branch},
+                 {"web_url", &r.html_url},
+                 {"visibility", &visibility}}));
   r.private_repo = visibility != "public";
   // Optional: only the read-only forge's numeric paths (/projects/ID/...) need it.
   if (auto id = j.find("id"); id != j.end() && id->is_number_integer() && id->get<int64_t>() > 0)
@@ -106,11 +105,9 @@ Result<ForgePull> gitlab_mr_from_json(const json& j, const std::string& what) {
   AW_TRY(p.number, integer(j, "iid", what));
   AW_TRY(p.html_url, str(j, "web_url", what, true));
   AW_TRY(p.head_ref, str(j, "source_branch", what, true));
-  AW_TRY(p.head_sha, str(j, "sha", what, false));
-  AW_TRY(p.body, str(j, "description", what, false));
+  AW_CHECK(strs(j, what, {{"sha", &p.head_sha}, {"description", &p.body}}));
   p.draft = flag(j, "draft") || flag(j, "work_in_progress");
-  AW_TRY(p.title, str(j, "title", what, false));
-  AW_TRY(p.base_ref, str(j, "target_branch", what, false));
+  AW_CHECK(strs(j, what, {{"title", &p.title}, {"target_branch", &p.base_ref}}));
   for (auto [key, out] : {std::pair{"source_project_id", &p.head_repo},
                           std::pair{"target_project_id", &p.base_repo}}) {
     auto id = j.find(key);

@@ -13,20 +13,19 @@
 
 #include "base/result.h"
 #include "forge/gitlab/session.h"
+#include "forge/session_publisher.h"
 #include "unit/publisher.h"
 
 namespace aw {
 
-class GitLabPublisher : public Publisher {
+class GitLabPublisher : public SessionPublisher<GitLabSession> {
  public:
-  explicit GitLabPublisher(std::shared_ptr<GitLabSession> s) : s_(std::move(s)) {}
+  using SessionPublisher::SessionPublisher;
 
+  // The project's path (group/name), as the forge's API names it.
+  std::string host_repo() const override { return s_->project; }
   Result<Applied> publish(const ApplyInput& in) override;
   std::optional<ApplyTarget> source_remote() const override;
-  std::string host_repo() const override { return s_->project; }
-  int64_t host_repo_id() const override { return s_->repo.id; }
-  std::string default_branch() const override { return s_->repo.default_branch; }
-  std::vector<std::string> secrets() const override { return {s_->token}; }
   // The progress note brought to where `run` leaves it (progress.h).
   Status end_note(const UnitRecord& u, const std::string& pull_url, const std::string& state,
                   const std::string& reason) override;
@@ -34,9 +33,6 @@ class GitLabPublisher : public Publisher {
   // the session, the publish, the notes) added to the record under the forge's api_url, so that
   // serve's /metrics counts a GitLab unit's calls as it does a GitHub one's (forge/usage.h).
   void record_usage(Store& store) override;
-
- private:
-  std::shared_ptr<GitLabSession> s_;
 };
 
 // The publishers of `gitlab:` projects, on their forge opened then (or on opened, when it is that

@@ -54,18 +54,9 @@ Result<std::unique_ptr<GitLabSession>> open_gitlab(const Config& cfg, const Repo
     return fail("repo {}: not a GitLab project (gitlab: GROUP/PROJECT on a forge of kind gitlab)",
                 repo.name);
   AW_TRY(std::string token, gitlab_token(forge));
-  AW_TRY(auto transport, forge_transport(forge));
-  GitLabOptions opt;
-  opt.api_url = forge.api_url;
-  opt.credential = forge.credential;
+  AW_TRY(GitLab gl, (forge_client<GitLab, GitLabOptions>(forge, token)));
   auto s = std::unique_ptr<GitLabSession>(
-      new GitLabSession{forge,
-                        repo.forge.gitlab,
-                        token,
-                        GitLab(opt, token, std::move(transport), system_clock()),
-                        {},
-                        {},
-                        {}});
+      new GitLabSession{forge, repo.forge.gitlab, token, std::move(gl), {}, {}, {}});
   auto user = s->gl.get("/user");
   if (!user) return tl::unexpected(first_answer_error(user.error(), forge));
   AW_TRY(s->self, gitlab_user_from_json(*user, "GET /user"));
