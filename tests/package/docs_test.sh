@@ -134,9 +134,11 @@ fi
 # The manuals against the program and the package (issue 31, item 17).
 # A lone flag in backquotes must be one awaywork has: docs/rounds.md said `--seconds` for
 # `--unit-seconds`. The flags of other programs the manuals name (the agent CLIs, gh, git,
-# Chromium, docker), awaywork's hidden test-only --skip, and scripts/deps's own, are listed here.
+# Chromium, docker, Node's permission model for plugins), awaywork's hidden test-only --skip, and
+# scripts/deps's own, are listed here.
 foreign=$(printf '%s\n' --dangerously-skip-permissions --setting-sources --strict-mcp-config \
-  --plugin-dir --hostname --no-hardlinks --no-sandbox --network --security-opt --skip --for --print)
+  --plugin-dir --hostname --no-hardlinks --no-sandbox --network --security-opt --skip --for --print \
+  --permission --allow-fs-read --allow-fs-write)
 every_flag=$global_flags
 for cmd in $commands; do
   every_flag+=$'\n'$(flags_of "$cmd")
