@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+
+#include "forge/marker.h"
 
 namespace aw {
 
@@ -62,6 +65,49 @@ std::string ci_limit_comment(const std::string& check, int fixes, int max) {
       "follow-up starts for it; a person takes it from here, or raises the limit in awaywork's "
       "config.",
       check, fixes + 1, fixes, max);
+}
+
+namespace {
+
+bool same_login(std::string_view a, std::string_view b) {
+  // Logins are case-insensitive on both forges.
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
+
+Status within_ci_limit(const std::vector<std::vector<std::string>>& tried,
+                       const std::vector<std::string>& failing_now, int max_attempts,
+                       int64_t number, const std::vector<ForgeComment>& conversation,
+                       const std::string& self_login, std::string_view request,
+                       const PostCiLimit& post) {
+  std::optional<CiLimit> stop = ci_limit_reached(tried, failing_now, max_attempts);
+  if (!stop) return {};
+  const std::string name = ci_name_for_post(stop->check);
+  const std::string marker = ci_limit_marker(number);
+  bool said = false;
+  for (const ForgeComment& c : conversation) {
+    // Only awaywork's own comment counts: anyone may write the marker's text.
+    auto m = trailing_marker(c.body);
+    if (m && !self_login.empty() && same_login(c.author.login, self_login) &&
+        fmt::format("<!-- awaywork:{} -->", *m) == marker)
+      said = true;
+  }
+  std::string told = fmt::format("it was said on the {} already", request);
+  if (!said) {
+    Status made = post(ci_limit_comment(name, stop->fixes, max_attempts), marker);
+    told = made ? fmt::format("awaywork said so on the {}", request)
+                : fmt::format("saying so on the {} failed: {}", request, made.error().message);
+  }
+  return fail(
+      "the check `{}` still fails after {} follow-up(s) in a row that tried to fix it, the "
+      "repository's limit (follow_up: {{max_ci_attempts: {}}}); no follow-up starts while it "
+      "fails ({}). A person takes it from here, or raises the limit in awaywork's config",
+      name, stop->fixes, max_attempts, told);
 }
 
 }  // namespace aw

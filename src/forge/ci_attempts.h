@@ -4,16 +4,20 @@
 // heads a check failed on (watch/triggers_ci.h, in its state database: the first failing head,
 // then one per fix); `run --pr` counts this machine's recorded follow-ups whose task quoted the
 // check (forge/follow_up_history.h), so a hand-run follow-up honours the limit without watch.
-// Pure: nothing here reads the record or talks to the forge.
+// Nothing here reads the record; within_ci_limit talks to the forge only through its caller's post.
 //
 //   if (auto stop = ci_limit_reached(attempts, failing_now, max)) refuse, and say it once
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "base/result.h"
+#include "forge/model.h"
 
 namespace aw {
 
@@ -51,5 +55,19 @@ std::string ci_limit_marker(int64_t number);
 // What that comment says (before its marker): `check` as ci_name_for_post writes it, `fixes` the
 // follow-ups in a row that left it failing, `max` the repository's limit.
 std::string ci_limit_comment(const std::string& check, int fixes, int max);
+
+// `run --pr`'s guard, one for both forges (GitHub's pull requests, GitLab's merge requests): when
+// ci_limit_reached(tried, failing_now, max_attempts) stops, an Error saying so, and the one
+// marked comment (ci_limit_marker(number)) is posted through `post` unless a comment of the
+// conversation by self_login already carries that marker. post gets the text and its marker
+// apart, so a forge can make the text inert before it marks it (GitLab). A failed post is named
+// in the refusal, never retried here. `request` names the request in the refusal ("pull request",
+// "merge request"). Success when the limit is not reached.
+using PostCiLimit = std::function<Status(const std::string& text, const std::string& marker)>;
+Status within_ci_limit(const std::vector<std::vector<std::string>>& tried,
+                       const std::vector<std::string>& failing_now, int max_attempts,
+                       int64_t number, const std::vector<ForgeComment>& conversation,
+                       const std::string& self_login, std::string_view request,
+                       const PostCiLimit& post);
 
 }  // namespace aw

@@ -80,31 +80,13 @@ Status within_ci_limit(const Config& cfg, const RepoConfig& r, ForgeSession& s,
   std::vector<std::string> failing;
   for (const FailingCheck& c : checks) failing.push_back(c.name);
   AW_TRY(auto tried, ci_fixes_tried(cfg, pull, failing));
-  const int max = r.follow_up.max_ci_attempts;
-  std::optional<CiLimit> stop = ci_limit_reached(tried, failing, max);
-  if (!stop) return {};
-  const std::string name = ci_name_for_post(stop->check);
-  const std::string marker = ci_limit_marker(pull.number);
-  bool said = false;
-  for (const ForgeComment& c : conversation) {
-    auto m = trailing_marker(c.body);
-    if (m && folded_ascii(c.author.login) == folded_ascii(s.self_login) &&
-        fmt::format("<!-- awaywork:{} -->", *m) == marker)
-      said = true;
-  }
-  std::string told = "it was said on the pull request already";
-  if (!said) {
-    auto made = s.gh.post(
-        fmt::format("/repos/{}/issues/{}/comments", s.owner_repo, pull.number),
-        nlohmann::json{{"body", with_marker(ci_limit_comment(name, stop->fixes, max), marker)}});
-    told = made ? "awaywork said so on the pull request"
-                : fmt::format("saying so on the pull request failed: {}", made.error().message);
-  }
-  return fail(
-      "the check `{}` still fails after {} follow-up(s) in a row that tried to fix it, the "
-      "repository's limit (follow_up: {{max_ci_attempts: {}}}); no follow-up starts while it "
-      "fails ({}). A person takes it from here, or raises the limit in awaywork's config",
-      name, stop->fixes, max, told);
+  return aw::within_ci_limit(
+      tried, failing, r.follow_up.max_ci_attempts, pull.number, conversation, s.self_login,
+      "pull request", [&](const std::string& text, const std::string& marker) -> Status {
+        AW_CHECK(s.gh.post(fmt::format("/repos/{}/issues/{}/comments", s.owner_repo, pull.number),
+                           nlohmann::json{{"body", with_marker(text, marker)}}));
+        return {};
+      });
 }
 
 }  // namespace

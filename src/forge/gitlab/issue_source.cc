@@ -4,8 +4,11 @@
 
 #include <ctime>
 
+#include "config/paths.h"
 #include "config/repos.h"
 #include "forge/gitlab/issue.h"
+#include "forge/usage.h"
+#include "record/store.h"
 
 namespace aw {
 
@@ -20,8 +23,15 @@ Result<GitLabIssueRun> gitlab_issue_request(const Config& cfg, const std::string
   AW_TRY(std::unique_ptr<GitLabSession> opened, with_context(open_gitlab(cfg, r), "repo " + repo));
   GitLabIssueRun run;
   run.session = std::move(opened);
-  AW_TRY(IssueWork work, with_context(gitlab_issue_work(*run.session, r, number, ::time(nullptr)),
-                                      fmt::format("issue {}#{}", run.session->project, number)));
+  auto found = with_context(gitlab_issue_work(*run.session, r, number, ::time(nullptr)),
+                            fmt::format("issue {}#{}", run.session->project, number));
+  if (!found) {
+    // No unit will record what the session spent: it is recorded here (a failure to is not one),
+    // as GitHub's run --issue does.
+    if (auto store = Store::open(state_dir_of(cfg))) (void)save_forge_usage(*store, *run.session);
+    return tl::unexpected(found.error());
+  }
+  const IssueWork& work = *found;
   RunRequest& req = run.request;
   req.repo = repo;
   req.prompt = work.prompt;

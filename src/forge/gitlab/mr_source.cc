@@ -5,12 +5,18 @@
 
 #include <ctime>
 
+#include "config/paths.h"
 #include "config/repos.h"
 #include "forge/admission.h"
+#include "forge/ci_attempts.h"
 #include "forge/follow_up_history.h"
 #include "forge/gitlab/issue.h"
 #include "forge/gitlab/pipeline.h"
+#include "forge/gitlab/text.h"
+#include "forge/marker.h"
 #include "forge/pr_source.h"
+#include "forge/usage.h"
+#include "record/store.h"
 
 namespace aw {
 
@@ -119,6 +125,19 @@ Result<GitLabMrRun> gitlab_mr_run(const Config& cfg, const std::string& repo, in
     if (r.follow_ci) {
       // The head the unit will start from: its newest pipeline's failing jobs, with their traces.
       AW_TRY(t.checks, gitlab_failing_jobs(s, run.mr.head_sha));
+      // follow_up.max_ci_attempts, GitHub's rule (pr_source.cc, forge/ci_attempts.h): counted
+      // from this machine's record of the merge request's follow-ups; the one marked note saying
+      // the limit is reached goes on the merge request, made inert as every GitLab post is.
+      std::vector<std::string> failing;
+      for (const FailingCheck& c : t.checks) failing.push_back(c.name);
+      AW_TRY(auto tried, ci_fixes_tried(cfg, run.mr, failing));
+      AW_CHECK(within_ci_limit(
+          tried, failing, r.follow_up.max_ci_attempts, iid, t.conversation, s.self.user.login,
+          "merge request", [&](const std::string& text, const std::string& marker) -> Status {
+            AW_CHECK(s.gl.post(base + "/notes",
+                               nlohmann::json{{"body", with_marker(gitlab_inert(text), marker)}}));
+            return {};
+          }));
     }
     run.follow = build_pull_task(t, [&](const ForgeUser& u) { return adm.check(u); });
     run.discussion_of = notes.discussion_of;
@@ -130,8 +149,12 @@ Result<GitLabMrRun> gitlab_mr_run(const Config& cfg, const std::string& repo, in
           run.follow.edited, notes.resolved);
     return {};
   };
-  if (auto ok = with_context(read(), fmt::format("merge request {}!{}", s.project, iid)); !ok)
+  if (auto ok = with_context(read(), fmt::format("merge request {}!{}", s.project, iid)); !ok) {
+    // No unit will record what the session spent: it is recorded here (a failure to is not one),
+    // as GitHub's run --pr does.
+    if (auto store = Store::open(state_dir_of(cfg))) (void)save_forge_usage(*store, s);
     return tl::unexpected(ok.error());
+  }
   RunRequest& req = run.request;
   req.repo = repo;
   req.prompt = run.follow.prompt;
