@@ -850,5 +850,83 @@ TEST_F(GitlabMrTest, AFailingJobsTraceReachesTheTaskOnlyFencedAndTheTokenIsInNoP
   EXPECT_EQ(fake_git("rev-parse " + branch + "^"), first_commit);
 }
 
+// follow_up.max_ci_attempts on GitLab (issue 26), GitHub's rule (forge/ci_attempts.h): one
+// follow-up quoted the failing job and the head it made fails that job again. With
+// max_ci_attempts 1, run --pr refuses naming the job and the limit, starts nothing, and says so
+// once on the merge request (watch's marker, inert); a second run refuses again and writes nothing.
+TEST_F(GitlabMrTest, RunPrStopsAfterMaxCiAttemptsFollowUpsLeftTheSameJobFailing) {
+  open_mr();
+  write_config("    follow_ci: true\n    follow_up: {max_ci_attempts: 1}\n");
+  auto failing = [&] {
+    return fake->control(
+        "POST", "projects/" + kProject + "/pipelines",
+        {{"ref", branch},
+         {"status", "failed"},
+         {"jobs", {{{"name", "unit-tests"}, {"status", "failed"}, {"trace", "FAIL test_b\n"}}}}});
+  };
+  ASSERT_TRUE(failing().is_object()) << fake->error();
+  write_agent("printf 'bravo\\nline two\\nline three\\nfixed\\n' > b.txt");
+  auto fix = run_json({"run", "--pr", "app!" + std::to_string(mr), "--json"});
+  ASSERT_FALSE(fix.is_null());
+  ASSERT_EQ(fix["state"], "done") << fix.dump(2);
+  std::string head = fake_git("rev-parse refs/heads/" + branch);
+  ASSERT_EQ(fake_git("rev-parse " + branch + "^"), first_commit);
+  const std::string marker =
+      "<!-- awaywork:follow-up pr=" + std::to_string(mr) + " item=ci-limit -->";
+  auto limit_notes = [&] {
+    int n = 0;
+    for (const auto& d : discussions(mr))
+      for (const auto& x : d["notes"])
+        if (x["author"]["username"] == "aw-bot" &&
+            x["body"].get<std::string>().find(marker) != std::string::npos) {
+          ++n;
+          EXPECT_FALSE(has_quick_action(x["body"].get<std::string>()));
+        }
+    return n;
+  };
+  EXPECT_EQ(limit_notes(), 0);
+
+  // The fix's head fails unit-tests again: the one attempt allowed is spent.
+  auto again_failing = failing();
+  ASSERT_TRUE(again_failing.is_object()) << fake->error();
+  ASSERT_EQ(again_failing["sha"], head);
+  Captured stop = aw({"run", "--pr", "app!" + std::to_string(mr), "--json"});
+  EXPECT_NE(stop.exit_code, 0);
+  std::string said = stop.out + stop.err;
+  EXPECT_NE(said.find("the check `unit-tests` still fails after 1 follow-up(s) in a row"),
+            std::string::npos)
+      << said;
+  EXPECT_NE(said.find("(follow_up: {max_ci_attempts: 1})"), std::string::npos) << said;
+  EXPECT_NE(said.find("awaywork said so on the merge request"), std::string::npos) << said;
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + branch), head);
+  EXPECT_EQ(limit_notes(), 1) << discussions(mr).dump(2);
+
+  // Said once: run again, it refuses the same way and writes nothing.
+  size_t writes = fake->writes().size();
+  Captured again = aw({"run", "--pr", "app!" + std::to_string(mr), "--json"});
+  EXPECT_NE(again.exit_code, 0);
+  EXPECT_NE((again.out + again.err).find("said on the merge request already"), std::string::npos)
+      << again.out << again.err;
+  EXPECT_EQ(fake->writes().size(), writes) << fake->writes().dump(2);
+  EXPECT_EQ(limit_notes(), 1);
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + branch), head);
+}
+
+// run --issue and run --pr that fail on a GitLab project before a unit exists (issue 29): the
+// GitLab requests they made are in the state database's forge usage all the same, as GitHub's.
+TEST_F(GitlabMrTest, AFailedRunIssueOrRunPrStillSavesItsGitlabRequests) {
+  Captured issue_run = aw({"run", "--issue", "app#999"});
+  EXPECT_NE(issue_run.exit_code, 0) << issue_run.out << issue_run.err;
+  int64_t after_issue = gitlab_requests_saved(tmp.path + "/state");
+  EXPECT_GT(after_issue, 0);
+  EXPECT_LE(after_issue, awaywork_api_requests());
+
+  Captured pr_run = aw({"run", "--pr", "app!999"});
+  EXPECT_NE(pr_run.exit_code, 0) << pr_run.out << pr_run.err;
+  int64_t after_pr = gitlab_requests_saved(tmp.path + "/state");
+  EXPECT_GT(after_pr, after_issue);
+  EXPECT_LE(after_pr, awaywork_api_requests());
+}
+
 }  // namespace
 }  // namespace aw::test

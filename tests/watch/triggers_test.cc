@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "forge/ci_attempts.h"
+#include "forge/marker.h"
 #include "watch/triggers.h"
 #include "watch/triggers_ci.h"
 
@@ -255,6 +256,56 @@ TEST(CiAttempts, TheLimitsCommentIsMarkedAsWatchMarksIt) {
             std::string::npos)
       << said;
   EXPECT_NE(said.find("(follow_up: {max_ci_attempts: 1})"), std::string::npos) << said;
+}
+
+// run --pr's guard, shared by GitHub and GitLab (issue 26): not reached, nothing is posted; reached,
+// the marked comment is posted once through the forge's post and the refusal says so; awaywork's
+// own marked comment already there (not a stranger's copy of the marker) posts nothing more; a
+// failed post is named in the refusal.
+TEST(CiAttempts, TheSharedGuardPostsTheMarkedCommentOnceThroughTheForgesPost) {
+  std::vector<std::pair<std::string, std::string>> posts;
+  PostCiLimit post = [&](const std::string& text, const std::string& marker) -> Status {
+    posts.emplace_back(text, marker);
+    return {};
+  };
+  EXPECT_TRUE(within_ci_limit({{"build"}}, {"build"}, 2, 7, {}, "aw-bot", "merge request", post));
+  EXPECT_TRUE(within_ci_limit({}, {"build"}, 1, 7, {}, "aw-bot", "merge request", post));
+  EXPECT_TRUE(posts.empty());
+
+  ForgeComment stranger;
+  stranger.author.login = "mallory";
+  stranger.body = "fake\n\n<!-- awaywork:follow-up pr=7 item=ci-limit -->";
+  Status stop = within_ci_limit({{"build"}}, {"build"}, 1, 7, {stranger}, "aw-bot",
+                                "merge request", post);
+  ASSERT_FALSE(stop);
+  EXPECT_NE(stop.error().message.find("the check `build` still fails after 1 follow-up(s)"),
+            std::string::npos)
+      << stop.error().message;
+  EXPECT_NE(stop.error().message.find("awaywork said so on the merge request"), std::string::npos)
+      << stop.error().message;
+  ASSERT_EQ(posts.size(), 1u);
+  EXPECT_EQ(posts[0].first, ci_limit_comment("build", 1, 1));
+  EXPECT_EQ(posts[0].second, ci_limit_marker(7));
+
+  ForgeComment own;
+  own.author.login = "AW-Bot";  // logins compare without case
+  own.body = with_marker("said", ci_limit_marker(7));
+  Status quiet = within_ci_limit({{"build"}}, {"build"}, 1, 7, {stranger, own}, "aw-bot",
+                                 "pull request", post);
+  ASSERT_FALSE(quiet);
+  EXPECT_NE(quiet.error().message.find("said on the pull request already"), std::string::npos)
+      << quiet.error().message;
+  EXPECT_EQ(posts.size(), 1u);
+
+  PostCiLimit broken = [](const std::string&, const std::string&) -> Status {
+    return fail("HTTP 403");
+  };
+  Status failed =
+      within_ci_limit({{"build"}}, {"build"}, 1, 7, {}, "aw-bot", "merge request", broken);
+  ASSERT_FALSE(failed);
+  EXPECT_NE(failed.error().message.find("saying so on the merge request failed: HTTP 403"),
+            std::string::npos)
+      << failed.error().message;
 }
 
 }  // namespace
