@@ -71,8 +71,7 @@ namespace {
 
 bool same_login(std::string_view a, std::string_view b) {
   // Logins are case-insensitive on both forges.
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });

@@ -258,10 +258,10 @@ TEST(CiAttempts, TheLimitsCommentIsMarkedAsWatchMarksIt) {
   EXPECT_NE(said.find("(follow_up: {max_ci_attempts: 1})"), std::string::npos) << said;
 }
 
-// run --pr's guard, shared by GitHub and GitLab (issue 26): not reached, nothing is posted; reached,
-// the marked comment is posted once through the forge's post and the refusal says so; awaywork's
-// own marked comment already there (not a stranger's copy of the marker) posts nothing more; a
-// failed post is named in the refusal.
+// run --pr's guard, shared by GitHub and GitLab (issue 26): not reached, nothing is posted;
+// reached, the marked comment is posted once through the forge's post and the refusal says so;
+// awaywork's own marked comment already there (not a stranger's copy of the marker) posts nothing
+// more; a failed post is named in the refusal.
 TEST(CiAttempts, TheSharedGuardPostsTheMarkedCommentOnceThroughTheForgesPost) {
   std::vector<std::pair<std::string, std::string>> posts;
   PostCiLimit post = [&](const std::string& text, const std::string& marker) -> Status {
@@ -275,8 +275,8 @@ TEST(CiAttempts, TheSharedGuardPostsTheMarkedCommentOnceThroughTheForgesPost) {
   ForgeComment stranger;
   stranger.author.login = "mallory";
   stranger.body = "fake\n\n<!-- awaywork:follow-up pr=7 item=ci-limit -->";
-  Status stop = within_ci_limit({{"build"}}, {"build"}, 1, 7, {stranger}, "aw-bot",
-                                "merge request", post);
+  Status stop =
+      within_ci_limit({{"build"}}, {"build"}, 1, 7, {stranger}, "aw-bot", "merge request", post);
   ASSERT_FALSE(stop);
   EXPECT_NE(stop.error().message.find("the check `build` still fails after 1 follow-up(s)"),
             std::string::npos)
