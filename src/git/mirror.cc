@@ -122,9 +122,10 @@ Status fetch_pull_head(const ApplyTarget& remote, const std::string& dir,
   // Forced: a fork's author may rewrite their branch. The ref is outside refs/heads/* and
   // refs/tags/*, so update_mirror's --prune leaves it for the unit's clone.
   AW_CHECK(with_context(
-      gitx::remote_git(side, dir,
-                       {"fetch", "--quiet", "--no-tags", "--no-recurse-submodules",
-                        "--no-write-fetch-head", "--", side.dest, "+" + ref + ":" + ref}),
+      gitx::remote_git(
+          side, dir,
+          {"fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
+           "--", side.dest, "+refs/pull/" + std::to_string(number) + "/head:" + ref}),
       "fetching " + ref + " into the mirror " + dir));
   return {};
 }

@@ -109,8 +109,11 @@ TEST(GitRules, SourceHasNoDestructiveGitArguments) {
     // from. Its fetch must follow a remote that force-pushed or deleted a branch, so it alone may
     // name --prune and forced fetch refspecs; it may never name push.
     bool mirror = f.size() > 10 && f.substr(f.size() - 10) == "/mirror.cc";
+    // A fork's pull request head (issue 26) is fetched the same way, one ref named by its number
+    // ("+refs/pull/" N "/head:refs/pull/N/head"): the mirror is awaywork's own cache, refreshed
+    // from the forge, and a fork's author may rewrite the branch.
     const std::set<std::string> mirror_fetch = {"\"--prune\"", "\"+refs/heads/*:refs/heads/*\"",
-                                                "\"+refs/tags/*:refs/tags/*\""};
+                                                "\"+refs/tags/*:refs/tags/*\"", "\"+refs/pull/\""};
     for (const auto& lit : literals) {
       if (mirror) {
         EXPECT_NE(lit, "\"push\"") << f;

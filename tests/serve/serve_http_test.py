@@ -721,7 +721,8 @@ class ServeHttp(unittest.TestCase):
         def rec(uid, at, **kw):
             return dict(base, id=uid, created_at=at, ended_at=at, runner_pid=0, runner_start="",
                         current_phase=None, **kw)
-        note = "follow-up of merge request !7 (branch awaywork/gl-open)"
+        # As src/forge/gitlab/mr_source.cc records it (record.h kFollowUpNote).
+        note = "follow-up of pull request #7 (branch awaywork/gl-open, GitLab merge request !7)"
         self.put_records([
             rec("gl-open", "2026-01-02T10:00:00.000Z", state="done", verdict="accepted",
                 branch="awaywork/gl-open", commit="a" * 40, pull_request=mr, issue=3,
