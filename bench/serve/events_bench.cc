@@ -8,7 +8,9 @@
 //           the running agent added 20 lines (only the new bytes counted);
 // and the answer made from each, as the server sends it. A recorded events.json is answered from
 // the server's cache while its size and mtime stay (a map lookup; not measured here).
-// Run:  build/bench/serve/events_bench [STEPS]   (STEPS: 455000 unless given; medians of 9)
+// Run:  build/bench/serve/events_bench [STEPS]   (medians of 9; STEPS: kEventsMax + 1 unless
+//       given, as many as an agent phase keeps: 20,000 and the line saying how many it dropped.
+//       A larger events.json than a unit can write is refused by read_events' size cap)
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -54,7 +56,7 @@ aw::TranscriptEvent step(size_t i) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 455000;
+  size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : aw::kEventsMax + 1;
   char tmpl[] = "/tmp/aw-events-bench-XXXXXX";
   if (!::mkdtemp(tmpl)) return 1;
   std::string dir = tmpl;
@@ -78,7 +80,10 @@ int main(int argc, char** argv) {
   for (int run = 0; run < kRuns; ++run) {
     before.push_back(ms_of([&] {
       auto list = aw::read_events(old_path);
-      if (!list) std::exit(2);
+      if (!list) {
+        std::fprintf(stderr, "events_bench: %s\n", list.error().message.c_str());
+        std::exit(2);
+      }
       size_t from = list->size() > kMaxSteps ? list->size() - kMaxSteps : 0;
       nlohmann::json out = nlohmann::json::array();
       for (size_t i = from; i < list->size(); ++i) out.push_back((*list)[i]);
