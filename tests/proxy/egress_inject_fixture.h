@@ -16,13 +16,15 @@
 #include "proxy/egress_policy.h"
 #include "proxy/unit_ca.h"
 
+// In namespace aw, not an anonymous one: several files run tests of one suite on these fixtures,
+// and GoogleTest requires one fixture type per suite.
 namespace aw {
-namespace {
 
 // Fake tokens shaped like real ones; never real credentials.
-const std::string kNpmToken = "npm_FAKEfakeFAKEfakeFAKEfakeFAKEfake0123";
-const std::string kPlaceholder = "awaywork-placeholder-NPM_TOKEN-0123456789abcdef0123456789abcdef";
-const std::string kGitPass = "glpat-FAKEfakeFAKEfake1234";
+inline const std::string kNpmToken = "npm_FAKEfakeFAKEfakeFAKEfakeFAKEfake0123";
+inline const std::string kPlaceholder =
+    "awaywork-placeholder-NPM_TOKEN-0123456789abcdef0123456789abcdef";
+inline const std::string kGitPass = "glpat-FAKEfakeFAKEfake1234";
 
 inline EgressInjection npm_rule() {
   EgressInjection r;
@@ -153,5 +155,4 @@ struct HttpsInjectFixture : InjectFixture {
 
 using IsolateEgressInjectHttps = HttpsInjectFixture;
 
-}  // namespace
 }  // namespace aw
