@@ -1,0 +1,131 @@
+// The fake GitLab (tests/fakes/fake_gitlab.py) with one project (grp/sub/app, imported from a real
+// git repository), awaywork's login (aw-bot, Developer), a client and a session on it, and what the
+// state database saved of its requests: the fixture of the gitlab_*_test files (issue 29).
+#pragma once
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "../fakes/fake_gitlab.h"
+#include "../git/git_fixture.h"
+#include "base/fs.h"
+#include "forge/gitlab/client.h"
+#include "forge/gitlab/session.h"
+#include "record/store.h"
+
+// In namespace aw::test, not an anonymous one: several files run tests of the suite GitlabTest,
+// and GoogleTest requires one fixture type per suite.
+namespace aw::test {
+
+inline const std::string kProject = "grp/sub/app";
+
+// Time as the client waits it: a sleep is recorded, never waited.
+class RecordingClock : public Clock {
+ public:
+  int64_t now_seconds() override { return ::time(nullptr); }
+  void sleep(std::chrono::milliseconds d) override { slept += d; }
+  std::chrono::milliseconds slept{0};
+};
+
+class GitlabTest : public ::testing::Test {
+ protected:
+  TempDir tmp;
+  std::unique_ptr<FakeGitlab> fake;
+  RecordingClock clock;
+  std::string token, bare, src;
+
+  void SetUp() override {
+    fake = std::make_unique<FakeGitlab>(tmp.path);
+    ASSERT_FALSE(fake->api_url().empty()) << fake->error();
+    src = tmp.path + "/src";
+    sh("git init -q -b main " + sq(src));
+    sh("printf 'alpha\\n' > a.txt && git add a.txt && git -c user.name=t "
+       "-c user.email=t@example.com commit -qm init",
+       src);
+    token = fake->add_user("aw-bot");
+    ASSERT_TRUE(fake->add_project(kProject, src).is_object()) << fake->error();
+    fake->member("grp", "aw-bot", 30);  // Developer on the group, so on its nested project
+    fake->member(kProject, "maint", 40);
+    fake->member(kProject, "dev", 30);
+    fake->member(kProject, "guest", 10);
+    bare = tmp.path + "/fake-gitlab/repos/" + kProject + ".git";
+  }
+
+  GitLab client(const std::string& tok, GitLabOptions opt = {}) {
+    opt.api_url = fake->api_url();
+    opt.credential = "GITLAB_TOKEN";
+    auto t = beast_transport(
+        TransportOptions{fake->api_url(), "", std::chrono::seconds(5), std::chrono::seconds(30)});
+    EXPECT_TRUE(t) << t.error().message;
+    return GitLab(opt, tok, std::move(*t), clock);
+  }
+
+  std::unique_ptr<GitLabSession> session() {
+    GitLabOptions opt;
+    opt.api_url = fake->api_url();
+    opt.credential = "GITLAB_TOKEN";
+    auto t = beast_transport(
+        TransportOptions{fake->api_url(), "", std::chrono::seconds(10), std::chrono::seconds(60)});
+    EXPECT_TRUE(t) << t.error().message;
+    ForgeConfig forge;
+    forge.name = "lab";
+    forge.kind = "gitlab";
+    forge.api_url = fake->api_url();
+    forge.credential = "GITLAB_TOKEN";
+    auto s = std::unique_ptr<GitLabSession>(new GitLabSession{
+        forge, kProject, token, GitLab(opt, token, std::move(*t), clock), {}, {}, {}});
+    auto me = s->gl.get("/user");
+    EXPECT_TRUE(me) << me.error().message;
+    s->self = *gitlab_user_from_json(*me, "GET /user");
+    auto p = s->gl.get(s->project_target());
+    EXPECT_TRUE(p) << p.error().message;
+    s->repo = *gitlab_project_from_json(*p, "GET project");
+    return s;
+  }
+
+  int64_t issue(const std::string& user, const std::string& title, const std::string& body) {
+    return fake
+        ->control("POST", "projects/" + kProject + "/issues",
+                  {{"username", user}, {"title", title}, {"description", body}})
+        .value("iid", int64_t{0});
+  }
+  void note(int64_t iid, const std::string& user, const std::string& body, bool system = false) {
+    fake->control("POST", "projects/" + kProject + "/issues/" + std::to_string(iid) + "/notes",
+                  {{"username", user}, {"body", body}, {"system", system}});
+  }
+  nlohmann::json notes(int64_t iid) { return fake->notes(kProject, iid, token); }
+
+  // The requests the state database's forge usage holds for the fake's API (its rate limit seen
+  // too: the fake sends RateLimit-*); -1 when it holds no row for it.
+  int64_t gitlab_requests_saved(const std::string& state_dir) {
+    auto store = Store::open(state_dir);
+    EXPECT_TRUE(store) << store.error().message;
+    if (!store) return -1;
+    auto usage = store->forge_usage();
+    EXPECT_TRUE(usage) << usage.error().message;
+    if (!usage) return -1;
+    for (const ForgeUsage& u : *usage)
+      if (u.api == fake->api_url()) {
+        EXPECT_GT(u.rate_limit, 0);
+        return u.requests;
+      }
+    ADD_FAILURE() << "no forge usage for " << fake->api_url();
+    return -1;
+  }
+  // The API requests awaywork sent the fake (its log; the fixture's own are left out).
+  int64_t awaywork_api_requests() {
+    int64_t n = 0;
+    for (const auto& e : fake->log())
+      if (e.value("kind", "") == "api" && e.value("user_agent", nlohmann::json()).is_string() &&
+          e["user_agent"].get<std::string>().rfind("awaywork/", 0) == 0)
+        ++n;
+    return n;
+  }
+};
+
+}  // namespace aw::test
