@@ -37,9 +37,9 @@ RunRequest issue_run_request(const std::string& repo, int64_t number, const Issu
   req.origin.url = work.issue.html_url;
   req.origin.asked_by = work.issue.author.login;
   if (work.left_out > 0)
-    req.origin.notes.push_back(fmt::format(
-        "{} {} on the issue by people not admitted were left out of the task", work.left_out,
-        left_out_what));
+    req.origin.notes.push_back(
+        fmt::format("{} {} on the issue by people not admitted were left out of the task",
+                    work.left_out, left_out_what));
   return req;
 }
 
