@@ -39,6 +39,10 @@ void parse_sandbox(const Value& v, const ParseCtx& ctx, SandboxConfig& out);
 // parse_limits.cc: the watchdog's floors (top-level limits:) and max_transcript_bytes.
 void parse_watchdog_limits(const Value& v, const ParseCtx& ctx, WatchdogLimits& out);
 void parse_transcript_cap(const Value& v, const ParseCtx& ctx, uint64_t& out);
+// A size ("4G", "512M": config/size.h) of at least min bytes into out. Below it the issue reads
+// "'S' is N bytes, below the MIN_TEXT minimum; ADVICE" (a size that small is surely a slip).
+void parse_min_size(const Value& v, const ParseCtx& ctx, std::string_view hint, uint64_t min,
+                    std::string_view min_text, std::string_view advice, uint64_t& out);
 void parse_agents(const Value& v, const ParseCtx& ctx, std::map<std::string, AgentConfig>& out);
 // parse_agent_tools.cc: a list of variable names (env:, secrets:); an agent's mcp: servers and
 // plugins: folders.
