@@ -1,8 +1,10 @@
 // The sections of the config parser (config_parse.cc, parse_sandbox.cc, parse_entries.cc).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/config.h"
@@ -89,6 +91,18 @@ void check_agent_forges(const ParseCtx& ctx, const Config& cfg);
 // The named entries of a section (agents:, repos:, profiles:, inference:), with their names
 // checked and each value a map.
 std::vector<Field> entries(const Value& v, std::string_view example, const ParseCtx& ctx);
+// Each of those entries read into out[its name]: a T named after it, then parse(entry, ctx, t).
+//   parse_named(v, "repos: {web: {path: ~/src/web}}", ctx, out, parse_repo);
+template <class T, class Parse>
+void parse_named(const Value& v, std::string_view example, const ParseCtx& ctx,
+                 std::map<std::string, T>& out, Parse parse) {
+  for (const Field& e : entries(v, example, ctx)) {
+    T t;
+    t.name = e.key;
+    parse(e, ctx, t);
+    out[e.key] = std::move(t);
+  }
+}
 // Whether one named entry e of a section may be read: name_ok is its name's check (an issue at
 // the key when it failed), and its value must be a map (an issue naming the example otherwise).
 //   if (!entry_ok(e, check_profile_name(e.key), kExample, ctx)) continue;

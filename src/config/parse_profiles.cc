@@ -125,24 +125,14 @@ std::vector<std::string> names_of(const Config& cfg, const std::string& section)
 
 void parse_profiles(const Value& v, const ParseCtx& ctx,
                     std::map<std::string, ProfileConfig>& out) {
-  for (const Field& e :
-       entries(v, "profiles: {web: {vars: {NODE_ENV: test}, secrets: [NPM_TOKEN]}}", ctx)) {
-    ProfileConfig p;
-    p.name = e.key;
-    parse_profile(e, ctx, p);
-    out[e.key] = std::move(p);
-  }
+  parse_named(v, "profiles: {web: {vars: {NODE_ENV: test}, secrets: [NPM_TOKEN]}}", ctx, out,
+              parse_profile);
 }
 
 void parse_inference(const Value& v, const ParseCtx& ctx,
                      std::map<std::string, InferenceConfig>& out) {
-  for (const Field& e :
-       entries(v, "inference: {anthropic: {api: anthropic, credential: ANTHROPIC_API_KEY}}", ctx)) {
-    InferenceConfig c;
-    c.name = e.key;
-    parse_upstream(e, ctx, c);
-    out[e.key] = std::move(c);
-  }
+  parse_named(v, "inference: {anthropic: {api: anthropic, credential: ANTHROPIC_API_KEY}}", ctx,
+              out, parse_upstream);
 }
 
 void add_ref(const Field& f, const std::string& section, const ParseCtx& ctx, std::string& out) {
