@@ -31,6 +31,10 @@ struct ParseCtx {
   std::vector<NameRef>& implied_forges;
 };
 
+// A string checked by one of validate.h's checks; the check's message is the issue (at v).
+//   if (auto s = get_checked(v, "write e.g. url: https://...", check_inference_url, ctx.issues))
+std::optional<std::string> get_checked(const Value& v, std::string_view hint,
+                                       Status (*check)(const std::string&), Issues& issues);
 // A path value, expanded (~/, relative to base_dir) and absolute.
 std::optional<std::string> get_path(const Value& v, const ParseCtx& ctx, std::string_view hint);
 // A list of paths.
