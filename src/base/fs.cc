@@ -71,22 +71,26 @@ std::string read_or_empty(const std::string& path) {
   return read_file(path).value_or("");
 }
 
+Status write_fd(int fd, std::string_view data, const std::string& shown) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail("write {}: {}", shown, errno_text(errno));
+    off += static_cast<size_t>(n);
+  }
+  return {};
+}
+
 Status write_file(const std::string& path, const std::string& data, mode_t mode) {
   // Unlink first so that a link planted at path is replaced, never written through.
   if (::unlink(path.c_str()) != 0 && errno != ENOENT)
     return fail("unlink {}: {}", path, errno_text(errno));
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) return fail("create {}: {}", path, errno_text(errno));
-  size_t off = 0;
-  while (off < data.size()) {
-    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      return fail("write {}: {}", path, errno_text(e));
-    }
-    off += static_cast<size_t>(n);
+  if (auto written = write_fd(fd, data, path); !written) {
+    ::close(fd);
+    return written;
   }
   if (::fchmod(fd, mode) != 0 || ::close(fd) != 0)
     return fail("finish {}: {}", path, errno_text(errno));

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "base/result.h"
 
@@ -45,6 +46,10 @@ Status write_file(const std::string& path, const std::string& data, mode_t mode 
 // The same, but a reader at any moment sees the old content or the new, never no file: written
 // beside it (PATH.tmp-PID) and renamed over it. For files other processes read concurrently.
 Status replace_file(const std::string& path, const std::string& data, mode_t mode = 0600);
+
+// All of data to the open fd (a write cut short or interrupted goes on); an Error "write SHOWN:
+// ..." when the rest cannot be written. The fd stays open either way: the caller closes it.
+Status write_fd(int fd, std::string_view data, const std::string& shown);
 
 // mkdir -p with mode for each created folder.
 Status make_dirs(const std::string& path, mode_t mode = 0700);

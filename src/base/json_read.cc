@@ -33,6 +33,14 @@ tl::unexpected<Error> JsonRead::wrong(std::string_view key, const char* expected
               got.type_name());
 }
 
+Status JsonRead::whole_number(std::string_view key, const nlohmann::json& f) const {
+  if (f.is_number_float())
+    return fail("{}: field \"{}\": expected an integer, got a floating-point number", what_,
+                child(key));
+  if (!f.is_number_integer()) return wrong(key, "an integer", f);
+  return {};
+}
+
 Result<const nlohmann::json*> JsonRead::field(std::string_view key) const {
   AW_CHECK(is_object());
   auto it = j_->find(std::string(key));
@@ -62,10 +70,7 @@ Result<int64_t> JsonRead::integer(std::string_view key, const int64_t* fallback,
     if (fallback) return *fallback;
     return missing(key);
   }
-  if (f->is_number_float())
-    return fail("{}: field \"{}\": expected an integer, got a floating-point number", what_,
-                child(key));
-  if (!f->is_number_integer()) return wrong(key, "an integer", *f);
+  AW_CHECK(whole_number(key, *f));
   // An unsigned value past INT64_MAX is out of every range this reads into.
   if (f->is_number_unsigned() && f->get<uint64_t>() > uint64_t(INT64_MAX))
     return fail("{}: field \"{}\": {} is out of range [{}, {}]", what_, child(key),
@@ -80,10 +85,7 @@ Result<uint64_t> JsonRead::unsigned_integer(std::string_view key, uint64_t min,
                                             uint64_t max) const {
   AW_TRY(const nlohmann::json* f, field(key));
   if (!f) return missing(key);
-  if (f->is_number_float())
-    return fail("{}: field \"{}\": expected an integer, got a floating-point number", what_,
-                child(key));
-  if (!f->is_number_integer()) return wrong(key, "an integer", *f);
+  AW_CHECK(whole_number(key, *f));
   if (!f->is_number_unsigned() && f->get<int64_t>() < 0)
     return fail("{}: field \"{}\": {} is out of range [{}, {}]", what_, child(key),
                 f->get<int64_t>(), min, max);

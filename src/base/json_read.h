@@ -91,6 +91,9 @@ class JsonRead {
   Result<std::vector<std::string>> texts(const std::vector<JsonRead>& items) const;
   std::string child(std::string_view key) const;
   tl::unexpected<Error> missing(std::string_view key) const;
+  // f (key's value) is a JSON integer: a float or another type answers the error both integer
+  // readers give.
+  Status whole_number(std::string_view key, const nlohmann::json& f) const;
   tl::unexpected<Error> wrong(std::string_view key, const char* expected,
                               const nlohmann::json& got) const;
 

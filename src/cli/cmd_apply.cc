@@ -53,7 +53,7 @@ int cmd_apply(const GlobalOptions& g, const std::string& id, const std::string& 
     return kExitUsage;
   }
   if (!from.empty()) return cmd_apply_artifact(g, from);
-  auto cfg = load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+  auto cfg = load_given_config(g.config);
   if (!cfg) {
     fmt::print(stderr, "awaywork apply: {}\n", cfg.error().message);
     return kExitUsage;

@@ -16,7 +16,7 @@ namespace aw {
 namespace {
 
 Result<Config> config_of(const GlobalOptions& g) {
-  return load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+  return load_given_config(g.config);
 }
 
 void print_verdict(const GlobalOptions& g, const Artifact& a, const Verdict& v) {

@@ -12,7 +12,7 @@
 namespace aw {
 
 int cmd_doctor(const GlobalOptions& g, bool print_setup) {
-  auto cfg = load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+  auto cfg = load_given_config(g.config);
   if (!cfg) {
     fmt::print(stderr, "awaywork doctor: {}\n", cfg.error().message);
     return kExitUsage;

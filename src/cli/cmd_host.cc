@@ -78,7 +78,7 @@ int cmd_host_lock(const GlobalOptions& g, const HostLockArgs& a) {
   o.for_image = a.for_image;
   if (o.worker.empty()) {
     // The worker of the config awaywork will run with (its default without --config).
-    auto cfg = load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+    auto cfg = load_given_config(g.config);
     if (!cfg) {
       fmt::print(stderr, "awaywork host lock: {}\n", cfg.error().message);
       return kExitUsage;

@@ -23,7 +23,7 @@ int report(const Error& e, int code) {
 }
 
 Result<Config> config_of(const GlobalOptions& g) {
-  return load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+  return load_given_config(g.config);
 }
 
 // The machine's word for a state (--json), beside to_string's for people.

@@ -43,7 +43,7 @@ int render_probe(const GlobalOptions& g, const ProbeOutcome& o) {
 }
 
 int cmd_probe(const GlobalOptions& g) {
-  auto cfg = load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+  auto cfg = load_given_config(g.config);
   if (!cfg) {
     fmt::print(stderr, "awaywork probe: {}\n", cfg.error().message);
     return kExitUsage;

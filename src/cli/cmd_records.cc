@@ -20,8 +20,7 @@ namespace aw {
 namespace {
 
 Result<Store> open_store(const GlobalOptions& g) {
-  AW_TRY(Config cfg,
-         load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty()));
+  AW_TRY(Config cfg, load_given_config(g.config));
   AW_TRY(Store store, Store::open(state_dir_of(cfg)));
   recover_abandoned(cfg, store);
   return store;

@@ -41,7 +41,7 @@ Result<RunRequest> replay_request(const Config& cfg, const std::string& id, bool
 
 int cmd_replay(const GlobalOptions& g, const std::string& id, bool latest) {
   auto interrupted = install_interrupt_handlers();
-  auto cfg = load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+  auto cfg = load_given_config(g.config);
   if (!cfg) {
     fmt::print(stderr, "awaywork: {}\n", cfg.error().message);
     return kExitUsage;

@@ -91,7 +91,7 @@ RunRequest follow_up_request(RunRequest r, const RunOptions& o) {
 
 int cmd_run(const GlobalOptions& g, const RunOptions& o) {
   auto interrupted = install_interrupt_handlers();
-  auto cfg = load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+  auto cfg = load_given_config(g.config);
   if (!cfg) {
     fmt::print(stderr, "awaywork: {}\n", cfg.error().message);
     return kExitUsage;

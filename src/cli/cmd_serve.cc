@@ -23,8 +23,7 @@ int cmd_serve(const GlobalOptions& g, const ServeCliOptions& o) {
     fmt::print(stderr, "awaywork serve: {}\n", opts.error().message);
     return kExitUsage;
   }
-  std::string config_path = g.config.empty() ? default_config_path() : g.config;
-  auto cfg = load_config(config_path, !g.config.empty());
+  auto cfg = load_given_config(g.config);
   if (!cfg) {
     fmt::print(stderr, "awaywork: {}\n", cfg.error().message);
     return kExitUsage;

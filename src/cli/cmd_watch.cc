@@ -10,7 +10,7 @@ namespace aw {
 
 int cmd_watch(const GlobalOptions& g, const WatchCliOptions& o) {
   auto interrupted = install_interrupt_handlers();
-  auto cfg = load_config(g.config.empty() ? default_config_path() : g.config, !g.config.empty());
+  auto cfg = load_given_config(g.config);
   if (!cfg) {
     fmt::print(stderr, "awaywork: {}\n", cfg.error().message);
     return kExitUsage;

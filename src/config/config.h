@@ -309,6 +309,10 @@ std::string default_config_path();
 // named by --config is an error (explicit = must exist).
 Result<Config> load_config(const std::string& path, bool explicit_path);
 
+// The config a command runs with, given its --config: that file (which must exist), or with ""
+// the default path's (the built-in defaults when it is missing). Every command loads it so.
+Result<Config> load_given_config(const std::string& given);
+
 // Parse YAML text; `file` names it in error messages ("config.yml:3:5: ...").
 Result<Config> parse_config(const std::string& text, const std::string& file);
 

@@ -65,4 +65,8 @@ Result<Config> load_config(const std::string& path, bool explicit_path) {
   return with_host(parse_config(*text, path));
 }
 
+Result<Config> load_given_config(const std::string& given) {
+  return load_config(given.empty() ? default_config_path() : given, !given.empty());
+}
+
 }  // namespace aw

@@ -90,15 +90,6 @@ std::optional<std::vector<std::string>> get_paths(const Value& v, const ParseCtx
   return out;
 }
 
-namespace {
-
-const std::vector<std::string> kTopKeys = {
-    "isolation", "agent",       "unit_minutes",         "state_dir",       "sandbox",  "agents",
-    "repos",     "worker_user", "container_engine",     "container_image", "profiles", "inference",
-    "forges",    "limits",      "max_transcript_bytes", "watch",           "secrets",
-    "plugins"};
-
-// A value checked by one of validate.h's checks; the check's message is the error.
 std::optional<std::string> get_checked(const Value& v, std::string_view hint,
                                        Status (*check)(const std::string&), Issues& issues) {
   auto s = get_string(v, hint, issues);
@@ -109,6 +100,14 @@ std::optional<std::string> get_checked(const Value& v, std::string_view hint,
   }
   return s;
 }
+
+namespace {
+
+const std::vector<std::string> kTopKeys = {
+    "isolation", "agent",       "unit_minutes",         "state_dir",       "sandbox",  "agents",
+    "repos",     "worker_user", "container_engine",     "container_image", "profiles", "inference",
+    "forges",    "limits",      "max_transcript_bytes", "watch",           "secrets",
+    "plugins"};
 
 Status check_engine(const std::string& e) {
   if (e == "docker" || e == "podman" || (e.size() > 1 && e[0] == '/')) return {};

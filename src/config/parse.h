@@ -1,8 +1,10 @@
 // The sections of the config parser (config_parse.cc, parse_sandbox.cc, parse_entries.cc).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/config.h"
@@ -29,6 +31,10 @@ struct ParseCtx {
   std::vector<NameRef>& implied_forges;
 };
 
+// A string checked by one of validate.h's checks; the check's message is the issue (at v).
+//   if (auto s = get_checked(v, "write e.g. url: https://...", check_inference_url, ctx.issues))
+std::optional<std::string> get_checked(const Value& v, std::string_view hint,
+                                       Status (*check)(const std::string&), Issues& issues);
 // A path value, expanded (~/, relative to base_dir) and absolute.
 std::optional<std::string> get_path(const Value& v, const ParseCtx& ctx, std::string_view hint);
 // A list of paths.
@@ -39,6 +45,10 @@ void parse_sandbox(const Value& v, const ParseCtx& ctx, SandboxConfig& out);
 // parse_limits.cc: the watchdog's floors (top-level limits:) and max_transcript_bytes.
 void parse_watchdog_limits(const Value& v, const ParseCtx& ctx, WatchdogLimits& out);
 void parse_transcript_cap(const Value& v, const ParseCtx& ctx, uint64_t& out);
+// A size ("4G", "512M": config/size.h) of at least min bytes into out. Below it the issue reads
+// "'S' is N bytes, below the MIN_TEXT minimum; ADVICE" (a size that small is surely a slip).
+void parse_min_size(const Value& v, const ParseCtx& ctx, std::string_view hint, uint64_t min,
+                    std::string_view min_text, std::string_view advice, uint64_t& out);
 void parse_agents(const Value& v, const ParseCtx& ctx, std::map<std::string, AgentConfig>& out);
 // parse_agent_tools.cc: a list of variable names (env:, secrets:); an agent's mcp: servers and
 // plugins: folders.
@@ -85,6 +95,18 @@ void check_agent_forges(const ParseCtx& ctx, const Config& cfg);
 // The named entries of a section (agents:, repos:, profiles:, inference:), with their names
 // checked and each value a map.
 std::vector<Field> entries(const Value& v, std::string_view example, const ParseCtx& ctx);
+// Each of those entries read into out[its name]: a T named after it, then parse(entry, ctx, t).
+//   parse_named(v, "repos: {web: {path: ~/src/web}}", ctx, out, parse_repo);
+template <class T, class Parse>
+void parse_named(const Value& v, std::string_view example, const ParseCtx& ctx,
+                 std::map<std::string, T>& out, Parse parse) {
+  for (const Field& e : entries(v, example, ctx)) {
+    T t;
+    t.name = e.key;
+    parse(e, ctx, t);
+    out[e.key] = std::move(t);
+  }
+}
 // Whether one named entry e of a section may be read: name_ok is its name's check (an issue at
 // the key when it failed), and its value must be a map (an issue naming the example otherwise).
 //   if (!entry_ok(e, check_profile_name(e.key), kExample, ctx)) continue;

@@ -13,14 +13,8 @@ void parse_env_names(const Value& v, const ParseCtx& ctx, std::string_view hint,
                      std::vector<std::string>& out) {
   auto items = get_list(v, hint, ctx.issues);
   if (!items) return;
-  for (const auto& item : *items) {
-    auto s = get_string(item, hint, ctx.issues);
-    if (!s) continue;
-    if (auto ok = check_env_name(*s); !ok)
-      ctx.issues.add(item.mark, item.path, ok.error().message);
-    else
-      out.push_back(*s);
-  }
+  for (const auto& item : *items)
+    if (auto s = get_checked(item, hint, check_env_name, ctx.issues)) out.push_back(*s);
 }
 
 namespace {

@@ -204,21 +204,11 @@ void parse_repo(const Field& e, const ParseCtx& ctx, RepoConfig& r) {
 }  // namespace
 
 void parse_agents(const Value& v, const ParseCtx& ctx, std::map<std::string, AgentConfig>& out) {
-  for (const Field& e : entries(v, "agents: {claude: {command: \"claude -p\"}}", ctx)) {
-    AgentConfig a;
-    a.name = e.key;
-    parse_agent(e, ctx, a);
-    out[e.key] = std::move(a);
-  }
+  parse_named(v, "agents: {claude: {command: \"claude -p\"}}", ctx, out, parse_agent);
 }
 
 void parse_repos(const Value& v, const ParseCtx& ctx, std::map<std::string, RepoConfig>& out) {
-  for (const Field& e : entries(v, "repos: {web: {path: ~/src/web}}", ctx)) {
-    RepoConfig r;
-    r.name = e.key;
-    parse_repo(e, ctx, r);
-    out[e.key] = std::move(r);
-  }
+  parse_named(v, "repos: {web: {path: ~/src/web}}", ctx, out, parse_repo);
 }
 
 }  // namespace aw

@@ -193,12 +193,7 @@ std::optional<int64_t> parse_instant(const std::string& s) {
 }
 
 void parse_forges(const Value& v, const ParseCtx& ctx, std::map<std::string, ForgeConfig>& out) {
-  for (const Field& e : entries(v, "forges: {github: {credential: GH_TOKEN}}", ctx)) {
-    ForgeConfig c;
-    c.name = e.key;
-    parse_forge(e, ctx, c);
-    out[e.key] = std::move(c);
-  }
+  parse_named(v, "forges: {github: {credential: GH_TOKEN}}", ctx, out, parse_forge);
 }
 
 bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& ctx,

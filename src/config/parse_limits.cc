@@ -68,14 +68,21 @@ void parse_watchdog_limits(const Value& v, const ParseCtx& ctx, WatchdogLimits& 
 }
 
 void parse_transcript_cap(const Value& v, const ParseCtx& ctx, uint64_t& out) {
-  auto s = get_string(v, "write a size, e.g. max_transcript_bytes: 256M", ctx.issues);
+  parse_min_size(v, ctx, "write a size, e.g. max_transcript_bytes: 256M", 4096, "4K",
+                 "write e.g. 256M", out);
+}
+
+void parse_min_size(const Value& v, const ParseCtx& ctx, std::string_view hint, uint64_t min,
+                    std::string_view min_text, std::string_view advice, uint64_t& out) {
+  auto s = get_string(v, hint, ctx.issues);
   if (!s) return;
   auto n = parse_size(*s);
   if (!n) {
     ctx.issues.add(v.mark, v.path, n.error().message);
-  } else if (*n < 4096) {
-    ctx.issues.add(v.mark, v.path,
-                   fmt::format("'{}' is {} bytes, below the 4K minimum; write e.g. 256M", *s, *n));
+  } else if (*n < min) {
+    ctx.issues.add(
+        v.mark, v.path,
+        fmt::format("'{}' is {} bytes, below the {} minimum; {}", *s, *n, min_text, advice));
   } else {
     out = *n;
   }

@@ -36,11 +36,9 @@ void parse_secret_names(const Value& v, const ParseCtx& ctx, std::vector<std::st
   auto items = get_list(v, hint, ctx.issues);
   if (!items) return;
   for (const auto& item : *items) {
-    auto s = get_string(item, hint, ctx.issues);
+    auto s = get_checked(item, hint, check_profile_name, ctx.issues);
     if (!s) continue;
-    if (auto ok = check_profile_name(*s); !ok)
-      ctx.issues.add(item.mark, item.path, ok.error().message);
-    else if (std::find(out.begin(), out.end(), *s) != out.end())
+    if (std::find(out.begin(), out.end(), *s) != out.end())
       ctx.issues.add(item.mark, item.path, fmt::format("'{}' is listed twice; keep one", *s));
     else
       out.push_back(*s);
@@ -71,20 +69,13 @@ void parse_upstream(const Field& e, const ParseCtx& ctx, InferenceConfig& c) {
       const std::vector<std::string> apis = {"anthropic", "openai"};
       if (auto i = get_enum(v, apis, ctx.issues)) c.api = apis[*i];
     } else if (f.key == "url") {
-      auto s = get_string(v, "write e.g. url: https://api.anthropic.com", ctx.issues);
-      if (!s) continue;
-      if (auto ok = check_inference_url(*s); !ok)
-        ctx.issues.add(v.mark, v.path, ok.error().message);
-      else
+      if (auto s = get_checked(v, "write e.g. url: https://api.anthropic.com", check_inference_url,
+                               ctx.issues))
         c.url = *s;
     } else if (f.key == "credential") {
       has_credential = true;
-      auto s =
-          get_string(v, "write a secret's name, e.g. credential: ANTHROPIC_API_KEY", ctx.issues);
-      if (!s) continue;
-      if (auto ok = check_env_name(*s); !ok)
-        ctx.issues.add(v.mark, v.path, ok.error().message);
-      else
+      if (auto s = get_checked(v, "write a secret's name, e.g. credential: ANTHROPIC_API_KEY",
+                               check_env_name, ctx.issues))
         c.credential = *s;
     } else if (f.key == "max_requests") {
       if (auto n = get_int(v, 0, 1000000000, "write a count, e.g. max_requests: 200 (0 = no limit)",
@@ -125,24 +116,14 @@ std::vector<std::string> names_of(const Config& cfg, const std::string& section)
 
 void parse_profiles(const Value& v, const ParseCtx& ctx,
                     std::map<std::string, ProfileConfig>& out) {
-  for (const Field& e :
-       entries(v, "profiles: {web: {vars: {NODE_ENV: test}, secrets: [NPM_TOKEN]}}", ctx)) {
-    ProfileConfig p;
-    p.name = e.key;
-    parse_profile(e, ctx, p);
-    out[e.key] = std::move(p);
-  }
+  parse_named(v, "profiles: {web: {vars: {NODE_ENV: test}, secrets: [NPM_TOKEN]}}", ctx, out,
+              parse_profile);
 }
 
 void parse_inference(const Value& v, const ParseCtx& ctx,
                      std::map<std::string, InferenceConfig>& out) {
-  for (const Field& e :
-       entries(v, "inference: {anthropic: {api: anthropic, credential: ANTHROPIC_API_KEY}}", ctx)) {
-    InferenceConfig c;
-    c.name = e.key;
-    parse_upstream(e, ctx, c);
-    out[e.key] = std::move(c);
-  }
+  parse_named(v, "inference: {anthropic: {api: anthropic, credential: ANTHROPIC_API_KEY}}", ctx,
+              out, parse_upstream);
 }
 
 void add_ref(const Field& f, const std::string& section, const ParseCtx& ctx, std::string& out) {

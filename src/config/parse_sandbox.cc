@@ -1,8 +1,6 @@
 // The sandbox: section: policy, network, allowlist domains, extra paths, cgroup limits.
-#include <fmt/format.h>
 
 #include "config/parse.h"
-#include "config/size.h"
 #include "config/validate.h"
 
 namespace aw {
@@ -12,18 +10,8 @@ namespace {
 constexpr uint64_t kMinMemory = 1ull << 20;
 
 void parse_memory(const Value& v, const ParseCtx& ctx, uint64_t& out) {
-  auto s = get_string(v, "write a size, e.g. memory: 4G", ctx.issues);
-  if (!s) return;
-  auto n = parse_size(*s);
-  if (!n) {
-    ctx.issues.add(v.mark, v.path, n.error().message);
-  } else if (*n < kMinMemory) {
-    ctx.issues.add(
-        v.mark, v.path,
-        fmt::format("'{}' is {} bytes, below the 1M minimum; write a unit, e.g. 4G", *s, *n));
-  } else {
-    out = *n;
-  }
+  parse_min_size(v, ctx, "write a size, e.g. memory: 4G", kMinMemory, "1M", "write a unit, e.g. 4G",
+                 out);
 }
 
 void parse_limits(const Value& v, const ParseCtx& ctx, Limits& out) {

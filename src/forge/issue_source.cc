@@ -22,20 +22,25 @@ Result<IssueRun> issue_request(const Config& cfg, const std::string& repo, int64
     if (auto store = Store::open(state_dir_of(cfg))) (void)save_forge_usage(*store, *run.session);
     return tl::unexpected(work.error());
   }
-  RunRequest& req = run.request;
+  run.request = issue_run_request(repo, number, *work, "comment(s)");
+  return run;
+}
+
+RunRequest issue_run_request(const std::string& repo, int64_t number, const IssueWork& work,
+                             std::string_view left_out_what) {
+  RunRequest req;
   req.repo = repo;
-  req.prompt = work->prompt;
+  req.prompt = work.prompt;
   req.origin.source = "issue";
   req.origin.issue = number;
-  req.origin.title = work->issue.title;
-  req.origin.url = work->issue.html_url;
-  req.origin.asked_by = work->issue.author.login;
-  if (work->left_out > 0)
+  req.origin.title = work.issue.title;
+  req.origin.url = work.issue.html_url;
+  req.origin.asked_by = work.issue.author.login;
+  if (work.left_out > 0)
     req.origin.notes.push_back(
-        fmt::format("{} comment(s) on the issue by people not admitted were left "
-                    "out of the task",
-                    work->left_out));
-  return run;
+        fmt::format("{} {} on the issue by people not admitted were left out of the task",
+                    work.left_out, left_out_what));
+  return req;
 }
 
 }  // namespace aw

@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "base/result.h"
 #include "config/config.h"
+#include "forge/issue.h"
 #include "forge/session.h"
 #include "unit/pipeline.h"
 
@@ -29,5 +31,11 @@ struct IssueRun {
 // An Error (not a forge repository, a refused token, a missing issue, a pull request) means no
 // unit is made; what the session spent until then is recorded.
 Result<IssueRun> issue_request(const Config& cfg, const std::string& repo, int64_t number);
+
+// The request both forges' issue_request make of issue number's work: repo as given, the task,
+// the issue as data (source "issue", title, address, author) and a note counting what was left
+// out. left_out_what is what the forge calls the comments left out ("comment(s)", "note(s)").
+RunRequest issue_run_request(const std::string& repo, int64_t number, const IssueWork& work,
+                             std::string_view left_out_what);
 
 }  // namespace aw

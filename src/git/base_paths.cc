@@ -125,12 +125,7 @@ Status write_entry(int root, const BaseSnapshot::Entry& e) {
   mode_t mode = e.mode == 0100755 ? 0755 : 0644;
   Fd f(::openat(dirfd, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
   if (f.fd < 0) return fail("create {}: {}", e.path, errno_text(errno));
-  for (size_t done = 0; done < e.data.size();) {
-    ssize_t n = ::write(f.fd, e.data.data() + done, e.data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail("write {}: {}", e.path, errno_text(errno));
-    done += static_cast<size_t>(n);
-  }
+  AW_CHECK(write_fd(f.fd, e.data, e.path));
   if (::fchmod(f.fd, mode) != 0) return fail("chmod {}: {}", e.path, errno_text(errno));
   return {};
 }

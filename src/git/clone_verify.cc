@@ -2,13 +2,14 @@
 // like awaywork wrote it? Verification comes first and changes nothing; only a clone that passes
 // is repaired (config and info/ rewritten, hooks removed). Nothing here follows a link the agent
 // planted.
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 
+#include "base/unique_fd.h"
+#include "git/dir_at.h"
 #include "git/git_internal.h"
 
 namespace aw {
@@ -52,23 +53,13 @@ Status clear_hooks(const std::string& dotgit, std::vector<std::string>& notes) {
     notes.push_back(fmt::format("removed {} (not a folder)", hooks));
     return {};
   }
-  int fd = ::open(hooks.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return fail("open {}: {}", hooks, errno_text(errno));
-  DIR* d = ::fdopendir(fd);
-  if (!d) {
-    ::close(fd);
-    return fail("read {}: {}", hooks, errno_text(errno));
-  }
-  std::vector<std::string> doomed;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name == "." || name == ".." || is_sample(name)) continue;
-    doomed.push_back(name);
-  }
-  ::closedir(d);
-  for (const auto& name : doomed) {
-    AW_CHECK(remove_tree(hooks + "/" + name));
-    notes.push_back(fmt::format("removed hook {}", name));
+  UniqueFd fd(::open(hooks.c_str(), kDirAtFlags));
+  if (fd.get() < 0) return fail("open {}: {}", hooks, errno_text(errno));
+  AW_TRY(std::vector<DirEntry> entries, read_entries(fd.get(), hooks));
+  for (const auto& e : entries) {
+    if (is_sample(e.name)) continue;
+    AW_CHECK(remove_tree(hooks + "/" + e.name));
+    notes.push_back(fmt::format("removed hook {}", e.name));
   }
   return {};
 }
@@ -111,24 +102,15 @@ Status restore_info(const std::string& dotgit, std::vector<std::string>& notes) 
   }
   if (::mkdir(info.c_str(), 0755) != 0 && errno != EEXIST)
     return fail("mkdir {}: {}", info, errno_text(errno));
-  int fd = ::open(info.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 && errno == EACCES && ::chmod(info.c_str(), 0700) == 0)  // a phase closed it
-    fd = ::open(info.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return fail("open {}: {}", info, errno_text(errno));
-  DIR* d = ::fdopendir(fd);
-  if (!d) {
-    ::close(fd);
-    return fail("read {}: {}", info, errno_text(errno));
-  }
-  std::vector<std::string> doomed;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name != "." && name != ".." && !is_info_file(name)) doomed.push_back(name);
-  }
-  ::closedir(d);
-  for (const auto& name : doomed) {
-    AW_CHECK(remove_tree(info + "/" + name));
-    notes.push_back(fmt::format("removed .git/info/{}", name));
+  UniqueFd fd(::open(info.c_str(), kDirAtFlags));
+  if (fd.get() < 0 && errno == EACCES && ::chmod(info.c_str(), 0700) == 0)  // a phase closed it
+    fd = UniqueFd(::open(info.c_str(), kDirAtFlags));
+  if (fd.get() < 0) return fail("open {}: {}", info, errno_text(errno));
+  AW_TRY(std::vector<DirEntry> entries, read_entries(fd.get(), info));
+  for (const auto& e : entries) {
+    if (is_info_file(e.name)) continue;
+    AW_CHECK(remove_tree(info + "/" + e.name));
+    notes.push_back(fmt::format("removed .git/info/{}", e.name));
   }
   for (const auto& f : gitx::kCloneInfo) {
     std::string path = info + "/" + f.name;

@@ -19,14 +19,20 @@ int open_dir_at(int dirfd, const std::string& name) {
 }
 
 std::vector<DirEntry> entries_in(int dirfd) {
-  std::vector<DirEntry> out;
+  auto read = read_entries(dirfd, "");
+  return read ? std::move(*read) : std::vector<DirEntry>{};
+}
+
+Result<std::vector<DirEntry>> read_entries(int dirfd, const std::string& shown) {
   int dup = ::dup(dirfd);
-  if (dup < 0) return out;
+  if (dup < 0) return fail("read {}: {}", shown, errno_text(errno));
   DIR* d = ::fdopendir(dup);
   if (!d) {
+    int err = errno;
     ::close(dup);
-    return out;
+    return fail("read {}: {}", shown, errno_text(err));
   }
+  std::vector<DirEntry> out;
   while (dirent* e = ::readdir(d)) {
     std::string n = e->d_name;
     if (n != "." && n != "..") out.push_back({std::move(n), e->d_type});

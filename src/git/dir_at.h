@@ -28,6 +28,10 @@ struct DirEntry {
 // The entries of the open folder dirfd but "." and ".."; empty when it cannot be read.
 std::vector<DirEntry> entries_in(int dirfd);
 
+// The same, for a caller that must not take an unreadable folder for an empty one (a clone's
+// hooks left in place would run): an Error "read SHOWN: ..." when it cannot be read.
+Result<std::vector<DirEntry>> read_entries(int dirfd, const std::string& shown);
+
 // Folders deeper than this below where a walk or a removal starts are refused: each level holds
 // a descriptor while the walk is below it, and no repository has such a tree.
 inline constexpr int kMaxDirAtDepth = 256;

@@ -15,6 +15,7 @@
 
 namespace aw {
 
+using record_sql::prepare;
 using record_sql::Stmt;
 
 namespace {
@@ -213,8 +214,7 @@ Status Store::save(const UnitRecord& u) {
   const char* sql =
       "INSERT OR REPLACE INTO units(id, created_at, state, repo, agent, branch, runner_pid, "
       "runner_start, record) VALUES(?,?,?,?,?,?,?,?,?)";
-  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
-    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  AW_CHECK(prepare(db_, sql, st));
   std::string rec = json_text(to_json(u));
   sqlite3_bind_text(st.s, 1, u.id.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st.s, 2, u.created_at.c_str(), -1, SQLITE_TRANSIENT);
@@ -233,8 +233,7 @@ Status Store::save(const UnitRecord& u) {
 Result<UnitRecord> Store::get(const std::string& id) {
   Stmt st;
   const char* sql = "SELECT record, id FROM units WHERE id = ?1 OR id LIKE ?2 ORDER BY id LIMIT 3";
-  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
-    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  AW_CHECK(prepare(db_, sql, st));
   std::string like;
   for (char c : id)
     if (c != '%' && c != '_') like += c;  // a prefix, never a pattern
@@ -264,8 +263,7 @@ Result<UnitRecord> Store::get(const std::string& id) {
 Result<std::vector<UnitRecord>> Store::list(int limit) {
   Stmt st;
   const char* sql = "SELECT record FROM units ORDER BY created_at DESC, id DESC LIMIT ?";
-  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
-    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  AW_CHECK(prepare(db_, sql, st));
   sqlite3_bind_int(st.s, 1, limit);
   std::vector<UnitRecord> out;
   AW_CHECK(read_all(
@@ -284,8 +282,7 @@ Result<std::vector<std::string>> Store::mark_orphans_interrupted() {
   {
     Stmt st;
     const char* sql = "SELECT record FROM units WHERE state = 'running'";
-    if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
-      return fail("sqlite: {}", sqlite3_errmsg(db_));
+    AW_CHECK(prepare(db_, sql, st));
     AW_CHECK(read_all(
         st.s, "the running units",
         [&]() -> Status {

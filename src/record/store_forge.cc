@@ -8,6 +8,7 @@
 
 namespace aw {
 
+using record_sql::prepare;
 using record_sql::Stmt;
 
 Status Store::add_forge_usage(const ForgeUsage& d) {
@@ -21,8 +22,7 @@ Status Store::add_forge_usage(const ForgeUsage& d) {
       "rate_limit = CASE WHEN ?7 >= 0 THEN ?7 ELSE rate_limit END, "
       "rate_reset = CASE WHEN ?8 >= 0 THEN ?8 ELSE rate_reset END, updated_at = ?9";
   Stmt st;
-  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
-    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  AW_CHECK(prepare(db_, sql, st));
   sqlite3_bind_text(st.s, 1, d.api.c_str(), -1, SQLITE_TRANSIENT);
   int64_t values[] = {d.requests,       d.not_modified, d.retries,   d.waited_ms,
                       d.rate_remaining, d.rate_limit,   d.rate_reset};
@@ -38,8 +38,7 @@ Result<std::vector<ForgeUsage>> Store::forge_usage() {
       "SELECT api, requests, not_modified, retries, waited_ms, rate_remaining, rate_limit, "
       "rate_reset, updated_at FROM forge_usage ORDER BY api";
   Stmt st;
-  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
-    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  AW_CHECK(prepare(db_, sql, st));
   std::vector<ForgeUsage> out;
   AW_CHECK(read_all(
       st.s, "the forge usage",

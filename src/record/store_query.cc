@@ -10,6 +10,7 @@
 namespace aw {
 
 using record_sql::column_text;
+using record_sql::prepare;
 using record_sql::Stmt;
 
 namespace {
@@ -41,8 +42,7 @@ Result<UnitPage> Store::page(const UnitQuery& q) {
   {
     Stmt st;
     std::string sql = std::string("SELECT count(*) FROM units") + kWhere;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK)
-      return fail("sqlite: {}", sqlite3_errmsg(db_));
+    AW_CHECK(prepare(db_, sql.c_str(), st));
     bind_filters(st.s, q);
     AW_CHECK(read_all(
         st.s, "the count of units",
@@ -55,8 +55,7 @@ Result<UnitPage> Store::page(const UnitQuery& q) {
   Stmt st;
   std::string sql = std::string("SELECT record FROM units") + kWhere +
                     " ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4";
-  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK)
-    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  AW_CHECK(prepare(db_, sql.c_str(), st));
   bind_filters(st.s, q);
   sqlite3_bind_int(st.s, 3, q.limit);
   sqlite3_bind_int(st.s, 4, q.offset);
@@ -76,8 +75,7 @@ Result<UnitPage> Store::page(const UnitQuery& q) {
 Result<std::vector<std::pair<std::string, int64_t>>> Store::count_by_state() {
   Stmt st;
   const char* sql = "SELECT state, count(*) FROM units GROUP BY state ORDER BY state";
-  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
-    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  AW_CHECK(prepare(db_, sql, st));
   std::vector<std::pair<std::string, int64_t>> out;
   AW_CHECK(read_all(
       st.s, "the units by state",
@@ -95,8 +93,7 @@ Result<std::vector<PhaseStat>> Store::phase_stats() {
       "SELECT json_extract(p.value, '$.name') AS n, count(*), "
       "sum(json_extract(p.value, '$.duration_ms')) FROM units, json_each(units.record, "
       "'$.phases') AS p GROUP BY n ORDER BY n";
-  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
-    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  AW_CHECK(prepare(db_, sql, st));
   std::vector<PhaseStat> out;
   AW_CHECK(read_all(
       st.s, "the phase durations",
@@ -113,8 +110,7 @@ Result<std::optional<UnitRecord>> Store::by_runner(int64_t pid) {
   Stmt st;
   const char* sql =
       "SELECT record FROM units WHERE runner_pid = ?1 ORDER BY created_at DESC LIMIT 1";
-  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
-    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  AW_CHECK(prepare(db_, sql, st));
   sqlite3_bind_int64(st.s, 1, pid);
   // A busy database is an error, not "no unit yet": watch would take its runner for one that
   // never recorded a unit.

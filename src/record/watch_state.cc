@@ -10,13 +10,13 @@
 
 namespace aw {
 
+using record_sql::prepare;
 using record_sql::Stmt;
 
 Status Store::watch_put(const std::string& key, const nlohmann::json& value) {
   Stmt st;
   const char* sql = "INSERT OR REPLACE INTO watch_state(key, value, updated_at) VALUES(?1, ?2, ?3)";
-  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
-    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  AW_CHECK(prepare(db_, sql, st));
   std::string text = json_text(value);
   sqlite3_bind_text(st.s, 1, key.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st.s, 2, text.c_str(), -1, SQLITE_TRANSIENT);
@@ -28,9 +28,7 @@ Status Store::watch_put(const std::string& key, const nlohmann::json& value) {
 
 Result<std::optional<nlohmann::json>> Store::watch_get(const std::string& key) {
   Stmt st;
-  if (sqlite3_prepare_v2(db_, "SELECT value FROM watch_state WHERE key = ?1", -1, &st.s, nullptr) !=
-      SQLITE_OK)
-    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  AW_CHECK(prepare(db_, "SELECT value FROM watch_state WHERE key = ?1", st));
   sqlite3_bind_text(st.s, 1, key.c_str(), -1, SQLITE_TRANSIENT);
   // A busy database is an error, not "nothing kept": an issue's slot read as none would have
   // watch claim and run the issue again.
@@ -52,8 +50,7 @@ Result<std::vector<std::pair<std::string, nlohmann::json>>> Store::watch_list(
   Stmt st;
   // A range, not LIKE: keys hold '_' and '%' freely.
   const char* sql = "SELECT key, value FROM watch_state WHERE key >= ?1 AND key < ?2 ORDER BY key";
-  if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK)
-    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  AW_CHECK(prepare(db_, sql, st));
   std::string end = prefix + "\xff";
   sqlite3_bind_text(st.s, 1, prefix.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st.s, 2, end.c_str(), -1, SQLITE_TRANSIENT);
@@ -74,9 +71,7 @@ Result<std::vector<std::pair<std::string, nlohmann::json>>> Store::watch_list(
 
 Status Store::watch_erase(const std::string& key) {
   Stmt st;
-  if (sqlite3_prepare_v2(db_, "DELETE FROM watch_state WHERE key = ?1", -1, &st.s, nullptr) !=
-      SQLITE_OK)
-    return fail("sqlite: {}", sqlite3_errmsg(db_));
+  AW_CHECK(prepare(db_, "DELETE FROM watch_state WHERE key = ?1", st));
   sqlite3_bind_text(st.s, 1, key.c_str(), -1, SQLITE_TRANSIENT);
   if (sqlite3_step(st.s) != SQLITE_DONE)
     return fail("erase watch state {}: {}", key, sqlite3_errmsg(db_));

@@ -76,13 +76,7 @@ Result<std::optional<std::string>> read_private(const std::string& path) {
 }
 
 Status write_all(int fd, const std::string& data, const std::string& path) {
-  size_t off = 0;
-  while (off < data.size()) {
-    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail("write {}: {}", path, errno_text(errno));
-    off += static_cast<size_t>(n);
-  }
+  AW_CHECK(write_fd(fd, data, path));
   if (::fsync(fd) != 0) return fail("fsync {}: {}", path, errno_text(errno));
   return {};
 }

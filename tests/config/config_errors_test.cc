@@ -219,6 +219,10 @@ TEST_F(ConfigErrors, BadSize) {
   EXPECT_EQ(error_of("sandbox:\n  limits: {memory: 4}\n"),
             "config.yml:2:20: sandbox.limits.memory: '4' is 4 bytes, below the 1M minimum; "
             "write a unit, e.g. 4G");
+  // The transcript's cap is read by the same parse_min_size (issue 40), with its own minimum.
+  EXPECT_EQ(error_of("max_transcript_bytes: 1K\n"),
+            "config.yml:1:23: max_transcript_bytes: '1K' is 1024 bytes, below the 4K minimum; "
+            "write e.g. 256M");
 }
 
 TEST_F(ConfigErrors, BadEnvName) {

@@ -60,6 +60,27 @@ TEST_F(ConfigLoad, MissingExplicitFileIsAnErrorNamingThePath) {
                 dir_ + "/home/.config/awaywork/config.yml");
 }
 
+// Every command's --config (issue 40: one load_given_config): "" is the default path, whose
+// absence is the defaults; a file named is one that must exist.
+TEST_F(ConfigLoad, GivenConfigIsTheNamedFileOrTheDefaultPath) {
+  auto defaults = load_given_config("");
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_EQ(defaults->file, "");
+  std::string named = write("c.yml", "unit_minutes: 7\n");
+  auto c = load_given_config(named);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->file, named);
+  EXPECT_EQ(c->unit_minutes, 7);
+  auto missing = load_given_config(dir_ + "/nope.yml");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find(dir_ + "/nope.yml: no such file"), std::string::npos);
+  std::string at_default = write("home/.config/awaywork/config.yml", "unit_minutes: 9\n");
+  auto found = load_given_config("");
+  ASSERT_TRUE(found) << found.error().message;
+  EXPECT_EQ(found->file, at_default);
+  EXPECT_EQ(found->unit_minutes, 9);
+}
+
 TEST_F(ConfigLoad, EmptyFileIsTheDefaults) {
   std::string path = write("c.yml", "");
   auto c = load_config(path, true);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../check/hidden_text.h"
+#include "forge/issue_source.h"
 #include "forge/task.h"
 
 namespace aw {
@@ -176,6 +177,30 @@ TEST(IssueTask, APieceIsCappedAtItsBytesAndTheWholeAtItsOwn) {
   EXPECT_LE(p.size(), kTaskMaxBytes + 512);
   EXPECT_EQ(p.find(std::string((64 << 10) + 1, 'x')), std::string::npos);
   EXPECT_NE(p.find("the rest of the issue was cut"), std::string::npos);
+}
+
+// Both forges' issue_request build the unit's request here (issue 40): the issue as data, the
+// left-out count in the forge's own word, no note when nothing was left out.
+TEST(IssueRunRequest, CarriesTheIssueAsDataAndCountsTheLeftOutInTheForgesWord) {
+  IssueWork w;
+  w.prompt = "the task";
+  w.issue.title = "Crash on save";
+  w.issue.html_url = "https://example.test/octo/web/issues/7";
+  w.issue.author = {"alice", false};
+  w.left_out = 2;
+  RunRequest r = issue_run_request("web", 7, w, "note(s)");
+  EXPECT_EQ(r.repo, "web");
+  EXPECT_EQ(r.prompt, "the task");
+  EXPECT_EQ(r.origin.source, "issue");
+  EXPECT_EQ(r.origin.issue, 7);
+  EXPECT_EQ(r.origin.title, "Crash on save");
+  EXPECT_EQ(r.origin.url, "https://example.test/octo/web/issues/7");
+  EXPECT_EQ(r.origin.asked_by, "alice");
+  ASSERT_EQ(r.origin.notes.size(), 1u);
+  EXPECT_EQ(r.origin.notes[0],
+            "2 note(s) on the issue by people not admitted were left out of the task");
+  w.left_out = 0;
+  EXPECT_TRUE(issue_run_request("web", 7, w, "comment(s)").origin.notes.empty());
 }
 
 }  // namespace

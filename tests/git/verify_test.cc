@@ -1,5 +1,10 @@
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+
+#include "base/unique_fd.h"
+#include "git/dir_at.h"
 #include "git_fixture.h"
 
 namespace aw::test {
@@ -218,6 +223,31 @@ TEST_F(GitTest, NestedRepositoriesAreRemovedAndTheirConfigNoLongerRunsFromTheTop
   std::vector<std::string> again;
   ASSERT_TRUE(remove_nested_repos(c, again));
   EXPECT_TRUE(again.empty()) << again.front();
+}
+
+// The listing clear_hooks and restore_info share (issue 40): a folder's entries without "." and
+// "..", and an Error naming the folder when it cannot be read, never an empty list that would
+// leave a planted hook in place.
+TEST_F(GitTest, ReadEntriesListsAFolderAndNamesOneItCannotRead) {
+  std::string dir = tmp.path + "/listed";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  ASSERT_TRUE(write_file(dir + "/a", "x"));
+  ASSERT_EQ(::mkdir((dir + "/b").c_str(), 0700), 0);
+  UniqueFd fd(::open(dir.c_str(), kDirAtFlags));
+  ASSERT_GE(fd.get(), 0);
+  auto listed = read_entries(fd.get(), dir);
+  ASSERT_TRUE(listed) << listed.error().message;
+  std::vector<std::string> names;
+  for (const auto& e : *listed) names.push_back(e.name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
+
+  UniqueFd file(::open((dir + "/a").c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_GE(file.get(), 0);
+  auto unread = read_entries(file.get(), dir + "/a");
+  ASSERT_FALSE(unread);
+  EXPECT_NE(unread.error().message.find("read " + dir + "/a"), std::string::npos);
+  EXPECT_TRUE(entries_in(file.get()).empty());
 }
 
 }  // namespace

@@ -169,6 +169,23 @@ std::vector<Check> agent_checks(const Config& cfg) {
   return out;
 }
 
+// Whether the store (or the error opening it) holds name: c is ok, else it says why and how to
+// set it (`what` is what `secret set` reads from stdin). The caller words an ok check's detail.
+bool in_store(const Result<std::unique_ptr<SecretStore>>& store, const std::string& name,
+              std::string_view what, Check& c) {
+  if (!store) {
+    c.detail = store.error().message;
+    return false;
+  }
+  if (!(*store)->get(name)) {
+    c.detail = "not in the secret store (" + (*store)->backend() + ")";
+    c.fix = fmt::format("awaywork secret set {}   # {}, read from stdin", name, what);
+    return false;
+  }
+  c.ok = true;
+  return true;
+}
+
 // Each inference upstream's model credential is in the secret store.
 std::vector<Check> inference_checks(const Config& cfg) {
   std::vector<Check> out;
@@ -176,15 +193,8 @@ std::vector<Check> inference_checks(const Config& cfg) {
   auto store = open_secret_store({});
   for (const auto& [name, ic] : cfg.inference) {
     Check c{fmt::format("inference {}: credential {}", name, ic.credential), false, "", ""};
-    if (!store) {
-      c.detail = store.error().message;
-    } else if (auto v = (*store)->get(ic.credential); !v) {
-      c.detail = "not in the secret store (" + (*store)->backend() + ")";
-      c.fix = "awaywork secret set " + ic.credential + "   # the key, read from stdin";
-    } else {
-      c.ok = true;
+    if (in_store(store, ic.credential, "the key", c))
       c.detail = fmt::format("{} API at {}, key in {}", ic.api, ic.url, (*store)->backend());
-    }
     out.push_back(std::move(c));
   }
   return out;
@@ -203,15 +213,8 @@ std::vector<Check> injected_checks(const Config& cfg) {
     Check c{
         fmt::format("secret {}: added by the egress proxy for {}", name, fmt::join(hosts, ", ")),
         false, "", ""};
-    if (!store) {
-      c.detail = store.error().message;
-    } else if (auto v = (*store)->get(name); !v) {
-      c.detail = "not in the secret store (" + (*store)->backend() + ")";
-      c.fix = "awaywork secret set " + name + "   # the value, read from stdin";
-    } else {
-      c.ok = true;
+    if (in_store(store, name, "the value", c))
       c.detail = "in " + (*store)->backend() + "; the phases hold a placeholder";
-    }
     out.push_back(std::move(c));
   }
   return out;

@@ -7,6 +7,7 @@
 #include "config/paths.h"
 #include "config/repos.h"
 #include "forge/gitlab/issue.h"
+#include "forge/issue_source.h"
 #include "forge/usage.h"
 #include "record/store.h"
 
@@ -31,18 +32,7 @@ Result<GitLabIssueRun> gitlab_issue_request(const Config& cfg, const std::string
     if (auto store = Store::open(state_dir_of(cfg))) (void)save_forge_usage(*store, *run.session);
     return tl::unexpected(found.error());
   }
-  const IssueWork& work = *found;
-  RunRequest& req = run.request;
-  req.repo = repo;
-  req.prompt = work.prompt;
-  req.origin.source = "issue";
-  req.origin.issue = number;
-  req.origin.title = work.issue.title;
-  req.origin.url = work.issue.html_url;
-  req.origin.asked_by = work.issue.author.login;
-  if (work.left_out > 0)
-    req.origin.notes.push_back(fmt::format(
-        "{} note(s) on the issue by people not admitted were left out of the task", work.left_out));
+  run.request = issue_run_request(repo, number, *found, "note(s)");
   return run;
 }
 
