@@ -57,8 +57,10 @@ std::string render_status(const PluginStatus& s) {
   if (s.disabled) state += fmt::format(", disabled (awaywork plugin enable {})", s.name);
   std::string out = fmt::format("{}  {}  {}\n", s.name, s.kind, state);
   out += fmt::format("  command: {}\n", joined(p["command"]));
-  for (const char* key : {"net", "read", "secrets", "env"})
-    out += fmt::format("  {}: {}\n", key, joined(p[key]));
+  // write: is in the permissions only when declared (approval.cc keeps older records valid).
+  for (const char* key : {"net", "read", "write", "secrets", "env"})
+    out +=
+        fmt::format("  {}: {}\n", key, joined(p.contains(key) ? p[key] : nlohmann::json::array()));
   out += fmt::format("  limits: timeout {} ms, memory {} MiB, processes {}\n",
                      p["timeout_ms"].get<int64_t>(), p["memory_bytes"].get<uint64_t>() >> 20,
                      p["processes"].get<int>());

@@ -320,6 +320,14 @@ Result<std::vector<const PluginConfig*>> approval_targets(const PluginsConfig& p
   char buf[PATH_MAX];
   if (!::realpath(target.c_str(), buf)) {
     int err = errno;
+    // A bare word is most likely a mistyped name: say which names are declared first.
+    if (err == ENOENT && target.find('/') == std::string::npos) {
+      auto named_error = declared_plugin(plugins, target);
+      return fail(
+          "{}; fix: give a declared name, or the plugin's folder (the folder of its command:), "
+          "e.g. awaywork plugin approve ./{}",
+          named_error ? std::string("no such plugin") : named_error.error().message, target);
+    }
     if (err == ENOENT || err == ENOTDIR)
       return fail(
           "{} is neither a plugin declared under plugins: nor a folder that exists ({}); fix: give "

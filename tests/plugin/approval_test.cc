@@ -167,10 +167,14 @@ TEST_F(ApprovalTest, AnUnknownOrUnreadablePathIsAClearErrorNamingItAndTheFix) {
       << m;
   EXPECT_NE(m.find("fix: give the plugin's name or its folder"), std::string::npos) << m;
   EXPECT_NE(m.find("the config declares notify in " + dir + "/notify"), std::string::npos) << m;
-  // A bare word that is no declared name and no folder here: the same error.
+  // A bare word that is no declared name and no folder here: a mistyped name, most likely.
   auto typo = approval_targets(c, "notfy");
   ASSERT_FALSE(typo);
-  EXPECT_EQ(typo.error().message.rfind("notfy is neither a plugin declared", 0), 0u)
+  EXPECT_EQ(typo.error().message.rfind("no plugin notfy is declared in the config's plugins: "
+                                       "section (it declares notify); fix: give a declared name, "
+                                       "or the plugin's folder",
+                                       0),
+            0u)
       << typo.error().message;
   // A folder that exists but is no declared plugin's.
   ASSERT_TRUE(make_dirs(dir + "/stray"));
