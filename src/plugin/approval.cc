@@ -81,9 +81,8 @@ Status add_entry(const std::string& path, const std::string& rel, Walk& w) {
 }
 
 // Every declared key, so that a widened permission (a host, a path, a secret, a higher limit) is
-// a change like a changed byte of code.
-// write: only when declared, so that a record made before write: existed still matches a plugin
-// that declares none.
+// a change like a changed byte of code. write: only when declared, so that a record made before
+// write: existed still matches a plugin that declares none.
 nlohmann::json permissions_of(const PluginConfig& p) {
   nlohmann::json j = {{"kind", to_string(p.kind)},
                       {"command", p.command},

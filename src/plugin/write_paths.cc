@@ -19,12 +19,22 @@ bool inside(const std::string& path, const std::string& root) {
 
 // A folder of the owner's that a write: path may be neither, nor inside, nor above.
 struct Guarded {
-  std::string real;  // "" when it does not exist (nothing there to reach)
+  std::string real;  // its real path, or as given when it does not exist yet; "" = none
   std::string what;  // "awaywork's state folder (its database, ...)"
 };
 
 std::string real_or_empty(const std::string& path) {
   return path.empty() ? "" : plugin_program_realpath(path);
+}
+
+// A state folder not made yet (at approval, before any call) is still guarded where it will be:
+// a write: folder above it would hold it once it is made.
+std::string real_or_given(std::string path) {
+  if (path.empty()) return "";
+  std::string real = plugin_program_realpath(path);
+  if (!real.empty()) return real;
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
 }
 
 }  // namespace
@@ -39,12 +49,12 @@ Result<std::vector<std::string>> plugin_write_paths(const PluginConfig& p,
       "e.g. ~/notes (its data folder, its $HOME, is always writable)",
       key);
   std::vector<Guarded> guarded;
-  guarded.push_back({real_or_empty(base.state_dir),
+  guarded.push_back({real_or_given(base.state_dir),
                      "awaywork's state folder (its database, the approvals, every plugin's data "
                      "and switch)"});
   guarded.push_back({real_or_empty(base.state_dir.empty() ? "" : base.state_dir + "/awaywork.db"),
                      "awaywork's database"});
-  guarded.push_back({real_or_empty(base.config_dir), "awaywork's config folder"});
+  guarded.push_back({real_or_given(base.config_dir), "awaywork's config folder"});
   for (const auto& f : base.secret_files)
     guarded.push_back({real_or_empty(f), "awaywork's config or secret store"});
   std::string program = p.command.empty() ? "" : real_or_empty(p.command[0]);
