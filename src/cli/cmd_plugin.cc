@@ -57,8 +57,10 @@ std::string render_status(const PluginStatus& s) {
   if (s.disabled) state += fmt::format(", disabled (awaywork plugin enable {})", s.name);
   std::string out = fmt::format("{}  {}  {}\n", s.name, s.kind, state);
   out += fmt::format("  command: {}\n", joined(p["command"]));
-  for (const char* key : {"net", "read", "secrets", "env"})
-    out += fmt::format("  {}: {}\n", key, joined(p[key]));
+  // write: is in the permissions only when declared (approval.cc keeps older records valid).
+  for (const char* key : {"net", "read", "write", "secrets", "env"})
+    out +=
+        fmt::format("  {}: {}\n", key, joined(p.contains(key) ? p[key] : nlohmann::json::array()));
   out += fmt::format("  limits: timeout {} ms, memory {} MiB, processes {}\n",
                      p["timeout_ms"].get<int64_t>(), p["memory_bytes"].get<uint64_t>() >> 20,
                      p["processes"].get<int>());
@@ -91,23 +93,32 @@ int cmd_plugin_list(const GlobalOptions& g) {
   return kExitDone;
 }
 
-int cmd_plugin_approve(const GlobalOptions& g, const std::string& name) {
+// TARGET is a declared name or a path (the plugin's folder): each plugin it names is approved.
+int cmd_plugin_approve(const GlobalOptions& g, const std::string& target) {
   auto cfg = config_of(g);
   if (!cfg) return report(cfg.error(), kExitUsage);
-  auto print = approve_declared(cfg->plugins, plugin_host(*cfg).plugins_dir, name);
-  if (!print)
-    return report(print.error(), cfg->plugins.plugins.contains(name) ? kExitFailed : kExitUsage);
-  if (g.json) {
-    fmt::print("{}\n", json_text({{"name", name},
-                                  {"sha256", print->sha256},
-                                  {"folder", print->folder},
-                                  {"files", print->files.size()},
-                                  {"permissions", print->permissions}},
-                                 2));
-    return kExitDone;
+  auto targets = approval_targets(cfg->plugins, target);
+  if (!targets) return report(targets.error(), kExitUsage);
+  nlohmann::json approved = nlohmann::json::array();
+  for (const PluginConfig* p : *targets) {
+    auto print = approve_plugin(*p, plugin_host(*cfg).plugins_dir);
+    if (!print) return report(print.error(), kExitFailed);
+    if (g.json) {
+      approved.push_back({{"name", p->name},
+                          {"sha256", print->sha256},
+                          {"folder", print->folder},
+                          {"files", print->files.size()},
+                          {"permissions", print->permissions}});
+      continue;
+    }
+    fmt::print("approved plugin {}: {} file(s) in {} and its permissions, sha256 {}\n", p->name,
+               print->files.size(), inert(print->folder), print->sha256);
   }
-  fmt::print("approved plugin {}: {} file(s) in {} and its permissions, sha256 {}\n", name,
-             print->files.size(), inert(print->folder), print->sha256);
+  if (g.json) {
+    // One plugin (by name, or the one plugin of a folder) prints as before; a folder declared
+    // under several names prints them all.
+    fmt::print("{}\n", json_text(approved.size() == 1 ? approved[0] : approved, 2));
+  }
   return kExitDone;
 }
 
@@ -139,8 +150,14 @@ void add_plugin_commands(CLI::App& app, GlobalOptions& g, std::optional<int>* ex
   plugin->require_subcommand(1);
   auto name = std::make_shared<std::string>();  // filled by parse, read by the callback
   auto* approve = plugin->add_subcommand(
-      "approve", "approve plugin NAME's code and permissions as they are now (by hash)");
-  approve->add_option("name", *name, "the plugin's name under plugins: in the config")->required();
+      "approve",
+      "approve a plugin's code and permissions as they are now (by hash), by its name or its "
+      "folder");
+  approve
+      ->add_option("plugin", *name,
+                   "the plugin's name under plugins: in the config, or its folder (the folder of "
+                   "its command:)")
+      ->required();
   approve->add_flag("--json", g.json, "print JSON");
   approve->callback([&g, name, exit_code] { *exit_code = cmd_plugin_approve(g, *name); });
   auto* list = plugin->add_subcommand(

@@ -265,6 +265,7 @@ struct PluginConfig {
   Argv command;                      // argv[0] an absolute path; its folder is lent read-only
   std::vector<std::string> net;      // host names reached through the egress proxy; none = no net
   std::vector<std::string> read;     // absolute paths lent read-only
+  std::vector<std::string> write;    // absolute folders lent read-write (plugin/write_paths.h)
   std::vector<std::string> secrets;  // secret-store names, each handed as a variable of that name
   std::vector<std::string> env;      // owner variables handed by name (nothing else is inherited)
   int64_t timeout_ms = 30000;        // per call; then SIGTERM, SIGKILL, reaped

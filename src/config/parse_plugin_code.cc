@@ -1,8 +1,9 @@
 // The plugins: section: the owner's own plugin code (issue 28, docs/plugins.md) and the switch that
-// stops all of it. Each plugin declares everything it may have (hosts, paths, secrets, variables,
-// limits): the sandbox it runs in is built from this and nothing else, so what is refused here is
-// what could not be held to (a program found by PATH, a host the proxy cannot name, a variable
-// awaywork sets itself, a limit too small to start a program or too large to be one).
+// stops all of it. Each plugin declares everything it may have (hosts, paths read and written,
+// secrets, variables, limits): the sandbox it runs in is built from this and nothing else, so what
+// is refused here is what could not be held to (a program found by PATH, a host the proxy cannot
+// name, a variable awaywork sets itself, a limit too small to start a program or too large to be
+// one).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,8 +21,8 @@ constexpr std::string_view kPluginsExample =
     "plugins: {run: true, notify: {kind: notifier, command: [/opt/notify/notify], net: "
     "[hooks.example.com], secrets: [NOTIFY_TOKEN], timeout: 10s, memory: 256M}}";
 
-const std::vector<std::string> kPluginKeys = {"kind", "command", "net",    "read",     "secrets",
-                                              "env",  "timeout", "memory", "processes"};
+const std::vector<std::string> kPluginKeys = {
+    "kind", "command", "net", "read", "write", "secrets", "env", "timeout", "memory", "processes"};
 
 void parse_command(const Value& v, const ParseCtx& ctx, Argv& out) {
   auto argv = get_command(v, ctx.issues);
@@ -54,6 +55,25 @@ void parse_names(const Value& v, const ParseCtx& ctx, std::string_view key,
   }
 }
 
+// write: folders the plugin writes besides its data folder. Refused here: / and the home (or a
+// folder above it); that each exists and is not awaywork's state, config or database is checked on
+// this machine before each call and at approval (plugin/write_paths.h).
+void parse_write(const Value& v, const ParseCtx& ctx, std::vector<std::string>& out) {
+  auto paths = get_paths(v, ctx, "write a list of folders, e.g. write: [~/notes]");
+  if (!paths) return;
+  for (std::string p : *paths) {
+    while (p.size() > 1 && p.back() == '/') p.pop_back();  // "~" expands to "HOME/"
+    if (p == "/" || p == ctx.home || (!ctx.home.empty() && ctx.home.starts_with(p + "/"))) {
+      ctx.issues.add(v.mark, v.path,
+                     fmt::format("'{}' would let the plugin write all of / or your home; name "
+                                 "the folder it writes, e.g. write: [~/notes]",
+                                 p));
+      continue;
+    }
+    out.push_back(p);
+  }
+}
+
 void parse_plugin(const Field& e, const ParseCtx& ctx, PluginConfig& p) {
   bool has_kind = false, has_command = false;
   for (const Field& f : map_fields(e.value, kPluginKeys, ctx.issues)) {
@@ -69,6 +89,8 @@ void parse_plugin(const Field& e, const ParseCtx& ctx, PluginConfig& p) {
       parse_grant_net(v, ctx, {"the plugin reaches", "hooks.example.com"}, p.net);
     } else if (f.key == "read") {
       parse_grant_read(v, ctx, {"the plugin", "files", "~/notify/config.json"}, p.read);
+    } else if (f.key == "write") {
+      parse_write(v, ctx, p.write);
     } else if (f.key == "secrets" || f.key == "env") {
       parse_names(v, ctx, f.key, f.key == "secrets" ? p.secrets : p.env);
     } else if (f.key == "timeout") {

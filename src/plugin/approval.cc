@@ -15,9 +15,11 @@
 #include "base/fs.h"
 #include "base/json_write.h"
 #include "base/sha256.h"
+#include "config/paths.h"
 #include "plugin/disable.h"
 #include "plugin/manifest.h"
 #include "plugin/program_path.h"
+#include "plugin/write_paths.h"
 
 namespace aw {
 
@@ -79,17 +81,20 @@ Status add_entry(const std::string& path, const std::string& rel, Walk& w) {
 }
 
 // Every declared key, so that a widened permission (a host, a path, a secret, a higher limit) is
-// a change like a changed byte of code.
+// a change like a changed byte of code. write: only when declared, so that a record made before
+// write: existed still matches a plugin that declares none.
 nlohmann::json permissions_of(const PluginConfig& p) {
-  return {{"kind", to_string(p.kind)},
-          {"command", p.command},
-          {"net", p.net},
-          {"read", p.read},
-          {"secrets", p.secrets},
-          {"env", p.env},
-          {"timeout_ms", p.timeout_ms},
-          {"memory_bytes", p.memory_bytes},
-          {"processes", p.processes}};
+  nlohmann::json j = {{"kind", to_string(p.kind)},
+                      {"command", p.command},
+                      {"net", p.net},
+                      {"read", p.read},
+                      {"secrets", p.secrets},
+                      {"env", p.env},
+                      {"timeout_ms", p.timeout_ms},
+                      {"memory_bytes", p.memory_bytes},
+                      {"processes", p.processes}};
+  if (!p.write.empty()) j["write"] = p.write;
+  return j;
 }
 
 std::string record_path(const PluginConfig& p, const std::string& plugins_dir) {
@@ -156,12 +161,26 @@ std::string owner_home() {
   return home ? home : "";
 }
 
+// What a write: folder is checked against at approval: the owner's home, the state folder
+// (plugins_dir's parent) and awaywork's config folder; each call checks again with the unit's own
+// (plugin_host).
+SandboxPaths approval_base(const std::string& plugins_dir) {
+  SandboxPaths sp;
+  sp.owner_home = owner_home();
+  auto slash = plugins_dir.rfind('/');
+  sp.state_dir = slash == std::string::npos || slash == 0 ? "" : plugins_dir.substr(0, slash);
+  sp.config_dir = default_config_dir();
+  return sp;
+}
+
 }  // namespace
 
 Result<PluginPrint> approve_plugin(const PluginConfig& p, const std::string& plugins_dir) {
   // Never an approval of a grant its own manifest does not ask for: the owner fixes one or the
   // other first.
   AW_CHECK(check_manifest(p, owner_home()));
+  // Nor of a write: folder no call could lend (awaywork's state, config, the home itself).
+  AW_CHECK(plugin_write_paths(p, approval_base(plugins_dir)));
   AW_TRY(PluginPrint print, plugin_print(p));
   std::string dir = plugins_dir + "/" + p.name;
   AW_CHECK(with_context(make_dirs(dir, 0700), fmt::format("plugin {}: its state folder", p.name)));
@@ -248,6 +267,13 @@ std::vector<PluginStatus> plugin_statuses(const PluginsConfig& plugins,
     st.name = name;
     st.kind = to_string(p.kind);
     st.permissions = permissions_of(p);
+    // The limits a call applies: the config's, lowered by the manifest's (bounded_limits).
+    if (auto m = manifest_of(p, owner_home()); m && *m) {
+      PluginConfig run = bounded_limits(p, **m);
+      st.permissions["timeout_ms"] = run.timeout_ms;
+      st.permissions["memory_bytes"] = run.memory_bytes;
+      st.permissions["processes"] = run.processes;
+    }
     if (auto a = plugin_approval(p, plugins_dir))
       st.approval = *a;
     else
@@ -271,6 +297,72 @@ Result<const PluginConfig*> declared_plugin(const PluginsConfig& plugins, const 
   return fail("no plugin {} is declared in the config's plugins: section{}", name,
               names.empty() ? std::string(" (it declares none; docs/plugins.md)")
                             : fmt::format(" (it declares {})", names));
+}
+
+Result<std::vector<const PluginConfig*>> approval_targets(const PluginsConfig& plugins,
+                                                          const std::string& target) {
+  std::vector<const PluginConfig*> out;
+  auto named = plugins.plugins.find(target);
+  if (named != plugins.plugins.end()) return std::vector<const PluginConfig*>{&named->second};
+  // The declared plugins and their folders, for the errors.
+  std::string declared;
+  for (const auto& [n, p] : plugins.plugins) {
+    std::string program = p.command.empty() ? "" : plugin_program_realpath(p.command[0]);
+    std::string where = program.empty() || plugin_program_is_system(program)
+                            ? (p.command.empty() ? std::string("no command") : p.command[0])
+                            : program.substr(0, program.rfind('/'));
+    declared += fmt::format("{}{} in {}", declared.empty() ? "" : ", ", n, where);
+  }
+  std::string listed = declared.empty()
+                           ? std::string("the config declares no plugin under plugins:")
+                           : fmt::format("the config declares {}", declared);
+  char buf[PATH_MAX];
+  if (!::realpath(target.c_str(), buf)) {
+    int err = errno;
+    // A bare word is most likely a mistyped name: say which names are declared first.
+    if (err == ENOENT && target.find('/') == std::string::npos) {
+      auto named_error = declared_plugin(plugins, target);
+      return fail(
+          "{}; fix: give a declared name, or the plugin's folder (the folder of its command:), "
+          "e.g. awaywork plugin approve ./{}",
+          named_error ? std::string("no such plugin") : named_error.error().message, target);
+    }
+    if (err == ENOENT || err == ENOTDIR)
+      return fail(
+          "{} is neither a plugin declared under plugins: nor a folder that exists ({}); fix: give "
+          "the plugin's name or its folder (the folder of its command:), e.g. awaywork plugin "
+          "approve ~/plugins/notify",
+          target, listed);
+    return fail(
+        "{} cannot be read ({}); fix: give a folder you can read (the folder of the plugin's "
+        "command:) or the plugin's name ({})",
+        target, errno_text(err), listed);
+  }
+  std::string real = buf;
+  struct stat st {};
+  bool folder = ::stat(real.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  if (folder && ::access(real.c_str(), R_OK | X_OK) != 0)
+    return fail(
+        "{} cannot be read ({}); fix: give a folder you can read (the folder of the plugin's "
+        "command:) or the plugin's name ({})",
+        target, errno_text(errno), listed);
+  for (const auto& [n, p] : plugins.plugins) {
+    if (p.command.empty()) continue;
+    std::string program = plugin_program_realpath(p.command[0]);
+    if (program.empty()) continue;
+    // The folder approval hashes (plugin_print): the program's, or a system program alone.
+    std::string covered =
+        plugin_program_is_system(program) ? program : program.substr(0, program.rfind('/'));
+    if (real == covered || real == program) out.push_back(&p);
+  }
+  if (out.empty())
+    return fail(
+        "{}{} is the folder of no plugin declared under plugins: ({}); fix: declare it first, "
+        "e.g. plugins: {{NAME: {{kind: notifier, command: [{}/ENTRY]}}}} with its manifest's "
+        "entry, then run awaywork plugin approve {}",
+        target, real == target ? "" : fmt::format(" ({})", real), listed,
+        folder ? real : real.substr(0, real.rfind('/')), target);
+  return out;
 }
 
 Result<PluginPrint> approve_declared(const PluginsConfig& plugins, const std::string& plugins_dir,

@@ -2,7 +2,8 @@
 // approved is the plugin's code (every file of its program's folder: name, mode and SHA-256 of its
 // bytes) and its declared permissions (kind, command, hosts, paths, secrets, variables, limits).
 // `plugins: {run: true}` alone no longer runs a plugin: one whose code or permissions changed since
-// `awaywork plugin approve NAME` is refused, with what changed and the command to approve again.
+// `awaywork plugin approve NAME` (or PATH, its folder) is refused, with what changed and the
+// command to approve again.
 //
 // The record is the owner's (STATE/plugins/NAME/approval.json, 0600 in a 0700 folder): a plugin
 // never has the state folder in its sandbox, so it cannot approve itself. Only the record's hashes
@@ -67,6 +68,15 @@ std::vector<PluginStatus> plugin_statuses(const PluginsConfig& plugins,
 
 // The declared plugin NAME; an Error names the declared plugins when NAME is not one of them.
 Result<const PluginConfig*> declared_plugin(const PluginsConfig& plugins, const std::string& name);
+
+// `awaywork plugin approve NAME|PATH`: the declared plugins TARGET names. A name declared under
+// plugins: is that plugin; anything else is a path (relative to the working folder): the folder of
+// a plugin's program, or the program itself, which may be declared under several names (each is
+// returned, in name order). An Error names TARGET and the fix when it is neither: a path that does
+// not exist or cannot be read, a file or folder no declared plugin runs from (with the declared
+// plugins and their folders).
+Result<std::vector<const PluginConfig*>> approval_targets(const PluginsConfig& plugins,
+                                                          const std::string& target);
 
 // `awaywork plugin approve NAME`: the declared plugin NAME approved as it is now. An Error names
 // the declared plugins when NAME is not one of them.

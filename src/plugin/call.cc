@@ -25,6 +25,7 @@
 #include "plugin/program_path.h"
 #include "plugin/protocol.h"
 #include "plugin/sandbox_env.h"
+#include "plugin/write_paths.h"
 #include "proxy/egress_proxy.h"
 
 namespace aw {
@@ -147,6 +148,16 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   place.dir = plugin_dir + "/call-" + id;
   AW_CHECK(make_dirs(place.dir));
 
+  // The author's manifest bounds the owner's grant (plugin/manifest.h): a kind, a program or a
+  // permission it does not ask for is refused before anything of it runs; its limits cap the
+  // config's (the lower of the two applies).
+  AW_TRY(std::optional<PluginManifest> manifest, manifest_of(p, host.base.owner_home));
+  if (manifest) AW_CHECK(check_grant(p, *manifest));
+  // What the call applies: p's grant with the manifest's limits and write: as real paths. p
+  // itself stays what the owner approved.
+  PluginConfig run = manifest ? bounded_limits(p, *manifest) : p;
+  AW_TRY(run.write, plugin_write_paths(p, host.base));
+
   SandboxEnvSpec env_spec{"plugin",  p.name,      "AWAYWORK_PLUGIN", p.env,
                           p.secrets, host.secret, host.environ_from, data};
   AW_TRY(std::vector<std::string> env, sandbox_env(env_spec));
@@ -155,10 +166,11 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   sc.network = p.net.empty() ? Network::none : Network::allowlist;
   sc.allow = p.net;
   sc.readable = p.read;
-  sc.limits = Limits{p.memory_bytes, p.processes, 1.0, true};
+  sc.writable = run.write;  // besides its data folder (sp.home below)
+  sc.limits = Limits{run.memory_bytes, run.processes, 1.0, true};
   SandboxPaths sp = host.base;
   sp.clone.clear();
-  sp.home = data;  // its only writable folder besides the private /tmp
+  sp.home = data;  // writable with its write: folders and the private /tmp, nothing else
   sp.provider_state.clear();
   sp.programs.clear();
   sp.path_value = kSandboxPath;
@@ -166,10 +178,6 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
          with_context(make_plan(sc, sp), fmt::format("plugin {}: its sandbox", p.name)));
   plan.cgroup_name = "plugin-" + p.name + "-" + id;
   AW_CHECK(lend_plugin_folder(p, plan));
-  // The author's manifest bounds the owner's grant (plugin/manifest.h): a kind, a program or a
-  // permission it does not ask for is refused before anything of it runs.
-  AW_TRY(std::optional<PluginManifest> manifest, manifest_of(p, host.base.owner_home));
-  if (manifest) AW_CHECK(check_grant(p, *manifest));
   // The owner approved this code and these permissions by hash, or nothing of it runs: read last
   // before the call, after the folder is known to be the plugin's own (never a whole home).
   AW_TRY(Approval approval, plugin_approval(p, host.plugins_dir));
@@ -195,12 +203,12 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   spec.argv = p.command;
   // runtime node: Node's permission model as a second layer inside the sandbox (node_runtime.h).
   if (manifest && manifest->runtime == "node") {
-    AW_TRY(spec.argv, node_plugin_argv(p, data));
+    AW_TRY(spec.argv, node_plugin_argv(run, data));
   }
   spec.env = std::move(env);
   spec.cwd = data;
   spec.stdin_data = rpc_request(method, params);
-  spec.timeout = std::chrono::milliseconds(p.timeout_ms);
+  spec.timeout = std::chrono::milliseconds(run.timeout_ms);
   spec.grace = std::chrono::milliseconds(500);
   spec.launcher = make_sandbox_launcher(plan);
   spec.on_output = [&](Stream s, std::string_view bytes) {
@@ -226,7 +234,7 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   call.phase.oom_kills += oom_kills;
   if (err.size() > kPluginStderrTail) err.erase(0, err.size() - kPluginStderrTail);
   call.stderr_tail = inert(err);
-  AW_CHECK(ended_well(p, call.phase, overflow, call.stderr_tail));
+  AW_CHECK(ended_well(run, call.phase, overflow, call.stderr_tail));
   AW_TRY(call.result, rpc_reply(out, p.name));
   return call;
 }

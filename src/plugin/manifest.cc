@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "config/duration.h"
+#include "config/size.h"
 #include "config/validate.h"
 #include "plugin/program_path.h"
 #include "plugin/protocol.h"
@@ -23,8 +25,9 @@ namespace {
 // A manifest is a few hundred bytes; more is not one.
 constexpr size_t kManifestCap = 64u << 10;
 
-const std::vector<std::string> kTopKeys = {"name",    "version",     "kinds",      "entry",
-                                           "runtime", "permissions", "description"};
+const std::vector<std::string> kTopKeys = {"name",    "version",     "kinds",       "entry",
+                                           "runtime", "permissions", "description", "limits"};
+const std::vector<std::string> kLimitKeys = {"timeout", "memory", "processes"};
 const std::vector<std::string> kPermissionKeys = {"net", "read", "write", "secrets", "env"};
 
 // Checking one manifest: every error names the file and the key.
@@ -120,13 +123,26 @@ Status read_permissions(const Reader& r, const std::string& home, PluginManifest
     while (path.size() > 1 && path.back() == '/') path.pop_back();
     m.read.push_back(path);
   }
-  AW_TRY(auto write, Reader::texts(r, p, "write", "remove it"));
-  if (!write.empty())
-    return tl::make_unexpected(
-        r.bad("permissions.write",
-              "writing outside the plugin's own data folder is not built yet (its data folder is "
-              "always writable)",
-              "remove \"write\", and keep what the plugin writes in its data folder ($HOME)"));
+  // Folders it writes besides its data folder: absolute here; that each exists and is none of
+  // the owner's home, awaywork's state, config or database is checked where it is used
+  // (plugin/write_paths.h), on this machine.
+  constexpr std::string_view write_fix = "write absolute folders (or ~/...), e.g. [\"/srv/notes\"]";
+  AW_TRY(auto write, Reader::texts(r, p, "write", write_fix));
+  for (std::string path : write) {
+    if (path.starts_with("~/") && !home.empty()) path = home + path.substr(1);
+    if (path.empty() || path[0] != '/' || path.find("/../") != std::string::npos ||
+        path.ends_with("/.."))
+      return tl::make_unexpected(
+          r.bad("permissions.write",
+                fmt::format("'{}' is not an absolute path", plugin_words(path)), write_fix));
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    if (path == "/" || (!home.empty() && (path == home || home.starts_with(path + "/"))))
+      return tl::make_unexpected(r.bad(
+          "permissions.write",
+          fmt::format("'{}' would make all of / or the owner's home writable", plugin_words(path)),
+          write_fix));
+    m.write.push_back(path);
+  }
   for (const char* key : {"secrets", "env"}) {
     std::string fix = fmt::format("write variable names, e.g. [\"NOTIFY_TOKEN\"]");
     AW_TRY(auto names, Reader::texts(r, p, key, fix));
@@ -135,6 +151,48 @@ Status read_permissions(const Reader& r, const std::string& home, PluginManifest
         return tl::make_unexpected(
             r.bad(fmt::format("permissions.{}", key), ok.error().message, fix));
     (std::string_view(key) == "secrets" ? m.secrets : m.env) = names;
+  }
+  return {};
+}
+
+// "limits": {"timeout": "10s", "memory": "128M", "processes": 8}, each within the config's own
+// bounds for the same key (config/parse_plugin_code.cc).
+Status read_limits(const Reader& r, PluginManifest& m) {
+  auto it = r.j.find("limits");
+  if (it == r.j.end()) return {};
+  constexpr std::string_view fix =
+      "write e.g. \"limits\": {\"timeout\": \"10s\", \"memory\": \"128M\", \"processes\": 8}";
+  if (!it->is_object()) return tl::make_unexpected(r.bad("limits", "must be an object", fix));
+  const nlohmann::json& l = *it;
+  AW_CHECK(unknown_keys(r, l, kLimitKeys, "limits."));
+  if (auto t = l.find("timeout"); t != l.end()) {
+    if (!t->is_string())
+      return tl::make_unexpected(r.bad("limits.timeout", "must be a string", "write e.g. \"10s\""));
+    auto ms = parse_duration_ms(t->get<std::string>(), {1000, 600 * 1000, "1s", "10m"});
+    if (!ms)
+      return tl::make_unexpected(r.bad(
+          "limits.timeout",
+          fmt::format("'{}' is not a duration from 1s to 10m", plugin_words(t->get<std::string>())),
+          "write a whole number then ms, s or m, e.g. \"10s\""));
+    m.timeout_ms = *ms;
+  }
+  if (auto s = l.find("memory"); s != l.end()) {
+    constexpr std::string_view mfix = "write a size from 16M to 16G, e.g. \"256M\"";
+    if (!s->is_string())
+      return tl::make_unexpected(r.bad("limits.memory", "must be a string", mfix));
+    auto n = parse_size(s->get<std::string>());
+    if (!n || *n < (16ull << 20) || *n > (16ull << 30))
+      return tl::make_unexpected(r.bad(
+          "limits.memory",
+          fmt::format("'{}' is not a size from 16M to 16G", plugin_words(s->get<std::string>())),
+          mfix));
+    m.memory_bytes = *n;
+  }
+  if (auto n = l.find("processes"); n != l.end()) {
+    if (!n->is_number_integer() || n->get<int64_t>() < 1 || n->get<int64_t>() > 4096)
+      return tl::make_unexpected(
+          r.bad("limits.processes", "must be a whole number from 1 to 4096", "write e.g. 32"));
+    m.processes = static_cast<int>(n->get<int64_t>());
   }
   return {};
 }
@@ -200,6 +258,7 @@ Result<PluginManifest> load_manifest(const std::string& folder, const std::strin
   if (j.contains("description") && !j["description"].is_string())
     return tl::make_unexpected(r.bad("description", "must be a string", "write one line"));
   AW_CHECK(read_permissions(r, home, m));
+  AW_CHECK(read_limits(r, m));
   return m;
 }
 
@@ -242,8 +301,9 @@ Status check_grant(const PluginConfig& p, const PluginManifest& m) {
     const std::vector<std::string>& granted;
     const std::vector<std::string>& asked;
   };
-  for (const Grant& g : {Grant{"net", p.net, m.net}, Grant{"read", p.read, m.read},
-                         Grant{"secrets", p.secrets, m.secrets}, Grant{"env", p.env, m.env}}) {
+  for (const Grant& g :
+       {Grant{"net", p.net, m.net}, Grant{"read", p.read, m.read}, Grant{"write", p.write, m.write},
+        Grant{"secrets", p.secrets, m.secrets}, Grant{"env", p.env, m.env}}) {
     std::string extra = not_asked(g.granted, g.asked);
     if (!extra.empty())
       return fail(
@@ -252,6 +312,14 @@ Status check_grant(const PluginConfig& p, const PluginManifest& m) {
           p.name, p.name, g.key, extra, review, p.name, g.key);
   }
   return {};
+}
+
+PluginConfig bounded_limits(const PluginConfig& p, const PluginManifest& m) {
+  PluginConfig out = p;
+  if (m.timeout_ms) out.timeout_ms = std::min(out.timeout_ms, *m.timeout_ms);
+  if (m.memory_bytes) out.memory_bytes = std::min(out.memory_bytes, *m.memory_bytes);
+  if (m.processes) out.processes = std::min(out.processes, *m.processes);
+  return out;
 }
 
 Status check_manifest(const PluginConfig& p, const std::string& home) {

@@ -33,8 +33,14 @@ struct PluginManifest {
   std::vector<PluginKind> kinds;
   std::string entry;    // a path under the folder, no "..": the program the config must run
   std::string runtime;  // "exec", or "node": the entry run by node (plugin/node_runtime.h)
-  // What it asks for; the config may grant these or fewer.
-  std::vector<std::string> net, read, secrets, env;
+  // What it asks for; the config may grant these or fewer. write: folders it writes besides its
+  // data folder (plugin/write_paths.h checks them where they are used).
+  std::vector<std::string> net, read, write, secrets, env;
+  // "limits": what one call needs (time, memory, processes); unset = the config's alone. The
+  // config's value caps each: the plugin runs with the lower of the two (bounded_limits).
+  std::optional<int64_t> timeout_ms;
+  std::optional<uint64_t> memory_bytes;
+  std::optional<int> processes;
 };
 
 // Reads and checks FOLDER/awaywork-plugin.json. home expands a leading "~/" in read: paths.
@@ -48,6 +54,14 @@ Result<std::optional<PluginManifest>> manifest_of(const PluginConfig& p, const s
 // manifest's entry, each of net/read/secrets/env asked for. An Error names the plugin, the config
 // key, the manifest and the fix.
 Status check_grant(const PluginConfig& p, const PluginManifest& m);
+
+// The plugin's limits as a call applies them: each the lower of the config's and the manifest's.
+// Clamped, never refused: a lower limit takes nothing from the owner (the plugin may only fail
+// sooner), so the owner's config caps the author's ask as it caps every other permission, and a
+// manifest asking for more than the config gives runs with the config's (raise timeout:, memory:
+// or processes: under plugins.NAME to give it more). A config above the manifest is lowered to the
+// manifest's: the author said the plugin needs no more.
+PluginConfig bounded_limits(const PluginConfig& p, const PluginManifest& m);
 
 // manifest_of then check_grant: what approval and each call require (no manifest: nothing to
 // check).

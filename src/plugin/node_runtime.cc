@@ -126,6 +126,11 @@ Result<std::vector<std::string>> node_plugin_argv(const PluginConfig& p, const s
   for (const auto& r : p.read) AW_CHECK(allow("read", r));
   AW_CHECK(allow("read", data));
   AW_CHECK(allow("write", data));
+  // Its write: folders, as the sandbox binds them (real paths, plugin/write_paths.h).
+  for (const auto& w : p.write) {
+    AW_CHECK(allow("read", w));
+    AW_CHECK(allow("write", w));
+  }
   AW_CHECK(allow("read", "/tmp"));  // the sandbox's private /tmp, empty at each call
   AW_CHECK(allow("write", "/tmp"));
   argv.push_back(entry);

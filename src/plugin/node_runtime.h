@@ -1,8 +1,9 @@
 // `"runtime": "node"` in a plugin's manifest (issue 28 item 4): the entry is a script run by the
 // system's Node.js with Node's own permission model as a second layer inside awaywork's OS
 // sandbox, which stays the boundary. Node reads only the plugin's folder, its declared `read:`
-// paths and its data folder, writes only the data folder and the sandbox's private /tmp, and
-// starts no child process, worker, addon or inspector (the model's defaults once it is on).
+// paths, its data folder and its `write:` folders, writes only those two and the sandbox's
+// private /tmp, and starts no child process, worker, addon or inspector (the model's defaults
+// once it is on).
 //
 //   AW_TRY(std::vector<std::string> argv, node_plugin_argv(p, data));
 //   // {"/usr/bin/node", "--experimental-permission", "--allow-fs-read=/opt/notify", ...,
@@ -45,8 +46,9 @@ struct NodeProgram {
 Result<NodeProgram> find_plugin_node(const std::string& plugin_name);
 
 // The argv of a node plugin's call: node, its permission flags for the plugin's folder (the
-// folder of command[0]), its read: paths and its data folder, then command[0] and the rest of
-// command. An Error for a path Node's flags cannot carry (a comma separates paths in Node 20).
+// folder of command[0]), its read: paths, its data folder and its write: folders (real paths, as
+// the sandbox binds them), then command[0] and the rest of command. An Error for a path Node's
+// flags cannot carry (a comma separates paths in Node 20).
 Result<std::vector<std::string>> node_plugin_argv(const PluginConfig& p, const std::string& data);
 
 }  // namespace aw

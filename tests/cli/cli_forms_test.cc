@@ -154,6 +154,20 @@ TEST_F(CliForms, PluginListShowsApprovalAndApproveMakesItCurrent) {
                        "declares notify)"),
             std::string::npos)
       << r.err;
+  // By its folder (issue 28 item 1): the same approval; an unknown folder is a usage error naming
+  // it and the fix.
+  r = awaywork({"plugin", "approve", root + "/notify/"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("approved plugin notify: 1 file(s) in "), std::string::npos) << r.out;
+  r = awaywork({"plugin", "list", "--json"});
+  EXPECT_EQ(r.record["plugins"][0]["state"], "approved") << r.out;
+  r = awaywork({"plugin", "approve", root + "/nowhere"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(root + "/nowhere is neither a plugin declared under plugins: nor a folder "
+                              "that exists"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("fix: give the plugin's name or its folder"), std::string::npos) << r.err;
 }
 
 // `plugin disable` and `plugin enable` (issue 28): recorded in the state folder, shown by list

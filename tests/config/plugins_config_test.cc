@@ -1,6 +1,7 @@
 // plugins: (issue 28): the owner's plugin code, each plugin with what it declares, and the switch
 // that lets any of it run (off unless the owner writes run: true). Each declaration the sandbox
 // could not hold to is refused at its file:line:col with the fix.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "config_fixture.h"
@@ -112,6 +113,25 @@ TEST_F(PluginsConfig, BadPermissionsAreRefusedEachAtItsLine) {
   EXPECT_TRUE(has(e, "not a duration from 1s to 10m")) << e;
   EXPECT_TRUE(has(e, "not a size from 16M to 16G")) << e;
   EXPECT_TRUE(has(e, "plugins.n.shell")) << e;
+}
+
+// Item 3 (issue 28): write: folders land expanded; / and the home (or above it) are refused at
+// their line. That a folder exists and is not awaywork's own is checked on the machine
+// (tests/plugin/approval_test.cc).
+TEST_F(PluginsConfig, WriteFoldersLandAndAllOfTheHomeIsRefused) {
+  Config c =
+      parse("plugins: {n: {kind: notifier, command: [/bin/n], write: [~/notes/, /srv/n]}}\n");
+  EXPECT_EQ(c.plugins.plugins.at("n").write,
+            (std::vector<std::string>{"/home/tester/notes", "/srv/n"}));
+  EXPECT_TRUE(parse("plugins: {n: {kind: notifier, command: [/bin/n]}}\n")
+                  .plugins.plugins.at("n")
+                  .write.empty());
+  for (const char* bad : {"[\"~\"]", "[/]", "[/home]"}) {
+    std::string e = error_of(fmt::format(
+        "plugins:\n  n:\n    kind: notifier\n    command: [/bin/n]\n    write: {}\n", bad));
+    EXPECT_TRUE(has(e, "config.yml:5:")) << bad << "\n" << e;
+    EXPECT_TRUE(has(e, "would let the plugin write all of / or your home")) << bad << "\n" << e;
+  }
 }
 
 TEST_F(PluginsConfig, ASecretAlsoHandedAsAVariableIsRefused) {

@@ -216,6 +216,61 @@ TEST_F(PluginCallTest, ACallPastItsTimeIsKilledAndNothingOfItSurvives) {
   EXPECT_FALSE(process_with(marker));
 }
 
+// Item 2: the manifest's limits are the call's when lower than the config's: a 1 s timeout in
+// awaywork-plugin.json stops a call the config would give 20 s.
+TEST_F(PluginCallTest, AManifestsLowerTimeoutIsTheCallsLimit) {
+  script("echo started > \"$HOME/started\"\nsleep 8\n");
+  ASSERT_TRUE(write_file(plugdir + "/awaywork-plugin.json",
+                         R"({"name":"probe","version":"1.0.0","kinds":["notifier"],)"
+                         R"("entry":"plugin.sh","runtime":"exec","limits":{"timeout":"1s"}})",
+                         0644));
+  auto start = std::chrono::steady_clock::now();
+  auto r = call();
+  auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("plugin probe timed out after 1 s and was killed"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_LT(took, 6s);
+  EXPECT_EQ(read_or_empty(data() + "/started"), "started\n");  // it did run
+}
+
+// Item 3: a declared write: folder is writable from inside, the folder beside it is not, and the
+// data folder stays writable; without the declaration the same write is refused (the control).
+TEST_F(PluginCallTest, ADeclaredWriteFolderIsWritableAndBesideItIsNot) {
+  ASSERT_TRUE(make_dirs(shared + "/out"));
+  std::string body = "echo w > " + shared + "/out/w 2>/dev/null && seen=\"$seen declared\"\n" +
+                     "echo b > " + shared + "/beside 2>/dev/null && seen=\"$seen beside\"\n" +
+                     "mkdir " + shared + "/out2 2>/dev/null && seen=\"$seen sibling\"\n" +
+                     "touch " + state + "/awaywork.db 2>/dev/null && seen=\"$seen database\"\n" +
+                     "touch \"$HOME/d\" && seen=\"$seen data\"\n";
+  script(body);
+  EXPECT_EQ(seen(), " data");  // nothing declared: the folder is not writable
+  struct stat st {};
+  EXPECT_NE(::stat((shared + "/out/w").c_str(), &st), 0);
+  p.write = {shared + "/out"};
+  script(body);
+  EXPECT_EQ(seen(), " declared data");
+  EXPECT_EQ(read_or_empty(shared + "/out/w"), "w\n");
+  EXPECT_NE(::stat((shared + "/beside").c_str(), &st), 0);
+  EXPECT_NE(::stat((shared + "/out2").c_str(), &st), 0);
+  EXPECT_EQ(read_or_empty(state + "/awaywork.db"), "DATABASE-CANARY");
+}
+
+TEST_F(PluginCallTest, AWriteFolderInAwayworksStateOrMissingRefusesTheCallBeforeItRuns) {
+  script("touch \"$HOME/ran\"");
+  struct stat st {};
+  for (const std::string& path : {state, owner, shared + "/none"}) {
+    p.write = {path};
+    auto r = call_plugin(p, host, "probe", {{"unit", "u-1"}});
+    ASSERT_FALSE(r) << path;
+    EXPECT_NE(r.error().message.find("plugins.probe.write: " + path), std::string::npos)
+        << r.error().message;
+    EXPECT_NE(r.error().message.find("fix:"), std::string::npos) << r.error().message;
+    EXPECT_NE(::stat((data() + "/ran").c_str(), &st), 0) << path;
+  }
+}
+
 TEST_F(PluginCallTest, WhatAFinishedCallLeftRunningDiesWithIt) {
   std::string marker = "aw-plugin-orphan-" + std::to_string(::getpid());
   script("sh -c 'sleep 300; :' " + marker + " &\nseen=\"$seen left\"\n");

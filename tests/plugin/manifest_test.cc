@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <optional>
+
 #include "base/fs.h"
 #include "json_schema.h"
 #include "plugin/approval.h"
@@ -139,8 +141,22 @@ TEST_F(ManifestTest, EachMistakeNamesTheFileTheKeyAndTheFix) {
            "\"runtime\": 'py' is not a runtime; fix: write \"runtime\": \"exec\" or \"node\""},
           {R"({"name":"lic","version":"1.0.0","kinds":["check"],"entry":"nope.js","runtime":"node"})",
            "\"entry\": 'nope.js' is not a file in"},
-          {good(R"(,"permissions":{"write":["/srv"]})"),
-           "\"permissions.write\": writing outside the plugin's own data folder is not built yet"},
+          {good(R"(,"permissions":{"write":["srv"]})"),
+           "\"permissions.write\": 'srv' is not an absolute path"},
+          {good(R"(,"permissions":{"write":["/"]})"),
+           "\"permissions.write\": '/' would make all of / or the owner's home writable"},
+          {good(R"(,"permissions":{"write":["~"]})"), "\"permissions.write\": '~' is not an"},
+          {good(R"(,"permissions":{"write":["/home"]})"),
+           "\"permissions.write\": '/home' would make all of / or the owner's home writable"},
+          {good(R"(,"limits":{"timeout":"2h"})"),
+           "\"limits.timeout\": '2h' is not a duration from 1s to 10m"},
+          {good(R"(,"limits":{"timeout":10})"), "\"limits.timeout\": must be a string"},
+          {good(R"(,"limits":{"memory":"1K"})"),
+           "\"limits.memory\": '1K' is not a size from 16M to 16G"},
+          {good(R"(,"limits":{"processes":0})"),
+           "\"limits.processes\": must be a whole number from 1 to 4096"},
+          {good(R"(,"limits":{"cpu":1})"), "\"limits.cpu\": is not a manifest key"},
+          {good(R"(,"limits":[])"), "\"limits\": must be an object"},
           {good(R"(,"permissions":{"net":["http://x.example/"]})"), "\"permissions.net\":"},
           {good(R"(,"permissions":{"read":["etc/x"]})"),
            "\"permissions.read\": 'etc/x' is not an absolute path"},
@@ -191,6 +207,71 @@ TEST_F(ManifestTest, TheManifestBoundsTheOwnersGrant) {
   ASSERT_EQ(::unlink((dir + "/lic/awaywork-plugin.json").c_str()), 0);
   p.net = {"anything.example"};
   EXPECT_EQ(say(), "(granted)");
+}
+
+// Item 2: the manifest declares what one call needs; the config caps it. Each limit is the lower
+// of the two, whichever is lower (clamped, never refused), and list shows what a call applies.
+TEST_F(ManifestTest, TheManifestsLimitsAreCappedByTheConfigAndTheLowerApplies) {
+  manifest(good(R"(,"limits":{"timeout":"10s","memory":"64M","processes":8})"));
+  auto m = load_manifest(dir + "/lic", "/home/tester");
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->timeout_ms, std::optional<int64_t>(10000));
+  EXPECT_EQ(m->memory_bytes, std::optional<uint64_t>(64ull << 20));
+  EXPECT_EQ(m->processes, std::optional<int>(8));
+  // The config's defaults (30s, 256M, 32) are above: the manifest's lower ask applies.
+  PluginConfig run = bounded_limits(p, *m);
+  EXPECT_EQ(run.timeout_ms, 10000);
+  EXPECT_EQ(run.memory_bytes, 64ull << 20);
+  EXPECT_EQ(run.processes, 8);
+  // The config lower than the manifest: the config's cap holds.
+  p.timeout_ms = 5000;
+  p.memory_bytes = 32ull << 20;
+  p.processes = 4;
+  run = bounded_limits(p, *m);
+  EXPECT_EQ(run.timeout_ms, 5000);
+  EXPECT_EQ(run.memory_bytes, 32ull << 20);
+  EXPECT_EQ(run.processes, 4);
+  // A manifest asking for more than the config gives is clamped to the config's.
+  manifest(good(R"(,"limits":{"timeout":"5m","memory":"2G","processes":4096})"));
+  m = load_manifest(dir + "/lic", "/home/tester");
+  ASSERT_TRUE(m) << m.error().message;
+  p.timeout_ms = PluginConfig{}.timeout_ms;  // the config's defaults again
+  p.memory_bytes = PluginConfig{}.memory_bytes;
+  p.processes = PluginConfig{}.processes;
+  run = bounded_limits(p, *m);
+  EXPECT_EQ(run.timeout_ms, 30000);
+  EXPECT_EQ(run.memory_bytes, 256ull << 20);
+  EXPECT_EQ(run.processes, 32);
+  // No limits in the manifest: the config's alone (the positive control).
+  manifest(good());
+  m = load_manifest(dir + "/lic", "/home/tester");
+  ASSERT_TRUE(m) << m.error().message;
+  p.timeout_ms = 12000;
+  EXPECT_EQ(bounded_limits(p, *m).timeout_ms, 12000);
+  // list shows the limits a call applies.
+  manifest(good(R"(,"limits":{"timeout":"3s"})"));
+  PluginsConfig c;
+  c.plugins["lic"] = p;
+  auto st = plugin_statuses(c, dir + "/state/plugins");
+  ASSERT_EQ(st.size(), 1u);
+  EXPECT_EQ(st[0].permissions["timeout_ms"], 3000) << st[0].permissions.dump();
+}
+
+// Item 3: write: is a permission like the others: the manifest asks, the config grants it or
+// less.
+TEST_F(ManifestTest, AWriteFolderIsGrantedOnlyWhenTheManifestAsksForIt) {
+  manifest(good(R"(,"permissions":{"write":["~/notes/","/srv/lic"]})"));
+  auto m = load_manifest(dir + "/lic", "/home/tester");
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->write, (std::vector<std::string>{"/home/tester/notes", "/srv/lic"}));
+  p.write = {"/srv/lic"};
+  EXPECT_TRUE(check_grant(p, *m));
+  p.write = {"/srv/other"};
+  auto ok = check_grant(p, *m);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().message.find("plugins.lic.write grants /srv/other, and its manifest"),
+            std::string::npos)
+      << ok.error().message;
 }
 
 TEST_F(ManifestTest, ApprovalRefusesAGrantBeyondTheManifestAndListSaysWhy) {
