@@ -237,7 +237,8 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     t.has_diff = true;
     if (r.follow_ci) {
       // The head the unit will start from: its failing checks, with annotations and log tails.
-      AW_TRY(t.checks, read_failing_checks(s, run.pull.head_sha, /*details=*/true));
+      AW_TRY(t.checks,
+             read_failing_checks(s, run.pull.head_sha, run.pull.base_ref, /*details=*/true));
       AW_CHECK(within_ci_limit(cfg, r, s, run.pull, t.checks, t.conversation));
     }
     run.follow = build_pull_task(t, [&](const ForgeUser& u) { return adm.check(u); });
