@@ -6,6 +6,7 @@
 #include "base/json_write.h"
 #include "cli/commands.h"
 #include "config/config.h"
+#include "forge/pr_publisher.h"
 #include "forge/publisher.h"
 #include "record/store.h"
 #include "unit/artifact.h"
@@ -90,9 +91,24 @@ int cmd_apply_artifact(const GlobalOptions& g, const std::string& dir) {
     fmt::print(stderr, "awaywork apply: {}\n", cfg.error().message);
     return kExitUsage;
   }
+  // A follow-up's artifact (`run --pr NAME#N --artifact DIR`) publishes on its pull request's
+  // branch as `apply ID` of a follow-up does (forge/pr_publisher.h), never as a new pull request:
+  // the pull request its record names is read again and must still be awaywork's own, from the
+  // repository itself, on the branch the record names; the commit is a fast-forward of the one
+  // the unit started from, never forced. An artifact that cannot be read is apply_artifact's to
+  // refuse, below.
+  OpenPublisher publishers = forge_publishers();
+  if (auto a = load_artifact(dir); a && is_follow_up(a->record.notes)) {
+    auto follow = follow_up_publishers(*cfg, a->record);
+    if (!follow) {
+      fmt::print(stderr, "awaywork apply: artifact {}: {}\n", dir, follow.error().message);
+      return kExitFailed;
+    }
+    publishers = std::move(*follow);
+  }
   Verdict v;
   bool was_refused = false;
-  auto r = apply_artifact(*cfg, dir, forge_publishers(), &v, &was_refused);
+  auto r = apply_artifact(*cfg, dir, publishers, &v, &was_refused);
   if (!r) {
     if (was_refused && !v.refusals.empty()) fmt::print(stderr, "{}", render_text(v));
     if (was_refused) return refused(g, "apply", r.error().message);

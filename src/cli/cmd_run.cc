@@ -141,15 +141,22 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     // request's follow-up (forge/gitlab/mr_source.h), on the same rules.
     auto ref = parse_mr_ref(o.pr);
     if (!ref || !o.prompt.empty() || !o.prompt_file.empty() || !o.base.empty() ||
-        !o.instructions_from.empty() || !o.artifact.empty()) {
-      fmt::print(
-          stderr, "awaywork run: --pr {}\n",
-          ref ? "builds the task from the pull request's reviews and starts from its head; "
-                "drop --prompt/--prompt-file/--base/--instructions-from (and --artifact: its "
-                "apply is not built yet)"
-              : fmt::format("'{}': write NAME#N (a repos: name) or OWNER/REPO#N, e.g. "
-                            "web#9 (on GitLab NAME!N, e.g. app!3)",
-                            o.pr));
+        !o.instructions_from.empty()) {
+      fmt::print(stderr, "awaywork run: --pr {}\n",
+                 ref ? "builds the task from the pull request's reviews and starts from its head; "
+                       "drop --prompt/--prompt-file/--base/--instructions-from"
+                     : fmt::format("'{}': write NAME#N (a repos: name) or OWNER/REPO#N, e.g. "
+                                   "web#9 (on GitLab NAME!N, e.g. app!3)",
+                                   o.pr));
+      return kExitUsage;
+    }
+    if (gitlab_repo(*cfg, ref->repo) && !o.artifact.empty()) {
+      // `apply --from` publishes a GitHub follow-up on its pull request; a merge request's
+      // follow-up from an artifact has no publisher yet: refused before anything runs.
+      fmt::print(stderr,
+                 "awaywork run: --pr {}: --artifact is for a GitHub pull request's follow-up; a "
+                 "GitLab merge request's is not built yet\n",
+                 o.pr);
       return kExitUsage;
     }
     if (gitlab_repo(*cfg, ref->repo)) {
@@ -167,6 +174,9 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     auto pull = pull_request_run(*cfg, ref->repo, ref->number);
     if (!pull) return usage_error(pull.error());
     RunRequest follow = follow_up_request(pull->request, o);
+    // With --artifact, as for an issue: the unit is checked, held (nothing pushed, no reply, no
+    // progress comment: the agent job's token may read only) and written to the folder, which
+    // `apply --from` publishes on the pull request (cmd_artifact.cc).
     follow.hold = req.hold;
     if (!o.no_progress_comment && !follow.hold)
       comment = std::make_unique<ProgressObserver>(*pull->session, ref->number);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <set>
 
 #include "check/redact.h"
@@ -39,6 +40,20 @@ std::optional<std::pair<std::string, std::string>> split_url(const std::string& 
   if (path == scheme + 3) return std::nullopt;
   if (path == std::string::npos) return std::make_pair(url, std::string("/"));
   return std::make_pair(url.substr(0, path), url.substr(path));
+}
+
+// A branch name as the path of GET .../branches/NAME: its slashes kept (GitHub takes
+// release/1.x as is), every byte but an unreserved one percent-encoded, so that a name holding
+// `?` or `#` (git allows both) stays one branch's name.
+std::string branch_path(std::string_view name) {
+  std::string out;
+  for (unsigned char c : name) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/')
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("%{:02X}", c);
+  }
+  return out;
 }
 
 std::string annotation_line(const json& a) {
@@ -79,8 +94,10 @@ Result<std::vector<FailingCheck>> failing_checks_from_json(const json& check_run
       f.conclusion = text_of(c, "conclusion");
       f.id = int_of(c, "id");
       f.url = text_of(c, "details_url");
-      if (c.contains("app") && c["app"].is_object())
+      if (c.contains("app") && c["app"].is_object()) {
         f.actions = text_of(c["app"], "slug") == "github-actions";
+        f.app_id = int_of(c["app"], "id");
+      }
       if (c.contains("output") && c["output"].is_object())
         f.summary = text_of(c["output"], "title");
       out.push_back(std::move(f));
@@ -107,6 +124,51 @@ Result<std::vector<FailingCheck>> failing_checks_from_json(const json& check_run
   return out;
 }
 
+Result<std::vector<RequiredCheck>> required_checks_from_json(const json& branch) {
+  if (!branch.is_object())
+    return fail("GitHub's branch: expected an object, got {}", branch.type_name());
+  std::vector<RequiredCheck> out;
+  if (!branch.contains("protected") || branch["protected"] != true) return out;
+  if (!branch.contains("protection") || !branch["protection"].is_object()) return out;
+  const json& p = branch["protection"];
+  if (!p.contains("required_status_checks") || !p["required_status_checks"].is_object()) return out;
+  const json& rsc = p["required_status_checks"];
+  if (text_of(rsc, "enforcement_level") == "off") return out;
+  std::set<std::string> seen;
+  // `checks` names each context with its app; `contexts` (the legacy list) the same names
+  // without one: a context that `checks` names keeps its app.
+  if (rsc.contains("checks") && rsc["checks"].is_array())
+    for (const json& c : rsc["checks"]) {
+      std::string context = text_of(c, "context");
+      if (context.empty()) continue;
+      RequiredCheck r{context, -1};
+      if (c.contains("app_id") && c["app_id"].is_number_integer()) r.app_id = c["app_id"].get<int64_t>();
+      seen.insert(context);
+      out.push_back(std::move(r));
+    }
+  if (rsc.contains("contexts") && rsc["contexts"].is_array())
+    for (const json& c : rsc["contexts"])
+      if (c.is_string() && !c.get<std::string>().empty() &&
+          seen.insert(c.get<std::string>()).second)
+        out.push_back({c.get<std::string>(), -1});
+  return out;
+}
+
+std::vector<FailingCheck> only_required(std::vector<FailingCheck> failing,
+                                        const std::vector<RequiredCheck>& required) {
+  if (required.empty()) return failing;
+  auto is_required = [&](const FailingCheck& f) {
+    return std::any_of(required.begin(), required.end(), [&](const RequiredCheck& r) {
+      if (r.context != f.name) return false;
+      return f.kind != "check run" || r.app_id < 0 || r.app_id == f.app_id;
+    });
+  };
+  failing.erase(std::remove_if(failing.begin(), failing.end(),
+                               [&](const FailingCheck& f) { return !is_required(f); }),
+                failing.end());
+  return failing;
+}
+
 std::string log_tail(std::string_view log, size_t cap, const std::vector<std::string>& literals,
                      bool* cut) {
   // Redacted whole first: a secret across the cut would otherwise leave its end unredacted.
@@ -124,12 +186,23 @@ std::string log_tail(std::string_view log, size_t cap, const std::vector<std::st
 }
 
 Result<std::vector<FailingCheck>> read_failing_checks(ForgeSession& s, const std::string& sha,
-                                                      bool details) {
+                                                      const std::string& base_ref, bool details) {
   std::string commit = fmt::format("/repos/{}/commits/{}", s.owner_repo, sha);
   AW_TRY(json runs, s.gh.get(commit + "/check-runs?filter=latest&per_page=100"));
   AW_TRY(json combined, s.gh.get(commit + "/status?per_page=100"));
   AW_TRY(std::vector<FailingCheck> failing,
          with_context(failing_checks_from_json(runs, combined), "GET " + commit));
+  if (!failing.empty() && !base_ref.empty()) {
+    // The branch's protection field, not .../protection/required_status_checks: that one needs
+    // administration rights, which awaywork's token should not have; the branch's is readable
+    // with read access. A check the base branch does not require blocks no merge: fixing it is a
+    // person's call (a review or a command still asks for it).
+    std::string where = fmt::format("/repos/{}/branches/{}", s.owner_repo, branch_path(base_ref));
+    AW_TRY(json branch, s.gh.get(where));
+    AW_TRY(std::vector<RequiredCheck> required,
+           with_context(required_checks_from_json(branch), "GET " + where));
+    failing = only_required(std::move(failing), required);
+  }
   if (!details) return failing;
   for (FailingCheck& f : failing) {
     if (f.kind != "check run" || f.id == 0) continue;

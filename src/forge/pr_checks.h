@@ -6,7 +6,7 @@
 // it is text that whoever can push a workflow or post a status has shaped: data, never
 // instructions.
 //
-//   AW_TRY(auto failing, read_failing_checks(session, pull.head_sha));
+//   AW_TRY(auto failing, read_failing_checks(session, pull.head_sha, pull.base_ref, true));
 //   PullTask t; t.checks = failing;
 #pragma once
 
@@ -28,6 +28,7 @@ struct FailingCheck {
   std::string name;        // the check run's name or the status's context
   std::string conclusion;  // failure, timed_out, cancelled, ...; a status's failure or error
   int64_t id = 0;          // the check run's id (an Actions job's id too); 0 for a status
+  int64_t app_id = 0;      // the app that made the check run; 0 for a status
   bool actions = false;    // made by GitHub Actions: a job with a log
   std::string url;         // details_url or target_url
   std::string summary;     // the check run's output title, or the status's description
@@ -49,16 +50,37 @@ bool failing_conclusion(std::string_view conclusion);
 Result<std::vector<FailingCheck>> failing_checks_from_json(const nlohmann::json& check_runs,
                                                            const nlohmann::json& combined);
 
+// A status check a branch protection rule requires (GitHub's required_status_checks `checks`):
+// a check run's name or a status's context, from one app (app_id), or from any (-1: GitHub's
+// null, and every legacy `contexts` entry).
+struct RequiredCheck {
+  std::string context;
+  int64_t app_id = -1;
+};
+
+// Pure: the required checks of the base branch, from GET /repos/O/R/branches/B (its
+// `protected` and `protection.required_status_checks`). Empty when the branch is not protected,
+// requires no check, or enforces none (enforcement_level "off").
+Result<std::vector<RequiredCheck>> required_checks_from_json(const nlohmann::json& branch);
+
+// Pure: the failing checks a required check names (a check run by name and app, a status by
+// context: a status's app is not known, so any required source matches it); every failing check
+// when nothing is required, as a repository without branch protection merges whatever fails.
+std::vector<FailingCheck> only_required(std::vector<FailingCheck> failing,
+                                        const std::vector<RequiredCheck>& required);
+
 // The end of a log: at most `cap` bytes, from a line's start (a UTF-8 character's at least),
 // redacted of secret-shaped tokens and of `literals` (the forge's token). cut: it was longer.
 std::string log_tail(std::string_view log, size_t cap, const std::vector<std::string>& literals,
                      bool* cut = nullptr);
 
-// Reads the head's failing checks; with details, also each check run's annotations and each
+// Reads the head's failing checks, only the required ones when base_ref's protection requires
+// checks (GET .../branches/BASE, which a read-only token may read; empty base_ref: every failing
+// check, unread); with details, also each check run's annotations and each
 // Actions job's log (GET .../actions/jobs/ID/logs answers 302 to a short-lived URL, which is
 // fetched without the token, as GitHub's own clients do). A log or annotations that cannot be
 // read leave a note in their place, never an Error: the check still failed.
 Result<std::vector<FailingCheck>> read_failing_checks(ForgeSession& s, const std::string& sha,
-                                                      bool details);
+                                                      const std::string& base_ref, bool details);
 
 }  // namespace aw

@@ -42,6 +42,22 @@ std::string command_of(const Config& cfg, const std::string& owner_repo) {
   return kWatchDefaults.command;
 }
 
+// What every unit answering a pull request takes from it, whoever's it is: the task its source
+// built, the head it was read on as the clone (pinned: the reviews and commands were read on that
+// commit), the agent's instruction files from the base branch (a pull request's author must not
+// instruct the agent) and where the unit came from. `base` names the clone's branch.
+void start_on_pull(RunRequest& req, const PullRun& run, int64_t number, std::string base,
+                   std::string source) {
+  req.prompt = run.follow.prompt;
+  req.base = std::move(base);
+  req.base_commit = run.pull.head_sha;
+  req.instructions_from = run.pull.base_ref;
+  req.origin.source = std::move(source);
+  req.origin.issue = number;
+  req.origin.title = run.pull.title;
+  req.origin.url = run.pull.html_url;
+}
+
 // The note a unit answering this command records (publish.h kForeignPullNote).
 std::string foreign_note(const ForgePull& pull, const ForgeComment& c) {
   return fmt::format("{}{} (branch {}), for the command of @{} (comment {})", kForeignPullNote,
@@ -221,7 +237,8 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     t.has_diff = true;
     if (r.follow_ci) {
       // The head the unit will start from: its failing checks, with annotations and log tails.
-      AW_TRY(t.checks, read_failing_checks(s, run.pull.head_sha, /*details=*/true));
+      AW_TRY(t.checks,
+             read_failing_checks(s, run.pull.head_sha, run.pull.base_ref, /*details=*/true));
       AW_CHECK(within_ci_limit(cfg, r, s, run.pull, t.checks, t.conversation));
     }
     run.follow = build_pull_task(t, [&](const ForgeUser& u) { return adm.check(u); });
@@ -255,16 +272,9 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
     AW_CHECK(with_context(
         fetch_pull_head(remote, mirror_dir_for(state_dir_of(cfg), remote.url), askpass, number),
         fmt::format("pull request {}#{}", s.owner_repo, number)));
-    req.prompt = run.follow.prompt;
     // "pull/N/head" names refs/pull/N/head in the mirror (and the clone's branch); the clone is
     // pinned to the head the command was read on.
-    req.base = fmt::format("pull/{}/head", number);
-    req.base_commit = run.pull.head_sha;
-    req.instructions_from = run.pull.base_ref;
-    req.origin.source = "pull_request_command";
-    req.origin.issue = number;
-    req.origin.title = run.pull.title;
-    req.origin.url = run.pull.html_url;
+    start_on_pull(req, run, number, fmt::format("pull/{}/head", number), "pull_request_command");
     req.origin.asked_by = run.command.author.login;
     req.origin.notes.push_back(fork_note(run.pull, run.command));
     return run;
@@ -272,30 +282,16 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
   if (run.foreign) {
     // The clone is the head the command was read on; the unit's branch and draft pull request
     // start from it and target its branch, which is never pushed to.
-    req.prompt = run.follow.prompt;
-    req.base = run.pull.head_ref;
-    req.base_commit = run.pull.head_sha;
-    req.instructions_from = run.pull.base_ref;
     // Not "pull_request": the unit opens a pull request of its own, and continues no agent
     // session of the person's pull request (`resume:` keeps sessions of awaywork's own).
-    req.origin.source = "pull_request_command";
-    req.origin.issue = number;
-    req.origin.title = run.pull.title;
-    req.origin.url = run.pull.html_url;
+    start_on_pull(req, run, number, run.pull.head_ref, "pull_request_command");
     req.origin.asked_by = run.command.author.login;
     req.origin.notes.push_back(foreign_note(run.pull, run.command));
     return run;
   }
-  req.prompt = run.follow.prompt;
   // The clone is the head the reviews were read on; if the branch moves meanwhile, the publish
   // finds it moved and pushes nothing.
-  req.base = run.pull.head_ref;
-  req.base_commit = run.pull.head_sha;
-  req.instructions_from = run.pull.base_ref;
-  req.origin.source = "pull_request";
-  req.origin.issue = number;
-  req.origin.title = run.pull.title;
-  req.origin.url = run.pull.html_url;
+  start_on_pull(req, run, number, run.pull.head_ref, "pull_request");
   req.origin.asked_by = fmt::format("{}", fmt::join(run.follow.reviewers, ", "));
   req.origin.notes.push_back(
       fmt::format("{}{} (branch {})", kFollowUpNote, number, run.pull.head_ref));

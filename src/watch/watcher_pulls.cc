@@ -221,7 +221,7 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
     st.closed = true;  // a closed pull request's checks ask for nothing
     return save();
   }
-  auto failing = read_failing_checks(*r.s, pull->head_sha, /*details=*/false);
+  auto failing = read_failing_checks(*r.s, pull->head_sha, pull->base_ref, /*details=*/false);
   if (!failing) return failed(failing.error().message);
   std::vector<std::string> names;
   for (const FailingCheck& f : *failing) names.push_back(f.name);

@@ -444,6 +444,51 @@ def get_branch(req, m):
     return 200, shapes.branch(r, m["branch"], sha, req.st, req.urls)
 
 
+PROTECTION_DOC = "https://docs.github.com/rest/branches/branch-protection"
+
+
+def protected_branch(req, m):
+    """(repository, branch, its protection or None). GitHub answers a branch's protection to
+    its administrators only (404 to others); a branch without protection is 404 "Branch not
+    protected"."""
+    r = repo_of(req, m)
+    if req.st.role(r, req.login) != "admin":
+        raise not_found()
+    if not req.st.ref_sha(r, m["branch"]):
+        raise FakeError(404, "Branch not found", doc=PROTECTION_DOC + "#get-branch-protection")
+    return r, m["branch"], shapes.branch_protection(r, m["branch"])
+
+
+def get_protection(req, m):
+    r, name, p = protected_branch(req, m)
+    if p is None:
+        raise FakeError(404, "Branch not protected", doc=PROTECTION_DOC + "#get-branch-protection")
+    url = f"{req.urls.api}/repos/{r['full_name']}/branches/{name}/protection"
+    off = {"enabled": False}
+    return 200, {"url": url,
+                 "required_status_checks": shapes.required_status_checks(r, name, p, req.urls),
+                 "enforce_admins": {"url": url + "/enforce_admins",
+                                    "enabled": p["enforcement_level"] == "everyone"},
+                 "required_linear_history": off, "allow_force_pushes": off,
+                 "allow_deletions": off, "block_creations": off,
+                 "required_conversation_resolution": off, "lock_branch": off,
+                 "allow_fork_syncing": off}
+
+
+def get_required_checks(req, m):
+    r, name, p = protected_branch(req, m)
+    if p is None:
+        raise FakeError(404, "Branch not protected",
+                        doc=PROTECTION_DOC + "#get-status-checks-protection")
+    return 200, shapes.required_status_checks(r, name, p, req.urls)
+
+
+def issue_timeline(req, m):
+    r = repo_of(req, m)
+    i = req.st.issue(r, m["n"])
+    return 200, req.paginate(shapes.timeline(r, i, req.st, req.urls))
+
+
 DISPATCH_DOC = ("https://docs.github.com/rest/actions/workflows"
                 "#create-a-workflow-dispatch-event")
 
@@ -543,6 +588,7 @@ ROUTES = [
     ("POST", REPO + r"/issues/(?P<n>\d+)/assignees", lambda q, m: assignees(q, m, False)),
     ("DELETE", REPO + r"/issues/(?P<n>\d+)/assignees", lambda q, m: assignees(q, m, True)),
     ("GET", REPO + r"/issues/(?P<n>\d+)/events", issue_events),
+    ("GET", REPO + r"/issues/(?P<n>\d+)/timeline", issue_timeline),
     ("GET", REPO + r"/labels", list_labels),
     ("POST", REPO + r"/labels", create_label),
     ("GET", REPO + r"/pulls", list_pulls),
@@ -550,6 +596,10 @@ ROUTES = [
     ("GET", REPO + r"/pulls/(?P<n>\d+)", get_pull),
     ("PATCH", REPO + r"/pulls/(?P<n>\d+)", update_pull),
     ("GET", REPO + r"/git/ref/heads/(?P<branch>.+)", get_ref),
+    # Before GET .../branches/B, whose B would swallow them.
+    ("GET", REPO + r"/branches/(?P<branch>.+)/protection/required_status_checks",
+     get_required_checks),
+    ("GET", REPO + r"/branches/(?P<branch>.+)/protection", get_protection),
     ("GET", REPO + r"/branches/(?P<branch>.+)", get_branch),
     ("POST", REPO + r"/actions/workflows/(?P<wf>[^/]+)/dispatches", dispatch),
     ("GET", REPO + r"/actions/runs", list_runs),

@@ -177,6 +177,32 @@ def faults(st, b, m, urls):
     return 200, dict(st.faults, rate_remaining=st.rate_remaining)
 
 
+def protection(st, b, m, urls):
+    """Protects a branch requiring status checks, as a repository's administrator would (PUT
+    .../branches/B/protection): checks [{context, app_id}] (app_id null: any source) and the
+    legacy contexts [names]; strict; enforcement_level (non_admins, or everyone)."""
+    r = st.repo(m["owner"], m["repo"])
+    if not st.ref_sha(r, m["branch"]):
+        raise FakeError(404, "Branch not found")
+    checks = [{"context": c["context"], "app_id": c.get("app_id")}
+              for c in b.get("checks") or [] if isinstance(c, dict) and c.get("context")]
+    named = {c["context"] for c in checks}
+    checks += [{"context": c, "app_id": None} for c in b.get("contexts") or []
+               if isinstance(c, str) and c not in named]
+    level = b.get("enforcement_level", "non_admins")
+    if level not in ("non_admins", "everyone"):
+        raise invalid("BranchProtection", "enforcement_level")
+    r.setdefault("protection", {})[m["branch"]] = {
+        "checks": checks, "strict": bool(b.get("strict", False)), "enforcement_level": level}
+    return 200, shapes.required_status_checks(r, m["branch"], r["protection"][m["branch"]], urls)
+
+
+def unprotect(st, b, m, urls):
+    r = st.repo(m["owner"], m["repo"])
+    r.setdefault("protection", {}).pop(m["branch"], None)
+    return 204, None
+
+
 def clock(st, b, m, urls):
     st.offset += float(b.get("advance", 0))
     return 200, {"now": st.now(), "offset": st.offset}
@@ -206,6 +232,8 @@ ROUTES = [
     ("GET", REPO + r"/actions/runs", runs),
     ("PATCH", REPO + r"/actions/runs/(?P<id>\d+)", run_state),
     ("POST", REPO + r"/check-runs", check_run),
+    ("PUT", REPO + r"/branches/(?P<branch>.+)/protection", protection),
+    ("DELETE", REPO + r"/branches/(?P<branch>.+)/protection", unprotect),
     ("POST", REPO + r"/statuses/(?P<sha>[^/]+)", status),
     ("POST", r"/_fake/faults", faults),
     ("POST", r"/_fake/clock", clock),

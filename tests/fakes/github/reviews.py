@@ -210,12 +210,16 @@ def add_reply(st, r, i, login, body, to):
     return c
 
 
-def request_reviewers(st, r, i, logins, remove=False):
+def request_reviewers(st, r, i, logins, remove=False, actor=None):
+    """Requests (or removes) review; with actor, the issue's events record it as GitHub's do
+    (review_requested, review_request_removed: the timeline and GET .../issues/N/events)."""
     requested = i["pull"].setdefault("requested", [])
     for login in logins:
         if remove:
             if login in requested:
                 requested.remove(login)
+                if actor:
+                    st.event(r, i, actor, "review_request_removed", reviewer=login)
             continue
         if login == i["user"]:
             raise FakeError(422, "Review cannot be requested from pull request author.",
@@ -226,6 +230,8 @@ def request_reviewers(st, r, i, logins, remove=False):
                             f"{r['full_name']} repository.", doc=REVIEWERS_DOC)
         if login not in requested:
             requested.append(login)
+            if actor:
+                st.event(r, i, actor, "review_requested", reviewer=login)
     i["updated_at"] = st.now()
 
 
@@ -351,7 +357,7 @@ def change_requested(req, m, remove):
     logins = req.need("reviewers")["reviewers"]
     if not isinstance(logins, list) or not all(isinstance(x, str) for x in logins):
         raise invalid("PullRequest", "reviewers", doc=REVIEWERS_DOC)
-    request_reviewers(req.st, r, i, logins, remove)
+    request_reviewers(req.st, r, i, logins, remove, actor=req.login)
     return (200 if remove else 201), shapes.pull(r, i, req.st, req.urls, req.login, full=False)
 
 

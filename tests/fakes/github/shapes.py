@@ -214,9 +214,45 @@ def event(r, e, st, urls, with_issue=False):
     if "assignee" in e:
         out["assignee"] = user_of(e["assignee"], st, urls)
         out["assigner"] = user_of(e["actor"], st, urls)
+    if "reviewer" in e:  # review_requested, review_request_removed
+        out["review_requester"] = user_of(e["actor"], st, urls)
+        out["requested_reviewer"] = user_of(e["reviewer"], st, urls)
     if with_issue:
         out["issue"] = issue(r, r["issues"][e["issue"]], st, urls)
     return out
+
+
+def timeline(r, i, st, urls):
+    """GET .../issues/N/timeline: the issue's events, its comments ("commented") and, on a pull
+    request, its submitted reviews ("reviewed", the state in lower case as the timeline writes
+    it), oldest first. Commits ("committed") and cross-references are not served."""
+    items = [(e["created_at"], e["id"], event(r, e, st, urls))
+             for e in r["events"] if e["issue"] == i["number"]]
+    for c in r["comments"].values():
+        if c["issue"] == i["number"]:
+            items.append((c["created_at"], c["id"],
+                          dict(comment(r, c, st, urls), event="commented",
+                               actor=user_of(c["user"], st, urls))))
+    if i["pull"]:
+        for v in r.get("reviews", []):
+            if v["pull"] == i["number"] and v["state"] != "PENDING":
+                shaped = review(r, v, st, urls)
+                shaped.update(event="reviewed", state=v["state"].lower())
+                items.append((v["submitted_at"], v["id"], shaped))
+    return [x for _, _, x in sorted(items, key=lambda x: (x[0], x[1]))]
+
+
+def branch_protection(r, name):
+    """The protection a test gave the branch (POST /_fake/.../branches/B/protection), or None."""
+    return r.get("protection", {}).get(name)
+
+
+def required_status_checks(r, name, p, urls):
+    """GET .../branches/B/protection/required_status_checks (GitHub's status-check-policy)."""
+    url = f"{urls.api}/repos/{r['full_name']}/branches/{name}/protection/required_status_checks"
+    return {"url": url, "strict": p["strict"],
+            "contexts": [c["context"] for c in p["checks"]], "contexts_url": url + "/contexts",
+            "checks": [{"context": c["context"], "app_id": c["app_id"]} for c in p["checks"]]}
 
 
 def reaction(x, st, urls):
@@ -353,6 +389,8 @@ def branch(r, name, sha, st, urls):
     api = f"{urls.api}/repos/{r['full_name']}"
     web = f"{urls.web}/{r['full_name']}"
     info = st.commit_info(r, sha)
+    rule = branch_protection(r, name)  # GitHub shows it to whoever may read the repository
+    checks = rule["checks"] if rule else []
 
     def person(p):
         return {"name": p[0], "email": p[1], "date": p[2]}
@@ -372,10 +410,13 @@ def branch(r, name, sha, st, urls):
                            "html_url": f"{web}/commit/{p}"} for p in info["parents"]]}
     return {"name": name, "commit": commit,
             "_links": {"self": f"{api}/branches/{name}", "html": f"{web}/tree/{name}"},
-            "protected": False,
-            "protection": {"enabled": False,
-                           "required_status_checks": {"enforcement_level": "off",
-                                                      "contexts": [], "checks": []}},
+            "protected": rule is not None,
+            "protection": {"enabled": rule is not None,
+                           "required_status_checks": {
+                               "enforcement_level": rule["enforcement_level"] if rule else "off",
+                               "contexts": [c["context"] for c in checks],
+                               "checks": [{"context": c["context"], "app_id": c["app_id"]}
+                                          for c in checks]}},
             "protection_url": f"{api}/branches/{name}/protection"}
 
 
