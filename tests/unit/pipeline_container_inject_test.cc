@@ -98,8 +98,7 @@ TEST_F(ContainerInjected, GitInTheContainerClonesWithTheCredentialTheAgentNeverH
   store_secret("DEPLOY_PASSWORD", kDeployPass);
   TinyHttp other;  // another allowed host: the placeholder must never reach it
   ASSERT_GT(other.port, 0);
-  std::string url =
-      fmt::format("https://git.example.test:{}/git/private-dep.git", reg_port_);
+  std::string url = fmt::format("https://git.example.test:{}/git/private-dep.git", reg_port_);
   setup({{"a.txt", "x\n"}, {"tools/get.sh", kGet}},
         fmt::format(R"(cat >/dev/null
 o="$AWAYWORK_OUTPUTS"

@@ -132,15 +132,16 @@ class InjectedNpm : public UnitTest {
     std::string pkg = root + "/private-pkg";
     fs::create_directories(pkg);
     std::ofstream(pkg + "/package.json")
-        << R"({"name": "private-pkg", "version": "1.0.0", "main": "index.js"})" << "\n";
+        << R"({"name": "private-pkg", "version": "1.0.0", "main": "index.js"})"
+        << "\n";
     std::ofstream(pkg + "/index.js") << "module.exports = 'private package ok';\n";
     std::ofstream(root + "/publish.npmrc")
         << "//127.0.0.1:" << port_ << "/:_auth=" << kNpmBasic << "\nstrict-ssl=false\n";
     std::string npm_env = fmt::format("HOME={0}/npm-home npm_config_cache={0}/npm-cache ", root);
-    auto packed = nlohmann::json::parse(
-        shell_out(npm_env + "npm pack " + pkg + " --json --pack-destination " + root +
-                  " 2>/dev/null"),
-        nullptr, false);
+    auto packed =
+        nlohmann::json::parse(shell_out(npm_env + "npm pack " + pkg +
+                                        " --json --pack-destination " + root + " 2>/dev/null"),
+                              nullptr, false);
     ASSERT_TRUE(packed.is_array() && !packed.empty()) << "npm pack";
     integrity_ = packed[0].value("integrity", "");
     ASSERT_EQ(integrity_.rfind("sha512-", 0), 0u) << packed.dump();
@@ -178,25 +179,20 @@ TEST_F(InjectedNpm, NpmCiInstallsFromThePrivateRegistryWithTheTokenTheAgentNever
       {"lockfileVersion", 3},
       {"requires", true},
       {"packages",
-       {{"",
-         {{"name", "app"},
-          {"version", "1.0.0"},
-          {"dependencies", {{"private-pkg", "1.0.0"}}}}},
+       {{"", {{"name", "app"}, {"version", "1.0.0"}, {"dependencies", {{"private-pkg", "1.0.0"}}}}},
         {"node_modules/private-pkg",
          {{"version", "1.0.0"},
           {"resolved", "https://" + registry + "/private-pkg/-/private-pkg-1.0.0.tgz"},
           {"integrity", integrity_}}}}}};
-  make_repo(
-      {{"a.txt", "x\n"},
-       {".gitignore", "node_modules/\n"},
-       {"package.json",
-        R"({"name": "app", "version": "1.0.0", "private": true, )"
-        R"("dependencies": {"private-pkg": "1.0.0"}})"
-        "\n"},
-       {"package-lock.json", lock.dump(2) + "\n"},
-       // As a project with a private registry commits it: the token by name, from the env.
-       {".npmrc", "registry=https://" + registry + "/\n//" + registry +
-                      "/:_authToken=${NPM_TOKEN}\nupdate-notifier=false\n"}});
+  make_repo({{"a.txt", "x\n"},
+             {".gitignore", "node_modules/\n"},
+             {"package.json", R"({"name": "app", "version": "1.0.0", "private": true, )"
+                              R"("dependencies": {"private-pkg": "1.0.0"}})"
+                              "\n"},
+             {"package-lock.json", lock.dump(2) + "\n"},
+             // As a project with a private registry commits it: the token by name, from the env.
+             {".npmrc", "registry=https://" + registry + "/\n//" + registry +
+                            "/:_authToken=${NPM_TOKEN}\nupdate-notifier=false\n"}});
   write_config(
       agent_script("npm",
                    "case \"$NPM_TOKEN\" in awaywork-placeholder-NPM_TOKEN-*) echo PLACEHOLDER "

@@ -15,8 +15,8 @@
 
 #include <fmt/format.h>
 
-#include "base/sha256.h"
 #include "../proxy/fake_model_upstream.h"
+#include "base/sha256.h"
 #include "user_pipeline.h"
 
 namespace aw::test {
@@ -107,8 +107,8 @@ TEST_F(UserPipeline, InjectedSecretReachesTheRegistryThroughCurlAndNothingInTheW
           "grep -i '^x-awaywork-refused' || true)\"\n"
           "python3 probe.py SECRET={2}:{3} CONTROL={4}:{5}\n"
           "echo y > a.txt\n",
-          bound.port(), other.port(), sha256_hex(kNpmToken), kNpmToken.size(),
-          sha256_hex(kControl), kControl.size()));
+          bound.port(), other.port(), sha256_hex(kNpmToken), kNpmToken.size(), sha256_hex(kControl),
+          kControl.size()));
   write_config(agent, "",
                "isolation: user\nworker_user: " + std::string(kWorker) +
                    "\nsandbox: {mode: required, limits: off, network: allowlist, allow: "
@@ -117,10 +117,10 @@ TEST_F(UserPipeline, InjectedSecretReachesTheRegistryThroughCurlAndNothingInTheW
                    "    inject: [{host: reg.example.test, methods: [GET], paths: [/pkg/]}]\n");
   ::chmod(config.c_str(), 0644);
 
-  auto r = run_as_owner(
-      "ask the private registry with curl",
-      {"XDG_CONFIG_HOME=" + root + "/xdg", "AWAYWORK_SECRET_BACKEND=file",
-       "AWAYWORK_TEST_EGRESS_UPSTREAM=" + cert.cert + " reg.example.test other.test"});
+  auto r =
+      run_as_owner("ask the private registry with curl",
+                   {"XDG_CONFIG_HOME=" + root + "/xdg", "AWAYWORK_SECRET_BACKEND=file",
+                    "AWAYWORK_TEST_EGRESS_UPSTREAM=" + cert.cert + " reg.example.test other.test"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.record["state"], "done") << r.out;
   EXPECT_EQ(r.record["isolation"], "user");
@@ -134,8 +134,7 @@ TEST_F(UserPipeline, InjectedSecretReachesTheRegistryThroughCurlAndNothingInTheW
   EXPECT_NE(transcript.find("deny placeholder-exfiltration NPM_TOKEN"), std::string::npos)
       << transcript;
   // The probe read the clone (it found the control) and found the value nowhere.
-  EXPECT_NE(transcript.find("FOUND CONTROL in CLONE/control.txt"), std::string::npos)
-      << transcript;
+  EXPECT_NE(transcript.find("FOUND CONTROL in CLONE/control.txt"), std::string::npos) << transcript;
   EXPECT_NE(transcript.find("SCANNED "), std::string::npos) << transcript;
   EXPECT_EQ(transcript.find("FOUND SECRET"), std::string::npos) << transcript;
 
