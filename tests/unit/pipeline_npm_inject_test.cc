@@ -131,6 +131,7 @@ class InjectedNpm : public UnitTest {
     // for this setup only (the unit's npm verifies the proxy's certificate).
     std::string pkg = root + "/private-pkg";
     fs::create_directories(pkg);
+    fs::create_directories(root + "/npm-home");
     std::ofstream(pkg + "/package.json")
         << R"({"name": "private-pkg", "version": "1.0.0", "main": "index.js"})"
         << "\n";
