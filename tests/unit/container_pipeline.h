@@ -24,41 +24,43 @@
 namespace aw::test {
 
 // Not in an anonymous namespace: the tests of several files share the fixture (GoogleTest wants one
-// fixture class per test suite), and test_engine's setup runs once per binary.
-inline constexpr const char* kImage = "awaywork-test:bookworm";
-
-struct EngineSetup {
-  std::optional<Engine> engine;
-  std::string why;
-  EngineSetup() {
-    // The image is built before the tests by scripts/test; a test only checks that it is there.
-    for (const char* script : {"engine-up", "test-image"}) {
-      CaptureSpec spec;
-      spec.argv = {std::string(AW_SOURCE_DIR) + "/scripts/" + script};
-      if (std::string(script) == "test-image") spec.argv.push_back("--check");
-      spec.env = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
-      auto c = capture(spec);
-      if (!c || c->exit_code != 0) {
-        why = std::string("scripts/") + script + ": " + (c ? c->out + c->err : c.error().message);
-        return;
-      }
-    }
-    auto e = find_engine("docker");
-    if (!e)
-      why = e.error().message;
-    else
-      engine = *e;
-  }
-};
-
-inline const Engine* test_engine(std::string* why) {
-  static EngineSetup s;  // once per binary
-  if (!s.engine) *why = s.why;
-  return s.engine ? &*s.engine : nullptr;
-}
-
+// fixture class per test suite). The engine's setup is the fixture's own (its names do not meet
+// tests/isolate/container/fixture.h's kImage and test_engine), and runs once per binary.
 class ContainerPipeline : public UnitTest {
+ public:
+  static constexpr const char* kImage = "awaywork-test:bookworm";
+
  protected:
+  struct EngineSetup {
+    std::optional<Engine> engine;
+    std::string why;
+    EngineSetup() {
+      // The image is built before the tests by scripts/test; a test only checks that it is there.
+      for (const char* script : {"engine-up", "test-image"}) {
+        CaptureSpec spec;
+        spec.argv = {std::string(AW_SOURCE_DIR) + "/scripts/" + script};
+        if (std::string(script) == "test-image") spec.argv.push_back("--check");
+        spec.env = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
+        auto c = capture(spec);
+        if (!c || c->exit_code != 0) {
+          why = std::string("scripts/") + script + ": " + (c ? c->out + c->err : c.error().message);
+          return;
+        }
+      }
+      auto e = find_engine("docker");
+      if (!e)
+        why = e.error().message;
+      else
+        engine = *e;
+    }
+  };
+
+  static const Engine* test_engine(std::string* why) {
+    static EngineSetup s;  // once per binary
+    if (!s.engine) *why = s.why;
+    return s.engine ? &*s.engine : nullptr;
+  }
+
   // Starts `awaywork run` in the background and waits until its agent touched
   // .away/outputs/started inside the container; returns the pid and the unit id.
   std::pair<pid_t, std::string> start_until_agent_started(const std::string& prompt) {
