@@ -401,7 +401,7 @@ TEST_F(WatchForeignPull, AStrangersCommandStartsNothing) {
   EXPECT_EQ(fake->writes().size(), writes) << fake->writes().dump(2);
 }
 
-// A fork's pull request is answered as run --pr answers it by hand (forge_pull_test.cc
+// A fork's pull request is answered as run --pr answers it by hand (forge_pull_foreign_test.cc
 // ForgeForeignPull): a branch of awaywork's in octo/web on the fork's head and one marked comment
 // with its compare link; the fork is never pushed to, and the next pass starts nothing.
 TEST_F(WatchForeignPull, AForksPullRequestGetsOneUnitABranchHereAndACompareLink) {
