@@ -3,7 +3,9 @@ for the REST API under /api/v4, git smart HTTP at /GROUP/.../PROJECT.git and the
 routes. Around every API call it does what GitLab does and awaywork depends on: PRIVATE-TOKEN or
 Bearer auth, RateLimit-* headers counting down per user per minute, 429 with Retry-After (plain
 "Retry later", as GitLab's Rack::Attack answers), offset pagination (x-page, x-next-page, ...,
-Link), weak ETags and 304, GitLab's {"message": ...} / {"error": ...} bodies, a log of it all."""
+Link), weak ETags and 304, GitLab's {"message": ...} / {"error": ...} bodies, a log of it all
+(each entry naming the connection it came on, and stats counting connections: keep-alive is
+seen)."""
 
 import base64
 import hashlib
@@ -50,6 +52,10 @@ class Handler(fakeserver.Handler):
     def setup(self):
         self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         super().setup()
+        st = self.server.state
+        with st.lock:  # one handler per accepted connection: its number, for the log
+            st.stats["connections"] += 1
+            self.connection_id = st.stats["connections"]
 
     def do_GET(self):
         self.dispatch()
@@ -111,7 +117,8 @@ class Handler(fakeserver.Handler):
                  "username": u["username"] if u else None, "status": status, "write": write,
                  "time": st.now(), "user_agent": self.headers.get("user-agent"),
                  "auth": "private-token" if "private-token" in self.headers else
-                 (self.headers.get("authorization") or " ").split(" ")[0].lower() or None}
+                 (self.headers.get("authorization") or " ").split(" ")[0].lower() or None,
+                 "connection": self.connection_id}
         st.log.append(entry)
         if self.server.args.log:
             with open(self.server.args.log, "a") as f:

@@ -51,7 +51,10 @@ class State:
         self.projects = {}  # id -> project
         self.members = {}  # namespace or project full path -> {user id: access level}
         self.log = []
-        self.stats = {"requests": 0, "counted": 0, "writes": 0, "not_modified": 0}
+        # connections: TCP connections accepted (API, git and control alike); each log entry
+        # names its connection, so a test sees which requests shared one (keep-alive).
+        self.stats = {"requests": 0, "counted": 0, "writes": 0, "not_modified": 0,
+                      "connections": 0}
         self.faults = {"rate_limited": 0, "retry_after": 1, "server_errors": 0, "status": 500,
                        "on": ""}
         self.limit = 2000  # requests per minute per user (GitLab.com's authenticated API limit)
