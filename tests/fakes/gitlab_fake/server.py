@@ -278,6 +278,31 @@ class Handler(fakeserver.Handler):
                            "X-Prev-Page": str(n - 1) if n > 1 else "", "X-Total": str(total),
                            "X-Total-Pages": str(pages)}
 
+    def keyset_paged(self, items, key, desc, shape, query, urls, path):
+        """GitLab's keyset pagination: `items` in order, the page after the opaque `cursor`
+        (the last item's sort key), only a Link rel="next" (no X-Page, X-Next-Page, X-Total);
+        405 as GitLab answers where a list or an order has none (the `keyset` fault off)."""
+        if not self.server.state.faults["keyset"] or \
+                query.get("order_by", "created_at") not in ("id", "created_at", "updated_at"):
+            raise FakeError(405, "Keyset pagination is not yet available for this type of "
+                                 "request", "error")
+        try:
+            per = min(max(int(query.get("per_page") or 20), 1), 100)
+            after = (json.loads(base64.urlsafe_b64decode(query["cursor"]))
+                     if query.get("cursor") else None)
+        except (ValueError, TypeError):
+            raise FakeError(400, "cursor is invalid", "error")
+        if after is not None:
+            items = [i for i in items if (key(i) < after if desc else key(i) > after)]
+        page = items[:per]
+        headers = {"X-Per-Page": str(per)}
+        if len(items) > per:
+            q = {k: v for k, v in query.items() if k != "cursor"}
+            q["cursor"] = base64.urlsafe_b64encode(json.dumps(key(page[-1])).encode()).decode()
+            headers["Link"] = f'<{urls.api}{path}?{urllib.parse.urlencode(q, doseq=True)}>; ' \
+                              'rel="next"'
+        return 200, [shape(i) for i in page], headers
+
     def project_route(self, p, rest, raw_path, query, body, uid, urls):
         st = self.server.state
         c = self.command
@@ -294,8 +319,13 @@ class Handler(fakeserver.Handler):
         if rest == "/issues" and c == "GET":
             items = [i for i in p["issues"].values() if self.issue_matches(i, query)]
             desc = query.get("sort", "desc") == "desc"
-            key = "updated_at" if query.get("order_by") == "updated_at" else "created_at"
+            key = {"updated_at": "updated_at", "id": "iid"}.get(query.get("order_by"),
+                                                                 "created_at")
             items.sort(key=lambda i: (i[key], i["iid"]), reverse=desc)
+            if query.get("pagination") == "keyset":  # GitLab 18.4+ keysets a project's issues
+                return self.keyset_paged(items, lambda i: [i[key], i["iid"]], desc,
+                                         lambda i: shapes.issue(st, p, i, urls), query, urls,
+                                         raw_path)
             return self.paged([shapes.issue(st, p, i, urls) for i in items], query, urls,
                               raw_path)
         if rest == "/issues" and c == "POST":

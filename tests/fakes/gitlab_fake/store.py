@@ -55,8 +55,10 @@ class State:
         # names its connection, so a test sees which requests shared one (keep-alive).
         self.stats = {"requests": 0, "counted": 0, "writes": 0, "not_modified": 0,
                       "connections": 0}
+        # keyset: whether lists that have it answer pagination=keyset (False: an older GitLab,
+        # which answers 405 to it).
         self.faults = {"rate_limited": 0, "retry_after": 1, "server_errors": 0, "status": 500,
-                       "on": ""}
+                       "on": "", "keyset": True}
         self.limit = 2000  # requests per minute per user (GitLab.com's authenticated API limit)
         # The version the fake plays: before 15.5, GET /personal_access_tokens/self is no route.
         self.version = "17.5.0"
