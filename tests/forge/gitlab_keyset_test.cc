@@ -1,5 +1,5 @@
-// Issue 29's keyset pagination (the client, the issue's item 2): GitLab::get_all_keyset asks a list with
-// pagination=keyset (order_by=id&sort=asc unless the target orders it) and follows the Link
+// Issue 29's keyset pagination (the client, the issue's item 2): GitLab::get_all_keyset asks a list
+// with pagination=keyset (order_by=id&sort=asc unless the target orders it) and follows the Link
 // header's rel="next" cursor; a GitLab that has no keyset pagination for the list answers 405, and
 // the client reads the same list by offset pages, then asks it by offset from the start. Against
 // the fake GitLab (tests/fakes/fake_gitlab.py), whose project issue list has both.

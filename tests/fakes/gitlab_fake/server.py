@@ -322,7 +322,8 @@ class Handler(fakeserver.Handler):
             key = {"updated_at": "updated_at", "id": "iid"}.get(query.get("order_by"),
                                                                  "created_at")
             items.sort(key=lambda i: (i[key], i["iid"]), reverse=desc)
-            if query.get("pagination") == "keyset":  # GitLab 18.4+ keysets a project's issues
+            # Recent GitLab keysets a project's issues (gitlab-org/gitlab!199887).
+            if query.get("pagination") == "keyset":
                 return self.keyset_paged(items, lambda i: [i[key], i["iid"]], desc,
                                          lambda i: shapes.issue(st, p, i, urls), query, urls,
                                          raw_path)
