@@ -316,6 +316,20 @@ class Handler(fakeserver.Handler):
             if not lvl:
                 raise not_found()
             return 200, shapes.member(st, int(m[1]), lvl, urls), {}
+        m = re.match(r"^/repository/branches/(?P<name>.+)$", rest)
+        if m and c == "GET":  # the name URL-encoded ("awaywork%2Fu1")
+            name = urllib.parse.unquote(m["name"])
+            commit = st.branch_commit(p, name) if not name.startswith("-") else None
+            if not commit:
+                raise not_found("Branch")
+            path = p["path_with_namespace"]
+            return 200, {"name": name, "commit": {**commit,
+                                                  "web_url": f"{urls.web}/{path}/-/commit/"
+                                                             f"{commit['id']}"},
+                         "merged": False, "protected": name == p["default_branch"],
+                         "developers_can_push": False, "developers_can_merge": False,
+                         "can_push": level >= DEVELOPER, "default": name == p["default_branch"],
+                         "web_url": f"{urls.web}/{path}/-/tree/{name}"}, {}
         if rest == "/issues" and c == "GET":
             items = [i for i in p["issues"].values() if self.issue_matches(i, query)]
             desc = query.get("sort", "desc") == "desc"

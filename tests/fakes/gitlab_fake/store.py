@@ -158,6 +158,20 @@ class State:
         return subprocess.run(["git", "--git-dir", p["bare"], "rev-parse", "--verify", "-q",
                                "refs/heads/" + branch], capture_output=True).returncode == 0
 
+    def branch_commit(self, p, branch):
+        """The branch's head as GitLab's commit fields ({id, title, message, author_name, ...}),
+        None when there is no such branch."""
+        out = subprocess.run(["git", "--git-dir", p["bare"], "log", "-1", "--format=%H%x00%s%x00"
+                              "%B%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%P",
+                              "refs/heads/" + branch, "--"], capture_output=True, text=True)
+        if out.returncode != 0 or not out.stdout:
+            return None
+        f = out.stdout.rstrip("\n").split("\0")
+        return {"id": f[0], "short_id": f[0][:8], "created_at": f[8], "parent_ids": f[9].split(),
+                "title": f[1], "message": f[2], "author_name": f[3], "author_email": f[4],
+                "authored_date": f[5], "committer_name": f[6], "committer_email": f[7],
+                "committed_date": f[8], "trailers": {}, "extended_trailers": {}}
+
     def branch_sha(self, p, branch):
         return subprocess.run(["git", "--git-dir", p["bare"], "rev-parse", "-q", "--verify",
                                "refs/heads/" + branch], capture_output=True,
