@@ -136,7 +136,7 @@ struct ForgeConfig {  // forges: NAME: {...}
 struct TrustConfig {
   std::vector<std::string> roles = {"admin", "maintain", "write"};  // collaborator role names
   std::vector<std::string> users;  // logins admitted whatever their role
-  std::vector<std::string> bots;   // bot logins ("name[bot]"): bots are admitted only when listed
+  std::vector<std::string> bots;   // bot logins (GitHub: "name[bot]"; GitLab: the bot username)
 };
 
 // What a forge repository adds to a repo entry (repos: NAME: {github: OWNER/REPO, ...} or

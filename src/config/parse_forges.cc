@@ -39,6 +39,55 @@ Status check_owner_repo(const std::string& s) {
   return {};
 }
 
+// GitLab's username rule: letters, digits, '_', '-' and '.', starting with a letter, a digit or
+// '_', not ending in '.', ".git" or ".atom"; at most 255.
+bool valid_gitlab_username(std::string_view s) {
+  if (s.empty() || s.size() > 255 || s.front() == '-' || s.front() == '.' || s.back() == '.' ||
+      s.ends_with(".git") || s.ends_with(".atom"))
+    return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.')
+      return false;
+  return true;
+}
+
+// The users GitLab makes for project and group access tokens: project_<id>_bot_<hex>,
+// group_<id>_bot_<hex> (older ones project_<id>_bot, project_<id>_bot<n>); GitLab's JSON says
+// `bot: true` of them, and forge/gitlab/model.cc reads the same names as bots.
+bool gitlab_token_bot_name(std::string_view u) {
+  for (std::string_view prefix : {"project_", "group_"}) {
+    if (!u.starts_with(prefix)) continue;
+    size_t i = prefix.size(), digits = 0;
+    while (i < u.size() && std::isdigit(static_cast<unsigned char>(u[i]))) ++i, ++digits;
+    if (digits > 0 && u.substr(i).starts_with("_bot")) return true;
+  }
+  return false;
+}
+
+// A GitLab repository's trust lists: GitLab usernames, and bots by their own names (GitLab's do
+// not end in [bot]: a token's user is project_42_bot_..., and GitLab's JSON marks it `bot`).
+void parse_gitlab_logins(const Value& v, bool bots, const ParseCtx& ctx,
+                         std::vector<std::string>& out) {
+  std::string_view hint = bots ? "write a list of GitLab bot usernames, e.g. bots: "
+                                 "[project_42_bot_5f3a2c]"
+                               : "write a list of GitLab usernames, e.g. users: [jane.doe]";
+  auto items = get_strings(v, hint, ctx.issues);
+  if (!items) return;
+  auto values = get_list(v, hint, ctx.issues);
+  for (size_t i = 0; i < items->size(); ++i) {
+    const std::string& login = (*items)[i];
+    const Value& at = (*values)[i];
+    if (!valid_gitlab_username(login))
+      ctx.issues.add(at.mark, at.path,
+                     fmt::format("'{}' is not a GitLab username; {}", login, hint));
+    else if (!bots && gitlab_token_bot_name(login))
+      ctx.issues.add(at.mark, at.path,
+                     fmt::format("'{}' is an access token's bot user; list it under bots:", login));
+    else
+      out.push_back(login);
+  }
+}
+
 void parse_logins(const Value& v, bool bots, const ParseCtx& ctx, std::vector<std::string>& out) {
   std::string_view hint = bots ? "write a list of bot logins, e.g. bots: [renovate[bot]]"
                                : "write a list of logins, e.g. users: [octocat]";
@@ -67,15 +116,18 @@ void parse_logins(const Value& v, bool bots, const ParseCtx& ctx, std::vector<st
   }
 }
 
-void parse_trust(const Value& v, const ParseCtx& ctx, TrustConfig& t) {
+// gitlab: the repository is a GitLab project (its names follow GitLab's rules).
+void parse_trust(const Value& v, const ParseCtx& ctx, TrustConfig& t, bool gitlab) {
   if (!expect_map(v, "write e.g. trust: {roles: [admin, maintain, write], users: [octocat]}",
                   ctx.issues))
     return;
   for (const Field& f : map_fields(v, {"roles", "users", "bots"}, ctx.issues)) {
-    if (f.key == "users") {
-      parse_logins(f.value, false, ctx, t.users);
-    } else if (f.key == "bots") {
-      parse_logins(f.value, true, ctx, t.bots);
+    if (f.key == "users" || f.key == "bots") {
+      bool bots = f.key == "bots";
+      if (gitlab)
+        parse_gitlab_logins(f.value, bots, ctx, bots ? t.bots : t.users);
+      else
+        parse_logins(f.value, bots, ctx, bots ? t.bots : t.users);
     } else if (auto items =
                    get_list(f.value, "write e.g. roles: [admin, maintain, write]", ctx.issues)) {
       t.roles.clear();
@@ -220,7 +272,9 @@ bool parse_forge_repo_field(const Field& f, const Field& entry, const ParseCtx& 
   } else if (f.key == "task") {
     if (auto s = get_string(v, "write the task text put before the issue", ctx.issues)) r.task = *s;
   } else if (f.key == "trust") {
-    parse_trust(v, ctx, r.trust);
+    // The entry's own keys say its kind, whichever order they come in.
+    bool gitlab = entry.value.node["gitlab"] && !entry.value.node["github"];
+    parse_trust(v, ctx, r.trust, gitlab);
   } else if (f.key == "stop_after") {
     auto s = get_string(v, "write a date, e.g. stop_after: 2026-12-31", ctx.issues);
     if (!s) return true;

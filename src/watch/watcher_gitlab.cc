@@ -87,6 +87,8 @@ void Watcher::poll_gitlab(Repo& r, int64_t now) {
   settle(r, "poll/" + r.watch.repo, st, listed(*list),
          [&](const json& issue) { return examine_gitlab(r, issue, now); });
   if (!mrs_wanted) return;
+  // follow_ci: the pipelines of awaywork's merge requests seen before (watcher_pulls.cc).
+  sweep_ci(r, now);
   if (!mrs) {  // the issues are settled; the merge requests are listed again at the next poll
     log_.write(
         "poll_failed",

@@ -6,7 +6,10 @@
 // diff discussion is a review comment, any other note counts only as the command; only admitted
 // people's (their access level, Developer and up by default), never awaywork's own, never an
 // edited note. An admitted one queues the follow-up with the limits, cooldown and batching of a
-// pull request's (watcher_pulls.cc take_pull_triggers, queue_pull, start_pull).
+// pull request's (watcher_pulls.cc take_pull_triggers, queue_pull, start_pull). With follow_ci, a
+// failed pipeline on an idle merge request's head queues one too, with no note (check_ci), and
+// every poll looks again at the merge requests seen before (sweep_ci): a pipeline's end need not
+// change the list.
 //
 // Counted requests: the list is asked under the poll state's updated_after, each page
 // conditional on its last ETag (the client's cache), so an idle poll adds one 304; a merge
@@ -116,9 +119,14 @@ bool Watcher::examine_gitlab_mr(Repo& r, const json& mr, int64_t now) {
   TriggerScan scan =
       scan_pull_triggers(r.watch.command, json(), review_comments, comments, slot.seen, self,
                          [&](const ForgeUser& u) { return adm.check(u); });
-  take_pull_triggers(r, slot, scan, now);
+  bool admitted = take_pull_triggers(r, slot, scan, now);
+  bool ok = true;
+  // follow_ci: a failed pipeline on the head starts a follow-up with no note asking for it, as a
+  // failing check does on GitHub (watcher_pulls.cc check_ci: once per head and job, stopped at
+  // follow_up.max_ci_attempts with one marked note; the unit's run --pr applies the same limit).
+  if (!admitted && r.repo.follow_ci && slot.phase == "idle") ok = check_ci(r, slot, now);
   keep(slot);
-  return true;
+  return ok;
 }
 
 }  // namespace aw

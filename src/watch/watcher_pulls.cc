@@ -15,7 +15,8 @@
 // and queue_pull too (watcher_gitlab_mrs.cc): one set of follow-up rules for both forges.
 //
 // With follow_ci (triggers_ci.h), a check failing on the head of awaywork's own idle pull request
-// queues a follow-up too, once per head and check; past follow_up.max_ci_attempts heads in a row
+// (on GitLab: a failed job of its merge request's head pipeline) queues a follow-up too, once per
+// head and check; past follow_up.max_ci_attempts heads in a row
 // failing the same check it stops, with one marked comment (`item=ci-limit`). Checks do not change
 // the issue list, so every poll also looks at the pull requests watch already knows (sweep_ci),
 // each with conditional requests: an unchanged pull request and checks answer 304.
@@ -39,6 +40,9 @@
 #include "base/fs.h"
 #include "base/json_read.h"
 #include "forge/admission.h"
+#include "forge/gitlab/model.h"
+#include "forge/gitlab/pipeline.h"
+#include "forge/gitlab/session.h"
 #include "forge/marker.h"
 #include "forge/pr_checks.h"
 #include "forge/pr_source.h"
@@ -207,21 +211,26 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
     st = std::move(*s);
   }
   if (st.closed) return true;
-  std::string pulls = fmt::format("/repos/{}/pulls/{}", r.s->owner_repo, slot.number);
-  auto pj = r.s->gh.get(pulls);
-  if (!pj) return failed(pj.error().message);
-  auto pull = pull_from_json(*pj, "GET " + pulls);
-  if (!pull) return failed(pull.error().message);
   auto save = [&] {
     if (auto ok = store_->watch_put(key, to_json(st)); !ok)
       return failed("state database: " + ok.error().message);
     return true;
   };
-  if (pj->value("state", "open") != "open") {
-    st.closed = true;  // a closed pull request's checks ask for nothing
+  // The head and whether it is open: GitHub's pull request, or GitLab's merge request (state
+  // "opened"); then the names of what fails on that head: GitHub's checks, or the failed jobs of
+  // the head's newest pipeline (no trace read: the follow-up reads them itself).
+  std::string what = r.gl ? fmt::format("{}/merge_requests/{}", r.gl->project_target(), slot.number)
+                          : fmt::format("/repos/{}/pulls/{}", r.s->owner_repo, slot.number);
+  auto pj = r.gl ? r.gl->gl.get(what) : r.s->gh.get(what);
+  if (!pj) return failed(pj.error().message);
+  auto pull = r.gl ? gitlab_mr_from_json(*pj, "GET " + what) : pull_from_json(*pj, "GET " + what);
+  if (!pull) return failed(pull.error().message);
+  if (pj->value("state", r.gl ? "opened" : "open") != (r.gl ? "opened" : "open")) {
+    st.closed = true;  // a closed (or merged) pull request's checks ask for nothing
     return save();
   }
-  auto failing = read_failing_checks(*r.s, pull->head_sha, pull->base_ref, /*details=*/false);
+  auto failing = r.gl ? gitlab_failing_jobs(*r.gl, pull->head_sha, /*traces=*/false)
+                      : read_failing_checks(*r.s, pull->head_sha, pull->base_ref, /*details=*/false);
   if (!failing) return failed(failing.error().message);
   std::vector<std::string> names;
   for (const FailingCheck& f : *failing) names.push_back(f.name);
@@ -233,16 +242,18 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
                     {{"check", ci_name_for_post(v.check)}, {"failed", v.streak}, {"max", max}}));
     if (!st.said) {
       // Said once: a marked comment of awaywork's already there (an answer lost after the post,
-      // a state database restored) counts as said.
+      // a state database restored, or run --pr's own: the same marker) counts as said. The
+      // conversation of the pull request, or the merge request's notes (WatchForge::changes).
       std::string marker = ci_limit_marker(slot.number);
-      auto talk = r.s->gh.get_all(
-          fmt::format("/repos/{}/issues/{}/comments?per_page=100", r.s->owner_repo, slot.number));
+      auto talk = r.gl ? r.forge->changes()->comments(slot.number)
+                       : r.s->gh.get_all(fmt::format("/repos/{}/issues/{}/comments?per_page=100",
+                                                     r.s->owner_repo, slot.number));
       if (!talk) return failed(talk.error().message);
       auto said = comments_from_json(*talk, "GET comments");
       if (!said) return failed(said.error().message);
+      const std::string& self = r.forge->self_login();
       for (const ForgeComment& c : *said)
-        if (c.author.login == r.s->self_login && c.body.find(marker) != std::string::npos)
-          st.said = true;
+        if (c.author.login == self && c.body.find(marker) != std::string::npos) st.said = true;
       if (!st.said) {
         // Not said: tried again at the next failing head.
         st.said = said_on_pull(r, slot, "ci-limit",
@@ -259,8 +270,9 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
 }
 
 void Watcher::sweep_ci(Repo& r, int64_t now) {
-  // GitHub's checks: a GitLab project's pipelines are not read here.
-  if (!r.repo.follow_ci || r.repo.forge.github.empty()) return;
+  // GitHub's checks, or a GitLab project's pipelines (a pipeline that ends does not always touch
+  // the merge request's updated_at, so the merge request list may not show it).
+  if (!r.repo.follow_ci || (r.repo.forge.github.empty() && !r.gl)) return;
   auto known = store_->watch_list("pullci/" + r.watch.repo + "/");
   if (!known) {
     log_.write("error",
@@ -276,9 +288,10 @@ void Watcher::sweep_ci(Repo& r, int64_t now) {
       continue;  // not a key this file wrote
     }
     IssueSlot slot;
-    if (auto it = slots_.find(slot_key(r.watch.repo, n)); it != slots_.end()) {
+    bool mr = r.gl != nullptr;  // a GitLab project's pull requests are its merge requests
+    if (auto it = slots_.find(slot_key(r.watch.repo, n, mr)); it != slots_.end()) {
       slot = it->second;
-    } else if (auto loaded = load_slot(*store_, r.watch.repo, n); loaded) {
+    } else if (auto loaded = load_slot(*store_, r.watch.repo, n, mr); loaded) {
       slot = *loaded;
     } else {
       log_.write("error", {{"repo", r.watch.repo}, {"pull", n}, {"error", loaded.error().message}});

@@ -1,10 +1,12 @@
 // The rules GitLab documents for REST clients ("REST API", "Rate limits"): PRIVATE-TOKEN auth,
-// offset pagination (Link, X-Next-Page), RateLimit-* headers and 429 with Retry-After, ETags.
+// offset pagination (Link, X-Next-Page) and keyset pagination (Link rel="next") where a list
+// has it, RateLimit-* headers and 429 with Retry-After, ETags.
 #include "forge/gitlab/client.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "base/json_write.h"
 #include "forge/link.h"
@@ -223,6 +225,56 @@ Result<json> GitLab::get_all(const std::string& first) {
   return all_pages(*this, "GitLab", first, opt_.max_pages,
                    [this](const ApiReply& r, const std::string& target) {
                      return next_page(r, target, opt_.api_url);
+                   });
+}
+
+std::string GitLab::keyset_target(const std::string& target) {
+  size_t q = target.find('?');
+  std::string query = q == std::string::npos ? "" : target.substr(q + 1);
+  bool ordered = ("&" + query).find("&order_by=") != std::string::npos;
+  std::string add = ordered ? "pagination=keyset" : "pagination=keyset&order_by=id&sort=asc";
+  return target + (q == std::string::npos ? "?" : query.empty() ? "" : "&") + add;
+}
+
+namespace {
+
+// all_pages's client for a keyset list: its first page already asked (to see whether GitLab
+// keysets it) is handed over once instead of asked again, which would cost a counted request.
+struct FirstAnswered {
+  GitLab& gl;
+  std::string first;
+  std::optional<ApiReply> reply;
+  Result<ApiReply> call(const std::string& method, const std::string& target) {
+    if (reply && method == "GET" && target == first) {
+      ApiReply r = std::move(*reply);
+      reply.reset();
+      return r;
+    }
+    return gl.call(method, target);
+  }
+  std::string describe(const std::string& method, const std::string& target, const ApiReply& r,
+                       const std::string& again = "") const {
+    return gl.describe(method, target, r, again);
+  }
+};
+
+}  // namespace
+
+Result<json> GitLab::get_all_keyset(const std::string& target) {
+  std::string path = target.substr(0, target.find('?'));
+  if (offset_only_.count(path)) return get_all(target);
+  std::string keyset = keyset_target(target);
+  AW_TRY(ApiReply first, call("GET", keyset));
+  // GitLab's answer where it cannot keyset the request: 405 "Keyset pagination is not yet
+  // available for this type of request" (400 from a version that checks the parameters first).
+  if (first.status == 405 || first.status == 400) {
+    offset_only_.insert(path);
+    return get_all(target);
+  }
+  FirstAnswered once{*this, keyset, std::move(first)};
+  return all_pages(once, "GitLab", keyset, opt_.max_pages,
+                   [this](const ApiReply& r, const std::string& at) {
+                     return next_page(r, at, opt_.api_url);
                    });
 }
 

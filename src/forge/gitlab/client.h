@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "base/result.h"
@@ -48,6 +49,15 @@ class GitLab {
   // 2xx or an Error naming GitLab's message and the fix.
   Result<nlohmann::json> get(const std::string& target);
   Result<nlohmann::json> get_all(const std::string& target);  // every page's items, in order
+  // get_all by keyset pagination where GitLab offers it: target (its offset form) asked with
+  // pagination=keyset (and order_by=id&sort=asc unless it orders already), following the Link
+  // header's rel="next" (a cursor: no page is skipped or repeated while the list changes, and
+  // deep pages cost GitLab no offset scan). A GitLab without keyset pagination for the list (an
+  // older version, an order it cannot keyset) answers 405 (or 400): then target itself, by
+  // offset pages, and this client asks that list (by its path) by offset from then on.
+  Result<nlohmann::json> get_all_keyset(const std::string& target);
+  // target with GitLab's keyset parameters added (as get_all_keyset asks it).
+  static std::string keyset_target(const std::string& target);
   // A plain-text answer (a job's trace), as sent: 2xx or an Error as get's. Never cached; a 429
   // and a 5xx are retried as any GET's.
   Result<std::string> get_text(const std::string& target);
@@ -79,6 +89,7 @@ class GitLab {
   std::unique_ptr<Transport> transport_;
   Clock& clock_;
   std::map<std::string, Cached> cache_;  // by target
+  std::set<std::string> offset_only_;     // paths whose keyset request GitLab refused
   Stats stats_;
 };
 

@@ -45,7 +45,8 @@ Result<std::vector<FailingCheck>> gitlab_failing_jobs_from_json(const json& jobs
   return out;
 }
 
-Result<std::vector<FailingCheck>> gitlab_failing_jobs(GitLabSession& s, const std::string& sha) {
+Result<std::vector<FailingCheck>> gitlab_failing_jobs(GitLabSession& s, const std::string& sha,
+                                                      bool traces) {
   std::string pipes = fmt::format("{}/pipelines?sha={}&per_page=1", s.project_target(), sha);
   AW_TRY(json list, s.gl.get(pipes));
   if (!list.is_array()) return fail("GET {}: expected a list", pipes);
@@ -57,6 +58,7 @@ Result<std::vector<FailingCheck>> gitlab_failing_jobs(GitLabSession& s, const st
       fmt::format("{}/pipelines/{}/jobs?scope[]=failed&per_page=100", s.project_target(), id);
   AW_TRY(json jobs, s.gl.get_all(jobs_target));
   AW_TRY(std::vector<FailingCheck> failing, gitlab_failing_jobs_from_json(jobs));
+  if (!traces) return failing;
   for (FailingCheck& f : failing) {
     auto trace = s.gl.get_text(fmt::format("{}/jobs/{}/trace", s.project_target(), f.id));
     if (trace)

@@ -28,6 +28,9 @@ Result<std::vector<FailingCheck>> gitlab_failing_jobs_from_json(const nlohmann::
 
 // Reads the head's newest pipeline and, when it failed, its failing jobs with their traces' tails.
 // A trace that cannot be read leaves a note in its place, never an Error: the job still failed.
-Result<std::vector<FailingCheck>> gitlab_failing_jobs(GitLabSession& s, const std::string& sha);
+// traces false: the jobs' names only, no trace read (watch judging whether to start a follow-up
+// needs no more, and each trace is one more request).
+Result<std::vector<FailingCheck>> gitlab_failing_jobs(GitLabSession& s, const std::string& sha,
+                                                      bool traces = true);
 
 }  // namespace aw

@@ -83,6 +83,7 @@ struct GitLabRun {
   Status push_branch() {
     ApplyTarget target = forge_git_target(s.forge, s.repo.clone_url, s.token);
     target.username = "oauth2";  // GitLab's user for a token over HTTPS
+    target.read_ref = gitlab_read_ref(s);  // the API, not two git ls-remote round trips
     PublishRequest req = forge_publish_request(in, std::move(target), s.background);
     AW_TRY(out.branch,
            with_context(publish(req), fmt::format("pushing the branch to {}", s.project)));
@@ -195,6 +196,24 @@ struct GitLabRun {
 };
 
 }  // namespace
+
+std::function<Result<std::optional<std::string>>(const std::string& ref)> gitlab_read_ref(
+    GitLabSession& s) {
+  return [&s](const std::string& ref) -> Result<std::optional<std::string>> {
+    const std::string heads = "refs/heads/";
+    if (!ref.starts_with(heads)) return fail("{} is not a branch", ref);
+    // The branch's name is one URL-encoded segment ("awaywork%2Fu1"), as a project's path is.
+    std::string target = fmt::format("{}/repository/branches/{}", s.project_target(),
+                                     gitlab_project_id(ref.substr(heads.size())));
+    AW_TRY(ApiReply r, s.gl.call("GET", target));
+    if (r.status == 404) return std::optional<std::string>{};  // "404 Branch Not Found"
+    if (r.status != 200) return fail("{}", s.gl.describe("GET", target, r));
+    json c = r.body.is_object() ? r.body.value("commit", json()) : json();
+    if (!c.is_object() || !c.contains("id") || !c["id"].is_string())
+      return fail("GitLab GET {}: the answer names no commit (commit.id)", target);
+    return std::optional<std::string>(c["id"].get<std::string>());
+  };
+}
 
 Result<ForgePublished> publish_to_gitlab(GitLabSession& s, const ForgePublishInput& in) {
   GitLabRun p{s, in, {}, ""};

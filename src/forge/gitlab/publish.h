@@ -8,6 +8,10 @@
 // finds what is there and posts nothing twice; it stops at the first failure.
 #pragma once
 
+#include <functional>
+#include <optional>
+#include <string>
+
 #include "base/result.h"
 #include "forge/gitlab/session.h"
 #include "forge/publish.h"  // ForgePublishInput, ForgePublished: what both forges take and give
@@ -15,6 +19,14 @@
 namespace aw {
 
 Result<ForgePublished> publish_to_gitlab(GitLabSession& s, const ForgePublishInput& in);
+
+// A branch of the project read through the API (GET /projects/:id/repository/branches/:name, on
+// the session's kept-alive connection: about a millisecond) instead of git's ls-remote (a git, an
+// askpass and GitLab's git side: tens of milliseconds, twice per publish, before the push and
+// verifying it): ApplyTarget::read_ref's answer, the commit `refs/heads/NAME` names, nullopt
+// when there is no such branch. s must outlive the function.
+std::function<Result<std::optional<std::string>>(const std::string& ref)> gitlab_read_ref(
+    GitLabSession& s);
 
 // The text of a post as it reaches GitLab: sanitized (links kept only to the forge's host and
 // GitLab's own), cut to room code points, then made inert for GitLab.

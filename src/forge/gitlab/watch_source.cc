@@ -81,7 +81,9 @@ Result<json> GitLabWatchReader::changed_issues(const std::string& updated_after)
   std::string target =
       s_.project_target() + "/issues?state=opened&order_by=updated_at&sort=asc&per_page=100";
   if (!updated_after.empty()) target += "&updated_after=" + query_value(updated_after);
-  AW_TRY(json all, s_.gl.get_all(target));
+  // Keyset pages where GitLab has them for issues (by updated_at: an issue updated while the list
+  // is read moves, and offset pages would then skip or repeat one); offset pages elsewhere.
+  AW_TRY(json all, s_.gl.get_all_keyset(target));
   if (!all.is_array())
     return fail("GitLab GET {}: expected a list, got {}", target, all.type_name());
   for (const json& i : all)

@@ -3,7 +3,9 @@ for the REST API under /api/v4, git smart HTTP at /GROUP/.../PROJECT.git and the
 routes. Around every API call it does what GitLab does and awaywork depends on: PRIVATE-TOKEN or
 Bearer auth, RateLimit-* headers counting down per user per minute, 429 with Retry-After (plain
 "Retry later", as GitLab's Rack::Attack answers), offset pagination (x-page, x-next-page, ...,
-Link), weak ETags and 304, GitLab's {"message": ...} / {"error": ...} bodies, a log of it all."""
+Link), weak ETags and 304, GitLab's {"message": ...} / {"error": ...} bodies, a log of it all
+(each entry naming the connection it came on, and stats counting connections: keep-alive is
+seen)."""
 
 import base64
 import hashlib
@@ -50,6 +52,10 @@ class Handler(fakeserver.Handler):
     def setup(self):
         self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         super().setup()
+        st = self.server.state
+        with st.lock:  # one handler per accepted connection: its number, for the log
+            st.stats["connections"] += 1
+            self.connection_id = st.stats["connections"]
 
     def do_GET(self):
         self.dispatch()
@@ -111,7 +117,8 @@ class Handler(fakeserver.Handler):
                  "username": u["username"] if u else None, "status": status, "write": write,
                  "time": st.now(), "user_agent": self.headers.get("user-agent"),
                  "auth": "private-token" if "private-token" in self.headers else
-                 (self.headers.get("authorization") or " ").split(" ")[0].lower() or None}
+                 (self.headers.get("authorization") or " ").split(" ")[0].lower() or None,
+                 "connection": self.connection_id}
         st.log.append(entry)
         if self.server.args.log:
             with open(self.server.args.log, "a") as f:
@@ -271,6 +278,31 @@ class Handler(fakeserver.Handler):
                            "X-Prev-Page": str(n - 1) if n > 1 else "", "X-Total": str(total),
                            "X-Total-Pages": str(pages)}
 
+    def keyset_paged(self, items, key, desc, shape, query, urls, path):
+        """GitLab's keyset pagination: `items` in order, the page after the opaque `cursor`
+        (the last item's sort key), only a Link rel="next" (no X-Page, X-Next-Page, X-Total);
+        405 as GitLab answers where a list or an order has none (the `keyset` fault off)."""
+        if not self.server.state.faults["keyset"] or \
+                query.get("order_by", "created_at") not in ("id", "created_at", "updated_at"):
+            raise FakeError(405, "Keyset pagination is not yet available for this type of "
+                                 "request", "error")
+        try:
+            per = min(max(int(query.get("per_page") or 20), 1), 100)
+            after = (json.loads(base64.urlsafe_b64decode(query["cursor"]))
+                     if query.get("cursor") else None)
+        except (ValueError, TypeError):
+            raise FakeError(400, "cursor is invalid", "error")
+        if after is not None:
+            items = [i for i in items if (key(i) < after if desc else key(i) > after)]
+        page = items[:per]
+        headers = {"X-Per-Page": str(per)}
+        if len(items) > per:
+            q = {k: v for k, v in query.items() if k != "cursor"}
+            q["cursor"] = base64.urlsafe_b64encode(json.dumps(key(page[-1])).encode()).decode()
+            headers["Link"] = f'<{urls.api}{path}?{urllib.parse.urlencode(q, doseq=True)}>; ' \
+                              'rel="next"'
+        return 200, [shape(i) for i in page], headers
+
     def project_route(self, p, rest, raw_path, query, body, uid, urls):
         st = self.server.state
         c = self.command
@@ -284,11 +316,31 @@ class Handler(fakeserver.Handler):
             if not lvl:
                 raise not_found()
             return 200, shapes.member(st, int(m[1]), lvl, urls), {}
+        m = re.match(r"^/repository/branches/(?P<name>.+)$", rest)
+        if m and c == "GET":  # the name URL-encoded ("awaywork%2Fu1")
+            name = urllib.parse.unquote(m["name"])
+            commit = st.branch_commit(p, name) if not name.startswith("-") else None
+            if not commit:
+                raise not_found("Branch")
+            path = p["path_with_namespace"]
+            return 200, {"name": name, "commit": {**commit,
+                                                  "web_url": f"{urls.web}/{path}/-/commit/"
+                                                             f"{commit['id']}"},
+                         "merged": False, "protected": name == p["default_branch"],
+                         "developers_can_push": False, "developers_can_merge": False,
+                         "can_push": level >= DEVELOPER, "default": name == p["default_branch"],
+                         "web_url": f"{urls.web}/{path}/-/tree/{name}"}, {}
         if rest == "/issues" and c == "GET":
             items = [i for i in p["issues"].values() if self.issue_matches(i, query)]
             desc = query.get("sort", "desc") == "desc"
-            key = "updated_at" if query.get("order_by") == "updated_at" else "created_at"
+            key = {"updated_at": "updated_at", "id": "iid"}.get(query.get("order_by"),
+                                                                 "created_at")
             items.sort(key=lambda i: (i[key], i["iid"]), reverse=desc)
+            # Recent GitLab keysets a project's issues (gitlab-org/gitlab!199887).
+            if query.get("pagination") == "keyset":
+                return self.keyset_paged(items, lambda i: [i[key], i["iid"]], desc,
+                                         lambda i: shapes.issue(st, p, i, urls), query, urls,
+                                         raw_path)
             return self.paged([shapes.issue(st, p, i, urls) for i in items], query, urls,
                               raw_path)
         if rest == "/issues" and c == "POST":

@@ -51,9 +51,14 @@ class State:
         self.projects = {}  # id -> project
         self.members = {}  # namespace or project full path -> {user id: access level}
         self.log = []
-        self.stats = {"requests": 0, "counted": 0, "writes": 0, "not_modified": 0}
+        # connections: TCP connections accepted (API, git and control alike); each log entry
+        # names its connection, so a test sees which requests shared one (keep-alive).
+        self.stats = {"requests": 0, "counted": 0, "writes": 0, "not_modified": 0,
+                      "connections": 0}
+        # keyset: whether lists that have it answer pagination=keyset (False: an older GitLab,
+        # which answers 405 to it).
         self.faults = {"rate_limited": 0, "retry_after": 1, "server_errors": 0, "status": 500,
-                       "on": ""}
+                       "on": "", "keyset": True}
         self.limit = 2000  # requests per minute per user (GitLab.com's authenticated API limit)
         # The version the fake plays: before 15.5, GET /personal_access_tokens/self is no route.
         self.version = "17.5.0"
@@ -152,6 +157,20 @@ class State:
     def has_branch(self, p, branch):
         return subprocess.run(["git", "--git-dir", p["bare"], "rev-parse", "--verify", "-q",
                                "refs/heads/" + branch], capture_output=True).returncode == 0
+
+    def branch_commit(self, p, branch):
+        """The branch's head as GitLab's commit fields ({id, title, message, author_name, ...}),
+        None when there is no such branch."""
+        out = subprocess.run(["git", "--git-dir", p["bare"], "log", "-1", "--format=%H%x00%s%x00"
+                              "%B%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%P",
+                              "refs/heads/" + branch, "--"], capture_output=True, text=True)
+        if out.returncode != 0 or not out.stdout:
+            return None
+        f = out.stdout.rstrip("\n").split("\0")
+        return {"id": f[0], "short_id": f[0][:8], "created_at": f[8], "parent_ids": f[9].split(),
+                "title": f[1], "message": f[2], "author_name": f[3], "author_email": f[4],
+                "authored_date": f[5], "committer_name": f[6], "committer_email": f[7],
+                "committed_date": f[8], "trailers": {}, "extended_trailers": {}}
 
     def branch_sha(self, p, branch):
         return subprocess.run(["git", "--git-dir", p["bare"], "rev-parse", "-q", "--verify",
