@@ -229,8 +229,9 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
     st.closed = true;  // a closed (or merged) pull request's checks ask for nothing
     return save();
   }
-  auto failing = r.gl ? gitlab_failing_jobs(*r.gl, pull->head_sha, /*traces=*/false)
-                      : read_failing_checks(*r.s, pull->head_sha, pull->base_ref, /*details=*/false);
+  auto failing = r.gl
+                     ? gitlab_failing_jobs(*r.gl, pull->head_sha, /*traces=*/false)
+                     : read_failing_checks(*r.s, pull->head_sha, pull->base_ref, /*details=*/false);
   if (!failing) return failed(failing.error().message);
   std::vector<std::string> names;
   for (const FailingCheck& f : *failing) names.push_back(f.name);
