@@ -17,12 +17,7 @@ function(aw_test name)
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE
     AW_BINARY_DIR="${PROJECT_BINARY_DIR}" AW_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-  if(AW_TEST_PCH)  # one precompiled header for every test (cmake/build_speed.cmake)
-    aw_test_pch_anchor()
-    target_precompile_headers(${name} REUSE_FROM aw_test_pch)
-    # The header's libraries' usage flags (fmt's FMT_SHARED): GCC refuses it without them.
-    target_link_libraries(${name} PRIVATE fmt::fmt nlohmann_json::nlohmann_json)
-  endif()
+  aw_test_pch_use(${name})  # one precompiled header for every test (cmake/build_speed.cmake)
   include(GoogleTest)
   # A suite named HostWide* changes state the whole machine shares (a sysctl such as
   # fs.protected_symlinks, which scripts/test sets to 1 before ctest) and puts it back: ctest runs

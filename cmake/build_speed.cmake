@@ -75,3 +75,18 @@ function(aw_test_pch_anchor)
     AW_BINARY_DIR="${PROJECT_BINARY_DIR}" AW_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   target_precompile_headers(aw_test_pch PRIVATE ${PROJECT_SOURCE_DIR}/tests/test_pch.h)
 endfunction()
+
+# aw_test_pch_use(TARGET): TARGET (a test or a benchmark) compiles with the tests' precompiled
+# header, and with the usage flags GCC wants to match the anchor's (fmt's FMT_SHARED,
+# GoogleTest's GTEST_HAS_PTHREAD, the tests' two folders): without one, GCC refuses the header.
+function(aw_test_pch_use target)
+  if(NOT AW_TEST_PCH)
+    return()
+  endif()
+  aw_test_pch_anchor()
+  target_precompile_headers(${target} REUSE_FROM aw_test_pch)
+  target_link_libraries(${target} PRIVATE fmt::fmt nlohmann_json::nlohmann_json)
+  target_compile_definitions(${target} PRIVATE
+    $<TARGET_PROPERTY:GTest::gtest,INTERFACE_COMPILE_DEFINITIONS>
+    AW_BINARY_DIR="${PROJECT_BINARY_DIR}" AW_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+endfunction()
