@@ -31,8 +31,7 @@ void Watcher::dispatch(Repo& r, IssueSlot& slot, int64_t now) {
   // The caller workflow hands the one input it gets to the reusable workflow: the issue of a new
   // unit, or the pull request a follow-up continues.
   std::string input = slot.pull ? "pull-request" : "issue";
-  auto run =
-      dispatch_workflow(*r.s, r.watch.workflow, ref, {{input, std::to_string(slot.number)}});
+  auto run = dispatch_workflow(*r.s, r.watch.workflow, ref, {{input, std::to_string(slot.number)}});
   ++slot.attempts;
   if (!run) {
     log_.write("error", with(where(slot), {{"error", run.error().message}}));
@@ -109,9 +108,8 @@ void Watcher::watch_dispatched(int64_t now) {
       log_.write("run_status", with(where(slot), {{"run", slot.run_id}, {"status", status}}));
       slot.run_status = status;
       if (!done)
-        say_run_status(*r, slot,
-                       fmt::format("Status: GitHub Actions run {}: {}.", slot.run_url, status),
-                       now);
+        say_run_status(
+            *r, slot, fmt::format("Status: GitHub Actions run {}: {}.", slot.run_url, status), now);
       keep(slot);
     }
     if (done) {
@@ -177,10 +175,10 @@ void Watcher::finish_pull_run(Repo& r, IssueSlot& slot, const std::string& outco
                                                    {"reason", outcome},
                                                    {"dispatched", dispatched}}));
   // Ended, not deleted (as a local follow-up's): the record that its batch was handled.
-  end_pull_claim(r, slot,
-                 ok ? fmt::format("Ended: {}; its apply job published what the check accepted.",
-                                  outcome)
-                    : fmt::format("Ended: {}.", outcome));
+  end_pull_claim(
+      r, slot,
+      ok ? fmt::format("Ended: {}; its apply job published what the check accepted.", outcome)
+         : fmt::format("Ended: {}.", outcome));
   slot.phase = "idle";
   slot.follow_ended = now;
   slot.claim_comment = 0;
