@@ -204,6 +204,38 @@ TEST_F(WatchActionsPull, AnAdmittedCommandIsDispatchedAndAStrangersCommentIsNot)
   nothing_ran_here(log);
 }
 
+// A workflow that cannot be dispatched (here: no such file; a caller workflow that does not
+// declare the input pull-request is refused by GitHub the same way) ends the follow-up's claim
+// saying so; nothing runs here, and the next trigger tries again.
+TEST_F(WatchActionsPull, AFollowUpThatCannotBeDispatchedEndsItsClaimSayingWhy) {
+  watch_keys = "  poll_seconds: 5\n  run_on: actions\n  workflow: other.yml\n  repos: {web: {}}\n";
+  follow_up_keys("    follow_up: {max_units_per_pr: 1, cooldown: 0}\n");
+  ASSERT_TRUE(review_comment("Say BRAVO.").contains("id"));
+  auto log = watch_once();
+  EXPECT_TRUE(pull_events(log, "dispatched").empty()) << log.dump(1);
+  auto ended = pull_events(log, "follow_up_ended");
+  ASSERT_EQ(ended.size(), 1u) << log.dump(1);
+  EXPECT_EQ(ended[0]["dispatched"], false);
+  EXPECT_EQ(ended[0]["state"], "failed");
+  auto held = claims();
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_NE(held[0].find("could not be dispatched"), std::string::npos) << held[0];
+  EXPECT_NE(held[0].find("other.yml"), std::string::npos) << held[0];
+  EXPECT_NE(held[0].find("pull-request"), std::string::npos) << held[0];
+  EXPECT_NE(held[0].find("state=ended"), std::string::npos) << held[0];
+  EXPECT_TRUE(fake->runs("octo", "web").empty());
+  nothing_ran_here(log);
+
+  // Not dispatched, not counted: with max_units_per_pr 1 the next trigger is dispatched.
+  watch_keys = "  poll_seconds: 5\n  run_on: actions\n  repos: {web: {}}\n";
+  follow_up_keys("    follow_up: {max_units_per_pr: 1, cooldown: 0}\n");
+  ASSERT_TRUE(review_comment("And drop line three.").contains("id"));
+  log = watch_once();
+  EXPECT_TRUE(pull_events(log, "follow_up_limit").empty()) << log.dump(1);
+  ASSERT_EQ(pull_events(log, "dispatched").size(), 1u) << log.dump(1);
+  EXPECT_EQ(fake->runs("octo", "web").size(), 1u);
+}
+
 // follow_ci: a failing check on the head is dispatched like a review; once a new head fails the
 // same check again, max_ci_attempts 1 stops it with one marked comment, nothing dispatched.
 TEST_F(WatchActionsPull, AFailingCheckIsDispatchedAndMaxCiAttemptsStopsTheNextHead) {
