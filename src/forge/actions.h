@@ -1,5 +1,6 @@
 // GitHub Actions through the REST API, for `watch` with `run_on: actions` (docs/scale-out.md):
-// dispatch the repository's awaywork workflow for an issue and follow the run it made.
+// dispatch the repository's awaywork workflow for an issue (input issue) or a follow-up of a pull
+// request (input pull-request) and follow the run it made.
 //
 //   AW_TRY(WorkflowRun run, dispatch_workflow(session, "awaywork.yml", "main", {{"issue", "7"}}));
 //   AW_TRY(run, get_workflow_run(session, run.id));   // status queued -> in_progress -> completed

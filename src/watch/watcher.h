@@ -4,10 +4,10 @@
 // issues, claims them (claim.h) and runs each as `awaywork run --issue` (child.h) within the
 // limits and the window, then ends the claim. The pull requests of the same list become
 // follow-up units, `awaywork run --pr` (watcher_pulls.cc). With run_on: actions it dispatches the
-// repository's awaywork workflow instead and follows the run on the claim comment
-// (watcher_actions.cc). Everything it knows is in the state database, so a restart, even after
-// kill -9, continues: an interrupted unit is released (or retried per on_failure), never run
-// twice.
+// repository's awaywork workflow instead, for issues and follow-ups alike, and follows the run
+// on the claim comment (watcher_actions.cc). Everything it knows is in the state database, so a
+// restart, even after kill -9, continues: an interrupted unit is released (or retried per
+// on_failure), never run twice.
 //
 //   EventLog log = *EventLog::open("");
 //   Watcher w(cfg, {.once = true, .self_exe = self_exe(), .stop = interrupted}, log,
@@ -126,10 +126,17 @@ class Watcher {
   // The spawned child taken on by slot (running, one attempt more) and counted in r.
   void take_child(Repo& r, IssueSlot& slot, UnitChild child);
   void stop_all(const std::string& reason);
-  // watcher_actions.cc: run_on: actions, a workflow run instead of a local unit.
+  // watcher_actions.cc: run_on: actions, a workflow run instead of a local unit: an issue's
+  // (input issue) or, claimed by start_pull, a pull request's follow-up (input pull-request).
   void dispatch(Repo& r, IssueSlot& slot, int64_t now);
   void watch_dispatched(int64_t now);
+  // A dispatched run's status on its claim (the issue's, or the follow-up's on the pull request).
+  void say_run_status(Repo& r, IssueSlot& slot, const std::string& status, int64_t now);
   void finish_run(Repo& r, IssueSlot& slot, const std::string& outcome, bool ok, int64_t now);
+  // A follow-up's run ended (or was never dispatched: dispatched false): its claim ended, the
+  // cooldown counted from now, and what was batched meanwhile queued.
+  void finish_pull_run(Repo& r, IssueSlot& slot, const std::string& outcome, bool ok,
+                       bool dispatched, int64_t now);
   // watcher_pulls.cc: follow-up units on pull requests (issue 26) and merge requests (issue 29).
   bool examine_pull(Repo& r, const nlohmann::json& item, int64_t now);
   // What a scan of a pull or merge request found, on either forge: logged, and an admitted

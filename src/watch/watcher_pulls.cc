@@ -14,6 +14,10 @@
 // refused and nothing is started. GitLab's merge requests come here through take_pull_triggers
 // and queue_pull too (watcher_gitlab_mrs.cc): one set of follow-up rules for both forges.
 //
+// With run_on: actions, a claimed follow-up is dispatched to the repository's workflow (input
+// pull-request) instead of run here, followed and ended by watcher_actions.cc; the same limits,
+// claims and batching apply.
+//
 // With follow_ci (triggers_ci.h), a check failing on the head of awaywork's own idle pull request
 // (on GitLab: a failed job of its merge request's head pipeline) queues a follow-up too, once per
 // head and check; past follow_up.max_ci_attempts heads in a row
@@ -174,8 +178,9 @@ bool Watcher::take_pull_triggers(Repo& r, IssueSlot& slot, const TriggerScan& sc
                                             "may start from or push to",
                                             what)},
                      {"trigger", admitted->reason}}));
-  } else if (slot.phase == "running") {
-    slot.pending = true;  // batched: the next unit starts when this one ends
+  } else if (slot.phase == "running" || slot.phase == "dispatched") {
+    // Batched: the next unit starts when this one (here, or its workflow run) ends.
+    slot.pending = true;
     slot.trigger_key = key;
     log_.write("follow_up_batched", with(where(slot), {{"trigger", admitted->reason}}));
   } else if (slot.phase == "idle") {
@@ -398,6 +403,9 @@ void Watcher::end_pull_claim(Repo& r, IssueSlot& slot, const std::string& text) 
 
 void Watcher::start_pull(Repo& r, IssueSlot& slot, int64_t now) {
   if (!claim_pull(r, slot, now)) return;
+  // run_on: actions: claimed here, run by the repository's workflow (watcher_actions.cc). GitLab
+  // projects cannot set it (config/parse_watch.cc); a merge request never gets here.
+  if (r.watch.on_actions && !slot.mr) return dispatch(r, slot, now);
   std::string log;
   // GitLab's own reference to a merge request is NAME!N (its iids are apart from the issues').
   auto child = spawn_unit(

@@ -92,7 +92,11 @@ class WorkflowShape(unittest.TestCase):
         self.assertEqual(list(self.jobs), ["agent", "check", "apply"])
 
     def test_each_job_has_exactly_its_permissions(self):
-        self.assertEqual(self.jobs["agent"]["permissions"], {"contents": "read", "issues": "read"})
+        # Read only: a follow-up's agent job reads the pull request, its reviews and failing
+        # checks (check runs, statuses, Actions job logs).
+        self.assertEqual(self.jobs["agent"]["permissions"],
+                         {"contents": "read", "issues": "read", "pull-requests": "read",
+                          "checks": "read", "statuses": "read", "actions": "read"})
         self.assertEqual(self.jobs["check"]["permissions"], {"contents": "read"})
         self.assertEqual(self.jobs["apply"]["permissions"],
                          {"contents": "write", "pull-requests": "write", "issues": "write"})
@@ -112,6 +116,15 @@ class WorkflowShape(unittest.TestCase):
         self.assertEqual(steps["apply"]["with"]["step"], "apply")
         for s in self.jobs["apply"]["steps"]:
             self.assertNotIn("run", s, "the apply job runs a shell step of its own")
+
+    def test_a_follow_ups_pull_request_reaches_the_agent_jobs_run(self):
+        # What watch with run_on: actions dispatches for a follow-up (docs/scale-out.md).
+        inputs = self.wf["on"]["workflow_call"]["inputs"]
+        self.assertEqual(inputs["pull-request"]["type"], "string")
+        self.assertFalse(inputs["pull-request"]["required"])
+        steps = {s.get("id"): s for s in self.jobs["agent"]["steps"]}
+        self.assertEqual(steps["unit"]["with"]["pull-request"], "${{ inputs.pull-request }}")
+        self.assertIn("pull-request", load(ACTION)["inputs"])
 
     def test_every_job_uses_the_action_at_the_pinned_commit(self):
         for name, job in self.jobs.items():
@@ -346,6 +359,22 @@ class ActionSteps(unittest.TestCase):
         err = "".join(s.stdout + s.stderr for s in second.steps)
         self.assertIn("locked by an earlier awaywork step of this job", err)
         self.assertNotIn("a password is required", err)
+
+    # A follow-up (issue 26): the agent job's step runs `run --pr REPO#N`; anything but a number,
+    # or both an issue and a pull request, is refused before awaywork runs.
+    def test_a_pull_request_runs_a_follow_up(self):
+        run = self.run_action(step="run", repo="web", artifact=self.temp + "/art",
+                              **{"pull-request": "9"})
+        self.assertEqual(run.rc, 0, run)
+        self.assertIn("run --json --pr web#9 --artifact", self.log("awaywork"))
+        self.assertNotIn("--issue", self.log("awaywork"))
+
+    def test_a_pull_request_that_is_not_a_number_or_beside_an_issue_is_refused(self):
+        for inputs in ({"pull-request": "9 --base x"}, {"pull-request": "9", "issue": "3"}):
+            before = self.log("awaywork").count(" run ")
+            run = self.run_action(step="run", repo="web", **inputs)
+            self.assertEqual(run.rc, 2, run)
+            self.assertEqual(self.log("awaywork").count(" run "), before, inputs)
 
     def test_a_failed_apply_keeps_its_outputs(self):
         self.env["STANDIN_RC"] = "1"

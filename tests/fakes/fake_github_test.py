@@ -177,6 +177,11 @@ class FakeGithubTest(unittest.TestCase):
         status, _, body = fake.call("POST", url.format("aw.yml"),
                                     {"ref": "main", "inputs": {"issue": "7"}}, token=t)
         self.assertEqual((status, body), (204, None))
+        # An input the workflow does not declare is refused, as GitHub does.
+        status, _, body = fake.call("POST", url.format("aw.yml"),
+                                    {"ref": "main", "inputs": {"pull-request": "9"}}, token=t)
+        self.assertEqual((status, body["message"]),
+                         (422, 'Unexpected inputs provided: ["pull-request"]'))
         status, _, body = fake.call("POST", url.format("aw.yml"),
                                     {"ref": "main", "inputs": {"issue": "8"},
                                      "return_run_details": True}, token=t)

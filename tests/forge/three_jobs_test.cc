@@ -3,6 +3,9 @@
 // own HOME, secret store and state folder, and nothing but the artifact folder passed between
 // them: the agent job (a read-only token) runs the unit held, `run --artifact`; the check job (no
 // secret at all) runs `check --from`; the apply job (the write token) runs `apply --from`.
+// A follow-up (issue 26; what `watch` with run_on: actions dispatches with the input
+// pull-request) goes the same way: `run --pr NAME#N --artifact`, then `apply --from` publishes one
+// fast-forward commit on the pull request's branch from a state folder that never saw the unit.
 #include <fstream>
 #include <regex>
 
@@ -152,6 +155,85 @@ TEST_F(ThreeJobs, AnUnexpectedFileInTheArtifactIsRefusedByName) {
   Captured check = job("check", {"check", "--from", artifact});
   EXPECT_EQ(check.exit_code, 5);
   EXPECT_NE(check.err.find("unexpected file 'run.sh'"), std::string::npos) << check.err;
+}
+
+// The agent job of a follow-up reads the pull request with a token of awaywork's login (on GitHub
+// the job's github.token is one login in every job; this fake has one token per login) and writes
+// nothing; the apply job, with a state folder of its own, publishes the commit on the branch.
+TEST_F(ThreeJobs, AFollowUpIsHeldByTheAgentJobAndAppliedOnItsBranchByTheApplyJob) {
+  collaborator("maint", "write");  // admitted (the default trust: admin, maintain, write)
+  write_agent("printf 'bravo\\nline two\\nline three\\n' > b.txt");
+  int64_t n = issue("octo", "Add a b file", "Please add b.txt with three lines.");
+  auto u = run_issue(n);
+  ASSERT_FALSE(u.is_null());
+  ASSERT_EQ(u["state"], "done") << u.dump(2);
+  auto opened = get("/repos/octo/web/pulls");
+  ASSERT_EQ(opened.size(), 1u) << opened.dump(2);
+  int64_t pull = opened[0]["number"];
+  std::string branch = opened[0]["head"]["ref"];
+  std::string first = fake_git("rev-parse refs/heads/" + branch);
+  std::string pulls_path = "repos/octo/web/pulls/" + std::to_string(pull);
+  auto review = fake->control(
+      "POST", pulls_path + "/reviews",
+      {{"user", "maint"},
+       {"event", "REQUEST_CHANGES"},
+       {"body", "Two things before this can go in."},
+       {"comments",
+        nlohmann::json::array({{{"path", "b.txt"}, {"line", 1}, {"body", "Say BRAVO."}},
+                               {{"path", "b.txt"}, {"line", 3}, {"body", "Drop this."}}})}});
+  ASSERT_EQ(review.value("state", ""), "CHANGES_REQUESTED") << review.dump(2);
+  write_agent(
+      "if env | grep -q 'ghp_'; then echo 'a token reached the agent' >&2; exit 9; fi\n"
+      "printf 'BRAVO\\nline two\\n' > b.txt");
+
+  size_t before = requests_so_far();
+  Captured agent =
+      job("agent", {"run", "--pr", "web#" + std::to_string(pull), "--artifact", artifact, "--json"},
+          token);
+  ASSERT_EQ(agent.exit_code, 0) << agent.out << agent.err;
+  auto held = nlohmann::json::parse(agent.out, nullptr, false);
+  ASSERT_FALSE(held.is_discarded()) << agent.out;
+  EXPECT_EQ(held["state"], "done") << held.dump(2);
+  EXPECT_EQ(held["verdict"], "accepted") << held.dump(2);
+  auto log = fake->log();
+  for (size_t i = before; i < log.size(); ++i)
+    EXPECT_FALSE(log[i].value("write", false)) << "the agent job wrote: " << log[i].dump();
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + branch), first) << "held: nothing pushed";
+
+  before = requests_so_far();
+  Captured check = job("check", {"check", "--from", artifact, "--json"});
+  ASSERT_EQ(check.exit_code, 0) << check.out << check.err;
+  auto v = nlohmann::json::parse(check.out, nullptr, false);
+  EXPECT_EQ(v["accepted"], true) << check.out;
+  EXPECT_EQ(v["paths"], nlohmann::json::array({"b.txt"}));
+  EXPECT_EQ(requests_so_far(), before) << "the check job talked to the forge";
+
+  Captured apply = job("apply", {"apply", "--from", artifact, "--json"}, token);
+  ASSERT_EQ(apply.exit_code, 0) << apply.out << apply.err;
+  auto a = nlohmann::json::parse(apply.out, nullptr, false);
+  ASSERT_FALSE(a.is_discarded()) << apply.out;
+  EXPECT_EQ(a["branch"], branch) << a.dump(2);
+  std::string commit = fake_git("rev-parse refs/heads/" + branch);
+  EXPECT_EQ(a["commit"], commit) << a.dump(2);
+  EXPECT_EQ(fake_git("rev-parse " + branch + "^"), first) << "one fast-forward commit";
+  EXPECT_EQ(fake_git("show " + branch + ":b.txt"), "BRAVO\nline two");
+  EXPECT_EQ(pulls(), 1u) << "no new pull request";
+  int replies = 0;
+  for (const auto& c : get("/" + pulls_path + "/comments"))
+    replies += c["user"]["login"] == "aw-bot" && c.contains("in_reply_to_id");
+  EXPECT_EQ(replies, 2);
+  auto requested = get("/" + pulls_path + "/requested_reviewers");
+  ASSERT_EQ(requested["users"].size(), 1u) << requested.dump(2);
+  EXPECT_EQ(requested["users"][0]["login"], "maint");
+  for (const auto& e : fake->writes()) EXPECT_EQ(e["login"], "aw-bot") << e.dump();
+
+  // A retried apply job finds the commit and the replies, and writes nothing more.
+  Captured again = job("apply", {"apply", "--from", artifact, "--json"}, token);
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(fake_git("rev-parse refs/heads/" + branch), commit);
+  int after = 0;
+  for (const auto& c : get("/" + pulls_path + "/comments")) after += c["user"]["login"] == "aw-bot";
+  EXPECT_EQ(after, 2);
 }
 
 }  // namespace

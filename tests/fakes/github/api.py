@@ -2,6 +2,7 @@
 and the route's match and returns (status, body[, headers]); it raises FakeError for GitHub's
 error answers. The server (server.py) adds auth, rate limits, ETags and the log around them."""
 
+import json
 import re
 import subprocess
 
@@ -503,6 +504,35 @@ def workflow_file(req, r, wf, ref):
     return out.stdout
 
 
+def declared_inputs(text):
+    """The input names a workflow's `on: workflow_dispatch: inputs:` declares, read by indentation
+    (the block forms workflows are written in; a flow-form `workflow_dispatch: {...}` declares
+    none here). GitHub refuses a dispatch naming any other input."""
+    lines = text.splitlines()
+    names, trigger, block = set(), None, None
+    for line in lines:
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        key = re.match(r"\s*([A-Za-z_][A-Za-z0-9_-]*)\s*:", line)
+        if trigger is not None and indent <= trigger:
+            trigger, block = None, None
+        if block is not None and indent <= block:
+            block = None
+        if trigger is None:
+            if key and key.group(1) == "workflow_dispatch":
+                trigger = indent
+            continue
+        if block is None:
+            if key and key.group(1) == "inputs" and line.rstrip().endswith(":"):
+                block, child = indent, None
+            continue
+        if key and (child is None or indent == child):
+            child = indent
+            names.add(key.group(1))
+    return names
+
+
 def dispatch(req, m):
     r = writable(req, m)
     b = req.need("ref")
@@ -517,6 +547,10 @@ def dispatch(req, m):
     if not isinstance(inputs, dict) or len(inputs) > 25:
         raise FakeError(422, "you may only define up to 25 `inputs` for a `workflow_dispatch` "
                         "event", doc=DISPATCH_DOC)
+    unexpected = sorted(set(inputs) - declared_inputs(text))
+    if unexpected:
+        raise FakeError(422, "Unexpected inputs provided: " + json.dumps(unexpected),
+                        doc=DISPATCH_DOC)
     run = {"id": req.st.new_id(), "workflow": m["wf"], "ref": ref, "inputs": inputs,
            "actor": req.login, "number": len(r["runs"]) + 1, "created_at": req.st.now(),
            "updated_at": req.st.now(), "status": "queued", "conclusion": None}
