@@ -25,6 +25,7 @@
 #include "plugin/program_path.h"
 #include "plugin/protocol.h"
 #include "plugin/sandbox_env.h"
+#include "plugin/worker_call.h"
 #include "plugin/write_paths.h"
 #include "proxy/egress_proxy.h"
 
@@ -68,9 +69,9 @@ struct CallPlace {
   }
 };
 
+// sock: in the call's folder, or under isolation user in the worker's helper folder.
 Status start_proxy(const PluginConfig& p, const PluginHost& host, const std::string& plugin_dir,
-                   CallPlace& place, SandboxPlan& plan) {
-  std::string sock = place.dir + "/egress.sock";
+                   const std::string& sock, CallPlace& place, SandboxPlan& plan) {
   place.log = std::fopen((plugin_dir + "/egress.log").c_str(), "ae");
   std::FILE* log = place.log;
   EgressProxyOptions o;
@@ -123,6 +124,11 @@ PluginHost plugin_host(const Config& cfg) {
   host.run = cfg.plugins.run;
   host.base = sandbox_base_paths(cfg);
   host.plugins_dir = state_dir_of(cfg) + "/plugins";
+  // The config's isolation is the unit's (a unit's notifiers and checks) and, for a call tied to
+  // no unit (a source polled by watch, its task_done), that of the units watch starts: the
+  // boundary the owner chose for code that is not theirs to trust.
+  if (cfg.isolation == Isolation::user)
+    host.worker = PluginWorker{cfg.worker_user, state_dir_of(cfg), ""};
   return host;
 }
 
@@ -142,8 +148,10 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
         p.name, p.name, p.name);
   if (p.command.empty()) return fail("plugin {} has no command", p.name);
   std::string plugin_dir = host.plugins_dir + "/" + p.name, data = plugin_dir + "/data";
-  AW_CHECK(with_context(make_dirs(data), fmt::format("plugin {}: its data folder", p.name)));
+  AW_CHECK(with_context(make_dirs(host.worker ? plugin_dir : data),
+                        fmt::format("plugin {}: its data folder", p.name)));
   AW_TRY(std::string id, random_hex(4));
+  std::unique_ptr<WorkerCall> as_worker;  // isolation user; released after place (its proxy)
   CallPlace place;
   place.dir = plugin_dir + "/call-" + id;
   AW_CHECK(make_dirs(place.dir));
@@ -156,6 +164,12 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   // What the call applies: p's grant with the manifest's limits and write: as real paths. p
   // itself stays what the owner approved.
   PluginConfig run = manifest ? bounded_limits(p, *manifest) : p;
+  // Under isolation user the call runs as the worker (plugin/worker_call.h): its write: folders
+  // refused, the worker taken, its data folder one the worker can be handed.
+  if (host.worker) {
+    AW_TRY(as_worker, WorkerCall::open(p, *host.worker, plugin_dir));
+    data = as_worker->data();
+  }
   AW_TRY(run.write, plugin_write_paths(p, host.base));
 
   SandboxEnvSpec env_spec{"plugin",  p.name,      "AWAYWORK_PLUGIN", p.env,
@@ -174,17 +188,26 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   sp.provider_state.clear();
   sp.programs.clear();
   sp.path_value = kSandboxPath;
+  if (as_worker) sp.root_owner = false;  // the worker is never root: root's files are not its
   AW_TRY(SandboxPlan plan,
          with_context(make_plan(sc, sp), fmt::format("plugin {}: its sandbox", p.name)));
   plan.cgroup_name = "plugin-" + p.name + "-" + id;
   AW_CHECK(lend_plugin_folder(p, plan));
+  if (as_worker) AW_CHECK(as_worker->check_reach(p, plan));
   // The owner approved this code and these permissions by hash, or nothing of it runs: read last
   // before the call, after the folder is known to be the plugin's own (never a whole home).
   AW_TRY(Approval approval, plugin_approval(p, host.plugins_dir));
   if (approval.state != ApprovalState::current) return fail("{}", approval_refusal(p, approval));
   if (plan.network == Network::allowlist) {
-    AW_CHECK(with_context(start_proxy(p, host, plugin_dir, place, plan),
+    std::string sock = place.dir + "/egress.sock";
+    if (as_worker) {
+      AW_TRY(sock, as_worker->proxy_socket());
+    }
+    AW_CHECK(with_context(start_proxy(p, host, plugin_dir, sock, place, plan),
                           fmt::format("plugin {}", p.name)));
+    // The worker's sandbox connects as the worker: that one uid, by an ACL entry.
+    if (as_worker)
+      AW_CHECK(with_context(as_worker->grant_socket(sock), fmt::format("plugin {}", p.name)));
     std::string url = fmt::format("http://127.0.0.1:{}", plan.proxy_port);
     for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
       env.push_back(std::string(name) + "=" + url);
@@ -210,7 +233,13 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   spec.stdin_data = rpc_request(method, params);
   spec.timeout = std::chrono::milliseconds(run.timeout_ms);
   spec.grace = std::chrono::milliseconds(500);
-  spec.launcher = make_sandbox_launcher(plan);
+  std::string report = place.dir + "/warden.txt";  // the owner's: the warden writes it
+  if (as_worker) {
+    AW_TRY(spec.launcher,
+           with_context(as_worker->launcher(plan, report), fmt::format("plugin {}", p.name)));
+  } else {
+    spec.launcher = make_sandbox_launcher(plan);
+  }
   spec.on_output = [&](Stream s, std::string_view bytes) {
     if (s == Stream::err) {
       err.append(bytes);
@@ -228,7 +257,10 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   auto ran = run_phase(spec);
   SandboxOomCount oom(plan.cgroup_name);
   int oom_kills = oom.sweep_after_phase();
+  // The data folder back from the worker, whatever the call did, before its outcome is read.
+  Status back = as_worker ? as_worker->finish(report) : Status{};
   if (!ran) return tl::make_unexpected(ran.error());
+  if (!back) return fail("plugin {}: {}", p.name, back.error().message);
   PluginCall call;
   call.phase = *ran;
   call.phase.oom_kills += oom_kills;

@@ -12,8 +12,8 @@
 // fallback), `plugins: {run: false}` runs none at all, and a plugin whose code or permissions
 // changed since the owner approved them (plugin/approval.h) is refused. A plugin whose manifest says
 // "runtime": "node" runs under Node's own permission model too, inside the same sandbox
-// (plugin/node_runtime.h). Under isolation user plugins still run as the owner, not the worker
-// (docs/plugins.md, "What is not built yet", says why and what it needs).
+// (plugin/node_runtime.h). Under isolation user the plugin runs as the worker, in the same sandbox
+// built by the worker, its data folder one handed to the worker for the call (plugin/worker_call.h).
 //
 // A process per call, not one kept alive between calls: a notifier is called twice a unit, so the
 // start costs little, and each call then begins from nothing, is held to its limits alone and ends
@@ -22,6 +22,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,7 @@
 #include "base/result.h"
 #include "config/config.h"
 #include "isolate/sandbox/plan.h"
+#include "plugin/worker_call.h"
 #include "proc/runner.h"
 
 namespace aw {
@@ -44,6 +46,8 @@ struct PluginHost {
   // not there). Unset: a plugin that declares a secret is refused.
   std::function<Result<std::string>(const std::string& name)> secret;
   char** environ_from = nullptr;  // where declared env: names are read; nullptr = environ
+  // isolation user: each call runs as this worker (plugin/worker_call.h); none = as the owner.
+  std::optional<PluginWorker> worker;
   // Tests only: names the egress proxy resolves to these addresses, loopback allowed (never from
   // configuration).
   std::map<std::string, std::string> test_static_hosts;

@@ -14,4 +14,13 @@ namespace aw {
 // Error (naming the lock) when another unit holds it.
 Result<int> lock_worker(const std::string& state_dir, const std::string& worker);
 
+// Releases a lock taken by lock_worker: closes fd.
+void unlock_worker(int fd);
+
+// Whether this process holds STATE/worker-WORKER.lock through lock_worker now. A unit's own plugin
+// calls (its notifiers and checks, made between its phases, while no process of the worker runs)
+// run as the worker under the unit's lock: a second flock from the same process would be refused
+// (flock locks are per open file), and a second holder is what the lock exists to prevent.
+bool worker_locked_here(const std::string& state_dir, const std::string& worker);
+
 }  // namespace aw
