@@ -10,10 +10,11 @@
 // the owner's: not the home, awaywork's config, state or database, nor any variable of awaywork or
 // of a unit. A machine that cannot build that sandbox runs no plugin (there is no unsandboxed
 // fallback), `plugins: {run: false}` runs none at all, and a plugin whose code or permissions
-// changed since the owner approved them (plugin/approval.h) is refused. A plugin whose manifest says
-// "runtime": "node" runs under Node's own permission model too, inside the same sandbox
+// changed since the owner approved them (plugin/approval.h) is refused. A plugin whose manifest
+// says "runtime": "node" runs under Node's own permission model too, inside the same sandbox
 // (plugin/node_runtime.h). Under isolation user the plugin runs as the worker, in the same sandbox
-// built by the worker, its data folder one handed to the worker for the call (plugin/worker_call.h).
+// built by the worker, its data folder one handed to the worker for the call
+// (plugin/worker_call.h).
 //
 // A process per call, not one kept alive between calls: a notifier is called twice a unit, so the
 // start costs little, and each call then begins from nothing, is held to its limits alone and ends

@@ -73,8 +73,7 @@ std::optional<UnitFolder> recorded_folder(const std::string& record, const Worke
   auto str = [&](const char* k) {
     return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
   };
-  if (str("worker") != w.name || str("boot") != boot_id() || boot_id().empty())
-    return std::nullopt;
+  if (str("worker") != w.name || str("boot") != boot_id() || boot_id().empty()) return std::nullopt;
   if (!j.contains("dev") || !j["dev"].is_number_unsigned() || !j.contains("ino") ||
       !j["ino"].is_number_unsigned())
     return std::nullopt;
@@ -139,7 +138,7 @@ Result<std::unique_ptr<WorkerCall>> WorkerCall::open(const PluginConfig& p, cons
                       fmt::format("plugin {}: under isolation user it runs as the worker {}",
                                   p.name, w.name)));
   if (!worker_locked_here(w.state_dir, w.name)) {
-    auto lock = lock_worker(w.state_dir, w.name);
+    auto lock = lock_worker(w.state_dir, w.name, kPluginHolder + p.name);
     if (!lock)
       return fail(
           "plugin {} did not run: under isolation user it runs as the worker {}, and {}; it "
@@ -149,8 +148,8 @@ Result<std::unique_ptr<WorkerCall>> WorkerCall::open(const PluginConfig& p, cons
   }
   AW_TRY(c->data_, with_context(data_folder(plugin_dir, c->worker_, c->owner_uid_, c->owner_gid_),
                                 fmt::format("plugin {}: its data folder", p.name)));
-  AW_TRY(c->files_, with_context(WorkerSandboxFiles::make(
-                                     c->worker_, w.helper.empty() ? self_exe() : w.helper),
+  AW_TRY(c->files_, with_context(WorkerSandboxFiles::make(c->worker_,
+                                                          w.helper.empty() ? self_exe() : w.helper),
                                  fmt::format("plugin {}: the worker's sandbox helper", p.name)));
   return c;
 }

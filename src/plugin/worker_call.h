@@ -1,8 +1,8 @@
 // A plugin call under isolation user (issue 28 item 4, docs/plugins.md "Under isolation user"): the
 // plugin runs as the worker Unix user, inside the same OS sandbox built from its declaration, which
-// the worker builds itself (`awaywork __sandbox-exec`, as a unit's phase does, isolate/user/), under
-// a warden that kills whatever of the worker's the call left, with the cgroup limits set by the
-// owner's warden before sudo. Everything comes from isolate/user/, nothing new is privileged:
+// the worker builds itself (`awaywork __sandbox-exec`, as a unit's phase does, isolate/user/),
+// under a warden that kills whatever of the worker's the call left, with the cgroup limits set by
+// the owner's warden before sudo. Everything comes from isolate/user/, nothing new is privileged:
 //
 // - the worker lock (worker_lock.h): after a call every process of the worker is killed, so a call
 //   never runs beside a unit's phase. A unit's own calls (its notifiers and checks, between its
@@ -47,7 +47,8 @@ struct PluginWorker {
 class WorkerCall {
  public:
   // Refuses what cannot run as the worker (write: folders), takes the worker (its lock, unless
-  // this process holds it), the plugin's data folder (made, kept or taken back) and a helper folder.
+  // this process holds it), the plugin's data folder (made, kept or taken back) and a helper
+  // folder.
   static Result<std::unique_ptr<WorkerCall>> open(const PluginConfig& p, const PluginWorker& w,
                                                   const std::string& plugin_dir);
   ~WorkerCall();
