@@ -32,10 +32,16 @@
 #include "base/result.h"
 #include "config/config.h"
 #include "isolate/sandbox/plan.h"
-#include "plugin/worker_call.h"
 #include "proc/runner.h"
 
 namespace aw {
+
+// Who runs a plugin under isolation user (PluginHost::worker; plugin/worker_call.h).
+struct PluginWorker {
+  std::string name;       // the config's worker_user
+  std::string state_dir;  // where its lock is (STATE/worker-WORKER.lock)
+  std::string helper;     // the awaywork the worker runs as `__sandbox-exec`; "" = this program
+};
 
 // What awaywork's side lends every call: the owner's switch, what every sandbox hides, where the
 // plugins' folders live and how a declared secret's value is found.

@@ -33,16 +33,10 @@
 #include "isolate/user/handoff.h"
 #include "isolate/user/worker.h"
 #include "isolate/user/worker_sandbox.h"
+#include "plugin/call.h"
 #include "proc/runner.h"
 
 namespace aw {
-
-// Who runs a plugin under isolation user (PluginHost::worker).
-struct PluginWorker {
-  std::string name;       // the config's worker_user
-  std::string state_dir;  // where its lock is (STATE/worker-WORKER.lock)
-  std::string helper;     // the awaywork the worker runs as `__sandbox-exec`; "" = this program
-};
 
 class WorkerCall {
  public:
