@@ -20,6 +20,7 @@
 #include "isolate/sandbox/unit_view.h"
 #include "plugin/approval.h"
 #include "plugin/disable.h"
+#include "plugin/injected_secrets.h"
 #include "plugin/manifest.h"
 #include "plugin/node_runtime.h"
 #include "plugin/program_path.h"
@@ -70,8 +71,10 @@ struct CallPlace {
 };
 
 // sock: in the call's folder, or under isolation user in the worker's helper folder.
+// inj: the secrets it adds (plugin/injected_secrets.h), with their values: the proxy's alone.
 Status start_proxy(const PluginConfig& p, const PluginHost& host, const std::string& plugin_dir,
-                   const std::string& sock, CallPlace& place, SandboxPlan& plan) {
+                   const std::string& sock, const PluginInjection& inj, CallPlace& place,
+                   SandboxPlan& plan) {
   place.log = std::fopen((plugin_dir + "/egress.log").c_str(), "ae");
   std::FILE* log = place.log;
   EgressProxyOptions o;
@@ -84,6 +87,8 @@ Status start_proxy(const PluginConfig& p, const PluginHost& host, const std::str
     o.static_hosts = host.test_static_hosts;
     o.allow_private_upstream = true;
   }
+  if (!host.test_upstream_ca.empty()) o.ca_file = host.test_upstream_ca;
+  inj.into(o);
   AW_TRY(place.proxy, with_context(EgressProxy::start(std::move(o)), "egress proxy"));
   plan.proxy_socket = sock;
   return {};
@@ -124,6 +129,8 @@ PluginHost plugin_host(const Config& cfg) {
   host.run = cfg.plugins.run;
   host.base = sandbox_base_paths(cfg);
   host.plugins_dir = state_dir_of(cfg) + "/plugins";
+  for (const auto& [name, secret] : cfg.secrets)
+    if (!secret.inject.empty()) host.inject[name] = secret.inject;
   // The config's isolation is the unit's (a unit's notifiers and checks) and, for a call tied to
   // no unit (a source polled by watch, its task_done), that of the units watch starts: the
   // boundary the owner chose for code that is not theirs to trust.
@@ -172,9 +179,13 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   }
   AW_TRY(run.write, plugin_write_paths(p, host.base));
 
-  SandboxEnvSpec env_spec{"plugin",  p.name,      "AWAYWORK_PLUGIN", p.env,
-                          p.secrets, host.secret, host.environ_from, data};
+  // A declared secret the config's secrets: gives injection rules is added by the plugin's egress
+  // proxy and never handed to it: the plugin holds its placeholder. The rest go by name.
+  AW_TRY(PluginInjection inj, plugin_injection(p, host));
+  SandboxEnvSpec env_spec{"plugin",    p.name,      "AWAYWORK_PLUGIN", p.env,
+                          inj.by_name, host.secret, host.environ_from, data};
   AW_TRY(std::vector<std::string> env, sandbox_env(env_spec));
+  env.insert(env.end(), inj.env.begin(), inj.env.end());
   SandboxConfig sc;
   sc.mode = SandboxMode::required;  // no unsandboxed fallback for plugin code
   sc.network = p.net.empty() ? Network::none : Network::allowlist;
@@ -203,8 +214,20 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
     if (as_worker) {
       AW_TRY(sock, as_worker->proxy_socket());
     }
-    AW_CHECK(with_context(start_proxy(p, host, plugin_dir, sock, place, plan),
+    AW_CHECK(with_context(start_proxy(p, host, plugin_dir, sock, inj, place, plan),
                           fmt::format("plugin {}", p.name)));
+    // The proxy's CA for the bound hosts, which the plugin's clients trust through the usual
+    // variables: a bundle of certificates only, lent read-only (in the worker's helper folder
+    // under isolation user, which the worker reaches by name; its key stays in this process).
+    if (inj.ca) {
+      AW_TRY(std::string hex, random_hex(8));
+      std::string bundle =
+          (as_worker ? as_worker->helper_dir() : place.dir) + "/ca-" + hex + ".pem";
+      AW_CHECK(with_context(write_ca_bundle(bundle, *inj.ca),
+                            fmt::format("plugin {}: its CA bundle", p.name)));
+      plan.readable.push_back({bundle, bundle, "ca"});
+      for (const std::string& name : ca_bundle_env_names()) env.push_back(name + "=" + bundle);
+    }
     // The worker's sandbox connects as the worker: that one uid, by an ACL entry.
     if (as_worker)
       AW_CHECK(with_context(as_worker->grant_socket(sock), fmt::format("plugin {}", p.name)));

@@ -6,7 +6,8 @@
 // folder (STATE/plugins/NAME/data, also its HOME) read-write, the system trees, a private /tmp;
 // no network unless it declares hosts, and then only those, through awaywork's egress proxy; an
 // environment built from nothing (PATH, HOME, TMPDIR, LANG, its declared `env:` names and its
-// declared secrets by name); its memory and process limits and its time per call. Nothing else of
+// declared secrets by name, or, for a secret the config's `secrets:` gives injection rules, a
+// placeholder while its egress proxy adds the value: plugin/injected_secrets.h); its memory and process limits and its time per call. Nothing else of
 // the owner's: not the home, awaywork's config, state or database, nor any variable of awaywork or
 // of a unit. A machine that cannot build that sandbox runs no plugin (there is no unsandboxed
 // fallback), `plugins: {run: false}` runs none at all, and a plugin whose code or permissions
@@ -26,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -52,12 +54,17 @@ struct PluginHost {
   // The value of a secret the plugin declares, by its name (the secret store; an Error when it is
   // not there). Unset: a plugin that declares a secret is refused.
   std::function<Result<std::string>(const std::string& name)> secret;
+  // The config's `secrets:` with injection rules, by name (issue 27): a declared secret found here
+  // is added by the plugin's egress proxy for the rules' hosts in its net:, never handed to it.
+  std::map<std::string, std::vector<InjectRule>> inject;
   char** environ_from = nullptr;  // where declared env: names are read; nullptr = environ
   // isolation user: each call runs as this worker (plugin/worker_call.h); none = as the owner.
   std::optional<PluginWorker> worker;
   // Tests only: names the egress proxy resolves to these addresses, loopback allowed (never from
   // configuration).
   std::map<std::string, std::string> test_static_hosts;
+  // Tests only: a CA file the egress proxy trusts for a bound host's upstream TLS.
+  std::string test_upstream_ca;
 };
 
 // From the owner's config: its switch, its sandbox's hidden paths, STATE/plugins.

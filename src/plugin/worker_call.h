@@ -57,6 +57,9 @@ class WorkerCall {
   Status check_reach(const PluginConfig& p, const SandboxPlan& plan) const;
   // Where the egress proxy listens: the helper folder, a random name.
   Result<std::string> proxy_socket() const { return files_->socket_path("egress"); }
+  // The helper folder (the owner's, 711): a file lent read-only to the call (its CA bundle) goes
+  // there, reached by the worker by its name.
+  const std::string& helper_dir() const { return files_->dir(); }
   // Once the proxy listens: the worker alone may connect to it.
   Status grant_socket(const std::string& socket) const;
   // The call's launcher (sudo as the worker, under a warden, the worker's own sandbox); the data
