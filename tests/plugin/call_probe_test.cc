@@ -16,6 +16,7 @@
 
 #include "../fakes/spawn_fake.h"
 #include "call_fixture.h"
+#include "plugin/injected_secrets.h"
 
 namespace aw {
 namespace {
@@ -172,6 +173,66 @@ TEST_F(PluginInjectTest, ARuleForNoDeclaredHostRefusesTheCallBeforeItRuns) {
   EXPECT_NE(r.error().message.find("fix: add the host to plugins.probe.net"), std::string::npos)
       << r.error().message;
   EXPECT_FALSE(file_exists(data() + "/ran"));
+}
+
+// Without root: which declared secrets go by value and which the proxy adds, the placeholder's
+// shape, only the rules for the plugin's own hosts, and the config's rules reaching the host.
+TEST(PluginInjection, RulesForItsHostsArePlaceholdersTheRestGoByValue) {
+  PluginConfig p;
+  p.name = "probe";
+  p.net = {"PyPI.example.test"};
+  p.secrets = {"DEPLOY_PASSWORD", "PLAIN_TOKEN"};
+  PluginHost host;
+  InjectRule mine, other;
+  mine.host = "pypi.example.test";
+  mine.basic_user = "deploy";
+  other.host = "npm.example.test";
+  host.inject["DEPLOY_PASSWORD"] = {mine, other};
+  host.secret = [](const std::string& name) -> Result<std::string> {
+    if (name == "DEPLOY_PASSWORD") return kDeployPass;
+    return std::string("xoxb-0000000000-fake-plain-token");
+  };
+  auto inj = plugin_injection(p, host);
+  ASSERT_TRUE(inj) << inj.error().message;
+  EXPECT_EQ(inj->by_name, std::vector<std::string>{"PLAIN_TOKEN"});
+  ASSERT_EQ(inj->rules.size(), 1u);  // npm.example.test is no host of the plugin's
+  EXPECT_EQ(inj->rules[0].host, "pypi.example.test");
+  EXPECT_EQ(inj->rules[0].value, kDeployPass);
+  EXPECT_EQ(inj->rules[0].basic_user, "deploy");
+  ASSERT_EQ(inj->env.size(), 1u);
+  const std::string prefix = "DEPLOY_PASSWORD=awaywork-placeholder-DEPLOY_PASSWORD-";
+  ASSERT_EQ(inj->env[0].rfind(prefix, 0), 0u) << inj->env[0];
+  EXPECT_EQ(inj->env[0].size(), prefix.size() + 32) << inj->env[0];
+  EXPECT_EQ(inj->env[0].find(kDeployPass), std::string::npos);
+  ASSERT_EQ(inj->placeholders.size(), 1u);
+  EXPECT_EQ(inj->placeholders.begin()->second, "DEPLOY_PASSWORD");
+  EXPECT_NE(inj->ca, nullptr);
+  // A new placeholder each call.
+  auto again = plugin_injection(p, host);
+  ASSERT_TRUE(again);
+  EXPECT_NE(again->env, inj->env);
+  // A missing secret is refused with the command that stores it.
+  host.secret = [](const std::string& name) -> Result<std::string> {
+    return fail("no secret {} in the store", name);
+  };
+  auto missing = plugin_injection(p, host);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("awaywork secret set DEPLOY_PASSWORD"), std::string::npos)
+      << missing.error().message;
+  // Nothing declared with rules: nothing for the proxy, no CA.
+  p.secrets = {"PLAIN_TOKEN"};
+  auto plain = plugin_injection(p, host);
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE(plain->empty());
+  EXPECT_EQ(plain->ca, nullptr);
+  // The config's secrets: with rules reach the plugin host; one without rules does not.
+  Config cfg;
+  cfg.secrets["DEPLOY_PASSWORD"] = SecretConfig{"DEPLOY_PASSWORD", {mine}, 3};
+  cfg.secrets["BARE"] = SecretConfig{"BARE", {}, 5};
+  PluginHost from = plugin_host(cfg);
+  ASSERT_EQ(from.inject.count("DEPLOY_PASSWORD"), 1u);
+  EXPECT_EQ(from.inject["DEPLOY_PASSWORD"].size(), 1u);
+  EXPECT_EQ(from.inject.count("BARE"), 0u);
 }
 
 // ptrace: the plugin may not attach to a process, not even its own child (seccomp refuses the

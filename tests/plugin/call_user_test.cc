@@ -128,6 +128,39 @@ TEST_F(PluginAsWorker, ItsUidIsTheWorkersTheOwnersFilesAreOutOfReachAndItsCallWo
   EXPECT_EQ(seen(), fmt::format("uid={} read owner-only data", ::getuid()));
 }
 
+// A declared secret with injection rules, as the worker: the plugin holds its placeholder, never
+// the value, and reads the CA bundle of its egress proxy (lent from the worker's helper folder)
+// through the variables its clients use. The request itself through the proxy is
+// call_probe_test.cc's (the proxy is the same one, in the owner's process).
+TEST_F(PluginAsWorker, ASecretAddedAtTheProxyIsAPlaceholderAndItsCaBundleIsReadable) {
+  AW_NEED_USERS(u);
+  world(*u);
+  const std::string value = "glpat-FAKEworkerFAKE12345678";
+  p.net = {"pypi.example.test"};
+  p.secrets = {"DEPLOY_PASSWORD"};
+  host.secret = [&](const std::string& name) -> Result<std::string> {
+    if (name == "DEPLOY_PASSWORD") return value;
+    return fail("no secret {}", name);
+  };
+  InjectRule rule;
+  rule.host = "pypi.example.test";
+  rule.basic_user = "deploy";
+  host.inject["DEPLOY_PASSWORD"] = {rule};
+  std::string text =
+      "#!/bin/sh\nread -r req\nseen=\n"
+      "env | grep -qF -e '" +
+      value +
+      "' && seen=\"$seen value\"\n"
+      "case \"$DEPLOY_PASSWORD\" in awaywork-placeholder-DEPLOY_PASSWORD-*) "
+      "seen=\"$seen placeholder\";; esac\n"
+      "grep -q 'BEGIN CERTIFICATE' \"$SSL_CERT_FILE\" && seen=\"$seen bundle\"\n"
+      "[ \"$CURL_CA_BUNDLE\" = \"$SSL_CERT_FILE\" ] && seen=\"$seen same\"\n"
+      "grep -q 'PRIVATE KEY' \"$SSL_CERT_FILE\" && seen=\"$seen key\"\n"
+      "printf '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"seen\":\"%s\"}}\\n' \"$seen\"\n";
+  ASSERT_TRUE(write_file(plugdir + "/plugin.sh", text, 0755));
+  EXPECT_EQ(seen(), " placeholder bundle same");
+}
+
 TEST_F(PluginAsWorker, WriteFoldersAreRefusedWithTheFix) {
   AW_NEED_USERS(u);
   world(*u);
