@@ -7,15 +7,15 @@
 // no network unless it declares hosts, and then only those, through awaywork's egress proxy; an
 // environment built from nothing (PATH, HOME, TMPDIR, LANG, its declared `env:` names and its
 // declared secrets by name, or, for a secret the config's `secrets:` gives injection rules, a
-// placeholder while its egress proxy adds the value: plugin/injected_secrets.h); its memory and process limits and its time per call. Nothing else of
-// the owner's: not the home, awaywork's config, state or database, nor any variable of awaywork or
-// of a unit. A machine that cannot build that sandbox runs no plugin (there is no unsandboxed
-// fallback), `plugins: {run: false}` runs none at all, and a plugin whose code or permissions
-// changed since the owner approved them (plugin/approval.h) is refused. A plugin whose manifest
-// says "runtime": "node" runs under Node's own permission model too, inside the same sandbox
-// (plugin/node_runtime.h). Under isolation user the plugin runs as the worker, in the same sandbox
-// built by the worker, its data folder one handed to the worker for the call
-// (plugin/worker_call.h).
+// placeholder while its egress proxy adds the value: plugin/injected_secrets.h); its memory and
+// process limits and its time per call. Nothing else of the owner's: not the home, awaywork's
+// config, state or database, nor any variable of awaywork or of a unit. A machine that cannot build
+// that sandbox runs no plugin (there is no unsandboxed fallback), `plugins: {run: false}` runs none
+// at all, and a plugin whose code or permissions changed since the owner approved them
+// (plugin/approval.h) is refused. A plugin whose manifest says "runtime": "node" runs under Node's
+// own permission model too, inside the same sandbox (plugin/node_runtime.h). Under isolation user
+// the plugin runs as the worker, in the same sandbox built by the worker, its data folder one
+// handed to the worker for the call (plugin/worker_call.h).
 //
 // A process per call, not one kept alive between calls: a notifier is called twice a unit, so the
 // start costs little, and each call then begins from nothing, is held to its limits alone and ends

@@ -56,8 +56,8 @@ Result<PluginInjection> plugin_injection(const PluginConfig& p, const PluginHost
       return fail("plugin {} declares the secret {}, and no secret store was given", p.name, name);
     auto value = host.secret(name);
     if (!value)
-      return fail("plugin {} declares the secret {}: {}; add it with awaywork secret set {}", p.name,
-                  name, value.error().message, name);
+      return fail("plugin {} declares the secret {}: {}; add it with awaywork secret set {}",
+                  p.name, name, value.error().message, name);
     AW_TRY(std::string hex, random_hex(16));
     std::string placeholder = "awaywork-placeholder-" + name + "-" + hex;
     for (const InjectRule* r : usable) {

@@ -188,9 +188,10 @@ Result<ArtifactApplied> apply_artifact(const Config& cfg, const std::string& dir
   if (verdict) *verdict = v;
   *refused = !v.accepted;
   if (size_t n = plugin_refusals(v); n > 0)
-    return fail("artifact {}: the output check accepted it and a check plugin refused it ({} "
-                "reason{}); nothing published",
-                dir, n, n == 1 ? "" : "s");
+    return fail(
+        "artifact {}: the output check accepted it and a check plugin refused it ({} "
+        "reason{}); nothing published",
+        dir, n, n == 1 ? "" : "s");
   if (!v.accepted)
     return fail("artifact {}: the output check refused it again ({} reason{}); nothing published",
                 dir, v.refusals.size(), v.refusals.size() == 1 ? "" : "s");

@@ -36,7 +36,8 @@ bool file_exists(const std::string& path) {
 // Every regular file under root that holds needle (the plugin's data folder after its call).
 std::vector<std::string> files_holding(const std::string& root, const std::string& needle) {
   std::vector<std::string> out;
-  std::FILE* f = ::popen(("grep -rlsF -e '" + needle + "' '" + root + "' 2>/dev/null").c_str(), "r");
+  std::FILE* f =
+      ::popen(("grep -rlsF -e '" + needle + "' '" + root + "' 2>/dev/null").c_str(), "r");
   if (!f) return {"(grep did not run)"};
   std::string text;
   test::drain(::fileno(f), text);
@@ -70,8 +71,8 @@ struct PluginInjectTest : PluginCallTest {
     ASSERT_EQ(std::system(cmd.c_str()), 0) << "the openssl CLI made no certificate";
     std::string line = test::spawn_fake(
         {"/usr/bin/python3", std::string(AW_SOURCE_DIR) + "/tests/fakes/private_registry.py",
-         "--root", dir.path + "/registry", "--cert", reg_cert, "--key", reg_key, "--user",
-         "deploy", "--password", kDeployPass, "--log", reg_log, "--wheel", "privpkg==1.0"},
+         "--root", dir.path + "/registry", "--cert", reg_cert, "--key", reg_key, "--user", "deploy",
+         "--password", kDeployPass, "--log", reg_log, "--wheel", "privpkg==1.0"},
         &reg_pid);
     ASSERT_FALSE(line.empty()) << "the test registry did not start";
     reg_port = static_cast<uint16_t>(std::stoi(line));
@@ -260,8 +261,7 @@ TEST_F(PluginCallTest, PtraceIsRefusedInsideThePlugin) {
   EXPECT_NE(read_or_empty(data() + "/ptrace.txt").find("refused"), std::string::npos)
       << read_or_empty(data() + "/ptrace.txt");
   // Positive control: the same program, run by the test on the host, attaches.
-  EXPECT_EQ(std::system(("/usr/bin/python3 " + plugdir + "/attach.py >/dev/null 2>&1").c_str()),
-            0);
+  EXPECT_EQ(std::system(("/usr/bin/python3 " + plugdir + "/attach.py >/dev/null 2>&1").c_str()), 0);
 }
 
 }  // namespace

@@ -14,8 +14,8 @@
 #include <set>
 #include <sstream>
 
-#include "call_fixture.h"
 #include "base/fs.h"
+#include "call_fixture.h"
 #include "plugin/approval.h"
 #include "plugin/call.h"
 #include "plugin/disable.h"
