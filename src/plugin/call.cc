@@ -20,11 +20,13 @@
 #include "isolate/sandbox/unit_view.h"
 #include "plugin/approval.h"
 #include "plugin/disable.h"
+#include "plugin/injected_secrets.h"
 #include "plugin/manifest.h"
 #include "plugin/node_runtime.h"
 #include "plugin/program_path.h"
 #include "plugin/protocol.h"
 #include "plugin/sandbox_env.h"
+#include "plugin/worker_call.h"
 #include "plugin/write_paths.h"
 #include "proxy/egress_proxy.h"
 
@@ -68,9 +70,11 @@ struct CallPlace {
   }
 };
 
+// sock: in the call's folder, or under isolation user in the worker's helper folder.
+// inj: the secrets it adds (plugin/injected_secrets.h), with their values: the proxy's alone.
 Status start_proxy(const PluginConfig& p, const PluginHost& host, const std::string& plugin_dir,
-                   CallPlace& place, SandboxPlan& plan) {
-  std::string sock = place.dir + "/egress.sock";
+                   const std::string& sock, const PluginInjection& inj, CallPlace& place,
+                   SandboxPlan& plan) {
   place.log = std::fopen((plugin_dir + "/egress.log").c_str(), "ae");
   std::FILE* log = place.log;
   EgressProxyOptions o;
@@ -83,6 +87,8 @@ Status start_proxy(const PluginConfig& p, const PluginHost& host, const std::str
     o.static_hosts = host.test_static_hosts;
     o.allow_private_upstream = true;
   }
+  if (!host.test_upstream_ca.empty()) o.ca_file = host.test_upstream_ca;
+  inj.into(o);
   AW_TRY(place.proxy, with_context(EgressProxy::start(std::move(o)), "egress proxy"));
   plan.proxy_socket = sock;
   return {};
@@ -123,6 +129,13 @@ PluginHost plugin_host(const Config& cfg) {
   host.run = cfg.plugins.run;
   host.base = sandbox_base_paths(cfg);
   host.plugins_dir = state_dir_of(cfg) + "/plugins";
+  for (const auto& [name, secret] : cfg.secrets)
+    if (!secret.inject.empty()) host.inject[name] = secret.inject;
+  // The config's isolation is the unit's (a unit's notifiers and checks) and, for a call tied to
+  // no unit (a source polled by watch, its task_done), that of the units watch starts: the
+  // boundary the owner chose for code that is not theirs to trust.
+  if (cfg.isolation == Isolation::user)
+    host.worker = PluginWorker{cfg.worker_user, state_dir_of(cfg), ""};
   return host;
 }
 
@@ -142,8 +155,10 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
         p.name, p.name, p.name);
   if (p.command.empty()) return fail("plugin {} has no command", p.name);
   std::string plugin_dir = host.plugins_dir + "/" + p.name, data = plugin_dir + "/data";
-  AW_CHECK(with_context(make_dirs(data), fmt::format("plugin {}: its data folder", p.name)));
+  AW_CHECK(with_context(make_dirs(host.worker ? plugin_dir : data),
+                        fmt::format("plugin {}: its data folder", p.name)));
   AW_TRY(std::string id, random_hex(4));
+  std::unique_ptr<WorkerCall> as_worker;  // isolation user; released after place (its proxy)
   CallPlace place;
   place.dir = plugin_dir + "/call-" + id;
   AW_CHECK(make_dirs(place.dir));
@@ -156,11 +171,21 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   // What the call applies: p's grant with the manifest's limits and write: as real paths. p
   // itself stays what the owner approved.
   PluginConfig run = manifest ? bounded_limits(p, *manifest) : p;
+  // Under isolation user the call runs as the worker (plugin/worker_call.h): its write: folders
+  // refused, the worker taken, its data folder one the worker can be handed.
+  if (host.worker) {
+    AW_TRY(as_worker, WorkerCall::open(p, *host.worker, plugin_dir));
+    data = as_worker->data();
+  }
   AW_TRY(run.write, plugin_write_paths(p, host.base));
 
-  SandboxEnvSpec env_spec{"plugin",  p.name,      "AWAYWORK_PLUGIN", p.env,
-                          p.secrets, host.secret, host.environ_from, data};
+  // A declared secret the config's secrets: gives injection rules is added by the plugin's egress
+  // proxy and never handed to it: the plugin holds its placeholder. The rest go by name.
+  AW_TRY(PluginInjection inj, plugin_injection(p, host));
+  SandboxEnvSpec env_spec{"plugin",    p.name,      "AWAYWORK_PLUGIN", p.env,
+                          inj.by_name, host.secret, host.environ_from, data};
   AW_TRY(std::vector<std::string> env, sandbox_env(env_spec));
+  env.insert(env.end(), inj.env.begin(), inj.env.end());
   SandboxConfig sc;
   sc.mode = SandboxMode::required;  // no unsandboxed fallback for plugin code
   sc.network = p.net.empty() ? Network::none : Network::allowlist;
@@ -174,17 +199,38 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   sp.provider_state.clear();
   sp.programs.clear();
   sp.path_value = kSandboxPath;
+  if (as_worker) sp.root_owner = false;  // the worker is never root: root's files are not its
   AW_TRY(SandboxPlan plan,
          with_context(make_plan(sc, sp), fmt::format("plugin {}: its sandbox", p.name)));
   plan.cgroup_name = "plugin-" + p.name + "-" + id;
   AW_CHECK(lend_plugin_folder(p, plan));
+  if (as_worker) AW_CHECK(as_worker->check_reach(p, plan));
   // The owner approved this code and these permissions by hash, or nothing of it runs: read last
   // before the call, after the folder is known to be the plugin's own (never a whole home).
   AW_TRY(Approval approval, plugin_approval(p, host.plugins_dir));
   if (approval.state != ApprovalState::current) return fail("{}", approval_refusal(p, approval));
   if (plan.network == Network::allowlist) {
-    AW_CHECK(with_context(start_proxy(p, host, plugin_dir, place, plan),
+    std::string sock = place.dir + "/egress.sock";
+    if (as_worker) {
+      AW_TRY(sock, as_worker->proxy_socket());
+    }
+    AW_CHECK(with_context(start_proxy(p, host, plugin_dir, sock, inj, place, plan),
                           fmt::format("plugin {}", p.name)));
+    // The proxy's CA for the bound hosts, which the plugin's clients trust through the usual
+    // variables: a bundle of certificates only, lent read-only (in the worker's helper folder
+    // under isolation user, which the worker reaches by name; its key stays in this process).
+    if (inj.ca) {
+      AW_TRY(std::string hex, random_hex(8));
+      std::string bundle =
+          (as_worker ? as_worker->helper_dir() : place.dir) + "/ca-" + hex + ".pem";
+      AW_CHECK(with_context(write_ca_bundle(bundle, *inj.ca),
+                            fmt::format("plugin {}: its CA bundle", p.name)));
+      plan.readable.push_back({bundle, bundle, "ca"});
+      for (const std::string& name : ca_bundle_env_names()) env.push_back(name + "=" + bundle);
+    }
+    // The worker's sandbox connects as the worker: that one uid, by an ACL entry.
+    if (as_worker)
+      AW_CHECK(with_context(as_worker->grant_socket(sock), fmt::format("plugin {}", p.name)));
     std::string url = fmt::format("http://127.0.0.1:{}", plan.proxy_port);
     for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
       env.push_back(std::string(name) + "=" + url);
@@ -210,7 +256,13 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   spec.stdin_data = rpc_request(method, params);
   spec.timeout = std::chrono::milliseconds(run.timeout_ms);
   spec.grace = std::chrono::milliseconds(500);
-  spec.launcher = make_sandbox_launcher(plan);
+  std::string report = place.dir + "/warden.txt";  // the owner's: the warden writes it
+  if (as_worker) {
+    AW_TRY(spec.launcher,
+           with_context(as_worker->launcher(plan, report), fmt::format("plugin {}", p.name)));
+  } else {
+    spec.launcher = make_sandbox_launcher(plan);
+  }
   spec.on_output = [&](Stream s, std::string_view bytes) {
     if (s == Stream::err) {
       err.append(bytes);
@@ -228,7 +280,10 @@ Result<PluginCall> call_plugin(const PluginConfig& p, const PluginHost& host,
   auto ran = run_phase(spec);
   SandboxOomCount oom(plan.cgroup_name);
   int oom_kills = oom.sweep_after_phase();
+  // The data folder back from the worker, whatever the call did, before its outcome is read.
+  Status back = as_worker ? as_worker->finish(report) : Status{};
   if (!ran) return tl::make_unexpected(ran.error());
+  if (!back) return fail("plugin {}: {}", p.name, back.error().message);
   PluginCall call;
   call.phase = *ran;
   call.phase.oom_kills += oom_kills;

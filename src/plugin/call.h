@@ -6,14 +6,16 @@
 // folder (STATE/plugins/NAME/data, also its HOME) read-write, the system trees, a private /tmp;
 // no network unless it declares hosts, and then only those, through awaywork's egress proxy; an
 // environment built from nothing (PATH, HOME, TMPDIR, LANG, its declared `env:` names and its
-// declared secrets by name); its memory and process limits and its time per call. Nothing else of
-// the owner's: not the home, awaywork's config, state or database, nor any variable of awaywork or
-// of a unit. A machine that cannot build that sandbox runs no plugin (there is no unsandboxed
-// fallback), `plugins: {run: false}` runs none at all, and a plugin whose code or permissions
-// changed since the owner approved them (plugin/approval.h) is refused. A plugin whose manifest says
-// "runtime": "node" runs under Node's own permission model too, inside the same sandbox
-// (plugin/node_runtime.h). Under isolation user plugins still run as the owner, not the worker
-// (docs/plugins.md, "What is not built yet", says why and what it needs).
+// declared secrets by name, or, for a secret the config's `secrets:` gives injection rules, a
+// placeholder while its egress proxy adds the value: plugin/injected_secrets.h); its memory and
+// process limits and its time per call. Nothing else of the owner's: not the home, awaywork's
+// config, state or database, nor any variable of awaywork or of a unit. A machine that cannot build
+// that sandbox runs no plugin (there is no unsandboxed fallback), `plugins: {run: false}` runs none
+// at all, and a plugin whose code or permissions changed since the owner approved them
+// (plugin/approval.h) is refused. A plugin whose manifest says "runtime": "node" runs under Node's
+// own permission model too, inside the same sandbox (plugin/node_runtime.h). Under isolation user
+// the plugin runs as the worker, in the same sandbox built by the worker, its data folder one
+// handed to the worker for the call (plugin/worker_call.h).
 //
 // A process per call, not one kept alive between calls: a notifier is called twice a unit, so the
 // start costs little, and each call then begins from nothing, is held to its limits alone and ends
@@ -22,8 +24,10 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +38,13 @@
 
 namespace aw {
 
+// Who runs a plugin under isolation user (PluginHost::worker; plugin/worker_call.h).
+struct PluginWorker {
+  std::string name;       // the config's worker_user
+  std::string state_dir;  // where its lock is (STATE/worker-WORKER.lock)
+  std::string helper;     // the awaywork the worker runs as `__sandbox-exec`; "" = this program
+};
+
 // What awaywork's side lends every call: the owner's switch, what every sandbox hides, where the
 // plugins' folders live and how a declared secret's value is found.
 struct PluginHost {
@@ -43,10 +54,17 @@ struct PluginHost {
   // The value of a secret the plugin declares, by its name (the secret store; an Error when it is
   // not there). Unset: a plugin that declares a secret is refused.
   std::function<Result<std::string>(const std::string& name)> secret;
+  // The config's `secrets:` with injection rules, by name (issue 27): a declared secret found here
+  // is added by the plugin's egress proxy for the rules' hosts in its net:, never handed to it.
+  std::map<std::string, std::vector<InjectRule>> inject;
   char** environ_from = nullptr;  // where declared env: names are read; nullptr = environ
+  // isolation user: each call runs as this worker (plugin/worker_call.h); none = as the owner.
+  std::optional<PluginWorker> worker;
   // Tests only: names the egress proxy resolves to these addresses, loopback allowed (never from
   // configuration).
   std::map<std::string, std::string> test_static_hosts;
+  // Tests only: a CA file the egress proxy trusts for a bound host's upstream TLS.
+  std::string test_upstream_ca;
 };
 
 // From the owner's config: its switch, its sandbox's hidden paths, STATE/plugins.

@@ -12,6 +12,7 @@
 #include "base/json_write.h"
 #include "base/sha256.h"
 #include "record/store.h"
+#include "unit/check_plugins.h"
 #include "unit/steps.h"
 
 namespace aw {
@@ -181,8 +182,16 @@ Result<ArtifactApplied> apply_artifact(const Config& cfg, const std::string& dir
   std::vector<std::string> secrets;
   if (pub) secrets = pub->secrets();
   AW_TRY(Verdict v, recheck_artifact(cfg, a, secrets));
+  // The owner's check plugins, as after the output check in a unit: the apply job's own config
+  // and approvals decide, so that its house rules refuse here what they would refuse locally.
+  check_with_plugins(cfg, t.request_repo, t.base_ref, a.patch, u, secrets, v);
   if (verdict) *verdict = v;
   *refused = !v.accepted;
+  if (size_t n = plugin_refusals(v); n > 0)
+    return fail(
+        "artifact {}: the output check accepted it and a check plugin refused it ({} "
+        "reason{}); nothing published",
+        dir, n, n == 1 ? "" : "s");
   if (!v.accepted)
     return fail("artifact {}: the output check refused it again ({} reason{}); nothing published",
                 dir, v.refusals.size(), v.refusals.size() == 1 ? "" : "s");

@@ -12,6 +12,7 @@
 //   AW_TRY(Artifact a, load_artifact("/tmp/art"));       // any job: refuses a changed file
 //   Verdict v = recheck_artifact(a, bounds, ctx);         // check job: `check --from DIR`
 //   AW_TRY(ArtifactApplied r, apply_artifact(cfg, dir));  // apply job: `apply --from DIR`
+//                                                        // (re-check, then check plugins)
 //
 // Nothing in the folder is trusted: every file is read without following links and size-capped,
 // its sha256 is compared with the manifest, and the check runs again from the owner's config
@@ -56,7 +57,9 @@ Verdict recheck_artifact(const Artifact& a, const Bounds& bounds, const RequestC
 
 // `apply --from DIR`: load, resolve the repository and its publisher from cfg (publishers: the
 // caller's, publisher.h), re-check (with the publisher's credential among the secrets a patch must
-// not hold), then publish exactly as `apply ID` does.
+// not hold), ask the owner's check plugins as a unit does after its check (check_plugins.h: the
+// config's plugins, approved in its state folder; any refusal refuses), then publish exactly as
+// `apply ID` does.
 // *verdict gets the re-check's verdict; *refused says the Error is a refusal (a changed file or
 // the re-check), not a failure to publish. The unit's
 // record is saved in cfg's state folder, so `show ID` works in the apply job.

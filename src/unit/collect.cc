@@ -8,10 +8,8 @@
 #include "base/json_write.h"
 #include "check/check.h"
 #include "check/redact.h"
-#include "plugin/check.h"
-#include "plugin/disable.h"
 #include "unit/apply.h"
-#include "unit/plugin_secrets.h"
+#include "unit/check_plugins.h"
 #include "unit/steps.h"
 
 namespace aw {
@@ -33,46 +31,6 @@ std::string refusal_line(const Refusal& r) {
   return fmt::format("{} {}: {}", r.rule, where, r.detail);
 }
 
-// The owner's check plugins, asked only once awaywork's own check accepted (a refused patch is
-// refused already, and an accepted one holds none of the unit's secrets): each may add reasons,
-// none can remove one or change the patch. A plugin that fails refuses (plugin/check.h).
-void check_with_plugins(const Config* cfg, const Target& t, const Patch& patch, UnitRecord& u,
-                        const std::vector<std::string>& secrets, Verdict& v) {
-  if (!cfg || !v.accepted) return;
-  auto plugins = check_plugins_of(cfg->plugins);
-  if (plugins.empty()) return;
-  if (!cfg->plugins.run) {
-    u.notes.push_back(fmt::format(
-        "{} check plugin(s) not run: plugins are off on this machine (plugins: {{run: false}})",
-        plugins.size()));
-    return;
-  }
-  PluginHost host = plugin_host(*cfg);
-  // A check the owner disabled is the owner's word, like the switch for all of them: a note.
-  std::vector<std::string> disabled;
-  plugins = enabled_plugins(plugins, host.plugins_dir, &disabled);
-  for (const std::string& name : disabled)
-    u.notes.push_back(fmt::format(
-        "check plugin {} not run: you disabled it (awaywork plugin enable {} runs it again)", name,
-        name));
-  if (plugins.empty()) return;
-  auto requests = nlohmann::json::array();
-  for (const auto& r : v.requests) requests.push_back(to_json(r));
-  nlohmann::json params =
-      check_params(u.id, t.request_repo, t.base_ref, v.paths, patch.text, std::move(requests));
-  PluginSecrets lent;
-  lent.lend_to(host);
-  auto refusals = run_check_plugins(plugins, host, params);
-  if (refusals.empty()) return;
-  std::vector<std::string> redact = lent.redaction(secrets);
-  for (const PluginRefusal& r : refusals)
-    v.refusals.push_back({"plugin.check", redact_all(r.path, redact), r.line,
-                          redact_all(fmt::format("plugin {}: {}", r.plugin, r.reason), redact),
-                          "plugin"});
-  v.accepted = false;
-  v.requests.clear();  // a refused verdict carries none
-}
-
 Verdict check(const Config* cfg, const Target& t, const Patch& patch,
               const std::optional<std::string>& requests, const RunDir& dir, UnitRecord& u,
               const std::vector<std::string>& secrets) {
@@ -85,7 +43,9 @@ Verdict check(const Config* cfg, const Target& t, const Patch& patch,
   std::optional<std::string_view> req;
   if (requests) req = *requests;
   Verdict v = check_outputs(patch.text, req, t.repo.bounds, ctx);
-  check_with_plugins(cfg, t, patch, u, secrets, v);
+  // The owner's check plugins, asked only once awaywork's own check accepted (a refused patch is
+  // refused already, and an accepted one holds none of the unit's secrets).
+  if (cfg) check_with_plugins(*cfg, t.request_repo, t.base_ref, patch.text, u, secrets, v);
   (void)write_file(dir.verdict(), json_text(to_json(v), 2) + "\n", 0600);
   u.verdict = v.accepted ? "accepted" : "refused";
   for (const auto& r : v.refusals) u.refusals.push_back(refusal_line(r));

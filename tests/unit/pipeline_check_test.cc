@@ -117,6 +117,45 @@ TEST_F(Checked, ACheckPluginRefusesAfterTheOwnCheckAndNothingIsPublished) {
   EXPECT_NE(ok.record["branch"], "");
 }
 
+// The same check plugin on `apply --from DIR` (the reusable workflow's apply job): an artifact
+// made while no plugin was declared, accepted by awaywork's own check, is refused by the apply
+// job's license-check and nothing is published; with that plugin disabled by the owner (the
+// positive control) the same artifact is published, the note saying the check did not run.
+TEST_F(Checked, ACheckPluginRefusesAnArtifactOnApplyFrom) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root for the plugin's cgroup limits";
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "the example needs python3";
+  make_repo({{"a.txt", "x\n"}});
+  write_config(agent_script("nohdr", "printf 'int x;\\n' > new.c"));
+  std::string dir = root + "/artifact";
+  auto r = run_unit("add new.c", {"--artifact", dir});
+  ASSERT_EQ(r.record["verdict"], "accepted") << r.out << r.err;
+  ASSERT_TRUE(exists(dir + "/manifest.json")) << r.out << r.err;
+  EXPECT_EQ(git({"branch", "--list", "awaywork/*"}), "");  // held: the apply job publishes
+
+  std::ofstream(config, std::ios::app)
+      << "plugins:\n  run: true\n  lic:\n    kind: check\n    command: [" +
+             std::string(AW_SOURCE_DIR) + "/examples/plugins/license-check/license-check]\n";
+  auto approved = awaywork({"plugin", "approve", "lic"});
+  ASSERT_EQ(approved.exit_code, 0) << approved.out << approved.err;
+  auto apply = awaywork({"apply", "--from", dir});
+  EXPECT_EQ(apply.exit_code, 5) << apply.out << apply.err;
+  EXPECT_NE(apply.err.find("a check plugin refused it (1 reason); nothing published"),
+            std::string::npos)
+      << apply.err;
+  EXPECT_NE(apply.err.find("plugin lic: adds a source file without an SPDX"), std::string::npos)
+      << apply.err;
+  EXPECT_EQ(git({"branch", "--list", "awaywork/*"}), "");
+
+  auto off = awaywork({"plugin", "disable", "lic"});
+  ASSERT_EQ(off.exit_code, 0) << off.out << off.err;
+  auto again = awaywork({"apply", "--from", dir, "--json"});
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(git({"branch", "--list", "awaywork/*"}), "");
+  auto shown = awaywork({"show", r.record["id"].get<std::string>(), "--json"});
+  EXPECT_NE(shown.out.find("check plugin lic not run: you disabled it"), std::string::npos)
+      << shown.out;
+}
+
 TEST_F(Checked, CheckCommandGivesTheVerdictOnFiles) {
   make_repo({{"a.txt", "x\n"}});
   std::ofstream(root + "/bounds.yml") << "max_patch_files: 10\n";

@@ -64,7 +64,7 @@ std::vector<std::string> reclaim_unit_folders(const Config& cfg, const std::stri
     auto said = reclaim_abandoned(*where, ::getuid(), ::getgid());
     note = said ? "recovered: " + *said : "recovery failed: " + said.error().message;
     if (said) swept = sweep_after_crash(*where);
-    ::close(*lock);
+    unlock_worker(*lock);
   }
   std::vector<std::string> notes{note};
   if (!swept.empty()) notes.push_back(swept);

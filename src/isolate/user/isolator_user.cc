@@ -69,7 +69,7 @@ class UserIsolator : public Isolator {
 
   ~UserIsolator() override {
     stop_egress();
-    ::close(lock_);
+    unlock_worker(lock_);
   }
   UserIsolator(const UserIsolator&) = delete;
   UserIsolator& operator=(const UserIsolator&) = delete;

@@ -2,8 +2,10 @@
 // swapped folder, an outside hardlink or a surviving process loses the unit.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -13,12 +15,78 @@
 #include "isolate/user/handoff.h"
 #include "isolate/user/locations.h"
 #include "isolate/user/probes.h"
+#include "isolate/user/worker_lock.h"
 #include "user_fixture.h"
 
 namespace aw {
 namespace {
 
 using test::run_as;
+
+// Issue 28 item 4: the worker lock knows whether this process holds it (a unit's own plugin calls
+// run under its lock), refuses a unit holder at once and waits for a plugin call's.
+TEST(WorkerLock, ThisProcesssHoldIsKnownUntilReleased) {
+  char tmpl[] = "/tmp/aw-worker-lock-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string dir = tmpl;
+  EXPECT_FALSE(worker_locked_here(dir, "w"));
+  auto lock = lock_worker(dir, "w");
+  ASSERT_TRUE(lock.has_value()) << lock.error().message;
+  EXPECT_TRUE(worker_locked_here(dir, "w"));
+  EXPECT_FALSE(worker_locked_here(dir, "other"));
+  unlock_worker(*lock);
+  EXPECT_FALSE(worker_locked_here(dir, "w"));
+  (void)remove_tree(dir);
+}
+
+// A child holds the lock as holder for hold_ms (then exits, which releases it); what lock_worker
+// in this process says, and how long it took.
+std::pair<std::string, std::chrono::milliseconds> lock_while_held(const std::string& dir,
+                                                                  const std::string& holder,
+                                                                  int hold_ms) {
+  int ready[2];
+  if (::pipe(ready) != 0) return {"pipe failed", {}};
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::close(ready[0]);
+    auto lock = lock_worker(dir, "w", holder);
+    char c = lock ? 'L' : 'E';
+    (void)!::write(ready[1], &c, 1);
+    ::usleep(static_cast<useconds_t>(hold_ms) * 1000);
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  char c = 0;
+  std::string said;
+  auto start = std::chrono::steady_clock::now();
+  if (::read(ready[0], &c, 1) != 1 || c != 'L') {
+    said = "the child did not take the lock";
+  } else {
+    start = std::chrono::steady_clock::now();
+    auto lock = lock_worker(dir, "w");
+    said = lock ? "locked" : lock.error().message;
+    if (lock) unlock_worker(*lock);
+  }
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(ready[0]);
+  return {said, took};
+}
+
+TEST(WorkerLock, AUnitHoldingItIsRefusedAtOnceAPluginCallIsWaitedFor) {
+  char tmpl[] = "/tmp/aw-worker-lock-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string dir = tmpl;
+  auto [unit_said, unit_took] = lock_while_held(dir, "", 3000);
+  EXPECT_NE(unit_said.find("another unit is running as worker w"), std::string::npos) << unit_said;
+  EXPECT_LT(unit_took, std::chrono::milliseconds(2000));
+  auto [call_said, call_took] = lock_while_held(dir, std::string(kPluginHolder) + "tracker", 800);
+  EXPECT_EQ(call_said, "locked");
+  EXPECT_GE(call_took, std::chrono::milliseconds(500));
+  (void)remove_tree(dir);
+}
 
 // Issue 38, item 2: isolation.json (read again by crash recovery) with a field of the wrong type
 // is an error naming it, not a type_error: "isolation" was read outside the old try/catch, so a
