@@ -7,7 +7,8 @@
 // (`awaywork __mcp-relay TARGET`, isolation none and user, dispatched by cli/main.cc's table of
 // helpers before any option parsing) and aw_mcp_relay_static (`aw_mcp_relay_static TARGET`,
 // mcp_relay_main.cc), lent read-only into a container whose image has none of awaywork's
-// libraries. libc only, so that the static program carries nothing else.
+// libraries. The C and C++ standard libraries only, so that the static program carries nothing
+// else of awaywork.
 #pragma once
 
 #include <optional>
