@@ -11,7 +11,7 @@ set(aw_doc ${CMAKE_INSTALL_DATADIR}/doc/awaywork)
 
 install(TARGETS awaywork RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # static_program() looks in ../libexec/awaywork/ from the binary.
-install(TARGETS aw_probe_static aw_bridge_static RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/awaywork)
+install(TARGETS aw_probe_static aw_bridge_static aw_mcp_relay_static RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/awaywork)
 
 # Man pages: hand-written roff in docs/man/ (tests/package/docs_test.sh holds them to the real
 # flags), compressed as Debian policy wants (gzip -9n: no name or time in the header).

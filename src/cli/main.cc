@@ -8,13 +8,13 @@
 #include <utility>
 
 #include "cli/cmd_host.h"
-#include "cli/cmd_mcp_relay.h"
-#include "cli/cmd_probe.h"
 #include "cli/cmd_plugin.h"
+#include "cli/cmd_probe.h"
 #include "cli/cmd_secret.h"
 #include "cli/commands.h"
 #include "cli/version.h"
 #include "git/git.h"
+#include "isolate/mcp_relay.h"
 #include "isolate/probe/probe_user.h"
 #include "isolate/sandbox/sandbox_exec.h"
 #include "isolate/user/leftovers.h"
@@ -35,7 +35,7 @@ const Helper kHelpers[] = {
     aw::sandbox_exec_main,  // __sandbox-exec: the sandbox built as the worker (isolate/sandbox)
     aw::probe_worker_main,  // __probe-worker: the leak probes' worker half
     aw::sweep_worker_main,  // __sweep-worker: the worker's leftovers removed (isolate/user)
-    // Run by the agent's CLI inside the unit: a server run outside, reached (cli/cmd_mcp_relay.h).
+    // Run by the agent's CLI inside the unit: a server run outside, reached (isolate/mcp_relay.h).
     aw::mcp_relay_main,  // __mcp-relay
 };
 
@@ -180,7 +180,8 @@ int main(int argc, char** argv) {
     }
     g.config = abs.lexically_normal().string();
   }
-  // The commands: each subcommand and the one call that runs it (secret, host and plugin ran in parse).
+  // The commands: each subcommand and the one call that runs it (secret, host and plugin ran in
+  // parse).
   const std::pair<const CLI::App*, std::function<int()>> commands[] = {
       {run, [&] { return cmd_run(g, r); }},
       {replay, [&] { return cmd_replay(g, replay_id, replay_latest); }},

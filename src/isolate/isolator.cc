@@ -4,6 +4,9 @@
 #include <fmt/ranges.h>
 #include <sys/stat.h>
 
+#include <limits.h>
+#include <stdlib.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -31,6 +34,21 @@ Result<std::string> write_lent_folder(const std::string& parent, const LentFolde
     return dir;
   }
   return fail("no free lent folder under {}", parent);
+}
+
+Result<Argv> awaywork_mcp_relay(Isolator& iso) {
+  // This very program, never a name looked up in the unit's PATH (which the agent can change
+  // between rounds).
+  char buf[PATH_MAX];
+  if (!::realpath("/proc/self/exe", buf)) return fail("cannot find awaywork's own program");
+  std::string program(buf);
+  // Runnable where the CLI runs: lent read-only into a view that would not have it (awaywork
+  // outside /usr, as in a build tree); nothing when unsandboxed.
+  if (!program.starts_with("/usr/")) {
+    auto lent = iso.lend_path(program);
+    if (!lent) return fail("the MCP relay (awaywork itself): {}", lent.error().message);
+  }
+  return Argv{program, "__mcp-relay"};
 }
 
 Result<RunFolder> make_run_folder(const std::string& state_dir, const std::string& id) {

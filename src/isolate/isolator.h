@@ -106,6 +106,14 @@ class Isolator {
   // An owner folder (a plugin) bound read-only at its own path. false: unsandboxed, the phase
   // sees the host's folder as it is.
   virtual Result<bool> lend_path(const std::string& path) = 0;
+  // The command an agent's CLI runs, inside the agent phases' view, in place of an MCP server
+  // awaywork runs outside the unit (unit/agent_mcp.h): the relay (isolate/mcp_relay.h) and its
+  // leading arguments, to which the caller appends the target (a socket bridge_socket made, as
+  // the phases reach it). Lends the relay into the agent phases' view when they would not have it
+  // (none and user: awaywork itself; container: its static relay at a fixed path, since the image
+  // has none of awaywork's libraries). Called once per unit, before its first phase. An Error: no
+  // relay can run there (the fix named).
+  virtual Result<Argv> mcp_relay() = 0;
   // Asked every few hundred milliseconds while a phase runs, never blocking: why the unit must be
   // lost now (container: the engine stopped answering). The phase is stopped, after_phase still
   // runs, and the unit is recorded lost with this reason.
@@ -126,6 +134,11 @@ class Isolator {
 // egress proxy (why), so the rules would be accepted and their secrets never added. Every
 // isolation that starts no egress proxy for a unit asks this before making it.
 Status injection_needs_egress(const IsolationSpec& spec, const std::string& why);
+
+// awaywork itself as the MCP relay (`awaywork __mcp-relay`), lent read-only into iso's view when
+// it is not under /usr (a build tree, which a sandbox's view would not have): the relay of the
+// isolations whose phases run the host's own programs (none, user).
+Result<Argv> awaywork_mcp_relay(Isolator& iso);
 
 // Write folder.files into a new folder under parent (folder 0755, files 0644, owned by the
 // owner) and return its path: the source of a lent folder.

@@ -1,9 +1,6 @@
 // The agent's MCP servers run outside the unit, bridged in through a relay (agent_mcp.h).
 #include "unit/agent_mcp.h"
 
-#include <limits.h>
-#include <stdlib.h>
-
 #include <fmt/format.h>
 
 #include "base/fs.h"
@@ -13,14 +10,6 @@
 namespace aw {
 
 namespace {
-
-// This very program, as the relay the CLI starts: awaywork itself, never a name looked up in the
-// unit's PATH (which the agent can change between rounds).
-Result<std::string> this_program() {
-  char buf[PATH_MAX];
-  if (!::realpath("/proc/self/exe", buf)) return fail("cannot find awaywork's own program");
-  return std::string(buf);
-}
 
 // A path bound read-only into the phases' view (nothing to do when they have none).
 Status lend(Isolator& iso, const std::string& path, const std::string& what) {
@@ -37,7 +26,9 @@ Result<std::unique_ptr<AgentMcp>> AgentMcp::start(const Config& cfg, const Agent
                                                   const std::string& run_root, Isolator& iso,
                                                   std::vector<std::string>& literals) {
   std::unique_ptr<AgentMcp> out(new AgentMcp());
-  std::string program;
+  // The relay the CLI starts in each outside server's place, as the isolation gives it (isolate/
+  // isolator.h mcp_relay): asked once, at the first outside server.
+  Argv relay;
   // Opened once, at the first secret a server declares (kept by value: the host keeps the call).
   auto store = std::make_shared<std::unique_ptr<SecretStore>>();
   auto secret = [store](const std::string& name) -> Result<std::string> {
@@ -52,20 +43,12 @@ Result<std::unique_ptr<AgentMcp>> AgentMcp::start(const Config& cfg, const Agent
       out->for_cli_[name] = m;
       continue;
     }
-    // A container runs programs of its image: awaywork's own (dynamically linked) relay is not
-    // one of them, and a server the CLI cannot start would fail in the middle of the unit.
-    if (cfg.isolation == Isolation::container)
-      return fail(
-          "agent {}: MCP server {} (config line {}) has run: outside, which isolation container "
-          "cannot reach yet (awaywork's relay is not in the image); use isolation none or user, "
-          "or run: inside",
-          agent.name, name, m.line);
-    if (program.empty()) {
-      AW_TRY(program, this_program());
-      // The relay must be runnable where the CLI runs: lent read-only into a view that would not
-      // have it (awaywork outside /usr, as in a build tree); nothing when unsandboxed.
-      if (!program.starts_with("/usr/"))
-        AW_CHECK(lend(iso, program, "the MCP relay (awaywork itself)"));
+    // Before the server starts: a relay the CLI could not run would fail the unit in its middle.
+    if (relay.empty()) {
+      AW_TRY(relay, with_context(iso.mcp_relay(),
+                                 fmt::format("agent {}: MCP server {} (config line {}) has run: "
+                                             "outside",
+                                             agent.name, name, m.line)));
     }
     // Folders by number, not by the server's name: a config key is no path component.
     std::string dir = fmt::format("{}/mcp/{}", run_root, index);
@@ -89,7 +72,8 @@ Result<std::unique_ptr<AgentMcp>> AgentMcp::start(const Config& cfg, const Agent
     }
     McpServerConfig cli;
     cli.name = name;
-    cli.command = {program, "__mcp-relay", target};
+    cli.command = relay;
+    cli.command.push_back(target);
     out->for_cli_[name] = std::move(cli);
     out->servers_.push_back(std::move(server));
   }

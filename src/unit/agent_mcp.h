@@ -1,7 +1,8 @@
 // The agent's MCP servers that run outside the unit (`agents.NAME.mcp.SERVER.run: outside`,
 // issue 27 item 3): each started on the owner's side in a sandbox of its own
 // (plugin/mcp_outside.h), its socket bridged into the isolation the way the inference proxy's is,
-// and the agent's CLI told to start `awaywork __mcp-relay` in its place (cli/cmd_mcp_relay.h).
+// and the agent's CLI told to start the relay the isolation gives in its place (isolate/
+// mcp_relay.h: `awaywork __mcp-relay`, or aw_mcp_relay_static lent into a container).
 // The CLI's MCP config then names the relay and the socket only: no secret, no variable, no path
 // of the server's reaches the unit.
 #pragma once

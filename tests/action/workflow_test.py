@@ -300,7 +300,8 @@ class ActionSteps(unittest.TestCase):
         self.assertEqual(seen, want, "folders under the closed home go, the rest stay, in order")
 
     def test_the_build_installs_the_static_programs_where_awaywork_looks(self):
-        self.assertLessEqual({"aw_bridge_static", "aw_probe_static"}, set(self.static_programs))
+        self.assertLessEqual({"aw_bridge_static", "aw_probe_static", "aw_mcp_relay_static"},
+                            set(self.static_programs))
         # Where an installed awaywork looks for them: beside itself, then ../libexec/awaywork/.
         with open(os.path.join(ROOT, "src", "isolate", "container", "static_program.cc")) as f:
             self.assertIn('dir + "/../libexec/awaywork/" + name', f.read())

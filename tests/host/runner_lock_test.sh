@@ -40,7 +40,7 @@ docker run -d --name "$name" --hostname runnervm "${caps[@]}" \
   -v "$bin:/usr/local/libexec/awaywork/awaywork:ro" -v "$here:/t:ro" \
   "$image" sleep infinity >/dev/null
 # Beside the binary, as a package installs them: the static helpers it looks for there.
-for h in aw_probe_static aw_bridge_static; do
+for h in aw_probe_static aw_bridge_static aw_mcp_relay_static; do
   [ -e "$(dirname "$bin")/$h" ] && docker cp "$(dirname "$bin")/$h" "$name:/usr/local/libexec/awaywork/$h"
 done
 docker exec "$name" ln -s /usr/local/libexec/awaywork/awaywork /usr/bin/awaywork
@@ -69,7 +69,7 @@ action_ready() {  # action_ready AGENT_SCRIPT: the repository and the config of 
   # Not skipped by a flag as the other cases do: the action locks as on a runner, kernel step too.
   [ "$(ex cat /proc/sys/fs/protected_symlinks)$(ex cat /proc/sys/fs/protected_hardlinks)" = 11 ] ||
     skip "the kernel's link protections are off (scripts/test sets them); the lock refuses that"
-  for h in aw_probe_static aw_bridge_static; do
+  for h in aw_probe_static aw_bridge_static aw_mcp_relay_static; do
     ex test -x "/usr/local/libexec/awaywork/$h" || fail "no $h beside $bin (the action installs it)"
   done
   ex ln -sf /usr/local/libexec/awaywork/awaywork /usr/local/bin/awaywork

@@ -5,7 +5,8 @@
 set -euo pipefail
 fail() { echo "FAIL: $*"; exit 1; }
 
-for f in /usr/bin/awaywork /usr/libexec/awaywork/aw_probe_static /usr/libexec/awaywork/aw_bridge_static; do
+for f in /usr/bin/awaywork /usr/libexec/awaywork/aw_probe_static /usr/libexec/awaywork/aw_bridge_static \
+  /usr/libexec/awaywork/aw_mcp_relay_static; do
   [ -x "$f" ] || fail "$f is not installed"
 done
 ! ldd /usr/bin/awaywork | grep 'not found' || fail "a shared library of awaywork is missing (Depends)"

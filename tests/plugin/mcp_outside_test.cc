@@ -1,9 +1,10 @@
 // An MCP server run outside the unit (issue 27 item 3) with real processes: tests/unit/mcp/
 // probe_server.py, a stdio MCP server, started by McpOutsideServer in its own sandbox and spoken to
-// over its socket as the relay would, then through the real `awaywork __mcp-relay`. Its secret is
-// in its environment and nowhere else; it cannot read the owner's home (beside a positive control
-// that reads a declared path); nothing of the owner's environment reaches it; sessions past the
-// limit are closed; a missing secret refuses the server before anything runs.
+// over its socket as the relay would, then through the real relays (`awaywork __mcp-relay`,
+// `aw_mcp_relay_static`). Its secret is in its environment and nowhere else; it cannot read the
+// owner's home (beside a positive control that reads a declared path); nothing of the owner's
+// environment reaches it; sessions past the limit are closed; a missing secret refuses the server
+// before anything runs.
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -148,6 +150,9 @@ struct McpOutsideTest : ::testing::Test {
   }
 
   std::string socket() const { return state + "/runs/u/mcp-0.sock"; }
+  // Starts the server, then relay (argv) with an initialize and a tools/call on its stdin; checks
+  // the answers came back through it and the secret itself did not.
+  void carry_a_session(const std::vector<std::string>& relay);
 };
 
 TEST_F(McpOutsideTest, ToolsCallRoundTripsAndTheSecretIsTheServersAloneNotTheOwnersHome) {
@@ -225,11 +230,22 @@ TEST_F(McpOutsideTest, AMissingSecretRefusesTheServerBeforeAnythingRuns) {
   EXPECT_NE(::stat(socket().c_str(), &st), 0) << "it listened although it cannot run";
 }
 
-// The real relay the agent's CLI starts: `awaywork __mcp-relay SOCKET` copies a whole session
-// from its stdin to the server and the server's answers to its stdout, and ends when stdin does.
+// The real relays the agent's CLI starts: `awaywork __mcp-relay SOCKET` (isolation none and user)
+// and `aw_mcp_relay_static SOCKET` (lent into a container) each copy a whole session from their
+// stdin to the server and the server's answers to their stdout, and end when stdin does.
 TEST_F(McpOutsideTest, TheRelayCarriesASessionFromItsStdioToTheServer) {
   std::string relay = std::string(AW_BINARY_DIR) + "/src/cli/awaywork";
   if (::access(relay.c_str(), X_OK) != 0) AW_SKIP_OR_FAIL("no awaywork binary at " << relay);
+  carry_a_session({relay, "__mcp-relay", socket()});
+}
+
+TEST_F(McpOutsideTest, TheStaticRelayCarriesASessionFromItsStdioToTheServer) {
+  std::string relay = std::string(AW_BINARY_DIR) + "/src/cli/aw_mcp_relay_static";
+  if (::access(relay.c_str(), X_OK) != 0) AW_SKIP_OR_FAIL("no static relay at " << relay);
+  carry_a_session({relay, socket()});
+}
+
+void McpOutsideTest::carry_a_session(const std::vector<std::string>& relay) {
   auto started = McpOutsideServer::start(server, host, socket());
   ASSERT_TRUE(started) << started.error().message;
   std::string input =
@@ -248,6 +264,10 @@ TEST_F(McpOutsideTest, TheRelayCarriesASessionFromItsStdioToTheServer) {
   int in[2], out[2];
   ASSERT_EQ(::pipe(in), 0);
   ASSERT_EQ(::pipe(out), 0);
+  // Built before fork: the child only execs.
+  std::vector<char*> argv;
+  for (const auto& a : relay) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
@@ -255,7 +275,7 @@ TEST_F(McpOutsideTest, TheRelayCarriesASessionFromItsStdioToTheServer) {
     ::dup2(out[1], 1);
     ::close(in[1]);
     ::close(out[0]);
-    ::execl(relay.c_str(), relay.c_str(), "__mcp-relay", socket().c_str(), (char*)nullptr);
+    ::execv(argv[0], argv.data());
     ::_exit(127);
   }
   ::close(in[0]);

@@ -160,6 +160,21 @@ class ContainerIsolator : public Isolator {
     return true;
   }
 
+  // awaywork itself cannot run in the image (its libraries are the host's): the static relay,
+  // lent read-only into the agent's containers only (no other phase starts an MCP server) at a
+  // fixed path, so that the MCP config names no path of the host's.
+  Result<Argv> mcp_relay() override {
+    if (!mcp_relay_lent_) {
+      AW_TRY(
+          std::string program,
+          with_context(static_program("aw_mcp_relay_static"),
+                       "isolation container runs the MCP relay lent into the agent's container"));
+      agent_files_.emplace_back(std::move(program), kContainerMcpRelay);
+      mcp_relay_lent_ = true;
+    }
+    return Argv{kContainerMcpRelay};
+  }
+
   void add_agent_env_names(const std::vector<std::string>& names) override {
     for (const auto& n : names)
       if (std::find(ca_names_.begin(), ca_names_.end(), n) == ca_names_.end())
@@ -266,6 +281,9 @@ class ContainerIsolator : public Isolator {
 
  private:
   static constexpr uint16_t kProxyPort = 3128;
+  // Where aw_mcp_relay_static is inside the agent's containers (beside `awaywork probe`'s
+  // /.awaywork/probe).
+  static constexpr const char* kContainerMcpRelay = "/.awaywork/mcp-relay";
 
   Status start_egress() {
     std::string sock = run_root_ + "/egress.sock";
@@ -325,6 +343,7 @@ class ContainerIsolator : public Isolator {
   std::vector<std::string> profile_names_;
   std::vector<std::string> ca_names_;  // the CA bundle's variables, when the unit has a CA
   bool prompt_file_mode_ = false;
+  bool mcp_relay_lent_ = false;  // aw_mcp_relay_static is in agent_files_
   UnitPaths paths_;
   std::string host_prompt_, inner_prompt_, clone_;
   std::unique_ptr<EngineWatch> watch_;  // while a phase runs

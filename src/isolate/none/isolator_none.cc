@@ -86,6 +86,8 @@ class NoneIsolator : public Isolator {
     return true;
   }
 
+  Result<Argv> mcp_relay() override { return awaywork_mcp_relay(*this); }
+
   Result<Launcher> launcher(const PhasePlan& phase, int) override {
     if (!sandbox_) return Launcher{};
     SandboxPlan plan = sandbox_->plan;

@@ -141,6 +141,8 @@ class UserIsolator : public Isolator {
     return true;
   }
 
+  Result<Argv> mcp_relay() override { return awaywork_mcp_relay(*this); }
+
   Status before_phase() override {
     handed_ = true;
     return aw::before_phase(handoff_);

@@ -1,5 +1,5 @@
-// `awaywork __mcp-relay TARGET`: stdin and stdout copied to and from one socket (cmd_mcp_relay.h).
-#include "cli/cmd_mcp_relay.h"
+// The MCP relay: stdin and stdout copied to and from one socket (mcp_relay.h).
+#include "isolate/mcp_relay.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -107,24 +107,28 @@ int pump(int sock) {
 
 }  // namespace
 
-std::optional<int> mcp_relay_main(int argc, char** argv) {
-  if (argc < 2 || argv[1] != kName) return std::nullopt;
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: awaywork %s SOCKET|127.0.0.1:PORT\n", argv[1]);
-    return 2;
-  }
+int run_mcp_relay(const char* program, const char* target) {
   // A client gone is an answer (EPIPE), not a signal that ends the relay mid-write.
   ::signal(SIGPIPE, SIG_IGN);
   std::string why;
-  int sock = connect_to(argv[2], why);
+  int sock = connect_to(target, why);
   if (sock < 0) {
-    std::fprintf(stderr, "awaywork %s: cannot reach the MCP server at %s: %s\n", argv[1], argv[2],
+    std::fprintf(stderr, "%s: cannot reach the MCP server at %s: %s\n", program, target,
                  why.c_str());
     return 1;
   }
   int rc = pump(sock);
   ::close(sock);
   return rc;
+}
+
+std::optional<int> mcp_relay_main(int argc, char** argv) {
+  if (argc < 2 || argv[1] != kName) return std::nullopt;
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: awaywork %s SOCKET|127.0.0.1:PORT\n", argv[1]);
+    return 2;
+  }
+  return run_mcp_relay("awaywork __mcp-relay", argv[2]);
 }
 
 }  // namespace aw
