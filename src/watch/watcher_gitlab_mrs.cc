@@ -6,11 +6,11 @@
 // diff discussion is a review comment, any other note counts only as the command; only admitted
 // people's (their access level, Developer and up by default), never awaywork's own, never an
 // edited note; a reviewer's request for changes (GitLab's system note "requested changes", by
-// the reviewer) is a review requesting changes. An admitted one queues the follow-up with the limits, cooldown and batching of a
-// pull request's (watcher_pulls.cc take_pull_triggers, queue_pull, start_pull). With follow_ci, a
-// failed pipeline on an idle merge request's head queues one too, with no note (check_ci), and
-// every poll looks again at the merge requests seen before (sweep_ci): a pipeline's end need not
-// change the list.
+// the reviewer) is a review requesting changes. An admitted one queues the follow-up with the
+// limits, cooldown and batching of a pull request's (watcher_pulls.cc take_pull_triggers,
+// queue_pull, start_pull). With follow_ci, a failed pipeline on an idle merge request's head queues
+// one too, with no note (check_ci), and every poll looks again at the merge requests seen before
+// (sweep_ci): a pipeline's end need not change the list.
 //
 // Counted requests: the list is asked under the poll state's updated_after, each page
 // conditional on its last ETag (the client's cache), so an idle poll adds one 304; a merge

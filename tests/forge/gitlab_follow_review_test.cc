@@ -5,6 +5,10 @@
 // `apply --from DIR` publishes it there.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "forge/gitlab/mr_source.h"
 #include "forge/gitlab/text.h"
 
@@ -24,11 +28,10 @@ TEST(GitlabChangeRequests, OnlyARequestForChangesIsAReviewRequestingChanges) {
     r.created_at = "2026-12-01T10:00:00.000Z";
     return r;
   };
-  auto got = gitlab_change_requests({reviewer("maint", 7, "requested_changes"),
-                                     reviewer("dev", 8, "reviewed"),
-                                     reviewer("ann", 9, "approved"),
-                                     reviewer("bob", 10, "unreviewed")},
-                                    "2026-12-06T08:00:00Z");
+  auto got = gitlab_change_requests(
+      {reviewer("maint", 7, "requested_changes"), reviewer("dev", 8, "reviewed"),
+       reviewer("ann", 9, "approved"), reviewer("bob", 10, "unreviewed")},
+      "2026-12-06T08:00:00Z");
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].author.login, "maint");
   EXPECT_EQ(got[0].state, "CHANGES_REQUESTED");
@@ -39,23 +42,24 @@ TEST(GitlabChangeRequests, OnlyARequestForChangesIsAReviewRequestingChanges) {
 
 class GitlabMrReviewTest : public GitlabMrTest {
  protected:
-  std::string mr_path() const { return "projects/" + kProject + "/merge_requests/" + std::to_string(mr); }
+  std::string mr_path() const {
+    return "projects/" + kProject + "/merge_requests/" + std::to_string(mr);
+  }
 
   // `user` submits a review of awaywork's merge request ending in `state`.
   void review(const std::string& user, const std::string& state) {
-    ASSERT_TRUE(fake->control("POST", mr_path() + "/reviewers",
-                              {{"username", user}, {"state", state}})
-                    .is_object())
+    ASSERT_TRUE(
+        fake->control("POST", mr_path() + "/reviewers", {{"username", user}, {"state", state}})
+            .is_object())
         << fake->error();
   }
 
   // The reviewers API as GitLab answers it: username -> state.
   std::map<std::string, std::string> reviewers() {
     std::map<std::string, std::string> out;
-    auto r = fake->api("GET",
-                       "/projects/grp%2Fsub%2Fapp/merge_requests/" + std::to_string(mr) +
-                           "/reviewers",
-                       token);
+    auto r = fake->api(
+        "GET", "/projects/grp%2Fsub%2Fapp/merge_requests/" + std::to_string(mr) + "/reviewers",
+        token);
     EXPECT_EQ(r.status, 200) << r.body.dump(2);
     for (const auto& v : r.body) out[v["user"]["username"]] = v["state"];
     return out;
@@ -102,11 +106,11 @@ TEST_F(GitlabMrReviewTest, ARequestForChangesStartsAFollowUpAndTheReviewerIsAske
   EXPECT_EQ(now["dev"], "reviewed") << "not asked: they requested no changes";
   EXPECT_EQ(now["guest"], "requested_changes") << "not admitted: nobody's request";
   bool asked = false;
-  for (const auto& n :
-       fake->api("GET", "/projects/grp%2Fsub%2Fapp/merge_requests/" + std::to_string(mr) +
-                            "/notes?per_page=100",
-                 token)
-           .body)
+  for (const auto& n : fake->api("GET",
+                                 "/projects/grp%2Fsub%2Fapp/merge_requests/" + std::to_string(mr) +
+                                     "/notes?per_page=100",
+                                 token)
+                           .body)
     asked = asked || (n["system"] == true && n["author"]["username"] == "aw-bot" &&
                       n["body"] == "requested review from @maint");
   EXPECT_TRUE(asked);
@@ -228,8 +232,7 @@ TEST_F(GitlabMrReviewTest, ARunPrArtifactIsHeldAndApplyFromPublishesItOnTheBranc
   write_agent("printf 'BRAVO\\nline two\\n' > b.txt");
   std::string artifact = tmp.path + "/artifact";
   size_t writes_before = fake->writes().size();
-  Captured c =
-      aw({"run", "--pr", "app!" + std::to_string(mr), "--artifact", artifact, "--json"});
+  Captured c = aw({"run", "--pr", "app!" + std::to_string(mr), "--artifact", artifact, "--json"});
   ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
   auto u = json::parse(c.out, nullptr, false);
   ASSERT_FALSE(u.is_discarded()) << c.out;

@@ -17,17 +17,16 @@ class WatchGitlabReviewTest : public WatchGitlabMrTest {
   }
 
   void review(const std::string& user, const std::string& state) {
-    ASSERT_TRUE(fake->control("POST", mr_path() + "/reviewers",
-                              {{"username", user}, {"state", state}})
-                    .is_object())
+    ASSERT_TRUE(
+        fake->control("POST", mr_path() + "/reviewers", {{"username", user}, {"state", state}})
+            .is_object())
         << fake->error();
   }
 
   std::string state_of(const std::string& user) {
-    auto r = fake->api("GET",
-                       "/projects/grp%2Fsub%2Fapp/merge_requests/" + std::to_string(mr) +
-                           "/reviewers",
-                       token);
+    auto r = fake->api(
+        "GET", "/projects/grp%2Fsub%2Fapp/merge_requests/" + std::to_string(mr) + "/reviewers",
+        token);
     EXPECT_EQ(r.status, 200) << r.body.dump(2);
     for (const auto& v : r.body)
       if (v["user"]["username"] == user) return v["state"];

@@ -109,8 +109,7 @@ Status GitLabMrPublisher::end_note(const UnitRecord& u, const std::string& pull_
 
 Result<OpenPublisher> gitlab_follow_up_publishers(const Config& cfg, const UnitRecord& u,
                                                   const RepoConfig& r, int64_t iid,
-                                                  const std::string& branch,
-                                                  PullFollowUp follow) {
+                                                  const std::string& branch, PullFollowUp follow) {
   AW_TRY(std::unique_ptr<GitLabSession> opened,
          with_context(open_gitlab(cfg, r), "repo " + u.repo));
   GitLabMrRun run;

@@ -54,8 +54,7 @@ Status gitlab_followable(const ForgePull& mr, const GitLabSession& s) {
 }
 
 Result<std::vector<GitLabReviewer>> gitlab_mr_reviewers(GitLabSession& s, int64_t iid) {
-  std::string target =
-      fmt::format("{}/merge_requests/{}/reviewers", s.project_target(), iid);
+  std::string target = fmt::format("{}/merge_requests/{}/reviewers", s.project_target(), iid);
   AW_TRY(ApiReply r, s.gl.call("GET", target));
   if (r.status == 404) return std::vector<GitLabReviewer>{};  // before GitLab 15.3
   if (r.status < 200 || r.status >= 300) return fail("{}", s.gl.describe("GET", target, r));
