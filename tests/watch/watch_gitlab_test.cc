@@ -21,13 +21,13 @@
 #include "../git/git_fixture.h"
 #include "base/fs.h"
 #include "event_lines.h"
-#include "watch_gitlab_fixture.h"
 #include "forge/admission.h"
 #include "forge/gitlab/text.h"
 #include "forge/gitlab/watch_source.h"
 #include "proc/capture.h"
 #include "watch/claim.h"
 #include "watch/triggers.h"
+#include "watch_gitlab_fixture.h"
 
 namespace aw::test {
 namespace {
