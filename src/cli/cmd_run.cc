@@ -150,21 +150,16 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
                                    o.pr));
       return kExitUsage;
     }
-    if (gitlab_repo(*cfg, ref->repo) && !o.artifact.empty()) {
-      // `apply --from` publishes a GitHub follow-up on its pull request; a merge request's
-      // follow-up from an artifact has no publisher yet: refused before anything runs.
-      fmt::print(stderr,
-                 "awaywork run: --pr {}: --artifact is for a GitHub pull request's follow-up; a "
-                 "GitLab merge request's is not built yet\n",
-                 o.pr);
-      return kExitUsage;
-    }
     if (gitlab_repo(*cfg, ref->repo)) {
       auto mr = gitlab_mr_run(*cfg, ref->repo, ref->number);
       if (!mr) return usage_error(mr.error());
       RunRequest follow = follow_up_request(mr->request, o);
+      // With --artifact, as on GitHub: held (nothing pushed, no reply, no re-request, no
+      // progress note) and written to the folder, which `apply --from` publishes on the merge
+      // request (forge/gitlab/mr_publisher.h gitlab_follow_up_publishers).
+      follow.hold = req.hold;
       std::unique_ptr<GitLabProgressObserver> note;
-      if (!o.no_progress_comment)
+      if (!o.no_progress_comment && !follow.hold)
         note =
             std::make_unique<GitLabProgressObserver>(*mr->session, ref->number, "merge_requests");
       return run_and_report(g, *cfg, follow, gitlab_mr_publishers(*mr), interrupted, "run",

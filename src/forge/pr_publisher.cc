@@ -8,6 +8,7 @@
 
 #include "config/repos.h"
 #include "forge/follow_up_push.h"
+#include "forge/gitlab/mr_publisher.h"
 #include "forge/marker.h"
 
 namespace aw {
@@ -95,11 +96,27 @@ Result<OpenPublisher> follow_up_publishers(const Config& cfg, const UnitRecord& 
       auto parsed = std::from_chars(of->data(), of->data() + open, number);
       if (parsed.ec != std::errc() || parsed.ptr != of->data() + open) number = 0;
       branch = of->substr(open + 9, of->size() - open - 10);
+      // A GitLab merge request's: "(branch B, GitLab merge request !N)"; a branch name holds no
+      // space.
+      branch = branch.substr(0, branch.find(", "));
     }
   }
   if (number <= 0 || branch.empty())
     return fail("unit {}: its record names no pull request it follows up", u.id);
+  PullFollowUp follow;
+  if (auto threads = note_after(u, kFollowUpThreadsNote))
+    for (const std::string& t : split_list(*threads)) {
+      int64_t id = 0;
+      auto parsed = std::from_chars(t.data(), t.data() + t.size(), id);
+      if (parsed.ec != std::errc() || parsed.ptr != t.data() + t.size() || id <= 0)
+        return fail("unit {}: its note of review threads is not a list of ids: {}", u.id, t);
+      follow.threads.push_back(id);
+    }
+  if (auto who = note_after(u, kFollowUpReviewersNote)) follow.reviewers = split_list(*who);
   AW_TRY(RepoConfig r, with_context(find_forge_repo(cfg, u.repo), "unit " + u.id));
+  // A gitlab: project's unit follows up a merge request: GitLab's publisher, on the same rules.
+  if (!r.forge.gitlab.empty())
+    return gitlab_follow_up_publishers(cfg, u, r, number, branch, std::move(follow));
   AW_TRY(std::unique_ptr<ForgeSession> opened, with_context(open_forge(cfg, r), "repo " + u.repo));
   PullRun run;
   run.session = std::move(opened);
@@ -112,15 +129,7 @@ Result<OpenPublisher> follow_up_publishers(const Config& cfg, const UnitRecord& 
   if (run.pull.head_ref != branch)
     return fail("pull request {}#{} is on branch {} now, not on {} where unit {} was made",
                 s.owner_repo, number, run.pull.head_ref, branch, u.id);
-  if (auto threads = note_after(u, kFollowUpThreadsNote))
-    for (const std::string& t : split_list(*threads)) {
-      int64_t id = 0;
-      auto parsed = std::from_chars(t.data(), t.data() + t.size(), id);
-      if (parsed.ec != std::errc() || parsed.ptr != t.data() + t.size() || id <= 0)
-        return fail("unit {}: its note of review threads is not a list of ids: {}", u.id, t);
-      run.follow.threads.push_back(id);
-    }
-  if (auto who = note_after(u, kFollowUpReviewersNote)) run.follow.reviewers = split_list(*who);
+  run.follow = std::move(follow);
   return pull_publishers(run);
 }
 

@@ -35,7 +35,8 @@ class PullPublisher : public ForgePublisher {
 // reviewers from the record's notes (pr_source.h). The publish is idempotent: the branch's tip
 // already this unit's commit is success, each reply found by its marker is not posted again, and
 // a reviewer still requested is not requested again. An Error when the record names no pull
-// request or it cannot be followed.
+// request or it cannot be followed. A gitlab: repository's unit follows up a merge request:
+// forge/gitlab/mr_publisher.h's gitlab_follow_up_publishers, on the same rules.
 Result<OpenPublisher> follow_up_publishers(const Config& cfg, const UnitRecord& u);
 
 // The pull request's repository publishes through a PullPublisher; any other, and a command on

@@ -5,11 +5,12 @@
 // by GitHub's pull request rules (watch/triggers.h scan_pull_triggers): a note in an unresolved
 // diff discussion is a review comment, any other note counts only as the command; only admitted
 // people's (their access level, Developer and up by default), never awaywork's own, never an
-// edited note. An admitted one queues the follow-up with the limits, cooldown and batching of a
-// pull request's (watcher_pulls.cc take_pull_triggers, queue_pull, start_pull). With follow_ci, a
-// failed pipeline on an idle merge request's head queues one too, with no note (check_ci), and
-// every poll looks again at the merge requests seen before (sweep_ci): a pipeline's end need not
-// change the list.
+// edited note; a reviewer's request for changes (GitLab's system note "requested changes", by
+// the reviewer) is a review requesting changes. An admitted one queues the follow-up with the
+// limits, cooldown and batching of a pull request's (watcher_pulls.cc take_pull_triggers,
+// queue_pull, start_pull). With follow_ci, a failed pipeline on an idle merge request's head queues
+// one too, with no note (check_ci), and every poll looks again at the merge requests seen before
+// (sweep_ci): a pipeline's end need not change the list.
 //
 // Counted requests: the list is asked under the poll state's updated_after, each page
 // conditional on its last ETag (the client's cache), so an idle poll adds one 304; a merge
@@ -114,10 +115,25 @@ bool Watcher::examine_gitlab_mr(Repo& r, const json& mr, int64_t now) {
     review_comments.push_back(as_comment(c.id, c.author, c.body, c.created_at, c.updated_at));
   for (const ForgeComment& c : notes.conversation)
     comments.push_back(as_comment(c.id, c.author, c.body, c.created_at, c.updated_at));
+  // A reviewer's "Request changes" (GitLab 16.9 and later) is GitHub's review requesting changes:
+  // GitLab records it as a system note "requested changes" written as the reviewer, whose id
+  // grows as a review's does, so the discussions already read tell it (no reviewers request
+  // per poll). Only GitLab writes system notes; the follow-up reads the reviewers API again.
+  json reviews = json::array();
+  for (const GitLabDiscussion& d : *discussions)
+    for (const GitLabDiscussionNote& dn : d.notes)
+      if (dn.note.system && dn.note.comment.body == "requested changes")
+        reviews.push_back({{"id", dn.note.comment.id},
+                           {"user",
+                            {{"login", dn.note.comment.author.login},
+                             {"type", dn.note.comment.author.bot ? "Bot" : "User"}}},
+                           {"state", "CHANGES_REQUESTED"},
+                           {"body", ""},
+                           {"submitted_at", dn.note.comment.created_at}});
   const std::string& self = r.forge->self_login();
   Admission adm(r.repo.forge.trust, stop_after_of(r), self, gitlab_roles(*r.gl, notes.ids), now);
   TriggerScan scan =
-      scan_pull_triggers(r.watch.command, json(), review_comments, comments, slot.seen, self,
+      scan_pull_triggers(r.watch.command, reviews, review_comments, comments, slot.seen, self,
                          [&](const ForgeUser& u) { return adm.check(u); });
   bool admitted = take_pull_triggers(r, slot, scan, now);
   bool ok = true;

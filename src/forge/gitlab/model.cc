@@ -163,4 +163,21 @@ Result<std::vector<GitLabDiscussion>> gitlab_discussions_from_json(const json& j
   return list_of<GitLabDiscussion>(j, what, discussion_from_json);
 }
 
+namespace {
+
+Result<GitLabReviewer> reviewer_from_json(const json& r, const std::string& at) {
+  AW_CHECK(object(r, at));
+  GitLabReviewer out;
+  AW_TRY(out.user, gitlab_user_from_json(r.value("user", json()), at + " .user"));
+  AW_CHECK(strs(r, at, {{"state", &out.state}, {"created_at", &out.created_at}}));
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<GitLabReviewer>> gitlab_reviewers_from_json(const json& j,
+                                                               const std::string& what) {
+  return list_of<GitLabReviewer>(j, what, reviewer_from_json);
+}
+
 }  // namespace aw

@@ -64,4 +64,16 @@ struct GitLabDiscussion {
 Result<std::vector<GitLabDiscussion>> gitlab_discussions_from_json(const nlohmann::json& j,
                                                                    const std::string& what);
 
+// A merge request's reviewer (GET .../merge_requests/:iid/reviewers, GitLab 15.3 and later):
+// the user and the state of their review: unreviewed, review_started, reviewed,
+// requested_changes (GitLab 16.9 and later: GitHub's review requesting changes), approved or
+// unapproved. GitLab gives no time for the state's change, only when the reviewer was added.
+struct GitLabReviewer {
+  GitLabUser user;
+  std::string state;
+  std::string created_at;
+};
+Result<std::vector<GitLabReviewer>> gitlab_reviewers_from_json(const nlohmann::json& j,
+                                                               const std::string& what);
+
 }  // namespace aw

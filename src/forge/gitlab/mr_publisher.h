@@ -33,6 +33,10 @@ class GitLabMrPublisher : public GitLabPublisher {
                   const std::string& reason) override;
 
  private:
+  // After the push and the replies: each reviewer the task named whose review still requests
+  // changes asked for a review again ("review-request" posted, or already).
+  Status request_review_again(Applied& a);
+
   std::shared_ptr<GitLabSession> s_;
   ForgePull mr_;
   PullFollowUp follow_;
@@ -42,5 +46,15 @@ class GitLabMrPublisher : public GitLabPublisher {
 // The merge request's project publishes through a GitLabMrPublisher; any other as
 // any_forge_publishers.
 OpenPublisher gitlab_mr_publishers(const GitLabMrRun& run);
+
+// `apply ID` of a merge request's follow-up, and `apply --from DIR` of its artifact (GitHub's
+// follow_up_publishers, forge/pr_publisher.h, hands a gitlab: repository's unit here): the merge
+// request `iid` read again, which must still be awaywork's, from the project itself, on `branch`
+// (where the unit was made), its discussions read again for where each reply of `follow.threads`
+// goes; the publish is then the run's (one fast-forward commit or nothing, the replies and the
+// re-request found by marker and state, so a second apply posts nothing).
+Result<OpenPublisher> gitlab_follow_up_publishers(const Config& cfg, const UnitRecord& u,
+                                                  const RepoConfig& r, int64_t iid,
+                                                  const std::string& branch, PullFollowUp follow);
 
 }  // namespace aw

@@ -34,7 +34,47 @@ std::string whole_seconds(const std::string& t) {
   return t.size() >= 19 ? t.substr(0, 19) + "Z" : t;
 }
 
+std::string utc_now() {
+  std::time_t t = ::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char out[32];
+  std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return out;
+}
+
 }  // namespace
+
+Status gitlab_followable(const ForgePull& mr, const GitLabSession& s) {
+  // A merge request whose source project is its target project has its head in this project.
+  ForgePull as_pull = mr;
+  if (!as_pull.head_repo.empty() && as_pull.head_repo == as_pull.base_repo)
+    as_pull.head_repo = s.project;
+  return followable(as_pull, s.project, s.self.user.login);
+}
+
+Result<std::vector<GitLabReviewer>> gitlab_mr_reviewers(GitLabSession& s, int64_t iid) {
+  std::string target = fmt::format("{}/merge_requests/{}/reviewers", s.project_target(), iid);
+  AW_TRY(ApiReply r, s.gl.call("GET", target));
+  if (r.status == 404) return std::vector<GitLabReviewer>{};  // before GitLab 15.3
+  if (r.status < 200 || r.status >= 300) return fail("{}", s.gl.describe("GET", target, r));
+  return gitlab_reviewers_from_json(r.body, "GET " + target);
+}
+
+std::vector<ForgeReview> gitlab_change_requests(const std::vector<GitLabReviewer>& reviewers,
+                                                const std::string& now) {
+  std::vector<ForgeReview> out;
+  for (const GitLabReviewer& v : reviewers) {
+    if (v.state != "requested_changes") continue;
+    ForgeReview r;
+    r.id = v.user.id;
+    r.author = v.user.user;
+    r.state = "CHANGES_REQUESTED";
+    r.submitted_at = now;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
 
 Result<IssueRef> parse_mr_ref(const std::string& text) {
   size_t bang = text.rfind('!');
@@ -101,16 +141,15 @@ Result<GitLabMrRun> gitlab_mr_run(const Config& cfg, const std::string& repo, in
     std::string base = fmt::format("{}/merge_requests/{}", s.project_target(), iid);
     AW_TRY(nlohmann::json mj, s.gl.get(base));
     AW_TRY(run.mr, gitlab_mr_from_json(mj, "GET " + base));
-    // GitHub's rule (pr_source.h followable), on GitLab's names: a merge request whose source
-    // project is its target project has its head in this project.
-    ForgePull as_pull = run.mr;
-    if (!as_pull.head_repo.empty() && as_pull.head_repo == as_pull.base_repo)
-      as_pull.head_repo = s.project;
-    AW_CHECK(followable(as_pull, s.project, s.self.user.login));
+    AW_CHECK(gitlab_followable(run.mr, s));
     std::string talk = base + "/discussions";
     AW_TRY(nlohmann::json dj, s.gl.get_all(talk + "?per_page=100"));
     AW_TRY(auto discussions, gitlab_discussions_from_json(dj, "GET " + talk));
     notes = mr_notes(discussions);
+    // A reviewer's request for changes asks for work as GitHub's review does; its words are
+    // the reviewer's notes, read above. Their ids for admission's members lookup.
+    AW_TRY(auto reviewers, gitlab_mr_reviewers(s, iid));
+    for (const GitLabReviewer& v : reviewers) notes.ids.emplace(v.user.user.login, v.user.id);
     Admission adm(r.forge.trust, r.forge.stop_after, s.self.user.login, gitlab_roles(s, notes.ids),
                   ::time(nullptr));
     PullTask t;
@@ -118,6 +157,7 @@ Result<GitLabMrRun> gitlab_mr_run(const Config& cfg, const std::string& repo, in
     t.repo = s.project;
     t.pull = run.mr;
     AW_TRY(t.opening_task, opening_task(cfg, run.mr));
+    t.reviews = gitlab_change_requests(reviewers, utc_now());
     t.comments = notes.threads;
     t.conversation = notes.conversation;
     t.self_login = s.self.user.login;
@@ -141,9 +181,11 @@ Result<GitLabMrRun> gitlab_mr_run(const Config& cfg, const std::string& repo, in
     }
     run.follow = build_pull_task(t, [&](const ForgeUser& u) { return adm.check(u); });
     run.discussion_of = notes.discussion_of;
-    if (run.follow.threads.empty() && run.follow.quoted == 0 && run.follow.failing.empty())
+    if (run.follow.threads.empty() && run.follow.quoted == 0 && run.follow.failing.empty() &&
+        run.follow.reviewers.empty())
       return fail(
-          "nothing to follow up: no admitted discussion or note asks for work{} ({} by people "
+          "nothing to follow up: no admitted discussion, note or request for changes asks for "
+          "work{} ({} by people "
           "not admitted, {} edited, {} resolved discussion(s), left out)",
           r.follow_ci ? " and no job fails in the head's pipeline" : "", run.follow.left_out,
           run.follow.edited, notes.resolved);
@@ -170,6 +212,16 @@ Result<GitLabMrRun> gitlab_mr_run(const Config& cfg, const std::string& repo, in
   // The record's follow-up note (record.h is_follow_up) names it as GitHub's does.
   req.origin.notes.push_back(fmt::format("{}{} (branch {}, GitLab merge request !{})",
                                          kFollowUpNote, iid, run.mr.head_ref, iid));
+  // What `apply ID` of this unit needs to publish as this run would (mr_publisher.h): the
+  // discussions to reply in and the reviewers to ask again, as GitHub's follow-up records them.
+  if (!run.follow.threads.empty())
+    req.origin.notes.push_back(
+        fmt::format("{}{}", kFollowUpThreadsNote, fmt::join(run.follow.threads, ", ")));
+  if (!run.follow.reviewers.empty()) {
+    req.origin.asked_by = fmt::format("{}", fmt::join(run.follow.reviewers, ", "));
+    req.origin.notes.push_back(
+        fmt::format("{}{}", kFollowUpReviewersNote, fmt::join(run.follow.reviewers, ", ")));
+  }
   if (run.follow.left_out > 0)
     req.origin.notes.push_back(fmt::format(
         "{} note(s) by people not admitted were left out of the task", run.follow.left_out));

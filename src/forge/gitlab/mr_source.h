@@ -53,6 +53,23 @@ struct MrNotes {
 };
 MrNotes mr_notes(const std::vector<GitLabDiscussion>& discussions);
 
+// GitHub's rule (forge/pr_source.h followable) on GitLab's names: awaywork's own merge request
+// (opened by the session's user), from a branch of the project itself (a merge request whose
+// source project is its target project).
+Status gitlab_followable(const ForgePull& mr, const GitLabSession& s);
+
+// The merge request's reviewers and the state of each one's review (GET
+// .../merge_requests/:iid/reviewers). A GitLab before 15.3 has no such list (its 404): none.
+Result<std::vector<GitLabReviewer>> gitlab_mr_reviewers(GitLabSession& s, int64_t iid);
+
+// GitLab's review requesting changes (a reviewer in state requested_changes, GitLab 16.9 and
+// later) as forge/pr_task.h reads GitHub's: a CHANGES_REQUESTED review without a body (its words
+// are the reviewer's notes, read as discussions), dated `now` (ISO 8601 UTC): GitLab gives no
+// time for a state's change, and a follow-up's re-request ends the state, so a state still there
+// is the reviewer's word since the last one. Pure.
+std::vector<ForgeReview> gitlab_change_requests(const std::vector<GitLabReviewer>& reviewers,
+                                                const std::string& now);
+
 // An Error (not a GitLab project, not awaywork's merge request, a fork's, nothing admitted asks
 // for work) means no unit is made.
 Result<GitLabMrRun> gitlab_mr_run(const Config& cfg, const std::string& repo, int64_t iid);

@@ -373,6 +373,8 @@ class Handler(fakeserver.Handler):
                 raise not_found()
             if not m[2] and c == "GET":
                 return 200, shapes.merge_request(st, p, x, urls), {}
+            if not m[2] and c == "PUT":
+                return self.update_mr(p, x, body, uid, urls)
             return self.mr_route(p, x, m[2] or "", raw_path, query, body, uid, urls)
         if rest == "/pipelines" and c == "GET":  # newest first, as GitLab's default order
             items = [x for x in p["pipelines"]
@@ -519,6 +521,10 @@ class Handler(fakeserver.Handler):
                             position=_position(st, p, x, position))
             thread = [y for y in x["notes"] if y["discussion_id"] == n["discussion_id"]]
             return 201, shapes.discussion(st, p, thread, urls), {}
+        if rest == "/reviewers" and c == "GET":
+            if not st.version_at_least(15, 3):  # no such route yet: Grape's 404
+                raise FakeError(404, "404 Not Found", "error")
+            return 200, [shapes.reviewer(st, p, r, urls) for r in x["reviewers"]], {}
         m = re.match(r"^/discussions/([0-9a-f]+)/notes$", rest)
         if m and c == "POST":
             if not body.get("body"):
@@ -526,6 +532,27 @@ class Handler(fakeserver.Handler):
             n = st.add_note(p, x, me, body["body"], noteable="MergeRequest", discussion=m[1])
             return 201, shapes.note(st, p, n, urls), {}
         raise FakeError(404, "404 Not Found", "error")
+
+    def update_mr(self, p, x, body, uid, urls):
+        """PUT .../merge_requests/:iid: only reviewer_ids is played (a list, or GitLab's comma
+        form from a form body; 0 or empty unassigns all): GitLab's rules in st.set_reviewers."""
+        st = self.server.state
+        if st.access(p, uid) < DEVELOPER:
+            raise FakeError(403, "403 Forbidden")
+        if "reviewer_ids" not in body:
+            raise FakeError(400, "assignee_id, assignee_ids, confidential, ... at least one "
+                                 "parameter must be provided", "error")
+        raw = body["reviewer_ids"]
+        if isinstance(raw, str):
+            raw = [v for v in raw.split(",") if v]
+        if not isinstance(raw, list):
+            raw = [raw]
+        try:
+            ids = [int(v) for v in raw if v is not None and int(v) != 0]
+        except (TypeError, ValueError):
+            raise FakeError(400, "reviewer_ids is invalid", "error")
+        st.set_reviewers(p, x, st.users[uid], ids)
+        return 200, shapes.merge_request(st, p, x, urls), {}
 
     def create_mr(self, p, body, uid, urls):
         st = self.server.state
@@ -686,10 +713,13 @@ def control(st, method, path, b, urls):
         return 201, shapes.merge_request(st, p, x, urls)
     m = re.match(r"^/merge_requests/(\d+)$", rest)
     if m and method == "PATCH":  # {sha}: GitLab's answer lagging behind a push (pinned; null
-        x = p["mrs"].get(int(m[1]))  # follows the branch again)
-        if not x:
+        x = p["mrs"].get(int(m[1]))  # follows the branch again); {source_branch}: moved to
+        if not x:                    # another branch (as GitLab's edit of the source branch)
             raise not_found()
-        x["pinned_sha"] = b.get("sha")
+        if "source_branch" in b:
+            x["source_branch"] = b["source_branch"]
+        if "sha" in b or "source_branch" not in b:
+            x["pinned_sha"] = b.get("sha")
         return 200, shapes.merge_request(st, p, x, urls)
     m = re.match(r"^/merge_requests/(\d+)/discussions(?:/(?P<d>[0-9a-f]+)/notes)?$", rest)
     if m and method == "POST":
@@ -705,6 +735,14 @@ def control(st, method, path, b, urls):
         n = st.add_note(p, x, u, b.get("body", ""), bool(b.get("system")), "MergeRequest",
                         m["d"], position)
         return 201, shapes.note(st, p, n, urls) | {"discussion_id": n["discussion_id"]}
+    m = re.match(r"^/merge_requests/(\d+)/reviewers$", rest)
+    if m and method == "POST":  # {username, state}: that reviewer submits a review
+        x = p["mrs"].get(int(m[1]))
+        if not x:
+            raise not_found()
+        u = st.add_user(b.get("username") or "owner")
+        r = st.review_state(p, x, u, b.get("state") or "reviewed")
+        return 201, shapes.reviewer(st, p, r, urls)
     if rest.startswith("/merge_requests"):
         raise not_found()
     if rest == "/issues" and method == "POST":

@@ -151,7 +151,9 @@ def merge_request(st, p, m, urls):
             "closed_at": None, "target_branch": m["target_branch"],
             "source_branch": m["source_branch"], "user_notes_count": 0, "upvotes": 0,
             "downvotes": 0, "author": user_basic(st, m["author"], urls), "assignees": [],
-            "assignee": None, "reviewers": [], "source_project_id": p["id"],
+            "assignee": None,
+            "reviewers": [user_basic(st, r["user"], urls) for r in m.get("reviewers", [])],
+            "source_project_id": p["id"],
             "target_project_id": p["id"], "labels": list(m["labels"]), "draft": draft,
             "work_in_progress": draft, "milestone": None,
             "merge_when_pipeline_succeeds": False, "merge_status": "checking",
@@ -166,6 +168,13 @@ def merge_request(st, p, m, urls):
             "time_stats": _time_stats(), "squash": False, "squash_on_merge": False,
             "task_completion_status": {"count": 0, "completed_count": 0}, "has_conflicts": False,
             "blocking_discussions_resolved": True}
+
+
+def reviewer(st, p, r, urls):
+    """One of GET .../merge_requests/:iid/reviewers: the user, the state of their review, when
+    they were added."""
+    return {"user": user_basic(st, r["user"], urls), "state": r["state"],
+            "created_at": iso(r["created_at"])}
 
 
 def pipeline(st, p, pl, urls):

@@ -266,10 +266,48 @@ class State:
         m = {"id": self.new_id("mr"), "iid": iid, "title": title, "description": description or "",
              "state": "opened", "author": author["id"], "source_branch": source,
              "target_branch": target, "labels": list(labels), "created_at": t, "updated_at": t,
-             "sha": self.branch_sha(p, source), "notes": [], "label_events": []}
+             "sha": self.branch_sha(p, source), "notes": [], "label_events": [],
+             "reviewers": []}  # each {user, state, created_at}, in the order they were added
         p["mrs"][iid] = m
         return m
 
+
+    def set_reviewers(self, p, m, by, ids):
+        """GitLab's update of a merge request's reviewer_ids: a reviewer kept keeps the state of
+        their review; one added starts unreviewed (a new review request: GitLab's todo and
+        email); one removed is gone, with the state of their review. Each change is a system
+        note by who made it, as GitLab writes them."""
+        t = self.now()
+        before = {r["user"]: r for r in m["reviewers"]}
+        after = []
+        for uid in ids:
+            if uid not in self.users:
+                continue
+            after.append(before.get(uid) or {"user": uid, "state": "unreviewed",
+                                             "created_at": t})
+        added = [r["user"] for r in after if r["user"] not in before]
+        removed = [u for u in before if u not in {r["user"] for r in after}]
+        m["reviewers"] = after
+        names = lambda us: ", ".join("@" + self.users[u]["username"] for u in us)
+        if added:
+            self.add_note(p, m, by, f"requested review from {names(added)}", True, "MergeRequest")
+        if removed:
+            self.add_note(p, m, by, f"removed review request for {names(removed)}", True,
+                          "MergeRequest")
+        m["updated_at"] = t
+
+    def review_state(self, p, m, user, state):
+        """A reviewer submitting their review: the state of it (requested_changes also takes
+        back their approval on GitLab; the fake keeps no approvals). Not yet a reviewer: added."""
+        r = next((x for x in m["reviewers"] if x["user"] == user["id"]), None)
+        if r is None:
+            r = {"user": user["id"], "state": "unreviewed", "created_at": self.now()}
+            m["reviewers"].append(r)
+        r["state"] = state
+        if state == "requested_changes":
+            self.add_note(p, m, user, "requested changes", True, "MergeRequest")
+        m["updated_at"] = self.now()
+        return r
 
     def add_pipeline(self, p, user, ref, sha, status, jobs):
         """A finished pipeline on `sha` (the branch's head when None) with its jobs, each
