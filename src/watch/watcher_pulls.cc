@@ -113,9 +113,16 @@ bool Watcher::examine_pull(Repo& r, const json& item, int64_t now) {
     };
     bool gone = pull->head_repo.empty() || pull->head_ref.empty() || pull->head_sha.empty();
     bool theirs = lower(pull->author.login) != lower(r.s->self_login);
-    slot.pull_own = followable(*pull, r.s->owner_repo, r.s->self_login) ? 1
-                    : theirs && !gone                                   ? 2
-                                                                        : 3;
+    bool own = static_cast<bool>(followable(*pull, r.s->owner_repo, r.s->self_login));
+    // run_on: actions: one the workflow's apply job opened (its token's login), verified
+    // against the runs this watch dispatched (watcher_actions_own.cc). A forge that could not
+    // say leaves it unread, for the next look.
+    if (!own && theirs && !gone) {
+      auto ours = actions_own(r, *pull);
+      if (!ours) return failed(ours.error().message);
+      own = *ours;
+    }
+    slot.pull_own = own ? 1 : theirs && !gone ? 2 : 3;
   }
   json reviews, review_comments, comments;
   if (slot.pull_own == 1) {
