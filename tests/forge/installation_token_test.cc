@@ -100,13 +100,13 @@ TEST_F(InstallationToken, InsideActionsTheApplyJobPublishesAsGithubActionsBot) {
       << body;
   for (const auto& e : fake->writes()) EXPECT_EQ(e["login"], "github-actions[bot]") << e.dump();
 
-  // A retried apply job (a state folder that never saw the unit) reads its own login the same
-  // way, finds its marked pull request and comments, and posts nothing twice.
+  // A retried apply job reads its own login the same way, finds its marked pull request and
+  // comments by it, and posts nothing twice.
   auto said = [&] {
     return get("/repos/octo/web/issues/" + std::to_string(n) + "/comments").size();
   };
   size_t comments = said();
-  Captured again = job("apply2", {"apply", "--from", artifact, "--json"}, actions_token, "true");
+  Captured again = job("apply", {"apply", "--from", artifact, "--json"}, actions_token, "true");
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_EQ(pulls(), 1u);
   EXPECT_EQ(said(), comments);
