@@ -117,12 +117,17 @@ bool Watcher::examine_pull(Repo& r, const json& item, int64_t now) {
     // run_on: actions: one the workflow's apply job opened (its token's login), verified
     // against the runs this watch dispatched (watcher_actions_own.cc). A forge that could not
     // say leaves it unread, for the next look.
+    bool jobs_own = false;
     if (!own && theirs && !gone) {
       auto ours = actions_own(r, *pull);
       if (!ours) return failed(ours.error().message);
       own = *ours;
+      // The workflow's jobs are github-actions[bot] (forge/self_login.h) and keep no record of
+      // runs: they would take any pull request of that login as their own and push to its
+      // branch. One not tied to a run this watch dispatched is therefore not dispatched at all.
+      jobs_own = !own && r.watch.on_actions && lower(pull->author.login) == "github-actions[bot]";
     }
-    slot.pull_own = own ? 1 : theirs && !gone ? 2 : 3;
+    slot.pull_own = own ? 1 : theirs && !gone && !jobs_own ? 2 : 3;
   }
   json reviews, review_comments, comments;
   if (slot.pull_own == 1) {
@@ -181,7 +186,10 @@ bool Watcher::take_pull_triggers(Repo& r, IssueSlot& slot, const TriggerScan& sc
                with(where(slot),
                     {{"reason", fmt::format("the {}'s head is gone (its repository deleted, or no "
                                             "branch or commit named), or it is awaywork's own "
-                                            "from another repository: there is nothing awaywork "
+                                            "from another repository, or (run_on: actions) it is "
+                                            "github-actions[bot]'s and not tied to a run this "
+                                            "watch dispatched, which the workflow's jobs would "
+                                            "push to as their own: there is nothing awaywork "
                                             "may start from or push to",
                                             what)},
                      {"trigger", admitted->reason}}));

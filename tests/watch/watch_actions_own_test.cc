@@ -4,9 +4,10 @@
 // changes are followed up, dispatched with the input pull-request) only when its marker names a
 // unit whose artifact (awaywork-unit-UNIT) a run this watch dispatched holds, and its head is
 // that unit's branch. A pull request by the same login with the marker of a unit whose artifact
-// is on a run watch did not dispatch, or with a real unit's marker on another branch, is someone
-// else's: its review is not followed up. actions_login: "" turns it off; a person's login there
-// is a config error.
+// is on a run watch did not dispatch, or with a real unit's marker on another branch, is not:
+// its review is not followed up, and neither is an admitted command on it (the workflow's jobs
+// would push to it as their own). actions_login: "" turns it off; a person's login there is a
+// config error.
 #include <unistd.h>
 
 #include "watch_fixture.h"
@@ -173,6 +174,20 @@ TEST_F(WatchActionsOwn, TheDispatchedRunsPullRequestIsFollowedUpAndForgedOnesAre
   }
   EXPECT_TRUE(events(log, "unit_spawned").empty()) << log.dump(1);
   EXPECT_NE(::access(ran_marker.c_str(), F_OK), 0) << "the agent ran on the watching machine";
+
+  // An admitted command on a forged one is not dispatched either: the workflow's jobs, which
+  // are github-actions[bot] and keep no record of runs, would push to its branch as their own.
+  comment(forged, "maint", "/awaywork also say hello");
+  log = watch_once();
+  ASSERT_EQ(of_pull(events(log, "trigger_admitted"), forged).size(), 1u) << log.dump(1);
+  auto said = of_pull(events(log, "follow_up_refused"), forged);
+  ASSERT_EQ(said.size(), 1u) << log.dump(1);
+  EXPECT_NE(said[0]["reason"].get<std::string>().find(
+                "github-actions[bot]'s and not tied to a run this watch dispatched"),
+            std::string::npos)
+      << said[0];
+  EXPECT_TRUE(of_pull(events(log, "dispatched"), forged).empty()) << log.dump(1);
+  EXPECT_EQ(follow_up_runs(forged), 0u);
 }
 
 TEST_F(WatchActionsOwn, AnEmptyActionsLoginTurnsItOff) {
