@@ -41,8 +41,8 @@ std::string actions_login_of(const WatchRepoConfig& w) {
 namespace {
 
 // The keys a repository entry may set; the same keys at watch: level are their defaults.
-const std::vector<std::string> kRepoKeys = {"label",    "assignee",    "command",    "max_units",
-                                            "window",   "stop_after",  "on_failure", "run_on",
+const std::vector<std::string> kRepoKeys = {"label",    "assignee",     "command",      "max_units",
+                                            "window",   "stop_after",   "on_failure",   "run_on",
                                             "workflow", "workflow_ref", "actions_login"};
 const std::vector<std::string> kTopOnly = {
     "repos", "sources", "poll_seconds", "machine_max_units", "claim_ttl", "shutdown_grace"};

@@ -52,7 +52,9 @@ Result<WorkflowRun> get_workflow_run(ForgeSession& s, int64_t id) {
   return run;
 }
 
-std::string unit_artifact_name(const std::string& unit_id) { return "awaywork-unit-" + unit_id; }
+std::string unit_artifact_name(const std::string& unit_id) {
+  return "awaywork-unit-" + unit_id;
+}
 
 Result<std::vector<int64_t>> runs_with_artifact(ForgeSession& s, const std::string& name) {
   // The name is a unit id's ([a-z0-9-], forge/marker.h's caller checks it): nothing to escape.
@@ -60,8 +62,7 @@ Result<std::vector<int64_t>> runs_with_artifact(ForgeSession& s, const std::stri
       fmt::format("/repos/{}/actions/artifacts?name={}&per_page=100", s.owner_repo, name);
   AW_TRY(json j, s.gh.get(target));
   if (!j.is_object() || !j.contains("artifacts") || !j["artifacts"].is_array())
-    return fail("GitHub GET {}: expected {{\"artifacts\": [...]}}, got {}", target,
-                j.type_name());
+    return fail("GitHub GET {}: expected {{\"artifacts\": [...]}}, got {}", target, j.type_name());
   std::vector<int64_t> runs;
   for (const json& a : j["artifacts"]) {
     // GitHub's name filter is exact; a fake or a proxy that is not is not trusted for it.

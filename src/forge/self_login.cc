@@ -23,8 +23,8 @@ Result<std::string> self_login_of(const GitHub& gh, const ApiReply& r, const For
   }
   if (!installation_refusal(r)) return fail("{}", gh.describe("GET", "/user", r));
   if (github_actions && std::strcmp(github_actions, "true") == 0) return std::string(kActionsLogin);
-  std::string from = forge.credential == "gh" ? "your gh login"
-                                              : fmt::format("credential '{}'", forge.credential);
+  std::string from =
+      forge.credential == "gh" ? "your gh login" : fmt::format("credential '{}'", forge.credential);
   return fail(
       "GitHub GET /user: 403 \"Resource not accessible by integration\": the token of {} (forge "
       "{}) is a GitHub App's installation token (such as a workflow's github.token), which "

@@ -71,8 +71,8 @@ void Watcher::record_dispatched_run(const IssueSlot& slot, int64_t run, int64_t 
                               {{"number", slot.number}, {"pull", slot.pull}, {"at", now}});
   // Unrecorded, the run's pull request is someone else's to this watch: said, not fatal.
   if (!ok)
-    log_.write("error", with(where(slot), {{"run", run},
-                                           {"error", "state database: " + ok.error().message}}));
+    log_.write("error", with(where(slot),
+                             {{"run", run}, {"error", "state database: " + ok.error().message}}));
 }
 
 Result<bool> Watcher::actions_own(Repo& r, const ForgePull& pull) {
@@ -89,8 +89,8 @@ Result<bool> Watcher::actions_own(Repo& r, const ForgePull& pull) {
   at["unit"] = unit;
   if (lower(pull.head_repo) != lower(r.s->owner_repo) ||
       pull.head_ref != r.repo.forge.branch_prefix + unit)
-    return refused(fmt::format("its head is not the branch {}{} of {}",
-                               r.repo.forge.branch_prefix, unit, r.s->owner_repo));
+    return refused(fmt::format("its head is not the branch {}{} of {}", r.repo.forge.branch_prefix,
+                               unit, r.s->owner_repo));
   AW_TRY(auto taken, store_->watch_get(pull_key(r.watch.repo, unit)));
   if (taken && taken->is_object() && taken->value("pull", int64_t{0}) != pull.number)
     return refused(fmt::format("unit {} already has pull request #{}", unit,
@@ -99,7 +99,8 @@ Result<bool> Watcher::actions_own(Repo& r, const ForgePull& pull) {
   for (int64_t run : runs) {
     AW_TRY(auto mine, store_->watch_get(run_key(r.watch.repo, run)));
     if (!mine) continue;  // not a run this watch dispatched
-    AW_CHECK(store_->watch_put(pull_key(r.watch.repo, unit), {{"pull", pull.number}, {"run", run}}));
+    AW_CHECK(
+        store_->watch_put(pull_key(r.watch.repo, unit), {{"pull", pull.number}, {"run", run}}));
     log_.write("actions_pull_own", with(at, {{"run", run}}));
     return true;
   }

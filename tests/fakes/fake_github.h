@@ -146,10 +146,10 @@ class FakeGithub {
   // .../actions/artifacts?name=NAME with its workflow_run.id.
   nlohmann::json add_artifact(const std::string& owner, const std::string& name, int64_t run,
                               const std::string& artifact) {
-    return control("POST",
-                   "repos/" + owner + "/" + name + "/actions/runs/" + std::to_string(run) +
-                       "/artifacts",
-                   {{"name", artifact}});
+    return control(
+        "POST",
+        "repos/" + owner + "/" + name + "/actions/runs/" + std::to_string(run) + "/artifacts",
+        {{"name", artifact}});
   }
   nlohmann::json set_run(const std::string& owner, const std::string& name, int64_t id,
                          const std::string& status, const std::string& conclusion = "") {

@@ -96,8 +96,7 @@ TEST_F(InstallationToken, InsideActionsTheApplyJobPublishesAsGithubActionsBot) {
   EXPECT_EQ(prs[0]["user"]["login"], "github-actions[bot]");
   EXPECT_EQ(prs[0]["head"]["ref"], "awaywork/" + unit);
   std::string body = prs[0]["body"];
-  EXPECT_NE(body.find("<!-- awaywork:unit=" + unit + " item=pull sha="), std::string::npos)
-      << body;
+  EXPECT_NE(body.find("<!-- awaywork:unit=" + unit + " item=pull sha="), std::string::npos) << body;
   for (const auto& e : fake->writes()) EXPECT_EQ(e["login"], "github-actions[bot]") << e.dump();
 
   // A retried apply job reads its own login the same way, finds its marked pull request and

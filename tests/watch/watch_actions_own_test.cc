@@ -69,13 +69,12 @@ class WatchActionsOwn : public WatchTest {
   }
 
   void request_changes(int64_t pull) {
-    auto v = fake->control("POST", "repos/octo/web/pulls/" + std::to_string(pull) + "/reviews",
-                           {{"user", "maint"},
-                            {"event", "REQUEST_CHANGES"},
-                            {"body", "Say BRAVO."},
-                            {"comments", json::array({{{"path", "b.txt"},
-                                                       {"line", 1},
-                                                       {"body", "Upper case."}}})}});
+    auto v = fake->control(
+        "POST", "repos/octo/web/pulls/" + std::to_string(pull) + "/reviews",
+        {{"user", "maint"},
+         {"event", "REQUEST_CHANGES"},
+         {"body", "Say BRAVO."},
+         {"comments", json::array({{{"path", "b.txt"}, {"line", 1}, {"body", "Upper case."}}})}});
     ASSERT_EQ(v.value("state", ""), "CHANGES_REQUESTED") << v.dump();
   }
 
@@ -126,11 +125,9 @@ TEST_F(WatchActionsOwn, TheDispatchedRunsPullRequestIsFollowedUpAndForgedOnesAre
   // Forged: the same login (any workflow of the repository publishes as github-actions[bot])
   // with the marker of a unit whose artifact is on a run watch did not dispatch (the owner's, by
   // hand), and one with the real unit's marker on another branch.
-  auto other = fake->api("POST", "/repos/octo/web/actions/workflows/awaywork.yml/dispatches",
-                         owner_token,
-                         json{{"ref", "main"},
-                              {"inputs", {{"issue", "99"}}},
-                              {"return_run_details", true}});
+  auto other =
+      fake->api("POST", "/repos/octo/web/actions/workflows/awaywork.yml/dispatches", owner_token,
+                json{{"ref", "main"}, {"inputs", {{"issue", "99"}}}, {"return_run_details", true}});
   ASSERT_EQ(other.first, 200) << other.second.dump();
   int64_t stranger_run = other.second["workflow_run_id"];
   ASSERT_TRUE(fake->add_artifact("octo", "web", stranger_run, "awaywork-unit-" + forged_unit)
