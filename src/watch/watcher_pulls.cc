@@ -50,6 +50,7 @@
 #include "forge/marker.h"
 #include "forge/pr_checks.h"
 #include "forge/pr_source.h"
+#include "forge/self_login.h"
 #include "unit/pipeline.h"
 #include "watch/triggers_ci.h"
 #include "watch/watcher.h"
@@ -125,7 +126,7 @@ bool Watcher::examine_pull(Repo& r, const json& item, int64_t now) {
       // The workflow's jobs are github-actions[bot] (forge/self_login.h) and keep no record of
       // runs: they would take any pull request of that login as their own and push to its
       // branch. One not tied to a run this watch dispatched is therefore not dispatched at all.
-      jobs_own = !own && r.watch.on_actions && lower(pull->author.login) == "github-actions[bot]";
+      jobs_own = !own && r.watch.on_actions && lower(pull->author.login) == kActionsLogin;
     }
     slot.pull_own = own ? 1 : theirs && !gone && !jobs_own ? 2 : 3;
   }
