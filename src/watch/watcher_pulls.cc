@@ -16,7 +16,9 @@
 //
 // With run_on: actions, a claimed follow-up is dispatched to the repository's workflow (input
 // pull-request) instead of run here, followed and ended by watcher_actions.cc; the same limits,
-// claims and batching apply.
+// claims and batching apply. A pull request the workflow's apply job opened is
+// github-actions[bot]'s (actions_login): awaywork's own only when tied to a run this watch
+// dispatched (watcher_actions_own.cc); any other of that login is not dispatched at all.
 //
 // With follow_ci (triggers_ci.h), a check failing on the head of awaywork's own idle pull request
 // (on GitLab: a failed job of its merge request's head pipeline) queues a follow-up too, once per
