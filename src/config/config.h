@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -233,7 +234,16 @@ struct WatchRepoConfig {
   std::string workflow =
       "awaywork.yml";        // the repository's workflow file run_on: actions dispatches
   std::string workflow_ref;  // the branch it is dispatched on ("" = default branch)
+  // actions_login: the login the dispatched workflow's jobs publish under (its github.token's:
+  // github-actions[bot]; or a GitHub App's NAME[bot]). A pull request by it is awaywork's own to
+  // watch only when its marker names a unit whose artifact a run this watch dispatched uploaded
+  // (watcher_actions_own.cc). Unset: github-actions[bot] with run_on: actions, none without;
+  // "" turns it off. Read it through actions_login_of.
+  std::optional<std::string> actions_login;
 };
+
+// The login above as it applies: "" when none.
+std::string actions_login_of(const WatchRepoConfig& w);
 
 // watch: {sources: [{source: PLUGIN, repo: NAME}]} (issue 28, docs/plugins.md#source-source): a
 // source plugin watch asks for tasks each poll, whose units run on the repository named.

@@ -33,12 +33,17 @@ std::optional<int64_t> get_duration(const Value& v, int64_t max, std::string_vie
   return n;
 }
 
+std::string actions_login_of(const WatchRepoConfig& w) {
+  if (w.actions_login) return *w.actions_login;
+  return w.on_actions ? "github-actions[bot]" : "";
+}
+
 namespace {
 
 // The keys a repository entry may set; the same keys at watch: level are their defaults.
-const std::vector<std::string> kRepoKeys = {"label",    "assignee",    "command",    "max_units",
-                                            "window",   "stop_after",  "on_failure", "run_on",
-                                            "workflow", "workflow_ref"};
+const std::vector<std::string> kRepoKeys = {"label",    "assignee",     "command",      "max_units",
+                                            "window",   "stop_after",   "on_failure",   "run_on",
+                                            "workflow", "workflow_ref", "actions_login"};
 const std::vector<std::string> kTopOnly = {
     "repos", "sources", "poll_seconds", "machine_max_units", "claim_ttl", "shutdown_grace"};
 
@@ -138,6 +143,18 @@ void parse_repo_key(const Field& f, Issues& issues, WatchRepoConfig& r) {
                              *s));
     else if (s)
       r.workflow = *s;
+  } else if (f.key == "actions_login") {
+    // An installation's login always ends in [bot]; a person's login here would make their pull
+    // requests candidates for awaywork's own (still checked against the dispatched runs).
+    constexpr std::string_view hint =
+        "write the login the workflow's token publishes under, e.g. actions_login: "
+        "github-actions[bot] (\"\" turns it off)";
+    auto s = get_string(v, hint, issues);
+    if (s && !s->empty() && (!s->ends_with("[bot]") || s->size() <= 5))
+      issues.add(v.mark, v.path,
+                 fmt::format("'{}' is not a GitHub App's login (NAME[bot]); {}", *s, hint));
+    else if (s)
+      r.actions_login = *s;
   } else if (f.key == "workflow_ref") {
     if (auto s = get_string(v, "write the branch to dispatch on, e.g. workflow_ref: main", issues))
       r.workflow_ref = *s;

@@ -52,6 +52,30 @@ Result<WorkflowRun> get_workflow_run(ForgeSession& s, int64_t id) {
   return run;
 }
 
+std::string unit_artifact_name(const std::string& unit_id) {
+  return "awaywork-unit-" + unit_id;
+}
+
+Result<std::vector<int64_t>> runs_with_artifact(ForgeSession& s, const std::string& name) {
+  // The name is a unit id's ([a-z0-9-], forge/marker.h's caller checks it): nothing to escape.
+  std::string target =
+      fmt::format("/repos/{}/actions/artifacts?name={}&per_page=100", s.owner_repo, name);
+  AW_TRY(json j, s.gh.get(target));
+  if (!j.is_object() || !j.contains("artifacts") || !j["artifacts"].is_array())
+    return fail("GitHub GET {}: expected {{\"artifacts\": [...]}}, got {}", target, j.type_name());
+  std::vector<int64_t> runs;
+  for (const json& a : j["artifacts"]) {
+    // GitHub's name filter is exact; a fake or a proxy that is not is not trusted for it.
+    if (!a.is_object() || str(a, "name") != name || !a.contains("workflow_run") ||
+        !a["workflow_run"].is_object())
+      continue;
+    const json& run = a["workflow_run"];
+    if (run.contains("id") && run["id"].is_number_integer())
+      runs.push_back(run["id"].get<int64_t>());
+  }
+  return runs;
+}
+
 std::string describe_run(const WorkflowRun& r) {
   if (r.status != "completed") return r.status == "in_progress" ? "in progress" : r.status;
   return r.conclusion == "success" ? "succeeded" : fmt::format("failed ({})", r.conclusion);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "forge/session.h"
@@ -30,6 +31,15 @@ Result<WorkflowRun> dispatch_workflow(ForgeSession& s, const std::string& workfl
 
 // GET /repos/O/R/actions/runs/ID.
 Result<WorkflowRun> get_workflow_run(ForgeSession& s, int64_t id);
+
+// The artifact the reusable workflow's agent job uploads for unit UNIT_ID
+// (.github/workflows/awaywork.yml): on GitHub only that run's own jobs can upload an artifact to
+// it, so the name ties the unit to the run watch dispatched.
+std::string unit_artifact_name(const std::string& unit_id);
+
+// The runs that hold an artifact of exactly this name: GET /repos/O/R/actions/artifacts?name=NAME
+// (its first 100, newest first: one per run of the unit, and a unit runs once).
+Result<std::vector<int64_t>> runs_with_artifact(ForgeSession& s, const std::string& name);
 
 // "queued", "in progress", "succeeded", "failed (failure)", for a status line.
 std::string describe_run(const WorkflowRun& r);

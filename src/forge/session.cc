@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
+#include "forge/self_login.h"
 #include "proc/capture.h"
 #include "secrets/store.h"
 
@@ -82,13 +83,13 @@ Result<std::unique_ptr<ForgeSession>> open_forge(
   auto s = std::unique_ptr<ForgeSession>(
       new ForgeSession{forge, repo.forge.github, token, std::move(gh), "", {}, {}});
   for (const auto& [target, c] : known) s->gh.remember(target, c);
-  auto user = s->gh.get("/user");
+  // call, not get: an installation token's 403 is an answer self_login_of reads.
+  auto user = s->gh.call("GET", "/user");
   if (!user)
     return tl::unexpected(first_answer_error(
         user.error(), forge,
         forge.ca_file.empty() ? "" : "; the ca_file " + forge.ca_file + " does not sign it"));
-  AW_TRY(ForgeUser me, user_from_json(*user, "GET /user"));
-  s->self_login = me.login;
+  AW_TRY(s->self_login, self_login_of(s->gh, *user, forge, ::getenv("GITHUB_ACTIONS")));
   std::string target = "/repos/" + repo.forge.github;
   AW_TRY(nlohmann::json r, s->gh.get(target));
   AW_TRY(s->repo, repo_from_json(r, "GET " + target));

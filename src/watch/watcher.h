@@ -137,6 +137,11 @@ class Watcher {
   // cooldown counted from now, and what was batched meanwhile queued.
   void finish_pull_run(Repo& r, IssueSlot& slot, const std::string& outcome, bool ok,
                        bool dispatched, int64_t now);
+  // watcher_actions_own.cc: the dispatched runs this watch records, and whether a pull request by
+  // the watch entry's actions_login is one such run's (then awaywork's own); an Error when the
+  // forge or the state could not say.
+  void record_dispatched_run(const IssueSlot& slot, int64_t run, int64_t now);
+  Result<bool> actions_own(Repo& r, const ForgePull& pull);
   // watcher_pulls.cc: follow-up units on pull requests (issue 26) and merge requests (issue 29).
   bool examine_pull(Repo& r, const nlohmann::json& item, int64_t now);
   // What a scan of a pull or merge request found, on either forge: logged, and an admitted

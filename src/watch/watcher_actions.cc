@@ -49,6 +49,9 @@ void Watcher::dispatch(Repo& r, IssueSlot& slot, int64_t now) {
     finish_run(r, slot, "the workflow could not be dispatched: " + run.error().message, false, now);
     return;
   }
+  // Recorded before anything else: the pull request its apply job opens is awaywork's own only
+  // when this record names the run (watcher_actions_own.cc).
+  record_dispatched_run(slot, run->id, now);
   slot.phase = "dispatched";
   slot.run_id = run->id;
   slot.run_url = run->html_url;

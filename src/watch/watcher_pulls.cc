@@ -16,7 +16,9 @@
 //
 // With run_on: actions, a claimed follow-up is dispatched to the repository's workflow (input
 // pull-request) instead of run here, followed and ended by watcher_actions.cc; the same limits,
-// claims and batching apply.
+// claims and batching apply. A pull request the workflow's apply job opened is
+// github-actions[bot]'s (actions_login): awaywork's own only when tied to a run this watch
+// dispatched (watcher_actions_own.cc); any other of that login is not dispatched at all.
 //
 // With follow_ci (triggers_ci.h), a check failing on the head of awaywork's own idle pull request
 // (on GitLab: a failed job of its merge request's head pipeline) queues a follow-up too, once per
@@ -50,6 +52,7 @@
 #include "forge/marker.h"
 #include "forge/pr_checks.h"
 #include "forge/pr_source.h"
+#include "forge/self_login.h"
 #include "unit/pipeline.h"
 #include "watch/triggers_ci.h"
 #include "watch/watcher.h"
@@ -113,9 +116,21 @@ bool Watcher::examine_pull(Repo& r, const json& item, int64_t now) {
     };
     bool gone = pull->head_repo.empty() || pull->head_ref.empty() || pull->head_sha.empty();
     bool theirs = lower(pull->author.login) != lower(r.s->self_login);
-    slot.pull_own = followable(*pull, r.s->owner_repo, r.s->self_login) ? 1
-                    : theirs && !gone                                   ? 2
-                                                                        : 3;
+    bool own = static_cast<bool>(followable(*pull, r.s->owner_repo, r.s->self_login));
+    // run_on: actions: one the workflow's apply job opened (its token's login), verified
+    // against the runs this watch dispatched (watcher_actions_own.cc). A forge that could not
+    // say leaves it unread, for the next look.
+    bool jobs_own = false;
+    if (!own && theirs && !gone) {
+      auto ours = actions_own(r, *pull);
+      if (!ours) return failed(ours.error().message);
+      own = *ours;
+      // The workflow's jobs are github-actions[bot] (forge/self_login.h) and keep no record of
+      // runs: they would take any pull request of that login as their own and push to its
+      // branch. One not tied to a run this watch dispatched is therefore not dispatched at all.
+      jobs_own = !own && r.watch.on_actions && lower(pull->author.login) == kActionsLogin;
+    }
+    slot.pull_own = own ? 1 : theirs && !gone && !jobs_own ? 2 : 3;
   }
   json reviews, review_comments, comments;
   if (slot.pull_own == 1) {
@@ -174,7 +189,10 @@ bool Watcher::take_pull_triggers(Repo& r, IssueSlot& slot, const TriggerScan& sc
                with(where(slot),
                     {{"reason", fmt::format("the {}'s head is gone (its repository deleted, or no "
                                             "branch or commit named), or it is awaywork's own "
-                                            "from another repository: there is nothing awaywork "
+                                            "from another repository, or (run_on: actions) it is "
+                                            "github-actions[bot]'s and not tied to a run this "
+                                            "watch dispatched, which the workflow's jobs would "
+                                            "push to as their own: there is nothing awaywork "
                                             "may start from or push to",
                                             what)},
                      {"trigger", admitted->reason}}));

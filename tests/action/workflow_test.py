@@ -126,6 +126,22 @@ class WorkflowShape(unittest.TestCase):
         self.assertEqual(steps["unit"]["with"]["pull-request"], "${{ inputs.pull-request }}")
         self.assertIn("pull-request", load(ACTION)["inputs"])
 
+    def test_the_artifact_is_named_after_the_unit(self):
+        # watch (run_on: actions) takes the apply job's pull request as awaywork's own only when
+        # the run it dispatched holds the artifact awaywork-unit-UNIT of the unit the pull
+        # request's marker names (issue 26; src/watch/watcher_actions_own.cc).
+        def artifact_steps(job, action):
+            return [s for s in self.jobs[job]["steps"] if s.get("uses", "").startswith(action)]
+        up = artifact_steps("agent", "actions/upload-artifact@")
+        self.assertEqual(len(up), 1)
+        self.assertEqual(up[0]["with"]["name"], "awaywork-unit-${{ steps.unit.outputs.unit }}")
+        for job in ("check", "apply"):
+            down = artifact_steps(job, "actions/download-artifact@")
+            self.assertEqual(len(down), 1, job)
+            self.assertEqual(down[0]["with"]["name"],
+                             "awaywork-unit-${{ needs.agent.outputs.unit }}", job)
+        self.assertIn("agent", self.jobs["apply"]["needs"])
+
     def test_every_job_uses_the_action_at_the_pinned_commit(self):
         for name, job in self.jobs.items():
             fetch = [s for s in job["steps"] if s.get("with", {}).get("path") == ".awaywork-action"]

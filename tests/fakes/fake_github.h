@@ -116,6 +116,12 @@ class FakeGithub {
   std::string user(const std::string& login, const std::string& type = "User") {
     return add_user(login, type);
   }
+  // A GitHub App's installation (a workflow's github.token is github-actions[bot]'s): a Bot
+  // whose ghs_... token GET /user refuses with 403 "Resource not accessible by integration".
+  std::string installation(const std::string& login = "github-actions[bot]") {
+    auto u = control("POST", "users", {{"login", login}, {"installation", true}});
+    return u.is_object() ? u["token"].get<std::string>() : "";
+  }
   nlohmann::json add_repo(const std::string& owner, const std::string& name,
                           const std::string& source = "") {
     nlohmann::json b = {{"owner", owner}, {"name", name}};
@@ -135,6 +141,15 @@ class FakeGithub {
   // GitHub's API does not show), newest last; and a run moved on as its jobs would move it.
   nlohmann::json runs(const std::string& owner, const std::string& name) {
     return control("GET", "repos/" + owner + "/" + name + "/actions/runs");
+  }
+  // An artifact NAME uploaded by the run's own job (actions/upload-artifact), listed by GET
+  // .../actions/artifacts?name=NAME with its workflow_run.id.
+  nlohmann::json add_artifact(const std::string& owner, const std::string& name, int64_t run,
+                              const std::string& artifact) {
+    return control(
+        "POST",
+        "repos/" + owner + "/" + name + "/actions/runs/" + std::to_string(run) + "/artifacts",
+        {{"name", artifact}});
   }
   nlohmann::json set_run(const std::string& owner, const std::string& name, int64_t id,
                          const std::string& status, const std::string& conclusion = "") {

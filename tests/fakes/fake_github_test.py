@@ -207,6 +207,53 @@ class FakeGithubTest(unittest.TestCase):
         self.assertEqual(runs["total_count"], 0)
         self.assertEqual(fake.call("GET", "/repos/alice/wf/actions/runs/999999", token=t)[0], 404)
 
+    def test_an_installation_tokens_get_user_is_refused_as_github_does(self):
+        # A workflow's github.token (issue 26): no user's, so GET /user is 403 with GitHub's
+        # message; the same token reads the repository.
+        u = self.fake.control("POST", "users", {"login": "github-actions[bot]",
+                                                "installation": True})
+        self.assertEqual((u["type"], u["installation"]), ("Bot", True))
+        self.assertTrue(u["token"].startswith("ghs_"))
+        status, _, body = self.fake.call("GET", "/user", token=u["token"])
+        self.assertEqual(status, 403)
+        self.assertEqual(body, {"message": "Resource not accessible by integration",
+                                "documentation_url": "https://docs.github.com/rest/users/users"
+                                                     "#get-the-authenticated-user",
+                                "status": "403"})
+        self.assertEqual(self.fake.call("GET", "/repos/alice/r", token=u["token"])[0], 200)
+        self.assertEqual(self.fake.call("GET", "/user", token=self.token)[2]["login"], "alice")
+
+    def test_a_runs_artifacts_are_listed_by_exact_name_with_their_run(self):
+        fake, t = self.fake, self.token
+        fake.repo("alice", "wf", source_repo(os.path.join(fake.dir, "wf"), workflow="aw.yml"))
+        runs = []
+        for issue in ("1", "2"):
+            status, _, body = fake.call("POST", "/repos/alice/wf/actions/workflows/aw.yml/"
+                                        "dispatches", {"ref": "main", "inputs": {"issue": issue},
+                                                       "return_run_details": True}, token=t)
+            self.assertEqual(status, 200)
+            runs.append(body["workflow_run_id"])
+        fake.control("POST", f"repos/alice/wf/actions/runs/{runs[0]}/artifacts",
+                     {"name": "awaywork-unit-u1"})
+        fake.control("POST", f"repos/alice/wf/actions/runs/{runs[1]}/artifacts",
+                     {"name": "awaywork-unit-u1x"})
+        status, _, _ = fake.call("POST", f"/_fake/repos/alice/wf/actions/runs/{runs[0]}/artifacts",
+                                 {"name": "awaywork-unit-u1"}, control=True)
+        self.assertEqual(status, 409)
+        status, _, body = fake.call("GET", "/repos/alice/wf/actions/artifacts?name=awaywork-unit-u1",
+                                    token=t)
+        self.assertEqual(status, 200)
+        self.assertEqual(body["total_count"], 1)
+        a = body["artifacts"][0]
+        self.assertEqual((a["name"], a["workflow_run"]["id"], a["expired"]),
+                         ("awaywork-unit-u1", runs[0], False))
+        self.assertEqual(a["workflow_run"]["head_branch"], "main")
+        _, _, body = fake.call("GET", "/repos/alice/wf/actions/artifacts", token=t)
+        self.assertEqual([x["workflow_run"]["id"] for x in body["artifacts"]], [runs[1], runs[0]])
+        _, _, body = fake.call("GET", f"/repos/alice/wf/actions/runs/{runs[1]}/artifacts",
+                               token=t)
+        self.assertEqual([x["name"] for x in body["artifacts"]], ["awaywork-unit-u1x"])
+
     def test_collaborator_permission_maps_roles_as_github_does(self):
         expect = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read",
                   "read": "read"}

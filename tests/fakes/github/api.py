@@ -6,7 +6,7 @@ import json
 import re
 import subprocess
 
-from . import checks, reviews, shapes
+from . import artifacts, checks, reviews, shapes
 from .store import FakeError, invalid, not_found, parse_iso
 
 PULLS_DOC = "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"
@@ -101,6 +101,12 @@ def rate_limit(req, m):
 def get_user(req, m):
     if req.login is None:
         raise FakeError(401, "Requires authentication")
+    if req.st.users[req.login].get("installation"):
+        # An installation token (a workflow's github.token) is no user's: GitHub's answer as
+        # recorded, the status in the body too.
+        e = FakeError(403, "Resource not accessible by integration",
+                      doc="https://docs.github.com/rest/users/users#get-the-authenticated-user")
+        return 403, dict(e.body(), status="403")
     return 200, shapes.user_full(req.st.users[req.login], req.st, req.urls, private=True)
 
 
@@ -642,6 +648,7 @@ ROUTES = [
 ]
 ROUTES += reviews.ROUTES  # reviews, review comments and their threads, requested reviewers
 ROUTES += checks.ROUTES  # check suites and runs, statuses, Actions jobs and their logs
+ROUTES += artifacts.ROUTES  # the artifacts of Actions runs
 COMPILED = [(method, re.compile(pattern + "$"), fn) for method, pattern, fn in ROUTES]
 
 

@@ -4,7 +4,7 @@ collaborators, issues and comments by anyone) and reads back what awaywork did (
 
 import re
 
-from . import api, checks, reviews, shapes
+from . import api, artifacts, checks, reviews, shapes
 from .store import ROLES, FakeError, invalid
 
 REPO = r"/_fake/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
@@ -19,8 +19,12 @@ def users(st, b, m, urls):
     login = b.get("login")
     if not login or b.get("type", "User") not in ("User", "Bot"):
         raise invalid("User", "login")
-    u = st.add_user(login, b.get("type", "User"), b.get("token"))
-    return 201, {"login": u["login"], "id": u["id"], "type": u["type"], "token": u["token"]}
+    # An installation (a GitHub App's token, as a workflow's github.token) is always a Bot.
+    installation = bool(b.get("installation"))
+    u = st.add_user(login, "Bot" if installation else b.get("type", "User"), b.get("token"),
+                    installation)
+    return 201, {"login": u["login"], "id": u["id"], "type": u["type"], "token": u["token"],
+                 "installation": u.get("installation", False)}
 
 
 def repos(st, b, m, urls):
@@ -91,6 +95,13 @@ def run_state(st, b, m, urls):
             x["conclusion"] = b.get("conclusion") if status == "completed" else None
             return 200, shapes.run(r, x, st, urls, r["owner"])
     raise FakeError(404, "Not Found")
+
+
+def run_artifact(st, b, m, urls):
+    """An artifact a dispatched run's job uploaded (actions/upload-artifact): {name}; only the
+    run's own jobs can do this on GitHub (with the run's runtime token)."""
+    r = st.repo(m["owner"], m["repo"])
+    return 201, artifacts.add_artifact(st, r, int(m["id"]), b.get("name"), urls)
 
 
 def runs(st, b, m, urls):
@@ -231,6 +242,7 @@ ROUTES = [
     ("PATCH", REPO + r"/pulls/comments/(?P<id>\d+)", edit_review_comment),
     ("GET", REPO + r"/actions/runs", runs),
     ("PATCH", REPO + r"/actions/runs/(?P<id>\d+)", run_state),
+    ("POST", REPO + r"/actions/runs/(?P<id>\d+)/artifacts", run_artifact),
     ("POST", REPO + r"/check-runs", check_run),
     ("PUT", REPO + r"/branches/(?P<branch>.+)/protection", protection),
     ("DELETE", REPO + r"/branches/(?P<branch>.+)/protection", unprotect),

@@ -99,12 +99,14 @@ class State:
         return self.next_id
 
     # --- users ---------------------------------------------------------------------------------
-    def add_user(self, login, kind="User", token=None):
+    def add_user(self, login, kind="User", token=None, installation=False):
+        """INSTALLATION: the login is a GitHub App's and its token an installation token (a
+        workflow's github.token is github-actions[bot]'s), shaped ghs_...; GET /user refuses it."""
         if login in self.users:
             return self.users[login]
-        token = token or fake_token()
+        token = token or fake_token("ghs_" if installation else "ghp_")
         u = {"login": login, "id": self.new_id(), "type": kind, "token": token,
-             "created_at": self.now()}
+             "created_at": self.now(), "installation": bool(installation)}
         self.users[login] = u
         self.tokens[token] = login
         return u
