@@ -6,7 +6,7 @@ import json
 import re
 import subprocess
 
-from . import artifacts, checks, reviews, shapes
+from . import artifacts, checks, reviews, rules, shapes
 from .store import FakeError, invalid, not_found, parse_iso
 
 PULLS_DOC = "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"
@@ -649,6 +649,7 @@ ROUTES = [
 ROUTES += reviews.ROUTES  # reviews, review comments and their threads, requested reviewers
 ROUTES += checks.ROUTES  # check suites and runs, statuses, Actions jobs and their logs
 ROUTES += artifacts.ROUTES  # the artifacts of Actions runs
+ROUTES += rules.ROUTES  # the active rules of a branch's rulesets
 COMPILED = [(method, re.compile(pattern + "$"), fn) for method, pattern, fn in ROUTES]
 
 

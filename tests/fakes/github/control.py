@@ -4,7 +4,7 @@ collaborators, issues and comments by anyone) and reads back what awaywork did (
 
 import re
 
-from . import api, artifacts, checks, reviews, shapes
+from . import api, artifacts, checks, reviews, rules, shapes
 from .store import ROLES, FakeError, invalid
 
 REPO = r"/_fake/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
@@ -214,6 +214,21 @@ def unprotect(st, b, m, urls):
     return 204, None
 
 
+def ruleset(st, b, m, urls):
+    """A branch ruleset, as a repository's administrator makes one (rules.add_ruleset): {name?,
+    enforcement? (active|evaluate|disabled), include? [ref patterns, ~DEFAULT_BRANCH, ~ALL],
+    exclude?, rules: [{type, parameters?}]}; a required_status_checks rule's parameters:
+    {required_status_checks: [{context, integration_id?}],
+    strict_required_status_checks_policy?}."""
+    r = st.repo(m["owner"], m["repo"])
+    return 201, rules.ruleset_shape(r, rules.add_ruleset(st, r, b))
+
+
+def drop_ruleset(st, b, m, urls):
+    rules.remove_ruleset(st.repo(m["owner"], m["repo"]), m["id"])
+    return 204, None
+
+
 def clock(st, b, m, urls):
     st.offset += float(b.get("advance", 0))
     return 200, {"now": st.now(), "offset": st.offset}
@@ -246,6 +261,8 @@ ROUTES = [
     ("POST", REPO + r"/check-runs", check_run),
     ("PUT", REPO + r"/branches/(?P<branch>.+)/protection", protection),
     ("DELETE", REPO + r"/branches/(?P<branch>.+)/protection", unprotect),
+    ("POST", REPO + r"/rulesets", ruleset),
+    ("DELETE", REPO + r"/rulesets/(?P<id>\d+)", drop_ruleset),
     ("POST", REPO + r"/statuses/(?P<sha>[^/]+)", status),
     ("POST", r"/_fake/faults", faults),
     ("POST", r"/_fake/clock", clock),
