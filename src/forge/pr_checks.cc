@@ -13,6 +13,7 @@
 #include <set>
 
 #include "check/redact.h"
+#include "forge/link.h"
 #include "forge/session.h"
 
 namespace aw {
@@ -62,6 +63,29 @@ std::string annotation_line(const json& a) {
   std::string title = text_of(a, "title");
   return fmt::format("{} ({}) {}{}", where, text_of(a, "annotation_level"),
                      title.empty() ? "" : title + ": ", text_of(a, "message"));
+}
+
+// GET .../rules/branches/BASE, every page (GitHub lists the branch's active rules; the branch
+// need not exist), read as the required checks of its rulesets.
+Result<std::vector<RequiredCheck>> read_ruleset_checks(ForgeSession& s,
+                                                       const std::string& base_ref) {
+  std::string where =
+      fmt::format("/repos/{}/rules/branches/{}?per_page=100", s.owner_repo, branch_path(base_ref));
+  AW_TRY(ApiReply first, s.gh.call("GET", where));
+  // A GitHub Enterprise Server older than rulesets has no such route, and there no ruleset
+  // requires anything: protection's checks alone (or every failing check) decide, as before.
+  if (first.status == 404) return std::vector<RequiredCheck>{};
+  if (first.status < 200 || first.status >= 300)
+    return fail("{}", s.gh.describe("GET", where, first));
+  json rules = first.body;
+  auto link = first.headers.find("link");
+  if (auto next = link_next(link == first.headers.end() ? "" : link->second);
+      next && rules.is_array()) {
+    AW_TRY(std::string more, target_under(*next, s.forge.api_url));
+    AW_TRY(json rest, s.gh.get_all(more));
+    for (json& r : rest) rules.push_back(std::move(r));
+  }
+  return with_context(ruleset_checks_from_json(rules), "GET " + where);
 }
 
 }  // namespace
@@ -142,7 +166,8 @@ Result<std::vector<RequiredCheck>> required_checks_from_json(const json& branch)
       std::string context = text_of(c, "context");
       if (context.empty()) continue;
       RequiredCheck r{context, -1};
-      if (c.contains("app_id") && c["app_id"].is_number_integer()) r.app_id = c["app_id"].get<int64_t>();
+      if (c.contains("app_id") && c["app_id"].is_number_integer())
+        r.app_id = c["app_id"].get<int64_t>();
       seen.insert(context);
       out.push_back(std::move(r));
     }
@@ -151,6 +176,42 @@ Result<std::vector<RequiredCheck>> required_checks_from_json(const json& branch)
       if (c.is_string() && !c.get<std::string>().empty() &&
           seen.insert(c.get<std::string>()).second)
         out.push_back({c.get<std::string>(), -1});
+  return out;
+}
+
+Result<std::vector<RequiredCheck>> ruleset_checks_from_json(const json& rules) {
+  if (!rules.is_array())
+    return fail("GitHub's rules for a branch: expected a list, got {}", rules.type_name());
+  std::vector<RequiredCheck> out;
+  for (const json& rule : rules) {
+    if (text_of(rule, "type") != "required_status_checks") continue;
+    if (!rule.contains("parameters") || !rule["parameters"].is_object()) continue;
+    const json& p = rule["parameters"];
+    if (!p.contains("required_status_checks") || !p["required_status_checks"].is_array()) continue;
+    for (const json& c : p["required_status_checks"]) {
+      std::string context = text_of(c, "context");
+      if (context.empty()) continue;
+      RequiredCheck r{context, -1};
+      if (c.contains("integration_id") && c["integration_id"].is_number_integer())
+        r.app_id = c["integration_id"].get<int64_t>();
+      out.push_back(std::move(r));
+    }
+  }
+  // Two rulesets may require the same check: once is enough.
+  return required_union({}, out);
+}
+
+std::vector<RequiredCheck> required_union(std::vector<RequiredCheck> a,
+                                          const std::vector<RequiredCheck>& b) {
+  std::vector<RequiredCheck> out;
+  auto add = [&](const RequiredCheck& r) {
+    bool known = std::any_of(out.begin(), out.end(), [&](const RequiredCheck& o) {
+      return o.context == r.context && o.app_id == r.app_id;
+    });
+    if (!known) out.push_back(r);
+  };
+  for (const RequiredCheck& r : a) add(r);
+  for (const RequiredCheck& r : b) add(r);
   return out;
 }
 
@@ -201,6 +262,13 @@ Result<std::vector<FailingCheck>> read_failing_checks(ForgeSession& s, const std
     AW_TRY(json branch, s.gh.get(where));
     AW_TRY(std::vector<RequiredCheck> required,
            with_context(required_checks_from_json(branch), "GET " + where));
+    // A ruleset's required checks block a merge as protection's do, and a repository may use
+    // rulesets alone. Not asked when protection already requires every failing check: the union
+    // would keep the same ones.
+    if (required.empty() || only_required(failing, required).size() < failing.size()) {
+      AW_TRY(std::vector<RequiredCheck> by_rulesets, read_ruleset_checks(s, base_ref));
+      required = required_union(std::move(required), by_rulesets);
+    }
     failing = only_required(std::move(failing), required);
   }
   if (!details) return failing;

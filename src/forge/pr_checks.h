@@ -50,9 +50,10 @@ bool failing_conclusion(std::string_view conclusion);
 Result<std::vector<FailingCheck>> failing_checks_from_json(const nlohmann::json& check_runs,
                                                            const nlohmann::json& combined);
 
-// A status check a branch protection rule requires (GitHub's required_status_checks `checks`):
-// a check run's name or a status's context, from one app (app_id), or from any (-1: GitHub's
-// null, and every legacy `contexts` entry).
+// A status check a branch protection rule or a ruleset requires (GitHub's required_status_checks
+// `checks`, or a ruleset rule's `required_status_checks`): a check run's name or a status's
+// context, from one app (app_id, a ruleset's integration_id), or from any (-1: GitHub's null, an
+// absent integration_id, and every legacy `contexts` entry).
 struct RequiredCheck {
   std::string context;
   int64_t app_id = -1;
@@ -62,6 +63,19 @@ struct RequiredCheck {
 // `protected` and `protection.required_status_checks`). Empty when the branch is not protected,
 // requires no check, or enforces none (enforcement_level "off").
 Result<std::vector<RequiredCheck>> required_checks_from_json(const nlohmann::json& branch);
+
+// Pure: the required checks of the branch's repository rulesets, from GET
+// /repos/O/R/rules/branches/B (GitHub's active rules on the branch, from the repository's and its
+// organization's rulesets; "evaluate" and "disabled" ones are not listed): each
+// `required_status_checks` rule's contexts, from one app (integration_id) or, without one, from
+// any (-1). Empty when no rule requires a check.
+Result<std::vector<RequiredCheck>> ruleset_checks_from_json(const nlohmann::json& rules);
+
+// Pure: every check either list requires, each (context, app) once. A pull request merges only
+// when branch protection's and every ruleset's required checks pass, so a check is required when
+// any of them names it.
+std::vector<RequiredCheck> required_union(std::vector<RequiredCheck> a,
+                                          const std::vector<RequiredCheck>& b);
 
 // Pure: the failing checks a required check names (a check run by name and app, a status by
 // context: a status's app is not known, so any required source matches it); every failing check
@@ -74,9 +88,10 @@ std::vector<FailingCheck> only_required(std::vector<FailingCheck> failing,
 std::string log_tail(std::string_view log, size_t cap, const std::vector<std::string>& literals,
                      bool* cut = nullptr);
 
-// Reads the head's failing checks, only the required ones when base_ref's protection requires
-// checks (GET .../branches/BASE, which a read-only token may read; empty base_ref: every failing
-// check, unread); with details, also each check run's annotations and each
+// Reads the head's failing checks, only the required ones when base_ref's protection or its
+// rulesets require checks (GET .../branches/BASE and GET .../rules/branches/BASE, both readable
+// with read access, asked only when a check fails; empty base_ref: every failing check, unread);
+// with details, also each check run's annotations and each
 // Actions job's log (GET .../actions/jobs/ID/logs answers 302 to a short-lived URL, which is
 // fetched without the token, as GitHub's own clients do). A log or annotations that cannot be
 // read leave a note in their place, never an Error: the check still failed.
