@@ -17,11 +17,14 @@ using Stopwatch = std::chrono::steady_clock;
 inline double seconds_since(Stopwatch::time_point t) {
   return std::chrono::duration<double>(Stopwatch::now() - t).count();
 }
+inline double ms_since(Stopwatch::time_point t) {
+  return std::chrono::duration<double, std::milli>(Stopwatch::now() - t).count();
+}
 
-// The upper median of an even count: the benchmarks print it as they always have.
+// The upper median of an even count, as the benchmarks have always printed it; 0 for none.
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 // One thing measured: once() runs it (false: a failure), ms collects each run's milliseconds.
