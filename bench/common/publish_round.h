@@ -3,6 +3,7 @@
 // draft pull or merge request, a comment, a label), and the same push by plain git, timed.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,26 @@ inline ForgePublishInput publish_input(int r, const std::string& base_commit,
   in.askpass = askpass;
   in.mirror_dir = mirror_dir;
   return in;
+}
+
+// One publish timed (publish(s, in): publish_to_forge or publish_to_gitlab), then the removal of
+// its scratch folder, which the session leaves to a thread off the critical path: waited for here
+// and timed apart, so that it does not slow the plain push measured next. posts: how many items
+// the publish must post. False (said on stderr) when it failed or posted fewer.
+template <class Session, class Publish>
+bool timed_publish(Session& s, const ForgePublishInput& in, Publish publish, size_t posts,
+                   std::vector<double>& publish_s, std::vector<double>& cleanup_s) {
+  auto t = Stopwatch::now();
+  auto done = publish(s, in);
+  if (!done || done->posted.size() != posts) {
+    std::fprintf(stderr, "publish: %s\n", done ? "not all posted" : done.error().message.c_str());
+    return false;
+  }
+  publish_s.push_back(seconds_since(t));
+  t = Stopwatch::now();
+  s.background.clear();
+  cleanup_s.push_back(seconds_since(t));
+  return true;
 }
 
 // The same push by plain git: a new commit in pushdir (a clone of the remote) pushed to url as

@@ -128,18 +128,10 @@ int main(int argc, char** argv) {
     // Labels are posted once per issue: a fresh issue each round keeps every round equal.
     in.issue = fake.control("POST", "repos/octo/web/issues", {{"title", "b"}, {"body", "b"}})
                    .value("number", int64_t{n});
-    auto t = Clock::now();
-    auto done = aw::publish_to_forge(s, in);
-    if (!done || done->posted.size() != 3) {
-      std::fprintf(stderr, "publish: %s\n", done ? "not all posted" : done.error().message.c_str());
-      return 1;
-    }
-    publish_s.push_back(seconds_since(t));
-    // The scratch's removal, left to the session off the critical path: waited for here, apart,
-    // so that it does not slow the plain push measured next.
-    t = Clock::now();
-    s.background.clear();
-    cleanup_s.push_back(seconds_since(t));
+    auto publish = [](aw::ForgeSession& session, const aw::ForgePublishInput& input) {
+      return aw::publish_to_forge(session, input);
+    };
+    if (!aw::bench::timed_publish(s, in, publish, 3, publish_s, cleanup_s)) return 1;
     // The same push by plain git: a new commit on a new branch.
     double plain_push = aw::bench::timed_plain_push(pushdir, r, remote.url, askpass);
     if (plain_push < 0) return 1;

@@ -26,10 +26,8 @@
 
 namespace {
 
-using Clock = aw::bench::Stopwatch;
 using aw::bench::median;
 using aw::bench::run;
-using aw::bench::seconds_since;
 const std::string kAskpass = std::string(AW_BINARY_DIR) + "/src/cli/awaywork";
 const std::string kProject = "grp/sub/app";
 
@@ -116,16 +114,11 @@ int main(int argc, char** argv) {
     in.issue = fake.control("POST", "projects/" + kProject + "/issues",
                             {{"username", "maint"}, {"title", "bench"}, {"description", "b"}})
                    .value("iid", int64_t{0});
-    auto t = Clock::now();
-    auto done = aw::publish_to_gitlab(*s, in);
-    if (!done || done->posted.size() != 4) {  // pull, mr-note, comment-1, labels
-      std::fprintf(stderr, "publish: %s\n", done ? "not all posted" : done.error().message.c_str());
-      return 1;
-    }
-    publish_s.push_back(seconds_since(t));
-    t = Clock::now();
-    s->background.clear();  // the scratch's removal, off the critical path: apart
-    cleanup_s.push_back(seconds_since(t));
+    auto publish = [](aw::GitLabSession& session, const aw::ForgePublishInput& input) {
+      return aw::publish_to_gitlab(session, input);
+    };
+    // pull, mr-note, comment-1, labels
+    if (!aw::bench::timed_publish(*s, in, publish, 4, publish_s, cleanup_s)) return 1;
     // The same push by plain git: a new commit on a new branch.
     double plain_push = aw::bench::timed_plain_push(pushdir, r, remote.url, askpass);
     if (plain_push < 0) return 1;

@@ -21,8 +21,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include "../common/bench_time.h"
 #include "../../tests/proxy/fake_model_upstream.h"
+#include "../common/bench_time.h"
 #include "base/fs.h"
 #include "proxy/inference_proxy.h"
 
