@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "base/fs.h"
 #include "bench_repo.h"
 #include "bench_time.h"
-#include "base/fs.h"
 #include "forge/publish.h"
 
 namespace aw::bench {

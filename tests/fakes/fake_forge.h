@@ -103,10 +103,11 @@ class FakeForge {
                 const nlohmann::json& body, const std::string& more) {
     Reply reply;
     std::string data = body.is_null() ? "" : body.dump();
-    std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
-                      "\r\nConnection: close\r\nUser-Agent: " + agent_ + "\r\n" + more +
-                      "Content-Type: application/json\r\nContent-Length: " +
-                      std::to_string(data.size()) + "\r\n\r\n" + data;
+    std::string req =
+        method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+        "\r\nConnection: close\r\nUser-Agent: " + agent_ + "\r\n" + more +
+        "Content-Type: application/json\r\nContent-Length: " + std::to_string(data.size()) +
+        "\r\n\r\n" + data;
     int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
