@@ -10,86 +10,42 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "../../tests/fakes/fake_github.h"
+#include "../common/bench_repo.h"
+#include "../common/bench_time.h"
+#include "../common/publish_round.h"
+#include "../common/temp_root.h"
 #include "base/fs.h"
 #include "forge/publish.h"
 #include "git/git.h"
-#include "proc/capture.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = aw::bench::Stopwatch;
+using aw::bench::median;
+using aw::bench::run;
+using aw::bench::seconds_since;
 const std::string kAskpass = std::string(AW_BINARY_DIR) + "/src/cli/awaywork";
-
-std::vector<std::string> env() {
-  return {"PATH=/usr/bin:/bin",          "HOME=/nonexistent",       "GIT_CONFIG_NOSYSTEM=1",
-          "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=b",       "GIT_AUTHOR_EMAIL=b@b",
-          "GIT_COMMITTER_NAME=b",        "GIT_COMMITTER_EMAIL=b@b", "LC_ALL=C"};
-}
-
-bool run(std::vector<std::string> argv, const std::string& cwd = "/",
-         std::vector<std::string> extra = {}, const std::string& in = "") {
-  std::vector<std::string> e = env();
-  e.insert(e.end(), extra.begin(), extra.end());
-  auto r = aw::capture({.argv = std::move(argv), .env = e, .cwd = cwd, .stdin_data = in});
-  if (!r || r->exit_code != 0) {
-    std::fprintf(stderr, "failed: %s\n", r ? r->err.c_str() : r.error().message.c_str());
-    return false;
-  }
-  return true;
-}
-
-// FILES files in one commit, written by git fast-import (no work tree to write first).
-bool make_remote_source(const std::string& dir, int files) {
-  std::string stream = "commit refs/heads/main\ncommitter b <b@b> 0 +0000\ndata 4\ninit\n";
-  for (int i = 0; i < files; ++i) {
-    std::string body = "file " + std::to_string(i) + "\n" + std::string(200 + i % 300, 'y') + "\n";
-    stream += "M 644 inline d" + std::to_string(i / 100) + "/f" + std::to_string(i) +
-              ".txt\ndata " + std::to_string(body.size()) + "\n" + body + "\n";
-  }
-  return run({"git", "init", "-q", "-b", "main", dir}) &&
-         run({"git", "fast-import", "--quiet"}, dir, {}, stream) &&
-         run({"git", "checkout", "-q", "main"}, dir) && run({"git", "gc", "-q"}, dir);
-}
-
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-std::vector<std::string> askpass_env(const std::string& host, const std::string& token) {
-  return {"GIT_ASKPASS=" + kAskpass, "AWAYWORK_ASKPASS=1", "AWAYWORK_ASKPASS_HOST=" + host,
-          "AWAYWORK_ASKPASS_USERNAME=x-access-token", "AWAYWORK_ASKPASS_PASSWORD=" + token};
-}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   int files = argc > 1 ? std::atoi(argv[1]) : 20000;
   int rounds = argc > 2 ? std::atoi(argv[2]) : 7;
-  char tmpl[] = "/tmp/aw-forge-bench-XXXXXX";
-  std::string root = ::mkdtemp(tmpl);
-  struct Cleanup {
-    std::string path;
-    ~Cleanup() { (void)aw::remove_tree(path); }
-  } cleanup{root};
+  aw::bench::TempRoot temp("/tmp/aw-forge-bench-");
+  const std::string& root = temp.path();
   aw::test::FakeGitHub fake(root);
   if (fake.api_url().empty()) {
     std::fprintf(stderr, "%s\n", fake.why().c_str());
     return 1;
   }
   std::printf("generating %d files\n", files);
-  if (!make_remote_source(root + "/source", files)) return 1;
+  if (!aw::bench::make_imported_repo(root + "/source", files)) return 1;
   fake.user("octo");
   std::string token = fake.user("aw-bot");
   fake.control("POST", "repos", {{"owner", "octo"}, {"name", "web"}, {"source", root + "/source"}});
@@ -123,14 +79,14 @@ int main(int argc, char** argv) {
       auto c = base ? aw::make_clone(m->repo, *base, "main", dir + "/work", dir + "/git")
                     : aw::Result<aw::Clone>(aw::fail("no base"));
       if (!c) return std::fprintf(stderr, "%s\n", c.error().message.c_str()), false;
-      ours.push_back(since(t));
+      ours.push_back(seconds_since(t));
       return true;
     };
     auto measure_plain = [&]() -> bool {
       ::sync();
       auto t = Clock::now();
       if (!run({"git", "clone", "-q", "--no-hardlinks", bare, dir + "/plain"})) return false;
-      plain.push_back(since(t));
+      plain.push_back(seconds_since(t));
       return true;
     };
     if (!(r % 2 == 0 ? measure_ours() && measure_plain() : measure_plain() && measure_ours()))
@@ -165,52 +121,21 @@ int main(int argc, char** argv) {
   auto base = aw::resolve_commit(mirror->repo, "main");
   std::string pushdir = root + "/push";
   if (!run({"git", "clone", "-q", bare, pushdir})) return 1;
+  auto askpass = aw::bench::askpass_env(kAskpass, host, "x-access-token", token);
   std::vector<double> publish_s, push_s, cleanup_s;
   for (int r = 0; r < rounds; ++r) {
-    std::string file = "bench/p" + std::to_string(r) + ".txt";
-    aw::ForgePublishInput in;
-    in.unit = {"bench-" + std::to_string(r), "test", "none", "off", "accepted", {{"check 1", 0}}};
-    in.issue = n;
-    in.base_ref = "main";
-    in.base_commit = *base;
-    in.patch = "diff --git a/" + file + " b/" + file +
-               "\nnew file mode 100644\n--- /dev/null\n+++ b/" + file + "\n@@ -0,0 +1 @@\n+p\n";
-    in.paths = {file};
-    in.commit_message = "bench";
-    in.allowed_labels = {"bench"};
-    aw::Request pr{"create_pull_request", 1, "bench", "body", "", "", "", "", {}};
-    aw::Request comment{"add_comment", 2, "", "done", "", "", "", "", {}};
-    aw::Request labels{"add_labels", 3, "", "", "", "", "", "", {"bench"}};
-    in.requests = {pr, comment, labels};
-    in.scratch_dir = root + "/scratch";
-    in.askpass = kAskpass;
-    in.mirror_dir = mirror_dir;
+    aw::ForgePublishInput in = aw::bench::publish_input(r, *base, root, mirror_dir, kAskpass);
     // Labels are posted once per issue: a fresh issue each round keeps every round equal.
     in.issue = fake.control("POST", "repos/octo/web/issues", {{"title", "b"}, {"body", "b"}})
                    .value("number", int64_t{n});
-    auto t = Clock::now();
-    auto done = aw::publish_to_forge(s, in);
-    if (!done || done->posted.size() != 3) {
-      std::fprintf(stderr, "publish: %s\n", done ? "not all posted" : done.error().message.c_str());
-      return 1;
-    }
-    publish_s.push_back(since(t));
-    // The scratch's removal, left to the session off the critical path: waited for here, apart,
-    // so that it does not slow the plain push measured next.
-    t = Clock::now();
-    s.background.clear();
-    cleanup_s.push_back(since(t));
+    auto publish = [](aw::ForgeSession& session, const aw::ForgePublishInput& input) {
+      return aw::publish_to_forge(session, input);
+    };
+    if (!aw::bench::timed_publish(s, in, publish, 3, publish_s, cleanup_s)) return 1;
     // The same push by plain git: a new commit on a new branch.
-    std::string branch = "plain-" + std::to_string(r);
-    if (!aw::write_file(pushdir + "/q" + std::to_string(r) + ".txt", "q\n")) return 1;
-    if (!run({"git", "add", "-A"}, pushdir) || !run({"git", "commit", "-qm", "q"}, pushdir))
-      return 1;
-    t = Clock::now();
-    if (!run({"git", "-c", "credential.helper=", "push", "-q", remote.url,
-              "HEAD:refs/heads/" + branch},
-             pushdir, askpass_env(host, token)))
-      return 1;
-    push_s.push_back(since(t));
+    double plain_push = aw::bench::timed_plain_push(pushdir, r, remote.url, askpass);
+    if (plain_push < 0) return 1;
+    push_s.push_back(plain_push);
     std::printf("publish round %d: publish %.1f ms, plain push %.1f ms, scratch removal %.1f ms\n",
                 r + 1, publish_s.back() * 1e3, push_s.back() * 1e3, cleanup_s.back() * 1e3);
   }

@@ -8,65 +8,28 @@
 // gives the command and the figures. The fake's own share of each answer is not taken out (see
 // bench/fakes/ for GitHub's).
 #include <stdlib.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "../../tests/fakes/fake_gitlab.h"
+#include "../common/bench_repo.h"
+#include "../common/bench_time.h"
+#include "../common/publish_round.h"
+#include "../common/temp_root.h"
 #include "base/fs.h"
 #include "forge/gitlab/publish.h"
 #include "git/git.h"
-#include "proc/capture.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using aw::bench::median;
+using aw::bench::run;
 const std::string kAskpass = std::string(AW_BINARY_DIR) + "/src/cli/awaywork";
 const std::string kProject = "grp/sub/app";
-
-std::vector<std::string> env() {
-  return {"PATH=/usr/bin:/bin",          "HOME=/nonexistent",       "GIT_CONFIG_NOSYSTEM=1",
-          "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=b",       "GIT_AUTHOR_EMAIL=b@b",
-          "GIT_COMMITTER_NAME=b",        "GIT_COMMITTER_EMAIL=b@b", "LC_ALL=C"};
-}
-
-bool run(std::vector<std::string> argv, const std::string& cwd = "/",
-         std::vector<std::string> extra = {}, const std::string& in = "") {
-  std::vector<std::string> e = env();
-  e.insert(e.end(), extra.begin(), extra.end());
-  auto r = aw::capture({.argv = std::move(argv), .env = e, .cwd = cwd, .stdin_data = in});
-  if (!r || r->exit_code != 0) {
-    std::fprintf(stderr, "failed: %s\n", r ? r->err.c_str() : r.error().message.c_str());
-    return false;
-  }
-  return true;
-}
-
-// FILES files in one commit, written by git fast-import.
-bool make_source(const std::string& dir, int files) {
-  std::string stream = "commit refs/heads/main\ncommitter b <b@b> 0 +0000\ndata 4\ninit\n";
-  for (int i = 0; i < files; ++i) {
-    std::string body = "file " + std::to_string(i) + "\n" + std::string(200 + i % 300, 'y') + "\n";
-    stream += "M 644 inline d" + std::to_string(i / 100) + "/f" + std::to_string(i) +
-              ".txt\ndata " + std::to_string(body.size()) + "\n" + body + "\n";
-  }
-  return run({"git", "init", "-q", "-b", "main", dir}) &&
-         run({"git", "fast-import", "--quiet"}, dir, {}, stream) &&
-         run({"git", "checkout", "-q", "main"}, dir) && run({"git", "gc", "-q"}, dir);
-}
-
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 }  // namespace
 
@@ -77,18 +40,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: gitlab_publish_bench [files] [rounds]\n");
     return 2;
   }
-  char tmpl[] = "/tmp/aw-gitlab-publish-bench-XXXXXX";
-  std::string root = ::mkdtemp(tmpl);
-  struct Cleanup {
-    std::string path;
-    ~Cleanup() { (void)aw::remove_tree(path); }
-  } cleanup{root};
+  aw::bench::TempRoot temp("/tmp/aw-gitlab-publish-bench-");
+  const std::string& root = temp.path();
   aw::test::FakeGitlab fake(root);
   if (fake.api_url().empty()) {
     std::fprintf(stderr, "%s\n", fake.error().c_str());
     return 1;
   }
-  if (!make_source(root + "/source", files)) return 1;
+  if (!aw::bench::make_imported_repo(root + "/source", files)) return 1;
   std::string token = fake.add_user("aw-bot");
   if (!fake.add_project(kProject, root + "/source").is_object()) {
     std::fprintf(stderr, "%s\n", fake.error().c_str());
@@ -146,53 +105,24 @@ int main(int argc, char** argv) {
   std::string pushdir = root + "/push";
   if (!run({"git", "clone", "-q", root + "/fake-gitlab/repos/" + kProject + ".git", pushdir}))
     return 1;
-  std::vector<std::string> askpass = {
-      "GIT_ASKPASS=" + kAskpass, "AWAYWORK_ASKPASS=1", "AWAYWORK_ASKPASS_HOST=" + host,
-      "AWAYWORK_ASKPASS_USERNAME=oauth2", "AWAYWORK_ASKPASS_PASSWORD=" + token};
+  auto askpass = aw::bench::askpass_env(kAskpass, host, "oauth2", token);
 
   std::vector<double> publish_s, push_s, cleanup_s;
   for (int r = 0; r < rounds; ++r) {
-    std::string file = "bench/p" + std::to_string(r) + ".txt";
-    aw::ForgePublishInput in;
-    in.unit = {"bench-" + std::to_string(r), "test", "none", "off", "accepted", {{"check 1", 0}}};
+    aw::ForgePublishInput in = aw::bench::publish_input(r, *base, root, mirror_dir, kAskpass);
     // Labels are added once per issue: a fresh issue each round keeps every round equal.
     in.issue = fake.control("POST", "projects/" + kProject + "/issues",
                             {{"username", "maint"}, {"title", "bench"}, {"description", "b"}})
                    .value("iid", int64_t{0});
-    in.base_ref = "main";
-    in.base_commit = *base;
-    in.patch = "diff --git a/" + file + " b/" + file +
-               "\nnew file mode 100644\n--- /dev/null\n+++ b/" + file + "\n@@ -0,0 +1 @@\n+p\n";
-    in.paths = {file};
-    in.commit_message = "bench";
-    in.allowed_labels = {"bench"};
-    in.requests = {aw::Request{"create_pull_request", 1, "bench", "body", "", "", "", "", {}},
-                   aw::Request{"add_comment", 2, "", "done", "", "", "", "", {}},
-                   aw::Request{"add_labels", 3, "", "", "", "", "", "", {"bench"}}};
-    in.scratch_dir = root + "/scratch";
-    in.askpass = kAskpass;
-    in.mirror_dir = mirror_dir;
-    auto t = Clock::now();
-    auto done = aw::publish_to_gitlab(*s, in);
-    if (!done || done->posted.size() != 4) {  // pull, mr-note, comment-1, labels
-      std::fprintf(stderr, "publish: %s\n", done ? "not all posted" : done.error().message.c_str());
-      return 1;
-    }
-    publish_s.push_back(since(t));
-    t = Clock::now();
-    s->background.clear();  // the scratch's removal, off the critical path: apart
-    cleanup_s.push_back(since(t));
+    auto publish = [](aw::GitLabSession& session, const aw::ForgePublishInput& input) {
+      return aw::publish_to_gitlab(session, input);
+    };
+    // pull, mr-note, comment-1, labels
+    if (!aw::bench::timed_publish(*s, in, publish, 4, publish_s, cleanup_s)) return 1;
     // The same push by plain git: a new commit on a new branch.
-    std::string branch = "plain-" + std::to_string(r);
-    if (!aw::write_file(pushdir + "/q" + std::to_string(r) + ".txt", "q\n")) return 1;
-    if (!run({"git", "add", "-A"}, pushdir) || !run({"git", "commit", "-qm", "q"}, pushdir))
-      return 1;
-    t = Clock::now();
-    if (!run({"git", "-c", "credential.helper=", "push", "-q", remote.url,
-              "HEAD:refs/heads/" + branch},
-             pushdir, askpass))
-      return 1;
-    push_s.push_back(since(t));
+    double plain_push = aw::bench::timed_plain_push(pushdir, r, remote.url, askpass);
+    if (plain_push < 0) return 1;
+    push_s.push_back(plain_push);
     std::printf("round %d: publish %.1f ms, plain push %.1f ms, scratch removal %.1f ms\n", r + 1,
                 publish_s.back() * 1e3, push_s.back() * 1e3, cleanup_s.back() * 1e3);
   }

@@ -5,34 +5,26 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "../common/bench_repo.h"
+#include "../common/bench_time.h"
+#include "../common/temp_root.h"
 #include "base/fs.h"
 #include "git/git.h"
-#include "proc/capture.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
+using Clock = aw::bench::Stopwatch;
+using aw::bench::median;
 using aw::bench::run;
+using aw::bench::seconds_since;
 
 bool make_repo(const std::string& dir, int files) {
   return aw::bench::make_repo(dir, files, [] { return true; });
-}
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace
@@ -40,12 +32,8 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   int files = argc > 1 ? std::atoi(argv[1]) : 20000;
   int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
-  char tmpl[] = "/tmp/aw-git-bench-XXXXXX";
-  std::string root = ::mkdtemp(tmpl);
-  struct Cleanup {
-    std::string path;
-    ~Cleanup() { (void)aw::remove_tree(path); }
-  } cleanup{root};  // also on the early returns of a failed round
+  aw::bench::TempRoot temp("/tmp/aw-git-bench-");  // also on the early returns of a failed round
+  const std::string& root = temp.path();
   std::string src_dir = root + "/source";
   std::printf("generating %d files in %s\n", files, src_dir.c_str());
   if (!make_repo(src_dir, files)) return 1;

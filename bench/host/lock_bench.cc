@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "../common/bench_time.h"
 #include "base/fs.h"
 #include "host/lock.h"
 
@@ -24,10 +25,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using aw::bench::median;
 
 // Every path o+w again (the tree is made once; each run starts from the same modes).
 void open_up(const std::vector<std::string>& dirs, const std::vector<std::string>& files) {

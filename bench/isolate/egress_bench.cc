@@ -34,6 +34,7 @@
 #include <boost/beast/http.hpp>
 
 #include "../../tests/proxy/fake_model_upstream.h"
+#include "../common/bench_time.h"
 #include "base/fs.h"
 #include "proxy/egress_proxy.h"
 #include "proxy/unit_ca.h"
@@ -52,14 +53,8 @@ const std::string kToken = "npm_FAKEfakeFAKEfakeFAKEfakeFAKEfake0123";
 const std::string kPlaceholder = "awaywork-placeholder-NPM_TOKEN-0123456789abcdef0123456789abcdef";
 const char* kHost = "npm.example.test";
 
-double ms_since(Clock::time_point a) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - a).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
+using aw::bench::median;
+using aw::bench::ms_since;
 
 // One GET of the rule's path; true when the fake answered 200 (it does only when the request
 // carries the value: through the proxy, only when the proxy injected it).

@@ -22,6 +22,7 @@
 #include <boost/beast/http.hpp>
 
 #include "../../tests/proxy/fake_model_upstream.h"
+#include "../common/bench_time.h"
 #include "base/fs.h"
 #include "proxy/inference_proxy.h"
 
@@ -53,10 +54,7 @@ struct Case {
   std::vector<double> ms;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
+using aw::bench::median;
 
 }  // namespace
 

@@ -16,45 +16,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "../common/bench_time.h"
 #include "base/fs.h"
 #include "isolate/sandbox/sandbox.h"
 #include "isolate/sandbox/view.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-struct Case {
-  std::string name;
-  std::function<bool()> once;
-  std::vector<double> ms;
-};
-
-// Round-robin over the cases so that load from other processes on the machine spreads evenly.
-void measure(std::vector<Case>& cases, int runs) {
-  for (int i = 0; i < runs; ++i)
-    for (auto& c : cases) {
-      auto a = Clock::now();
-      if (!c.once()) {
-        std::fprintf(stderr, "%s: run failed\n", c.name.c_str());
-        std::exit(1);
-      }
-      c.ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
-    }
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using aw::bench::Case;
+using aw::bench::measure;
+using aw::bench::median;
 
 bool spawn(const std::vector<const char*>& argv) {
   pid_t p = ::fork();

@@ -26,6 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { launch, startWorld, api } from "../../tests/serve/browser.mjs";
+import { watchBigLogEnd } from "../common/big_log_watch.mjs";
 
 const build = process.env.AW_BINARY_DIR || "build";
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
@@ -97,21 +98,7 @@ async function bigLogFirstScreen(browser, w, loads = 11) {
     if (u.state !== "running") break;
     await new Promise((done) => setTimeout(done, 500));
   }
-  await page.evaluateOnNewDocument(() => {
-    window.longest = 0;
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.longest = Math.max(window.longest, e.duration);
-    }).observe({ type: "longtask" });
-    new MutationObserver((records, self) => {
-      for (const r of records)
-        for (const n of r.addedNodes)
-          if (n.nodeType === 1 && n.classList.contains("ln") && n.textContent === "big log end\n") {
-            self.disconnect();
-            requestAnimationFrame(() => setTimeout(() => { window.shown = performance.now(); }, 0));
-            return;
-          }
-    }).observe(document, { childList: true, subtree: true });
-  });
+  await watchBigLogEnd(page);
   await page.goto(w.url); // the token, into this tab's sessionStorage
   await page.waitForSelector("body[data-rendered=units]");
   const times = webs.map(() => []), longest = webs.map(() => []), all = webs.map(() => []);

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/bench_time.h"
 #include "base/json_write.h"
 #include "provider/events.h"
 #include "unit/transcript_steps.h"
@@ -34,10 +35,7 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxSteps = 2000;  // as serve/api.cc
 constexpr int kRuns = 9;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using aw::bench::median;
 
 template <class F>
 double ms_of(F&& f) {

@@ -13,6 +13,7 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { launch } from "../../tests/serve/browser.mjs";
+import { watchBigLogEnd } from "../common/big_log_watch.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const webs = process.argv.slice(2).length ? process.argv.slice(2) : [path.join(here, "../../web")];
@@ -70,21 +71,7 @@ async function loads(browser, web, n) {
   const base = `http://127.0.0.1:${server.address().port}`;
   const page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 900 });
-  await page.evaluateOnNewDocument(() => {
-    window.longest = 0;
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.longest = Math.max(window.longest, e.duration);
-    }).observe({ type: "longtask" });
-    new MutationObserver((records, self) => {
-      for (const r of records)
-        for (const n of r.addedNodes)
-          if (n.nodeType === 1 && n.classList.contains("ln") && n.textContent === "big log end\n") {
-            self.disconnect();
-            requestAnimationFrame(() => setTimeout(() => { window.shown = performance.now(); }, 0));
-            return;
-          }
-    }).observe(document, { childList: true, subtree: true });
-  });
+  await watchBigLogEnd(page);
   await page.goto(`${base}/#token=${"0123456789abcdef".repeat(4)}`);
   const shown = [], longest = [], all = [];
   for (let i = 0; i < n; i++) {

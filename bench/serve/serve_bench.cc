@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/bench_time.h"
 #include "record/store.h"
 #include "serve/view.h"
 
@@ -32,10 +33,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kUnits = 10000;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using aw::bench::median;
 
 double pct(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "../common/bench_repo.h"
+#include "../common/bench_time.h"
+#include "../common/temp_root.h"
 #include "base/fs.h"
 #include "git/git.h"
 #include "proc/capture.h"
@@ -39,14 +41,8 @@ bool make_repo(const std::string& dir, int files) {
   });
 }
 
-double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using aw::bench::median;
+using aw::bench::ms_since;
 
 // A round's mess in the instruction paths.
 bool dirty(const std::string& work) {
@@ -136,13 +132,8 @@ int main(int argc, char** argv) {
       sizes.push_back(std::atoi(a.c_str()));
   }
   if (sizes.empty()) sizes = {100, 20000};
-  char tmpl[] = "/tmp/aw-round-bench-XXXXXX";
-  std::string root = ::mkdtemp(tmpl);
-  struct Cleanup {
-    std::string path;
-    ~Cleanup() { (void)aw::remove_tree(path); }
-  } cleanup{root};
+  aw::bench::TempRoot root("/tmp/aw-round-bench-");
   for (int files : sizes)
-    if (int rc = bench(root, files, samples); rc != 0) return rc;
+    if (int rc = bench(root.path(), files, samples); rc != 0) return rc;
   return 0;
 }

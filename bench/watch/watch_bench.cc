@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +18,8 @@
 #include <thread>
 
 #include "../../tests/forge/fake_github.h"
+#include "../common/bench_time.h"
+#include "../common/fast_clock.h"
 #include "base/fs.h"
 #include "proc/capture.h"
 #include "record/store.h"
@@ -28,31 +29,8 @@ namespace {
 
 using namespace aw;
 
-// A compressed clock: sleep() moves time on at once; the first sleep marks the end of the first
-// pass (every repository polled once).
-class FastClock : public Clock {
- public:
-  explicit FastClock(int64_t start) : now_(start) {}
-  int64_t now_seconds() override { return now_ / 1000; }
-  void sleep(std::chrono::milliseconds d) override {
-    if (!first_pass_done) {
-      first_pass_done = true;
-      if (on_first_pass) on_first_pass();
-    }
-    now_ += d.count();
-  }
-  int64_t now_ms() const { return now_; }
-  bool first_pass_done = false;
-  std::function<void()> on_first_pass;
-
- private:
-  int64_t now_;  // ms
-};
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using aw::bench::FastClock;
+using aw::bench::median;
 
 bool sh(const std::string& cmd) {
   auto r =
