@@ -5,15 +5,19 @@
 // whatever the number of merge requests (before: 2 + 2 per merge request, each one's answer and
 // its head's pipelines read every poll). A pipeline failing on one of them is still noticed, by
 // the pipelines' list alone (it does not change the merge request list), and only that merge
-// request is read.
+// request is read. And the pipelines' list itself (GitLabWatchReader::changed_pipelines,
+// pipeline_mrs) against the fake.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <ctime>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "watch/iso_time.h"
 #include "watch_gitlab_fixture.h"
 
 namespace aw::test {
@@ -134,6 +138,65 @@ TEST_F(WatchGitlabIdleTest,
     for (const Asked& a : asked)
       EXPECT_NE(a.request.compare(0, one.size(), one), 0) << one << "\n" << dump(asked);
   }
+}
+
+class WatchGitlabPipelineListTest : public WatchGitlabTest {
+ protected:
+  nlohmann::json pipeline(const std::string& ref, const std::string& status) {
+    auto p = fake->control(
+        "POST", "projects/" + kProject + "/pipelines",
+        {{"username", "dev"}, {"ref", ref}, {"sha", std::string(40, 'a')}, {"status", status}});
+    EXPECT_TRUE(p.is_object()) << fake->error();
+    return p;
+  }
+};
+
+TEST_F(WatchGitlabPipelineListTest, ChangedPipelinesAreOneConditionalListMatchedToMrsByRef) {
+  auto s = session();
+  GitLabWatchReader rd(*s);
+  std::string since = iso_utc(::time(nullptr) - 60);
+  nlohmann::json branch = pipeline("awaywork/one", "failed");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  nlohmann::json of_mr = pipeline("refs/merge-requests/7/head", "success");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  nlohmann::json main = pipeline("main", "failed");
+  nlohmann::json hostile = pipeline("refs/merge-requests/99999999999999999999/head", "failed");
+
+  auto list = rd.changed_pipelines(since);
+  ASSERT_TRUE(list) << list.error().message;
+  ASSERT_EQ(list->size(), 4u) << list->dump(1);
+  std::vector<nlohmann::json> listed;
+  for (const auto& p : *list) listed.push_back(gitlab_pipeline_as_listed(p));
+  // Oldest change first, in the poll state's shape.
+  EXPECT_EQ(listed[0]["number"], branch["id"]);
+  EXPECT_EQ(listed[0]["state"], "failed");
+  EXPECT_EQ(listed[0]["ref"], "awaywork/one");
+  EXPECT_EQ(listed[0]["updated_at"], branch["updated_at"]);
+  EXPECT_EQ(listed[1]["number"], of_mr["id"]);
+  EXPECT_EQ(listed[2]["number"], main["id"]);
+  // Asked again unchanged: a 304 (still one request, as GitLab counts it).
+  int not_modified = s->gl.stats().not_modified;
+  ASSERT_TRUE(rd.changed_pipelines(since));
+  EXPECT_EQ(s->gl.stats().not_modified, not_modified + 1);
+  // Only what changed after the time.
+  auto later = rd.changed_pipelines(hostile["updated_at"].get<std::string>());
+  ASSERT_TRUE(later) << later.error().message;
+  EXPECT_TRUE(later->empty()) << later->dump(1);
+
+  // Matched by ref: a merge request pipeline names its iid; a branch is a listed merge request's
+  // source branch; with the list whole, any other is none of awaywork's.
+  rd.remember_mrs(nlohmann::json::parse(R"([{"iid": 3, "source_branch": "awaywork/one"}])"), true);
+  using Mrs = std::optional<std::vector<int64_t>>;
+  EXPECT_EQ(rd.pipeline_mrs(listed[0]), Mrs(std::vector<int64_t>{3}));
+  EXPECT_EQ(rd.pipeline_mrs(listed[1]), Mrs(std::vector<int64_t>{7}));
+  EXPECT_EQ(rd.pipeline_mrs(listed[2]), Mrs(std::vector<int64_t>{}));
+  // A ref's iid too long to be one is a branch name like any other.
+  EXPECT_EQ(rd.pipeline_mrs(listed[3]), Mrs(std::vector<int64_t>{}));
+  // A list that was not whole cannot say a branch is none of awaywork's: every one is looked at.
+  rd.remember_mrs(nlohmann::json::parse(R"([{"iid": 3, "source_branch": "awaywork/one"}])"), false);
+  EXPECT_EQ(rd.pipeline_mrs(listed[0]), Mrs(std::vector<int64_t>{3}));
+  EXPECT_EQ(rd.pipeline_mrs(listed[2]), std::nullopt);
+  EXPECT_EQ(rd.pipeline_mrs(listed[3]), std::nullopt);
 }
 
 }  // namespace
