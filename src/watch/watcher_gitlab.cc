@@ -12,7 +12,10 @@
 // With follow-ups allowed (follow_up.max_units_per_pr > 0), the same poll lists awaywork's own
 // open merge requests the same way, under a poll state of their own ("pollmr/REPO"): an idle
 // poll is two 304s, and a merge request whose notes changed is examined for follow-ups
-// (watcher_gitlab_mrs.cc).
+// (watcher_gitlab_mrs.cc). With follow_ci, a third list, the project's pipelines changed since
+// the last poll ("pollci/REPO", watcher_pulls.cc sweep_ci), tells of every pipeline's end for
+// all the merge requests at once: an idle poll is three requests whatever the number of merge
+// requests (GitLab counts a 304 against the rate limit as any request).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -87,14 +90,20 @@ void Watcher::poll_gitlab(Repo& r, int64_t now) {
   settle(r, "poll/" + r.watch.repo, st, listed(*list),
          [&](const json& issue) { return examine_gitlab(r, issue, now); });
   if (!mrs_wanted) return;
-  // follow_ci: the pipelines of awaywork's merge requests seen before (watcher_pulls.cc).
-  sweep_ci(r, now);
-  if (!mrs) {  // the issues are settled; the merge requests are listed again at the next poll
+  if (!mrs) {
+    // The issues are settled; the merge requests, and the pipelines (which are matched to them
+    // by the list), are read again at the next poll: nothing of theirs was settled.
     log_.write(
         "poll_failed",
         {{"repo", r.watch.repo}, {"what", "merge requests"}, {"error", mrs.error().message}});
     return;
   }
+  // follow_ci: the project's pipelines changed since the last poll, one list for all of
+  // awaywork's merge requests, each matched to its merge request by the branches this list shows
+  // (watcher_pulls.cc sweep_ci). The list holds them all when it was asked with no updated_after
+  // and filled no page.
+  r.glr->remember_mrs(*mrs, mst.since.empty() && mrs->size() < 100);
+  sweep_ci(r, now);
   settle(r, "pollmr/" + r.watch.repo, mst, listed(*mrs),
          [&](const json& mr) { return examine_gitlab_mr(r, mr, now); });
 }

@@ -9,13 +9,17 @@
 // the reviewer) is a review requesting changes. An admitted one queues the follow-up with the
 // limits, cooldown and batching of a pull request's (watcher_pulls.cc take_pull_triggers,
 // queue_pull, start_pull). With follow_ci, a failed pipeline on an idle merge request's head queues
-// one too, with no note (check_ci), and every poll looks again at the merge requests seen before
-// (sweep_ci): a pipeline's end need not change the list.
+// one too, with no note (check_ci), and every poll lists the project's pipelines changed since
+// the last one (sweep_ci): a pipeline's end need not change the merge request list, and GitLab's
+// merge request list carries no head_pipeline.
 //
 // Counted requests: the list is asked under the poll state's updated_after, each page
-// conditional on its last ETag (the client's cache), so an idle poll adds one 304; a merge
-// request whose updated_at or notes count changed costs its discussions (one request per 100,
-// also conditional) and one members lookup per new author.
+// conditional on its last ETag (the client's cache), so an idle poll adds one 304, and with
+// follow_ci one more for the pipelines' list (a 304 too), however many merge requests are open;
+// a merge request whose updated_at or notes count changed costs its discussions (one request
+// per 100, also conditional) and one members lookup per new author, and with follow_ci its
+// answer and its head's newest pipeline (and that pipeline's failed jobs when it failed); so
+// does one a changed pipeline may belong to (by its ref).
 #include <fmt/format.h>
 
 #include <cctype>

@@ -25,7 +25,9 @@
 // head and check; past follow_up.max_ci_attempts heads in a row
 // failing the same check it stops, with one marked comment (`item=ci-limit`). Checks do not change
 // the issue list, so every poll also looks at the pull requests watch already knows (sweep_ci),
-// each with conditional requests: an unchanged pull request and checks answer 304.
+// each with conditional requests: an unchanged pull request and checks answer 304 (free on
+// GitHub). GitLab counts a 304, so there one list of the project's pipelines changed since the
+// last poll stands for all of them, and only a merge request whose pipeline changed is read.
 //
 // Several watchers of one forge (two machines) each see the same trigger; a follow-up is claimed
 // on the pull request before it starts (claim.h claim_follow_up, on WatchForge::changes(): one
@@ -49,11 +51,14 @@
 #include "forge/gitlab/model.h"
 #include "forge/gitlab/pipeline.h"
 #include "forge/gitlab/session.h"
+#include "forge/gitlab/watch_source.h"
 #include "forge/marker.h"
 #include "forge/pr_checks.h"
 #include "forge/pr_source.h"
 #include "forge/self_login.h"
 #include "unit/pipeline.h"
+#include "watch/iso_time.h"
+#include "watch/poll_state.h"
 #include "watch/triggers_ci.h"
 #include "watch/watcher.h"
 #include "watch/watcher_internal.h"
@@ -303,29 +308,97 @@ void Watcher::sweep_ci(Repo& r, int64_t now) {
                {{"repo", r.watch.repo}, {"error", "state database: " + known.error().message}});
     return;
   }
+  std::vector<int64_t> followed;  // those seen before and not closed
   for (const auto& [key, value] : *known) {
     if (value.is_object() && value.value("closed", false)) continue;
-    int64_t n = 0;
     try {
-      n = std::stoll(key.substr(key.rfind('/') + 1));
+      followed.push_back(std::stoll(key.substr(key.rfind('/') + 1)));
     } catch (const std::exception&) {
       continue;  // not a key this file wrote
     }
+  }
+  bool mr = r.gl != nullptr;  // a GitLab project's pull requests are its merge requests
+  // Looks at one: true when it is settled (judged, or nothing of awaywork's to judge); false when
+  // the forge or the state could not be read, or a follow-up of it is queued or running (its
+  // head is judged when it is idle again).
+  auto look = [&](int64_t n) {
     IssueSlot slot;
-    bool mr = r.gl != nullptr;  // a GitLab project's pull requests are its merge requests
     if (auto it = slots_.find(slot_key(r.watch.repo, n, mr)); it != slots_.end()) {
       slot = it->second;
     } else if (auto loaded = load_slot(*store_, r.watch.repo, n, mr); loaded) {
       slot = *loaded;
     } else {
       log_.write("error", {{"repo", r.watch.repo}, {"pull", n}, {"error", loaded.error().message}});
-      continue;
+      return false;
     }
+    if (!slot.pull || slot.pull_own != 1) return true;  // not awaywork's own (or never examined)
     // A running or queued follow-up reads the checks itself; the head it pushes is judged later.
-    if (!slot.pull || slot.pull_own != 1 || slot.phase != "idle") continue;
-    (void)check_ci(r, slot, now);
+    if (slot.phase != "idle") return false;
+    bool ok = check_ci(r, slot, now);
     keep(slot);
+    return ok;
+  };
+  if (!r.gl) {
+    // GitHub: each one's head and checks, conditional (an unchanged one answers 304, free).
+    for (int64_t n : followed) (void)look(n);
+    return;
   }
+  // GitLab counts a 304 as any request, so a request per merge request per poll is not asked:
+  // one list of the project's pipelines changed since the last poll ("pollci/REPO", a poll state
+  // as the issues'), and only the merge requests a changed pipeline may be the head pipeline of
+  // (by its ref: GitLabWatchReader::pipeline_mrs) are read, each once a poll. A pipeline whose
+  // merge request has a follow-up queued or running is not settled: looked at again each poll
+  // (no request) until that one is idle, so the end of a pipeline on the follow-up's head is
+  // never passed over.
+  std::string key = "pollci/" + r.watch.repo;
+  PollState st;
+  if (followed.empty() && r.glr->mr_branches().empty()) {
+    // Nothing to follow: no request. The state starts again from now when there is.
+    if (auto kept = store_->watch_get(key);
+        kept && *kept && !poll_state_from_json(**kept).since.empty())
+      if (auto ok = store_->watch_put(key, to_json(PollState{})); !ok)
+        log_.write("error",
+                   {{"repo", r.watch.repo}, {"error", "state database: " + ok.error().message}});
+    return;
+  }
+  if (!poll_state_of(r, key, now, st)) return;
+  std::map<int64_t, bool> looked;  // this poll's: each merge request read once
+  auto look_once = [&](int64_t n) {
+    auto it = looked.find(n);
+    return it != looked.end() ? it->second : (looked[n] = look(n));
+  };
+  // One followed before and missing from a whole list of the open ones was closed or merged:
+  // read once (check_ci keeps it closed), so that a project whose merge requests are all closed
+  // asks for pipelines no more.
+  if (r.glr->mrs_whole())
+    for (int64_t n : followed)
+      if (!r.glr->mr_branches().count(n)) (void)look_once(n);
+  if (st.since.empty()) {
+    // The first sweep (or the first since nothing was followed): every known one is read as
+    // before, and the pipelines' list starts an hour back (GitLab's clock may differ from this
+    // one; what changed earlier was judged by this read).
+    st.since = iso_utc(now - 3600);
+    for (int64_t n : followed) (void)look_once(n);
+  }
+  auto list = r.glr->changed_pipelines(st.since);
+  if (!list) {
+    log_.write("poll_failed",
+               {{"repo", r.watch.repo}, {"what", "pipelines"}, {"error", list.error().message}});
+    return;
+  }
+  ListAnswer answer;
+  answer.items = json::array();
+  for (const json& p : *list) answer.items.push_back(gitlab_pipeline_as_listed(p));
+  answer.server_time = now;
+  settle(r, key, st, answer, [&](const json& pipeline) {
+    auto which = r.glr->pipeline_mrs(pipeline);
+    std::vector<int64_t> targets = which ? *which : followed;
+    if (!which)
+      for (const auto& [n, branch] : r.glr->mr_branches()) targets.push_back(n);
+    bool ok = true;
+    for (int64_t n : targets) ok = look_once(n) && ok;
+    return ok;
+  });
 }
 
 void Watcher::queue_pull(Repo& r, IssueSlot& slot, const std::string& trigger,

@@ -8,7 +8,9 @@ may push with."""
 import os
 import subprocess
 import sys
+import time
 import unittest
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gitlab_testlib import Fake, source_repo  # noqa: E402
@@ -249,6 +251,26 @@ class FakeGitlab(unittest.TestCase):
                                         headers={"PRIVATE-TOKEN": self.bot})
         self.assertEqual((s, h["content-type"], trace), (200, "text/plain",
                                                           "\x1b[31mFAIL\x1b[0m test_x\n"))
+
+    def test_pipelines_updated_after_oldest_change_first(self):
+        # The watcher's pipelines poll (issue 29): only what changed after the time, by updated_at.
+        first = self.fake.control("POST", f"projects/{PROJECT}/pipelines",
+                                  {"ref": "main", "status": "success"})
+        time.sleep(0.01)
+        second = self.fake.control("POST", f"projects/{PROJECT}/pipelines",
+                                   {"ref": "main", "status": "failed"})
+        s, _, listed = self.fake.call(
+            "GET", f"/projects/{ENC}/pipelines?order_by=updated_at&sort=asc&updated_after="
+            + urllib.parse.quote(first["updated_at"]), token=self.bot)
+        ids = [p["id"] for p in listed]
+        self.assertEqual(s, 200)
+        self.assertIn(second["id"], ids)
+        self.assertNotIn(first["id"], ids)
+        s, _, both = self.fake.call(
+            "GET", f"/projects/{ENC}/pipelines?order_by=updated_at&sort=asc&per_page=100",
+            token=self.bot)
+        mine = [p["id"] for p in both if p["id"] in (first["id"], second["id"])]
+        self.assertEqual(mine, [first["id"], second["id"]])
 
     def project_bare(self):
         return os.path.join(self.fake.dir, "state", "repos", PROJECT + ".git")

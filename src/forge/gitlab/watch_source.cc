@@ -53,6 +53,16 @@ json gitlab_issue_as_listed(const json& issue) {
   return out;
 }
 
+json gitlab_pipeline_as_listed(const json& pipeline) {
+  if (!pipeline.is_object()) return pipeline;
+  json out = {{"updated_at", string_or(pipeline, "updated_at")},
+              {"state", string_or(pipeline, "status")},
+              {"ref", string_or(pipeline, "ref")},
+              {"sha", string_or(pipeline, "sha")}};
+  if (auto id = pipeline.find("id"); id != pipeline.end()) out["number"] = *id;
+  return out;
+}
+
 std::vector<std::string> gitlab_assigned_in(const std::string& note) {
   const std::string lead = "assigned to ";
   std::vector<std::string> out;
@@ -91,6 +101,57 @@ Result<json> GitLabWatchReader::changed_issues(const std::string& updated_after)
       if (auto u = gitlab_user_from_json(i["author"], "issue author"))
         (*ids_)[u->user.login] = u->id;
   return all;
+}
+
+Result<json> GitLabWatchReader::changed_pipelines(const std::string& updated_after) {
+  std::string target = s_.project_target() +
+                       "/pipelines?order_by=updated_at&sort=asc&per_page=100&updated_after=" +
+                       query_value(updated_after);
+  AW_TRY(json all, s_.gl.get_all(target));
+  if (!all.is_array())
+    return fail("GitLab GET {}: expected a list, got {}", target, all.type_name());
+  return all;
+}
+
+void GitLabWatchReader::remember_mrs(const json& mrs, bool whole) {
+  mr_branches_.clear();
+  mrs_whole_ = whole;
+  if (!mrs.is_array()) {
+    mrs_whole_ = false;
+    return;
+  }
+  for (const json& m : mrs) {
+    if (!m.is_object()) continue;
+    auto iid = m.find("iid");
+    std::string branch = string_or(m, "source_branch");
+    if (iid == m.end() || !iid->is_number_integer() || branch.empty()) {
+      mrs_whole_ = false;  // one it cannot match: a pipeline on any branch may be its
+      continue;
+    }
+    mr_branches_[iid->get<int64_t>()] = branch;
+  }
+}
+
+std::optional<std::vector<int64_t>> GitLabWatchReader::pipeline_mrs(const json& pipeline) const {
+  std::string ref = pipeline.is_object() ? string_or(pipeline, "ref") : "";
+  // A merge request pipeline (also a merged results or merge train one) names its merge request.
+  const std::string lead = "refs/merge-requests/";
+  if (ref.compare(0, lead.size(), lead) == 0) {
+    int64_t iid = 0;
+    size_t at = lead.size();
+    // At most 15 digits: a ref is whoever pushed it's text, and must not overflow.
+    for (; at < ref.size() && at - lead.size() < 15 &&
+           std::isdigit(static_cast<unsigned char>(ref[at]));
+         ++at)
+      iid = iid * 10 + (ref[at] - '0');
+    if (at > lead.size() && at < ref.size() && ref[at] == '/' && iid > 0)
+      return std::vector<int64_t>{iid};
+  }
+  std::vector<int64_t> out;
+  for (const auto& [iid, branch] : mr_branches_)
+    if (branch == ref) out.push_back(iid);
+  if (out.empty() && !mrs_whole_) return std::nullopt;
+  return out;
 }
 
 Result<json> GitLabWatchReader::label_events(int64_t iid) {

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ nlohmann::json gitlab_issue_as_listed(const nlohmann::json& issue);
 // empty when it is not an assignment.
 std::vector<std::string> gitlab_assigned_in(const std::string& system_note);
 
+// A GitLab pipeline as the poll state reads a listed issue: {number: its id, updated_at, state:
+// its status, ref, sha}. Its status and updated_at are what change when it starts or ends.
+nlohmann::json gitlab_pipeline_as_listed(const nlohmann::json& pipeline);
+
 class GitLabWatchReader {
  public:
   explicit GitLabWatchReader(GitLabSession& s);
@@ -44,6 +49,25 @@ class GitLabWatchReader {
   // first, every page. Each GET carries If-None-Match with the ETag of its last answer (the
   // client's cache), so an idle poll is a 304 that reuses the body.
   Result<nlohmann::json> changed_issues(const std::string& updated_after);
+  // The project's pipelines updated after `updated_after` (ISO 8601, never ""), oldest change
+  // first, every page, conditional as changed_issues' (GET .../pipelines?updated_after=T&
+  // order_by=updated_at&sort=asc). One request a poll tells of every pipeline that started or
+  // ended, for all of awaywork's merge requests at once: GitLab's merge request list carries no
+  // head_pipeline (only GET .../merge_requests/:iid does), and a pipeline's end need not touch
+  // the merge request's updated_at.
+  Result<nlohmann::json> changed_pipelines(const std::string& updated_after);
+
+  // What the watcher's last list of awaywork's open merge requests showed: each one's iid and
+  // source branch, and whether the list held them all (it asked with no updated_after and filled
+  // no page). The pipelines' poll matches a pipeline to its merge request by them.
+  void remember_mrs(const nlohmann::json& mrs, bool whole);
+  // The merge requests of awaywork's a pipeline may be the head pipeline of, by its ref: a merge
+  // request pipeline's refs/merge-requests/IID/head (or /merge, /train), or a listed merge
+  // request's source branch. nullopt: it cannot tell (the list was not whole and the ref is a
+  // branch), so every known one is looked at; empty: none of awaywork's.
+  std::optional<std::vector<int64_t>> pipeline_mrs(const nlohmann::json& listed_pipeline) const;
+  const std::map<int64_t, std::string>& mr_branches() const { return mr_branches_; }
+  bool mrs_whole() const { return mrs_whole_; }
   // GET .../issues/IID/resource_label_events as GitHub issue events.
   Result<nlohmann::json> label_events(int64_t iid);
   // GET .../issues/IID/notes, oldest first, as GitHub comments; system notes left out.
@@ -73,6 +97,8 @@ class GitLabWatchReader {
  private:
   GitLabSession& s_;
   std::shared_ptr<std::map<std::string, int64_t>> ids_;  // login -> GitLab user id
+  std::map<int64_t, std::string> mr_branches_;           // iid -> source branch (remember_mrs)
+  bool mrs_whole_ = false;
 };
 
 }  // namespace aw

@@ -377,11 +377,18 @@ class Handler(fakeserver.Handler):
                 return self.update_mr(p, x, body, uid, urls)
             return self.mr_route(p, x, m[2] or "", raw_path, query, body, uid, urls)
         if rest == "/pipelines" and c == "GET":  # newest first, as GitLab's default order
+            from .store import iso
+            after = _normal_iso(query["updated_after"]) if query.get("updated_after") else None
             items = [x for x in p["pipelines"]
                      if query.get("sha", x["sha"]) == x["sha"]
                      and query.get("ref", x["ref"]) == x["ref"]
-                     and query.get("status", x["status"]) == x["status"]]
-            items.sort(key=lambda x: x["id"], reverse=query.get("sort", "desc") == "desc")
+                     and query.get("status", x["status"]) == x["status"]
+                     and (after is None or iso(x["updated_at"]) > after)]
+            # order_by: id (GitLab's default) or updated_at (the watcher's poll), then id; the
+            # fake plays no other.
+            by = query.get("order_by", "id")
+            items.sort(key=lambda x: (x["updated_at"], x["id"]) if by == "updated_at" else x["id"],
+                       reverse=query.get("sort", "desc") == "desc")
             return self.paged([shapes.pipeline(st, p, x, urls) for x in items], query, urls,
                               raw_path)
         m = re.match(r"^/pipelines/(\d+)/jobs$", rest)
