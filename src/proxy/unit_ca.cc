@@ -158,9 +158,11 @@ Result<std::string> UnitCa::issue(const std::string& host) const {
 }
 
 const std::vector<std::string>& ca_bundle_env_names() {
+  // npm through a proxy ignores NODE_EXTRA_CA_CERTS (its agent's TLS over the CONNECT tunnel
+  // trusts Node's built-in roots only): its own cafile setting, the whole bundle, is what it reads.
   static const std::vector<std::string> names = {
       "SSL_CERT_FILE",  "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "PIP_CERT",
-      "GIT_SSL_CAINFO", "CURL_CA_BUNDLE",      "CARGO_HTTP_CAINFO"};
+      "GIT_SSL_CAINFO", "CURL_CA_BUNDLE",      "CARGO_HTTP_CAINFO",  "NPM_CONFIG_CAFILE"};
   return names;
 }
 

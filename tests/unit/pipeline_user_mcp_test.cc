@@ -1,7 +1,7 @@
 // An MCP server with `run: outside` (issue 27 item 3) under isolation user with the OS sandbox:
 // awaywork starts it on the owner's side in a sandbox of its own with its secret, bridges its
 // socket into the worker's sandbox (127.0.0.1:4190, as the inference proxy's is) and tells the
-// CLI to start `awaywork __mcp-relay` in its place. The agent is a script standing in for Claude
+// CLI to start awaywork's static relay (aw_mcp_relay_static) in its place. The agent is a script standing in for Claude
 // Code (provider claude, so the unit writes the CLI's --mcp-config): it starts the server the
 // config names, as the CLI would, speaks MCP over its stdio (initialize, tools/call) and writes
 // what it learnt into the clone. The server had its secret (its SHA-256 in the answer), could not
@@ -113,7 +113,7 @@ TEST_F(UserPipeline, AnMcpServerRunOutsideIsCalledThroughTheRelayFromTheWorkersS
   std::string branch = r.record["branch"], run_dir = r.record["run_dir"];
   std::string seen = owner_git(src, "show " + branch + ":mcp.txt");
   // The CLI was told to start the relay towards the bridge inside the worker's sandbox.
-  EXPECT_NE(seen.find("__mcp-relay 127.0.0.1:4190\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("aw_mcp_relay_static 127.0.0.1:4190\n"), std::string::npos) << seen;
   // The server had its secret in its own sandbox; the worker's phase held neither the value nor
   // the name.
   expect_the_stand_in_called_the_probe(seen);

@@ -144,9 +144,10 @@ TEST(UnitInjection, ThePhasesTrustTheUnitsCaThroughEveryClientsVariableAndThePro
     names.push_back(k);
     EXPECT_EQ(v, "/run/u/ca-bundle.pem") << k;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS",
-                                             "REQUESTS_CA_BUNDLE", "PIP_CERT", "GIT_SSL_CAINFO",
-                                             "CURL_CA_BUNDLE", "CARGO_HTTP_CAINFO"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
+                                      "PIP_CERT", "GIT_SSL_CAINFO", "CURL_CA_BUNDLE",
+                                      "CARGO_HTTP_CAINFO", "NPM_CONFIG_CAFILE"}));
   UnitInjection u;
   auto ca = UnitCa::make({"npm.example.test"});
   ASSERT_TRUE(ca) << ca.error().message;

@@ -5,7 +5,7 @@
 #include "base/fs.h"
 #include "isolate/container/engine.h"
 #include "isolate/container/seccomp_profile.h"
-#include "isolate/container/static_program.h"
+#include "isolate/static_program.h"
 
 namespace aw {
 

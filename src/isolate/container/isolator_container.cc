@@ -16,7 +16,7 @@
 #include "isolate/container/isolator_container.h"
 #include "isolate/container/seccomp_profile.h"
 #include "isolate/container/setid.h"
-#include "isolate/container/static_program.h"
+#include "isolate/static_program.h"
 #include "proxy/egress_proxy.h"
 #include "proxy/unit_ca.h"
 

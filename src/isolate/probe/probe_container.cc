@@ -10,7 +10,7 @@
 #include "base/fs.h"
 #include "config/paths.h"
 #include "isolate/container/isolator_container.h"
-#include "isolate/container/static_program.h"
+#include "isolate/static_program.h"
 #include "isolate/probe/probe_host.h"
 #include "isolate/probe/probes.h"
 #include "isolate/sandbox/plan.h"

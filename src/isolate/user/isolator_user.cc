@@ -31,6 +31,7 @@
 #include "config/paths.h"
 #include "isolate/sandbox/sandbox.h"
 #include "isolate/sandbox/unit_view.h"
+#include "isolate/static_program.h"
 #include "isolate/user/handoff.h"
 #include "isolate/user/leftovers.h"
 #include "isolate/user/locations.h"
@@ -141,7 +142,24 @@ class UserIsolator : public Isolator {
     return true;
   }
 
-  Result<Argv> mcp_relay() override { return awaywork_mcp_relay(*this); }
+  // The worker runs awaywork's static relay, copied executable into a lent folder the worker may
+  // read and bound at its own path: not awaywork itself, which a build tree makes larger than a
+  // lent copy may be, and whose libraries the worker's view need not hold.
+  Result<Argv> mcp_relay() override {
+    AW_TRY(std::string program, with_context(static_program("aw_mcp_relay_static"),
+                                             "isolation user runs the MCP relay as the worker"));
+    if (program.starts_with("/usr/") || !files_) return Argv{program};  // or no sandbox's view
+    AW_TRY(std::string text, read_file(program, size_t{16} << 20));
+    const std::string name = "aw_mcp_relay_static";
+    LentFolder copy;
+    copy.target = program;
+    copy.files = {{name, std::move(text)}};
+    AW_TRY(std::string dir, write_lent_folder(files_->dir(), copy));
+    if (::chmod((dir + "/" + name).c_str(), 0755) != 0)
+      return fail("chmod {}/{}: {}", dir, name, errno_text(errno));
+    plan_.readable.push_back({dir + "/" + name, program, "lent"});
+    return Argv{program};
+  }
 
   Status before_phase() override {
     handed_ = true;

@@ -11,7 +11,7 @@
 #include "fixture.h"
 #include "isolate/container/egress_bridge.h"
 #include "isolate/container/seccomp_profile.h"
-#include "isolate/container/static_program.h"
+#include "isolate/static_program.h"
 #include "proxy/egress_proxy.h"
 #include "tiny_http.h"
 

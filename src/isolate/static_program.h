@@ -1,6 +1,7 @@
-// The statically linked programs awaywork lends read-only into a container (an image has its own
-// libraries, maybe none of ours): aw_probe_static (`awaywork probe`) and aw_bridge_static (the
-// egress bridge of network: allowlist).
+// The statically linked programs awaywork lends read-only into an isolation: into a container (an
+// image has its own libraries, maybe none of ours) aw_probe_static (`awaywork probe`),
+// aw_bridge_static (the egress bridge of network: allowlist) and aw_mcp_relay_static (the MCP
+// relay); to the worker of isolation user, the MCP relay.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-#include "isolate/container/static_program.h"
+#include "isolate/static_program.h"
 
 #include <limits.h>
 #include <stdlib.h>
