@@ -26,7 +26,7 @@
 #include "isolate/container/egress_bridge.h"
 #include "isolate/container/engine.h"
 #include "isolate/container/seccomp_profile.h"
-#include "isolate/container/static_program.h"
+#include "isolate/static_program.h"
 #include "proc/capture.h"
 #include "proxy/egress_proxy.h"
 
