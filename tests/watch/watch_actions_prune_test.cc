@@ -45,6 +45,28 @@ class WatchActionsPrune : public WatchActionsOwn {
     FAIL() << "no record of run " << run;
   }
 
+  struct Published {
+    int64_t run = 0, pull = 0;
+  };
+  // An issue dispatched by watch, and the draft pull request its run's jobs published.
+  Published published() {
+    Published p;
+    p.run = dispatched_issue_run();
+    EXPECT_GT(p.run, 0);
+    if (p.run > 0) p.pull = run_publishes(p.run);
+    EXPECT_GT(p.pull, 0);
+    return p;
+  }
+
+  // The same, its run's record dispatched days ago, then changes requested on it.
+  Published reviewed_after(int64_t days) {
+    Published p = published();
+    if (p.pull <= 0) return p;
+    age_record(p.run, days);
+    request_changes(p.pull);
+    return p;
+  }
+
   std::vector<json> of_run(const std::vector<json>& all, int64_t run) {
     std::vector<json> out;
     for (const auto& e : all)
@@ -65,9 +87,7 @@ class WatchActionsPrune : public WatchActionsOwn {
 };
 
 TEST_F(WatchActionsPrune, AClosedPullRequestsRunsGoAndItsUnitsArtifactNoLongerCounts) {
-  int64_t run = dispatched_issue_run();
-  ASSERT_GT(run, 0);
-  int64_t own = run_publishes(run);
+  auto [run, own] = published();
   ASSERT_GT(own, 0);
   request_changes(own);
   auto log = watch_once();
@@ -120,14 +140,10 @@ TEST_F(WatchActionsPrune, AClosedPullRequestsRunsGoAndItsUnitsArtifactNoLongerCo
 }
 
 TEST_F(WatchActionsPrune, ARunPastTheLongestArtifactRetentionIsForgotten) {
-  int64_t run = dispatched_issue_run();
-  ASSERT_GT(run, 0);
-  int64_t pull = run_publishes(run);
-  ASSERT_GT(pull, 0);
   // Dispatched 402 days ago (GitHub keeps an artifact 400 days at most): pruned before the list
   // is examined, so its pull request is judged without it.
-  age_record(run, 402);
-  request_changes(pull);
+  auto [run, pull] = reviewed_after(402);
+  ASSERT_GT(pull, 0);
   auto log = watch_once();
   auto pruned = of_run(events(log, "actions_run_pruned"), run);
   ASSERT_EQ(pruned.size(), 1u) << log.dump(1);
@@ -138,12 +154,8 @@ TEST_F(WatchActionsPrune, ARunPastTheLongestArtifactRetentionIsForgotten) {
 }
 
 TEST_F(WatchActionsPrune, ARunWithinTheRetentionIsKept) {
-  int64_t run = dispatched_issue_run();
-  ASSERT_GT(run, 0);
-  int64_t pull = run_publishes(run);
+  auto [run, pull] = reviewed_after(399);
   ASSERT_GT(pull, 0);
-  age_record(run, 399);
-  request_changes(pull);
   auto log = watch_once();
   EXPECT_TRUE(events(log, "actions_run_pruned").empty()) << log.dump(1);
   auto taken = events(log, "actions_pull_own");
