@@ -13,11 +13,12 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "../../tests/fakes/fake_gitlab.h"
+#include "../common/fast_clock.h"
+#include "../common/watch_setup.h"
 #include "base/fs.h"
 #include "proc/capture.h"
 #include "watch/watcher.h"
@@ -26,26 +27,7 @@ namespace {
 
 using namespace aw;
 
-// A compressed clock: sleep() moves time on at once; the first sleep marks the end of the first
-// pass (every project polled once).
-class FastClock : public Clock {
- public:
-  explicit FastClock(int64_t start_ms) : now_(start_ms) {}
-  int64_t now_seconds() override { return now_ / 1000; }
-  void sleep(std::chrono::milliseconds d) override {
-    if (!first_pass_done) {
-      first_pass_done = true;
-      if (on_first_pass) on_first_pass();
-    }
-    now_ += d.count();
-  }
-  int64_t now_ms() const { return now_; }
-  bool first_pass_done = false;
-  std::function<void()> on_first_pass;
-
- private:
-  int64_t now_;  // ms
-};
+using aw::bench::FastClock;
 
 }  // namespace
 
@@ -61,10 +43,7 @@ int main(int argc, char** argv) {
   }
   char tmpl[] = "/tmp/aw-gitlab-watch-bench-XXXXXX";
   std::string root = ::mkdtemp(tmpl);
-  std::string home = root + "/home";
-  (void)make_dirs(home);
-  ::setenv("HOME", home.c_str(), 1);
-  ::setenv("AWAYWORK_SECRET_BACKEND", "file", 1);
+  std::string home = bench::bench_home(root);
   auto owned = std::make_unique<test::FakeGitlab>(root);
   test::FakeGitlab& fake = *owned;
   if (fake.api_url().empty()) {
@@ -123,16 +102,9 @@ int main(int argc, char** argv) {
   yaml += "watch:\n  poll_seconds: " + std::to_string(poll) + "\n  repos: {" + watched + "}\n";
   std::string config = root + "/config.yml";
   (void)write_file(config, yaml);
-  std::string exe = std::string(AW_BINARY_DIR) + "/src/cli/awaywork";
-  auto set = capture({.argv = {exe, "secret", "set", "GITLAB_TOKEN"},
-                      .env = {"PATH=/usr/bin:/bin", "HOME=" + home, "AWAYWORK_SECRET_BACKEND=file"},
-                      .cwd = "/",
-                      .stdin_data = token});
-  auto cfg = load_config(config, true);
-  if (!set || set->exit_code != 0 || !cfg) {
-    std::fprintf(stderr, "setup failed: %s\n", cfg ? "secret set" : cfg.error().message.c_str());
-    return 1;
-  }
+  std::string exe = bench::awaywork_exe();
+  auto cfg = bench::secret_and_config(exe, home, "GITLAB_TOKEN", token, config);
+  if (!cfg) return 1;
   // The per-minute limit is GitLab.com's; a compressed hour must not trip it.
   fake.faults({{"limit", 1000000000}});
   auto counted = [&] { return fake.control("GET", "stats")["counted"].get<int64_t>(); };

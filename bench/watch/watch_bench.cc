@@ -20,6 +20,7 @@
 #include "../../tests/forge/fake_github.h"
 #include "../common/bench_time.h"
 #include "../common/fast_clock.h"
+#include "../common/watch_setup.h"
 #include "base/fs.h"
 #include "proc/capture.h"
 #include "record/store.h"
@@ -53,10 +54,7 @@ int main(int argc, char** argv) {
   int trials = argc > 4 ? std::atoi(argv[4]) : 5;
   char tmpl[] = "/tmp/aw-watch-bench-XXXXXX";
   std::string root = ::mkdtemp(tmpl);
-  std::string home = root + "/home", src = root + "/src";
-  (void)make_dirs(home);
-  ::setenv("HOME", home.c_str(), 1);
-  ::setenv("AWAYWORK_SECRET_BACKEND", "file", 1);
+  std::string home = bench::bench_home(root), src = root + "/src";
   if (!sh("git init -q -b main " + src + " && cd " + src +
           " && echo a > a.txt && git add a.txt && git commit -qm init"))
     return 1;
@@ -87,16 +85,9 @@ int main(int argc, char** argv) {
   std::string config = root + "/config.yml";
   (void)write_file(config, yaml);
   (void)write_file(root + "/agent.sh", "#!/bin/sh\ndate +%s.%N > started.txt\n", 0755);
-  std::string exe = std::string(AW_BINARY_DIR) + "/src/cli/awaywork";
-  auto set = capture({.argv = {exe, "secret", "set", "GH_TOKEN"},
-                      .env = {"PATH=/usr/bin:/bin", "HOME=" + home, "AWAYWORK_SECRET_BACKEND=file"},
-                      .cwd = "/",
-                      .stdin_data = token});
-  auto cfg = load_config(config, true);
-  if (!set || set->exit_code != 0 || !cfg) {
-    std::fprintf(stderr, "setup failed: %s\n", cfg ? "secret set" : cfg.error().message.c_str());
-    return 1;
-  }
+  std::string exe = bench::awaywork_exe();
+  auto cfg = bench::secret_and_config(exe, home, "GH_TOKEN", token, config);
+  if (!cfg) return 1;
   // GitHub sends X-Poll-Interval: 60 on events; the fake's issue lists leave it out here so that
   // poll_seconds alone sets the pace being measured.
   fake.control("POST", "faults", {{"poll_interval", 0}});

@@ -209,6 +209,8 @@ void Watcher::poll(Repo& r, int64_t now) {
                       {"changed", changed},
                       {"next_in", interval},
                       {"remaining", remaining}});
+  // Before the list is examined: a pull request is judged against the records as pruned.
+  prune_dispatched_runs(r, now);  // run_on: actions (watcher_actions_own.cc)
   sweep_ci(r, now);  // follow_ci: checks fail without the issue list showing it (watcher_pulls.cc)
   if (!changed) return;
   ListAnswer answer;

@@ -63,6 +63,7 @@ class Watcher {
     RepoConfig repo;
     std::unique_ptr<ForgeSession> s;
     int64_t next_poll = 0, polled_at = 0;
+    int64_t next_prune = 0;  // prune_dispatched_runs: not before (watcher_actions_own.cc)
     bool polled = false;
     int running = 0;
     GitHub::Stats saved;  // what the forge usage record already holds of this session
@@ -142,6 +143,10 @@ class Watcher {
   // forge or the state could not say.
   void record_dispatched_run(const IssueSlot& slot, int64_t run, int64_t now);
   Result<bool> actions_own(Repo& r, const ForgePull& pull);
+  // Erases the records of r's dispatched runs nothing needs any more (those whose pull request
+  // was taken and is closed or merged, and those past GitHub's longest artifact retention), at
+  // most once an hour; each erasure can only make a pull request not awaywork's own.
+  void prune_dispatched_runs(Repo& r, int64_t now);
   // watcher_pulls.cc: follow-up units on pull requests (issue 26) and merge requests (issue 29).
   bool examine_pull(Repo& r, const nlohmann::json& item, int64_t now);
   // What a scan of a pull or merge request found, on either forge: logged, and an admitted

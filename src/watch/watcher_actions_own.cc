@@ -15,9 +15,30 @@
 // workflow of the repository publishes as github-actions[bot]. The artifact is where only the run
 // watch dispatched writes. Any other pull request by that login is someone else's: only an
 // admitted person's command counts there, as before.
+//
+// The records are pruned (prune_dispatched_runs, at most once an hour, before the list is
+// examined): a run's record once the pull request tied to it is closed or merged (with the records
+// of the follow-up runs dispatched on that pull request), any run's record past 401 days (GitHub
+// keeps a run's artifacts 90 days at most in a public repository, 400 in a private one: no run that
+// old holds one), then each pull record whose run's record is gone. Why pruning never makes a
+// forged pull request awaywork's own:
+//   - a missing run record refuses (the loop below finds no run of this watch), so erasing one
+//     can only take "own" away, never give it; a pull request already taken keeps its slot's
+//     verdict (watcher_pulls.cc reads whose it is once), one read again (its slot lost, or
+//     reopened by hand in a fresh state) is refused;
+//   - a run record is written only here, at dispatch, under the id GitHub's dispatch answer gave
+//     this watch, and GitHub never gives a run id twice: no one can make an erased record, or the
+//     run it named, count again (another run, anyone's, has a new id this watch never recorded);
+//   - the pull record (one pull request per unit; its absence lets the first one in) goes only
+//     after the record of the run it names, so it no longer guards a unit whose artifact a
+//     recorded run holds: unit ids are made once per run (unit/unit_id.h), and only that run's
+//     jobs upload awaywork-unit-U (a follow-up's run uploads its own unit's).
 #include <fmt/format.h>
 
 #include <cctype>
+#include <charconv>
+#include <map>
+#include <set>
 
 #include "forge/actions.h"
 #include "forge/marker.h"
@@ -64,6 +85,19 @@ std::string pull_key(const std::string& repo, const std::string& unit) {
   return fmt::format("actions_pull/{}/{}", repo, unit);
 }
 
+// GitHub's longest artifact retention (a private repository's, 400 days; a public one's is 90)
+// and a day for clocks: a run dispatched longer ago holds no artifact, so its record can make no
+// pull request awaywork's own.
+constexpr int64_t kRunRecordKeep = 401 * int64_t{86400};
+constexpr int64_t kPruneEvery = 3600;  // seconds between two passes of prune_dispatched_runs
+
+// An integer field of a record, or 0 when it is not one (a record not as written).
+int64_t int_field(const json& v, const char* key) {
+  if (!v.is_object()) return 0;
+  auto it = v.find(key);
+  return it != v.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
 }  // namespace
 
 void Watcher::record_dispatched_run(const IssueSlot& slot, int64_t run, int64_t now) {
@@ -108,6 +142,91 @@ Result<bool> Watcher::actions_own(Repo& r, const ForgePull& pull) {
       "no workflow run this watch dispatched holds the artifact {} (its marker can be written by "
       "anyone who opens a pull request)",
       unit_artifact_name(unit)));
+}
+
+void Watcher::prune_dispatched_runs(Repo& r, int64_t now) {
+  if (!r.s || now < r.next_prune) return;
+  r.next_prune = now + kPruneEvery;
+  const std::string& repo = r.watch.repo;
+  auto failed = [&](const std::string& why) {
+    log_.write("error", {{"repo", repo}, {"error", why}});
+  };
+  const std::string run_prefix = fmt::format("actions_run/{}/", repo);
+  const std::string pull_prefix = pull_key(repo, "");
+  auto runs = store_->watch_list(run_prefix);
+  if (!runs) return failed("state database: " + runs.error().message);
+  auto pulls = store_->watch_list(pull_prefix);
+  if (!pulls) return failed("state database: " + pulls.error().message);
+  std::map<int64_t, json> recorded;  // by run id: the run records still kept
+  for (auto& [key, v] : *runs) {
+    std::string_view id = std::string_view(key).substr(run_prefix.size());
+    int64_t run = 0;
+    auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), run);
+    if (ec == std::errc() && end == id.data() + id.size() && run > 0) recorded[run] = v;
+  }
+  // Erased, then said; false (said as an error) when the database refused.
+  auto erase = [&](const std::string& key, const std::string& event, const json& at) {
+    if (auto ok = store_->watch_erase(key); !ok) {
+      failed("state database: " + ok.error().message);
+      return false;
+    }
+    log_.write(event, with(json{{"repo", repo}}, at));
+    return true;
+  };
+  auto erase_run = [&](int64_t run, const std::string& why) {
+    if (erase(run_key(repo, run), "actions_run_pruned", {{"run", run}, {"reason", why}}))
+      recorded.erase(run);
+  };
+  // Past the longest artifact retention, or not as written (its time unknown): either way
+  // erasing it can only refuse.
+  for (auto it = recorded.begin(); it != recorded.end();) {
+    int64_t run = it->first, at = int_field(it->second, "at");
+    ++it;
+    if (at <= 0)
+      erase_run(run, "its record is not as written");
+    else if (now - at > kRunRecordKeep)
+      erase_run(run,
+                "dispatched more than 401 days ago (GitHub keeps an artifact 400 days at most)");
+  }
+  // The runs tied to a pull request that is closed or merged (one GET each, conditional: an
+  // unchanged one answers 304). A pull record not as written is kept: it still guards its unit.
+  std::set<int64_t> closed;
+  for (const auto& [key, v] : *pulls) {
+    int64_t pull = int_field(v, "pull"), run = int_field(v, "run");
+    if (pull <= 0 || run <= 0 || !recorded.count(run)) continue;
+    std::string what = fmt::format("/repos/{}/pulls/{}", r.s->owner_repo, pull);
+    auto pj = r.s->gh.get(what);
+    if (!pj) {
+      failed(pj.error().message);
+      continue;  // asked again at the next pass
+    }
+    auto state = pj->is_object() ? pj->find("state") : pj->end();
+    if (!pj->is_object() || state == pj->end() || !state->is_string() || *state == "open") continue;
+    closed.insert(pull);
+    erase_run(run, fmt::format("its pull request #{} is closed", pull));
+  }
+  // The follow-up runs dispatched on one of those (input pull-request): their units push to its
+  // branch and open no pull request of their own.
+  for (auto it = recorded.begin(); it != recorded.end();) {
+    int64_t run = it->first, number = int_field(it->second, "number");
+    auto follow_up = it->second.find("pull");
+    bool on_pull =
+        follow_up != it->second.end() && follow_up->is_boolean() && follow_up->get<bool>();
+    ++it;
+    if (on_pull && closed.count(number))
+      erase_run(run, fmt::format("it followed up pull request #{}, which is closed", number));
+  }
+  // Last, each pull record whose run's record is gone (now, or at an earlier pass that stopped
+  // between the two): no recorded run holds its unit's artifact any more.
+  for (const auto& [key, v] : *pulls) {
+    int64_t pull = int_field(v, "pull"), run = int_field(v, "run");
+    if (pull <= 0 || run <= 0 || recorded.count(run)) continue;
+    (void)erase(key, "actions_pull_pruned",
+                {{"unit", key.substr(pull_prefix.size())},
+                 {"pull", pull},
+                 {"run", run},
+                 {"reason", "the record of its run is gone"}});
+  }
 }
 
 }  // namespace aw
