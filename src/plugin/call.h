@@ -43,6 +43,10 @@ struct PluginWorker {
   std::string name;       // the config's worker_user
   std::string state_dir;  // where its lock is (STATE/worker-WORKER.lock)
   std::string helper;     // the awaywork the worker runs as `__sandbox-exec`; "" = this program
+  // Told when a call is refused because a unit (another process's) holds the worker: not the
+  // plugin's failure, only not now, before anything of it ran (watch defers a source's poll or
+  // task_done to a later poll, watch/source_defer.h). Unset: the call's Error alone says so.
+  std::function<void()> unit_busy = {};
 };
 
 // What awaywork's side lends every call: the owner's switch, what every sandbox hides, where the

@@ -115,6 +115,14 @@ Result<UnitFolder> data_folder(const std::string& plugin_dir, const WorkerUser& 
 
 }  // namespace
 
+bool held_by_a_unit(const Error& lock_error) {
+  // lock_worker's own words for a unit holder (isolate/user/worker_lock.cc), at the start of its
+  // message: awaywork's text alone, no plugin has run. A plugin holder it waited for, a lock file
+  // it could not open are other words, and stay failures. Pinned by tests/plugin's
+  // source_defer_watch_test.cc against the real lock.
+  return lock_error.message.starts_with("another unit is running as worker ");
+}
+
 std::string worker_data_record(const std::string& plugin_dir) {
   return plugin_dir + "/worker-data.json";
 }
@@ -133,19 +141,24 @@ Result<std::unique_ptr<WorkerCall>> WorkerCall::open(const PluginConfig& p, cons
   std::unique_ptr<WorkerCall> c(new WorkerCall());
   c->owner_uid_ = ::getuid();
   c->owner_gid_ = ::getgid();
-  AW_TRY(c->worker_,
-         with_context(lookup_worker(w.name),
-                      fmt::format("plugin {}: under isolation user it runs as the worker {}",
-                                  p.name, w.name)));
+  // The lock first: a worker busy with a unit is "not now" whatever else the call would meet, and
+  // says so before anything is looked at (the lock is a file of the owner's; the destructor
+  // releases it when a later step fails).
   if (!worker_locked_here(w.state_dir, w.name)) {
     auto lock = lock_worker(w.state_dir, w.name, kPluginHolder + p.name);
-    if (!lock)
+    if (!lock) {
+      if (w.unit_busy && held_by_a_unit(lock.error())) w.unit_busy();
       return fail(
           "plugin {} did not run: under isolation user it runs as the worker {}, and {}; it "
           "runs once the worker is free (a source is asked again at the next poll)",
           p.name, w.name, lock.error().message);
+    }
     c->lock_ = *lock;
   }
+  AW_TRY(c->worker_,
+         with_context(lookup_worker(w.name),
+                      fmt::format("plugin {}: under isolation user it runs as the worker {}",
+                                  p.name, w.name)));
   AW_TRY(c->data_, with_context(data_folder(plugin_dir, c->worker_, c->owner_uid_, c->owner_gid_),
                                 fmt::format("plugin {}: its data folder", p.name)));
   AW_TRY(c->files_, with_context(WorkerSandboxFiles::make(c->worker_,

@@ -8,7 +8,7 @@
 //   never runs beside a unit's phase. A unit's own calls (its notifiers and checks, between its
 //   phases) run under the lock its isolator holds in this process; any other call (a source polled
 //   by `watch`, a task_done after the unit ended) takes the lock for the call, and is refused while
-//   a unit holds the worker, to be asked again at the next poll.
+//   a unit holds the worker (PluginWorker::unit_busy told): watch asks again at a later poll.
 // - the data folder: a unit folder /tmp/awaywork-XXXXXX of its own per plugin (the only shape the
 //   sudoers chown rule matches), kept between calls, recorded with its device and inode in
 //   STATE/plugins/NAME/worker-data.json, handed to the worker before the call and taken back after
@@ -38,11 +38,15 @@
 
 namespace aw {
 
+// Whether lock_worker's Error says a unit (of another process) holds the worker: a call refused
+// for it is not the plugin's failure, only not now (PluginWorker::unit_busy is told).
+bool held_by_a_unit(const Error& lock_error);
+
 class WorkerCall {
  public:
   // Refuses what cannot run as the worker (write: folders), takes the worker (its lock, unless
-  // this process holds it), the plugin's data folder (made, kept or taken back) and a helper
-  // folder.
+  // this process holds it; refused at once while a unit holds it, w.unit_busy told), the plugin's
+  // data folder (made, kept or taken back) and a helper folder.
   static Result<std::unique_ptr<WorkerCall>> open(const PluginConfig& p, const PluginWorker& w,
                                                   const std::string& plugin_dir);
   ~WorkerCall();

@@ -32,6 +32,7 @@
 #include "watch/claim.h"
 #include "watch/event_log.h"
 #include "watch/slot.h"
+#include "watch/source_defer.h"
 #include "watch/watch_forge.h"
 
 namespace aw {
@@ -180,6 +181,7 @@ class Watcher {
     int64_t next_poll = 0;
     bool polled = false;
     int running = 0;
+    SourceDeferral defer = {};  // its calls refused while a unit holds the worker (source_defer.h)
   };
   struct SourceRun {  // a taken task, queued or running
     std::string key, plugin, repo, id, prompt_file;
@@ -194,6 +196,11 @@ class Watcher {
   void start_source_tasks(int64_t now);
   void watch_source_units(int64_t now);
   void finish_source(SourceRun& run, int exit_status, int64_t now);
+  // The task_done reports kept while the worker was busy (source_defer.h), made now in key order;
+  // false when the worker is still busy, and the poll waits too.
+  bool report_pending(Source& s, const std::vector<std::pair<std::string, nlohmann::json>>& rows);
+  // A call of s refused because a unit holds the worker: one source_deferred line as it begins.
+  void source_deferred(Source& s, const std::string& why);
   bool sources_idle() const;  // no source task running, and (once) none left to start
   Repo* repo_named(const std::string& name);
   void keep(const IssueSlot& slot);

@@ -5,7 +5,10 @@
 // task awaywork built (plugin/source.h: cleaned, fenced, under awaywork's own words), and reports
 // each unit's end back with `task_done`. A plugin that fails, crashes or answers garbage gives no
 // tasks and one `source_failed` line in the event log; a failed task_done is logged and changes
-// nothing (the task stays done).
+// nothing (the task stays done). Under isolation user a call refused because a unit holds the
+// worker is "not now" (watch/source_defer.h): one `source_deferred` line as the source begins
+// deferring, the poll asked again at the next one, a task_done kept in the task's row and made at
+// a later poll.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -47,6 +50,19 @@ PluginHost source_host(const Config& cfg) {
   }
 #endif
   return host;
+}
+
+// The host of a call watch defers while a unit holds the worker: busy is set when it was refused
+// for that (plugin/call.h's PluginWorker::unit_busy), before anything of the plugin ran.
+PluginHost deferrable_host(const Config& cfg, bool& busy) {
+  PluginHost host = source_host(cfg);
+  if (host.worker) host.worker->unit_busy = [&busy] { busy = true; };
+  return host;
+}
+
+std::string text_of(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 json where(const std::string& plugin, const std::string& repo, const std::string& id) {
@@ -120,12 +136,23 @@ void Watcher::poll_source(Source& s, int64_t now) {
   if (plugin == cfg_.plugins.plugins.end() || repo == cfg_.repos.end()) return;  // config checked
   std::string prefix = source_prefix(w.plugin, w.repo);
   std::vector<std::string> taken;
-  if (auto rows = store_->watch_list(prefix))
+  auto rows = store_->watch_list(prefix);
+  if (rows)
     for (auto& [key, _] : *rows) taken.push_back(key.substr(prefix.size()));
+  // The reports a busy worker held back go first; while it is still busy the poll would be
+  // refused as well, and waits for the next one.
+  if (rows && !report_pending(s, *rows)) return;
   // A hint to the plugin, not the rule (the state database is): capped so that a source watched
   // for years does not send an ever longer request.
   if (taken.size() > kSourceTakenHint) taken.erase(taken.begin(), taken.end() - kSourceTakenHint);
-  auto tasks = fetch_source_tasks(plugin->second, source_host(cfg_), w.repo, taken);
+  bool busy = false;
+  auto tasks = fetch_source_tasks(plugin->second, deferrable_host(cfg_, busy), w.repo, taken);
+  if (!tasks && busy) {
+    // Not the plugin's failure: nothing of it ran. Asked again at the next poll.
+    source_deferred(s, tasks.error().message);
+    return;
+  }
+  s.defer.through();
   if (!tasks) {
     // Fail closed: nothing of a failed or garbled answer is taken. The message is awaywork's,
     // with the plugin's own words in it made inert (plugin/protocol.h).
@@ -300,27 +327,77 @@ void Watcher::finish_source(SourceRun& run, int exit_status, int64_t now) {
   json params = task_done_params(end);
   const std::string& state = end.state;
   // Recorded before the plugin is told: whatever it answers, the task is done and never runs again.
-  (void)store_->watch_put(run.key, {{"plugin", run.plugin},
-                                    {"repo", run.repo},
-                                    {"id", run.id},
-                                    {"phase", "done"},
-                                    {"unit", end.unit},
-                                    {"state", state},
-                                    {"ended_at", now}});
+  json done = {{"plugin", run.plugin}, {"repo", run.repo}, {"id", run.id},   {"phase", "done"},
+               {"unit", end.unit},     {"state", state},   {"ended_at", now}};
+  (void)store_->watch_put(run.key, done);
   if (!run.prompt_file.empty()) (void)::unlink(run.prompt_file.c_str());
   std::string error;
+  bool busy = false;
   auto plugin = cfg_.plugins.plugins.find(run.plugin);
   if (plugin == cfg_.plugins.plugins.end()) {
     error = "the plugin is no longer declared";
-  } else if (auto call = call_plugin(plugin->second, source_host(cfg_), kTaskDoneMethod, params);
+  } else if (auto call =
+                 call_plugin(plugin->second, deferrable_host(cfg_, busy), kTaskDoneMethod, params);
              !call) {
     error = call.error().message;  // the plugin's own words in it are inert already
   }
-  log_.write(
-      "task_done",
-      watch_detail::with(
-          where(run.plugin, run.repo, run.id),
-          {{"unit", end.unit}, {"state", state}, {"reported", error.empty()}, {"error", error}}));
+  if (busy) {
+    // A unit holds the worker: the report is kept in the task's row (a restart keeps it too) and
+    // made at a later poll, never dropped for it.
+    if (auto ok = store_->watch_put(run.key, with_pending_report(done, params)); !ok)
+      log_.write("error", watch_detail::with(where(run.plugin, run.repo, run.id),
+                                             {{"error", "state database: " + ok.error().message}}));
+    if (s != sources_.end()) source_deferred(*s, error);
+  } else if (s != sources_.end() && plugin != cfg_.plugins.plugins.end()) {
+    s->defer.through();
+  }
+  log_.write("task_done",
+             watch_detail::with(where(run.plugin, run.repo, run.id), {{"unit", end.unit},
+                                                                      {"state", state},
+                                                                      {"reported", error.empty()},
+                                                                      {"pending", busy},
+                                                                      {"error", error}}));
+}
+
+bool Watcher::report_pending(Source& s, const std::vector<std::pair<std::string, json>>& rows) {
+  auto plugin = cfg_.plugins.plugins.find(s.watch.plugin);
+  if (plugin == cfg_.plugins.plugins.end()) return true;  // kept until it is declared again
+  std::string prefix = source_prefix(s.watch.plugin, s.watch.repo);
+  for (const auto& [key, row] : rows) {
+    std::optional<json> params = pending_report(row);
+    if (!params) continue;
+    std::string id = key.substr(prefix.size());
+    bool busy = false;
+    std::string error;
+    if (auto call =
+            call_plugin(plugin->second, deferrable_host(cfg_, busy), kTaskDoneMethod, *params);
+        !call) {
+      if (busy) {
+        source_deferred(s, call.error().message);
+        return false;  // kept, as the rest: the next poll tries again
+      }
+      error = call.error().message;
+    }
+    s.defer.through();
+    // Made, or failed for another reason: logged as at the unit's end, and kept no longer (a
+    // plugin that fails is not asked again and again).
+    if (auto ok = store_->watch_put(key, without_pending_report(row)); !ok)
+      log_.write("error", watch_detail::with(where(s.watch.plugin, s.watch.repo, id),
+                                             {{"error", "state database: " + ok.error().message}}));
+    log_.write("task_reported", watch_detail::with(where(s.watch.plugin, s.watch.repo, id),
+                                                   {{"unit", text_of(*params, "unit")},
+                                                    {"state", text_of(*params, "state")},
+                                                    {"reported", error.empty()},
+                                                    {"error", error}}));
+  }
+  return true;
+}
+
+void Watcher::source_deferred(Source& s, const std::string& why) {
+  if (!s.defer.refused()) return;  // deferring already: said once
+  log_.write("source_deferred",
+             watch_detail::with(where(s.watch.plugin, s.watch.repo, ""),
+                                {{"reason", why}, {"next_in", cfg_.watch.poll_seconds}}));
 }
 
 bool Watcher::sources_idle() const {
