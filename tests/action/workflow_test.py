@@ -319,7 +319,7 @@ class ActionSteps(unittest.TestCase):
         self.assertLessEqual({"aw_bridge_static", "aw_probe_static", "aw_mcp_relay_static"},
                             set(self.static_programs))
         # Where an installed awaywork looks for them: beside itself, then ../libexec/awaywork/.
-        with open(os.path.join(ROOT, "src", "isolate", "container", "static_program.cc")) as f:
+        with open(os.path.join(ROOT, "src", "isolate", "static_program.cc")) as f:
             self.assertIn('dir + "/../libexec/awaywork/" + name', f.read())
         run = self.run_action(step="run", repo="web", prompt="hello")
         self.assertEqual(run.rc, 0, run)

@@ -59,7 +59,7 @@ TEST(IsolateEgressInjectCa, LeavesVerifyForTheBoundHostsOnlyAndNoKeyLeavesTheCa)
   struct stat st {};
   ASSERT_EQ(::stat((dir.path + "/b.pem").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0644u);
-  EXPECT_EQ(ca_bundle_env_names().size(), 7u);
+  EXPECT_EQ(ca_bundle_env_names().size(), 8u);
 }
 
 
