@@ -135,8 +135,8 @@ Result<bool> Watcher::actions_own(Repo& r, const ForgePull& pull) {
   // branch): a pull request into another branch is no unit's of this watch.
   const std::string base = r.repo.base.empty() ? r.s->repo.default_branch : r.repo.base;
   if (pull.base_ref != base)
-    return refused(fmt::format("its base is the branch {}, not the configured base {}",
-                               pull.base_ref, base));
+    return refused(
+        fmt::format("its base is the branch {}, not the configured base {}", pull.base_ref, base));
   AW_TRY(auto taken, store_->watch_get(pull_key(r.watch.repo, unit)));
   if (taken && taken->is_object() && taken->value("pull", int64_t{0}) != pull.number)
     return refused(fmt::format("unit {} already has pull request #{}", unit,

@@ -96,9 +96,9 @@ class WatchActionsOwn : public WatchTest {
 
   // The apply job's proof that RUN opened pull request PULL for unit OF.
   void add_pull_artifact(int64_t run, const std::string& of, int64_t pull) {
-    EXPECT_TRUE(fake->add_artifact("octo", "web", run,
-                                   "awaywork-pull-" + of + "-" + std::to_string(pull))
-                    .contains("id"))
+    EXPECT_TRUE(
+        fake->add_artifact("octo", "web", run, "awaywork-pull-" + of + "-" + std::to_string(pull))
+            .contains("id"))
         << fake->why();
   }
 

@@ -4,9 +4,9 @@
 // changes are followed up, dispatched with the input pull-request) only when its marker names a
 // unit U, a run this watch dispatched for an issue holds the artifact awaywork-pull-U-N (N its
 // number: what the apply job uploads once it opened N), its head is that unit's branch and its
-// base the configured one. A pull request by the same login with the marker of a unit whose artifact
-// is on a run watch did not dispatch, or with a real unit's marker on another branch, is not:
-// its review is not followed up, and neither is an admitted command on it (the workflow's jobs
+// base the configured one. A pull request by the same login with the marker of a unit whose
+// artifact is on a run watch did not dispatch, or with a real unit's marker on another branch, is
+// not: its review is not followed up, and neither is an admitted command on it (the workflow's jobs
 // would push to it as their own). actions_login: "" turns it off; a person's login there is a
 // config error.
 #include <unistd.h>
