@@ -91,6 +91,9 @@ int cmd_apply_artifact(const GlobalOptions& g, const std::string& dir) {
     fmt::print(stderr, "awaywork apply: {}\n", cfg.error().message);
     return kExitUsage;
   }
+  // The reusable workflow's apply job: here an installation token inside GitHub Actions is
+  // github-actions[bot]'s (forge/self_login.h); watch, serve and a plain run never say so.
+  cfg->workflow_job = true;
   // A follow-up's artifact (`run --pr NAME#N --artifact DIR`) publishes on its pull request's
   // branch as `apply ID` of a follow-up does (forge/pr_publisher.h), never as a new pull request:
   // the pull request its record names is read again and must still be awaywork's own, from the

@@ -96,6 +96,9 @@ int cmd_run(const GlobalOptions& g, const RunOptions& o) {
     fmt::print(stderr, "awaywork: {}\n", cfg.error().message);
     return kExitUsage;
   }
+  // With --artifact this is the reusable workflow's agent job, which publishes nothing: only here
+  // (and in apply --from) is an installation token github-actions[bot]'s (forge/self_login.h).
+  cfg->workflow_job = !o.artifact.empty();
   RunRequest req;
   req.repo = o.repo, req.agent = o.agent, req.base = o.base, req.profile = o.profile;
   req.unit_seconds = o.unit_seconds;

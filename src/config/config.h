@@ -311,6 +311,11 @@ struct Config {
   std::map<std::string, SecretConfig> secrets;  // secrets: added at the egress proxy only
   WatchConfig watch;
   PluginsConfig plugins;  // plugins: the owner's plugin code and the switch that stops it all
+  // Not a key of the file: set by the command line for the reusable workflow's job commands only
+  // (`run ... --artifact DIR`, `apply --from DIR`). Only these may take an installation token's
+  // 403 on GET /user as github-actions[bot]'s login (forge/self_login.h); watch, serve and a plain
+  // run never set it, whatever the environment says.
+  bool workflow_job = false;
 };
 
 // $XDG_CONFIG_HOME/awaywork/config.yml, or ~/.config/awaywork/config.yml.

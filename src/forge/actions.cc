@@ -56,6 +56,10 @@ std::string unit_artifact_name(const std::string& unit_id) {
   return "awaywork-unit-" + unit_id;
 }
 
+std::string pull_artifact_name(const std::string& unit_id, int64_t pull) {
+  return fmt::format("awaywork-pull-{}-{}", unit_id, pull);
+}
+
 Result<std::vector<int64_t>> runs_with_artifact(ForgeSession& s, const std::string& name) {
   // The name is a unit id's ([a-z0-9-], forge/marker.h's caller checks it): nothing to escape.
   std::string target =

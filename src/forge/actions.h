@@ -37,6 +37,14 @@ Result<WorkflowRun> get_workflow_run(ForgeSession& s, int64_t id);
 // it, so the name ties the unit to the run watch dispatched.
 std::string unit_artifact_name(const std::string& unit_id);
 
+// The artifact the reusable workflow's apply job uploads once `apply --from` opened pull request
+// PULL for unit UNIT_ID, "awaywork-pull-UNIT_ID-PULL" (only then: not for a follow-up's run, whose
+// apply pushes to a pull request that exists, nor when the check refused or apply failed, where
+// awaywork-unit-UNIT_ID is still uploaded). Its name is the proof `watch` asks for that this run
+// opened this pull request (watch/watcher_actions_own.cc). The number holds no `-`: a name is
+// one (unit, number) only, the number after its last `-`.
+std::string pull_artifact_name(const std::string& unit_id, int64_t pull);
+
 // The runs that hold an artifact of exactly this name: GET /repos/O/R/actions/artifacts?name=NAME
 // (its first 100, newest first: one per run of the unit, and a unit runs once).
 Result<std::vector<int64_t>> runs_with_artifact(ForgeSession& s, const std::string& name);

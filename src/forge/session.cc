@@ -89,7 +89,10 @@ Result<std::unique_ptr<ForgeSession>> open_forge(
     return tl::unexpected(first_answer_error(
         user.error(), forge,
         forge.ca_file.empty() ? "" : "; the ca_file " + forge.ca_file + " does not sign it"));
-  AW_TRY(s->self_login, self_login_of(s->gh, *user, forge, ::getenv("GITHUB_ACTIONS")));
+  // The workflow's job commands say so through cfg (cli sets it); the environment alone does not
+  // make an installation token github-actions[bot]'s (forge/self_login.h).
+  AW_TRY(s->self_login,
+         self_login_of(s->gh, *user, forge, cfg.workflow_job, ::getenv("GITHUB_ACTIONS")));
   std::string target = "/repos/" + repo.forge.github;
   AW_TRY(nlohmann::json r, s->gh.get(target));
   AW_TRY(s->repo, repo_from_json(r, "GET " + target));

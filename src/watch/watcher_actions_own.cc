@@ -6,15 +6,21 @@
 //   - its author is the watch entry's actions_login (config.h WatchRepoConfig);
 //   - its body ends with awaywork's marker of a unit's pull request, `<!-- awaywork:unit=U
 //     item=pull sha=S -->`, and its head is this repository's branch branch_prefix + U (the branch
-//     that unit's apply pushed);
-//   - a run this watch dispatched (its record, written at dispatch: actions_run/REPO/RUN) holds the
-//     artifact awaywork-unit-U (forge/actions.h), which on GitHub only that run's own jobs can
-//     upload;
+//     that unit's apply pushed), its base the repository's configured base (base:, else its
+//     default branch);
+//   - a run this watch dispatched for an issue (its record, written at dispatch:
+//     actions_run/REPO/RUN, with "pull": false) holds the artifact awaywork-pull-U-N, N this pull
+//     request's number (forge/actions.h), which the apply job uploads only once `apply --from`
+//     opened pull request N, and which on GitHub only that run's own jobs can upload;
 //   - no other pull request was taken for U before (actions_pull/REPO/U, written when one is).
 // The marker alone proves nothing: anyone who can open a pull request can write it, and every
-// workflow of the repository publishes as github-actions[bot]. The artifact is where only the run
-// watch dispatched writes. Any other pull request by that login is someone else's: only an
-// admitted person's command counts there, as before.
+// workflow of the repository publishes as github-actions[bot]. Nor does the unit's artifact
+// awaywork-unit-U: it is uploaded whatever the run's end (`if: always()`), so it also names the
+// unit of a follow-up's run (which pushes to an existing pull request and never opens branch_prefix
+// + U) and of an issue run whose check refused or whose apply failed; someone who can push a branch
+// reads U from the run's artifacts and opens the pull request that run never did. Only the pull
+// artifact ties this number to a run watch dispatched for an issue. Any other pull request by that
+// login is someone else's: only an admitted person's command counts there, as before.
 //
 // The records are pruned (prune_dispatched_runs, at most once an hour, before the list is
 // examined): a run's record once the pull request tied to it is closed or merged (with the records
@@ -32,7 +38,7 @@
 //   - the pull record (one pull request per unit; its absence lets the first one in) goes only
 //     after the record of the run it names, so it no longer guards a unit whose artifact a
 //     recorded run holds: unit ids are made once per run (unit/unit_id.h), and only that run's
-//     jobs upload awaywork-unit-U (a follow-up's run uploads its own unit's).
+//     jobs upload awaywork-pull-U-N (a follow-up's run opens no pull request).
 #include <fmt/format.h>
 
 #include <cctype>
@@ -125,23 +131,46 @@ Result<bool> Watcher::actions_own(Repo& r, const ForgePull& pull) {
       pull.head_ref != r.repo.forge.branch_prefix + unit)
     return refused(fmt::format("its head is not the branch {}{} of {}", r.repo.forge.branch_prefix,
                                unit, r.s->owner_repo));
+  // Against the base an issue run's unit targets (the repository's base:, else its default
+  // branch): a pull request into another branch is no unit's of this watch.
+  const std::string base = r.repo.base.empty() ? r.s->repo.default_branch : r.repo.base;
+  if (pull.base_ref != base)
+    return refused(
+        fmt::format("its base is the branch {}, not the configured base {}", pull.base_ref, base));
   AW_TRY(auto taken, store_->watch_get(pull_key(r.watch.repo, unit)));
   if (taken && taken->is_object() && taken->value("pull", int64_t{0}) != pull.number)
     return refused(fmt::format("unit {} already has pull request #{}", unit,
                                taken->value("pull", int64_t{0})));
-  AW_TRY(std::vector<int64_t> runs, runs_with_artifact(*r.s, unit_artifact_name(unit)));
+  // The proof that this run opened this pull request: the apply job uploads it once `apply
+  // --from` opened pull request N (awaywork-unit-U is uploaded always: by a follow-up's run, and
+  // by a run whose check refused or whose apply failed, which open nothing).
+  const std::string proof = pull_artifact_name(unit, pull.number);
+  AW_TRY(std::vector<int64_t> runs, runs_with_artifact(*r.s, proof));
+  bool not_issue_run = false;
   for (int64_t run : runs) {
     AW_TRY(auto mine, store_->watch_get(run_key(r.watch.repo, run)));
     if (!mine) continue;  // not a run this watch dispatched
+    // Only an issue run opens a pull request; a follow-up's (input pull-request, "pull": true)
+    // pushes to the one it follows. A record not as written is not an issue run's either.
+    auto on_pull = mine->is_object() ? mine->find("pull") : mine->end();
+    if (!mine->is_object() || on_pull == mine->end() || !on_pull->is_boolean() ||
+        on_pull->get<bool>()) {
+      not_issue_run = true;
+      continue;
+    }
     AW_CHECK(
         store_->watch_put(pull_key(r.watch.repo, unit), {{"pull", pull.number}, {"run", run}}));
     log_.write("actions_pull_own", with(at, {{"run", run}}));
     return true;
   }
   return refused(fmt::format(
-      "no workflow run this watch dispatched holds the artifact {} (its marker can be written by "
-      "anyone who opens a pull request)",
-      unit_artifact_name(unit)));
+      "no workflow run this watch dispatched for an issue holds the artifact {}, which only the "
+      "apply job that opened pull request #{} uploads (its marker can be written by anyone who "
+      "opens a pull request){}",
+      proof, pull.number,
+      not_issue_run ? "; a run this watch dispatched holds it, but to follow up a pull request (or "
+                      "its record is not as written), and such a run opens none"
+                    : ""));
 }
 
 void Watcher::prune_dispatched_runs(Repo& r, int64_t now) {

@@ -141,6 +141,15 @@ class WorkflowShape(unittest.TestCase):
             self.assertEqual(down[0]["with"]["name"],
                              "awaywork-unit-${{ needs.agent.outputs.unit }}", job)
         self.assertIn("agent", self.jobs["apply"]["needs"])
+        # awaywork-unit-UNIT is uploaded whatever the run's end: the proof that the run opened a
+        # pull request is a second artifact, awaywork-pull-UNIT-N, the apply job's, uploaded only
+        # when the action named it (apply opened N now) and only for an issue, never a follow-up.
+        proof = artifact_steps("apply", "actions/upload-artifact@")
+        self.assertEqual(len(proof), 1)
+        self.assertEqual(proof[0]["with"]["name"], "${{ steps.apply.outputs.pull-artifact }}")
+        self.assertEqual(proof[0]["if"], "inputs.pull-request == '' && "
+                         "steps.apply.outputs.pull-artifact != ''")
+        self.assertIn("pull-artifact", load(ACTION)["outputs"])
 
     def test_every_job_uses_the_action_at_the_pinned_commit(self):
         for name, job in self.jobs.items():
@@ -236,7 +245,8 @@ case $1 in
     printf ' "artifact": {"unit": "u1", "manifest_sha256": "ab"}}\n'
     exit "$STANDIN_RC" ;;
   apply)
-    printf '{"id": "u1", "branch": "aw/u1", "pull_request": "https://github.com/o/r/pull/1"}\n'
+    printf '{"id": "u1", "branch": "aw/u1", "pull_request": "https://github.com/o/r/pull/1",\n'
+    printf ' "posted": [%s], "already": []}\n' "$STANDIN_POSTED"
     exit "$STANDIN_RC" ;;
   *) echo "stand-in awaywork: $*?" >&2; exit 2 ;;
 esac
@@ -282,7 +292,7 @@ class ActionSteps(unittest.TestCase):
                                             path=os.path.join(self.root, "bin") + ":" +
                                             composite.HOSTED_PATH)
         self.env.update({"STANDIN_DIR": self.dir, "STANDIN_COMMIT": self.COMMIT[:12],
-                         "STANDIN_RC": "0", "STANDIN_STATE": "done",
+                         "STANDIN_RC": "0", "STANDIN_STATE": "done", "STANDIN_POSTED": "",
                          "STATIC_PROGRAMS": " ".join(self.static_programs),
                          "BUILD_OUT": self.build_out})
         self.usr_local = os.path.join(self.root, "usr", "local")
@@ -398,6 +408,25 @@ class ActionSteps(unittest.TestCase):
         run = self.run_action(step="apply", lock="false", artifact=self.temp + "/artifact")
         self.assertEqual(run.rc, 1, run)
         self.assertEqual((run.outputs["unit"], run.outputs["branch"]), ("u1", "aw/u1"), run)
+
+    # The pull request apply opened now names the proof watch asks for (awaywork-pull-UNIT-N, a
+    # folder to upload under it); one found by its marker (a retried apply), none at all, or a
+    # failed apply names nothing.
+    def test_an_opened_pull_request_names_its_proof_and_nothing_else_does(self):
+        self.env["STANDIN_POSTED"] = '"pull", "comment-1"'
+        run = self.run_action(step="apply", lock="false", artifact=self.temp + "/artifact")
+        self.assertEqual(run.rc, 0, run)
+        self.assertEqual(run.outputs["pull-opened"], "1", run)
+        self.assertEqual(run.outputs["pull-artifact"], "awaywork-pull-u1-1", run)
+        with open(os.path.join(self.temp, "awaywork-pull", "pull-request")) as f:
+            self.assertEqual(f.read(), "https://github.com/o/r/pull/1\n")
+        shutil.rmtree(os.path.join(self.temp, "awaywork-pull"))
+        for posted, rc in (('"comment-1"', "0"), ("", "0"), ('"pull"', "1")):
+            self.env["STANDIN_POSTED"], self.env["STANDIN_RC"] = posted, rc
+            run = self.run_action(step="apply", lock="false", artifact=self.temp + "/artifact")
+            self.assertEqual(run.rc, int(rc), run)
+            self.assertEqual(run.outputs.get("pull-artifact", ""), "", (posted, rc, run))
+            self.assertFalse(os.path.exists(os.path.join(self.temp, "awaywork-pull")), posted)
 
 
 if __name__ == "__main__":

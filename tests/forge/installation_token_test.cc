@@ -1,10 +1,12 @@
 // Issue 26: the reusable workflow's jobs hand awaywork the workflow's github.token, an
 // installation token of the GitHub Actions app. GitHub answers its GET /user with 403 "Resource
 // not accessible by integration" (the fake GitHub does the same for an installation's token; a
-// FAKE: GitHub cannot be reached here). Inside Actions (GITHUB_ACTIONS=true) awaywork takes its
-// login as github-actions[bot]: the apply job publishes the draft pull request under it and a
-// retried apply finds its own marked posts and publishes nothing twice. Anywhere else the token
-// is refused with an error naming the credential and the fix, before anything is written.
+// FAKE: GitHub cannot be reached here). Inside Actions (GITHUB_ACTIONS=true), in the job commands
+// (`run ... --artifact`, `apply --from`) only, awaywork takes its login as github-actions[bot]:
+// the apply job publishes the draft pull request under it and a retried apply finds its own
+// marked posts and publishes nothing twice. Anywhere else, and in watch or a run that publishes
+// even inside Actions, the token is refused with an error naming the credential and the fix,
+// before anything is written.
 #include <regex>
 
 #include "awaywork_cli.h"
@@ -34,14 +36,16 @@ class InstallationToken : public ForgeTest {
 
   // One job, as three_jobs_test.cc runs them: its own HOME (and secret store holding token as
   // GH_TOKEN), its own state folder; github_actions: GITHUB_ACTIONS's value in its environment
-  // ("" = unset; the runner sets "true").
+  // ("" = unset; the runner sets "true"); more: top-level keys appended to its config.
   Captured job(const std::string& name, const std::vector<std::string>& args,
-               const std::string& token, const std::string& github_actions) {
+               const std::string& token, const std::string& github_actions,
+               const std::string& more = "") {
     std::string job_home = tmp.path + "/home-" + name;
     (void)make_dirs(job_home);
     std::string text = sh("cat " + sq(config));
     text = std::regex_replace(text, std::regex("state_dir: .*"),
-                              "state_dir: " + tmp.path + "/state-" + name);
+                              "state_dir: " + tmp.path + "/state-" + name) +
+           more;
     std::string job_config = tmp.path + "/config-" + name + ".yml";
     EXPECT_TRUE(write_file(job_config, text));
     EXPECT_EQ(run_awaywork(job_config, job_home, {"secret", "set", "GH_TOKEN"}, token).exit_code,
@@ -129,6 +133,44 @@ TEST_F(InstallationToken, OutsideActionsItIsRefusedNamingTheCredentialAndTheFix)
   EXPECT_NE(other.exit_code, 0) << other.out << other.err;
   EXPECT_NE(other.err.find("Resource not accessible by integration"), std::string::npos)
       << other.err;
+  EXPECT_EQ(pulls(), 0u);
+}
+
+// Security review M2: GITHUB_ACTIONS=true alone does not make an installation token
+// github-actions[bot]'s. With that login as its own, watch (or serve, or a run that publishes)
+// would take every pull request any workflow of the repository opens as awaywork's own
+// (pr_source.cc followable) and push to it. Only the workflow's job commands, `run ... --artifact`
+// and `apply --from`, say so (Config::workflow_job, set by the command line); the others are
+// refused, naming the token and the fix, before anything is read or written.
+TEST_F(InstallationToken, InsideActionsWatchAndAPlainRunAreRefused) {
+  int64_t n = issue("octo", "Add b", "please add b.txt");
+  auto expect_refused = [&](const Captured& c, const std::string& what) {
+    EXPECT_NE(c.exit_code, 0) << what << "\n" << c.out << c.err;
+    for (const char* said :
+         {"GET /user: 403 \"Resource not accessible by integration\"", "credential 'GH_TOKEN'",
+          "installation token", "GITHUB_ACTIONS=true", "`run ... --artifact DIR`",
+          "`apply --from DIR`", "never in watch, serve or a run that publishes",
+          "awaywork secret set GH_TOKEN"})
+      EXPECT_NE(c.err.find(said), std::string::npos) << what << ": " << said << "\n" << c.err;
+    EXPECT_EQ(c.err.find(actions_token), std::string::npos) << what << ": the token was printed";
+  };
+  Captured run =
+      job("run", {"run", "--issue", "web#" + std::to_string(n), "--json"}, actions_token, "true");
+  expect_refused(run, "run --issue");
+  Captured watch = job("watch", {"watch", "--once"}, actions_token, "true",
+                       "watch:\n  poll_seconds: 5\n  repos: {web: {}}\n");
+  expect_refused(watch, "watch --once");
+  EXPECT_EQ(pulls(), 0u);
+  EXPECT_EQ(fake->writes().size(), 0u) << fake->writes().dump(1);
+  EXPECT_TRUE(get("/repos/octo/web/issues/" + std::to_string(n) + "/comments").empty());
+
+  // The agent job's command, with the same token and environment, is github-actions[bot]'s: it
+  // runs, holds its unit and writes the artifact (publishing is the apply job's, above).
+  Captured agent = job("agent-actions",
+                       {"run", "--issue", "web#" + std::to_string(n), "--artifact",
+                        tmp.path + "/artifact-actions", "--json"},
+                       actions_token, "true");
+  EXPECT_EQ(agent.exit_code, 0) << agent.out << agent.err;
   EXPECT_EQ(pulls(), 0u);
 }
 

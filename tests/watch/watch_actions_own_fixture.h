@@ -44,12 +44,13 @@ class WatchActionsOwn : public WatchTest {
 
   // A draft pull request as the apply job opens it: by AUTHOR, the body ending with the marker of
   // UNIT's pull request (forge/marker.h item_marker).
-  int64_t open_pull(const std::string& author, const std::string& head, const std::string& of) {
+  int64_t open_pull(const std::string& author, const std::string& head, const std::string& of,
+                    const std::string& base = "main") {
     auto p = fake->control(
         "POST", "repos/octo/web/pulls",
         {{"user", author},
          {"head", head},
-         {"base", "main"},
+         {"base", base},
          {"draft", true},
          {"title", "awaywork: Add a b file"},
          {"body", "b added\n\n---\nMade by awaywork: unit `" + of +
@@ -81,14 +82,24 @@ class WatchActionsOwn : public WatchTest {
   }
 
   // The run's jobs, as GitHub would run them: the agent job's artifact, the apply job's branch and
-  // draft pull request by github-actions[bot]; then the run completes.
+  // draft pull request by github-actions[bot] and the artifact naming it (awaywork-pull-UNIT-N,
+  // uploaded once apply opened N); then the run completes.
   int64_t run_publishes(int64_t run) {
     EXPECT_TRUE(fake->add_artifact("octo", "web", run, "awaywork-unit-" + unit).contains("id"))
         << fake->why();
     push_branch("awaywork/" + unit);
     int64_t p = open_pull("github-actions[bot]", "awaywork/" + unit, unit);
+    add_pull_artifact(run, unit, p);
     fake->set_run("octo", "web", run, "completed", "success");
     return p;
+  }
+
+  // The apply job's proof that RUN opened pull request PULL for unit OF.
+  void add_pull_artifact(int64_t run, const std::string& of, int64_t pull) {
+    EXPECT_TRUE(
+        fake->add_artifact("octo", "web", run, "awaywork-pull-" + of + "-" + std::to_string(pull))
+            .contains("id"))
+        << fake->why();
   }
 
   std::vector<nlohmann::json> of_pull(const std::vector<nlohmann::json>& all, int64_t pull) {
