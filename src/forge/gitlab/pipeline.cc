@@ -57,7 +57,7 @@ std::string project_tag(const json& j) {
 }  // namespace
 
 Result<std::optional<GitLabMrPipeline>> gitlab_mr_head_pipeline(const ForgePull& mr,
-                                                                 const json& mr_json) {
+                                                                const json& mr_json) {
   auto hp = mr_json.find("head_pipeline");
   if (hp == mr_json.end() || hp->is_null()) return std::optional<GitLabMrPipeline>{};
   std::string at = "GET merge request " + std::to_string(mr.number) + " .head_pipeline";

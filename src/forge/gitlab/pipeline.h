@@ -41,7 +41,7 @@ struct GitLabMrPipeline {
 // read into mr by gitlab_mr_from_json), when it is on mr's head commit and of this project; none
 // when absent (a list's answer, an older GitLab) or not the head's.
 Result<std::optional<GitLabMrPipeline>> gitlab_mr_head_pipeline(const ForgePull& mr,
-                                                                 const nlohmann::json& mr_json);
+                                                                const nlohmann::json& mr_json);
 // Pure: of GET .../pipelines?sha=SHA (newest first), the newest on mr's head commit whose ref is
 // refs/merge-requests/IID/head or (not from a fork) mr's source branch; none when there is none.
 Result<std::optional<GitLabMrPipeline>> gitlab_mr_pipeline_from_list(const ForgePull& mr,
