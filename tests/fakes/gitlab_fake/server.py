@@ -377,7 +377,8 @@ class Handler(fakeserver.Handler):
                 # newest pipeline on its head, from its source branch or its merge request ref
                 # (never another ref's on the same commit).
                 refs = (x["source_branch"], f"refs/merge-requests/{x['iid']}/head")
-                mine = [pl for pl in p["pipelines"] if pl["sha"] == out["sha"] and pl["ref"] in refs]
+                mine = [pl for pl in p["pipelines"]
+                        if pl["sha"] == out["sha"] and pl["ref"] in refs]
                 out["head_pipeline"] = (shapes.pipeline(st, p, max(mine, key=lambda pl: pl["id"]),
                                                         urls) if mine else None)
                 return 200, out, {}
