@@ -77,9 +77,10 @@ Result<std::vector<RequiredCheck>> ruleset_checks_from_json(const nlohmann::json
 std::vector<RequiredCheck> required_union(std::vector<RequiredCheck> a,
                                           const std::vector<RequiredCheck>& b);
 
-// Pure: the failing checks a required check names (a check run by name and app, a status by
-// context: a status's app is not known, so any required source matches it); every failing check
-// when nothing is required, as a repository without branch protection merges whatever fails.
+// Pure: the failing checks a required check names (a check run by name and app; a status by
+// context only when the rule names no app: a status's app is not known, and anyone with
+// statuses:write may post one of any name); every failing check when nothing is required, as a
+// repository without branch protection merges whatever fails.
 std::vector<FailingCheck> only_required(std::vector<FailingCheck> failing,
                                         const std::vector<RequiredCheck>& required);
 

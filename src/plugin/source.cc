@@ -8,6 +8,7 @@
 
 #include "base/inert.h"
 #include "base/json_read.h"
+#include "check/redact.h"
 #include "plugin/protocol.h"
 
 namespace aw {
@@ -56,7 +57,8 @@ Result<SourceTask> read_task(const JsonRead& t, size_t i) {
 }  // namespace
 
 Result<std::vector<SourceTask>> source_tasks_from_result(const nlohmann::json& result,
-                                                         std::string_view plugin) {
+                                                         std::string_view plugin,
+                                                         const std::vector<std::string>& secrets) {
   auto refused = [&](const std::string& why) {
     return fail("source plugin {} answered no valid tasks ({}); none of its tasks is taken", plugin,
                 inert_line(why));
@@ -75,6 +77,14 @@ Result<std::vector<SourceTask>> source_tasks_from_result(const nlohmann::json& r
     // Two tasks of one id would be one task run twice, or a guess which one is meant.
     if (!ids.insert(task->id).second)
       return refused(fmt::format("tasks[{}].id repeats an earlier task's id", i));
+    // The plugin's own secrets (a value handed to it, or one its proxy added that the tracker
+    // echoed back) never reach the agent's task. The id is a key and a file name, not to be
+    // rewritten: an id holding a secret is garbage.
+    if (redact_all(task->id, secrets) != task->id)
+      return refused(fmt::format("tasks[{}].id holds a secret", i));
+    task->title = redact_all(task->title, secrets);
+    task->text = redact_all(task->text, secrets);
+    task->author = redact_all(task->author, secrets);
     out.push_back(std::move(*task));
   }
   return out;
@@ -87,8 +97,19 @@ nlohmann::json tasks_params(std::string_view repo, const std::vector<std::string
 Result<std::vector<SourceTask>> fetch_source_tasks(const PluginConfig& plugin,
                                                    const PluginHost& host, std::string_view repo,
                                                    const std::vector<std::string>& taken) {
-  AW_TRY(PluginCall call, call_plugin(plugin, host, kTasksMethod, tasks_params(repo, taken)));
-  return source_tasks_from_result(call.result, plugin.name);
+  // Every value of a secret this call reads (handed by value, or added by its proxy) is kept, so
+  // that the reply and the error are redacted of it.
+  std::vector<std::string> read;
+  PluginHost lent = host;
+  if (host.secret)
+    lent.secret = [&read, &host](const std::string& name) -> Result<std::string> {
+      AW_TRY(std::string value, host.secret(name));
+      read.push_back(value);
+      return value;
+    };
+  auto call = call_plugin(plugin, lent, kTasksMethod, tasks_params(repo, taken));
+  if (!call) return fail("{}", redact_all(call.error().message, read));
+  return source_tasks_from_result(call->result, plugin.name, read);
 }
 
 nlohmann::json task_done_params(const SourceTaskEnd& e) {

@@ -48,16 +48,20 @@ struct SourceTask {
 };
 
 // The tasks of a `tasks` reply's result ({"tasks": [{"id", "title", "text", "author", "trust"},
-// ...]}); an Error naming the plugin and the first thing wrong, and then no task at all.
-Result<std::vector<SourceTask>> source_tasks_from_result(const nlohmann::json& result,
-                                                         std::string_view plugin);
+// ...]}); an Error naming the plugin and the first thing wrong, and then no task at all. Each
+// title, text and author is redacted of secrets (the values of the plugin's secrets the call read,
+// and secret-shaped tokens, check/redact.h); an id holding one refuses the reply.
+Result<std::vector<SourceTask>> source_tasks_from_result(
+    const nlohmann::json& result, std::string_view plugin,
+    const std::vector<std::string>& secrets = {});
 
 // The `tasks` call's params: which repository the tasks are for (its repos: name) and the ids of
 // the tasks the plugin's earlier answers brought that watch has taken (it may leave them out).
 nlohmann::json tasks_params(std::string_view repo, const std::vector<std::string>& taken);
 
 // Calls the plugin's `tasks` and reads its reply: an Error when the call failed or the reply was
-// garbage (no tasks then, fail closed).
+// garbage (no tasks then, fail closed). The tasks and the Error are redacted of every secret value
+// host.secret gave for the call (its by-value secrets and those its egress proxy adds).
 Result<std::vector<SourceTask>> fetch_source_tasks(const PluginConfig& plugin,
                                                    const PluginHost& host, std::string_view repo,
                                                    const std::vector<std::string>& taken);

@@ -64,52 +64,25 @@ std::string boot_id() {
   return id;
 }
 
-// The recorded data folder when it is still the one made (same boot, same directory), else none.
-std::optional<UnitFolder> recorded_folder(const std::string& record, const WorkerUser& w) {
-  auto text = read_file(record, 4096);
-  if (!text) return std::nullopt;
-  auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  auto str = [&](const char* k) {
-    return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
-  };
-  if (str("worker") != w.name || str("boot") != boot_id() || boot_id().empty()) return std::nullopt;
-  if (!j.contains("dev") || !j["dev"].is_number_unsigned() || !j.contains("ino") ||
-      !j["ino"].is_number_unsigned())
-    return std::nullopt;
-  UnitFolder f{str("path"), DirId{static_cast<dev_t>(j["dev"].get<uint64_t>()),
-                                  static_cast<ino_t>(j["ino"].get<uint64_t>())}};
-  if (!is_unit_path(f.path)) return std::nullopt;
-  struct stat st {};
-  if (::lstat(f.path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_dev != f.id.dev ||
-      st.st_ino != f.id.ino)
-    return std::nullopt;
-  return f;
-}
-
 // The plugin's data folder under isolation user, the owner's and closed, ready to hand over.
 Result<UnitFolder> data_folder(const std::string& plugin_dir, const WorkerUser& w, uid_t uid,
                                gid_t gid) {
   std::string record = worker_data_record(plugin_dir);
-  if (auto f = recorded_folder(record, w)) {
-    struct stat st {};
-    if (::lstat(f->path.c_str(), &st) == 0 && st.st_uid != uid) {
+  if (auto r = recorded_worker_data(record, w, uid)) {
+    if (r->handed) {
       // A call ended without taking it back (awaywork died): nothing of the worker's may still
       // run in it when it comes back. Under the worker lock, no unit's phase runs.
       AW_CHECK(kill_worker_processes(w));
-      AW_CHECK(hand_back(*f, uid, gid));
+      AW_CHECK(hand_back(r->folder, uid, gid));
+      AW_CHECK(verify_same(r->folder));
+      AW_CHECK(record_worker_data(record, w, r->folder, false));
     }
-    AW_CHECK(verify_same(*f));
-    AW_CHECK(close_permissions({*f}, uid));
-    return *f;
+    AW_CHECK(verify_same(r->folder));
+    AW_CHECK(close_permissions({r->folder}, uid));
+    return r->folder;
   }
   AW_TRY(UnitFolder f, make_unit_folder());
-  nlohmann::json j = {{"worker", w.name},
-                      {"path", f.path},
-                      {"dev", static_cast<uint64_t>(f.id.dev)},
-                      {"ino", static_cast<uint64_t>(f.id.ino)},
-                      {"boot", boot_id()}};
-  AW_CHECK(replace_file(record, j.dump() + "\n", 0600));
+  AW_CHECK(record_worker_data(record, w, f, false));
   return f;
 }
 
@@ -125,6 +98,50 @@ bool held_by_a_unit(const Error& lock_error) {
 
 std::string worker_data_record(const std::string& plugin_dir) {
   return plugin_dir + "/worker-data.json";
+}
+
+std::optional<RecordedWorkerData> recorded_worker_data(const std::string& record,
+                                                       const WorkerUser& w, uid_t owner) {
+  auto text = read_file(record, 4096);
+  if (!text) return std::nullopt;
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  auto str = [&](const char* k) {
+    return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
+  };
+  if (str("worker") != w.name || str("boot") != boot_id() || boot_id().empty()) return std::nullopt;
+  if (!j.contains("dev") || !j["dev"].is_number_unsigned() || !j.contains("ino") ||
+      !j["ino"].is_number_unsigned())
+    return std::nullopt;
+  RecordedWorkerData r;
+  r.folder = UnitFolder{str("path"), DirId{static_cast<dev_t>(j["dev"].get<uint64_t>()),
+                                           static_cast<ino_t>(j["ino"].get<uint64_t>())}};
+  // A record without the word (written before it was kept) says taken back.
+  r.handed = j.contains("handed") && j["handed"].is_boolean() && j["handed"].get<bool>();
+  if (!is_unit_path(r.folder.path)) return std::nullopt;
+  // lstat, never following a link: the name in /tmp is anyone's to make once it is gone.
+  struct stat st {};
+  if (::lstat(r.folder.path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+      st.st_dev != r.folder.id.dev || st.st_ino != r.folder.id.ino)
+    return std::nullopt;
+  // Device and inode alone are not proof: a /tmp cleaner may have removed the folder and another
+  // local user made one of that name that got the same inode number back, and hand_back's
+  // `chown -R` as root would then take their tree. Only the owner the record says it has is ours:
+  // the owner's when taken back, the worker's while handed.
+  bool ours = r.handed ? st.st_uid == w.uid : st.st_uid == owner;
+  if (!ours) return std::nullopt;
+  return r;
+}
+
+Status record_worker_data(const std::string& record, const WorkerUser& w, const UnitFolder& f,
+                          bool handed) {
+  nlohmann::json j = {{"worker", w.name},
+                      {"path", f.path},
+                      {"dev", static_cast<uint64_t>(f.id.dev)},
+                      {"ino", static_cast<uint64_t>(f.id.ino)},
+                      {"boot", boot_id()},
+                      {"handed", handed}};
+  return replace_file(record, j.dump() + "\n", 0600);
 }
 
 Result<std::unique_ptr<WorkerCall>> WorkerCall::open(const PluginConfig& p, const PluginWorker& w,
@@ -161,6 +178,7 @@ Result<std::unique_ptr<WorkerCall>> WorkerCall::open(const PluginConfig& p, cons
                                   p.name, w.name)));
   AW_TRY(c->data_, with_context(data_folder(plugin_dir, c->worker_, c->owner_uid_, c->owner_gid_),
                                 fmt::format("plugin {}: its data folder", p.name)));
+  c->record_ = worker_data_record(plugin_dir);
   AW_TRY(c->files_, with_context(WorkerSandboxFiles::make(c->worker_,
                                                           w.helper.empty() ? self_exe() : w.helper),
                                  fmt::format("plugin {}: the worker's sandbox helper", p.name)));
@@ -171,8 +189,9 @@ WorkerCall::~WorkerCall() {
   if (handed_) {  // the call did not get to finish(): take the folder back all the same
     (void)kill_worker_processes(worker_);
     handed_ = false;
-    if (hand_back(data_, owner_uid_, owner_gid_)) {
-      if (verify_same(data_)) (void)close_permissions({data_}, owner_uid_);
+    if (hand_back(data_, owner_uid_, owner_gid_) && verify_same(data_)) {
+      (void)record_worker_data(record_, worker_, data_, false);
+      (void)close_permissions({data_}, owner_uid_);
     }
   }
   files_.reset();  // the helper folder: the plan, the proxy's socket
@@ -213,6 +232,9 @@ Status WorkerCall::grant_socket(const std::string& socket) const {
 
 Result<Launcher> WorkerCall::launcher(const SandboxPlan& plan, const std::string& report) {
   AW_TRY(std::string plan_file, files_->write_plan(plan, 0));
+  // Recorded before the chown: a later call that finds the folder the worker's (this process died
+  // before taking it back) knows it handed it, and takes back nothing else.
+  AW_CHECK(with_context(record_worker_data(record_, worker_, data_, true), "its data folder"));
   handed_ = true;  // set first: a chown that half-ran is taken back too
   AW_CHECK(with_context(hand_to_worker(data_, worker_), "its data folder"));
   return make_warded_worker_launcher(worker_, report, WorkerSandbox{files_->helper(), plan_file},
@@ -225,6 +247,8 @@ Status WorkerCall::finish(const std::string& report) {
   handed_ = false;
   Status back = hand_back(data_, owner_uid_, owner_gid_);
   if (back) back = verify_same(data_);
+  // Taken back: the record says so, or the next call would refuse the owner's folder as not ours.
+  if (back) back = record_worker_data(record_, worker_, data_, false);
   if (back) back = close_permissions({data_}, owner_uid_);
   if (!rep.failure.empty())
     return fail("the worker's processes could not be proved gone after the call: {}", rep.failure);

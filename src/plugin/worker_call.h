@@ -13,8 +13,11 @@
 //   sudoers chown rule matches), kept between calls, recorded with its device and inode in
 //   STATE/plugins/NAME/worker-data.json, handed to the worker before the call and taken back after
 //   it as a unit's folders are (handoff.h: chown, same directory, permissions closed, no hard link
-//   from outside). A folder that is gone (a reboot cleared /tmp) or no longer the one recorded is
-//   replaced by a fresh one, never reused; one left handed by a crashed call is taken back first.
+//   from outside). The record also says whether it is handed (written before the chown, and again
+//   once taken back). A folder that is gone (a reboot cleared /tmp), no longer the one recorded,
+//   or not owned as the record says (the owner's, or the worker's while handed: anyone else's is
+//   another user's folder of that name) is replaced by a fresh one, never reused nor chowned; one
+//   left handed by a crashed call is taken back first.
 // - the helper folder (worker_sandbox.h): the plan and the helper the worker reads, and the egress
 //   proxy's socket under a random name opened to the worker alone (socket_grant.h).
 // - refused before anything runs, each naming the plugin and the fix: `write:` folders (the owner's
@@ -24,6 +27,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/fs.h"
@@ -80,11 +84,28 @@ class WorkerCall {
   gid_t owner_gid_ = 0;
   int lock_ = -1;  // taken for this call; -1 when this process's unit holds it
   UnitFolder data_;
+  std::string record_;  // worker_data_record: says whether data_ is handed
   bool handed_ = false;
   std::unique_ptr<WorkerSandboxFiles> files_;
 };
 
 // STATE/plugins/NAME/worker-data.json: the data folder of the plugin under isolation user.
 std::string worker_data_record(const std::string& plugin_dir);
+
+struct RecordedWorkerData {
+  UnitFolder folder;
+  bool handed = false;  // the record says it was handed to the worker and not taken back
+};
+
+// The data folder the record names when it may be reused: recorded for this worker in this boot,
+// still that directory (lstat, never through a link: same device and inode), and owned as the
+// record says, by `owner` when taken back or by the worker while handed. Anything else is none,
+// and the caller makes a fresh folder: a folder of that name owned by anyone else is another
+// user's (a /tmp cleaner removed ours, the inode number came back), never to be chowned.
+std::optional<RecordedWorkerData> recorded_worker_data(const std::string& record,
+                                                       const WorkerUser& w, uid_t owner);
+// Writes the record (0600, replaced whole): the folder, this worker and boot, and whether handed.
+Status record_worker_data(const std::string& record, const WorkerUser& w, const UnitFolder& f,
+                          bool handed);
 
 }  // namespace aw

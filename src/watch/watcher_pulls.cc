@@ -246,7 +246,8 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
   };
   // The head and whether it is open: GitHub's pull request, or GitLab's merge request (state
   // "opened"); then the names of what fails on that head: GitHub's checks, or the failed jobs of
-  // the head's newest pipeline (no trace read: the follow-up reads them itself).
+  // the merge request's own pipeline (its head_pipeline, never another ref's on the same commit;
+  // no trace read: the follow-up reads them itself).
   std::string what = r.gl ? fmt::format("{}/merge_requests/{}", r.gl->project_target(), slot.number)
                           : fmt::format("/repos/{}/pulls/{}", r.s->owner_repo, slot.number);
   auto pj = r.gl ? r.gl->gl.get(what) : r.s->gh.get(what);
@@ -258,7 +259,7 @@ bool Watcher::check_ci(Repo& r, IssueSlot& slot, int64_t now) {
     return save();
   }
   auto failing = r.gl
-                     ? gitlab_failing_jobs(*r.gl, pull->head_sha, /*traces=*/false)
+                     ? gitlab_failing_jobs(*r.gl, *pull, *pj, /*traces=*/false)
                      : read_failing_checks(*r.s, pull->head_sha, pull->base_ref, /*details=*/false);
   if (!failing) return failed(failing.error().message);
   std::vector<std::string> names;

@@ -18,11 +18,13 @@
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "check/redact.h"
 #include "config/paths.h"
 #include "plugin/call.h"
 #include "plugin/protocol.h"
 #include "plugin/source.h"
 #include "unit/notify.h"
+#include "unit/plugin_secrets.h"
 #include "watch/iso_time.h"
 #include "watch/source_task.h"
 #include "watch/watcher.h"
@@ -146,7 +148,12 @@ void Watcher::poll_source(Source& s, int64_t now) {
   // for years does not send an ever longer request.
   if (taken.size() > kSourceTakenHint) taken.erase(taken.begin(), taken.end() - kSourceTakenHint);
   bool busy = false;
-  auto tasks = fetch_source_tasks(plugin->second, deferrable_host(cfg_, busy), w.repo, taken);
+  PluginHost host = deferrable_host(cfg_, busy);
+  // The source's declared secrets, from the owner's store (opened only when it declares one); the
+  // tasks come back redacted of every value the call read (plugin/source.h).
+  PluginSecrets secrets;
+  secrets.lend_to(host);
+  auto tasks = fetch_source_tasks(plugin->second, host, w.repo, taken);
   if (!tasks && busy) {
     // Not the plugin's failure: nothing of it ran. Asked again at the next poll.
     source_deferred(s, tasks.error().message);
@@ -333,13 +340,15 @@ void Watcher::finish_source(SourceRun& run, int exit_status, int64_t now) {
   if (!run.prompt_file.empty()) (void)::unlink(run.prompt_file.c_str());
   std::string error;
   bool busy = false;
+  PluginHost host = deferrable_host(cfg_, busy);
+  PluginSecrets secrets;
+  secrets.lend_to(host);
   auto plugin = cfg_.plugins.plugins.find(run.plugin);
   if (plugin == cfg_.plugins.plugins.end()) {
     error = "the plugin is no longer declared";
-  } else if (auto call =
-                 call_plugin(plugin->second, deferrable_host(cfg_, busy), kTaskDoneMethod, params);
-             !call) {
-    error = call.error().message;  // the plugin's own words in it are inert already
+  } else if (auto call = call_plugin(plugin->second, host, kTaskDoneMethod, params); !call) {
+    // The plugin's own words in it are inert already; its secrets are redacted.
+    error = redact_all(call.error().message, secrets.redaction({}));
   }
   if (busy) {
     // A unit holds the worker: the report is kept in the task's row (a restart keeps it too) and
@@ -369,14 +378,15 @@ bool Watcher::report_pending(Source& s, const std::vector<std::pair<std::string,
     std::string id = key.substr(prefix.size());
     bool busy = false;
     std::string error;
-    if (auto call =
-            call_plugin(plugin->second, deferrable_host(cfg_, busy), kTaskDoneMethod, *params);
-        !call) {
+    PluginHost host = deferrable_host(cfg_, busy);
+    PluginSecrets secrets;
+    secrets.lend_to(host);
+    if (auto call = call_plugin(plugin->second, host, kTaskDoneMethod, *params); !call) {
       if (busy) {
         source_deferred(s, call.error().message);
         return false;  // kept, as the rest: the next poll tries again
       }
-      error = call.error().message;
+      error = redact_all(call.error().message, secrets.redaction({}));
     }
     s.defer.through();
     // Made, or failed for another reason: logged as at the unit's end, and kept no longer (a

@@ -43,6 +43,63 @@ TEST(GitlabMr, AFailedPipelinesJobsThatMayNotFailAreItsFailingChecks) {
   EXPECT_FALSE(gitlab_failing_jobs_from_json(nlohmann::json::object()));
 }
 
+// The pipeline judged is the merge request's own (security review L1): its head_pipeline when on
+// its head and of this project; else, of the head commit's pipelines (newest first), the newest
+// whose ref is its source branch or refs/merge-requests/IID/head. A newer pipeline on the same
+// commit from another ref (a Developer's, with variables and failing jobs of their choosing) is
+// never it; a fork's source branch name is no ref of this project's.
+TEST(GitlabMr, ThePipelineJudgedIsTheMergeRequestsOwnNeverAnotherRefsOnTheSameCommit) {
+  ForgePull mr;
+  mr.number = 7;
+  mr.head_ref = "awaywork/one";
+  mr.head_sha = "1111111111111111111111111111111111111111";
+  mr.head_repo = mr.base_repo = "#42";
+  auto pl = [&](int64_t id, const std::string& ref, const std::string& status) {
+    return nlohmann::json{
+        {"id", id}, {"ref", ref}, {"sha", mr.head_sha}, {"status", status}, {"project_id", 42}};
+  };
+  nlohmann::json mj = {{"iid", 7}, {"head_pipeline", pl(10, "awaywork/one", "success")}};
+  auto head = gitlab_mr_head_pipeline(mr, mj);
+  ASSERT_TRUE(head) << head.error().message;
+  ASSERT_TRUE(head->has_value());
+  EXPECT_EQ((*head)->id, 10);
+  EXPECT_EQ((*head)->status, "success");
+  // Another commit's head_pipeline (the head moved since), a fork project's, none: not it.
+  mj["head_pipeline"]["sha"] = "2222222222222222222222222222222222222222";
+  EXPECT_FALSE(gitlab_mr_head_pipeline(mr, mj).value().has_value());
+  mj["head_pipeline"] = pl(10, "awaywork/one", "success");
+  mj["head_pipeline"]["project_id"] = 99;
+  EXPECT_FALSE(gitlab_mr_head_pipeline(mr, mj).value().has_value());
+  mj["head_pipeline"] = nullptr;
+  EXPECT_FALSE(gitlab_mr_head_pipeline(mr, mj).value().has_value());
+  EXPECT_FALSE(gitlab_mr_head_pipeline(mr, {{"iid", 7}}).value().has_value());
+  mj["head_pipeline"] = "garbage";
+  EXPECT_FALSE(gitlab_mr_head_pipeline(mr, mj));
+
+  // The list: the newest is another ref's failed pipeline on the same commit; the merge
+  // request's own (its branch's) passed.
+  nlohmann::json list = nlohmann::json::array(
+      {pl(30, "main", "failed"), pl(29, "refs/merge-requests/99/head", "failed"),
+       pl(20, "awaywork/one", "success"), pl(19, "refs/merge-requests/7/head", "failed")});
+  auto own = gitlab_mr_pipeline_from_list(mr, list);
+  ASSERT_TRUE(own) << own.error().message;
+  ASSERT_TRUE(own->has_value());
+  EXPECT_EQ((*own)->id, 20);
+  EXPECT_EQ((*own)->status, "success");
+  // From a fork: its branch's name here is no ref of the merge request's; its merge request ref
+  // is.
+  mr.head_repo = "#77";
+  own = gitlab_mr_pipeline_from_list(mr, list);
+  ASSERT_TRUE(own && own->has_value());
+  EXPECT_EQ((*own)->id, 19);
+  // Only other refs: none (no failing job, no follow-up).
+  list = nlohmann::json::array({pl(30, "main", "failed")});
+  own = gitlab_mr_pipeline_from_list(mr, list);
+  ASSERT_TRUE(own);
+  EXPECT_FALSE(own->has_value());
+  EXPECT_FALSE(gitlab_mr_pipeline_from_list(mr, nlohmann::json::object()));
+}
+
 TEST(GitlabMr, AMergeRequestsReferenceIsNameBangN) {
   auto a = parse_mr_ref("app!3");
   ASSERT_TRUE(a) << a.error().message;

@@ -82,6 +82,12 @@ TEST(RequiredChecks, OnlyAFailingRequiredCheckCountsByNameAndApp) {
   EXPECT_EQ(names(only_required(all, *req)), (std::vector<std::string>{"build", "lint", "ci/ext"}));
   // "build" from another app than the one the rule names satisfies nothing, blocks nothing.
   EXPECT_TRUE(only_required({failing("check run", "build", 42)}, *req).empty());
+  // Nor does a commit status named "build" (security review L2): the rule names an app, and a
+  // status is anyone's with statuses:write. A status of a name required from any source still
+  // counts.
+  EXPECT_TRUE(only_required({failing("status", "build")}, *req).empty());
+  EXPECT_EQ(names(only_required({failing("status", "build"), failing("status", "lint")}, *req)),
+            (std::vector<std::string>{"lint"}));
 }
 
 TEST(RequiredChecks, TheLegacyContextsListAloneRequiresByName) {

@@ -106,6 +106,8 @@ TEST(RulesetChecks, ARulesetOnlyRequiredCheckLimitsTheFailingChecks) {
   EXPECT_EQ(names(only_required(all, required)), (std::vector<std::string>{"build", "ci/ext"}));
   // "build" from another app satisfies nothing the ruleset requires.
   EXPECT_TRUE(only_required({failing("check run", "build", 7)}, required).empty());
+  // Nor a commit status named "build": the rule names an app (security review L2).
+  EXPECT_TRUE(only_required({failing("status", "build")}, required).empty());
 }
 
 TEST(RulesetChecks, ProtectionAndRulesetsRequireTheirUnion) {

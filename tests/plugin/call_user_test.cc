@@ -257,5 +257,48 @@ TEST_F(PluginAsWorker, ItRunsUnderTheLockOfThisProcesssUnitAndNeverBesideAnother
       << got;
 }
 
+// The recorded data folder is reused only when owned as the record says (security review L3): a
+// /tmp cleaner may remove it and another local user make one of that name with the inode number
+// back, and root's chown -R would take their tree. No root needed: the folder is this process's,
+// and the owner and worker uids are chosen around it.
+TEST(WorkerDataRecord, AFolderIsReusedOnlyWhenOwnedAsTheRecordSays) {
+  test::VarTmpDir tmp{"aw-worker-data"};
+  ASSERT_FALSE(tmp.path.empty());
+  std::string record = worker_data_record(tmp.path);
+  auto made = make_unit_folder();
+  ASSERT_TRUE(made) << made.error().message;
+  UnitFolder f = *made;
+  uid_t me = ::getuid(), other = me + 4242;
+  WorkerUser w;
+  w.name = "aw-fake-worker";
+  w.uid = other;  // the worker is not this process
+  // Taken back and the owner's: reused.
+  ASSERT_TRUE(record_worker_data(record, w, f, false));
+  auto r = recorded_worker_data(record, w, me);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->folder.path, f.path);
+  EXPECT_FALSE(r->handed);
+  EXPECT_NE(read_or_empty(record).find("\"handed\":false"), std::string::npos);
+  // The same device and inode, owned by someone who is neither the owner nor (handed) the worker:
+  // another user's folder, never reused.
+  EXPECT_FALSE(recorded_worker_data(record, w, other + 1).has_value());
+  // Handed, but not the worker's: not the folder handed.
+  ASSERT_TRUE(record_worker_data(record, w, f, true));
+  EXPECT_FALSE(recorded_worker_data(record, w, me).has_value());
+  // Handed and the worker's (here the worker is this process): taken back by the caller.
+  w.uid = me;
+  r = recorded_worker_data(record, w, other);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->handed);
+  // Taken back, yet the worker's: the worker made it, never reused.
+  ASSERT_TRUE(record_worker_data(record, w, f, false));
+  EXPECT_FALSE(recorded_worker_data(record, w, other).has_value());
+  // A link in its place is never followed.
+  ASSERT_TRUE(remove_unit_folder(f));
+  ASSERT_EQ(::symlink(tmp.path.c_str(), f.path.c_str()), 0);
+  EXPECT_FALSE(recorded_worker_data(record, w, me).has_value());
+  (void)::unlink(f.path.c_str());
+}
+
 }  // namespace
 }  // namespace aw

@@ -163,8 +163,9 @@ Result<GitLabMrRun> gitlab_mr_run(const Config& cfg, const std::string& repo, in
     t.self_login = s.self.user.login;
     AW_TRY(t.since, follow_up_since(cfg, run.mr));
     if (r.follow_ci) {
-      // The head the unit will start from: its newest pipeline's failing jobs, with their traces.
-      AW_TRY(t.checks, gitlab_failing_jobs(s, run.mr.head_sha));
+      // The head the unit will start from: its merge request's pipeline's failing jobs, with their
+      // traces (never another ref's pipeline on the same commit: forge/gitlab/pipeline.h).
+      AW_TRY(t.checks, gitlab_failing_jobs(s, run.mr, mj));
       // follow_up.max_ci_attempts, GitHub's rule (pr_source.cc, forge/ci_attempts.h): counted
       // from this machine's record of the merge request's follow-ups; the one marked note saying
       // the limit is reached goes on the merge request, made inert as every GitLab post is.

@@ -372,7 +372,16 @@ class Handler(fakeserver.Handler):
             if not x:
                 raise not_found()
             if not m[2] and c == "GET":
-                return 200, shapes.merge_request(st, p, x, urls), {}
+                out = shapes.merge_request(st, p, x, urls)
+                # The single GET alone carries head_pipeline, as GitLab's: the merge request's own
+                # newest pipeline on its head, from its source branch or its merge request ref
+                # (never another ref's on the same commit).
+                refs = (x["source_branch"], f"refs/merge-requests/{x['iid']}/head")
+                mine = [pl for pl in p["pipelines"]
+                        if pl["sha"] == out["sha"] and pl["ref"] in refs]
+                out["head_pipeline"] = (shapes.pipeline(st, p, max(mine, key=lambda pl: pl["id"]),
+                                                        urls) if mine else None)
+                return 200, out, {}
             if not m[2] and c == "PUT":
                 return self.update_mr(p, x, body, uid, urls)
             return self.mr_route(p, x, m[2] or "", raw_path, query, body, uid, urls)
