@@ -74,10 +74,9 @@ int cmd_apply(const GlobalOptions& g, const std::string& id, const std::string& 
   // one fast-forward commit, its replies, the re-request), never as a new pull request; the unit
   // room cannot tell one (it knows no forge), so cli does.
   Result<OpenPublisher> publishers = any_forge_publishers(forge_publishers(), nullptr);
-  if (is_follow_up(unit->notes) && !refused) {
-    publishers = follow_up_publishers(*cfg, *unit);
-    if (publishers) publishers = any_forge_publishers(std::move(*publishers), nullptr);
-  }
+  // Not wrapped in any_forge_publishers: for a gitlab: project it would answer with GitLab's
+  // issue publisher (a new merge request) instead of the merge request's own.
+  if (is_follow_up(unit->notes) && !refused) publishers = follow_up_publishers(*cfg, *unit);
   Result<Applied> a = publishers ? apply_unit(*cfg, *store, *unit, *publishers)
                                  : Result<Applied>(tl::unexpected(publishers.error()));
   if (!a) {
