@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <ctime>
+#include <functional>
+#include <optional>
 
 #include "base/utc.h"
 #include "config/parse.h"
@@ -64,6 +66,24 @@ bool gitlab_token_bot_name(std::string_view u) {
   return false;
 }
 
+// A trust list's logins: each kept, or reported where it stands with the problem `problem` names
+// (nullopt keeps it). Both forges' lists share this; only their naming rules differ.
+void parse_login_list(
+    const Value& v, std::string_view hint, const ParseCtx& ctx, std::vector<std::string>& out,
+    const std::function<std::optional<std::string>(const std::string&)>& problem) {
+  auto items = get_strings(v, hint, ctx.issues);
+  if (!items) return;
+  auto values = get_list(v, hint, ctx.issues);
+  for (size_t i = 0; i < items->size(); ++i) {
+    const std::string& login = (*items)[i];
+    const Value& at = (*values)[i];
+    if (std::optional<std::string> why = problem(login))
+      ctx.issues.add(at.mark, at.path, *why);
+    else
+      out.push_back(login);
+  }
+}
+
 // A GitLab repository's trust lists: GitLab usernames, and bots by their own names (GitLab's do
 // not end in [bot]: a token's user is project_42_bot_..., and GitLab's JSON marks it `bot`).
 void parse_gitlab_logins(const Value& v, bool bots, const ParseCtx& ctx,
@@ -71,49 +91,30 @@ void parse_gitlab_logins(const Value& v, bool bots, const ParseCtx& ctx,
   std::string_view hint = bots ? "write a list of GitLab bot usernames, e.g. bots: "
                                  "[project_42_bot_5f3a2c]"
                                : "write a list of GitLab usernames, e.g. users: [jane.doe]";
-  auto items = get_strings(v, hint, ctx.issues);
-  if (!items) return;
-  auto values = get_list(v, hint, ctx.issues);
-  for (size_t i = 0; i < items->size(); ++i) {
-    const std::string& login = (*items)[i];
-    const Value& at = (*values)[i];
+  parse_login_list(v, hint, ctx, out, [&](const std::string& login) -> std::optional<std::string> {
     if (!valid_gitlab_username(login))
-      ctx.issues.add(at.mark, at.path,
-                     fmt::format("'{}' is not a GitLab username; {}", login, hint));
-    else if (!bots && gitlab_token_bot_name(login))
-      ctx.issues.add(at.mark, at.path,
-                     fmt::format("'{}' is an access token's bot user; list it under bots:", login));
-    else
-      out.push_back(login);
-  }
+      return fmt::format("'{}' is not a GitLab username; {}", login, hint);
+    if (!bots && gitlab_token_bot_name(login))
+      return fmt::format("'{}' is an access token's bot user; list it under bots:", login);
+    return std::nullopt;
+  });
 }
 
 void parse_logins(const Value& v, bool bots, const ParseCtx& ctx, std::vector<std::string>& out) {
   std::string_view hint = bots ? "write a list of bot logins, e.g. bots: [renovate[bot]]"
                                : "write a list of logins, e.g. users: [octocat]";
-  auto items = get_strings(v, hint, ctx.issues);
-  if (!items) return;
-  auto values = get_list(v, hint, ctx.issues);
-  for (size_t i = 0; i < items->size(); ++i) {
-    const std::string& login = (*items)[i];
-    const Value& at = (*values)[i];
+  parse_login_list(v, hint, ctx, out, [&](const std::string& login) -> std::optional<std::string> {
     bool is_bot = login.ends_with("[bot]");
     std::string_view name = is_bot ? std::string_view(login).substr(0, login.size() - 5) : login;
     if (login == "github-actions[bot]")
-      ctx.issues.add(at.mark, at.path,
-                     "github-actions[bot] is never admitted: what a workflow posts would start "
-                     "units that post again (a loop); remove it");
-    else if (!valid_login(name))
-      ctx.issues.add(at.mark, at.path, fmt::format("'{}' is not a GitHub login; {}", login, hint));
-    else if (bots && !is_bot)
-      ctx.issues.add(
-          at.mark, at.path,
-          fmt::format("'{}' is not a bot login (NAME[bot]); list people under users:", login));
-    else if (!bots && is_bot)
-      ctx.issues.add(at.mark, at.path, fmt::format("'{}' is a bot; list bots under bots:", login));
-    else
-      out.push_back(login);
-  }
+      return "github-actions[bot] is never admitted: what a workflow posts would start units that "
+             "post again (a loop); remove it";
+    if (!valid_login(name)) return fmt::format("'{}' is not a GitHub login; {}", login, hint);
+    if (bots && !is_bot)
+      return fmt::format("'{}' is not a bot login (NAME[bot]); list people under users:", login);
+    if (!bots && is_bot) return fmt::format("'{}' is a bot; list bots under bots:", login);
+    return std::nullopt;
+  });
 }
 
 // gitlab: the repository is a GitLab project (its names follow GitLab's rules).

@@ -1,5 +1,10 @@
-// Link pagination (RFC 8288, as GitHub writes it) and keeping the token on the API's own base.
+// Link pagination (RFC 8288, as GitHub writes it), keeping the token on the API's own base, and
+// names escaped into an API URL's path.
 #include "forge/link.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
 
 namespace aw {
 
@@ -41,6 +46,17 @@ Result<std::string> target_under(const std::string& url, const std::string& api_
       (url[base.size()] == '/' || url[base.size()] == '?'))
     return url.substr(base.size());
   return fail("'{}' is not under {}; not followed", url, base);
+}
+
+std::string path_escape(std::string_view name) {
+  std::string out;
+  for (unsigned char c : name) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/')
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("%{:02X}", c);
+  }
+  return out;
 }
 
 }  // namespace aw

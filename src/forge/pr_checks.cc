@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <set>
 
 #include "check/redact.h"
@@ -43,20 +42,6 @@ std::optional<std::pair<std::string, std::string>> split_url(const std::string& 
   return std::make_pair(url.substr(0, path), url.substr(path));
 }
 
-// A branch name as the path of GET .../branches/NAME: its slashes kept (GitHub takes
-// release/1.x as is), every byte but an unreserved one percent-encoded, so that a name holding
-// `?` or `#` (git allows both) stays one branch's name.
-std::string branch_path(std::string_view name) {
-  std::string out;
-  for (unsigned char c : name) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/')
-      out += static_cast<char>(c);
-    else
-      out += fmt::format("%{:02X}", c);
-  }
-  return out;
-}
-
 std::string annotation_line(const json& a) {
   std::string where = text_of(a, "path");
   if (int64_t line = int_of(a, "start_line"); line > 0) where += fmt::format(":{}", line);
@@ -70,7 +55,7 @@ std::string annotation_line(const json& a) {
 Result<std::vector<RequiredCheck>> read_ruleset_checks(ForgeSession& s,
                                                        const std::string& base_ref) {
   std::string where =
-      fmt::format("/repos/{}/rules/branches/{}?per_page=100", s.owner_repo, branch_path(base_ref));
+      fmt::format("/repos/{}/rules/branches/{}?per_page=100", s.owner_repo, path_escape(base_ref));
   AW_TRY(ApiReply first, s.gh.call("GET", where));
   // A GitHub Enterprise Server older than rulesets has no such route, and there no ruleset
   // requires anything: protection's checks alone (or every failing check) decide, as before.
@@ -260,7 +245,7 @@ Result<std::vector<FailingCheck>> read_failing_checks(ForgeSession& s, const std
     // administration rights, which awaywork's token should not have; the branch's is readable
     // with read access. A check the base branch does not require blocks no merge: fixing it is a
     // person's call (a review or a command still asks for it).
-    std::string where = fmt::format("/repos/{}/branches/{}", s.owner_repo, branch_path(base_ref));
+    std::string where = fmt::format("/repos/{}/branches/{}", s.owner_repo, path_escape(base_ref));
     AW_TRY(json branch, s.gh.get(where));
     AW_TRY(std::vector<RequiredCheck> required,
            with_context(required_checks_from_json(branch), "GET " + where));

@@ -242,8 +242,7 @@ Result<PullRun> pull_request_run(const Config& cfg, const std::string& repo, int
       AW_CHECK(within_ci_limit(cfg, r, s, run.pull, t.checks, t.conversation));
     }
     run.follow = build_pull_task(t, [&](const ForgeUser& u) { return adm.check(u); });
-    if (run.follow.threads.empty() && run.follow.reviewers.empty() && run.follow.quoted == 0 &&
-        run.follow.failing.empty())
+    if (run.follow.asks_nothing())
       return fail(
           "nothing to follow up: no admitted review, review comment or conversation comment asks "
           "for work{} ({} by "

@@ -60,6 +60,12 @@ struct PullFollowUp {
   int quoted = 0;    // review comments, review bodies and conversation comments in the prompt
   int left_out = 0;  // by people not admitted: counted, never shown
   int edited = 0;    // edited after they were written: counted, never shown
+
+  // Nothing admitted asks for work (no thread, quote, failing check or request for changes): no
+  // unit is started. One rule for both forges' follow-ups.
+  bool asks_nothing() const {
+    return threads.empty() && reviewers.empty() && quoted == 0 && failing.empty();
+  }
 };
 
 using AdmitFn = std::function<Admitted(const ForgeUser&)>;

@@ -9,6 +9,7 @@
 #include "base/fs.h"
 #include "base/json_write.h"
 #include "check/sanitize.h"
+#include "forge/link.h"
 
 namespace aw {
 
@@ -95,19 +96,6 @@ size_t chars_in(std::string_view s) {
   size_t n = 0;
   for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   return n;
-}
-
-// A branch name as one path of an API URL: '/' kept (GitHub's git/ref takes it as is), anything
-// but unreserved characters percent-encoded.
-std::string path_escape(const std::string& name) {
-  std::string out;
-  for (unsigned char c : name) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/')
-      out += static_cast<char>(c);
-    else
-      out += fmt::format("%{:02X}", c);
-  }
-  return out;
 }
 
 struct PublishRun {

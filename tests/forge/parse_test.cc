@@ -37,6 +37,17 @@ TEST(LinkHeader, NextPagesOnlyUnderTheApiBase) {
   EXPECT_FALSE(target_under("https://ghe.corp/other/x", "https://ghe.corp/api/v3"));
 }
 
+// One escape for every name put in an API path (publish's refs and compare link, the required
+// checks' branch): slashes stay, `?`, `#`, blanks and non-ASCII bytes are percent-encoded.
+TEST(LinkHeader, ANameInAnApiPathKeepsItsSlashesAndEscapesTheRest) {
+  EXPECT_EQ(path_escape("release/1.x"), "release/1.x");
+  EXPECT_EQ(path_escape("a-b_c.d~e"), "a-b_c.d~e");
+  EXPECT_EQ(path_escape("fix?x=1#top"), "fix%3Fx%3D1%23top");
+  EXPECT_EQ(path_escape("a b%"), "a%20b%25");
+  EXPECT_EQ(path_escape("caf\xC3\xA9"), "caf%C3%A9");
+  EXPECT_EQ(path_escape(""), "");
+}
+
 TEST(ForgeJson, AnIssueWithLabelsAndAMissingBody) {
   json j = json::parse(R"({"number": 5, "title": "t", "body": null, "state": "open",
     "user": {"login": "alice", "type": "User"}, "labels": [{"name": "awaywork"}, "plain"],

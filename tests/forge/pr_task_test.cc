@@ -180,6 +180,22 @@ TEST(PullTask, AwayworksOwnAndEditedCommentsNeverCount) {
   EXPECT_EQ(f.threads, std::vector<int64_t>{1});
 }
 
+// Both forges start no unit when asks_nothing(): any one thread, quote, failing check or request
+// for changes is work.
+TEST(PullTask, AFollowUpAsksNothingOnlyWhenEveryKindOfWorkIsEmpty) {
+  EXPECT_TRUE(PullFollowUp{}.asks_nothing());
+  PullFollowUp counted;
+  counted.left_out = 2;
+  counted.edited = 1;
+  EXPECT_TRUE(counted.asks_nothing());  // what was left out asks for nothing
+  PullFollowUp thread, reviewer, failing, quoted;
+  thread.threads = {1};
+  reviewer.reviewers = {"alice"};
+  failing.failing = {"build"};
+  quoted.quoted = 1;
+  for (const PullFollowUp& f : {thread, reviewer, failing, quoted}) EXPECT_FALSE(f.asks_nothing());
+}
+
 TEST(PullTask, OnlyWhatIsNewAsksButAThreadKeepsItsContext) {
   PullTask t = sample();
   t.since = "2026-01-03T00:00:00Z";  // the last unit ended then

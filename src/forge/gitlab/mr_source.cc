@@ -182,8 +182,7 @@ Result<GitLabMrRun> gitlab_mr_run(const Config& cfg, const std::string& repo, in
     }
     run.follow = build_pull_task(t, [&](const ForgeUser& u) { return adm.check(u); });
     run.discussion_of = notes.discussion_of;
-    if (run.follow.threads.empty() && run.follow.quoted == 0 && run.follow.failing.empty() &&
-        run.follow.reviewers.empty())
+    if (run.follow.asks_nothing())
       return fail(
           "nothing to follow up: no admitted discussion, note or request for changes asks for "
           "work{} ({} by people "
