@@ -45,7 +45,7 @@ class InstallationToken : public ForgeTest {
     std::string text = sh("cat " + sq(config));
     text = std::regex_replace(text, std::regex("state_dir: .*"),
                               "state_dir: " + tmp.path + "/state-" + name) +
-           more;
+           (more.empty() ? "" : "\n" + more);  // the base config may end without a newline
     std::string job_config = tmp.path + "/config-" + name + ".yml";
     EXPECT_TRUE(write_file(job_config, text));
     EXPECT_EQ(run_awaywork(job_config, job_home, {"secret", "set", "GH_TOKEN"}, token).exit_code,

@@ -59,14 +59,16 @@ class WatchActionsOwn : public WatchTest {
     return p.value("number", int64_t{0});
   }
 
-  void request_changes(int64_t pull) {
-    auto v = fake->control(
-        "POST", "repos/octo/web/pulls/" + std::to_string(pull) + "/reviews",
-        {{"user", "maint"},
-         {"event", "REQUEST_CHANGES"},
-         {"body", "Say BRAVO."},
-         {"comments",
-          nlohmann::json::array({{{"path", "b.txt"}, {"line", 1}, {"body", "Upper case."}}})}});
+  // WITH_LINE: a review comment on b.txt's first line too (the pull request's diff must hold it).
+  void request_changes(int64_t pull, bool with_line = true) {
+    nlohmann::json review = {
+        {"user", "maint"}, {"event", "REQUEST_CHANGES"}, {"body", "Say BRAVO."}};
+    if (with_line)
+      review["comments"] =
+          nlohmann::json::array({{{"path", "b.txt"}, {"line", 1}, {"body", "Upper case."}}});
+    auto v =
+        fake->control("POST", "repos/octo/web/pulls/" + std::to_string(pull) + "/reviews", review);
+    ASSERT_TRUE(v.is_object()) << fake->why();
     ASSERT_EQ(v.value("state", ""), "CHANGES_REQUESTED") << v.dump();
   }
 
@@ -105,7 +107,7 @@ class WatchActionsOwn : public WatchTest {
   std::vector<nlohmann::json> of_pull(const std::vector<nlohmann::json>& all, int64_t pull) {
     std::vector<nlohmann::json> out;
     for (const auto& e : all)
-      if (e.value("pull", int64_t{0}) == pull) out.push_back(e);
+      if (e.is_object() && e.value("pull", int64_t{0}) == pull) out.push_back(e);
     return out;
   }
 
