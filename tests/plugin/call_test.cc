@@ -348,7 +348,7 @@ TEST_F(PluginCallTest, AProgramStraightInAHomeIsNotLentWithItsWholeFolder) {
 // control: the same script run as exec (its #! line) reads the system's /etc and starts a process.
 TEST_F(PluginCallTest, ANodePluginRunsUnderNodesPermissionModelInsideTheSandbox) {
   auto node = find_plugin_node("probe");
-  if (!node) GTEST_SKIP() << node.error().message;
+  if (!node) AW_SKIP_OR_FAIL(node.error().message);
   p.memory_bytes = 256ull << 20;  // node's heap
   p.read = {shared + "/ok.txt"};
   std::string js =

@@ -295,7 +295,7 @@ void McpOutsideTest::carry_a_session(const std::vector<std::string>& relay) {
 // The relay refuses any address but the loopback bridge or a socket path: it is no way out.
 TEST(McpRelay, ReachesOnlyASocketPathOrTheLoopback) {
   std::string relay = std::string(AW_BINARY_DIR) + "/src/cli/awaywork";
-  if (::access(relay.c_str(), X_OK) != 0) GTEST_SKIP() << "no awaywork binary at " << relay;
+  if (::access(relay.c_str(), X_OK) != 0) AW_SKIP_OR_FAIL("no awaywork binary at " << relay);
   for (const char* target : {"10.0.0.1:443", "example.com:80", "127.0.0.1:99999", "rel/sock"}) {
     std::string cmd = relay + " __mcp-relay '" + target + "' </dev/null 2>&1";
     std::FILE* f = ::popen(cmd.c_str(), "r");

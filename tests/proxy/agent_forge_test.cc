@@ -20,7 +20,7 @@ struct AgentForgeFixture : ::testing::Test {
   test::TempDir dir;
   test::TestCert cert;
   test::FakeGithub gh;
-  std::string token;  // the fake user's token: the forge credential the proxy holds
+  std::string token;    // the fake user's token: the forge credential the proxy holds
   int64_t repo_id = 0;  // o/r's id, as the publisher's session reads it (GET /repos/o/r)
   int64_t other_id = 0;
   UnitInjection unit;
@@ -243,7 +243,7 @@ TEST_F(IsolateAgentForge, ThePhaseHoldsOnlyThePlaceholder) {
 }
 
 TEST_F(IsolateAgentForge, GhApiReadsThroughTheProxyAndItsWritesAreRefused) {
-  if (::access("/usr/bin/gh", X_OK) != 0) GTEST_SKIP() << "gh is not installed";
+  if (::access("/usr/bin/gh", X_OK) != 0) AW_SKIP_OR_FAIL("gh is not installed");
   auto r = run({"gh", "api", "repos/o/r/issues", "--jq", ".[].title"});
   EXPECT_EQ(r.exit_code(), 0) << r.out << r.err;
   EXPECT_NE(r.out.find("CI fails on main"), std::string::npos) << r.out << r.err;
