@@ -5,16 +5,16 @@
 #   AW_LINKER       the linker the GCC driver picks (-fuse-ld=NAME), e.g. mold: several times
 #                   faster than ld.bfd at linking the tests' executables. Checked before use.
 # The Release tree keeps Debian's ld.bfd and no split DWARF: what packagers build with.
-# scripts/build-release turns on instead:
+# scripts/build-release (batches of 8) and scripts/build (batches of 4) turn on:
 #   AW_UNITY        a unity build of src/ (its libraries, the awaywork binary and the static
 #                   helpers; never tests/, bench/ or fuzz/): CMake compiles each target's .cc files
 #                   AW_UNITY_BATCH at a time as one source that #includes them, so nlohmann/json,
 #                   fmt, spdlog and Boost are parsed, and their templates instantiated, once a
 #                   batch instead of once a file. Editing one file recompiles its whole batch, so
-#                   the debug tree (the edit-and-test loop) stays one object per file. The files
-#                   of one target then share a translation unit: file-local helpers (anonymous
-#                   namespace, `static`) need names of their own within the target, or one file's
-#                   would clash with, or quietly overload, another's. A file that cannot share one
+#                   the debug tree (the edit-and-test loop) keeps batches small. The files of one
+#                   target then share a translation unit: file-local helpers (anonymous namespace,
+#                   `static`) need names of their own within the target, or one file's would clash
+#                   with, or quietly overload, another's. A file that cannot share one
 #                   sets SKIP_UNITY_BUILD_INCLUSION; CMake also leaves out any file with its own
 #                   COMPILE_OPTIONS.
 # Always, in every tree: Boost.Asio and Boost.Beast compiled once, in src/net/boost_impl.cc,
