@@ -12,37 +12,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
+#include <string>
 
 #include <fmt/format.h>
 
 #include "../fakes/spawn_fake.h"
 #include "../isolate/container/tiny_http.h"
 #include "container_pipeline.h"
+#include "inject_probe.h"
 
 namespace aw::test {
 namespace {
-
-namespace fs = std::filesystem;
-
-// A deploy token's password, shaped like a GitLab token; fake. Its Basic encoding with the user
-// deploy, as the proxy sends it: base64("deploy:glpat-FAKEfakeFAKEfake9090").
-const std::string kDeployPass = "glpat-FAKEfakeFAKEfake9090";
-const std::string kDeployBasic = "ZGVwbG95OmdscGF0LUZBS0VmYWtlRkFLRWZha2U5MDkw";
-
-// Every regular file under dir (not following links) that holds needle.
-std::vector<std::string> files_holding(const std::string& dir, const std::string& needle) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::end(it); it.increment(ec)) {
-    if (it->is_symlink() || !it->is_regular_file()) continue;
-    std::ifstream in(it->path(), std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    if (bytes.find(needle) != std::string::npos) out.push_back(it->path());
-  }
-  return out;
-}
 
 // GET http://HOST/x through HTTP_PROXY with bash's /dev/tcp, the placeholder ($2) as a Bearer
 // token; prints the status line and the proxy's refusal header.
@@ -142,19 +122,7 @@ echo y >> a.txt)",
 
   // Positive control: the server got the credentials on each of git's requests (the ref
   // advertisement, then the upload-pack POST): they came from the proxy.
-  std::ifstream in(reg_log_);
-  size_t requests = 0;
-  bool posted = false;
-  for (std::string line; std::getline(in, line);) {
-    auto s = nlohmann::json::parse(line, nullptr, false);
-    ASSERT_TRUE(s.is_object()) << line;
-    ++requests;
-    EXPECT_EQ(s.value("authorization", ""), "Basic " + kDeployBasic) << line;
-    EXPECT_EQ(s.value("status", 0), 200) << line;
-    posted = posted || s.value("method", "") == "POST";
-  }
-  EXPECT_GE(requests, 2u);
-  EXPECT_TRUE(posted);
+  ASSERT_NO_FATAL_FAILURE(expect_every_git_request_authorized(reg_log_, kDeployBasic));
   std::string egress = read(run_dir + "/egress.log");
   EXPECT_NE(egress.find(R"("injected":"DEPLOY_PASSWORD")"), std::string::npos) << egress;
   EXPECT_NE(egress.find("deny placeholder-exfiltration DEPLOY_PASSWORD"), std::string::npos)
@@ -162,11 +130,8 @@ echo y >> a.txt)",
 
   // Nowhere the value or its Basic encoding: stdout/stderr, the whole state folder (the clone,
   // the container's HOME in it, the dumps in the outputs, the transcript, the egress log).
-  for (const std::string& v : {kDeployPass, kDeployBasic}) {
-    EXPECT_EQ(r.out.find(v), std::string::npos);
-    EXPECT_EQ(r.err.find(v), std::string::npos);
-    EXPECT_EQ(files_holding(root + "/state", v), std::vector<std::string>{});
-  }
+  for (const std::string& v : {kDeployPass, kDeployBasic})
+    expect_held_nowhere(r, root + "/state", v);
   EXPECT_FALSE(files_holding(root + "/state", "private dependency ok").empty())
       << "the scan reads the clone";
   EXPECT_FALSE(files_holding(root + "/state", "awaywork-placeholder-DEPLOY_PASSWORD-").empty())

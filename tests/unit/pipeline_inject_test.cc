@@ -10,19 +10,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "../fakes/spawn_fake.h"
 #include "fake_model_upstream.h"
+#include "inject_probe.h"
 #include "unit_fixture.h"
 
 namespace aw::test {
 namespace {
-
-namespace fs = std::filesystem;
 
 // Shaped like a real npm token; fake.
 const std::string kNpmToken = "npm_FAKEfakeFAKEfakeFAKEfakeFAKEfake4242";
@@ -82,19 +82,6 @@ class Injected : public UnitTest {
         {"AWAYWORK_TEST_EGRESS_UPSTREAM=" + cert_.cert + " npm.example.test other.test"});
   }
 
-  // Every regular file under dir (not following links) that holds needle.
-  static std::vector<std::string> files_holding(const std::string& dir, const std::string& needle) {
-    std::vector<std::string> out;
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::end(it); it.increment(ec)) {
-      if (it->is_symlink() || !it->is_regular_file()) continue;
-      std::ifstream in(it->path(), std::ios::binary);
-      std::string bytes((std::istreambuf_iterator<char>(in)), {});
-      if (bytes.find(needle) != std::string::npos) out.push_back(it->path());
-    }
-    return out;
-  }
-
   TestCert cert_;
   std::unique_ptr<FakeModelUpstream> bound_, other_;
 };
@@ -133,9 +120,7 @@ TEST_F(Injected, TheBoundHostGetsTheSecretAndNothingOfTheUnitHoldsIt) {
 
   // Nowhere the value: stdout/stderr, the whole state folder (record database, run folder with
   // clone, transcript, outputs, egress log).
-  EXPECT_EQ(r.out.find(kNpmToken), std::string::npos);
-  EXPECT_EQ(r.err.find(kNpmToken), std::string::npos);
-  EXPECT_EQ(files_holding(root + "/state", kNpmToken), std::vector<std::string>{});
+  expect_held_nowhere(r, root + "/state", kNpmToken);
   EXPECT_FALSE(files_holding(root + "/state", "BOUND 404").empty()) << "the scan reads the state";
 
   // The record names the injected secret and its host, never the value or the placeholder.
@@ -252,11 +237,6 @@ TEST_F(Injected, DoctorWarnsWhenNoSystemCaBundleIsFound) {
 
 // ---- a real git clone inside the unit: the config's basic: {user: ...} form, end to end ----
 
-// A deploy token's password, shaped like a GitLab token; fake. Its Basic encoding with the user
-// deploy, as the proxy sends it: base64("deploy:glpat-FAKEfakeFAKEfake9090").
-const std::string kDeployPass = "glpat-FAKEfakeFAKEfake9090";
-const std::string kDeployBasic = "ZGVwbG95OmdscGF0LUZBS0VmYWtlRkFLRWZha2U5MDkw";
-
 // The agent clones a private dependency with the real git (GIT_SSL_CAINFO is the unit's bundle),
 // from the test server tests/fakes/private_registry.py (git http-backend behind Basic auth, over
 // TLS with a test certificate the test hook makes the proxy trust). The agent has no credential:
@@ -320,29 +300,14 @@ TEST_F(InjectedGit, ARealGitCloneGetsTheBasicCredentialsTheAgentNeverHolds) {
 
   // Positive control: the server got the credentials on each of git's requests (the ref
   // advertisement, then the upload-pack POST): they came from the proxy.
-  std::ifstream in(reg_log_);
-  size_t requests = 0;
-  bool posted = false;
-  for (std::string line; std::getline(in, line);) {
-    auto s = nlohmann::json::parse(line, nullptr, false);
-    ASSERT_TRUE(s.is_object()) << line;
-    ++requests;
-    EXPECT_EQ(s.value("authorization", ""), "Basic " + kDeployBasic) << line;
-    EXPECT_EQ(s.value("status", 0), 200) << line;
-    posted = posted || s.value("method", "") == "POST";
-  }
-  EXPECT_GE(requests, 2u);
-  EXPECT_TRUE(posted);
+  ASSERT_NO_FATAL_FAILURE(expect_every_git_request_authorized(reg_log_, kDeployBasic));
   std::string egress = read(run_dir + "/egress.log");
   EXPECT_NE(egress.find(R"("injected":"DEPLOY_PASSWORD")"), std::string::npos) << egress;
 
   // Nowhere the value or its Basic encoding: stdout/stderr, the whole state folder (the clone in
   // the outputs, the transcript, the egress log, the record).
-  for (const std::string& v : {kDeployPass, kDeployBasic}) {
-    EXPECT_EQ(r.out.find(v), std::string::npos);
-    EXPECT_EQ(r.err.find(v), std::string::npos);
-    EXPECT_EQ(files_holding(root + "/state", v), std::vector<std::string>{});
-  }
+  for (const std::string& v : {kDeployPass, kDeployBasic})
+    expect_held_nowhere(r, root + "/state", v);
   EXPECT_FALSE(files_holding(root + "/state", "private dependency ok").empty())
       << "the scan reads the clone";
 }

@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "../proxy/fake_model_upstream.h"
+#include "inject_probe.h"
 #include "unit_fixture.h"
 
 namespace aw::test {
@@ -64,19 +65,6 @@ int free_port() {
     port = ntohs(a.sin_port);
   if (fd >= 0) ::close(fd);
   return port;
-}
-
-// Every regular file under dir (not following links) that holds needle.
-std::vector<std::string> files_holding(const std::string& dir, const std::string& needle) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::end(it); it.increment(ec)) {
-    if (it->is_symlink() || !it->is_regular_file()) continue;
-    std::ifstream in(it->path(), std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    if (bytes.find(needle) != std::string::npos) out.push_back(it->path());
-  }
-  return out;
 }
 
 class InjectedNpm : public UnitTest {
@@ -225,11 +213,7 @@ TEST_F(InjectedNpm, NpmCiInstallsFromThePrivateRegistryWithTheTokenTheAgentNever
 
   // Nowhere the value or its Basic encoding: stdout/stderr, the whole state folder (the clone
   // with node_modules, HOME with npm's cache and logs, the transcript, the egress log).
-  for (const std::string& v : {kNpmPass, kNpmBasic}) {
-    EXPECT_EQ(r.out.find(v), std::string::npos);
-    EXPECT_EQ(r.err.find(v), std::string::npos);
-    EXPECT_EQ(files_holding(root + "/state", v), std::vector<std::string>{});
-  }
+  for (const std::string& v : {kNpmPass, kNpmBasic}) expect_held_nowhere(r, root + "/state", v);
   EXPECT_FALSE(files_holding(root + "/state", "private package ok").empty())
       << "the scan reads the installed package";
 }

@@ -11,12 +11,14 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "../proxy/fake_model_upstream.h"
 #include "base/sha256.h"
+#include "inject_probe.h"
 #include "user_pipeline.h"
 
 namespace aw::test {
@@ -66,19 +68,6 @@ for p, data in sorted(sources.items()):
         print('FOUND', name, 'in', p.replace(os.getcwd(), 'CLONE'))
 print('SCANNED', len(sources))
 )";
-
-// Every regular file under dir (not following links) that holds needle.
-std::vector<std::string> files_holding(const std::string& dir, const std::string& needle) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::end(it); it.increment(ec)) {
-    if (it->is_symlink() || !it->is_regular_file()) continue;
-    std::ifstream in(it->path(), std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    if (bytes.find(needle) != std::string::npos) out.push_back(it->path());
-  }
-  return out;
-}
 
 TEST_F(UserPipeline, InjectedSecretReachesTheRegistryThroughCurlAndNothingInTheWorkersSandbox) {
   AW_NEED_USERS(u);
@@ -151,9 +140,7 @@ TEST_F(UserPipeline, InjectedSecretReachesTheRegistryThroughCurlAndNothingInTheW
 
   // Nor anywhere of the owner's: stdout, stderr, the state folder (record, transcript, egress
   // log), nor the clone the unit leaves for inspection.
-  EXPECT_EQ(r.out.find(kNpmToken), std::string::npos);
-  EXPECT_EQ(r.err.find(kNpmToken), std::string::npos);
-  EXPECT_EQ(files_holding(root + "/state", kNpmToken), std::vector<std::string>{});
+  expect_held_nowhere(r, root + "/state", kNpmToken);
   EXPECT_FALSE(files_holding(root + "/state", "BOUND private ok").empty())
       << "the scan reads the state";
   auto where = locations(r);
