@@ -11,6 +11,7 @@
 #include "json_schema.h"
 #include "plugin/approval.h"
 #include "plugin/check.h"
+#include "run_fixture.h"
 
 namespace aw {
 namespace {
@@ -116,28 +117,11 @@ TEST(PluginCheckReply, OnlyCheckPluginsAreAsked) {
 }
 
 // Real plugin processes in the sandbox, as tests/plugin/call_test.cc.
-struct PluginCheckRun : ::testing::Test {
-  test::TempDir dir;
-  std::string plugdir = dir.path + "/plugin", state = dir.path + "/state";
-  PluginHost host;
-  PluginConfig p;
-
+struct PluginCheckRun : plugin_test::PluginRunTest {
   void SetUp() override {
-    if (::geteuid() != 0) AW_SKIP_OR_FAIL("needs root for the plugin's cgroup limits");
-    ASSERT_TRUE(make_dirs(plugdir));
-    for (const auto& d : {dir.path + "/owner", dir.path + "/config", state})
-      ASSERT_TRUE(make_dirs(d));
-    host.run = true;
-    host.base.owner_home = dir.path + "/owner";
-    host.base.state_dir = state;
-    host.base.config_dir = dir.path + "/config";
-    host.base.root_owner = true;
-    host.plugins_dir = state + "/plugins";
+    PluginRunTest::SetUp();
     p.name = "lic";
     p.kind = PluginKind::check;
-    p.timeout_ms = 20000;
-    p.memory_bytes = 128ull << 20;
-    p.processes = 32;
   }
   void script(const std::string& body) {
     ASSERT_TRUE(write_file(plugdir + "/check.sh", "#!/bin/sh\nread -r req\n" + body, 0755));

@@ -16,6 +16,7 @@
 #include "json_schema.h"
 #include "plugin/approval.h"
 #include "plugin/source.h"
+#include "run_fixture.h"
 
 namespace aw {
 namespace {
@@ -150,28 +151,13 @@ TEST(SourceReply, TheSchemasHoldWhatTheCodeReadsAndSends) {
 }
 
 // Real plugin processes in the sandbox, as tests/plugin/call_test.cc.
-struct SourceRun : ::testing::Test {
-  test::TempDir dir;
-  std::string plugdir = dir.path + "/plugin", state = dir.path + "/state";
-  PluginHost host;
-  PluginConfig p;
+struct SourceRun : plugin_test::PluginRunTest {
   pid_t fake_pid = -1;
 
   void SetUp() override {
-    if (::geteuid() != 0) AW_SKIP_OR_FAIL("needs root for the plugin's cgroup limits");
-    for (const auto& d : {plugdir, dir.path + "/owner", dir.path + "/config", state})
-      ASSERT_TRUE(make_dirs(d));
-    host.run = true;
-    host.base.owner_home = dir.path + "/owner";
-    host.base.state_dir = state;
-    host.base.config_dir = dir.path + "/config";
-    host.base.root_owner = true;
-    host.plugins_dir = state + "/plugins";
+    PluginRunTest::SetUp();
     p.name = "tracker";
     p.kind = PluginKind::source;
-    p.timeout_ms = 20000;
-    p.memory_bytes = 128ull << 20;
-    p.processes = 32;
   }
   void TearDown() override {
     if (fake_pid > 0) {
