@@ -1,6 +1,8 @@
 // The fake GitLab (tests/fakes/fake_gitlab.py) with one project (grp/sub/app, imported from a real
 // git repository), awaywork's login (aw-bot, Developer), a client and a session on it, and what the
-// state database saved of its requests: the fixture of the gitlab_*_test files (issue 29).
+// state database saved of its requests: the fixture of the gitlab_*_test files (issue 29). Its
+// base, FakeGitlabTest (the fake, a project and the login; a client, a session), serves the GitLab
+// fixtures that differ in their project or members too (tests/watch's, the keyset test's).
 #pragma once
 
 #include <unistd.h>
@@ -32,14 +34,26 @@ class RecordingClock : public Clock {
   std::chrono::milliseconds slept{0};
 };
 
-class GitlabTest : public ::testing::Test {
+// Whether a line of the fake's log is an API request awaywork sent (the fixtures' own control
+// requests and git's are not).
+inline bool awaywork_api_request(const nlohmann::json& e) {
+  return e.value("kind", "") == "api" && e.value("user_agent", nlohmann::json()).is_string() &&
+         e["user_agent"].get<std::string>().rfind("awaywork/", 0) == 0;
+}
+
+// The fake GitLab; each fixture's SetUp opens its project with open_project and adds the members
+// it needs.
+class FakeGitlabTest : public ::testing::Test {
  protected:
   TempDir tmp;
   std::unique_ptr<FakeGitlab> fake;
   RecordingClock clock;
-  std::string token, bare, src;
+  std::string token, src;
 
-  void SetUp() override {
+  // The fake, started; `project` imported from a new repository (main: a.txt, one commit); the
+  // login aw-bot (its token in `token`), Developer on the group grp, so on projects nested in it.
+  // A void function for its ASSERTs: call it as ASSERT_NO_FATAL_FAILURE(open_project(...)).
+  void open_project(const std::string& project) {
     fake = std::make_unique<FakeGitlab>(tmp.path);
     ASSERT_FALSE(fake->api_url().empty()) << fake->error();
     src = tmp.path + "/src";
@@ -48,8 +62,58 @@ class GitlabTest : public ::testing::Test {
        "-c user.email=t@example.com commit -qm init",
        src);
     token = fake->add_user("aw-bot");
-    ASSERT_TRUE(fake->add_project(kProject, src).is_object()) << fake->error();
-    fake->member("grp", "aw-bot", 30);  // Developer on the group, so on its nested project
+    ASSERT_TRUE(fake->add_project(project, src).is_object()) << fake->error();
+    fake->member("grp", "aw-bot", 30);
+  }
+
+  // A client of the fake's API as `tok`, its waits on `waits`.
+  GitLab gitlab_client(const std::string& tok, Clock& waits, GitLabOptions opt = {}) {
+    opt.api_url = fake->api_url();
+    opt.credential = "GITLAB_TOKEN";
+    auto t = beast_transport(
+        TransportOptions{fake->api_url(), "", std::chrono::seconds(5), std::chrono::seconds(30)});
+    EXPECT_TRUE(t) << t.error().message;
+    return GitLab(opt, tok, std::move(*t), waits);
+  }
+
+  // A session on `project` as open_gitlab makes it (one client, one transport), as aw-bot: the
+  // token's user read, and the project (GET /projects/:id, one request more) when `read_project`.
+  // nullptr, the test failed, when the fake did not answer.
+  std::unique_ptr<GitLabSession> gitlab_session(const std::string& project, Clock& waits,
+                                                bool read_project) {
+    GitLabOptions opt;
+    opt.api_url = fake->api_url();
+    opt.credential = "GITLAB_TOKEN";
+    auto t = beast_transport(
+        TransportOptions{fake->api_url(), "", std::chrono::seconds(10), std::chrono::seconds(60)});
+    EXPECT_TRUE(t) << t.error().message;
+    if (!t) return nullptr;
+    ForgeConfig forge;
+    forge.name = "lab";
+    forge.kind = "gitlab";
+    forge.api_url = fake->api_url();
+    forge.credential = "GITLAB_TOKEN";
+    auto s = std::unique_ptr<GitLabSession>(new GitLabSession{
+        forge, project, token, GitLab(opt, token, std::move(*t), waits), {}, {}, {}});
+    auto me = s->gl.get("/user");
+    EXPECT_TRUE(me) << me.error().message;
+    if (!me) return nullptr;
+    s->self = *gitlab_user_from_json(*me, "GET /user");
+    if (!read_project) return s;
+    auto p = s->gl.get(s->project_target());
+    EXPECT_TRUE(p) << p.error().message;
+    if (!p) return nullptr;
+    s->repo = *gitlab_project_from_json(*p, "GET project");
+    return s;
+  }
+};
+
+class GitlabTest : public FakeGitlabTest {
+ protected:
+  std::string bare;
+
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(open_project(kProject));
     fake->member(kProject, "maint", 40);
     fake->member(kProject, "dev", 30);
     fake->member(kProject, "guest", 10);
@@ -57,36 +121,10 @@ class GitlabTest : public ::testing::Test {
   }
 
   GitLab client(const std::string& tok, GitLabOptions opt = {}) {
-    opt.api_url = fake->api_url();
-    opt.credential = "GITLAB_TOKEN";
-    auto t = beast_transport(
-        TransportOptions{fake->api_url(), "", std::chrono::seconds(5), std::chrono::seconds(30)});
-    EXPECT_TRUE(t) << t.error().message;
-    return GitLab(opt, tok, std::move(*t), clock);
+    return gitlab_client(tok, clock, std::move(opt));
   }
 
-  std::unique_ptr<GitLabSession> session() {
-    GitLabOptions opt;
-    opt.api_url = fake->api_url();
-    opt.credential = "GITLAB_TOKEN";
-    auto t = beast_transport(
-        TransportOptions{fake->api_url(), "", std::chrono::seconds(10), std::chrono::seconds(60)});
-    EXPECT_TRUE(t) << t.error().message;
-    ForgeConfig forge;
-    forge.name = "lab";
-    forge.kind = "gitlab";
-    forge.api_url = fake->api_url();
-    forge.credential = "GITLAB_TOKEN";
-    auto s = std::unique_ptr<GitLabSession>(new GitLabSession{
-        forge, kProject, token, GitLab(opt, token, std::move(*t), clock), {}, {}, {}});
-    auto me = s->gl.get("/user");
-    EXPECT_TRUE(me) << me.error().message;
-    s->self = *gitlab_user_from_json(*me, "GET /user");
-    auto p = s->gl.get(s->project_target());
-    EXPECT_TRUE(p) << p.error().message;
-    s->repo = *gitlab_project_from_json(*p, "GET project");
-    return s;
-  }
+  std::unique_ptr<GitLabSession> session() { return gitlab_session(kProject, clock, true); }
 
   int64_t issue(const std::string& user, const std::string& title, const std::string& body) {
     return fake
@@ -121,9 +159,7 @@ class GitlabTest : public ::testing::Test {
   int64_t awaywork_api_requests() {
     int64_t n = 0;
     for (const auto& e : fake->log())
-      if (e.value("kind", "") == "api" && e.value("user_agent", nlohmann::json()).is_string() &&
-          e["user_agent"].get<std::string>().rfind("awaywork/", 0) == 0)
-        ++n;
+      if (awaywork_api_request(e)) ++n;
     return n;
   }
 };

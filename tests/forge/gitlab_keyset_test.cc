@@ -5,48 +5,27 @@
 // the fake GitLab (tests/fakes/fake_gitlab.py), whose project issue list has both.
 #include <gtest/gtest.h>
 
-#include "../fakes/fake_gitlab.h"
-#include "../git/git_fixture.h"
 #include "forge/gitlab/client.h"
+
+#include "gitlab_fixture.h"
 
 namespace aw::test {
 namespace {
 
-const std::string kProject = "grp/app";
+const std::string kKeysetProject = "grp/app";
 const std::string kIssues =
     "/projects/grp%2Fapp/issues?state=opened&order_by=updated_at&sort=asc&per_page=2";
 
-class GitlabKeysetTest : public ::testing::Test {
+class GitlabKeysetTest : public FakeGitlabTest {
  protected:
-  TempDir tmp;
-  std::unique_ptr<FakeGitlab> fake;
-  std::string token;
-
   void SetUp() override {
-    fake = std::make_unique<FakeGitlab>(tmp.path);
-    ASSERT_FALSE(fake->api_url().empty()) << fake->error();
-    std::string src = tmp.path + "/src";
-    sh("git init -q -b main " + sq(src));
-    sh("printf 'alpha\\n' > a.txt && git add a.txt && git -c user.name=t "
-       "-c user.email=t@example.com commit -qm init",
-       src);
-    token = fake->add_user("aw-bot");
-    ASSERT_TRUE(fake->add_project(kProject, src).is_object()) << fake->error();
-    fake->member("grp", "aw-bot", 30);
+    ASSERT_NO_FATAL_FAILURE(open_project(kKeysetProject));
     for (int i = 1; i <= 5; ++i)
-      fake->control("POST", "projects/" + kProject + "/issues",
+      fake->control("POST", "projects/" + kKeysetProject + "/issues",
                     {{"username", "aw-bot"}, {"title", "issue " + std::to_string(i)}});
   }
 
-  GitLab client() {
-    GitLabOptions opt;
-    opt.api_url = fake->api_url();
-    opt.credential = "GITLAB_TOKEN";
-    auto t = beast_transport(
-        TransportOptions{fake->api_url(), "", std::chrono::seconds(5), std::chrono::seconds(30)});
-    EXPECT_TRUE(t) << t.error().message;
-    return GitLab(opt, token, std::move(*t), system_clock());
-  }
+  GitLab client() { return gitlab_client(token, system_clock()); }
 
   // The queries of the issue list's requests in the fake's log, with their statuses.
   std::vector<std::pair<std::string, int>> issue_lists() {

@@ -11,45 +11,21 @@
 #include "proc/capture.h"
 
 #include "gitlab_fixture.h"
+#include "gitlab_publish_input.h"
 
 namespace aw::test {
 namespace {
 
-const std::string kAskpass = std::string(AW_BINARY_DIR) + "/src/cli/awaywork";
-
 TEST_F(GitlabTest, PublishPushesADraftMergeRequestAndNotesOnceAndInert) {
   int64_t iid = issue("maint", "Add b", "please");
   auto s = session();
-  ApplyTarget remote;
-  remote.url = s->repo.clone_url;
-  remote.credential = "GITLAB_TOKEN";
-  remote.username = "oauth2";
-  remote.secret_value = token;
-  std::string mirror_dir = tmp.path + "/state/mirrors/app.git";
-  auto m = update_mirror(remote, mirror_dir, kAskpass);
-  ASSERT_TRUE(m) << m.error().message;
-  auto base = resolve_commit(m->repo, "main");
-  ASSERT_TRUE(base) << base.error().message;
-
   ForgePublishInput in;
-  in.unit = {"u1", "test", "none", "off", "accepted", {{"check 1", 0}}};
-  in.issue = iid;
-  in.base_ref = "main";
-  in.base_commit = *base;
-  in.patch =
-      "diff --git a/b.txt b/b.txt\nnew file mode 100644\n--- /dev/null\n+++ b/b.txt\n"
-      "@@ -0,0 +1 @@\n+bravo\n";
-  in.paths = {"b.txt"};
-  in.commit_message = "add b";
+  ASSERT_NO_FATAL_FAILURE(publish_b_input(*s, iid, tmp.path, in));
   in.requests = {
       Request{
           "create_pull_request", 1, "Add b !1 ~bug", "Body\n/merge\n/approve", "", "", "", "", {}},
       Request{"add_comment", 2, "", "Done.\n /close\n@all ~urgent", "", "", "", "", {}},
       Request{"add_labels", 3, "", "", "", "", "", "", {"ready", "not-allowed"}}};
-  in.allowed_labels = {"ready"};
-  in.scratch_dir = tmp.path + "/scratch";
-  in.askpass = kAskpass;
-  in.mirror_dir = mirror_dir;
 
   auto done = publish_to_gitlab(*s, in);
   ASSERT_TRUE(done) << done.error().message;

@@ -1,7 +1,8 @@
 // The fixtures of the watch_gitlab*_test files (issue 29): the fake GitLab with one project
-// (grp/sub/app) and awaywork's login, `awaywork watch --once` against it, and awaywork's own merge
-// request opened by a first pass. In namespace aw::test, not an anonymous one: several files run
-// tests of these suites, and GoogleTest requires one fixture type per suite.
+// (grp/sub/app) and awaywork's login (tests/forge/gitlab_fixture.h's FakeGitlabTest), `awaywork
+// watch --once` against it, and awaywork's own merge request opened by a first pass. In namespace
+// aw::test, not an anonymous one: several files run tests of these suites, and GoogleTest requires
+// one fixture type per suite.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,9 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "../fakes/fake_gitlab.h"
 #include "../forge/awaywork_cli.h"
-#include "../git/git_fixture.h"
+#include "../forge/gitlab_fixture.h"
 #include "base/fs.h"
 #include "event_lines.h"
 #include "forge/admission.h"
@@ -26,55 +26,17 @@
 
 namespace aw::test {
 
-inline const std::string kProject = "grp/sub/app";
-
-class NoWaitClock : public Clock {
- public:
-  int64_t now_seconds() override { return ::time(nullptr); }
-  void sleep(std::chrono::milliseconds) override {}
-};
-
-class WatchGitlabTest : public ::testing::Test {
+// The fake GitLab with kProject (tests/forge/gitlab_fixture.h), a Developer and a Guest on it.
+class WatchGitlabTest : public FakeGitlabTest {
  protected:
-  TempDir tmp;
-  std::unique_ptr<FakeGitlab> fake;
-  NoWaitClock clock;
-  std::string token;
-
   void SetUp() override {
-    fake = std::make_unique<FakeGitlab>(tmp.path);
-    ASSERT_FALSE(fake->api_url().empty()) << fake->error();
-    std::string src = tmp.path + "/src";
-    sh("git init -q -b main " + sq(src));
-    sh("printf 'alpha\\n' > a.txt && git add a.txt && git -c user.name=t "
-       "-c user.email=t@example.com commit -qm init",
-       src);
-    token = fake->add_user("aw-bot");
-    ASSERT_TRUE(fake->add_project(kProject, src).is_object()) << fake->error();
-    fake->member("grp", "aw-bot", 30);
+    ASSERT_NO_FATAL_FAILURE(open_project(kProject));
     fake->member(kProject, "dev", 30);
     fake->member(kProject, "guest", 10);
   }
 
-  std::unique_ptr<GitLabSession> session() {
-    GitLabOptions opt;
-    opt.api_url = fake->api_url();
-    opt.credential = "GITLAB_TOKEN";
-    auto t = beast_transport(
-        TransportOptions{fake->api_url(), "", std::chrono::seconds(10), std::chrono::seconds(60)});
-    EXPECT_TRUE(t) << t.error().message;
-    ForgeConfig forge;
-    forge.name = "lab";
-    forge.kind = "gitlab";
-    forge.api_url = fake->api_url();
-    forge.credential = "GITLAB_TOKEN";
-    auto s = std::unique_ptr<GitLabSession>(new GitLabSession{
-        forge, kProject, token, GitLab(opt, token, std::move(*t), clock), {}, {}, {}});
-    auto me = s->gl.get("/user");
-    EXPECT_TRUE(me) << me.error().message;
-    s->self = *gitlab_user_from_json(*me, "GET /user");
-    return s;
-  }
+  // A session on kProject: its user read, not the project.
+  std::unique_ptr<GitLabSession> session() { return gitlab_session(kProject, clock, false); }
 
   // An issue by `user`, labelled `label` by the same user (a resource label event naming them).
   int64_t labelled_issue(const std::string& user, const std::string& label) {
@@ -103,6 +65,8 @@ class WatchGitlabTest : public ::testing::Test {
 class WatchGitlabE2eTest : public WatchGitlabTest {
  protected:
   std::string home, agent;
+  // More of the repository's config (lines indented under `app:`), set before SetUp writes it.
+  std::string repo_options;
 
   void SetUp() override {
     WatchGitlabTest::SetUp();
@@ -127,8 +91,8 @@ class WatchGitlabE2eTest : public WatchGitlabTest {
                   "\nsandbox: {mode: preferred}\nagent: test\n"
                   "agents:\n  test:\n    command: [" +
                   agent + "]\nforges:\n  lab:\n    kind: gitlab\n    api_url: " + fake->api_url() +
-                  "\n    credential: GITLAB_TOKEN\nrepos:\n  app:\n    gitlab: " + kProject +
-                  "\nwatch:\n  poll_seconds: 5\n  repos: {app: {}}\n"));
+                  "\n    credential: GITLAB_TOKEN\nrepos:\n  app:\n    gitlab: " + kProject + "\n" +
+                  repo_options + "watch:\n  poll_seconds: 5\n  repos: {app: {}}\n"));
     return file;
   }
 
