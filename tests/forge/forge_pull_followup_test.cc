@@ -7,60 +7,15 @@
 #include <algorithm>
 #include <map>
 
-#include "forge_fixture.h"
+#include "forge_pull_fixture.h"
 
 namespace aw::test {
 namespace {
 
 using nlohmann::json;
 
-class ForgePullFollowUp : public ForgeTest {
+class ForgePullFollowUp : public ForgePull {
  protected:
-  std::string branch, first_commit, pull_url;
-  int64_t pull = 0;
-
-  void SetUp() override {
-    ForgeTest::SetUp();
-    collaborator("maint", "write");  // admitted (the default trust: admin, maintain, write)
-    write_agent("printf 'bravo\\nline two\\nline three\\n' > b.txt");
-  }
-
-  // issue -> run --issue -> awaywork's draft pull request on branch awaywork/<unit>.
-  void open_pull() {
-    int64_t n = issue("octo", "Add a b file", "Please add b.txt with three lines.");
-    ASSERT_GT(n, 0);
-    auto u = run_issue(n);
-    ASSERT_FALSE(u.is_null());
-    ASSERT_EQ(u["state"], "done") << u.dump(2);
-    branch = "awaywork/" + u["id"].get<std::string>();
-    first_commit = u["commit"];
-    auto pulls = get("/repos/octo/web/pulls");
-    ASSERT_EQ(pulls.size(), 1u) << pulls.dump(2);
-    pull = pulls[0]["number"];
-    pull_url = pulls[0]["html_url"];
-    ASSERT_EQ(pulls[0]["head"]["ref"], branch);
-    ASSERT_EQ(pulls[0]["base"]["ref"], "main");
-  }
-
-  std::string pr() { return "web#" + std::to_string(pull); }
-
-  void request_changes() {
-    auto review = fake->control(
-        "POST", "repos/octo/web/pulls/" + std::to_string(pull) + "/reviews",
-        {{"user", "maint"},
-         {"event", "REQUEST_CHANGES"},
-         {"body", "Two things before this can go in."},
-         {"comments", json::array({{{"path", "b.txt"}, {"line", 1}, {"body", "Say BRAVO."}},
-                                   {{"path", "b.txt"}, {"line", 3}, {"body", "Drop this."}}})}});
-    ASSERT_EQ(review.value("state", ""), "CHANGES_REQUESTED") << review.dump(2);
-  }
-
-  void failing_check(const std::string& name) {
-    auto run = fake->control("POST", "repos/octo/web/check-runs",
-                             {{"branch", branch}, {"name", name}, {"conclusion", "failure"}});
-    ASSERT_TRUE(run.contains("id")) << run.dump(2);
-  }
-
   // awaywork's replies in the pull request's review threads.
   int replies() {
     int n = 0;
@@ -114,7 +69,7 @@ TEST_F(ForgePullFollowUp, OnlyAFailingCheckTheBaseBranchRequiresStartsAFollowUp)
 // pull request; a second `apply --from` writes nothing more.
 TEST_F(ForgePullFollowUp, ARunPrArtifactIsHeldAndApplyFromPublishesItOnTheBranch) {
   open_pull();
-  request_changes();
+  request_changes(/*and_a_stranger=*/false);
   write_agent("printf 'BRAVO\\nline two\\n' > b.txt");
   std::string artifact = tmp.path + "/artifact";
   size_t writes_before = fake->writes().size();

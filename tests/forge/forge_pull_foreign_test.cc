@@ -8,34 +8,8 @@ namespace {
 
 using nlohmann::json;
 
-// A person's pull request (issue 26): branch `feature` of OWNER's repository (octo/web itself, or
-// a fork), one commit adding c.txt, opened by octo (admin: admitted, but not awaywork).
-class ForgeForeignPull : public ForgePull {
- protected:
-  std::string head;  // the person's head commit
-
-  void human_pull(const std::string& owner = "octo") {
-    if (owner != "octo") {
-      auto f = fake->control("POST", "repos",
-                             {{"owner", owner}, {"name", "web"}, {"fork_of", "octo/web"}});
-      ASSERT_EQ(f.value("fork", false), true) << f.dump(2);
-    }
-    std::string bare = tmp.path + "/fake-state/repos/" + owner + "/web.git";
-    std::string work = tmp.path + "/human-" + owner;
-    sh("git clone -q " + sq(bare) + " " + sq(work));
-    sh("git checkout -qb feature && printf 'charlie\\n' > c.txt && git add -A && "
-       "git commit -qm 'add c' && git push -q origin feature",
-       work);
-    head = sh("git --git-dir=" + sq(bare) + " rev-parse refs/heads/feature");
-    auto p = fake->control("POST", "repos/octo/web/pulls",
-                           {{"user", owner},
-                            {"title", "Add c"},
-                            {"head", owner == "octo" ? "feature" : owner + ":feature"},
-                            {"base", "main"}});
-    pull = p.value("number", int64_t{0});
-    ASSERT_GT(pull, 0) << p.dump(2);
-  }
-};
+// A person's pull request (ForeignPullOf), followed up by run --pr.
+class ForgeForeignPull : public ForeignPullOf<ForgePull> {};
 
 TEST_F(ForgeForeignPull, AnAdmittedCommandOpensADraftPullRequestAgainstItsBranch) {
   human_pull();
@@ -54,12 +28,8 @@ TEST_F(ForgeForeignPull, AnAdmittedCommandOpensADraftPullRequestAgainstItsBranch
   EXPECT_EQ(fake_git("show " + mine + ":d.txt"), "delta");
 
   // awaywork's own draft pull request, whose base is the person's branch.
-  auto pulls = get("/repos/octo/web/pulls?state=all");
-  ASSERT_EQ(pulls.size(), 2u) << pulls.dump(2);
   json ours;
-  for (const auto& p : pulls)
-    if (p["head"]["ref"] == mine) ours = p;
-  ASSERT_FALSE(ours.is_null()) << pulls.dump(2);
+  ASSERT_NO_FATAL_FAILURE(our_pull(mine, ours));
   EXPECT_EQ(ours["base"]["ref"], "feature");
   EXPECT_EQ(ours["draft"], true);
   EXPECT_EQ(ours["user"]["login"], "aw-bot");
@@ -131,18 +101,7 @@ TEST_F(ForgeForeignPull, AForksPullRequestGetsABranchHereAndACompareLinkNeverAPu
   EXPECT_EQ(get("/repos/octo/web/pulls?state=all").size(), 1u) << "no pull request opened";
 
   // One comment of awaywork's, marked, with the compare link against the fork's branch.
-  std::string link = "/octo/web/compare/forker:feature..." + mine;
-  std::string talk = "/repos/octo/web/issues/" + std::to_string(pull) + "/comments";
-  auto compares = [&] {
-    int n = 0;
-    for (const auto& c : get(talk)) {
-      std::string body = c["body"].get<std::string>();
-      n += c["user"]["login"] == "aw-bot" && body.find(link) != std::string::npos &&
-           body.find("item=compare") != std::string::npos;
-    }
-    return n;
-  };
-  EXPECT_EQ(compares(), 1) << get(talk).dump(2);
+  EXPECT_EQ(compares(mine), 1) << get(talk()).dump(2);
 
   // The task says where the change goes.
   std::string task = read_file(u["run_dir"].get<std::string>() + "/outputs/task.txt").value_or("");
@@ -163,7 +122,7 @@ TEST_F(ForgeForeignPull, AForksPullRequestGetsABranchHereAndACompareLinkNeverAPu
   EXPECT_EQ(j["already_applied"], true) << j.dump(2);
   EXPECT_NE(j["already"].dump().find("compare"), std::string::npos) << j.dump(2);
   EXPECT_EQ(j["posted"].dump().find("compare"), std::string::npos) << j.dump(2);
-  EXPECT_EQ(compares(), 1);
+  EXPECT_EQ(compares(mine), 1);
   EXPECT_EQ(sh("git --git-dir=" + sq(fork) + " for-each-ref"), refs_before);
 }
 

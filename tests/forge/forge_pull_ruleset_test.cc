@@ -6,46 +6,19 @@
 // check fails.
 #include <algorithm>
 
-#include "forge_fixture.h"
+#include "forge_pull_fixture.h"
 
 namespace aw::test {
 namespace {
 
 using nlohmann::json;
 
-class ForgePullRuleset : public ForgeTest {
+class ForgePullRuleset : public ForgePull {
  protected:
-  std::string branch, first_commit;
-  int64_t pull = 0;
-
   void SetUp() override {
-    ForgeTest::SetUp();
+    ForgePull::SetUp();
     extra_repo_keys = "    follow_ci: true\n";
     write_config();
-    write_agent("printf 'bravo\\nline two\\nline three\\n' > b.txt");
-  }
-
-  // issue -> run --issue -> awaywork's draft pull request on branch awaywork/<unit>, into main.
-  void open_pull() {
-    int64_t n = issue("octo", "Add a b file", "Please add b.txt with three lines.");
-    ASSERT_GT(n, 0);
-    auto u = run_issue(n);
-    ASSERT_FALSE(u.is_null());
-    ASSERT_EQ(u["state"], "done") << u.dump(2);
-    branch = "awaywork/" + u["id"].get<std::string>();
-    first_commit = u["commit"];
-    auto pulls = get("/repos/octo/web/pulls");
-    ASSERT_EQ(pulls.size(), 1u) << pulls.dump(2);
-    pull = pulls[0]["number"];
-    ASSERT_EQ(pulls[0]["base"]["ref"], "main");
-  }
-
-  std::string pr() { return "web#" + std::to_string(pull); }
-
-  void failing_check(const std::string& name) {
-    auto run = fake->control("POST", "repos/octo/web/check-runs",
-                             {{"branch", branch}, {"name", name}, {"conclusion", "failure"}});
-    ASSERT_TRUE(run.contains("id")) << run.dump(2);
   }
 
   // A ruleset on main (the default branch) requiring these checks ({context, integration_id?}).

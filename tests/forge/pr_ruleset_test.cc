@@ -7,26 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "forge/pr_checks.h"
+#include "pr_checks_fixture.h"
 
 namespace aw {
 namespace {
 
 using nlohmann::json;
-
-FailingCheck failing(std::string kind, std::string name, int64_t app_id = 0) {
-  FailingCheck f;
-  f.kind = std::move(kind);
-  f.name = std::move(name);
-  f.conclusion = "failure";
-  f.app_id = app_id;
-  return f;
-}
-
-std::vector<std::string> names(const std::vector<FailingCheck>& v) {
-  std::vector<std::string> out;
-  for (const FailingCheck& f : v) out.push_back(f.name);
-  return out;
-}
+using test::failing;
+using test::names;
 
 // A rule as GitHub lists it for a branch (repository-rule-detailed).
 json rule(const std::string& type, json parameters, int64_t ruleset_id = 42) {

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "../forge/awaywork_cli.h"
+#include "../forge/forge_pull_fixture.h"
 #include "../git/git_fixture.h"
 #include "base/fs.h"
 #include "event_lines.h"
@@ -313,34 +314,8 @@ TEST_F(WatchPull, ALateWatcherYieldsToTheEndedClaimOfItsBatchAndANewCommentIsANe
       << claims[1];
 }
 
-// A person's pull request (issue 26): branch `feature` of OWNER's repository (octo/web itself, or
-// a fork), one commit adding c.txt, opened by octo (admin: admitted, but not awaywork).
-class WatchForeignPull : public WatchPull {
- protected:
-  std::string head;  // the person's head commit
-
-  void human_pull(const std::string& owner = "octo") {
-    if (owner != "octo") {
-      auto f = fake->control("POST", "repos",
-                             {{"owner", owner}, {"name", "web"}, {"fork_of", "octo/web"}});
-      ASSERT_EQ(f.value("fork", false), true) << f.dump(2);
-    }
-    std::string bare = tmp.path + "/fake-state/repos/" + owner + "/web.git";
-    std::string work = tmp.path + "/human-" + owner;
-    sh("git clone -q " + sq(bare) + " " + sq(work));
-    sh("git checkout -qb feature && printf 'charlie\\n' > c.txt && git add -A && "
-       "git commit -qm 'add c' && git push -q origin feature",
-       work);
-    head = sh("git --git-dir=" + sq(bare) + " rev-parse refs/heads/feature");
-    auto p = fake->control("POST", "repos/octo/web/pulls",
-                           {{"user", owner},
-                            {"title", "Add c"},
-                            {"head", owner == "octo" ? "feature" : owner + ":feature"},
-                            {"base", "main"}});
-    pull = p.value("number", int64_t{0});
-    ASSERT_GT(pull, 0) << p.dump(2);
-  }
-};
+// A person's pull request (forge_pull_fixture.h ForeignPullOf), followed up by watch.
+class WatchForeignPull : public ForeignPullOf<WatchPull> {};
 
 TEST_F(WatchForeignPull, AnAdmittedCommandOpensOneDraftPullRequestAgainstItsBranch) {
   human_pull();
@@ -365,12 +340,8 @@ TEST_F(WatchForeignPull, AnAdmittedCommandOpensOneDraftPullRequestAgainstItsBran
   EXPECT_EQ(fake_git("rev-parse refs/heads/feature"), head);
   EXPECT_EQ(fake_git("rev-parse " + mine + "^"), head);
   EXPECT_EQ(fake_git("show " + mine + ":d.txt"), "delta");
-  auto pulls = get("/repos/octo/web/pulls?state=all");
-  ASSERT_EQ(pulls.size(), 2u) << pulls.dump(2);
   json ours;
-  for (const auto& p : pulls)
-    if (p["head"]["ref"] == mine) ours = p;
-  ASSERT_FALSE(ours.is_null()) << pulls.dump(2);
+  ASSERT_NO_FATAL_FAILURE(our_pull(mine, ours));
   EXPECT_EQ(ours["base"]["ref"], "feature");
   EXPECT_EQ(ours["draft"], true);
   EXPECT_EQ(ours["user"]["login"], "aw-bot");
@@ -431,24 +402,13 @@ TEST_F(WatchForeignPull, AForksPullRequestGetsOneUnitABranchHereAndACompareLink)
   EXPECT_EQ(fake_git("rev-list --count " + head + "..refs/heads/" + mine), "1");
   EXPECT_EQ(fake_git("show refs/heads/" + mine + ":d.txt"), "delta");
   EXPECT_EQ(get("/repos/octo/web/pulls?state=all").size(), 1u) << "no pull request opened";
-  std::string link = "/octo/web/compare/forker:feature..." + mine;
-  std::string talk = "/repos/octo/web/issues/" + std::to_string(pull) + "/comments";
-  auto compares = [&] {
-    int n = 0;
-    for (const auto& c : get(talk)) {
-      std::string body = c["body"].get<std::string>();
-      n += c["user"]["login"] == "aw-bot" && body.find(link) != std::string::npos &&
-           body.find("item=compare") != std::string::npos;
-    }
-    return n;
-  };
-  EXPECT_EQ(compares(), 1) << get(talk).dump(2);
+  EXPECT_EQ(compares(mine), 1) << get(talk()).dump(2);
 
   // The next pass answers the command no second time: no unit, no second comment, no push.
   auto again = watch_once();
   EXPECT_TRUE(events(again, "unit_spawned").empty()) << again.dump(1);
   EXPECT_TRUE(pull_events(again, "trigger_admitted").empty()) << again.dump(1);
-  EXPECT_EQ(compares(), 1) << get(talk).dump(2);
+  EXPECT_EQ(compares(mine), 1) << get(talk()).dump(2);
   EXPECT_EQ(get("/repos/octo/web/pulls?state=all").size(), 1u);
   EXPECT_EQ(sh("git --git-dir=" + sq(fork) + " for-each-ref"), refs_before);
 }
