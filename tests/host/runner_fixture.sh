@@ -13,7 +13,10 @@ set -eu
 token=$1
 
 groupadd -f docker
-useradd --create-home --shell /bin/bash --groups docker runner
+# Fixed uids no host account has: a container shares the host's kernel, so a test on the host
+# that ends every process of its own users' uids (the isolation user tests' cleanup, run beside
+# this one by ctest -j) would otherwise also end this container's (the leftover_process control).
+useradd --uid 58101 --create-home --shell /bin/bash --groups docker runner
 chmod 0755 /home/runner
 echo 'runner ALL=(ALL) NOPASSWD:ALL' >/etc/sudoers.d/runner
 echo '%sudo ALL=(ALL:ALL) NOPASSWD: ALL' >/etc/sudoers.d/90-sudo-group
@@ -64,7 +67,7 @@ setpriv --reuid=runner --regid=runner --init-groups --reset-env \
 echo $! >/run/fake-runner.pid
 
 if [ "${WORKER:-none}" = misshaped ]; then
-  useradd --create-home --shell /bin/bash --groups sudo,docker awaywork
+  useradd --uid 58102 --create-home --shell /bin/bash --groups sudo,docker awaywork
   echo 'awaywork:awaywork' | chpasswd
   setpriv --reuid=awaywork --regid=awaywork --init-groups --reset-env \
     sh -c 'sleep 100000' earlier-phase >/dev/null 2>&1 &
