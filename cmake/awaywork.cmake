@@ -30,6 +30,7 @@ function(aw_test name)
   target_compile_definitions(${name} PRIVATE
     AW_BINARY_DIR="${PROJECT_BINARY_DIR}" AW_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   aw_test_pch_use(${name})  # one precompiled header for every test (cmake/build_speed.cmake)
+  aw_test_unity(${name})  # AW_UNITY: its files compiled a batch to a source (cmake/build_speed.cmake)
   include(GoogleTest)
   # A suite named HostWide* changes state the whole machine shares (a sysctl such as
   # fs.protected_symlinks, which scripts/test sets to 1 before ctest) and puts it back: ctest runs

@@ -7,7 +7,8 @@
 # The Release tree keeps Debian's ld.bfd and no split DWARF: what packagers build with.
 # scripts/build-release (batches of 8) and scripts/build (batches of 4) turn on:
 #   AW_UNITY        a unity build of src/ (its libraries, the awaywork binary and the static
-#                   helpers; never tests/, bench/ or fuzz/): CMake compiles each target's .cc files
+#                   helpers) and of each test executable (aw_test_unity below; never bench/ or
+#                   fuzz/, one file a program there): CMake compiles each target's .cc files
 #                   AW_UNITY_BATCH at a time as one source that #includes them, so nlohmann/json,
 #                   fmt, spdlog and Boost are parsed, and their templates instantiated, once a
 #                   batch instead of once a file. Editing one file recompiles its whole batch, so
@@ -25,18 +26,37 @@ add_compile_definitions(BOOST_ASIO_SEPARATE_COMPILATION BOOST_BEAST_SEPARATE_COM
 
 option(AW_SPLIT_DWARF "Debug info in .dwo files beside the objects (faster compiles and links)" OFF)
 set(AW_LINKER "" CACHE STRING "The linker for every target (-fuse-ld=NAME: mold, lld, gold); empty: the compiler's default")
-option(AW_UNITY "Unity build of src/ (batches of AW_UNITY_BATCH files per compile; not tests)" OFF)
+option(AW_UNITY "Unity build of src/ and the tests (batches of AW_UNITY_BATCH files per compile)" OFF)
 set(AW_UNITY_BATCH 8 CACHE STRING "Files per unity source when AW_UNITY is on")
 
 # aw_unity_here(): called by src/CMakeLists.txt before its targets. A macro, so that the variables
 # (which CMake reads when a target is created) are set in src/'s scope and its subfolders' only:
-# tests/, bench/ and fuzz/ are siblings of src/, configured after it, and never see them.
+# tests/, bench/ and fuzz/ are siblings of src/, configured after it, and never see them (a test
+# executable turns unity on for itself, aw_test_unity; a test's fixture library does not).
 macro(aw_unity_here)
   if(AW_UNITY)
     set(CMAKE_UNITY_BUILD ON)
     set(CMAKE_UNITY_BUILD_BATCH_SIZE ${AW_UNITY_BATCH})
   endif()
 endmacro()
+
+# aw_test_unity(TARGET): a test executable's files in unity batches too, when AW_UNITY is on: a
+# test file's compile is mostly the parse of the headers it shares with the executable's other
+# files. So the file-local names of one test executable's files (anonymous-namespace helpers,
+# constants, fixtures) are distinct within it, whatever the batch.
+# AW_UNITY_TEST_BATCH sets their batch apart from src/'s (empty: AW_UNITY_BATCH; 0: all of an
+# executable's files in one source, which shows every clash at once).
+set(AW_UNITY_TEST_BATCH "" CACHE STRING "Files per unity source of a test executable (empty: AW_UNITY_BATCH)")
+function(aw_test_unity target)
+  if(NOT AW_UNITY)
+    return()
+  endif()
+  set(batch ${AW_UNITY_TEST_BATCH})
+  if("${batch}" STREQUAL "")
+    set(batch ${AW_UNITY_BATCH})
+  endif()
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${batch})
+endfunction()
 
 if(AW_SPLIT_DWARF)
   add_compile_options(-gsplit-dwarf)

@@ -6,7 +6,7 @@
 
 #include "config_fixture.h"
 
-namespace aw {
+namespace aw::test {
 namespace {
 
 class PluginsConfig : public ConfigFixture {
@@ -197,4 +197,4 @@ watch:
 }
 
 }  // namespace
-}  // namespace aw
+}  // namespace aw::test

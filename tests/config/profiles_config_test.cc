@@ -10,7 +10,7 @@ namespace {
 
 class ProfilesConfig : public ConfigFixture {};
 
-constexpr const char* kFull = R"(
+constexpr const char* kProfiles = R"(
 profiles:
   web:
     vars: {NODE_ENV: test, _X: ""}
@@ -37,7 +37,7 @@ repos:
 )";
 
 TEST_F(ProfilesConfig, EveryKeyLandsInItsField) {
-  Config c = parse(kFull);
+  Config c = parse(kProfiles);
   ASSERT_EQ(c.profiles.size(), 2u);
   const ProfileConfig& p = c.profiles.at("web");
   EXPECT_EQ(p.name, "web");

@@ -19,8 +19,6 @@
 namespace aw::test {
 namespace {
 
-const std::string kAskpass = std::string(AW_BINARY_DIR) + "/src/cli/awaywork";
-
 class ForgePublish : public ::testing::Test {
  protected:
   TempDir tmp;

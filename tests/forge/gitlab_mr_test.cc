@@ -49,7 +49,7 @@ TEST(GitlabMr, AFailedPipelinesJobsThatMayNotFailAreItsFailingChecks) {
 // commit from another ref (a Developer's, with variables and failing jobs of their choosing) is
 // never it; a fork's source branch name is no ref of this project's.
 TEST(GitlabMr, ThePipelineJudgedIsTheMergeRequestsOwnNeverAnotherRefsOnTheSameCommit) {
-  ForgePull mr;
+  aw::ForgePull mr;
   mr.number = 7;
   mr.head_ref = "awaywork/one";
   mr.head_sha = "1111111111111111111111111111111111111111";

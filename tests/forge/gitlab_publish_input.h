@@ -11,10 +11,9 @@
 #include "forge/gitlab/session.h"
 #include "git/git.h"
 
-namespace aw::test {
+#include "../git/git_fixture.h"  // kAskpass
 
-// The awaywork binary: git's askpass in a publish.
-inline const std::string kAskpass = std::string(AW_BINARY_DIR) + "/src/cli/awaywork";
+namespace aw::test {
 
 // Unit u1, checked, on issue `iid` of the session's project: its patch adds b.txt ("bravo") on
 // main's tip, read from the project's mirror, updated as apply updates it (under `root`/state,

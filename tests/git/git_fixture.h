@@ -57,6 +57,11 @@ inline std::string sh(const std::string& cmd, const std::string& cwd = "/") {
   return out;
 }
 
+#ifdef AW_BINARY_DIR
+// The askpass git runs in a test that fetches or pushes: awaywork's own binary in the build tree.
+inline const std::string kAskpass = std::string(AW_BINARY_DIR) + "/src/cli/awaywork";
+#endif
+
 inline bool exists(const std::string& p) {
   struct stat st {};
   return ::lstat(p.c_str(), &st) == 0;

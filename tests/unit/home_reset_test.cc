@@ -13,11 +13,6 @@
 namespace aw::test {
 namespace {
 
-bool path_exists(const std::string& p) {
-  struct stat st {};
-  return ::lstat(p.c_str(), &st) == 0;
-}
-
 std::string slurp_or(const std::string& p, const std::string& none = "<none>") {
   auto r = read_file(p);
   return r ? *r : none;
@@ -67,7 +62,7 @@ TEST_F(HomeReset, WhatARoundWroteInTheCliFoldersIsPutBackAndTheRestOfHomeStays) 
   EXPECT_STREQ(target, "settings.json");
   EXPECT_EQ(slurp_or(home + "/.codex/AGENTS.md"), "<none>");
   EXPECT_EQ(slurp_or(home + "/.codex/auth.json"), "refreshed login\n") << "the lease's file";
-  EXPECT_FALSE(path_exists(home + "/.gemini"));
+  EXPECT_FALSE(exists(home + "/.gemini"));
   EXPECT_EQ(slurp_or(home + "/notes.txt"), "the round's\n");
   EXPECT_EQ(notes.size(), 3u);  // .claude, .codex, .gemini
   std::vector<std::string> again;
@@ -91,8 +86,8 @@ TEST_F(HomeReset, ALinkARoundPutInAFoldersPlaceIsRemovedAndNeverFollowed) {
   EXPECT_TRUE(S_ISDIR(st.st_mode)) << "the link is gone, the folder is back";
   EXPECT_EQ(slurp_or(home + "/.claude/settings.json"), "{\"hooks\": {}}\n");
   // ~/.config/opencode would have been the owner's folder: the link is removed, not followed.
-  EXPECT_FALSE(path_exists(home + "/.config")) << "the link in ~/.config's place stays";
-  EXPECT_TRUE(path_exists(outside + "/opencode/AGENTS.md"));
+  EXPECT_FALSE(exists(home + "/.config")) << "the link in ~/.config's place stays";
+  EXPECT_TRUE(exists(outside + "/opencode/AGENTS.md"));
 }
 
 TEST_F(HomeReset, AReplacedHomeIsAnErrorAndNothingIsWritten) {
@@ -104,7 +99,7 @@ TEST_F(HomeReset, AReplacedHomeIsAnErrorAndNothingIsWritten) {
   auto ok = restore_home(*s, notes);
   ASSERT_FALSE(ok);
   EXPECT_NE(ok.error().message.find("was replaced"), std::string::npos) << ok.error().message;
-  EXPECT_FALSE(path_exists(outside + "/.claude"));
+  EXPECT_FALSE(exists(outside + "/.claude"));
 }
 
 // git's own files in HOME: what setup left in ~/.gitconfig stays, what a round added there or in
@@ -122,7 +117,7 @@ TEST_F(HomeReset, GitsGlobalConfigAndAttributesArePutBack) {
   auto ok = restore_home(*s, notes);
   ASSERT_TRUE(ok) << ok.error().message;
   EXPECT_EQ(slurp_or(home + "/.gitconfig"), "[user]\n\tname = setup\n");
-  EXPECT_FALSE(path_exists(home + "/.config/git"));
+  EXPECT_FALSE(exists(home + "/.config/git"));
   std::string all;
   for (const auto& n : notes) all += n + "\n";
   EXPECT_NE(all.find("~/.gitconfig put back"), std::string::npos) << all;

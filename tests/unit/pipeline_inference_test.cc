@@ -26,9 +26,7 @@
 namespace aw::test {
 namespace {
 
-// Fake keys shaped like real ones; valid nowhere (kAnthropicKey: unit_fixture.h).
-const std::string kOpenaiKey =
-    "sk-proj-FAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEk";
+// Fake keys shaped like real ones; valid nowhere (kAnthropicKey, kOpenaiKey: unit_fixture.h).
 // What the fake model "leaks" in its final message: the transcript must show it redacted.
 const std::string kLeaked = "ghp_FAKEleakedFAKEleakedFAKEleakedFAKE12";
 

@@ -32,11 +32,6 @@ mode_t mode_of(const std::string& p) {
   return ::lstat(p.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0;
 }
 
-bool path_exists(const std::string& p) {
-  struct stat st {};
-  return ::lstat(p.c_str(), &st) == 0;
-}
-
 // Every regular file below dir, relative to it.
 std::vector<std::string> files_below(const std::string& dir) {
   std::vector<std::string> out;
@@ -167,7 +162,7 @@ TEST_F(SessionKeep, AHomeWhoseClaudeFolderIsALinkKeepsNothing) {
   ASSERT_TRUE(write_file(outside + "/projects/" + kProject + "/" + kNew + ".jsonl", "OUTSIDE\n"));
   ASSERT_EQ(::symlink(outside.c_str(), (home + "/.claude").c_str()), 0);
   ASSERT_TRUE(keep());
-  EXPECT_FALSE(path_exists(session_folder(key())));
+  EXPECT_FALSE(exists(session_folder(key())));
 }
 
 TEST_F(SessionKeep, TheNewestFilesAreKeptUpToTheCapsAndRedacted) {
@@ -225,9 +220,9 @@ TEST_F(SessionKeep, TheLeastRecentlyKeptPullRequestsGoFirst) {
     ASSERT_TRUE(keep_agent_session(k, home, {}, notes, caps));
     set_mtime(session_folder(k), 1000 + n);
   }
-  EXPECT_FALSE(path_exists(session_folder(key("https://github.com/octo/web/pull/1"))));
-  EXPECT_TRUE(path_exists(session_folder(key("https://github.com/octo/web/pull/2"))));
-  EXPECT_TRUE(path_exists(session_folder(key("https://github.com/octo/web/pull/3"))));
+  EXPECT_FALSE(exists(session_folder(key("https://github.com/octo/web/pull/1"))));
+  EXPECT_TRUE(exists(session_folder(key("https://github.com/octo/web/pull/2"))));
+  EXPECT_TRUE(exists(session_folder(key("https://github.com/octo/web/pull/3"))));
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ namespace {
 using nlohmann::json;
 
 // Fake, valid nowhere.
-const std::string kSecret = "hunter2-steps-fake-value-0123";
+const std::string kStepsSecret = "hunter2-steps-fake-value-0123";
 
 int64_t wall_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -61,7 +61,7 @@ class TranscriptStepsTest : public ::testing::Test {
   }
 
   std::string dir, path;
-  std::vector<std::string> literals{kSecret};
+  std::vector<std::string> literals{kStepsSecret};
 };
 
 TEST_F(TranscriptStepsTest, AStepIsWrittenWhenItsLineEndsWithItsTimeAndLogOffset) {
@@ -117,7 +117,7 @@ TEST_F(TranscriptStepsTest, HostileLinesStayOneRedactedStepEach) {
   TranscriptSteps steps("command", path, &literals);
   std::string out = "{\"kind\":\"usage\",\"cost_usd\":1e300}\n";
   out += "\x1b]0;owned\x07 bell \xff\xfe bad utf-8\r\n";
-  out += "key=" + kSecret + " and \"quotes\" \\ backslash\n";
+  out += "key=" + kStepsSecret + " and \"quotes\" \\ backslash\n";
   out += std::string("nul\0byte", 8) + "\n";
   steps.feed(out, 0);
   auto got = lines();
@@ -128,7 +128,7 @@ TEST_F(TranscriptStepsTest, HostileLinesStayOneRedactedStepEach) {
       << "invalid UTF-8 is U+FFFD";
   EXPECT_EQ(got[2]["text"], "key=[REDACTED] and \"quotes\" \\ backslash");
   std::string file = read_file(path).value_or("");
-  EXPECT_EQ(file.find(kSecret), std::string::npos);
+  EXPECT_EQ(file.find(kStepsSecret), std::string::npos);
   EXPECT_EQ(std::count(file.begin(), file.end(), '\n'), 4);
   // The reader gives the same steps back.
   StepsCount seen;

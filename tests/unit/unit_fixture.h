@@ -81,6 +81,9 @@ class CmdlineScanner {
 inline const std::string kAnthropicKey =
     "sk-ant-api03-FAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyF"
     "AKEkeyFAKEk-FAKEkeyAA";
+// And an OpenAI one.
+inline const std::string kOpenaiKey =
+    "sk-proj-FAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEkeyFAKEk";
 
 // A self-signed certificate for localhost, made with openssl: DIR/cert.pem and DIR/key.pem (the
 // fake vendor APIs serve TLS with it; the proxy trusts it through `ca_file` only).
