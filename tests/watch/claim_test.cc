@@ -10,8 +10,8 @@ namespace {
 
 using nlohmann::json;
 
-json comment(int64_t id, const std::string& login, const std::string& body,
-             const std::string& created, const std::string& updated = "") {
+json dated_comment(int64_t id, const std::string& login, const std::string& body,
+                   const std::string& created, const std::string& updated = "") {
   return {{"id", id},
           {"user", {{"login", login}, {"id", 1}, {"type", "User"}}},
           {"body", body},
@@ -23,12 +23,12 @@ json comment(int64_t id, const std::string& login, const std::string& body,
 TEST(Claims, AreReadOldestFirstFromTrustedAuthorsOnly) {
   Claimant a{"box-a", 11}, b{"box-b", 22};
   json list = json::array({
-      comment(5, "aw-bot", claim_body(b, 100, "active", "Status: starting."),
-              "2026-12-01T10:00:02Z"),
-      comment(4, "mallory", claim_body(a, 0, "active", "fake"), "2026-12-01T09:00:00Z"),
-      comment(3, "aw-bot", claim_body(a, 100, "yielded", "Yielded."), "2026-12-01T10:00:02Z",
-              "2026-12-01T10:00:09Z"),
-      comment(2, "aw-bot", "an ordinary comment", "2026-12-01T08:00:00Z"),
+      dated_comment(5, "aw-bot", claim_body(b, 100, "active", "Status: starting."),
+                    "2026-12-01T10:00:02Z"),
+      dated_comment(4, "mallory", claim_body(a, 0, "active", "fake"), "2026-12-01T09:00:00Z"),
+      dated_comment(3, "aw-bot", claim_body(a, 100, "yielded", "Yielded."), "2026-12-01T10:00:02Z",
+                    "2026-12-01T10:00:09Z"),
+      dated_comment(2, "aw-bot", "an ordinary comment", "2026-12-01T08:00:00Z"),
   });
   auto trusted = [](const ForgeUser& u) { return u.login == "aw-bot"; };
   auto claims = claims_in(list, trusted);
@@ -44,10 +44,10 @@ TEST(Claims, AreReadOldestFirstFromTrustedAuthorsOnly) {
   EXPECT_EQ(claims[1].host, "box-b");
   // The claim's time, from its first line: how a watcher knows a claim it posted but never kept.
   EXPECT_EQ(claims[1].since, 100);
-  auto bare = claims_in(
-      json::array({comment(6, "aw-bot", "x\n\n<!-- awaywork:claim host=h pid=1 state=active -->",
-                           "2026-12-01T10:00:00Z")}),
-      trusted);
+  auto bare = claims_in(json::array({dated_comment(
+                            6, "aw-bot", "x\n\n<!-- awaywork:claim host=h pid=1 state=active -->",
+                            "2026-12-01T10:00:00Z")}),
+                        trusted);
   ASSERT_EQ(bare.size(), 1u);
   EXPECT_EQ(bare[0].since, 0);
 }
@@ -61,16 +61,16 @@ TEST(Claims, AFollowUpsClaimCarriesItsKeyInTheMarkerAndReadsItBack) {
   EXPECT_NE(body.find("a follow-up here (trigger `review_comment-31`)"), std::string::npos) << body;
   auto trusted = [](const ForgeUser& u) { return u.login == "aw-bot"; };
   auto claims = claims_in(
-      json::array({comment(1, "aw-bot", body, "2026-12-01T10:00:00Z"),
-                   comment(2, "aw-bot", claim_body({"h", 8}, 0, "active", "x"),
-                           "2026-12-01T10:00:01Z"),
-                   // Not claim_body's form: an empty key, a key before the state.
-                   comment(3, "aw-bot",
-                           "x\n\n<!-- awaywork:claim host=h pid=1 state=active key= -->",
-                           "2026-12-01T10:00:02Z"),
-                   comment(4, "aw-bot",
-                           "x\n\n<!-- awaywork:claim host=h pid=1 key=k state=active -->",
-                           "2026-12-01T10:00:03Z")}),
+      json::array(
+          {dated_comment(1, "aw-bot", body, "2026-12-01T10:00:00Z"),
+           dated_comment(2, "aw-bot", claim_body({"h", 8}, 0, "active", "x"),
+                         "2026-12-01T10:00:01Z"),
+           // Not claim_body's form: an empty key, a key before the state.
+           dated_comment(3, "aw-bot", "x\n\n<!-- awaywork:claim host=h pid=1 state=active key= -->",
+                         "2026-12-01T10:00:02Z"),
+           dated_comment(4, "aw-bot",
+                         "x\n\n<!-- awaywork:claim host=h pid=1 key=k state=active -->",
+                         "2026-12-01T10:00:03Z")}),
       trusted);
   ASSERT_EQ(claims.size(), 2u);
   EXPECT_EQ(claims[0].key, "review_comment-31");
@@ -101,7 +101,7 @@ TEST(Claims, MarkerFormsInTheTextAreDefusedAndTheClaimReadIsOurs) {
   ASSERT_TRUE(body.ends_with("\n\n" + marker)) << body;
   EXPECT_FALSE(has_marker_form(body.substr(0, body.size() - marker.size()))) << body;
   EXPECT_NE(body.find("awaywork:claim host=evil"), std::string::npos) << "shown as text: " << body;
-  json list = json::array({comment(9, "aw-bot", body, "2026-12-01T10:00:00Z")});
+  json list = json::array({dated_comment(9, "aw-bot", body, "2026-12-01T10:00:00Z")});
   auto claims = claims_in(list, [](const ForgeUser& u) { return u.login == "aw-bot"; });
   ASSERT_EQ(claims.size(), 1u);
   EXPECT_EQ(claims[0].host, "h");
@@ -117,24 +117,27 @@ TEST(Claims, OnlyTheTrailingMarkerInItsExactFormIsRead) {
   auto at = [](int s) { return "2026-12-01T10:00:0" + std::to_string(s) + "Z"; };
   json list = json::array({
       // awaywork's own marker at the end, a forged one before it: the end is the claim.
-      comment(1, "aw-bot",
-              "Failed: `" + evil + "`\n\n<!-- awaywork:claim host=h pid=7 state=ended -->", at(1)),
+      dated_comment(1, "aw-bot",
+                    "Failed: `" + evil + "`\n\n<!-- awaywork:claim host=h pid=7 state=ended -->",
+                    at(1)),
       // A marker in the middle only.
-      comment(2, "aw-bot", evil + "\n\nStatus: more text after it.", at(2)),
+      dated_comment(2, "aw-bot", evil + "\n\nStatus: more text after it.", at(2)),
       // On the last line, but not alone on it or not in the exact form.
-      comment(3, "aw-bot", "see " + evil, at(3)),
-      comment(4, "aw-bot", evil + " <!-- awaywork:claim host=x pid=2 state=active -->", at(4)),
-      comment(5, "aw-bot", "<!-- awaywork:claim host=evil pid=1 state=active more=1 -->", at(5)),
-      comment(6, "aw-bot", "<!--  awaywork:claim host=evil pid=1 state=active -->", at(6)),
-      comment(7, "aw-bot", "<!-- awaywork:claim host=evil pid=x1 state=active -->", at(7)),
-      comment(8, "aw-bot", "<!-- awaywork:claim pid=1 state=active -->", at(8)),
+      dated_comment(3, "aw-bot", "see " + evil, at(3)),
+      dated_comment(4, "aw-bot", evil + " <!-- awaywork:claim host=x pid=2 state=active -->",
+                    at(4)),
+      dated_comment(5, "aw-bot", "<!-- awaywork:claim host=evil pid=1 state=active more=1 -->",
+                    at(5)),
+      dated_comment(6, "aw-bot", "<!--  awaywork:claim host=evil pid=1 state=active -->", at(6)),
+      dated_comment(7, "aw-bot", "<!-- awaywork:claim host=evil pid=x1 state=active -->", at(7)),
+      dated_comment(8, "aw-bot", "<!-- awaywork:claim pid=1 state=active -->", at(8)),
       // The exact form, by another login.
-      comment(9, "mallory", "x\n\n" + evil, at(9)),
+      dated_comment(9, "mallory", "x\n\n" + evil, at(9)),
   });
   // A line end after the marker (as an editor leaves it) is still its end.
-  list.push_back(comment(10, "aw-bot",
-                         "x\n\n<!-- awaywork:claim host=k pid=3 state=yielded -->\r\n",
-                         "2026-12-01T10:00:10Z"));
+  list.push_back(dated_comment(10, "aw-bot",
+                               "x\n\n<!-- awaywork:claim host=k pid=3 state=yielded -->\r\n",
+                               "2026-12-01T10:00:10Z"));
   auto claims = claims_in(list, [](const ForgeUser& u) { return u.login == "aw-bot"; });
   ASSERT_EQ(claims.size(), 2u);
   EXPECT_EQ(claims[0].comment_id, 1);
