@@ -43,7 +43,8 @@ endmacro()
 # aw_test_unity(TARGET): a test executable's files in unity batches too, when AW_UNITY is on: a
 # test file's compile is mostly the parse of the headers it shares with the executable's other
 # files. So the file-local names of one test executable's files (anonymous-namespace helpers,
-# constants, fixtures) are distinct within it, whatever the batch.
+# constants, fixtures) are distinct within it, whatever the batch (docs/building.md; a quiet
+# overload shows in scripts/unity-names).
 # AW_UNITY_TEST_BATCH sets their batch apart from src/'s (empty: AW_UNITY_BATCH; 0: all of an
 # executable's files in one source, which shows every clash at once).
 set(AW_UNITY_TEST_BATCH "" CACHE STRING "Files per unity source of a test executable (empty: AW_UNITY_BATCH)")
